@@ -1,0 +1,237 @@
+"""The ``jitlab`` command: the desktop app by default, plus ``list`` and ``run``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+USAGE_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but errors are one line on stderr and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message} (see `{self.prog} --help`)")
+
+
+def fail(message: str) -> NoReturn:
+    print(f"jitlab: error: {message}", file=sys.stderr)
+    raise SystemExit(USAGE_ERROR)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="jitlab",
+        description="See, call by call, what jax.jit really does. "
+        "With no command, opens the desktop app.",
+    )
+    parser.add_argument(
+        "--scenario", help="open the app on this scenario (default: dynamic-shapes)"
+    )
+    parser.add_argument("--variant", help="open the app on this variant (pitfall, fix, …)")
+    parser.add_argument(
+        "--autoplay", action="store_true", help="play the scenario's demo hands-free"
+    )
+    parser.add_argument("--lang", choices=("en", "zh"), help="interface language")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    commands.add_parser("list", help="list scenarios with their variants and parameters")
+
+    run = commands.add_parser(
+        "run",
+        help="run a scenario in the terminal, one probed call per parameter value",
+        description="Run SCENARIO once per value of --param (other parameters at their "
+        "defaults). Without --param, plays the scenario's autoplay demo.",
+    )
+    run.add_argument("scenario", metavar="SCENARIO")
+    run.add_argument("--variant", default="pitfall", help="pitfall, fix, … (default: pitfall)")
+    run.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2,...",
+        help="a parameter and the sequence of values to call with (repeatable)",
+    )
+    run.add_argument("--json", action="store_true", help="one JSON object per call, then a summary")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "list":
+        return cmd_list()
+    if args.command == "run":
+        return cmd_run(args)
+    return cmd_app(args)
+
+
+# -- jitlab (the desktop app) -------------------------------------------------------------
+def cmd_app(args: argparse.Namespace) -> int:
+    try:
+        from jitlab.gui.app import launch
+    except ImportError as exc:
+        if getattr(exc, "name", "") and not str(exc.name).startswith("jitlab.gui"):
+            raise
+        print(
+            "jitlab: the desktop app is not part of this build yet. "
+            "Try `jitlab list` or `jitlab run dynamic-shapes`.",
+            file=sys.stderr,
+        )
+        return 1
+    return launch(
+        scenario=args.scenario, variant=args.variant, autoplay=args.autoplay, language=args.lang
+    )
+
+
+# -- jitlab list --------------------------------------------------------------------------
+def cmd_list() -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from jitlab.core.discovery import discover
+
+    table = Table(title="jitlab scenarios", show_lines=True)
+    for column in ("scenario", "pitfall", "variants", "parameters"):
+        table.add_column(column, overflow="fold")
+    for entry in discover():
+        if entry.scenario is None:
+            table.add_row(f"[red]{entry.name}[/red]", "[red]broken[/red]", "", entry.error or "")
+            continue
+        cls = entry.scenario
+        params = "\n".join(f"{p.name}={p.default} ({p.describe()})" for p in cls.params)
+        table.add_row(
+            f"{cls.id}\n[dim]{cls.title.en}[/dim]",
+            cls.pitfall.title.en,
+            ", ".join(cls.variant_ids()),
+            params or "-",
+        )
+    Console(soft_wrap=False).print(table)
+    return 0
+
+
+# -- jitlab run ---------------------------------------------------------------------------
+def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
+    """``["batch_size=8,16", "depth=2"]`` → one overrides dict per call (length-1 broadcasts)."""
+    sequences: dict[str, list[Any]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        name = name.strip()
+        if not sep or not values.strip():
+            fail(f"--param expects NAME=V1,V2,..., got {spec!r}")
+        try:
+            param = scenario.param(name)
+        except KeyError:
+            names = ", ".join(p.name for p in scenario.params) or "none"
+            fail(f"unknown parameter {name!r} for {scenario.id}; valid parameters: {names}")
+        try:
+            sequences[name] = [param.parse(v) for v in values.split(",")]
+        except ValueError as exc:
+            fail(str(exc))
+    if not sequences:
+        return []
+    length = max(len(v) for v in sequences.values())
+    for name, values in sequences.items():
+        if len(values) not in (1, length):
+            fail(f"--param {name} has {len(values)} values; give 1 or {length}")
+    return [
+        {name: values[i if len(values) > 1 else 0] for name, values in sequences.items()}
+        for i in range(length)
+    ]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from jitlab.core.discovery import discover, scenarios
+
+    entries = discover()
+    available = scenarios(entries)
+    scenario = available.get(args.scenario)
+    if scenario is None:
+        broken = {e.name: e.error for e in entries if not e.ok}
+        if args.scenario in broken:
+            fail(f"scenario {args.scenario!r} is broken: {broken[args.scenario]}")
+        fail(f"unknown scenario {args.scenario!r}; valid scenarios: {', '.join(available)}")
+    if args.variant not in scenario.variant_ids():
+        fail(
+            f"unknown variant {args.variant!r} for {scenario.id}; "
+            f"valid variants: {', '.join(scenario.variant_ids())}"
+        )
+    calls = parse_sequences(scenario, args.param)
+    if not calls:
+        calls = [
+            dict(beat.params) for beat in scenario.autoplay if beat.variant in (None, args.variant)
+        ] or [{}]
+
+    from jitlab.core.engine import Run
+
+    run = Run(scenario, args.variant)
+    if args.json:
+        for overrides in calls:
+            record = run.step(overrides)
+            print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
+        print(json.dumps({"summary": run.summary().to_json()}, ensure_ascii=False))
+        return 0
+    _print_table(run, calls)
+    return 0
+
+
+_KIND_STYLE = {
+    "compile": "bold yellow",
+    "recompile": "bold red",
+    "cache_hit": "green",
+    "persistent_hit": "cyan",
+    "error": "bold magenta",
+}
+
+
+def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.live import Live
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{run.scenario_cls.id} · {run.variant}")
+    for column, justify in (
+        ("#", "right"),
+        ("params", "left"),
+        ("kind", "left"),
+        ("latency ms", "right"),
+        ("trace", "right"),
+        ("lower", "right"),
+        ("compile", "right"),
+        ("why / output", "left"),
+    ):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    with Live(table, console=console, auto_refresh=False, transient=False) as live:
+        for overrides in calls:
+            record = run.step(overrides)
+            kind = record.kind.value
+            note = str(record.reason) if record.reason else ""
+            if record.error:
+                note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
+            for line in record.stdout:
+                note += f"\n[{line.when}] {line.text}"
+            table.add_row(
+                str(record.index),
+                ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults",
+                f"[{_KIND_STYLE[kind]}]{kind}[/]",
+                f"{record.latency_ms:.3f}",
+                f"{record.trace_ms:.1f}",
+                f"{record.lower_ms:.1f}",
+                f"{record.compile_ms:.1f}",
+                note,
+            )
+            live.refresh()
+    s = run.summary()
+    console.print(
+        f"{s.calls} calls: {s.compiles} compile, {s.recompiles} recompile, "
+        f"{s.cache_hits} cache hit, {s.persistent_hits} persistent hit, {s.errors} error · "
+        f"hit rate {s.hit_rate:.0%} · time lost to compiling {s.time_lost_ms:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

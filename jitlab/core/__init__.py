@@ -1,0 +1,1 @@
+"""The headless core: probe, records, scenarios and the engine. Never imports Qt."""

@@ -1,0 +1,159 @@
+"""Run a scenario call by call and turn what the probes record into an event stream.
+
+The CLI prints the events, the tests assert on them, and the GUI worker forwards them to
+the Qt thread. Nothing here knows about Qt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+
+from jitlab.core.probe import Card, Probe
+from jitlab.core.records import CallKind, CallRecord, ErrorInfo, Summary
+from jitlab.core.scenario import Lab, Scenario, Step
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    index: int
+    params: dict[str, Any]
+    variant: str
+
+
+@dataclass(frozen=True)
+class PhaseEnded:
+    """A phase of the probed function finished (``trace``, ``lower``, ``compile``, ``load``)."""
+
+    index: int
+    phase: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class CallFinished:
+    record: CallRecord
+
+
+Event = CallStarted | PhaseEnded | CallFinished
+Listener = Callable[[Event], None]
+
+
+class Run:
+    """One scenario, one variant, a growing list of records.
+
+    The scenario's step is built lazily on the first call, so a scenario whose setup raises
+    yields an ``error`` record instead of breaking the caller. Building it clears JAX's
+    in-memory caches, so every run (and every variant switch or reset) starts cold.
+    """
+
+    def __init__(
+        self,
+        scenario: type[Scenario],
+        variant: str = "pitfall",
+        listener: Listener | None = None,
+    ) -> None:
+        if variant not in scenario.variant_ids():
+            raise ValueError(
+                f"unknown variant {variant!r} for {scenario.id}; "
+                f"choose from {', '.join(scenario.variant_ids())}"
+            )
+        self.scenario_cls = scenario
+        self.scenario = scenario()
+        self.variant = variant
+        self.listener = listener
+        self.records: list[CallRecord] = []
+        self.last_probe: Probe | None = None
+        self._lab: Lab | None = None
+        self._step: Step | None = None
+        self._index = 0
+
+    # -- control --------------------------------------------------------------------------
+    def set_variant(self, variant: str) -> None:
+        if variant not in self.scenario_cls.variant_ids():
+            raise ValueError(f"unknown variant {variant!r}")
+        if variant != self.variant:
+            self.variant = variant
+            self._lab = self._step = None
+            self.last_probe = None
+
+    def reset(self) -> None:
+        """Forget the compiled executables: caches are cleared before the next call."""
+        self._lab = self._step = None
+        self.last_probe = None
+
+    def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        values = self.scenario_cls.defaults()
+        for name, value in (overrides or {}).items():
+            values[name] = self.scenario_cls.param(name).check(value)
+        return values
+
+    # -- calls ----------------------------------------------------------------------------
+    def step(self, overrides: Mapping[str, Any] | None = None) -> CallRecord:
+        """Make one probed call with these parameter values (others at their defaults)."""
+        params = self.params(overrides)
+        index = self._index
+        self._index += 1
+        self._emit(CallStarted(index, params, self.variant))
+        start = time.perf_counter()
+        failure: BaseException | None = None
+        new: list[CallRecord] = []
+        try:
+            if self._step is None:
+                # Start cold, as a fresh process would: JAX caches outlive our probes.
+                jax.clear_caches()
+                self._lab = Lab(on_phase=lambda phase, ms: self._emit(PhaseEnded(index, phase, ms)))
+                self._step = self.scenario.setup(self._lab, self.variant)
+            counts = [len(p.records) for p in self._lab.probes]
+            try:
+                self._step(params)
+            finally:
+                for probe, before in zip(self._lab.probes, counts, strict=False):
+                    if len(probe.records) > before:
+                        new.extend(probe.records[before:])
+                        self.last_probe = probe
+                # Probes created during the step (a new function object per call).
+                for probe in self._lab.probes[len(counts) :]:
+                    new.extend(probe.records)
+                    self.last_probe = probe
+        except Exception as exc:
+            failure = exc
+        if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
+            # The step failed outside any probe (in setup or around the call).
+            new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
+        record = dataclasses.replace(new[-1], index=index, params=params, variant=self.variant)
+        self.records.append(record)
+        self._emit(CallFinished(record))
+        return record
+
+    def play(self, values: Iterable[Mapping[str, Any]]) -> list[CallRecord]:
+        return [self.step(overrides) for overrides in values]
+
+    # -- views ----------------------------------------------------------------------------
+    @property
+    def cards(self) -> list[Card]:
+        """The card holder of the function that made the last call."""
+        return list(self.last_probe.ledger.cards) if self.last_probe else []
+
+    def summary(self) -> Summary:
+        return Summary.of(self.records)
+
+    def _emit(self, event: Event) -> None:
+        if self.listener is not None:
+            self.listener(event)
+
+    def _error_record(self, exc: BaseException | None, latency_ms: float) -> CallRecord:
+        if exc is None:
+            exc = RuntimeError("the step made no probed call")
+        return CallRecord(
+            index=self._index - 1,
+            function=self.scenario_cls.id,
+            kind=CallKind.ERROR,
+            latency_ms=latency_ms,
+            error=ErrorInfo(type(exc).__name__, str(exc).strip()[:2000], exc),
+        )

@@ -1,0 +1,304 @@
+"""The probe: call a jitted function and record exactly what JAX did for that call."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+from jax._src import util as _jax_util
+
+from jitlab.core import monitor, signature
+from jitlab.core.records import (
+    CallKind,
+    CallRecord,
+    ErrorInfo,
+    OutputLine,
+    Reason,
+    Signature,
+    Summary,
+)
+
+PhaseCallback = Callable[[str, float], None]
+
+
+@dataclass
+class Card:
+    """One compiled signature in the function's card holder (its in-memory jit cache)."""
+
+    index: int
+    signature: Signature
+    key: Hashable
+    created_by: int  # index of the call that compiled it
+    compile_ms: float  # trace + lower + compile (or load) time that made it
+    hits: int = 0
+
+
+@dataclass
+class Ledger:
+    """Per-function bookkeeping: the card holder, counts per kind, time spent compiling."""
+
+    cards: list[Card] = field(default_factory=list)
+    counts: dict[CallKind, int] = field(default_factory=lambda: {k: 0 for k in CallKind})
+    trace_ms: float = 0.0
+    lower_ms: float = 0.0
+    compile_ms: float = 0.0
+    ever_compiled: bool = False
+    retired: list[Card] = field(default_factory=list)  # cards dropped by a cache clear
+
+    @property
+    def calls(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def time_lost_ms(self) -> float:
+        return self.trace_ms + self.lower_ms + self.compile_ms
+
+
+def _is_jitted(fn: Any) -> bool:
+    return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "eval_shape")
+
+
+def _function_name(fun: Any) -> str:
+    """The name JAX puts in its compile events (``f`` for trace, ``jit(f)`` for lowering)."""
+    try:
+        return _jax_util.fun_name(fun)
+    except Exception:  # private helper: fall back to what it usually returns
+        return getattr(fun, "__name__", type(fun).__name__)
+
+
+class Probe:
+    """Wraps a jitted function; every call returns its result and appends a CallRecord.
+
+    ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
+    jits a plain function for you. The probe blocks until the result is ready so that
+    ``latency_ms`` measures the work, not just the asynchronous dispatch.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        name: str | None = None,
+        keep_going: bool = False,
+        on_phase: PhaseCallback | None = None,
+        echo_output: bool = False,
+        keep_records: bool = True,
+        **jit_kwargs: Any,
+    ) -> None:
+        if _is_jitted(fn):
+            if static_argnums is not None or static_argnames is not None or jit_kwargs:
+                raise TypeError(
+                    "this function is already jitted: pass static_argnums/static_argnames "
+                    "to jax.jit, or give Probe the plain function"
+                )
+            jitted = fn
+        else:
+            jitted = jax.jit(
+                fn, static_argnums=static_argnums, static_argnames=static_argnames, **jit_kwargs
+            )
+        self.keep_going = keep_going
+        self.on_phase = on_phase
+        self.echo_output = echo_output
+        self.keep_records = keep_records
+        self.records: list[CallRecord] = []
+        self.last: CallRecord | None = None  # the newest record, even when not kept
+        self._calls = 0
+        self.ledger = Ledger()
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._by_key: dict[Hashable, Card] = {}
+        self._bind(jitted)
+        self.name = name or self._trace_name
+        monitor.install()
+
+    def _bind(self, jitted: Callable[..., Any]) -> None:
+        self._fn = jitted
+        fun = getattr(jitted, "__wrapped__", jitted)
+        self._trace_name = _function_name(fun)
+        self._statics = signature.StaticSpec.of(jitted, fun)
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        """The jitted callable being probed."""
+        return self._fn
+
+    def swap(self, fn: Callable[..., Any]) -> None:
+        """Probe a new function object from now on, keeping the same ledger.
+
+        Used to show what happens when code builds a new ``lambda``/``partial``/``jax.jit``
+        every call: JAX sees a function it has never traced.
+        """
+        self._bind(fn if _is_jitted(fn) else jax.jit(fn))
+        self._generation += 1
+
+    def clear_cache(self) -> None:
+        """Empty JAX's caches for this function and the card holder (``jax.clear_caches``)."""
+        jax.clear_caches()
+        with self._lock:
+            self.ledger.retired.extend(self.ledger.cards)
+            self.ledger.cards = []
+            self._by_key.clear()
+
+    def summary(self) -> Summary:
+        return Summary.of(self.records)
+
+    # -- the call -------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
+        monitor.begin(collector)
+        error: BaseException | None = None
+        result = None
+        start = time.perf_counter()
+        try:
+            result = self._fn(*args, **kwargs)
+            try:
+                result.block_until_ready()
+            except AttributeError:  # a pytree of results, or a Python scalar
+                jax.block_until_ready(result)
+        except Exception as exc:
+            error = exc
+        finally:
+            latency_ms = (time.perf_counter() - start) * 1e3
+            monitor.end(collector)
+        self.last = self._record(collector, latency_ms, args, kwargs, error)
+        if error is not None and not self.keep_going:
+            raise error
+        return result
+
+    def _record(
+        self,
+        collector: monitor.CallCollector,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: BaseException | None,
+    ) -> CallRecord:
+        with self._lock:
+            index = self._calls
+            self._calls += 1
+            if error is None and collector.quiet:
+                record = self._hit(index, latency_ms, args, kwargs)
+            else:
+                record = self._slow(index, collector, latency_ms, args, kwargs, error)
+            self.ledger.counts[record.kind] += 1
+            if self.keep_records:
+                self.records.append(record)
+        return record
+
+    def _hit(
+        self, index: int, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> CallRecord:
+        card = self._by_key.get(self._key(args, kwargs))
+        if card is not None:
+            card.hits += 1
+        return CallRecord(
+            index=index,
+            function=self.name,
+            kind=CallKind.CACHE_HIT,
+            latency_ms=latency_ms,
+            signature=card.signature if card is not None else None,
+            card=card.index if card is not None else None,
+        )
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
+        try:
+            return signature.fast_key(self._statics, self._generation, args, kwargs)
+        except Exception:  # an argument jit would reject anyway
+            return None
+
+    def _slow(
+        self,
+        index: int,
+        collector: monitor.CallCollector,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: BaseException | None,
+    ) -> CallRecord:
+        ledger = self.ledger
+        ledger.trace_ms += collector.trace_ms
+        ledger.lower_ms += collector.lower_ms
+        ledger.compile_ms += collector.compile_ms
+        try:
+            sig: Signature | None = signature.describe(
+                self._statics, self._generation, args, kwargs
+            )
+        except Exception:
+            sig = None
+        stdout = tuple(OutputLine(when, text) for when, text in collector.output_lines())
+        common = dict(
+            index=index,
+            function=self.name,
+            latency_ms=latency_ms,
+            trace_ms=collector.trace_ms,
+            lower_ms=collector.lower_ms,
+            compile_ms=collector.compile_ms,
+            signature=sig,
+            stdout=stdout,
+        )
+        if error is not None:
+            info = ErrorInfo(type(error).__name__, _first_lines(str(error)), error)
+            return CallRecord(kind=CallKind.ERROR, error=info, **common)
+        if not (collector.lowered or collector.compiled or collector.persistent):
+            # Traced (or printed) but reused an executable: JAX served it from a cache.
+            key = self._key(args, kwargs)
+            card = self._by_key.get(key)
+            if card is not None:
+                card.hits += 1
+            return CallRecord(kind=CallKind.CACHE_HIT, card=card.index if card else None, **common)
+        if collector.persistent:
+            kind = CallKind.PERSISTENT_HIT
+        elif ledger.ever_compiled:
+            kind = CallKind.RECOMPILE
+        else:
+            kind = CallKind.COMPILE
+        reason = self._reason(sig, collector, kind)
+        card = Card(
+            index=len(ledger.cards),
+            signature=sig or Signature((), (), "?", self._generation),
+            key=self._key(args, kwargs),
+            created_by=index,
+            compile_ms=collector.trace_ms + collector.lower_ms + collector.compile_ms,
+        )
+        ledger.cards.append(card)
+        if card.key is not None:
+            self._by_key[card.key] = card
+        ledger.ever_compiled = True
+        return CallRecord(kind=kind, card=card.index, reason=reason, **common)
+
+    def _reason(
+        self, sig: Signature | None, collector: monitor.CallCollector, kind: CallKind
+    ) -> Reason:
+        explanation = "\n".join(collector.explanations) or None
+        ledger = self.ledger
+        previous = [card.signature for card in ledger.cards]
+        if sig is None:
+            return Reason(("signature unavailable",), explanation)
+        if not previous:
+            if ledger.retired:
+                changes = min(
+                    (signature.diff(sig, c.signature) for c in reversed(ledger.retired)),
+                    key=signature.distance,
+                )
+                return Reason(tuple(changes) or ("caches were cleared",), explanation)
+            first = "first call: nothing compiled yet"
+            if kind is CallKind.PERSISTENT_HIT:
+                first = "first call in this process: executable loaded from the persistent cache"
+            return Reason((first,), explanation)
+        # The closest card explains best; on a tie the newest one (what the user just did).
+        diffs = [signature.diff(sig, old) for old in reversed(previous)]
+        closest = min(diffs, key=signature.distance)
+        if not closest:
+            closest = ["same signature as a card already held: JAX's cache no longer had it"]
+        return Reason(tuple(closest), explanation)
+
+
+def _first_lines(text: str, limit: int = 12) -> str:
+    lines = text.strip().splitlines()
+    return "\n".join(lines[:limit]) + ("\n…" if len(lines) > limit else "")

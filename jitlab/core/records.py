@@ -1,0 +1,232 @@
+"""Typed records that every consumer (CLI, tests, GUI) reads.
+
+A record is produced once per probed call and never changes afterwards.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class CallKind(str, enum.Enum):
+    """What JAX did for one call of a jitted function."""
+
+    COMPILE = "compile"  # the function's first compilation
+    RECOMPILE = "recompile"  # any later compilation
+    CACHE_HIT = "cache_hit"  # in-memory cache: nothing traced, lowered or compiled
+    PERSISTENT_HIT = "persistent_hit"  # executable loaded from the persistent cache
+    ERROR = "error"  # the call raised
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def compiled(self) -> bool:
+        """True when this call produced a new executable (a new card)."""
+        return self in (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT)
+
+
+@dataclass(frozen=True, slots=True)
+class LeafSpec:
+    """The abstract value of one argument leaf, as jit sees it."""
+
+    path: str  # e.g. "x", "params['w']", "batch[0]"
+    shape: tuple[int, ...]
+    dtype: str  # e.g. "float32"
+    weak_type: bool
+    sharding: str | None = None  # None for the default single device
+
+    @property
+    def type_text(self) -> str:
+        """Short form such as ``f32[8,32]`` (``~`` marks a weak type)."""
+        short = _SHORT_DTYPES.get(self.dtype, self.dtype)
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{'~' if self.weak_type else ''}{short}[{dims}]"
+
+    def __str__(self) -> str:
+        extra = f" @ {self.sharding}" if self.sharding else ""
+        return f"{self.path}: {self.type_text}{extra}"
+
+
+_SHORT_DTYPES = {
+    "float32": "f32",
+    "float64": "f64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "int32": "i32",
+    "int64": "i64",
+    "int8": "i8",
+    "int16": "i16",
+    "uint8": "u8",
+    "uint32": "u32",
+    "bool": "bool",
+    "complex64": "c64",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """The call's abstract signature: what jit keys its caches on."""
+
+    leaves: tuple[LeafSpec, ...]
+    statics: tuple[tuple[str, str], ...]  # (name, repr(value)) of static arguments
+    tree: str  # the pytree structure of the traced arguments
+    function: int = 0  # generation of the function object (see Probe.swap)
+
+    def __str__(self) -> str:
+        parts = [str(leaf) for leaf in self.leaves]
+        parts += [f"{name}={value} (static)" for name, value in self.statics]
+        return ", ".join(parts) if parts else "()"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "args": [
+                {
+                    "path": leaf.path,
+                    "shape": list(leaf.shape),
+                    "dtype": leaf.dtype,
+                    "weak_type": leaf.weak_type,
+                    "sharding": leaf.sharding,
+                }
+                for leaf in self.leaves
+            ],
+            "static": dict(self.statics),
+            "tree": self.tree,
+            "function": self.function,
+            "text": str(self),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a compile happened: JAX's own words and jitlab's signature diff."""
+
+    changes: tuple[str, ...]  # plain-words diff, e.g. "x: f32[16] ← f32[8]"
+    jax_explanation: str | None = None  # raw text logged by jax_explain_cache_misses
+
+    def __str__(self) -> str:
+        return "; ".join(self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"changes": list(self.changes), "text": str(self), "jax": self.jax_explanation}
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    type: str
+    message: str
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, str]:
+        return {"type": self.type, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class OutputLine:
+    when: str  # "trace" (printed while tracing) or "runtime" (printed while running)
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"when": self.when, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One probed call."""
+
+    index: int
+    function: str
+    kind: CallKind
+    latency_ms: float
+    trace_ms: float = 0.0
+    lower_ms: float = 0.0
+    compile_ms: float = 0.0
+    signature: Signature | None = None
+    card: int | None = None  # index of the card (compiled signature) this call used
+    reason: Reason | None = None
+    error: ErrorInfo | None = None
+    stdout: tuple[OutputLine, ...] = ()
+    params: dict[str, Any] | None = None  # scenario parameters, when run by the engine
+    variant: str | None = None
+
+    @property
+    def execute_ms(self) -> float:
+        """Time not spent tracing, lowering or compiling: dispatch plus execution."""
+        return max(0.0, self.latency_ms - self.trace_ms - self.lower_ms - self.compile_ms)
+
+    def to_json(self) -> dict[str, Any]:
+        """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports."""
+        return {
+            "index": self.index,
+            "function": self.function,
+            "kind": self.kind.value,
+            "latency_ms": round(self.latency_ms, 4),
+            "trace_ms": round(self.trace_ms, 4),
+            "lower_ms": round(self.lower_ms, 4),
+            "compile_ms": round(self.compile_ms, 4),
+            "execute_ms": round(self.execute_ms, 4),
+            "variant": self.variant,
+            "params": self.params,
+            "signature": self.signature.to_json() if self.signature else None,
+            "card": self.card,
+            "reason": self.reason.to_json() if self.reason else None,
+            "error": self.error.to_json() if self.error else None,
+            "stdout": [line.to_json() for line in self.stdout],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    calls: int
+    compiles: int
+    recompiles: int
+    cache_hits: int
+    persistent_hits: int
+    errors: int
+    trace_ms: float
+    lower_ms: float
+    compile_ms: float
+
+    @property
+    def time_lost_ms(self) -> float:
+        """Everything spent producing executables instead of running them."""
+        return self.trace_ms + self.lower_ms + self.compile_ms
+
+    @property
+    def hit_rate(self) -> float:
+        served = self.calls - self.errors
+        return self.cache_hits / served if served else 0.0
+
+    @classmethod
+    def of(cls, records: list[CallRecord] | tuple[CallRecord, ...]) -> Summary:
+        count = {kind: 0 for kind in CallKind}
+        for record in records:
+            count[record.kind] += 1
+        return cls(
+            calls=len(records),
+            compiles=count[CallKind.COMPILE],
+            recompiles=count[CallKind.RECOMPILE],
+            cache_hits=count[CallKind.CACHE_HIT],
+            persistent_hits=count[CallKind.PERSISTENT_HIT],
+            errors=count[CallKind.ERROR],
+            trace_ms=sum(r.trace_ms for r in records),
+            lower_ms=sum(r.lower_ms for r in records),
+            compile_ms=sum(r.compile_ms for r in records),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "compiles": self.compiles,
+            "recompiles": self.recompiles,
+            "cache_hits": self.cache_hits,
+            "persistent_hits": self.persistent_hits,
+            "errors": self.errors,
+            "hit_rate": round(self.hit_rate, 4),
+            "trace_ms": round(self.trace_ms, 3),
+            "lower_ms": round(self.lower_ms, 3),
+            "compile_ms": round(self.compile_ms, 3),
+            "time_lost_ms": round(self.time_lost_ms, 3),
+        }
