@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 import jax.numpy as jnp
@@ -78,7 +79,7 @@ def make_params(depth, width=FEATURES, seed=0):
             jnp.asarray(rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out)), jnp.float32),
             jnp.zeros((n_out,), jnp.float32),
         )
-        for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True)
+        for n_in, n_out in itertools.pairwise(sizes)
     ]
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-class CallKind(str, enum.Enum):
+class CallKind(enum.StrEnum):
     """What JAX did for one call of a jitted function."""
 
     COMPILE = "compile"  # the function's first compilation
