@@ -1,0 +1,27 @@
+"""Simulated CPU devices for the sharding lessons.
+
+XLA reads ``--xla_force_host_platform_device_count`` once, when JAX starts its backend, so
+entry points call :func:`simulate_cpu_devices` before any JAX computation runs.
+"""
+
+from __future__ import annotations
+
+import os
+
+FLAG = "--xla_force_host_platform_device_count"
+
+
+def simulate_cpu_devices(count: int = 8) -> bool:
+    """Ask for ``count`` CPU devices; False if the backend already started or a count is set."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if FLAG in flags:
+        return False
+    try:
+        from jax._src import xla_bridge
+
+        if xla_bridge.backends_are_initialized():
+            return False
+    except (ImportError, AttributeError):
+        pass
+    os.environ["XLA_FLAGS"] = f"{flags} {FLAG}={count}".strip()
+    return True

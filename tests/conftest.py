@@ -1,0 +1,5 @@
+"""Shared test setup: headless Qt before anything imports it."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
