@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # The sharding lessons need several devices; XLA only reads this before it starts.
+    from jitlab.core.devices import simulate_cpu_devices
+
+    simulate_cpu_devices(8)
     if args.command == "list":
         return cmd_list()
     if args.command == "run":
