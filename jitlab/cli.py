@@ -196,7 +196,8 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
     from rich.live import Live
     from rich.table import Table
 
-    console = Console()
+    # Piped output has no width to measure: give the table room instead of folding words.
+    console = Console(width=None if sys.stdout.isatty() else 120)
     table = Table(title=f"{run.scenario_cls.id} · {run.variant}")
     for column, justify in (
         ("#", "right"),
@@ -208,7 +209,14 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
         ("compile", "right"),
         ("why / output", "left"),
     ):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        last = column == "why / output"
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold",
+            no_wrap=not last,
+            ratio=1 if last else None,
+        )
     with Live(table, console=console, auto_refresh=False, transient=False) as live:
         for overrides in calls:
             record = run.step(overrides)
@@ -229,6 +237,7 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
                 note,
             )
             live.refresh()
+    console.print()  # Live leaves the cursor on the table's last line when piped
     s = run.summary()
     console.print(
         f"{s.calls} calls: {s.compiles} compile, {s.recompiles} recompile, "

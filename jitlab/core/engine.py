@@ -6,7 +6,6 @@ the Qt thread. Nothing here knows about Qt.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -126,7 +125,7 @@ class Run:
         if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
             # The step failed outside any probe (in setup or around the call).
             new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
-        record = dataclasses.replace(new[-1], index=index, params=params, variant=self.variant)
+        record = new[-1]._replace(index=index, params=params, variant=self.variant)
         self.records.append(record)
         self._emit(CallFinished(record))
         return record

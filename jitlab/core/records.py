@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class CallKind(enum.StrEnum):
@@ -132,9 +132,12 @@ class OutputLine:
         return {"when": self.when, "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One probed call."""
+class CallRecord(NamedTuple):
+    """One probed call.
+
+    Immutable like the other records, but a NamedTuple: a cache hit must cost the probe well
+    under a microsecond to record, and a frozen dataclass takes several.
+    """
 
     index: int
     function: str

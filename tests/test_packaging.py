@@ -1,0 +1,58 @@
+"""The built wheel carries the built-in scenarios and resources, and finds them installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = tmp_path.glob("jitlab-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for module in (ROOT / "scenarios").glob("*.py"):
+        assert f"jitlab/_builtin/scenarios/{module.name}" in names
+    resources = [p for p in (ROOT / "resources").rglob("*") if p.is_file()]
+    assert resources
+    for path in resources:
+        assert f"jitlab/_builtin/resources/{path.relative_to(ROOT / 'resources')}" in names
+    assert any(n.endswith("entry_points.txt") for n in names)
+
+    # Unpacked on its own (no source checkout on the path), it still lists the built-ins.
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import jitlab; from jitlab.core.discovery import discover;"
+        "print(jitlab.__file__); print(sorted(e.name for e in discover() if e.ok))"
+    )
+    listed = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(site)!r}); {code}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert listed.returncode == 0, listed.stderr
+    first, second = listed.stdout.splitlines()
+    assert first.startswith(str(site))
+    assert "'dynamic-shapes'" in second
