@@ -31,7 +31,7 @@ class Card:
 
     index: int
     signature: Signature
-    key: Hashable
+    key: Hashable = field(repr=False)
     created_by: int  # index of the call that compiled it
     compile_ms: float  # trace + lower + compile (or load) time that made it
     hits: int = 0
