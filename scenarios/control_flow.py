@@ -79,14 +79,22 @@ def rnn_fori(h, w, steps):
 
 
 # --- one call per step, and how each variant is jitted ------------------------------------
+def jit_static_if():
+    return jax.jit(activate, static_argnames=("kind",))
+
+
+def jit_static_steps(loop):
+    return jax.jit(loop, static_argnames=("steps",))  # range() and scan's length need an int
+
+
 def jit_for(variant):
+    """How each variant is jitted (the static ones have their own builder, shown with them)."""
     if variant == "static-if":
-        return jax.jit(activate, static_argnames=("kind",))
+        return jit_static_if()
     if variant in ("unrolled-loop", "scan"):
-        fn = rnn_unrolled if variant == "unrolled-loop" else rnn_scan
-        return jax.jit(fn, static_argnames=("steps",))  # range() and length= need an int
+        return jit_static_steps(_LOOPS[variant])
     fn = {"fix": sign_cond, "where": sign_where, "fori-loop": rnn_fori}.get(variant, sign_if)
-    return jax.jit(fn)
+    return jax.jit(fn)  # everything traced
 
 
 def step_branch(f, x):
@@ -407,7 +415,9 @@ class ControlFlow(Scenario):
         if variant == "where":
             return (sign_where, step_elementwise)
         if variant == "static-if":
-            return (activate, jit_for, step_elementwise)
-        if variant in _LOOPS:
-            return (_LOOPS[variant], jit_for, step_loop)
+            return (activate, jit_static_if, step_elementwise)
+        if variant in ("unrolled-loop", "scan"):
+            return (_LOOPS[variant], jit_static_steps, step_loop)
+        if variant == "fori-loop":
+            return (rnn_fori, step_loop)
         return (sign_if, step_branch)

@@ -343,7 +343,7 @@ class SideEffects(Scenario):
         if variant == "fix":
             return (double_and_count, step_fix)
         if variant == "global-read":
-            return (scale_by_global, step_global_read)
+            return (scale_by_global, step_global_read, reset_globals)
         if variant == "global-arg":
             return (scale_by_arg, step_global_arg)
-        return (double, step_pitfall)
+        return (double, step_pitfall, reset_globals)
