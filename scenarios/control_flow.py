@@ -192,12 +192,14 @@ class ControlFlow(Scenario):
             "lax.scan keeps one copy of the body and carries the state from step to step: "
             "its graph, and its compile time, stay the same size at any length. scan's "
             "length is static, so a new length still compiles once; lax.fori_loop with a "
-            "traced bound becomes a while loop and never recompiles for a new count.",
+            "traced bound becomes a while loop and never recompiles for a new count "
+            "(but a while loop cannot be reverse-differentiated: use scan for training).",
             "把选择本身写进计算图。lax.cond(pred, true_fn, false_fn, x) 会把两个分支都追踪"
             "进图里，运行时只执行谓词选中的那一个。jnp.where(cond, a, b) 按元素选择（两边"
             "都会计算）。循环用 lax.scan：图里只保留一份循环体，用显式的状态一步步往下传，"
             "步数再多，图的大小和编译时间都不变。scan 的 length 是静态的，换一个长度仍要编译"
-            "一次；而上界是追踪值的 lax.fori_loop 会变成 while 循环，换步数也不重编译。",
+            "一次；而上界是追踪值的 lax.fori_loop 会变成 while 循环，换步数也不重编译"
+            "（但 while 循环不能反向求导：训练时请用 scan）。",
         ),
         kitchen=Text(
             "Chef Wang's script says “if the pan catches fire, cover it with the lid”. "
