@@ -57,11 +57,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="a parameter and the sequence of values to call with (repeatable)",
     )
     run.add_argument("--json", action="store_true", help="one JSON object per call, then a summary")
+
+    watch = commands.add_parser(
+        "watch",
+        help="record a Python program's compiles: jitlab watch -- python train.py ARGS",
+        description="Run a Python program unchanged, record every compile and recompile of "
+        "its jitted functions to a JSON-lines file, and print a summary per function.",
+    )
+    watch.add_argument(
+        "--out", default="jitlab-watch.jsonl", help="recording file (default: %(default)s)"
+    )
+    watch.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="also record kernels JAX compiles for itself (e.g. jnp.ones(n))",
+    )
+    watch.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "watch":
+        return cmd_watch(args)  # the user's program keeps its own devices
     # The sharding lessons need several devices; XLA only reads this before it starts.
     from jitlab.core.devices import simulate_cpu_devices
 
@@ -244,6 +262,99 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
         f"{s.cache_hits} cache hit, {s.persistent_hits} persistent hit, {s.errors} error · "
         f"hit rate {s.hit_rate:.0%} · time lost to compiling {s.time_lost_ms:.1f} ms"
     )
+
+
+# -- jitlab watch -------------------------------------------------------------------------
+def cmd_watch(args: argparse.Namespace) -> int:
+    import runpy
+    import traceback
+    from pathlib import Path
+
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    if program and Path(program[0]).name.startswith("python"):
+        program = program[1:]  # it runs in this interpreter, where the watch is
+    if not program:
+        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+    if program[0] == "-m":
+        if len(program) < 2:
+            fail("watch: -m needs a module name")
+        target, argv = program[1], program[1:]
+    elif program[0].startswith("-"):
+        fail(f"watch runs a script or `-m module`; option {program[0]!r} is not supported")
+    else:
+        target, argv = program[0], program
+        if not Path(target).is_file():
+            fail(f"watch: no such script: {target}")
+
+    from jitlab.core.watch import watch
+
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = argv
+    if program[0] != "-m":
+        sys.path.insert(0, str(Path(target).resolve().parent))
+    status = 0
+    with watch(args.out, include_internal=args.include_internal):
+        try:
+            if program[0] == "-m":
+                runpy.run_module(target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(target, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code
+            status = code if isinstance(code, int) else (0 if code is None else 1)
+        except KeyboardInterrupt:
+            status = 130
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
+    print_watch_summary(args.out)
+    return status
+
+
+def print_watch_summary(path: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from jitlab.core.recording import read_recording, summarize
+
+    recording, _ = read_recording(path)
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    table = Table(title=f"jitlab watch · {path}")
+    for column, justify in (
+        ("function", "left"),
+        ("compiles", "right"),
+        ("recompiles", "right"),
+        ("hits", "right"),
+        ("ms compiling", "right"),
+        ("signatures", "right"),
+        ("what differed", "left"),
+    ):
+        last = column == "what differed"
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold",
+            no_wrap=not last and column != "function",
+            ratio=1 if last else None,
+        )
+    for s in summarize(recording):
+        where = f"\n[dim]{s.defined_at}[/dim]" if s.defined_at else ""
+        differed = "\n".join(f"{change} ×{n}" for change, n in s.changes.most_common(4))
+        table.add_row(
+            f"{s.function}{where}",
+            str(s.compiles + s.persistent_hits),
+            str(s.recompiles),
+            "-" if s.hits is None else str(s.hits),
+            f"{s.compile_ms:.1f}",
+            str(len(s.signatures)) if s.signatures else "-",
+            differed,
+        )
+    console.print(table)
+    console.print(f"recording: {path} ({len(recording.calls)} compile lines)")
 
 
 if __name__ == "__main__":

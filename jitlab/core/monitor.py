@@ -13,7 +13,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 import jax
 
@@ -27,6 +27,8 @@ _local = threading.local()
 _install_lock = threading.Lock()
 _installed = False
 _active: set[CallCollector] = set()  # collectors of calls in flight, on any thread
+# Watchers see what happens outside probed calls (functions jitlab did not wrap).
+_watchers: list[Any] = []
 
 
 class CallCollector:
@@ -120,30 +122,52 @@ def current() -> CallCollector | None:
     return getattr(_local, "collector", None)
 
 
-def begin(collector: CallCollector) -> None:
+def begin(collector: CallCollector) -> CallCollector | None:
+    """Route this thread's events to ``collector``; returns the one it replaces (nesting)."""
+    previous = getattr(_local, "collector", None)
     _local.collector = collector
     _active.add(collector)
     if sys.stdout is not _router:
         _router.target = sys.stdout
         sys.stdout = _router
+    return previous
 
 
-def end(collector: CallCollector) -> None:
-    _local.collector = None
+def end(collector: CallCollector, previous: CallCollector | None = None) -> None:
+    _local.collector = previous
     _active.discard(collector)
+
+
+def add_watcher(watcher: Any) -> None:
+    """``watcher.duration(event, ms, fun_name)``, ``.event(event)`` and ``.explanation(text)``
+    are called for everything that happens on threads with no probed call in flight."""
+    install()
+    _watchers.append(watcher)
+
+
+def remove_watcher(watcher: Any) -> None:
+    if watcher in _watchers:
+        _watchers.remove(watcher)
 
 
 def _on_duration(event: str, duration: float, **kwargs: object) -> None:
     collector = getattr(_local, "collector", None)
+    fun_name = kwargs.get("fun_name")
+    name = fun_name if isinstance(fun_name, str) else None
     if collector is not None:
-        fun_name = kwargs.get("fun_name")
-        collector.duration(event, duration, fun_name if isinstance(fun_name, str) else None)
+        collector.duration(event, duration, name)
+    else:
+        for watcher in _watchers:
+            watcher.duration(event, duration * 1e3, name)
 
 
 def _on_event(event: str, **kwargs: object) -> None:
     collector = getattr(_local, "collector", None)
     if collector is not None:
         collector.event(event)
+    else:
+        for watcher in _watchers:
+            watcher.event(event)
 
 
 class _ExplanationHandler(logging.Handler):
@@ -151,11 +175,16 @@ class _ExplanationHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         collector = getattr(_local, "collector", None)
-        if collector is None:
+        if collector is None and not _watchers:
             return
         message = record.getMessage()
-        if "CACHE MISS" in message.upper():
+        if "CACHE MISS" not in message.upper():
+            return
+        if collector is not None:
             collector.explanations.append(message)
+        else:
+            for watcher in _watchers:
+                watcher.explanation(message)
 
 
 class _StdoutRouter(io.TextIOBase):

@@ -89,6 +89,7 @@ class Probe:
         on_phase: PhaseCallback | None = None,
         echo_output: bool = False,
         keep_records: bool = True,
+        on_record: Callable[[CallRecord], None] | None = None,
         **jit_kwargs: Any,
     ) -> None:
         if _is_jitted(fn):
@@ -106,6 +107,7 @@ class Probe:
         self.on_phase = on_phase
         self.echo_output = echo_output
         self.keep_records = keep_records
+        self.on_record = on_record
         self.records: list[CallRecord] = []
         self.last: CallRecord | None = None  # the newest record, even when not kept
         self._calls = 0
@@ -151,7 +153,7 @@ class Probe:
     # -- the call -------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
-        monitor.begin(collector)
+        previous = monitor.begin(collector)
         error: BaseException | None = None
         result = None
         start = time.perf_counter()
@@ -159,14 +161,20 @@ class Probe:
             result = self._fn(*args, **kwargs)
             try:
                 result.block_until_ready()
-            except AttributeError:  # a pytree of results, or a Python scalar
+            except AttributeError:  # a pytree of results, a Python scalar, or tracers
+                if _holds_tracers(result):
+                    # Called while another function is being traced: it is inlined into
+                    # that trace, not dispatched, so there is no call of ours to record.
+                    return result
                 jax.block_until_ready(result)
         except Exception as exc:
             error = exc
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
-            monitor.end(collector)
-        self.last = self._record(collector, latency_ms, args, kwargs, error)
+            monitor.end(collector, previous)
+        self.last = record = self._record(collector, latency_ms, args, kwargs, error)
+        if self.on_record is not None:
+            self.on_record(record)
         if error is not None and not self.keep_going:
             raise error
         return result
@@ -313,6 +321,10 @@ class Probe:
         if not closest:
             closest = ["same signature as a card already held: JAX's cache no longer had it"]
         return Reason(tuple(closest), explanation)
+
+
+def _holds_tracers(tree: Any) -> bool:
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
 
 
 def _first_lines(text: str, limit: int = 12) -> str:

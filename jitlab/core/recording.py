@@ -1,0 +1,150 @@
+"""Read a watch recording (JSON lines) and summarise it per function.
+
+Reading is tolerant: a file cut off mid-line by a killed process still opens; its last,
+partial line is dropped and reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMPILED_KINDS = ("compile", "recompile", "persistent_hit")
+
+
+@dataclass
+class Recording:
+    start: dict[str, Any] | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    hits: dict[tuple[str, str | None], int] = field(default_factory=dict)  # latest count
+    ended: bool = False
+    partial_line: bool = False  # the file ended mid-line (the program was killed)
+    bad_lines: int = 0
+
+    def add_line(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if kind == "start":
+            self.start = obj
+        elif kind == "call":
+            self.calls.append(obj)
+        elif kind == "hits":
+            self.hits[(obj.get("function", "?"), obj.get("defined_at"))] = int(obj.get("hits", 0))
+        elif kind == "end":
+            self.ended = True
+
+
+def read_recording(
+    path: str | Path, offset: int = 0, into: Recording | None = None
+) -> tuple[Recording, int]:
+    """Parse complete lines from ``offset``; returns the recording and the offset to resume at.
+
+    Following a file that is still being written is calling this again with that offset.
+    """
+    recording = into or Recording()
+    with Path(path).open("rb") as f:
+        f.seek(offset)
+        data = f.read()
+    complete, _, rest = data.rpartition(b"\n")
+    recording.partial_line = bool(rest.strip())
+    for raw in complete.split(b"\n") if complete else []:
+        if not raw.strip():
+            continue
+        try:
+            recording.add_line(json.loads(raw))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            recording.bad_lines += 1
+    consumed = len(complete) + 1 if complete else 0
+    return recording, offset + consumed
+
+
+@dataclass
+class FunctionSummary:
+    function: str
+    defined_at: str | None
+    compiles: int = 0
+    recompiles: int = 0
+    persistent_hits: int = 0
+    errors: int = 0
+    hits: int | None = None  # None when hits were not counted (function jitted before watch)
+    compile_ms: float = 0.0  # trace + lower + compile
+    signatures: list[str] = field(default_factory=list)  # distinct, in order of appearance
+    changes: Counter[str] = field(default_factory=Counter)  # what differed, how often
+
+    @property
+    def executables(self) -> int:
+        return self.compiles + self.recompiles + self.persistent_hits
+
+
+def summarize(recording: Recording) -> list[FunctionSummary]:
+    """Per function, sorted by time lost to compiling (the first one to fix comes first)."""
+    by_key: dict[tuple[str, str | None], FunctionSummary] = {}
+    for call in recording.calls:
+        key = (call.get("function", "?"), call.get("defined_at"))
+        s = by_key.setdefault(key, FunctionSummary(*key))
+        kind = call.get("kind")
+        if kind == "compile":
+            s.compiles += 1
+        elif kind == "recompile":
+            s.recompiles += 1
+        elif kind == "persistent_hit":
+            s.persistent_hits += 1
+        elif kind == "error":
+            s.errors += 1
+        s.compile_ms += sum(call.get(k) or 0.0 for k in ("trace_ms", "lower_ms", "compile_ms"))
+        signature = (call.get("signature") or {}).get("text")
+        if signature and signature not in s.signatures and kind in COMPILED_KINDS:
+            s.signatures.append(signature)
+        if kind == "recompile":
+            for change in (call.get("reason") or {}).get("changes", []):
+                s.changes[change] += 1
+    for key, hits in recording.hits.items():
+        by_key.setdefault(key, FunctionSummary(*key)).hits = hits
+    return sorted(by_key.values(), key=lambda s: s.compile_ms, reverse=True)
+
+
+def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:
+    """Bucket sizes covering every observed size with the least total padding.
+
+    Each observed size ``n`` is padded up to the smallest bucket ``≥ n``; with at most
+    ``max_compiles`` buckets (chosen among the observed sizes; the largest is always one),
+    the total padding over all calls is minimal. Exact dynamic programme, O(k·m²) for m
+    distinct sizes.
+    """
+    if not sizes or max_compiles < 1:
+        return []
+    counts = Counter(sizes)
+    values = sorted(counts)
+    m = len(values)
+    k = min(max_compiles, m)
+    # cost[i][j]: padding when sizes values[i..j] all use bucket values[j].
+    prefix_n = [0]
+    prefix_sum = [0]
+    for v in values:
+        prefix_n.append(prefix_n[-1] + counts[v])
+        prefix_sum.append(prefix_sum[-1] + counts[v] * v)
+
+    def cost(i: int, j: int) -> int:
+        n = prefix_n[j + 1] - prefix_n[i]
+        return n * values[j] - (prefix_sum[j + 1] - prefix_sum[i])
+
+    inf = float("inf")
+    # best[b][j]: least padding covering values[0..j] with b buckets, the last at values[j].
+    best = [[inf] * m for _ in range(k + 1)]
+    back = [[-1] * m for _ in range(k + 1)]
+    for j in range(m):
+        best[1][j] = cost(0, j)
+    for b in range(2, k + 1):
+        for j in range(m):
+            for i in range(j):
+                candidate = best[b - 1][i] + cost(i + 1, j)
+                if candidate < best[b][j]:
+                    best[b][j], back[b][j] = candidate, i
+    b = min(range(1, k + 1), key=lambda b: (best[b][m - 1], b))
+    buckets, j = [], m - 1
+    while j >= 0 and b >= 1:
+        buckets.append(values[j])
+        j, b = back[b][j], b - 1
+    return sorted(buckets)

@@ -1,0 +1,429 @@
+"""Watch a real program: record its compiles, count its cache hits, guard a compile budget.
+
+``with jitlab.watch("run.jsonl"):`` records every jitted function called inside the block
+without changing the user's code:
+
+* functions jitted *inside* the block (``jax.jit`` is swapped for the block's duration) are
+  wrapped in a :class:`~jitlab.core.probe.Probe`: full signature, jitlab's own diff, and
+  cache hits counted per function;
+* functions jitted *before* the block are seen through JAX's compile events: name, phases and
+  JAX's own explanation (their in-memory cache hits fire no event, so they are not counted).
+
+The file is JSON lines, flushed as it goes: ``start``, one ``call`` line per compile /
+recompile / persistent hit / error, ``hits`` lines with aggregated cache-hit counts, ``end``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import jax
+
+import jitlab
+from jitlab.core import monitor
+from jitlab.core.probe import Probe
+from jitlab.core.records import CallKind, CallRecord
+
+
+def _package_dirs() -> tuple[str, ...]:
+    import jaxlib
+
+    return tuple(
+        str(Path(m.__file__).resolve().parent) + os.sep
+        for m in (jax, jaxlib, jitlab)
+        if getattr(m, "__file__", None)
+    )
+
+
+_LIBRARY_DIRS = _package_dirs()
+_JITLAB_DIR = str(Path(jitlab.__file__).resolve().parent) + os.sep
+_DISPATCH_FILES = ("traceback_util.py", "pjit.py", "api.py", "stages.py")
+_HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
+
+
+def _is_library(filename: str) -> bool:
+    return filename.startswith(_LIBRARY_DIRS)
+
+
+def _user_frames() -> tuple[str | None, bool]:
+    """(the user's call site, whether the user called a jitted function directly).
+
+    Seen from inside a compile event: the first frame outside JAX and jitlab is the user's;
+    if the frame it called is JAX's jit dispatch, the user called a jitted function; if it
+    is e.g. ``jax/_src/numpy``, the compile is a JAX-internal kernel (``jnp.ones(n)``).
+    """
+    frame = sys._getframe(2)
+    inner = None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_library(os.path.realpath(filename)) and not filename.startswith("<frozen"):
+            inner_file = inner.f_code.co_filename if inner is not None else ""
+            called_directly = (
+                inner is None
+                or inner_file.endswith(_DISPATCH_FILES)
+                or os.path.realpath(inner_file).startswith(_JITLAB_DIR)
+            )
+            return f"{filename}:{frame.f_lineno}", called_directly
+        inner = frame
+        frame = frame.f_back
+    return None, False
+
+
+def _defined_at(fun: Any) -> str | None:
+    try:
+        code = inspect.unwrap(fun).__code__
+    except AttributeError:
+        return None
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+_CHANGE = re.compile(r"\*\s*at (.+?), now (.+?) and before (.+)")
+
+
+def explanation_changes(text: str | None) -> list[str]:
+    """jitlab's plain-words form of JAX's own cache-miss explanation (tolerant parsing)."""
+    if not text:
+        return []
+    changes = [f"{m[1]}: {m[2].strip()} ← {m[3].strip()}" for m in _CHANGE.finditer(text)]
+    if not changes and "never seen function" in text:
+        changes.append("first call of this function object")
+    return changes
+
+
+@dataclass
+class FunctionStats:
+    name: str
+    defined_at: str | None
+    hits: int = 0
+    compiles: int = 0
+    hits_counted: bool = True  # False for functions seen only through compile events
+
+
+@dataclass
+class _Pending:
+    """Compile events of one unwrapped function on one thread, until its compile ends."""
+
+    trace_ms: float = 0.0
+    lower_ms: float = 0.0
+    lowered: bool = False
+    persistent: bool = False
+
+
+class WatchedFunction:
+    """What ``jax.jit`` returns inside a watch: the real jitted function, probed."""
+
+    def __init__(self, jitted: Any, fun: Any, recorder: Recorder) -> None:
+        functools.update_wrapper(self, fun)
+        self._jitted = jitted
+        self._recorder = recorder
+        self._stats = recorder._stats_for(self, getattr(fun, "__name__", None), _defined_at(fun))
+        self._probe = Probe(
+            jitted,
+            keep_records=False,
+            echo_output=True,
+            on_record=functools.partial(recorder._on_probe_record, self._stats),
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._recorder.recording:
+            return self._probe(*args, **kwargs)
+        return self._jitted(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
+        return getattr(self._jitted, name)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<watched {self._jitted!r}>"
+
+
+class Recorder:
+    """Records compiles of every jitted function while active; optionally to a JSON-lines file."""
+
+    def __init__(self, path: str | Path | None = None, *, include_internal: bool = False) -> None:
+        self.path = Path(path) if path is not None else None
+        self.include_internal = include_internal
+        self.calls: list[dict[str, Any]] = []
+        self.stats: dict[int, FunctionStats] = {}
+        self.recording = False
+        self._lock = threading.RLock()
+        self._file: IO[str] | None = None
+        self._start = 0.0
+        self._last_hits_write = 0.0
+        self._original_jit: Callable[..., Any] | None = None
+        self._local = threading.local()
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def __enter__(self) -> Recorder:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self._start = self._last_hits_write = time.monotonic()
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("w", encoding="utf-8")
+            self._write(
+                {
+                    "type": "start",
+                    "jitlab": jitlab.__version__,
+                    "jax": jax.__version__,
+                    "pid": os.getpid(),
+                    "argv": sys.argv,
+                    "time": time.time(),
+                }
+            )
+        self._original_jit = jax.jit
+        jax.jit = self._jit  # type: ignore[assignment]
+        monitor.add_watcher(self)
+        self.recording = True
+
+    def stop(self) -> None:
+        if not self.recording:
+            return
+        self.recording = False
+        monitor.remove_watcher(self)
+        if jax.jit is self._jit:  # type: ignore[comparison-overlap]
+            jax.jit = self._original_jit  # type: ignore[assignment]
+        with self._lock:
+            self._write_hits()
+            self._write({"type": "end", "t": self._elapsed()})
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    # -- the jax.jit stand-in ---------------------------------------------------------------
+    def _jit(self, fun: Any = None, /, **options: Any) -> Any:
+        assert self._original_jit is not None
+        if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
+            return lambda f: self._jit(f, **options)
+        return WatchedFunction(self._original_jit(fun, **options), fun, self)
+
+    def _stats_for(self, key: Any, name: str | None, defined_at: str | None) -> FunctionStats:
+        with self._lock:
+            stats = self.stats.get(id(key))
+            if stats is None:
+                stats = FunctionStats(name or "?", defined_at)
+                self.stats[id(key)] = stats
+            return stats
+
+    # -- records from wrapped functions ---------------------------------------------------
+    def _on_probe_record(self, stats: FunctionStats, record: CallRecord) -> None:
+        if record.kind is CallKind.CACHE_HIT:
+            stats.hits += 1
+            if stats.hits & 1023 == 0 and time.monotonic() - self._last_hits_write > _HITS_EVERY_S:
+                with self._lock:
+                    self._write_hits()
+            return
+        stats.compiles += record.kind.compiled
+        called_from, _ = _user_frames()
+        line = record.to_json()
+        line.update(
+            type="call",
+            function=stats.name,
+            defined_at=stats.defined_at,
+            called_from=called_from,
+            source="probe",
+            t=self._elapsed(),
+        )
+        self._add(line)
+
+    # -- events from functions jitted before the watch (monitor watcher protocol) ---------
+    def _pending(self) -> dict[str, _Pending]:
+        pending = getattr(self._local, "pending", None)
+        if pending is None:
+            pending = self._local.pending = {}
+            self._local.explanations = []
+        return pending
+
+    def explanation(self, text: str) -> None:
+        self._pending()
+        self._local.explanations.append(text)
+
+    def event(self, event: str) -> None:
+        if event == monitor.PERSISTENT_HIT_EVENT:
+            for state in self._pending().values():
+                if state.lowered:
+                    state.persistent = True
+
+    def duration(self, event: str, ms: float, fun_name: str | None) -> None:
+        if fun_name is None and event != monitor.PERSISTENT_LOAD_EVENT:
+            return
+        pending = self._pending()
+        if event == monitor.TRACE_EVENT:
+            pending.setdefault(fun_name, _Pending()).trace_ms = ms
+        elif event == monitor.LOWER_EVENT:
+            state = pending.setdefault(_base_name(fun_name), _Pending())
+            state.lower_ms, state.lowered = ms, True
+        elif event == monitor.COMPILE_EVENT:
+            name = _base_name(fun_name)
+            state = pending.pop(name, _Pending())
+            self._finish_unwrapped(name, state, ms)
+        elif event == monitor.PERSISTENT_LOAD_EVENT:
+            for name, state in list(pending.items()):
+                if state.lowered and state.persistent:
+                    del pending[name]
+                    self._finish_unwrapped(name, state, ms)
+
+    def _finish_unwrapped(self, name: str, state: _Pending, compile_ms: float) -> None:
+        called_from, direct = _user_frames()
+        if not direct and not self.include_internal:
+            return
+        explanations = self._local.explanations
+        mine = [t for t in explanations if f"for {name} defined" in t or f"{name} id=" in t]
+        for text in mine:
+            explanations.remove(text)
+        explanation = "\n".join(mine) or None
+        defined = re.search(r"defined at (\S+)", explanation or "")
+        stats = self._stats_for(
+            ("events", name, defined[1] if defined else None),
+            name,
+            defined[1] if defined else None,
+        )
+        stats.hits_counted = False
+        # A function compiled before the watch began is recompiling even if we never saw it.
+        seen_before = stats.compiles or (explanation and "never seen function" not in explanation)
+        if state.persistent:
+            kind = CallKind.PERSISTENT_HIT
+        else:
+            kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
+        stats.compiles += 1
+        changes = explanation_changes(explanation)
+        if not changes:
+            changes = (
+                ["compiled again without a tracing miss (a sharding, device or layout change)"]
+                if stats.compiles > 1 and not state.trace_ms
+                else ["first compile seen" if stats.compiles == 1 else "JAX gave no explanation"]
+            )
+        line = {
+            "type": "call",
+            "index": stats.compiles - 1,
+            "function": name,
+            "kind": kind.value,
+            "latency_ms": None,
+            "trace_ms": round(state.trace_ms, 4),
+            "lower_ms": round(state.lower_ms, 4),
+            "compile_ms": round(compile_ms, 4),
+            "execute_ms": None,
+            "variant": None,
+            "params": None,
+            "signature": None,
+            "card": None,
+            "reason": {"changes": changes, "text": "; ".join(changes), "jax": explanation},
+            "error": None,
+            "stdout": [],
+            "defined_at": stats.defined_at,
+            "called_from": called_from,
+            "source": "events",
+            "internal": not direct,
+            "t": self._elapsed(),
+        }
+        self._add(line)
+
+    # -- output -----------------------------------------------------------------------------
+    def _add(self, line: dict[str, Any]) -> None:
+        with self._lock:
+            self.calls.append(line)
+            self._write(line)
+
+    def _write_hits(self) -> None:
+        self._last_hits_write = time.monotonic()
+        for stats in self.stats.values():
+            if stats.hits_counted and (stats.hits or stats.compiles):
+                self._write(
+                    {
+                        "type": "hits",
+                        "function": stats.name,
+                        "defined_at": stats.defined_at,
+                        "hits": stats.hits,
+                        "t": self._elapsed(),
+                    }
+                )
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            self._file.flush()  # a crash or Ctrl-C loses nothing written before it
+
+    def _elapsed(self) -> float:
+        return round(time.monotonic() - self._start, 6)
+
+    @property
+    def compiles(self) -> list[dict[str, Any]]:
+        """Lines of calls that produced an executable (compile, recompile, persistent hit)."""
+        compiled = {k.value for k in CallKind if k.compiled}
+        return [c for c in self.calls if c["kind"] in compiled]
+
+
+def _base_name(fun_name: str) -> str:
+    return fun_name[4:-1] if fun_name.startswith("jit(") and fun_name.endswith(")") else fun_name
+
+
+@contextmanager
+def watch(path: str | Path | None = None, *, include_internal: bool = False) -> Iterator[Recorder]:
+    """Record every jitted function called inside the block (see the module docstring)."""
+    recorder = Recorder(path, include_internal=include_internal)
+    with recorder:
+        yield recorder
+
+
+# -- compile budgets --------------------------------------------------------------------------
+class CompileBudgetExceeded(AssertionError):
+    """Raised when code compiled more often than its budget allows."""
+
+
+@dataclass
+class Budget:
+    max_compiles: int
+    recorder: Recorder = field(repr=False)
+
+    @property
+    def compiles(self) -> list[dict[str, Any]]:
+        return self.recorder.compiles
+
+    def check(self) -> None:
+        compiles = self.compiles
+        if len(compiles) <= self.max_compiles:
+            return
+        lines = [
+            f"{len(compiles)} compile(s) where the budget allows {self.max_compiles}:",
+        ]
+        for i, c in enumerate(compiles, 1):
+            over = "  ← over budget" if i > self.max_compiles else ""
+            where = f" at {c['called_from']}" if c.get("called_from") else ""
+            lines.append(
+                f"  {i}. {c['function']} {c['kind']}{where}: {c['reason']['text']}"
+                f" ({c['trace_ms'] + c['lower_ms'] + c['compile_ms']:.1f} ms){over}"
+            )
+        raise CompileBudgetExceeded("\n".join(lines))
+
+
+@contextmanager
+def budget(max_compiles: int = 0, *, include_internal: bool = False) -> Iterator[Budget]:
+    """Fail (``CompileBudgetExceeded``) if the block compiles more than ``max_compiles`` times.
+
+    ``max_compiles=0`` after a warm-up forbids any further compile. Each extra compile is
+    listed with its function, call site and reason.
+    """
+    recorder = Recorder(None, include_internal=include_internal)
+    guard = Budget(max_compiles, recorder)
+    with recorder:
+        yield guard
+    guard.check()
