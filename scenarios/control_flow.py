@@ -388,15 +388,16 @@ class ControlFlow(Scenario):
 
         def run(values):
             self.state["result"] = None
+            x = float(values["x"])  # an int would be traced as int32: another signature
             if variant in ("pitfall", "fix"):
-                y = step_branch(f, values["x"])
+                y = step_branch(f, x)
             elif variant == "where":
-                y = step_elementwise(f, values["x"])
+                y = step_elementwise(f, x)
             elif variant == "static-if":
-                y = step_elementwise(f, values["x"], values["activation"])
+                y = step_elementwise(f, x, values["activation"])
             else:
-                self.state["steps"] = values["steps"]
-                y = step_loop(f, values["x"], values["steps"])
+                self.state["steps"] = steps = int(values["steps"])
+                y = step_loop(f, x, steps)
             self.state["result"] = _short(y)
             return self.facts()
 

@@ -82,6 +82,11 @@ def step_global_arg(f, length, scale):
     return f(make_input(length, 1.0), scale)  # pass the setting in: no stale constant
 
 
+def _typed(values: Any) -> tuple[int, float]:
+    """length and scale as int and float: an int scale would change the signature."""
+    return int(values["length"]), float(values["scale"])
+
+
 def _short(values: Any) -> list[float]:
     return [round(float(v), 4) for v in np.asarray(values).ravel()[:8]]
 
@@ -295,7 +300,7 @@ class SideEffects(Scenario):
             f = lab.probe(double_and_count)
 
             def run(values):
-                y, count = step_fix(f, values["length"], values["scale"], self.state["count"])
+                y, count = step_fix(f, *_typed(values), self.state["count"])
                 self.state.update(count=int(count), result=_short(y))
                 return self.facts()
 
@@ -303,7 +308,7 @@ class SideEffects(Scenario):
             f = lab.probe(scale_by_global)
 
             def run(values):
-                y = step_global_read(f, values["length"], values["scale"])
+                y = step_global_read(f, *_typed(values))
                 self.state["result"] = _short(y)
                 return self.facts()
 
@@ -311,15 +316,15 @@ class SideEffects(Scenario):
             f = lab.probe(scale_by_arg)
 
             def run(values):
-                y = step_global_arg(f, values["length"], values["scale"])
-                self.state.update(scale=values["scale"], result=_short(y))
+                y = step_global_arg(f, *_typed(values))
+                self.state.update(scale=float(values["scale"]), result=_short(y))
                 return self.facts()
 
         else:
             f = lab.probe(double)
 
             def run(values):
-                y = step_pitfall(f, values["length"], values["scale"])
+                y = step_pitfall(f, *_typed(values))
                 self.state["result"] = _short(y)
                 return self.facts()
 

@@ -255,7 +255,7 @@ class StaticArgs(Scenario):
 
         def run(values):
             self.state["result"] = None
-            y = step(f, values["n"], values["scale"])
+            y = step(f, int(values["n"]), float(values["scale"]))
             self.state["result"] = _short(y)
             return self.facts()
 
