@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `jitlab run … --json | head`: the reader left, nothing to say
+        sys.stderr.close()
+        return 0
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "watch":
         return cmd_watch(args)  # the user's program keeps its own devices
@@ -200,6 +208,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _short(value: Any, limit: int = 48) -> str:
+    text = repr(value) if not isinstance(value, str) else value
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 _KIND_STYLE = {
     "compile": "bold yellow",
     "recompile": "bold red",
@@ -212,6 +226,7 @@ _KIND_STYLE = {
 def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.live import Live
+    from rich.markup import escape
     from rich.table import Table
 
     # Piped output has no width to measure: give the table room instead of folding words.
@@ -242,8 +257,12 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
             note = str(record.reason) if record.reason else ""
             if record.error:
                 note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
+            note = escape(note)
             for line in record.stdout:
-                note += f"\n[{line.when}] {line.text}"
+                note += escape(f"\n[{line.when}] {line.text}")
+            if record.notes:
+                facts = ", ".join(f"{k}={_short(v)}" for k, v in record.notes.items())
+                note += "\n[dim]" + escape(facts) + "[/dim]"
             table.add_row(
                 str(record.index),
                 ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults",

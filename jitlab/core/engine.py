@@ -125,7 +125,11 @@ class Run:
         if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
             # The step failed outside any probe (in setup or around the call).
             new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
-        record = new[-1]._replace(index=index, params=params, variant=self.variant)
+        try:
+            notes = self.scenario.facts() or None
+        except Exception as exc:  # a scenario bug must not lose the record
+            notes = {"facts_error": f"{type(exc).__name__}: {exc}"}
+        record = new[-1]._replace(index=index, params=params, variant=self.variant, notes=notes)
         self.records.append(record)
         self._emit(CallFinished(record))
         return record

@@ -153,6 +153,7 @@ class CallRecord(NamedTuple):
     stdout: tuple[OutputLine, ...] = ()
     params: dict[str, Any] | None = None  # scenario parameters, when run by the engine
     variant: str | None = None
+    notes: dict[str, Any] | None = None  # what the scenario observed beyond JAX (facts())
 
     @property
     def execute_ms(self) -> float:
@@ -177,7 +178,19 @@ class CallRecord(NamedTuple):
             "reason": self.reason.to_json() if self.reason else None,
             "error": self.error.to_json() if self.error else None,
             "stdout": [line.to_json() for line in self.stdout],
+            "notes": _jsonable(self.notes),
         }
+
+
+def _jsonable(value: Any) -> Any:
+    """Scenario facts as JSON: containers kept, anything exotic (a tracer, an array) as text."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return repr(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,6 +170,11 @@ class Scenario:
         """Build the step for ``variant``: a callable making one probed call per invocation."""
         raise NotImplementedError
 
+    def facts(self) -> dict[str, Any]:
+        """What the last step observed that JAX's records cannot show (a global counter,
+        a list holding a tracer, time saved…). The engine copies it into ``record.notes``."""
+        return {}
+
     def source(self, variant: str) -> str:
         """The code that runs for ``variant`` (shown in the GUI's code view)."""
         return "\n\n".join(

@@ -399,6 +399,7 @@ class Budget:
         return self.recorder.compiles
 
     def check(self) -> None:
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         compiles = self.compiles
         if len(compiles) <= self.max_compiles:
             return
@@ -422,6 +423,7 @@ def budget(max_compiles: int = 0, *, include_internal: bool = False) -> Iterator
     ``max_compiles=0`` after a warm-up forbids any further compile. Each extra compile is
     listed with its function, call site and reason.
     """
+    __tracebackhide__ = True
     recorder = Recorder(None, include_internal=include_internal)
     guard = Budget(max_compiles, recorder)
     with recorder:
