@@ -8,11 +8,11 @@ persistent compilation cache shared by every process.
 from __future__ import annotations
 
 import functools
-import multiprocessing
+import json
 import os
 import pickle
-import runpy
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -523,20 +523,28 @@ class RecompileCost(Scenario):
 
 
 def run_in_fresh_process(job):
-    """Spawn (never fork: JAX is not fork-safe) a Python that runs this file's _child."""
-    context = multiprocessing.get_context("spawn")
-    process = context.Process(
-        target=runpy.run_path,
-        kwargs={"path_name": __file__, "init_globals": {"_JOB": job}, "run_name": CHILD},
-        daemon=True,
+    """Run this file's _child in a new Python interpreter, like multiprocessing's spawn.
+
+    A fresh interpreter (fork + exec) never inherits this process's JAX state, which is not
+    fork-safe. Unlike multiprocessing it does not re-run the caller's __main__ either.
+    """
+    launcher = (
+        "import json, runpy, sys; "
+        "runpy.run_path(sys.argv[1], init_globals={'_JOB': json.loads(sys.argv[2])}, "
+        f"run_name={CHILD!r})"
     )
-    process.start()
-    process.join(timeout=300)
-    if process.is_alive():
-        process.terminate()
-        raise RuntimeError("the fresh process did not finish in 300 s")
-    if process.exitcode != 0 or not os.path.exists(job["result"]):
-        raise RuntimeError(f"the fresh process failed (exit code {process.exitcode})")
+    done = subprocess.run(
+        [sys.executable, "-c", launcher, __file__, json.dumps(job)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0 or not os.path.exists(job["result"]):
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"the fresh process failed (exit code {done.returncode}): {tail}")
     with open(job["result"], "rb") as result:
         return pickle.load(result)
 
