@@ -154,12 +154,15 @@ class Sharding(Scenario):
         ),
         fix=Text(
             "Decide the layout once and enforce it at the door: jax.device_put every batch to "
-            "one fixed NamedSharding (here rows split over the devices) before the call, or "
-            "declare in_shardings on jax.jit. One layout, one compile, then cache hits. Watch "
+            "one fixed NamedSharding (here rows split over the devices) before the call. "
+            "Declaring in_shardings on jax.jit also helps: host arrays are placed for you, and "
+            "a device array in another layout raises a loud ValueError instead of compiling "
+            "silently. One layout, one compile, then cache hits. Watch "
             "for layouts that drift silently: a host numpy array, the output of another jitted "
             "function, a batch resharded by a helper.",
             "布局只定一次，在门口强制执行：调用前用 jax.device_put 把每个批次放到同一个固定的 "
-            "NamedSharding 上（这里是按行分到各设备），或者在 jax.jit 上声明 in_shardings。"
+            "NamedSharding 上（这里是按行分到各设备）。在 jax.jit 上声明 in_shardings 也有帮助："
+            "主机数组会被自动放好，而布局不同的设备数组会直接抛出 ValueError，而不是悄悄重编译。"
             "一种布局只编译一次，之后全部命中缓存。留心那些悄悄变化的布局：主机上的 numpy 数组、"
             "另一个 jit 函数的输出、被某个辅助函数重新分片过的批次。",
         ),
