@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from functools import cache
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -417,7 +418,7 @@ class DynamicShapes(Scenario):
     )
 
     def setup(self, lab: Lab, variant: str):
-        self._facts: dict = {}
+        self._facts: dict[str, Any] = {}
         if variant in ("pitfall", "fix"):
             return self._setup_batches(lab, variant)
         if variant.startswith("last-batch"):
@@ -428,7 +429,7 @@ class DynamicShapes(Scenario):
             return self._setup_sequences(lab, variant)
         return self._setup_nonzero(lab, variant)
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """What the last call did beyond the record: rows dropped or padded, queue length…"""
         return dict(getattr(self, "_facts", {}))
 

@@ -8,6 +8,7 @@ shows the jaxpr of the fixed function.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -277,13 +278,15 @@ class ErrorDebugging(Scenario):
 
         return run
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """The anatomy of the last error, its eager replay, and the fixed function's jaxpr."""
+        found = getattr(self, "anatomy", None)
+        eager = getattr(self, "eager", None)
         return {
-            "error": self._error,
-            "anatomy": self.anatomy.to_json() if self.anatomy else None,
-            "eager": self.eager.to_json() if self.eager else None,
-            "fixed_jaxpr": self.fixed_jaxpr,
+            "error": getattr(self, "_error", None),
+            "anatomy": found.to_json() if found else None,
+            "eager": eager.to_json() if eager else None,
+            "fixed_jaxpr": getattr(self, "fixed_jaxpr", ""),
         }
 
     def code_objects(self, variant: str):

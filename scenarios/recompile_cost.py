@@ -19,6 +19,7 @@ import time
 import weakref
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -196,11 +197,13 @@ def _child(job):
 
 
 def _without_exception(record):
-    import dataclasses
-
     from jitlab.core.records import ErrorInfo
 
     info = ErrorInfo(record.error.type, record.error.message)
+    if hasattr(record, "_replace"):  # CallRecord is a NamedTuple
+        return record._replace(error=info)
+    import dataclasses
+
     return dataclasses.replace(record, error=info)
 
 
@@ -386,14 +389,14 @@ class RecompileCost(Scenario):
     )
 
     def setup(self, lab: Lab, variant: str):
-        self._facts: dict = {}
+        self._facts: dict[str, Any] = {}
         if variant in ("pitfall", "fix"):
             return self._setup_loop(lab, variant)
         if variant == "persistent-cache":
             return self._setup_persistent(lab)
         return self._setup_service(lab, variant)
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """Beyond the record: warm-up times, the disk cache, time saved, cards per habit."""
         return dict(getattr(self, "_facts", {}))
 

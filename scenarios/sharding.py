@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from functools import cache
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -280,7 +281,7 @@ class Sharding(Scenario):
 
         return run
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """Devices, mesh, the layout that arrived and the one jit saw, one device's shard."""
         return dict(getattr(self, "_facts", {}))
 

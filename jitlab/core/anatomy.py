@@ -187,6 +187,7 @@ class ErrorAnatomy:
                 {"text": v.text, "shape": list(v.shape), "dtype": v.dtype, "source": v.source}
                 for v in self.abstract_values
             ],
+            "category_title": {"en": self.category.title.en, "zh": self.category.title.zh},
             "fix": {"en": self.fix.en, "zh": self.fix.zh},
             "docs_url": self.docs_url,
         }

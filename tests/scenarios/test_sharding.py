@@ -50,6 +50,10 @@ def test_pitfall_recompiles_per_layout(pitfall):
     ]
     shardings = [arg["sharding"] for arg in pitfall[2]["signature"]["args"] if arg["path"] == "x"]
     assert shardings == ["P(None, 'data') on mesh(data=8)"]
+    # The scenario's facts travel with the record as notes.
+    notes = pitfall[2]["notes"]
+    assert notes["devices"] == 8 and notes["layout_arrived"] == "P(None, 'data')"
+    assert notes["shard_shape"] == [64, 8]  # 64 features split over 8 devices
 
 
 def test_sharding_recompile_is_silent_in_jax_and_named_by_jitlab(pitfall):
