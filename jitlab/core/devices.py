@@ -7,6 +7,7 @@ entry points call :func:`simulate_cpu_devices` before any JAX computation runs.
 from __future__ import annotations
 
 import os
+import sys
 
 FLAG = "--xla_force_host_platform_device_count"
 
@@ -16,6 +17,9 @@ def simulate_cpu_devices(count: int = 8) -> bool:
     flags = os.environ.get("XLA_FLAGS", "")
     if FLAG in flags:
         return False
+    if "jax" not in sys.modules:  # JAX not imported yet, so its backend cannot have started
+        os.environ["XLA_FLAGS"] = f"{flags} {FLAG}={count}".strip()
+        return True
     try:
         from jax._src import xla_bridge
 

@@ -1,0 +1,56 @@
+"""Start the desktop app: the window shows first, JAX loads on the worker thread."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from jitlab.gui import i18n
+
+ORGANIZATION = "jitlab"
+APPLICATION = "jitlab"
+
+
+def make_settings() -> QSettings:
+    """The user's settings, or an ini file named by ``JITLAB_SETTINGS`` (tests, screenshots)."""
+    path = os.environ.get("JITLAB_SETTINGS")
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(ORGANIZATION, APPLICATION)
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("jitlab")
+    app.setStyle("Fusion")  # one look on every platform; Fusion follows the light/dark scheme
+    return app  # type: ignore[return-value]
+
+
+def launch(
+    scenario: str | None = None,
+    variant: str | None = None,
+    autoplay: bool = False,
+    language: str | None = None,
+    scenarios_dir: Path | None = None,
+) -> int:
+    """Open the main window and run the event loop; returns the exit status."""
+    app = application()
+    settings = make_settings()
+    lang = language or str(settings.value("language", "") or "") or i18n.system_language()
+    i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
+
+    from jitlab.gui.main_window import MainWindow
+
+    window = MainWindow(settings, scenario, variant, autoplay, scenarios_dir)
+    window.show()
+    status = app.exec()
+    window.shutdown()  # idempotent: the worker has ended before Python tears Qt down
+    return int(status)

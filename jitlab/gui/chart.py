@@ -1,0 +1,284 @@
+"""The latency chart: one point per call, log scale, coloured by what JAX did.
+
+Points live in numpy ring buffers and are pushed to pyqtgraph at most once per frame, so a
+stream of 100,000 cache hits costs a few array copies per frame, never one redraw per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+
+from jitlab.core.records import CallKind, CallRecord
+from jitlab.gui.i18n import translate
+from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, is_dark, kind_name
+
+_KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
+
+
+class RingBuffer:
+    """Fixed-capacity columns of call data; the oldest calls drop off when full."""
+
+    def __init__(self, capacity: int = 200_000) -> None:
+        self.capacity = capacity
+        self.index = np.zeros(capacity, np.float64)  # global call index
+        self.local = np.zeros(capacity, np.float64)  # call number within its run segment
+        self.latency = np.ones(capacity, np.float64)
+        self.kind = np.zeros(capacity, np.int8)
+        self.fix = np.zeros(capacity, np.bool_)  # made by a non-pitfall variant
+        self.segment = np.zeros(capacity, np.int32)
+        self.record = np.zeros(capacity, np.int64)  # position in RunState.records
+        self.size = 0
+        self.head = 0  # next write position
+
+    def clear(self) -> None:
+        self.size = self.head = 0
+
+    def append(
+        self, index: int, local: int, latency: float, kind: int, fix: bool, seg: int, pos: int
+    ) -> None:
+        h = self.head
+        self.index[h], self.local[h], self.latency[h] = index, local, max(latency, 1e-4)
+        self.kind[h], self.fix[h], self.segment[h], self.record[h] = kind, fix, seg, pos
+        self.head = (h + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def column(self, name: str) -> np.ndarray:
+        """The column in call order (oldest first)."""
+        data = getattr(self, name)
+        if self.size < self.capacity:
+            return data[: self.size]
+        return np.concatenate((data[self.head :], data[: self.head]))
+
+
+class ChartView(QWidget):
+    """Per-call latency over call index; pitfall and fix can be overlaid from call 0."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.buffer = RingBuffer()
+        self.records: list[CallRecord] = []
+        self.overlay = False
+        self._dirty = False
+        self._segment_local: dict[int, int] = {}
+        self._segment_variant: dict[int, str] = {}
+        self._shown_x = np.zeros(0)
+        self._shown_y = np.zeros(0)
+        self._shown_pos = np.zeros(0, np.int64)
+        self._shown_kinds = np.zeros(0, np.int8)
+
+        self.plot = pg.PlotWidget(self)
+        self.plot.setObjectName("latencyChart")
+        item = self.plot.getPlotItem()
+        item.setLogMode(x=False, y=True)
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setMenuEnabled(False)
+        item.setClipToView(True)
+        item.setDownsampling(auto=True, mode="peak")
+        self.legend = item.addLegend(offset=(10, 10), labelTextSize="9pt")
+        self.lines: dict[bool, pg.PlotDataItem] = {}
+        for fix in (False, True):
+            line = pg.PlotDataItem(
+                pen=pg.mkPen("#8a8f98", width=1, style=Qt.PenStyle.DashLine if fix else None)
+            )
+            line.setClipToView(True)
+            line.setDownsampling(auto=True, method="peak")
+            item.addItem(line)
+            self.lines[fix] = line
+        self.points: dict[tuple[CallKind, bool], pg.PlotDataItem] = {}
+        for kind in KIND_ORDER:
+            for fix in (False, True):
+                color = QColor(KIND_COLORS[kind])
+                points = pg.PlotDataItem(
+                    pen=None,
+                    symbol="t" if fix else "o",
+                    symbolSize=8 if fix else 7,
+                    symbolBrush=color,
+                    symbolPen=pg.mkPen(color.darker(140), width=1),
+                )
+                points.setClipToView(True)
+                item.addItem(points)
+                self.points[(kind, fix)] = points
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.apply_theme()
+        self.retranslate()
+
+    # -- data -----------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.buffer.clear()
+        self.records = []
+        self._segment_local.clear()
+        self._segment_variant.clear()
+        self._dirty = True
+
+    def add(self, record: CallRecord, segment: int, variant: str, pos: int) -> None:
+        """Queue a call for the next frame (cheap: a few array writes)."""
+        local = self._segment_local.get(segment, 0)
+        self._segment_local[segment] = local + 1
+        self._segment_variant[segment] = variant
+        self.buffer.append(
+            record.index,
+            local,
+            record.latency_ms,
+            _KIND_CODE[record.kind],
+            variant != "pitfall",
+            segment,
+            pos,
+        )
+        self._dirty = True
+
+    def set_overlay(self, overlay: bool) -> None:
+        self.overlay = overlay
+        self._dirty = True
+        self.refresh()
+
+    def point_count(self) -> int:
+        return int(self._shown_x.size)
+
+    def kinds_shown(self) -> list[CallKind]:
+        """Kind of every point on screen, in call order (tests read this)."""
+        codes = self._shown_kinds
+        return [KIND_ORDER[c] for c in codes]
+
+    def refresh(self) -> None:
+        """Push the buffers to pyqtgraph: called once per frame, only when something changed."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        buf = self.buffer
+        kind = buf.column("kind")
+        fix = buf.column("fix")
+        seg = buf.column("segment")
+        lat = buf.column("latency")
+        pos = buf.column("record")
+        if self.overlay:
+            keep = np.zeros(kind.size, np.bool_)
+            for variant_is_fix in (False, True):
+                segs = [
+                    s
+                    for s, v in self._segment_variant.items()
+                    if (v != "pitfall") == variant_is_fix and self._segment_local.get(s)
+                ]
+                if segs:
+                    keep |= seg == max(segs)
+            x = buf.column("local")[keep]
+            kind, fix, lat, pos, seg = kind[keep], fix[keep], lat[keep], pos[keep], seg[keep]
+        else:
+            x = buf.column("index")
+        self._shown_x, self._shown_y, self._shown_pos = x, np.log10(lat), pos
+        self._shown_kinds = kind
+        for variant_is_fix, line in self.lines.items():
+            mask = fix == variant_is_fix if self.overlay else np.ones(kind.size, np.bool_)
+            if not self.overlay and variant_is_fix:
+                mask[:] = False
+            line.setData(x[mask], lat[mask]) if mask.any() else line.setData([], [])
+        for (k, variant_is_fix), item in self.points.items():
+            mask = (kind == _KIND_CODE[k]) & (fix == variant_is_fix)
+            if mask.any():
+                item.setData(x[mask], lat[mask])
+            else:
+                item.setData([], [])
+
+    # -- look -----------------------------------------------------------------------------
+    def apply_theme(self) -> None:
+        dark = is_dark()
+        background = self.palette().color(QPalette.ColorRole.Base)
+        self.plot.setBackground(background)
+        fg = "#d8dde6" if dark else "#2b2f36"
+        for name in ("left", "bottom"):
+            axis = self.plot.getPlotItem().getAxis(name)
+            axis.setPen(pg.mkPen(fg))
+            axis.setTextPen(pg.mkPen(fg))
+
+    def retranslate(self) -> None:
+        item = self.plot.getPlotItem()
+        item.setLabel("left", self.tr("latency (ms, log scale)"))
+        item.setLabel("bottom", self.tr("call number"))
+        self.plot.setToolTip(
+            self.tr(
+                "One point per call. Hover a point for its phases, signature and reason. "
+                "Circles: pitfall variant; triangles: fix."
+            )
+        )
+        self.legend.clear()
+        for kind in KIND_ORDER:
+            self.legend.addItem(self.points[(kind, False)], kind_name(kind))
+        self.legend.addItem(self.points[(CallKind.CACHE_HIT, True)], self.tr("▲ fix variant"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self.apply_theme()
+        super().changeEvent(event)
+
+    # -- hover ----------------------------------------------------------------------------
+    def nearest(self, scene_pos: QPointF, radius_px: float = 12.0) -> CallRecord | None:
+        """The call whose point is under the mouse, if any."""
+        if self._shown_x.size == 0:
+            return None
+        vb = self.plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        (x0, x1), (y0, y1) = vb.viewRange()
+        rect = vb.sceneBoundingRect()
+        sx = rect.width() / max(x1 - x0, 1e-9)
+        sy = rect.height() / max(y1 - y0, 1e-9)
+        d2 = ((self._shown_x - p.x()) * sx) ** 2 + ((self._shown_y - p.y()) * sy) ** 2
+        best = int(np.argmin(d2))
+        if d2[best] > radius_px**2:
+            return None
+        pos = int(self._shown_pos[best])
+        return self.records[pos] if 0 <= pos < len(self.records) else None
+
+    def _hover(self, scene_pos: QPointF) -> None:
+        record = self.nearest(scene_pos)
+        if record is None:
+            QToolTip.hideText()
+            return
+        global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
+        QToolTip.showText(global_pos, describe(record), self.plot)
+
+
+def describe(record: CallRecord) -> str:
+    """A rich-text card for one call: kind, phases, signature, reason, error."""
+    label = {
+        "variant": translate("CallCard", "variant"),
+        "trace": translate("CallCard", "trace"),
+        "lower": translate("CallCard", "lower"),
+        "compile": translate("CallCard", "compile"),
+        "execute": translate("CallCard", "execute"),
+        "signature": translate("CallCard", "signature"),
+        "why": translate("CallCard", "why"),
+    }
+    color = KIND_COLORS[record.kind]
+    params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+    rows = [
+        f"<b>#{record.index}</b> · <span style='color:{color}'><b>"
+        f"{kind_name(record.kind)}</b></span> · {format_ms(record.latency_ms)}",
+        f"{label['variant']}: {record.variant or '-'} · {params}",
+        f"{label['trace']} {format_ms(record.trace_ms)} · {label['lower']} "
+        f"{format_ms(record.lower_ms)} · {label['compile']} {format_ms(record.compile_ms)}"
+        f" · {label['execute']} {format_ms(record.execute_ms)}",
+    ]
+    if record.signature is not None:
+        sig = _escape(str(record.signature))
+        if len(sig) > 300:
+            sig = sig[:300] + "…"
+        rows.append(f"{label['signature']}: <tt>{sig}</tt>")
+    if record.reason is not None:
+        rows.append(f"{label['why']}: {_escape(str(record.reason))}")
+    if record.error is not None:
+        rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(record.error.message[:300])}")
+    return "<br>".join(rows)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

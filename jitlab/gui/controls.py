@@ -1,0 +1,375 @@
+"""Controls built from a scenario's parameter specs, plus the variant switch and transport.
+
+Nothing here knows which scenario it drives: every control comes from a ``Param`` (its type,
+range, log scale, labels and help in both languages).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt import QLabeledDoubleSlider, QLabeledSlider
+
+from jitlab.gui.i18n import language
+
+if TYPE_CHECKING:  # the scenario module imports JAX, which loads on the worker
+    from jitlab.core.scenario import Param
+
+
+def log_positions(minimum: int, maximum: int) -> list[int]:
+    """Slider stops for a log-scale integer: every small value, then 8 per doubling.
+
+    Powers of two are always stops, so 8, 16, 32… can be hit exactly by dragging.
+    """
+    minimum = max(1, int(minimum))
+    values = {v for v in range(minimum, min(maximum, 16) + 1)}
+    k = 0.0
+    while 2**k <= maximum:
+        v = round(2**k)
+        if v >= minimum:
+            values.add(v)
+        k += 1 / 8
+    values.add(maximum)
+    return sorted(v for v in values if minimum <= v <= maximum)
+
+
+class LogIntSlider(QWidget):
+    """A slider that moves in powers, with its value always visible (and typeable)."""
+
+    valueChanged = Signal(int)
+
+    def __init__(self, minimum: int, maximum: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.stops = log_positions(minimum, maximum)
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setRange(0, len(self.stops) - 1)
+        self.spin = QSpinBox(self)
+        self.spin.setRange(int(minimum), int(maximum))
+        self.spin.setKeyboardTracking(False)
+        self.spin.setMinimumWidth(64)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.spin)
+        self.slider.valueChanged.connect(self._from_slider)
+        self.spin.valueChanged.connect(self._from_spin)
+
+    def value(self) -> int:
+        return self.spin.value()
+
+    def setValue(self, value: int) -> None:
+        self.spin.setValue(int(value))
+
+    def set_silent(self, value: int) -> None:
+        """Show a value without emitting (restoring settings, building the panel)."""
+        with QSignalBlocker(self.spin), QSignalBlocker(self.slider):
+            self.spin.setValue(int(value))
+            self.slider.setValue(self._position(int(value)))
+
+    def _position(self, value: int) -> int:
+        value = max(value, 1)
+        return min(range(len(self.stops)), key=lambda i: abs(math.log(self.stops[i] / value)))
+
+    def _from_slider(self, position: int) -> None:
+        value = self.stops[position]
+        if value != self.spin.value():
+            with QSignalBlocker(self.spin):
+                self.spin.setValue(value)
+            self.valueChanged.emit(value)
+
+    def _from_spin(self, value: int) -> None:
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(self._position(value))
+        self.valueChanged.emit(value)
+
+
+class ParamControls(QGroupBox):
+    """One control per parameter; emits the full set of values on any change."""
+
+    changed = Signal(dict)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.params: tuple[Param, ...] = ()
+        self.widgets: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+        self.form = QFormLayout(self)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.empty = QLabel(self)
+        self.retranslate()
+
+    def build(self, params: tuple[Param, ...], values: dict[str, Any] | None = None) -> None:
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.widgets, self.labels = {}, {}
+        self.params = params
+        self.empty = QLabel(self)
+        if not params:
+            self.form.addRow(self.empty)
+        for param in params:
+            widget = self._make(param)
+            label = QLabel(self)
+            label.setBuddy(widget)
+            self.widgets[param.name] = widget
+            self.labels[param.name] = label
+            self.form.addRow(label, widget)
+        self.set_values(values or {}, emit=False)
+        self.retranslate()
+
+    def _make(self, p: Param) -> QWidget:
+        widget: QWidget
+        if p.type is bool:
+            widget = QCheckBox(self)
+            widget.toggled.connect(self._emit)
+        elif p.choices:
+            widget = QComboBox(self)
+            widget.addItems(list(p.choices))
+            widget.currentTextChanged.connect(self._emit)
+        elif p.type is int and p.log_scale and p.minimum is not None and p.maximum is not None:
+            widget = LogIntSlider(int(p.minimum), int(p.maximum), self)
+            widget.valueChanged.connect(self._emit)
+        elif p.type is int:
+            widget = QLabeledSlider(Qt.Orientation.Horizontal, self)
+            widget.setRange(int(p.minimum or 0), int(p.maximum if p.maximum is not None else 100))
+            widget.valueChanged.connect(self._emit)
+        elif p.type is float:
+            widget = QLabeledDoubleSlider(Qt.Orientation.Horizontal, self)
+            widget.setRange(float(p.minimum or 0.0), float(p.maximum or 1.0))
+            widget.valueChanged.connect(self._emit)
+        else:
+            widget = QLineEdit(self)
+            widget.editingFinished.connect(self._emit)
+        widget.setObjectName(f"param_{p.name}")
+        return widget
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for p in self.params:
+            w = self.widgets[p.name]
+            if isinstance(w, QCheckBox):
+                out[p.name] = w.isChecked()
+            elif isinstance(w, QComboBox):
+                out[p.name] = w.currentText()
+            elif isinstance(w, QLineEdit):
+                out[p.name] = w.text()
+            elif p.type is int:
+                out[p.name] = int(w.value())  # type: ignore[attr-defined]
+            else:
+                out[p.name] = float(w.value())  # type: ignore[attr-defined]
+        return out
+
+    def set_values(self, values: dict[str, Any], emit: bool = True) -> None:
+        """Set several values at once and emit one change (one call), not one per control."""
+        for p in self.params:
+            value = values.get(p.name, p.default) if not emit else values.get(p.name)
+            if value is None:
+                continue
+            w = self.widgets[p.name]
+            with QSignalBlocker(w):
+                if isinstance(w, QCheckBox):
+                    w.setChecked(bool(value))
+                elif isinstance(w, QComboBox):
+                    w.setCurrentText(str(value))
+                elif isinstance(w, QLineEdit):
+                    w.setText(str(value))
+                elif isinstance(w, LogIntSlider):
+                    w.set_silent(int(value))
+                else:
+                    w.setValue(value)  # type: ignore[attr-defined]
+        if emit:
+            self._emit()
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Move one control as a user would (emits a change, which makes a call)."""
+        w = self.widgets[name]
+        w.setValue(value) if hasattr(w, "setValue") else self.set_values({name: value})
+
+    def _emit(self, *_: Any) -> None:
+        self.changed.emit(self.values())
+
+    def retranslate(self) -> None:
+        lang = language()
+        self.setTitle(self.tr("Parameters"))
+        self.empty.setText(self.tr("This scenario has no parameters."))
+        for p in self.params:
+            self.labels[p.name].setText(p.label.get(lang))
+            tip = p.help.get(lang) + f"\n({p.describe()})"
+            self.labels[p.name].setToolTip(tip)
+            self.widgets[p.name].setToolTip(tip)
+            for child in self.widgets[p.name].findChildren(QWidget):
+                child.setToolTip(tip)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+class RunControls(QGroupBox):
+    """Variant switch, run / pause, single step, call rate and reset."""
+
+    variant_changed = Signal(str)
+    play_toggled = Signal(bool)
+    step_clicked = Signal()
+    reset_clicked = Signal()
+    rate_changed = Signal(float)
+    overlay_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.variants: list[Any] = []
+        self.variant_box = QHBoxLayout()
+        self.variant_group = QButtonGroup(self)
+        self.variant_group.setExclusive(True)
+        self.variant_buttons: dict[str, QPushButton] = {}
+        self.variant_label = QLabel(self)
+        self.variant_label.setWordWrap(True)
+        self.variant_label.setObjectName("variantSummary")
+
+        self.play = QPushButton(self)
+        self.play.setObjectName("playButton")
+        self.play.setCheckable(True)
+        self.play.setShortcut(QKeySequence(Qt.Key.Key_Space))
+        self.play.toggled.connect(self._play)
+        self.step = QPushButton(self)
+        self.step.setObjectName("stepButton")
+        self.step.setShortcut(QKeySequence("Ctrl+Return"))
+        self.step.clicked.connect(self.step_clicked)
+        self.reset = QPushButton(self)
+        self.reset.setObjectName("resetButton")
+        self.reset.setShortcut(QKeySequence("Ctrl+R"))
+        self.reset.clicked.connect(self.reset_clicked)
+        self.rate = QSpinBox(self)
+        self.rate.setObjectName("rateSpin")
+        self.rate.setRange(0, 500)
+        self.rate.setValue(4)
+        self.rate.valueChanged.connect(lambda v: self.rate_changed.emit(float(v)))
+        self.rate_label = QLabel(self)
+        self.rate_label.setBuddy(self.rate)
+        self.overlay = QCheckBox(self)
+        self.overlay.setObjectName("overlayCheck")
+        self.overlay.toggled.connect(self.overlay_toggled)
+
+        buttons = QHBoxLayout()
+        for b in (self.play, self.step, self.reset):
+            buttons.addWidget(b)
+        rate_row = QHBoxLayout()
+        rate_row.addWidget(self.rate_label)
+        rate_row.addWidget(self.rate)
+        rate_row.addStretch(1)
+        rate_row.addWidget(self.overlay)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.variant_box)
+        layout.addWidget(self.variant_label)
+        layout.addLayout(buttons)
+        layout.addLayout(rate_row)
+        self.retranslate()
+
+    def set_variants(self, variants: tuple[Any, ...], current: str) -> None:
+        for button in self.variant_buttons.values():
+            self.variant_group.removeButton(button)
+            button.deleteLater()
+        self.variant_buttons = {}
+        self.variants = list(variants)
+        for i, variant in enumerate(variants):
+            button = QPushButton(self)
+            button.setCheckable(True)
+            button.setObjectName(f"variant_{variant.id}")
+            button.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            button.clicked.connect(lambda _=False, vid=variant.id: self._variant(vid))
+            self.variant_group.addButton(button)
+            self.variant_box.addWidget(button)
+            self.variant_buttons[variant.id] = button
+        self.select_variant(current)
+        self.retranslate()
+
+    def select_variant(self, variant_id: str) -> None:
+        button = self.variant_buttons.get(variant_id)
+        if button is not None:
+            with QSignalBlocker(button):
+                button.setChecked(True)
+        self._describe(variant_id)
+
+    def current_variant(self) -> str:
+        for vid, button in self.variant_buttons.items():
+            if button.isChecked():
+                return vid
+        return "pitfall"
+
+    def _variant(self, variant_id: str) -> None:
+        self._describe(variant_id)
+        self.variant_changed.emit(variant_id)
+
+    def _describe(self, variant_id: str) -> None:
+        lang = language()
+        for v in self.variants:
+            if v.id == variant_id:
+                self.variant_label.setText(v.summary.get(lang))
+
+    def _play(self, playing: bool) -> None:
+        self.play.setText(self.tr("Pause") if playing else self.tr("Run"))
+        self.play_toggled.emit(playing)
+
+    def set_playing(self, playing: bool) -> None:
+        if self.play.isChecked() != playing:
+            self.play.setChecked(playing)
+
+    def rate_value(self) -> float:
+        return float(self.rate.value())
+
+    def retranslate(self) -> None:
+        lang = language()
+        self.setTitle(self.tr("Run"))
+        self.play.setText(self.tr("Pause") if self.play.isChecked() else self.tr("Run"))
+        self.play.setToolTip(self.tr("Call the function again and again at the call rate (Space)."))
+        self.step.setText(self.tr("Step"))
+        self.step.setToolTip(self.tr("Make exactly one call with the current values (Ctrl+Enter)."))
+        self.reset.setText(self.tr("Reset"))
+        self.reset.setToolTip(
+            self.tr(
+                "Clear jit's caches: the card holder empties and the next call compiles (Ctrl+R)."
+            )
+        )
+        self.rate_label.setText(self.tr("Calls per second:"))
+        self.rate.setSpecialValueText(self.tr("max"))
+        self.rate.setToolTip(self.tr("How fast Run calls; 0 = as fast as the worker can."))
+        self.overlay.setText(self.tr("Overlay pitfall and fix"))
+        self.overlay.setToolTip(
+            self.tr(
+                "Draw the latest pitfall run and the latest fix run from call 0, one on the other."
+            )
+        )
+        for i, v in enumerate(self.variants):
+            button = self.variant_buttons[v.id]
+            button.setText(v.title.get(lang))
+            button.setToolTip(
+                v.summary.get(lang)
+                + "\n"
+                + self.tr("Switching variant starts a fresh run (Ctrl+%1).").replace(
+                    "%1", str(i + 1)
+                )
+            )
+        self._describe(self.current_variant())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

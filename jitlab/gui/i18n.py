@@ -1,0 +1,58 @@
+"""Runtime language switching through Qt's translation system.
+
+English is the source language (``tr()`` strings); Chinese comes from
+``resources/i18n/jitlab_zh_CN.qm``, compiled from the ``.ts`` next to it. Installing or
+removing the translator makes Qt send ``LanguageChange`` to every widget, which re-labels
+itself; lesson texts (``Text(en, zh)``) are picked with :func:`language`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from jitlab.core.paths import resource
+
+LANGUAGES = ("en", "zh")
+_state: dict[str, object] = {"language": "en", "translators": []}
+
+
+def qm_path() -> str:
+    return str(resource("i18n", "jitlab_zh_CN.qm"))
+
+
+def language() -> str:
+    """The interface language now in use: ``en`` or ``zh``."""
+    return str(_state["language"])
+
+
+def system_language() -> str:
+    return "zh" if QLocale.system().name().startswith("zh") else "en"
+
+
+def set_language(lang: str) -> bool:
+    """Switch the whole interface; returns False when the Chinese catalogue is missing."""
+    app = QCoreApplication.instance()
+    if app is None:
+        raise RuntimeError("create the QApplication first")
+    for translator in _state["translators"]:  # type: ignore[union-attr]
+        app.removeTranslator(translator)
+    _state["translators"] = []
+    ok = True
+    if lang == "zh":
+        ours = QTranslator(app)
+        ok = ours.load(qm_path())
+        if ok:
+            app.installTranslator(ours)
+            _state["translators"] = [ours]
+            qt = QTranslator(app)  # Qt's own strings (standard buttons, dialogs)
+            folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+            if qt.load("qtbase_zh_CN", folder):
+                app.installTranslator(qt)
+                _state["translators"].append(qt)  # type: ignore[union-attr]
+    _state["language"] = lang if ok else "en"
+    return ok
+
+
+def translate(context: str, text: str) -> str:
+    """``tr()`` for code outside a QObject (tables of kind names and the like)."""
+    return QCoreApplication.translate(context, text)

@@ -1,0 +1,367 @@
+"""Chef Wang's kitchen: the run-state model drawn as stations that light up per phase.
+
+The picture is ``resources/kitchen.svg`` (drawn for jitlab); the stations are found by element
+id, so the art can change without touching this code. Status text, labels and the cards are
+painted on top, in the interface language.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+
+from jitlab.core.paths import resource
+from jitlab.core.records import CallKind, Signature
+from jitlab.gui.model import CardView, Phase, RunState
+from jitlab.gui.style import KIND_COLORS, format_ms
+
+AMBER = QColor("#e3a21a")
+ALARM = QColor("#e0323f")
+GREEN = QColor("#2f9e4f")
+GOLD = QColor("#ffd54a")
+STATIONS = ("station-rehearsal", "station-writing", "station-holder", "station-alarm")
+
+
+def card_label(card: CardView, cards: list[CardView]) -> str:
+    """The part of a card's signature that tells it apart from the others."""
+    sig = card.sig
+    if sig is None:
+        return card.signature[:18]
+    parts = [leaf.type_text for leaf in sig.leaves] + [f"{k}={v}" for k, v in sig.statics]
+    names = [leaf.path for leaf in sig.leaves] + [k for k, _ in sig.statics]
+    others = [c.sig for c in cards if c is not card and c.sig is not None]
+    distinct = []
+    for name, part in zip(names, parts, strict=True):
+        if others and all(part in _parts(o) for o in others):
+            continue
+        distinct.append((name, part))
+    if not distinct:
+        # Alone in the holder: show the data argument rather than the weights.
+        distinct = [(n, p) for n, p in zip(names, parts, strict=True) if "[" not in n] or list(
+            zip(names, parts, strict=True)
+        )
+    if sig.function and not others:
+        return f"fn#{sig.function}"
+    text = distinct[0][1] if distinct else "()"
+    return text if len(text) <= 18 else text[:17] + "…"
+
+
+def _parts(sig: Signature) -> list[str]:
+    return [leaf.type_text for leaf in sig.leaves] + [f"{k}={v}" for k, v in sig.statics]
+
+
+class KitchenCanvas(QWidget):
+    """The drawn kitchen; repaints only when the model changed."""
+
+    def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("kitchenCanvas")
+        self.state = state
+        self.renderer = QSvgRenderer(str(resource("kitchen.svg")), self)
+        self._view = self.renderer.viewBoxF()
+        self._bounds = {sid: self.renderer.boundsOnElement(sid) for sid in STATIONS}
+        self._slots = self.renderer.boundsOnElement("card-slots")
+        self._card_rects: list[tuple[QRectF, CardView]] = []
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(420, 130)
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:
+        return QSize(720, 200)
+
+    # -- what is lit ----------------------------------------------------------------------
+    def lit(self) -> dict[str, QColor]:
+        """Station id → highlight colour for the current state (tests read this too)."""
+        s = self.state
+        alarm = s.recompiling
+        lit: dict[str, QColor] = {}
+        if s.phase is Phase.ORDER:
+            lit["station-holder"] = AMBER
+        elif s.phase is Phase.REHEARSING:
+            lit["station-rehearsal"] = ALARM if alarm else AMBER
+        elif s.phase is Phase.WRITING:
+            lit["station-writing"] = ALARM if alarm else AMBER
+        elif s.phase is Phase.COOKING:
+            lit["station-holder"] = GREEN
+        elif s.phase is Phase.SERVED and s.last_kind is not None:
+            kind = s.last_kind
+            if kind is CallKind.CACHE_HIT:
+                lit["station-holder"] = GREEN
+            elif kind is CallKind.COMPILE:
+                lit["station-writing"] = AMBER
+            elif kind is CallKind.PERSISTENT_HIT:
+                lit["station-holder"] = QColor(KIND_COLORS[kind])
+            elif kind is CallKind.RECOMPILE:
+                lit["station-rehearsal"] = ALARM
+            elif kind is CallKind.ERROR:
+                lit["station-rehearsal"] = QColor(KIND_COLORS[kind])
+        if alarm or (s.phase is Phase.SERVED and s.last_kind is CallKind.RECOMPILE):
+            lit["station-alarm"] = ALARM
+        return lit
+
+    def status(self) -> str:
+        """One line that says what the kitchen is doing right now."""
+        s = self.state
+        if s.phase is Phase.IDLE:
+            return self.tr("Waiting for an order")
+        if s.phase is Phase.ORDER:
+            return self.tr("Order in: is there a card for it?")
+        if s.phase is Phase.REHEARSING:
+            if s.recompiling:
+                return self.tr("No card fits: re-rehearsing (tracing again)…")
+            return self.tr("Rehearsing the recipe (tracing)…")
+        if s.phase is Phase.WRITING:
+            if s.recompiling:
+                return self.tr("Writing another script (recompiling)…")
+            return self.tr("Writing the script (lowering + compiling)…")
+        if s.phase is Phase.COOKING:
+            return self.tr("Cooking from the new script (running)…")
+        kind = s.last_kind
+        card = s.cards.get(s.pulled) if s.pulled else None
+        number = card.key[1] + 1 if card else 0
+        if kind is CallKind.CACHE_HIT:
+            return self.tr("Served from card #%1 (cache hit)").replace("%1", str(number))
+        if kind is CallKind.COMPILE:
+            return self.tr("First script written: card #%1").replace("%1", str(number))
+        if kind is CallKind.RECOMPILE:
+            return self.tr("Re-rehearsed! New card #%1 in the holder").replace("%1", str(number))
+        if kind is CallKind.PERSISTENT_HIT:
+            return self.tr("Script fetched from the archive (persistent cache)")
+        return self.tr("The order failed: see the error")
+
+    # -- painting -------------------------------------------------------------------------
+    def _transform(self) -> tuple[float, float, float]:
+        vb = self._view
+        scale = min(self.width() / vb.width(), self.height() / vb.height())
+        ox = (self.width() - vb.width() * scale) / 2
+        oy = (self.height() - vb.height() * scale) / 2
+        return scale, ox, oy
+
+    def _map(self, rect: QRectF) -> QRectF:
+        scale, ox, oy = self._transform()
+        return QRectF(
+            ox + rect.x() * scale,
+            oy + rect.y() * scale,
+            rect.width() * scale,
+            rect.height() * scale,
+        )
+
+    def paintEvent(self, event: QEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        scale, ox, oy = self._transform()
+        target = QRectF(ox, oy, self._view.width() * scale, self._view.height() * scale)
+        self.renderer.render(painter, target)
+        lit = self.lit()
+        for sid, color in lit.items():
+            rect = self._map(self._bounds[sid]).adjusted(-4, -4, 4, 4)
+            glow = QColor(color)
+            glow.setAlpha(70)
+            painter.setBrush(glow)
+            painter.setPen(QPen(color, max(2.0, 4 * scale)))
+            painter.drawRoundedRect(rect, 8, 8)
+        self._paint_cards(painter, scale)
+        self._paint_labels(painter, scale, target, lit)
+        painter.end()
+
+    def _paint_cards(self, painter: QPainter, scale: float) -> None:
+        slots = self._map(self._slots)
+        cards = list(self.state.cards.values())
+        self._card_rects = []
+        cols, rows = 4, 3
+        visible = cards[-(cols * rows) :] if len(cards) > cols * rows else cards
+        w = slots.width() / cols
+        h = slots.height() / rows
+        font = QFont(self.font())
+        font.setPixelSize(max(8, int(11 * scale)))
+        painter.setFont(font)
+        for i, card in enumerate(visible):
+            r, c = divmod(i, cols)
+            rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
+            pulled = card.key == self.state.pulled
+            if pulled:
+                rect.translate(0, -4 * scale)
+            self._card_rects.append((rect, card))
+            painter.setBrush(QColor("#fff3cf") if pulled else QColor("#fffaf0"))
+            painter.setPen(
+                QPen(GOLD.darker(130) if pulled else QColor("#8a6d3b"), 3 if pulled else 1)
+            )
+            painter.drawRoundedRect(rect, 4, 4)
+            painter.setPen(QColor("#3a2a1e"))
+            text = f"#{card.key[1] + 1} {card_label(card, cards)}"
+            painter.drawText(
+                rect.adjusted(4, 0, -4, 0),
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                painter.fontMetrics().elidedText(
+                    text, Qt.TextElideMode.ElideRight, int(rect.width() - 8)
+                ),
+            )
+        if len(cards) > len(visible):
+            painter.setPen(QColor("#fff"))
+            painter.drawText(
+                slots.adjusted(0, 0, -4, 0),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom,
+                self.tr("+%1 more").replace("%1", str(len(cards) - len(visible))),
+            )
+
+    def _paint_labels(
+        self, painter: QPainter, scale: float, target: QRectF, lit: dict[str, QColor]
+    ) -> None:
+        names = {
+            "station-rehearsal": self.tr("Rehearsal · trace"),
+            "station-writing": self.tr("Script · compile"),
+            "station-holder": self.tr("Card holder · cache"),
+            "station-alarm": self.tr("Re-rehearsal!"),
+        }
+        font = QFont(self.font())
+        font.setPixelSize(max(9, int(15 * scale)))
+        font.setBold(True)
+        painter.setFont(font)
+        for sid, text in names.items():
+            rect = self._map(self._bounds[sid])
+            label = QRectF(
+                rect.x() - 30 * scale,
+                target.y() + 200 * scale,
+                rect.width() + 60 * scale,
+                40 * scale,
+            )
+            painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
+            painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, text)
+        # The status line across the top of the wall.
+        status = self.status()
+        font.setPixelSize(max(10, int(17 * scale)))
+        painter.setFont(font)
+        metrics = painter.fontMetrics()
+        box = QRectF(target.x() + 150 * scale, target.y() + 4 * scale, 640 * scale, 26 * scale)
+        width = min(box.width(), metrics.horizontalAdvance(status) + 24)
+        box = QRectF(
+            box.center().x() - width / 2, box.y(), width, max(box.height(), metrics.height() + 4)
+        )
+        path = QPainterPath()
+        path.addRoundedRect(box, 6, 6)
+        color = next(iter(lit.values()), QColor("#5e4327"))
+        painter.fillPath(path, color.darker(110))
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(
+            box,
+            Qt.AlignmentFlag.AlignCenter,
+            metrics.elidedText(status, Qt.TextElideMode.ElideRight, int(box.width() - 8)),
+        )
+
+    # -- tooltips -------------------------------------------------------------------------
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            pos = event.pos()  # type: ignore[attr-defined]
+            for rect, card in self._card_rects:
+                if rect.contains(pos):
+                    QToolTip.showText(event.globalPos(), self._card_tip(card), self)  # type: ignore[attr-defined]
+                    return True
+            QToolTip.showText(event.globalPos(), self.toolTip(), self)  # type: ignore[attr-defined]
+            return True
+        if event.type() == QEvent.Type.LanguageChange:
+            self.update()
+        return super().event(event)
+
+    def _card_tip(self, card: CardView) -> str:
+        return (
+            self.tr("Card #%1: compiled by call #%2 in %3, used %4 times since")
+            .replace("%1", str(card.key[1] + 1))
+            .replace("%2", str(card.created_by))
+            .replace("%3", format_ms(card.compile_ms))
+            .replace("%4", str(card.hits))
+            + "\n"
+            + card.signature
+        )
+
+    def card_at(self, point: QPoint) -> CardView | None:
+        for rect, card in self._card_rects:
+            if rect.contains(point):
+                return card
+        return None
+
+
+class KitchenPanel(QWidget):
+    """The kitchen picture plus its counters and the last recompile's reason in words."""
+
+    def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.canvas = KitchenCanvas(state, self)
+        self.values: dict[str, QLabel] = {}
+        self.captions: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(0)
+        for column, key in enumerate(("calls", "compiles", "hit_rate", "time_lost")):
+            caption = QLabel(self)
+            caption.setObjectName("counterCaption")
+            value = QLabel("0", self)
+            value.setObjectName(f"counter_{key}")
+            font = value.font()
+            font.setPointSizeF(font.pointSizeF() * 1.5)
+            font.setBold(True)
+            value.setFont(font)
+            grid.addWidget(caption, 0, column)
+            grid.addWidget(value, 1, column)
+            self.values[key] = value
+            self.captions[key] = caption
+        self.reason = QLabel(self)
+        self.reason.setObjectName("lastReason")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.canvas, 1)
+        layout.addLayout(grid)
+        layout.addWidget(self.reason)
+        self.retranslate()
+        state.subscribe(self.refresh)
+
+    def retranslate(self) -> None:
+        self.captions["calls"].setText(self.tr("Calls"))
+        self.captions["compiles"].setText(self.tr("Compiles (recompiles)"))
+        self.captions["hit_rate"].setText(self.tr("Cache hit rate"))
+        self.captions["time_lost"].setText(self.tr("Time lost to compiling"))
+        tips = {
+            "calls": self.tr("Calls made since the last reset or variant switch."),
+            "compiles": self.tr("Calls that traced and compiled; in brackets, the recompiles."),
+            "hit_rate": self.tr("Share of calls served from a card already in the holder."),
+            "time_lost": self.tr(
+                "Trace + lower + compile time: spent writing scripts, not cooking."
+            ),
+        }
+        for key, tip in tips.items():
+            self.captions[key].setToolTip(tip)
+            self.values[key].setToolTip(tip)
+        self.canvas.setToolTip(
+            self.tr(
+                "Chef Wang's kitchen. Rehearsal = tracing, script = compiling, card holder = "
+                "jit's cache (one card per compiled signature), alarm = a recompile."
+            )
+        )
+        self.reason.setToolTip(
+            self.tr("Why the last compile happened, from jitlab's signature diff.")
+        )
+        self.refresh()
+
+    def refresh(self) -> None:
+        summary = self.state.segment_summary()
+        self.values["calls"].setText(str(summary.calls))
+        compiles = summary.compiles + summary.recompiles
+        self.values["compiles"].setText(f"{compiles} ({summary.recompiles})")
+        self.values["hit_rate"].setText(f"{summary.hit_rate:.0%}")
+        self.values["time_lost"].setText(format_ms(summary.time_lost_ms))
+        reason = self.state.last_reason
+        self.reason.setText(
+            self.tr("Last compile, because: %1").replace("%1", reason)
+            if reason
+            else self.tr("No compile yet: make a call to see why jit compiles.")
+        )
+        self.canvas.update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

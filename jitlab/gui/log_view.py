@@ -1,0 +1,226 @@
+"""The event log: one row per call, filterable by kind.
+
+A table model over the list of records (rows are appended once per frame in one batch), so a
+long stream of calls stays cheap; a proxy hides the kinds the user unticked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jitlab.core.records import CallKind, CallRecord
+from jitlab.gui.chart import describe
+from jitlab.gui.i18n import translate
+from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
+
+_COLUMNS = ("#", "kind", "latency", "trace", "lower", "compile", "execute", "params", "reason")
+Index = QModelIndex | QPersistentModelIndex
+
+
+class CallTableModel(QAbstractTableModel):
+    """Records as rows; appended in batches."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.records: list[CallRecord] = []
+        self._pending: list[CallRecord] = []
+
+    def headers(self) -> list[str]:
+        return [
+            "#",
+            translate("CallLog", "kind"),
+            translate("CallLog", "latency ms"),
+            translate("CallLog", "trace"),
+            translate("CallLog", "lower"),
+            translate("CallLog", "compile"),
+            translate("CallLog", "execute"),
+            translate("CallLog", "parameters"),
+            translate("CallLog", "reason / error"),
+        ]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers()[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        record = self.records[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(record, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
+            return QColor(KIND_COLORS[record.kind])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return describe(record)
+        if role == Qt.ItemDataRole.UserRole:
+            return record.kind.value
+        if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column <= 6:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _text(record: CallRecord, column: int) -> str:
+        if column == 0:
+            return str(record.index)
+        if column == 1:
+            return kind_name(record.kind)
+        if 2 <= column <= 6:
+            value = (
+                record.latency_ms,
+                record.trace_ms,
+                record.lower_ms,
+                record.compile_ms,
+                record.execute_ms,
+            )[column - 2]
+            return f"{value:.2f}" if value else "–"
+        if column == 7:
+            return ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+        if record.error is not None:
+            first = record.error.message.splitlines()[0] if record.error.message else ""
+            return f"{record.error.type}: {first}"
+        return str(record.reason) if record.reason else ""
+
+    def add(self, record: CallRecord) -> None:
+        self._pending.append(record)
+
+    def flush(self) -> int:
+        """Insert the calls queued since the last frame in one go."""
+        if not self._pending:
+            return 0
+        start = len(self.records)
+        count = len(self._pending)
+        self.beginInsertRows(QModelIndex(), start, start + count - 1)
+        self.records.extend(self._pending)
+        self._pending = []
+        self.endInsertRows()
+        return count
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.records = []
+        self._pending = []
+        self.endResetModel()
+
+    def relabel(self) -> None:
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(_COLUMNS) - 1)
+        if self.records:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self.records) - 1, 1))
+
+
+class KindFilter(QSortFilterProxyModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.shown: set[str] = {k.value for k in CallKind}
+
+    def set_shown(self, kinds: set[str]) -> None:
+        self.shown = set(kinds)
+        self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent: Index) -> bool:
+        model = self.sourceModel()
+        return model.records[row].kind.value in self.shown  # type: ignore[attr-defined]
+
+
+class LogView(QWidget):
+    """The call log with a row of kind check boxes."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = CallTableModel(self)
+        self.proxy = KindFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView(self)
+        self.table.setObjectName("callLog")
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in enumerate((50, 120, 80, 60, 60, 70, 70, 160)):
+            self.table.setColumnWidth(column, width)
+        self.filter_label = QLabel(self)
+        self.checks: dict[CallKind, QCheckBox] = {}
+        row = QHBoxLayout()
+        row.addWidget(self.filter_label)
+        for kind in KIND_ORDER:
+            box = QCheckBox(self)
+            box.setChecked(True)
+            box.setStyleSheet(f"QCheckBox {{ color: {KIND_COLORS[kind]}; font-weight: bold; }}")
+            box.toggled.connect(self._filter)
+            self.checks[kind] = box
+            row.addWidget(box)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.table)
+        self.retranslate()
+
+    def _filter(self) -> None:
+        self.proxy.set_shown({k.value for k, box in self.checks.items() if box.isChecked()})
+
+    def add(self, record: CallRecord) -> None:
+        self.model.add(record)
+
+    def flush(self) -> None:
+        at_bottom = self._at_bottom()
+        if self.model.flush() and at_bottom:
+            self.table.scrollToBottom()
+
+    def _at_bottom(self) -> bool:
+        bar = self.table.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 2
+
+    def clear(self) -> None:
+        self.model.clear()
+
+    def visible_rows(self) -> list[CallRecord]:
+        """Records shown after filtering (tests read this)."""
+        return [
+            self.model.records[self.proxy.mapToSource(self.proxy.index(r, 0)).row()]
+            for r in range(self.proxy.rowCount())
+        ]
+
+    def retranslate(self) -> None:
+        self.filter_label.setText(self.tr("Show:"))
+        for kind, box in self.checks.items():
+            box.setText(kind_name(kind))
+            box.setToolTip(self.tr("Show or hide the calls of this kind in the log."))
+        self.table.setToolTip(self.tr("One row per call. Hover a row for the details."))
+        self.model.relabel()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,672 @@
+"""The main window: scenario list, the four modes, and the frame loop that drains the worker.
+
+Everything the worker reports arrives through one queue, drained by a timer at most 60 times
+a second; each frame updates the run-state model once and each view renders once.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jitlab.core.paths import resource
+from jitlab.gui import i18n
+from jitlab.gui.chart import ChartView
+from jitlab.gui.code_view import CodeView, ErrorView, OutputView
+from jitlab.gui.controls import ParamControls, RunControls
+from jitlab.gui.kitchen import KitchenPanel
+from jitlab.gui.log_view import LogView
+from jitlab.gui.model import RunState
+from jitlab.gui.pages import BriefingPage, SummaryPage
+from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
+
+DEFAULT_SCENARIO = "dynamic-shapes"
+FRAME_MS = 16  # ≤ 60 Hz
+MODES = ("start", "execute", "monitor", "complete")
+
+
+class MainWindow(QMainWindow):
+    """jitlab's window. Owns the worker thread and stops it (waiting) when it closes."""
+
+    scenarios_loaded = Signal()
+    frame_rendered = Signal()
+
+    def __init__(
+        self,
+        settings: QSettings,
+        scenario: str | None = None,
+        variant: str | None = None,
+        autoplay: bool = False,
+        scenarios_dir: Path | None = None,
+        entry_points: bool = True,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("jitlabMain")
+        self.settings = settings
+        self.requested = scenario
+        self.requested_variant = variant
+        self.autoplay_requested = autoplay
+        self.entries: list[Any] = []
+        self.scenario: Any = None
+        self.mode = "start"
+        self.state = RunState()
+        self._call_started_at = 0.0
+        self._records_seen = 0
+        self._autoplay: list[tuple[str, dict[str, Any], str]] = []
+        self._autoplay_waiting = False
+        self._closing = False
+
+        self._build()
+        self.worker = Worker(scenarios_dir, entry_points)
+        self.timer = QTimer(self)
+        self.timer.setInterval(FRAME_MS)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self.drain)
+        self.autoplay_timer = QTimer(self)
+        self.autoplay_timer.setSingleShot(True)
+        self.autoplay_timer.timeout.connect(self._autoplay_next)
+        self._restore_geometry()
+        self.retranslate()
+        self.worker.start()
+        self.timer.start()
+        hints = QApplication.styleHints()
+        if hints is not None:
+            hints.colorSchemeChanged.connect(self._scheme_changed)
+
+    # -- construction ---------------------------------------------------------------------
+    def _build(self) -> None:
+        self.scenario_list = QTreeWidget(self)
+        self.scenario_list.setObjectName("scenarioList")
+        self.scenario_list.setHeaderHidden(True)
+        self.scenario_list.setIconSize(QSize(24, 24))
+        self.scenario_list.setMinimumWidth(200)
+        self.scenario_list.itemActivated.connect(self._picked)
+        self.scenario_list.itemClicked.connect(self._picked)
+
+        # mode bar
+        self.mode_buttons: dict[str, QPushButton] = {}
+        self.mode_group = QButtonGroup(self)
+        mode_bar = QHBoxLayout()
+        for i, mode in enumerate(MODES):
+            button = QPushButton(self)
+            button.setObjectName(f"mode_{mode}")
+            button.setCheckable(True)
+            button.setShortcut(QKeySequence(f"Alt+{i + 1}"))
+            button.clicked.connect(lambda _=False, m=mode: self.set_mode(m))
+            self.mode_group.addButton(button)
+            self.mode_buttons[mode] = button
+            mode_bar.addWidget(button)
+        self.autoplay_note = QLabel(self)
+        self.autoplay_note.setObjectName("autoplayNote")
+        self.autoplay_note.setWordWrap(True)
+        mode_bar.addWidget(self.autoplay_note, 1)
+
+        # pages
+        self.briefing = BriefingPage(self)
+        self.briefing.start_clicked.connect(lambda: self.set_mode("execute"))
+        self.params = ParamControls(self)
+        self.params.changed.connect(self._params_changed)
+        self.run_controls = RunControls(self)
+        self.run_controls.variant_changed.connect(self._variant_changed)
+        self.run_controls.play_toggled.connect(self._play)
+        self.run_controls.step_clicked.connect(self.step)
+        self.run_controls.reset_clicked.connect(self.reset)
+        self.run_controls.rate_changed.connect(self.worker_rate)
+        self.kitchen = KitchenPanel(self.state, self)
+        self.chart = ChartView(self)
+        self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
+        self.log = LogView(self)
+        self.output = OutputView(self)
+        self.error_view = ErrorView(self)
+        self.code = CodeView(self)
+        self.bottom = QTabWidget(self)
+        self.bottom.setObjectName("bottomTabs")
+        for widget in (self.log, self.output, self.error_view, self.code):
+            self.bottom.addTab(widget, "")
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.params)
+        left_layout.addWidget(self.run_controls)
+        left_layout.addStretch(1)
+        left.setMinimumWidth(280)
+        left.setMaximumWidth(380)
+        self.right_split = QSplitter(Qt.Orientation.Vertical, self)
+        self.right_split.addWidget(self.kitchen)
+        self.right_split.addWidget(self.chart)
+        self.right_split.addWidget(self.bottom)
+        self.right_split.setChildrenCollapsible(False)
+        lab = QWidget(self)
+        lab_layout = QHBoxLayout(lab)
+        lab_layout.setContentsMargins(0, 0, 0, 0)
+        lab_layout.addWidget(left)
+        lab_layout.addWidget(self.right_split, 1)
+        self.summary = SummaryPage(self.state, self)
+        self.summary.measure_clicked.connect(self.measure_both)
+        self.summary.back_clicked.connect(lambda: self.set_mode("execute"))
+        self.summary.export_png.connect(lambda: self.export_png())
+        self.summary.export_csv.connect(lambda: self.export_csv())
+        self.summary.export_json.connect(lambda: self.export_json())
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.briefing)
+        self.pages.addWidget(lab)
+        self.pages.addWidget(self.summary)
+        self.lab_page = lab
+
+        center = QWidget(self)
+        center_layout = QVBoxLayout(center)
+        center_layout.setContentsMargins(6, 6, 6, 6)
+        center_layout.addLayout(mode_bar)
+        center_layout.addWidget(self.pages, 1)
+        self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_split.addWidget(self.scenario_list)
+        self.main_split.addWidget(center)
+        self.main_split.setStretchFactor(1, 1)
+        self.main_split.setSizes([230, 1200])
+        self.setCentralWidget(self.main_split)
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("workerStatus")
+        self.statusBar().addWidget(self.status_label, 1)
+        self._build_menus()
+        self.set_mode("start")
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("")
+        self.act_png = QAction(self)
+        self.act_png.triggered.connect(lambda: self.export_png())
+        self.act_csv = QAction(self)
+        self.act_csv.triggered.connect(lambda: self.export_csv())
+        self.act_json = QAction(self)
+        self.act_json.setShortcut(QKeySequence("Ctrl+E"))
+        self.act_json.triggered.connect(lambda: self.export_json())
+        self.act_quit = QAction(self)
+        self.act_quit.setShortcut(QKeySequence.StandardKey.Quit)
+        self.act_quit.triggered.connect(self.close)
+        for act in (self.act_png, self.act_csv, self.act_json):
+            self.file_menu.addAction(act)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.act_quit)
+        self.run_menu = bar.addMenu("")
+        self.act_autoplay = QAction(self)
+        self.act_autoplay.setShortcut(QKeySequence("Ctrl+P"))
+        self.act_autoplay.triggered.connect(self.start_autoplay)
+        self.run_menu.addAction(self.act_autoplay)
+        self.lang_menu = bar.addMenu("")
+        self.lang_group = QActionGroup(self)
+        self.lang_actions: dict[str, QAction] = {}
+        for lang, name in (("en", "English"), ("zh", "中文")):
+            act = QAction(name, self)
+            act.setCheckable(True)
+            act.triggered.connect(lambda _=False, code=lang: self.set_language(code))
+            self.lang_group.addAction(act)
+            self.lang_menu.addAction(act)
+            self.lang_actions[lang] = act
+        self.lang_actions[i18n.language()].setChecked(True)
+        self.help_menu = bar.addMenu("")
+        self.act_about = QAction(self)
+        self.act_about.triggered.connect(self._about)
+        self.help_menu.addAction(self.act_about)
+
+    # -- language -------------------------------------------------------------------------
+    def set_language(self, lang: str) -> None:
+        """Switch the interface at runtime; every widget re-labels on LanguageChange."""
+        i18n.set_language(lang)
+        self.settings.setValue("language", i18n.language())
+        self.lang_actions[i18n.language()].setChecked(True)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        names = {
+            "start": self.tr("① Start"),
+            "execute": self.tr("② Execute"),
+            "monitor": self.tr("③ Monitor"),
+            "complete": self.tr("④ Complete"),
+        }
+        tips = {
+            "start": self.tr("Briefing: the pitfall, the story, the code and a question (Alt+1)."),
+            "execute": self.tr("Make calls and watch the kitchen work (Alt+2)."),
+            "monitor": self.tr("Study the chart, the log and the output (Alt+3)."),
+            "complete": self.tr("Summary: fix vs pitfall side by side, and export (Alt+4)."),
+        }
+        for mode, button in self.mode_buttons.items():
+            button.setText(names[mode])
+            button.setToolTip(tips[mode])
+        for i, text in enumerate(
+            (self.tr("Call log"), self.tr("Output"), self.tr("Error"), self.tr("Code"))
+        ):
+            self.bottom.setTabText(i, text)
+        self.bottom.setTabToolTip(0, self.tr("One row per call, filterable by kind."))
+        self.bottom.setTabToolTip(1, self.tr("What the calls printed, trace time vs runtime."))
+        self.bottom.setTabToolTip(2, self.tr("The last error a call raised."))
+        self.bottom.setTabToolTip(3, self.tr("The code that runs, and the fix as a diff."))
+        self.scenario_list.setToolTip(
+            self.tr("Scenarios, grouped by pitfall. Greyed ones failed to load: hover for why.")
+        )
+        self.file_menu.setTitle(self.tr("&File"))
+        self.act_png.setText(self.tr("Export chart as PNG…"))
+        self.act_csv.setText(self.tr("Export call log as CSV…"))
+        self.act_json.setText(self.tr("Export call log as JSON…"))
+        self.act_quit.setText(self.tr("Quit"))
+        self.run_menu.setTitle(self.tr("&Run"))
+        self.act_autoplay.setText(self.tr("Play the demo hands-free"))
+        self.lang_menu.setTitle(self.tr("&Language"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.act_about.setText(self.tr("About jitlab"))
+        self._fill_scenarios()
+        self._update_title()
+        self._update_status()
+
+    def _update_title(self) -> None:
+        name = self.scenario.title.get(i18n.language()) if self.scenario else ""
+        self.setWindowTitle(f"jitlab — {name}" if name else "jitlab")
+
+    def _about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.about(
+            self,
+            self.tr("About jitlab"),
+            self.tr(
+                "jitlab shows, call by call, what jax.jit really does: trace, compile, cache "
+                "hit, recompile, why, and what it costs."
+            ),
+        )
+
+    # -- scenarios ------------------------------------------------------------------------
+    def _fill_scenarios(self) -> None:
+        lang = i18n.language()
+        tree = self.scenario_list
+        tree.blockSignals(True)
+        tree.clear()
+        groups: dict[Any, QTreeWidgetItem] = {}
+        for entry in self.entries:
+            cls = entry.scenario
+            key = cls.pitfall if cls is not None else None
+            if key not in groups:
+                title = key.title.get(lang) if key is not None else self.tr("Broken plugins")
+                group = QTreeWidgetItem(tree, [title])
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = group.font(0)
+                font.setBold(True)
+                group.setFont(0, font)
+                group.setToolTip(0, title)
+                groups[key] = group
+            item = QTreeWidgetItem(groups[key])
+            if cls is None:
+                item.setText(0, entry.name)
+                item.setIcon(0, _icon("broken"))
+                item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, not selectable
+                item.setToolTip(0, self.tr("Failed to load: %1").replace("%1", entry.error or ""))
+            else:
+                item.setText(0, cls.title.get(lang))
+                item.setIcon(0, _icon(cls.icon))
+                item.setData(0, Qt.ItemDataRole.UserRole, cls.id)
+                item.setToolTip(0, f"{cls.id}: {cls.question.get(lang)}")
+                if self.scenario is not None and cls.id == self.scenario.id:
+                    item.setSelected(True)
+        tree.expandAll()
+        tree.blockSignals(False)
+
+    def _picked(self, item: QTreeWidgetItem, column: int = 0) -> None:
+        sid = item.data(0, Qt.ItemDataRole.UserRole)
+        if sid and (self.scenario is None or sid != self.scenario.id):
+            self.select_scenario(sid)
+
+    def scenario_ids(self) -> list[str]:
+        return [e.scenario.id for e in self.entries if e.scenario is not None]
+
+    def select_scenario(self, sid: str, variant: str | None = None) -> None:
+        """Open a scenario: new run on the worker, controls and texts rebuilt, Start mode."""
+        cls = next((e.scenario for e in self.entries if e.scenario and e.scenario.id == sid), None)
+        if cls is None:
+            return
+        self.stop_autoplay()
+        self.run_controls.set_playing(False)
+        self.scenario = cls
+        variant = variant if variant in cls.variant_ids() else "pitfall"
+        self.state.clear(cls.id, variant)
+        self.chart.clear()
+        self.log.clear()
+        self.output.clear_lines()
+        self.error_view.clear()
+        self.params.build(cls.params, cls.defaults())
+        self.run_controls.set_variants(cls.variants, variant)
+        self.code.show_scenario(cls, variant)
+        self.briefing.show_scenario(cls)
+        self.summary.show_scenario(cls)
+        self.worker.select(cls, variant, self.params.values())
+        self.settings.setValue("last_scenario", cls.id)
+        self._fill_scenarios()
+        self._update_title()
+        self.state.notify()
+
+    # -- commands to the worker -----------------------------------------------------------
+    def _params_changed(self, values: dict[str, Any]) -> None:
+        self.worker.set_params(values, call=True)
+
+    def _variant_changed(self, variant: str) -> None:
+        if self.scenario is not None:
+            self.code.show_scenario(self.scenario, variant)
+        self.worker.set_variant(variant)
+
+    def set_variant(self, variant: str) -> None:
+        self.run_controls.select_variant(variant)
+        self._variant_changed(variant)
+
+    def _play(self, playing: bool) -> None:
+        if playing and self.mode in ("start", "complete"):
+            self.set_mode("execute")
+        self.worker.play(playing, self.run_controls.rate_value())
+
+    def worker_rate(self, rate: float) -> None:
+        self.worker.set_rate(rate)
+
+    def step(self) -> None:
+        if self.mode in ("start", "complete"):
+            self.set_mode("execute")
+        self.worker.step()
+
+    def reset(self) -> None:
+        self.worker.reset()
+
+    # -- modes ----------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        """Start, Execute, Monitor and Complete; the user can always jump back."""
+        self.mode = mode
+        self.mode_buttons[mode].setChecked(True)
+        if mode == "start":
+            self.pages.setCurrentWidget(self.briefing)
+        elif mode == "complete":
+            self.summary.prediction_text = self.briefing.prediction.text().strip()
+            self.summary.refresh()
+            self.pages.setCurrentWidget(self.summary)
+        else:
+            self.pages.setCurrentWidget(self.lab_page)
+            total = max(self.right_split.height(), 600)
+            if mode == "execute":
+                self.right_split.setSizes([int(total * 0.45), int(total * 0.33), int(total * 0.22)])
+            else:
+                self.right_split.setSizes([int(total * 0.22), int(total * 0.43), int(total * 0.35)])
+
+    # -- the frame loop -------------------------------------------------------------------
+    def drain(self) -> None:
+        """Take everything the worker queued since the last frame and render once."""
+        events = self.worker.events
+        changed = False
+        new_records = 0
+        while events:
+            event = events.popleft()
+            changed = True
+            name = type(event).__name__  # engine events: no import of the engine (JAX) here
+            if name == "CallFinished":
+                record = event.record
+                self.state.call_finished(record)
+                pos = len(self.state.records) - 1
+                self.chart.records = self.state.records
+                self.chart.add(record, len(self.state.segments) - 1, record.variant or "", pos)
+                self.log.add(record)
+                if record.stdout:
+                    self.output.add(record)
+                if record.error is not None:
+                    self.error_view.show_error(record)
+                    self.bottom.setCurrentWidget(self.error_view)
+                new_records += 1
+            elif name == "CallStarted":
+                self.state.call_started(event.index, event.params)
+                self._call_started_at = time.perf_counter()
+            elif name == "PhaseEnded":
+                self.state.phase_ended(event.index, event.phase, event.ms)
+            elif isinstance(event, RunReady):
+                if event.reason != "scenario":
+                    self.state.new_segment(event.variant)
+                    self.run_controls.select_variant(event.variant)
+            elif isinstance(event, Discovered):
+                self._discovered(event.entries)
+            elif isinstance(event, WorkerFailed):
+                self.error_view.show_text(self.tr("Internal error"), event.text)
+                self.bottom.setCurrentWidget(self.error_view)
+            elif isinstance(event, Idle):
+                pass
+        if self.state.in_flight is not None and self.state.tick(
+            time.perf_counter() - self._call_started_at
+        ):
+            changed = True
+        if changed:
+            self.state.notify()
+            self.chart.refresh()
+            self.log.flush()
+            self.output.flush()
+            if self.mode == "complete":
+                self.summary.refresh()
+            self._update_status()
+            self.frame_rendered.emit()
+        if new_records and self._autoplay_waiting:
+            self._autoplay_waiting = False
+            self.autoplay_timer.start(900)
+
+    def _update_status(self) -> None:
+        if not self.entries:
+            self.status_label.setText(self.tr("Starting JAX on the worker thread…"))
+            return
+        s = self.state.segment_summary()
+        state = self.kitchen.canvas.status()
+        self.status_label.setText(
+            self.tr("%1 · %2 calls this run · %3 in total")
+            .replace("%1", state)
+            .replace("%2", str(s.calls))
+            .replace("%3", str(len(self.state.records)))
+        )
+
+    def _discovered(self, entries: list[Any]) -> None:
+        self.entries = entries
+        ids = self.scenario_ids()
+        last = str(self.settings.value("last_scenario", "") or "")
+        for candidate in (self.requested, last, DEFAULT_SCENARIO, *ids):
+            if candidate and candidate in ids:
+                self.select_scenario(candidate, self.requested_variant)
+                break
+        else:
+            self._fill_scenarios()
+        if self.requested and self.requested not in ids:
+            self.error_view.show_text(
+                self.tr("Unknown scenario"),
+                self.tr("No scenario %1; choose one from the list.").replace("%1", self.requested),
+            )
+        self.scenarios_loaded.emit()
+        if self.autoplay_requested and self.scenario is not None:
+            self.start_autoplay()
+
+    # -- autoplay -------------------------------------------------------------------------
+    def start_autoplay(self) -> None:
+        """Play the scenario's demo: its beats on the pitfall, then on the fix, then the summary."""
+        if self.scenario is None:
+            return
+        beats = []
+        for variant in ("pitfall", "fix"):
+            first = True
+            for beat in self.scenario.autoplay:
+                if beat.variant not in (None, variant):
+                    continue
+                note = beat.note.get(i18n.language()) if beat.note else ""
+                beats.append((variant if first else "", dict(beat.params), note))
+                first = False
+        if not beats:
+            beats = [("pitfall", {}, ""), ("fix", {}, "")]
+        self._autoplay = beats
+        self.run_controls.set_playing(False)
+        self.set_mode("execute")
+        self._autoplay_next()
+
+    def measure_both(self) -> None:
+        self.start_autoplay()
+
+    def stop_autoplay(self) -> None:
+        self._autoplay = []
+        self._autoplay_waiting = False
+        self.autoplay_timer.stop()
+        self.autoplay_note.setText("")
+
+    def _autoplay_next(self) -> None:
+        if not self._autoplay:
+            self.autoplay_note.setText("")
+            self.set_mode("complete")
+            return
+        variant, params, note = self._autoplay.pop(0)
+        if variant and variant != self.run_controls.current_variant():
+            self.set_variant(variant)
+        elif variant:
+            self.reset()
+        values = self.params.values()
+        values.update(params)
+        text = ", ".join(f"{k}={v}" for k, v in params.items())
+        self.autoplay_note.setText(
+            self.tr("Demo (%1 left): %2")
+            .replace("%1", str(len(self._autoplay)))
+            .replace("%2", text)
+            + (f" — {note}" if note else "")
+        )
+        self._autoplay_waiting = True
+        self.params.set_values(values, emit=True)
+
+    # -- export ---------------------------------------------------------------------------
+    def _ask(self, title: str, name: str, pattern: str) -> Path | None:
+        path, _ = QFileDialog.getSaveFileName(self, title, name, pattern)
+        return Path(path) if path else None
+
+    def export_png(self, path: Path | None = None) -> Path | None:
+        path = path or self._ask(self.tr("Export chart"), "jitlab-chart.png", "PNG (*.png)")
+        if path is not None:
+            self.chart.grab().save(str(path), "PNG")
+        return path
+
+    def export_csv(self, path: Path | None = None) -> Path | None:
+        path = path or self._ask(self.tr("Export call log"), "jitlab-calls.csv", "CSV (*.csv)")
+        if path is None:
+            return None
+        fields = [
+            "index",
+            "kind",
+            "latency_ms",
+            "trace_ms",
+            "lower_ms",
+            "compile_ms",
+            "execute_ms",
+            "variant",
+            "params",
+            "card",
+            "signature",
+            "reason",
+            "error",
+        ]
+        with path.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fields)
+            writer.writeheader()
+            for record in self.state.records:
+                data = record.to_json()
+                writer.writerow(
+                    {
+                        **{k: data[k] for k in fields[:8]},
+                        "params": json.dumps(data["params"], ensure_ascii=False),
+                        "card": data["card"],
+                        "signature": data["signature"]["text"] if data["signature"] else "",
+                        "reason": data["reason"]["text"] if data["reason"] else "",
+                        "error": f"{data['error']['type']}: {data['error']['message']}"
+                        if data["error"]
+                        else "",
+                    }
+                )
+        return path
+
+    def export_json(self, path: Path | None = None) -> Path | None:
+        """The same objects as ``jitlab run --json``, then the summary."""
+        path = path or self._ask(self.tr("Export call log"), "jitlab-calls.json", "JSON (*.json)")
+        if path is None:
+            return None
+        data = {
+            "scenario": self.scenario.id if self.scenario else None,
+            "calls": [r.to_json() for r in self.state.records],
+            "summary": self.state.summary().to_json(),
+        }
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        return path
+
+    # -- look, geometry, shutdown ---------------------------------------------------------
+    def _scheme_changed(self, *_: Any) -> None:
+        self.chart.apply_theme()
+        self.code.apply_theme()
+        self.briefing.code.apply_theme()
+
+    def _restore_geometry(self) -> None:
+        import os
+
+        forced = os.environ.get("JITLAB_GEOMETRY", "")
+        if "x" in forced:
+            w, h = (int(v) for v in forced.lower().split("x", 1))
+            self.resize(w, h)
+            return
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+            return
+        screen = QApplication.primaryScreen()
+        if screen is not None:
+            avail = screen.availableGeometry()
+            self.resize(min(1440, avail.width() - 40), min(920, avail.height() - 40))
+        else:
+            self.resize(1440, 920)
+
+    def shutdown(self) -> None:
+        """Stop the worker and wait for it (a compile in flight finishes first)."""
+        self.stop_autoplay()
+        self.timer.stop()
+        self.worker.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing:
+            self._closing = True
+            self.settings.setValue("geometry", self.saveGeometry())
+            self.settings.setValue("language", i18n.language())
+            if self.scenario is not None:
+                self.settings.setValue("last_scenario", self.scenario.id)
+            self.settings.sync()
+            self.hide()  # the window goes at once; a compile in flight may still need seconds
+            self.shutdown()
+        event.accept()
+
+
+_ICONS: dict[str, QIcon] = {}
+
+
+def _icon(name: str) -> QIcon:
+    if name not in _ICONS:
+        path = resource("icons", f"{name}.svg")
+        _ICONS[name] = QIcon(str(path if path.exists() else resource("icons", "pot.svg")))
+    return _ICONS[name]

@@ -1,0 +1,166 @@
+"""The run-state model: what the views show, updated from engine events, free of Qt.
+
+The chart, the kitchen panel and the log all read this one model, so they can never disagree
+(and tests can check the state without looking at pixels).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jitlab.core.records import CallKind, CallRecord, Signature, Summary
+
+
+class Phase(enum.StrEnum):
+    """What the kitchen is doing right now."""
+
+    IDLE = "idle"  # nothing in flight
+    ORDER = "order"  # a call started: looking for a matching card
+    REHEARSING = "rehearsing"  # no card fits: tracing (inferred after a short wait)
+    WRITING = "writing"  # trace done: lowering and compiling the script
+    COOKING = "cooking"  # the executable runs
+    SERVED = "served"  # the call finished
+
+
+@dataclass
+class CardView:
+    """One compiled signature in the card holder, as the kitchen draws it."""
+
+    key: tuple[str, int]  # (function, card index)
+    signature: str
+    created_by: int
+    compile_ms: float
+    hits: int = 0
+    sig: Signature | None = None
+
+
+@dataclass
+class Segment:
+    """Calls made since the last reset or variant switch: one comparable run."""
+
+    variant: str
+    records: list[CallRecord] = field(default_factory=list)
+
+    def summary(self) -> Summary:
+        return Summary.of(self.records)
+
+
+Listener = Callable[[], None]
+
+
+class RunState:
+    """Counters, card holder, phase and last reason of the current scenario run."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self.clear()
+
+    # -- subscription ---------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        """Views register here; they are told once per batch of events, never per call."""
+        self._listeners.append(listener)
+
+    def notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    # -- mutation -------------------------------------------------------------------------
+    def clear(self, scenario: str = "", variant: str = "pitfall") -> None:
+        """A new scenario: forget every record."""
+        self.scenario = scenario
+        self.variant = variant
+        self.records: list[CallRecord] = []
+        self.segments: list[Segment] = []
+        self.version = 0  # bumped on clear so views know to rebuild
+        self.new_segment(variant)
+
+    def new_segment(self, variant: str) -> None:
+        """Reset or variant switch: the card holder empties, a new comparable run begins."""
+        self.variant = variant
+        self.segments.append(Segment(variant))
+        self.cards: dict[tuple[str, int], CardView] = {}
+        self.pulled: tuple[str, int] | None = None
+        self.phase = Phase.IDLE
+        self.in_flight: int | None = None
+        self.phase_note = ""
+        self.last_kind: CallKind | None = None
+        self.last_reason: str = ""
+        self.last_error: CallRecord | None = None
+        self.ever_compiled = False
+        self.version += 1
+
+    def call_started(self, index: int, params: dict[str, Any]) -> None:
+        self.in_flight = index
+        self.phase = Phase.ORDER
+        self.phase_note = ", ".join(f"{k}={v}" for k, v in params.items())
+        self.pulled = None
+
+    def phase_ended(self, index: int, phase: str, ms: float) -> None:
+        if index != self.in_flight:
+            return
+        if phase == "trace":
+            self.phase = Phase.WRITING
+        elif phase in ("compile", "load"):
+            self.phase = Phase.COOKING
+
+    def tick(self, elapsed_s: float) -> bool:
+        """Called once per frame: a call slower than a cache hit is rehearsing (tracing).
+
+        An in-memory cache hit sends no event at all, and tracing sends one only when it ends,
+        so "rehearsing" is inferred from the wait; it is replaced as soon as the trace ends.
+        """
+        if self.phase is Phase.ORDER and elapsed_s > 0.08:
+            self.phase = Phase.REHEARSING
+            return True
+        return False
+
+    def call_finished(self, record: CallRecord) -> None:
+        self.records.append(record)
+        self.segments[-1].records.append(record)
+        self.in_flight = None
+        self.phase = Phase.SERVED
+        self.last_kind = record.kind
+        key = (record.function, record.card) if record.card is not None else None
+        if record.kind.compiled and key is not None:
+            self.cards[key] = CardView(
+                key,
+                str(record.signature) if record.signature else "?",
+                record.index,
+                record.trace_ms + record.lower_ms + record.compile_ms,
+                sig=record.signature,
+            )
+            self.ever_compiled = True
+            self.pulled = key
+        elif record.kind is CallKind.CACHE_HIT and key is not None:
+            card = self.cards.get(key)
+            if card is not None:
+                card.hits += 1
+            self.pulled = key
+        if record.reason is not None and record.kind is not CallKind.COMPILE:
+            self.last_reason = str(record.reason)
+        if record.kind is CallKind.COMPILE and record.reason is not None and not self.last_reason:
+            self.last_reason = str(record.reason)
+        if record.error is not None:
+            self.last_error = record
+
+    # -- views ----------------------------------------------------------------------------
+    @property
+    def recompiling(self) -> bool:
+        """A miss after this run already compiled once: the alarm-coloured re-rehearsal."""
+        return self.ever_compiled and self.phase in (Phase.REHEARSING, Phase.WRITING)
+
+    def summary(self) -> Summary:
+        return Summary.of(self.records)
+
+    def segment_summary(self) -> Summary:
+        return self.segments[-1].summary()
+
+    def latest(self, variant: str) -> Segment | None:
+        """The newest run of ``variant`` that made calls (for the pitfall-vs-fix summary)."""
+        for segment in reversed(self.segments):
+            if segment.variant == variant and segment.records:
+                return segment
+        return None

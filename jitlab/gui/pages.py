@@ -1,0 +1,304 @@
+"""The Start (briefing) and Complete (summary) pages of the four-mode demo."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jitlab.core.records import CallKind, Summary
+from jitlab.gui.code_view import CodeView
+from jitlab.gui.i18n import language
+from jitlab.gui.model import RunState
+from jitlab.gui.style import format_ms
+
+
+class BriefingPage(QWidget):
+    """Start: the pitfall, the kitchen story, the code, and a question to predict the outcome."""
+
+    start_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scenario: Any = None
+        self.text = QTextBrowser(self)
+        self.text.setObjectName("briefingText")
+        self.text.setOpenExternalLinks(False)
+        self.code = CodeView(self)
+        self.question_box = QGroupBox(self)
+        self.question = QLabel(self.question_box)
+        self.question.setObjectName("question")
+        self.question.setWordWrap(True)
+        font = self.question.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setBold(True)
+        self.question.setFont(font)
+        self.prediction = QLineEdit(self.question_box)
+        self.prediction.setObjectName("prediction")
+        self.start = QPushButton(self.question_box)
+        self.start.setObjectName("startButton")
+        self.start.setDefault(True)
+        self.start.clicked.connect(self.start_clicked)
+        self.prediction.returnPressed.connect(self.start_clicked)
+        q = QVBoxLayout(self.question_box)
+        q.addWidget(self.question)
+        row = QHBoxLayout()
+        row.addWidget(self.prediction, 1)
+        row.addWidget(self.start)
+        q.addLayout(row)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.text)
+        split.addWidget(self.code)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.question_box)
+        self.retranslate()
+
+    def show_scenario(self, scenario: Any) -> None:
+        self.scenario = scenario
+        self.code.show_scenario(scenario, "pitfall")
+        self.prediction.clear()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        lang = language()
+        self.question_box.setTitle(self.tr("Predict before you run"))
+        self.prediction.setPlaceholderText(self.tr("Your prediction (kept for the summary)…"))
+        self.prediction.setToolTip(
+            self.tr("Write down what you expect; the summary shows it next to what happened.")
+        )
+        self.start.setText(self.tr("Start cooking →"))
+        self.start.setToolTip(self.tr("Go to the kitchen and make the calls (Execute mode)."))
+        self.text.setToolTip(
+            self.tr("The lesson: what goes wrong, why, the kitchen story and the fix.")
+        )
+        s = self.scenario
+        if s is None:
+            self.text.setHtml(f"<p>{html.escape(self.tr('Loading the scenarios…'))}</p>")
+            self.question.setText("")
+            return
+        sections = (
+            (self.tr("What goes wrong"), s.lesson.what),
+            (self.tr("Why"), s.lesson.why),
+            (self.tr("In Chef Wang's kitchen"), s.lesson.kitchen),
+            (self.tr("The fix"), s.lesson.fix),
+        )
+        body = [
+            f"<h2>{html.escape(s.title.get(lang))}</h2>",
+            f"<p style='color:gray'>{html.escape(s.pitfall.title.get(lang))}</p>",
+        ]
+        for heading, text in sections:
+            body.append(f"<h3>{html.escape(heading)}</h3><p>{html.escape(text.get(lang))}</p>")
+        self.text.setHtml("".join(body))
+        self.question.setText("❓ " + s.question.get(lang))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+class SummaryPage(QWidget):
+    """Complete: what it cost, the fix measured side by side with the pitfall, and export."""
+
+    measure_clicked = Signal()
+    export_png = Signal()
+    export_csv = Signal()
+    export_json = Signal()
+    back_clicked = Signal()
+
+    ROWS = ("calls", "compiles", "recompiles", "hit_rate", "time_lost", "mean_hit", "total")
+
+    def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.prediction_text = ""
+        self.title = QLabel(self)
+        self.title.setObjectName("summaryTitle")
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.table_box = QGroupBox(self)
+        self.grid = QGridLayout(self.table_box)
+        self.grid.setHorizontalSpacing(28)
+        self.row_labels: dict[str, QLabel] = {}
+        self.cells: dict[tuple[str, str], QLabel] = {}
+        self.heads = {v: QLabel(self) for v in ("pitfall", "fix")}
+        for col, (variant, head) in enumerate(self.heads.items(), start=1):
+            f = head.font()
+            f.setBold(True)
+            head.setFont(f)
+            self.grid.addWidget(head, 0, col)
+            del variant
+        for row, key in enumerate(self.ROWS, start=1):
+            label = QLabel(self)
+            self.row_labels[key] = label
+            self.grid.addWidget(label, row, 0)
+            for col, variant in enumerate(("pitfall", "fix"), start=1):
+                cell = QLabel("–", self)
+                cell.setObjectName(f"summary_{variant}_{key}")
+                cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.cells[(variant, key)] = cell
+                self.grid.addWidget(cell, row, col)
+        self.verdict = QLabel(self)
+        self.verdict.setObjectName("verdict")
+        self.verdict.setWordWrap(True)
+        self.prediction = QLabel(self)
+        self.prediction.setWordWrap(True)
+        self.lesson = QLabel(self)
+        self.lesson.setWordWrap(True)
+        self.measure = QPushButton(self)
+        self.measure.setObjectName("measureButton")
+        self.measure.clicked.connect(self.measure_clicked)
+        self.back = QPushButton(self)
+        self.back.clicked.connect(self.back_clicked)
+        self.png = QPushButton(self)
+        self.png.clicked.connect(self.export_png)
+        self.csv = QPushButton(self)
+        self.csv.clicked.connect(self.export_csv)
+        self.json = QPushButton(self)
+        self.json.clicked.connect(self.export_json)
+        buttons = QHBoxLayout()
+        for b in (self.measure, self.back):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        for b in (self.png, self.csv, self.json):
+            buttons.addWidget(b)
+        inner = QWidget(self)
+        layout = QVBoxLayout(inner)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table_box)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.prediction)
+        layout.addWidget(self.lesson)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self.scenario: Any = None
+        self.retranslate()
+
+    def show_scenario(self, scenario: Any) -> None:
+        self.scenario = scenario
+        self.retranslate()
+
+    def summaries(self) -> dict[str, Summary | None]:
+        out: dict[str, Summary | None] = {}
+        for variant in ("pitfall", "fix"):
+            segment = self.state.latest(variant)
+            out[variant] = segment.summary() if segment else None
+        return out
+
+    def refresh(self) -> None:
+        summaries = self.summaries()
+        for variant, summary in summaries.items():
+            segment = self.state.latest(variant)
+            for key in self.ROWS:
+                self.cells[(variant, key)].setText(
+                    _cell(key, summary, segment.records if segment else [])
+                )
+        p, f = summaries["pitfall"], summaries["fix"]
+        if p and f and p.calls and f.calls:
+            saved = p.time_lost_ms - f.time_lost_ms
+            self.verdict.setText(
+                self.tr("The fix compiled %1 times instead of %2 and saved %3 of compiling.")
+                .replace("%1", str(f.compiles + f.recompiles))
+                .replace("%2", str(p.compiles + p.recompiles))
+                .replace("%3", format_ms(max(saved, 0.0)))
+            )
+        else:
+            self.verdict.setText(
+                self.tr("Run both variants (or press “Measure both”) to compare them side by side.")
+            )
+        if self.prediction_text:
+            self.prediction.setText(
+                self.tr("Your prediction: %1").replace("%1", self.prediction_text)
+            )
+        else:
+            self.prediction.setText("")
+
+    def retranslate(self) -> None:
+        lang = language()
+        title = self.scenario.title.get(lang) if self.scenario else ""
+        self.title.setText(self.tr("Summary: %1").replace("%1", title))
+        self.table_box.setTitle(
+            self.tr("The fix measured against the pitfall (latest run of each)")
+        )
+        self.heads["pitfall"].setText(self.tr("Pitfall"))
+        self.heads["fix"].setText(self.tr("Fix"))
+        names = {
+            "calls": self.tr("Calls"),
+            "compiles": self.tr("Compiles (all)"),
+            "recompiles": self.tr("of which recompiles"),
+            "hit_rate": self.tr("Cache hit rate"),
+            "time_lost": self.tr("Time lost to compiling"),
+            "mean_hit": self.tr("Mean latency of a cache hit"),
+            "total": self.tr("Total time of all calls"),
+        }
+        for key, text in names.items():
+            self.row_labels[key].setText(text)
+        self.lesson.setText(
+            "<b>" + self.tr("Remember:") + "</b> " + html.escape(self.scenario.lesson.fix.get(lang))
+            if self.scenario
+            else ""
+        )
+        self.measure.setText(self.tr("Measure both"))
+        self.measure.setToolTip(
+            self.tr("Play the demo script on the pitfall, then on the fix, and compare.")
+        )
+        self.back.setText(self.tr("← Back to the kitchen"))
+        self.back.setToolTip(self.tr("Return to Execute mode."))
+        self.png.setText(self.tr("Export chart (PNG)…"))
+        self.png.setToolTip(self.tr("Save the latency chart as a PNG image."))
+        self.csv.setText(self.tr("Export log (CSV)…"))
+        self.csv.setToolTip(self.tr("Save every call as a CSV row."))
+        self.json.setText(self.tr("Export log (JSON)…"))
+        self.json.setToolTip(
+            self.tr("Save every call as JSON, the same fields as `jitlab run --json`.")
+        )
+        self.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def _cell(key: str, summary: Summary | None, records: list[Any]) -> str:
+    if summary is None or not summary.calls:
+        return "–"
+    if key == "calls":
+        return str(summary.calls)
+    if key == "compiles":
+        return str(summary.compiles + summary.recompiles)
+    if key == "recompiles":
+        return str(summary.recompiles)
+    if key == "hit_rate":
+        return f"{summary.hit_rate:.0%}"
+    if key == "time_lost":
+        return format_ms(summary.time_lost_ms)
+    if key == "mean_hit":
+        hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
+        return format_ms(sum(hits) / len(hits)) if hits else "–"
+    return format_ms(sum(r.latency_ms for r in records))

@@ -1,0 +1,61 @@
+"""Colours and names shared by every view, for the light and the dark scheme."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+from jitlab.core.records import CallKind
+from jitlab.gui.i18n import translate
+
+KIND_COLORS = {
+    CallKind.COMPILE: "#e3a21a",
+    CallKind.RECOMPILE: "#e0323f",
+    CallKind.CACHE_HIT: "#2f9e4f",
+    CallKind.PERSISTENT_HIT: "#1f9bbf",
+    CallKind.ERROR: "#a347c9",
+}
+
+_KIND_NAMES = {
+    CallKind.COMPILE: QT_TRANSLATE_NOOP("Kinds", "first compile"),
+    CallKind.RECOMPILE: QT_TRANSLATE_NOOP("Kinds", "recompile"),
+    CallKind.CACHE_HIT: QT_TRANSLATE_NOOP("Kinds", "cache hit"),
+    CallKind.PERSISTENT_HIT: QT_TRANSLATE_NOOP("Kinds", "persistent-cache hit"),
+    CallKind.ERROR: QT_TRANSLATE_NOOP("Kinds", "error"),
+}
+
+KIND_ORDER = (
+    CallKind.COMPILE,
+    CallKind.RECOMPILE,
+    CallKind.CACHE_HIT,
+    CallKind.PERSISTENT_HIT,
+    CallKind.ERROR,
+)
+
+
+def kind_name(kind: CallKind) -> str:
+    """The kind in the interface language."""
+    return translate("Kinds", _KIND_NAMES[kind])
+
+
+def kind_color(kind: CallKind) -> QColor:
+    return QColor(KIND_COLORS[kind])
+
+
+def is_dark() -> bool:
+    """Follow the system scheme; fall back to the palette's window lightness."""
+    hints = QGuiApplication.styleHints()
+    scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
+    if scheme == Qt.ColorScheme.Dark:
+        return True
+    if scheme == Qt.ColorScheme.Light:
+        return False
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def format_ms(ms: float) -> str:
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 10:
+        return f"{ms:.0f} ms"
+    return f"{ms:.2f} ms"

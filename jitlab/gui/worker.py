@@ -1,0 +1,231 @@
+"""The one thread that owns all JAX work.
+
+The GUI never calls JAX: it writes requests into a command slot (the newest parameter values
+win, so a slider drag never builds a backlog of stale calls) and drains the worker's event
+queue once per frame. A compile in progress cannot be interrupted; stopping waits for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QThread
+
+# -- events the worker adds to the engine's (CallStarted, PhaseEnded, CallFinished) -----------
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """Scenario plugins found on the worker (discovery imports JAX, so not on the GUI thread)."""
+
+    entries: list[Any]  # jitlab.core.discovery.PluginEntry
+
+
+@dataclass(frozen=True)
+class RunReady:
+    """A new run segment begins (scenario chosen, variant switched or reset): no cards yet."""
+
+    scenario: str
+    variant: str
+    reason: str  # "scenario", "variant" or "reset"
+
+
+@dataclass(frozen=True)
+class WorkerFailed:
+    """Something outside a probed call failed; the worker keeps going."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Idle:
+    """The worker has nothing left to do (handy for tests and autoplay)."""
+
+    calls: int
+
+
+class Worker(QThread):
+    """Long-lived worker thread holding the engine ``Run`` of the current scenario."""
+
+    def __init__(
+        self, scenarios_dir: Path | None = None, entry_points: bool = True, parent: Any = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("jitlab-worker")
+        self.events: deque[Any] = deque()  # worker appends, GUI timer drains (thread-safe)
+        self._scenarios_dir = scenarios_dir
+        self._entry_points = entry_points
+        self._cond = threading.Condition()
+        self._stop = False
+        self._scenario: Any = None  # requested scenario class
+        self._scenario_dirty = False
+        self._variant = "pitfall"
+        self._variant_dirty = False
+        self._reset = False
+        self._params: dict[str, Any] = {}
+        self._pending_calls = 0  # one-shot calls requested (slider moves, step)
+        self._playing = False
+        self._interval = 0.0  # seconds between calls while playing; 0 = as fast as possible
+        self._next_due = 0.0
+        self._calls = 0
+        self.busy = False  # a call is in flight (read by the GUI for display only)
+
+    # -- commands (any thread) ------------------------------------------------------------
+    def select(self, scenario: Any, variant: str, params: Mapping[str, Any]) -> None:
+        """Switch to a scenario class; the newest request wins."""
+        with self._cond:
+            self._scenario = scenario
+            self._scenario_dirty = True
+            self._variant = variant
+            self._variant_dirty = False
+            self._reset = False
+            self._params = dict(params)
+            self._pending_calls = 0
+            self._cond.notify_all()
+
+    def set_variant(self, variant: str) -> None:
+        with self._cond:
+            self._variant = variant
+            self._variant_dirty = True
+            self._pending_calls = 0
+            self._cond.notify_all()
+
+    def reset(self) -> None:
+        """Clear the jit caches before the next call: the card holder empties."""
+        with self._cond:
+            self._reset = True
+            self._pending_calls = 0
+            self._cond.notify_all()
+
+    def set_params(self, params: Mapping[str, Any], call: bool = True) -> None:
+        """New parameter values; with ``call``, make one call with the newest values.
+
+        Several moves before the worker gets to them collapse into one call.
+        """
+        with self._cond:
+            self._params = dict(params)
+            if call:
+                self._pending_calls = 1
+            self._cond.notify_all()
+
+    def step(self) -> None:
+        with self._cond:
+            self._pending_calls += 1
+            self._cond.notify_all()
+
+    def play(self, playing: bool, rate: float | None = None) -> None:
+        """Call continuously at ``rate`` calls per second (0 or None: as fast as possible)."""
+        with self._cond:
+            self._playing = playing
+            if rate is not None:
+                self._interval = 1.0 / rate if rate > 0 else 0.0
+            if not playing:
+                self._pending_calls = 0
+            self._next_due = time.perf_counter()
+            self._cond.notify_all()
+
+    def set_rate(self, rate: float) -> None:
+        with self._cond:
+            self._interval = 1.0 / rate if rate > 0 else 0.0
+            self._next_due = min(self._next_due, time.perf_counter() + self._interval)
+            self._cond.notify_all()
+
+    @property
+    def playing(self) -> bool:
+        return self._playing
+
+    def stop(self) -> None:
+        """Ask the thread to end after the call in flight (a compile cannot be interrupted)."""
+        with self._cond:
+            self._stop = True
+            self._playing = False
+            self._pending_calls = 0
+            self._cond.notify_all()
+
+    def shutdown(self, timeout_ms: int = -1) -> bool:
+        """Stop and wait for the thread: never let a running QThread be destroyed."""
+        self.stop()
+        if self.isRunning():
+            return self.wait() if timeout_ms < 0 else self.wait(timeout_ms)
+        return True
+
+    # -- the thread -----------------------------------------------------------------------
+    def run(self) -> None:
+        try:
+            from jitlab.core.discovery import discover
+
+            entries = discover(self._scenarios_dir, entry_points=self._entry_points)
+            self.events.append(Discovered(entries))
+        except Exception:
+            self.events.append(WorkerFailed(traceback.format_exc()))
+        run: Any = None
+        while True:
+            with self._cond:
+                while not self._stop and not self._has_work(run):
+                    self._cond.wait(self._wait_time(run))
+                if self._stop:
+                    break
+                scenario = self._scenario if self._scenario_dirty else None
+                self._scenario_dirty = False
+                variant = self._variant if self._variant_dirty else None
+                self._variant_dirty = False
+                reset, self._reset = self._reset, False
+                call = False
+                if self._pending_calls > 0:
+                    self._pending_calls -= 1
+                    call = True
+                elif self._playing and time.perf_counter() >= self._next_due:
+                    call = True
+                    self._next_due = max(self._next_due + self._interval, time.perf_counter())
+                    if self._interval == 0.0:
+                        self._next_due = 0.0
+                params = dict(self._params)
+                current_variant = self._variant
+            try:
+                run = self._apply(run, scenario, variant, reset, current_variant)
+                if call and run is not None:
+                    self.busy = True
+                    try:
+                        run.step(params)
+                    finally:
+                        self.busy = False
+                    self._calls += 1
+                    if self._interval == 0.0 and self._playing:
+                        time.sleep(0)  # let the GUI thread take the GIL between fast calls
+                    if not self._playing and self._pending_calls == 0:
+                        self.events.append(Idle(self._calls))
+            except Exception:
+                self.events.append(WorkerFailed(traceback.format_exc()))
+
+    def _has_work(self, run: Any) -> bool:
+        if self._scenario_dirty or self._variant_dirty or self._reset or self._pending_calls:
+            return True
+        return self._playing and run is not None and time.perf_counter() >= self._next_due
+
+    def _wait_time(self, run: Any) -> float | None:
+        if self._playing and run is not None:
+            return max(0.0, self._next_due - time.perf_counter())
+        return None
+
+    def _apply(
+        self, run: Any, scenario: Any, variant: str | None, reset: bool, current: str
+    ) -> Any:
+        from jitlab.core.engine import Run
+
+        if scenario is not None:
+            run = Run(scenario, current, listener=self.events.append)
+            self.events.append(RunReady(scenario.id, current, "scenario"))
+        elif run is not None and variant is not None and variant != run.variant:
+            run.set_variant(variant)
+            self.events.append(RunReady(run.scenario_cls.id, variant, "variant"))
+        elif run is not None and reset:
+            run.reset()
+            self.events.append(RunReady(run.scenario_cls.id, run.variant, "reset"))
+        return run
