@@ -37,6 +37,7 @@ class CallCollector:
     __slots__ = (
         "_output",
         "_trace_mark",
+        "busy",
         "compile_ms",
         "compiled",
         "echo",
@@ -58,6 +59,10 @@ class CallCollector:
         self.jit_name = f"jit({trace_name})"
         self.on_phase = on_phase
         self.echo = echo
+        self.busy = False  # a probe reuses its collector while nothing happened in it
+        self.reset()
+
+    def reset(self) -> None:
         self.trace_ms = self.lower_ms = self.compile_ms = 0.0
         self.traced = self.lowered = self.compiled = self.persistent = False
         self.explanations: list[str] = []

@@ -90,6 +90,7 @@ class Probe:
         echo_output: bool = False,
         keep_records: bool = True,
         on_record: Callable[[CallRecord], None] | None = None,
+        block: bool = True,
         **jit_kwargs: Any,
     ) -> None:
         if _is_jitted(fn):
@@ -108,6 +109,9 @@ class Probe:
         self.echo_output = echo_output
         self.keep_records = keep_records
         self.on_record = on_record
+        # Blocking makes latency_ms the real cost of the call; watching a program must not
+        # block, or it would break the asynchronous pipelining the program relies on.
+        self.block = block
         self.records: list[CallRecord] = []
         self.last: CallRecord | None = None  # the newest record, even when not kept
         self._calls = 0
@@ -115,11 +119,13 @@ class Probe:
         self._lock = threading.Lock()
         self._generation = 0
         self._by_key: dict[Hashable, Card] = {}
+        self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._bind(jitted)
         self.name = name or self._trace_name
         monitor.install()
 
     def _bind(self, jitted: Callable[..., Any]) -> None:
+        self._spare: monitor.CallCollector | None = None
         self._fn = jitted
         fun = getattr(jitted, "__wrapped__", jitted)
         self._trace_name = _function_name(fun)
@@ -151,28 +157,50 @@ class Probe:
         return Summary.of(self.records)
 
     # -- the call -------------------------------------------------------------------------
+    def _collector(self) -> monitor.CallCollector:
+        """The probe's collector, reused across cache hits (they leave it untouched)."""
+        collector = self._spare
+        if collector is None or collector.busy:  # first call, or a call on another thread
+            collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
+            if self._spare is None:
+                self._spare = collector
+        collector.busy = True
+        collector.on_phase = self.on_phase
+        return collector
+
+    def _release(self, collector: monitor.CallCollector) -> None:
+        if not collector.quiet or collector.persistent or collector.compiled:
+            collector.reset()
+        collector.busy = False
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
+        collector = self._collector()
         previous = monitor.begin(collector)
+        if previous is not None:
+            # Called while another probed call is in flight on this thread, i.e. while that
+            # function is being traced: we are inlined into its trace, not dispatched.
+            try:
+                return self._fn(*args, **kwargs)
+            finally:
+                monitor.end(collector, previous)
+                self._release(collector)
         error: BaseException | None = None
         result = None
         start = time.perf_counter()
         try:
             result = self._fn(*args, **kwargs)
-            try:
-                result.block_until_ready()
-            except AttributeError:  # a pytree of results, a Python scalar, or tracers
-                if _holds_tracers(result):
-                    # Called while another function is being traced: it is inlined into
-                    # that trace, not dispatched, so there is no call of ours to record.
-                    return result
-                jax.block_until_ready(result)
+            if self.block:
+                try:
+                    result.block_until_ready()
+                except AttributeError:  # a pytree of results, or a Python scalar
+                    jax.block_until_ready(result)
         except Exception as exc:
             error = exc
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
         self.last = record = self._record(collector, latency_ms, args, kwargs, error)
+        self._release(collector)
         if self.on_record is not None:
             self.on_record(record)
         if error is not None and not self.keep_going:
@@ -203,9 +231,12 @@ class Probe:
         self, index: int, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> CallRecord:
         cards = self.ledger.cards
-        if len(cards) == 1 and self._jax_entries() == 1:
-            # Steady state: JAX holds one executable and we saw it compile. No key needed.
-            card: Card | None = cards[0]
+        if not cards:
+            card: Card | None = None  # JAX served it from a cache filled before we watched
+        elif len(cards) == 1 and self._jax_entries() == self._entries_after_compile:
+            # Steady state: one card, and JAX's cache has not changed since we saw it
+            # compile, so this hit used that card. No key needed.
+            card = cards[0]
         else:
             card = self._by_key.get(self._key(args, kwargs))
         if card is None:
@@ -294,6 +325,7 @@ class Probe:
         if card.key is not None:
             self._by_key[card.key] = card
         ledger.ever_compiled = True
+        self._entries_after_compile = self._jax_entries()
         return CallRecord(kind=kind, card=card.index, reason=reason, **common)
 
     def _reason(
@@ -321,10 +353,6 @@ class Probe:
         if not closest:
             closest = ["same signature as a card already held: JAX's cache no longer had it"]
         return Reason(tuple(closest), explanation)
-
-
-def _holds_tracers(tree: Any) -> bool:
-    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
 
 
 def _first_lines(text: str, limit: int = 12) -> str:

@@ -133,6 +133,7 @@ class WatchedFunction:
             jitted,
             keep_records=False,
             echo_output=True,
+            block=False,  # keep the program's asynchronous dispatch: latency = dispatch time
             on_record=functools.partial(recorder._on_probe_record, self._stats),
         )
 
