@@ -37,7 +37,13 @@ def test_masked_loss_equals_the_unpadded_loss(n: int):
 
 def test_bucket_sizes_are_powers_of_two_up_to_the_maximum():
     assert [module.bucket_size(n) for n in (1, 2, 3, 4, 5, 1000, 1024)] == [
-        1, 2, 4, 4, 8, 1024, 1024,
+        1,
+        2,
+        4,
+        4,
+        8,
+        1024,
+        1024,
     ]
 
 
