@@ -96,6 +96,7 @@ def incoming(mistake, step, rows):
 
 # --- the pitfall: habits that make JAX compile again -----------------------------------
 def pitfall_step(train, jit, mistake, params, batch, lr):
+    """One loop step. ``train`` is jax.jit(train_step) built once; ``jit`` is jax.jit."""
     if mistake == "new-lambda":
         train = jit(lambda p, b, lr: train_step(p, b, lr))  # a new function object each step
     elif mistake == "new-partial":
@@ -489,11 +490,15 @@ class RecompileCost(Scenario):
             holder.last = record
             holder.ledger.counts[record.kind] += 1
             made = record.trace_ms + record.lower_ms + record.compile_ms
-            history.append((record.kind.value, made))
-            colds = [ms for kind, ms in history if kind in ("compile", "recompile")]
+            shape = (values["depth"], values["batch_size"])  # one disk entry per signature
+            history.append((shape, record.kind.value, made))
+            colds = [ms for key, kind, ms in history if key == shape and kind == "compile"]
             self._facts = {
                 "cache_dir": cache_dir,
+                # With the threshold at 0 even tiny helper programs (convert_element_type,
+                # broadcast_in_dim) are written: the reason JAX's default keeps only slow ones.
                 "cache_entries": [e for e in outcome["entries"] if not e.startswith("result-")],
+                "predict_entries": sum(e.startswith("jit_predict") for e in outcome["entries"]),
                 "process_ms": round(process_ms, 3),
                 "kind": record.kind.value,
                 "trace_lower_ms": round(record.trace_ms + record.lower_ms, 3),

@@ -109,6 +109,8 @@ def test_persistent_cache_second_process_loads_from_disk(cls):
     assert first_facts["time_saved_ms"] is None
     assert facts["cold_ms"] is not None and facts["time_saved_ms"] is not None
     assert facts["cache_entries"] and all("-cache" in e for e in facts["cache_entries"])
+    assert facts["predict_entries"] == 1  # one program on disk, loaded by the second process
+    assert second.notes["kind"] == "persistent_hit"  # facts travel with the record
     assert facts["default_min_compile_time_secs"] == 1.0
     # Tracing and lowering still run on a disk hit; only the XLA compile is skipped.
     assert second.trace_ms > 0 and second.lower_ms > 0
