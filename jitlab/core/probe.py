@@ -23,6 +23,7 @@ from jitlab.core.records import (
 )
 
 PhaseCallback = Callable[[str, float], None]
+_HIT = CallKind.CACHE_HIT
 
 
 @dataclass
@@ -199,8 +200,13 @@ class Probe:
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
-        self.last = record = self._record(collector, latency_ms, args, kwargs, error)
-        self._release(collector)
+        if error is None and collector.quiet:
+            record = self._hit(latency_ms, args, kwargs)  # the fast path
+            collector.busy = False  # untouched: no reset needed
+        else:
+            record = self._record(collector, latency_ms, args, kwargs, error)
+            self._release(collector)
+        self.last = record
         if self.on_record is not None:
             self.on_record(record)
         if error is not None and not self.keep_going:
@@ -218,41 +224,36 @@ class Probe:
         with self._lock:
             index = self._calls
             self._calls += 1
-            if error is None and collector.quiet:
-                record = self._hit(index, latency_ms, args, kwargs)
-            else:
-                record = self._slow(index, collector, latency_ms, args, kwargs, error)
+            record = self._slow(index, collector, latency_ms, args, kwargs, error)
             self.ledger.counts[record.kind] += 1
             if self.keep_records:
                 self.records.append(record)
         return record
 
-    def _hit(
-        self, index: int, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> CallRecord:
+    def _hit(self, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallRecord:
         cards = self.ledger.cards
         if not cards:
-            card: Card | None = None  # JAX served it from a cache filled before we watched
+            card = None  # JAX served it from a cache filled before we watched
         elif len(cards) == 1 and self._jax_entries() == self._entries_after_compile:
             # Steady state: one card, and JAX's cache has not changed since we saw it
             # compile, so this hit used that card. No key needed.
             card = cards[0]
         else:
             card = self._by_key.get(self._key(args, kwargs))
-        if card is None:
-            return CallRecord(index, self.name, CallKind.CACHE_HIT, latency_ms)
-        card.hits += 1
-        return CallRecord(
-            index,
-            self.name,
-            CallKind.CACHE_HIT,
-            latency_ms,
-            0.0,
-            0.0,
-            0.0,
-            card.signature,
-            card.index,
-        )
+        with self._lock:
+            index = self._calls
+            self._calls += 1
+            self.ledger.counts[_HIT] += 1
+            if card is None:
+                record = CallRecord(index, self.name, _HIT, latency_ms)
+            else:
+                card.hits += 1
+                record = CallRecord(
+                    index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, card.signature, card.index
+                )
+            if self.keep_records:
+                self.records.append(record)
+        return record
 
     def _jax_entries(self) -> int:
         """How many executables JAX's own cache holds for this function (-1 if unknown)."""
