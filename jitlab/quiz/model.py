@@ -218,7 +218,7 @@ class Exercise:
         if self.kind is AnswerKind.ERROR:
             if lowered in ("none", "no error", "no-error", "no", "ok"):
                 return NO_ERROR
-            if raw.isidentifier():
+            if raw.isidentifier() and raw[0].isupper():  # an exception's name
                 return raw
         allowed = ", ".join(f"{_letter(i)}/{o.id}" for i, o in enumerate(self.options))
         extra = " or an exception name" if self.kind is AnswerKind.ERROR else ""

@@ -1,0 +1,491 @@
+"""``jitlab quiz``: predict, then run the real code, in the terminal.
+
+Wired into the main command with :func:`add_parser` and :func:`run`; also runnable alone as
+``python -m jitlab.quiz.cli``. Importing this module is cheap (no JAX) so that building the
+main parser stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from jitlab.cli import _Parser, fail
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from jitlab.quiz.interview import Interview
+    from jitlab.quiz.model import Exercise, Outcome, Verdict
+
+DESCRIPTION = (
+    "Predict what jax.jit will do, then let a real run settle it. With no option, walks "
+    "through every exercise; --interview N draws a timed round. --answer gives the "
+    "predictions up front (one per question) instead of asking."
+)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``quiz`` command to the main parser's subparsers."""
+    parser = subparsers.add_parser(
+        "quiz", help="predict-then-run exercises and interview rounds", description=DESCRIPTION
+    )
+    configure(parser)
+    return parser
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--list", action="store_true", help="list the exercises and stop")
+    parser.add_argument(
+        "--exercise",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this exercise (repeatable; see --list)",
+    )
+    parser.add_argument(
+        "--scenario", metavar="SCENARIO", help="only the exercises taught by this scenario"
+    )
+    parser.add_argument(
+        "--interview", type=int, metavar="N", help="a timed round of N questions drawn at random"
+    )
+    parser.add_argument("--seed", type=int, help="seed of the interview draw (repeat a round)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        metavar="T",
+        help="interview: seconds per question; later answers score nothing (default 60)",
+    )
+    parser.add_argument(
+        "--answer",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="a prediction (a number, an option letter or id, an exception name or 'none'); "
+        "give one per question to answer without being asked",
+    )
+    parser.add_argument(
+        "--solve",
+        action="store_true",
+        help="run the exercises and show what JAX does, without predicting",
+    )
+    parser.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    # SUPPRESS: keep a --lang given to the main command (`jitlab --lang zh quiz`).
+    parser.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="jitlab quiz", description=DESCRIPTION)
+    configure(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    # The sharding exercises need several devices; XLA reads this only before it starts.
+    from jitlab.core.devices import simulate_cpu_devices
+
+    simulate_cpu_devices(8)
+    try:
+        return run(args)
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+
+
+# -- dispatch -------------------------------------------------------------------------------
+def run(args: argparse.Namespace) -> int:
+    """Run ``jitlab quiz`` with parsed arguments; usage errors exit with status 2."""
+    language = getattr(args, "lang", None) or "en"
+    _check_combinations(args)
+    from jitlab.quiz import exercises as catalogue
+    from jitlab.quiz.model import SCENARIO_PITFALLS
+
+    if args.scenario is not None and args.scenario not in SCENARIO_PITFALLS:
+        fail(f"unknown scenario {args.scenario!r}; valid scenarios: {', '.join(SCENARIO_PITFALLS)}")
+    for exercise_id in args.exercise:
+        if exercise_id not in catalogue.BY_ID:
+            fail(
+                f"unknown exercise {exercise_id!r}; valid exercises: "
+                f"{', '.join(catalogue.BY_ID)} (see `jitlab quiz --list`)"
+            )
+    selected = _select(args, catalogue.EXERCISES)
+    if not selected:
+        fail("no exercise matches --exercise and --scenario together")
+    view = _View(language, args.json)
+    if args.list:
+        return view.listing(selected)
+    if args.solve:
+        return view.solve(selected)
+    if args.interview is not None:
+        return _interview(args, view, catalogue.available())
+    return _practice(args, view, selected)
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    modes = [name for name in ("list", "solve") if getattr(args, name)]
+    if args.interview is not None:
+        modes.append("interview")
+    if len(modes) > 1:
+        fail(f"choose one of --list, --solve and --interview, not {' and '.join(modes)}")
+    if args.answer and modes and modes[0] != "interview":
+        fail(f"--answer does not apply to --{modes[0]}")
+    if args.interview is not None and (args.exercise or args.scenario):
+        fail("--interview draws from all exercises: drop --exercise/--scenario")
+    if args.interview is None and (args.seed is not None or args.seconds is not None):
+        fail("--seed and --seconds apply to --interview only")
+    if args.seconds is not None and args.seconds <= 0:
+        fail(f"--seconds must be positive, not {args.seconds}")
+    if args.json and not modes and not args.answer:
+        fail("--json needs --answer (one per question), --solve or --list")
+    if args.json and modes == ["interview"] and not args.answer:
+        fail("--json needs --answer (one per question)")
+
+
+def _select(args: argparse.Namespace, every: Sequence[Exercise]) -> list[Exercise]:
+    chosen = [e for e in every if not args.exercise or e.id in args.exercise]
+    if args.exercise:  # keep the order the user gave
+        chosen.sort(key=lambda e: args.exercise.index(e.id))
+    return [e for e in chosen if args.scenario is None or e.scenario == args.scenario]
+
+
+def _parse_answers(answers: list[str], questions: Sequence[Exercise]) -> list[int | str]:
+    if len(answers) != len(questions):
+        fail(f"got {len(answers)} --answer for {len(questions)} question(s); give one each")
+    parsed = []
+    for exercise, text in zip(questions, answers, strict=True):
+        try:
+            parsed.append(exercise.parse(text))
+        except ValueError as exc:
+            fail(str(exc))
+    return parsed
+
+
+def _practice(args: argparse.Namespace, view: _View, selected: Sequence[Exercise]) -> int:
+    given = _parse_answers(args.answer, selected) if args.answer else None
+    score = 0
+    for position, exercise in enumerate(selected):
+        view.question(exercise, position, len(selected))
+        if given is not None:
+            prediction = given[position]
+        else:
+            prediction = view.ask(exercise)
+            if prediction is _STOP:
+                return view.stopped(score, position)
+        verdict = exercise.check(prediction)
+        score += verdict.correct
+        view.verdict(exercise, verdict)
+    view.summary(score, len(selected))
+    return 0
+
+
+def _interview(args: argparse.Namespace, view: _View, pool: Sequence[Exercise]) -> int:
+    from jitlab.quiz.interview import DEFAULT_SECONDS, Interview
+
+    seconds = args.seconds if args.seconds is not None else DEFAULT_SECONDS
+    try:
+        interview = Interview(args.interview, seed=args.seed, seconds=seconds, pool=pool)
+    except ValueError as exc:
+        fail(f"--interview: {exc}")
+    given = _parse_answers(args.answer, interview.questions) if args.answer else None
+    view.interview_start(interview)
+    while not interview.done:
+        exercise = interview.start()
+        view.question(exercise, interview.position, interview.total, interview.seconds)
+        if given is not None:
+            prediction = given[interview.position]
+        else:
+            prediction = view.ask(exercise, interview)
+            if prediction is _STOP:
+                view.interview_end(interview)
+                return 1
+        verdict = interview.submit(prediction)
+        view.verdict(exercise, verdict, interview.results[-1].elapsed_s)
+    view.interview_end(interview)
+    return 0
+
+
+_STOP: Any = object()  # the user left (end of input, or "q")
+
+
+# -- output ---------------------------------------------------------------------------------
+def exercise_json(exercise: Exercise, language: str) -> dict[str, Any]:
+    return {
+        "exercise": exercise.id,
+        "scenario": exercise.scenario,
+        "variant": exercise.variant,
+        "pitfall": int(exercise.pitfall),
+        "kind": exercise.kind.value,
+        "title": exercise.title.get(language),
+        "claim": exercise.claim.get(language) if exercise.claim else None,
+        "question": exercise.question.get(language),
+        "options": [{"id": o.id, "label": o.label.get(language)} for o in exercise.options],
+        "min_devices": exercise.min_devices,
+        "source": exercise.source,
+    }
+
+
+def outcome_json(outcome: Outcome, language: str) -> dict[str, Any]:
+    answer = outcome.answer
+    return {
+        "answer": answer.value if answer else None,
+        "also": list(answer.also) if answer else [],
+        "detail": answer.detail.get(language) if answer else None,
+        "skipped": outcome.skipped.get(language) if outcome.skipped else None,
+        "failure": outcome.failure,
+        "evidence": outcome.evidence.to_json() if outcome.evidence else None,
+    }
+
+
+def verdict_json(exercise: Exercise, verdict: Verdict, language: str) -> dict[str, Any]:
+    return {
+        "exercise": exercise.id,
+        "scenario": exercise.scenario,
+        "variant": exercise.variant,
+        "prediction": verdict.prediction,
+        "correct": verdict.correct,
+        "exact": verdict.exact,
+        "timed_out": verdict.timed_out,
+        "explanation": exercise.explanation.get(language),
+        "next": play_command(exercise),
+        **outcome_json(verdict.outcome, language),
+    }
+
+
+def play_command(exercise: Exercise) -> str:
+    variant = "" if exercise.variant == "pitfall" else f" --variant {exercise.variant}"
+    return f"jitlab run {exercise.scenario}{variant}"
+
+
+_WORDS = {
+    "en": {
+        "exercise": "Exercise",
+        "question": "Question",
+        "claim": "Claim",
+        "prompt_number": "Your prediction (a whole number)",
+        "prompt_choice": "Your prediction (a letter)",
+        "prompt_error": "Your prediction (an exception name, a letter, or none)",
+        "right": "✓ Right.",
+        "close": "✓ Right — precisely, it is",
+        "wrong": "✗ Not this time.",
+        "late": "⏱ Too late: not scored",
+        "run_says": "The run says",
+        "skipped": "Skipped",
+        "broken": "The run broke",
+        "play": "Play with it",
+        "score": "Score",
+        "review": "To review",
+        "nothing": "Nothing to review: well done.",
+        "stopped": "Stopped",
+        "seconds_left": "s left",
+        "answer": "answer",
+        "quit": "(q to stop)",
+        "lab": "# lab.jit is jax.jit with jitlab's probe around it; lab.note keeps a value",
+        "you": "You predicted",
+    },
+    "zh": {
+        "exercise": "练习",
+        "question": "题目",
+        "claim": "说法",
+        "prompt_number": "你的预测（一个整数）",
+        "prompt_choice": "你的预测（一个字母）",
+        "prompt_error": "你的预测（异常名、字母或 none）",
+        "right": "✓ 答对了。",
+        "close": "✓ 答对了——确切地说是",
+        "wrong": "✗ 这次没猜中。",
+        "late": "⏱ 超时：不计分",
+        "run_says": "实际运行结果",
+        "skipped": "已跳过",
+        "broken": "运行出了意外",
+        "play": "动手试试",
+        "score": "得分",
+        "review": "需要复习",
+        "nothing": "没有需要复习的，干得好。",
+        "stopped": "已停止",
+        "seconds_left": " 秒",
+        "answer": "答案",
+        "quit": "（输入 q 退出）",
+        "lab": "# lab.jit 就是套上 jitlab 探针的 jax.jit；lab.note 记下一个值",
+        "you": "你的预测",
+    },
+}
+
+
+class _View:
+    """Text (rich) or JSON lines for every step of the quiz."""
+
+    def __init__(self, language: str, as_json: bool) -> None:
+        from rich.console import Console
+
+        self.language = language
+        self.as_json = as_json
+        self.words = _WORDS["zh" if language.startswith("zh") else "en"]
+        self.console: Console = Console(highlight=False)
+
+    def _t(self, text: Any) -> str:
+        return text.get(self.language)
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        print(json.dumps(obj, ensure_ascii=False), flush=True)
+
+    def _print(self, text: str = "", style: str | None = None) -> None:
+        from rich.text import Text as RichText
+
+        self.console.print(RichText(text, style=style or ""))
+
+    # -- listing and solving ------------------------------------------------------------
+    def listing(self, selected: Sequence[Exercise]) -> int:
+        if self.as_json:
+            for exercise in selected:
+                self._emit(exercise_json(exercise, self.language))
+            return 0
+        from rich.table import Table
+
+        table = Table(title="jitlab quiz", show_lines=False)
+        for column in ("exercise", "scenario", "kind", "title"):
+            table.add_column(column, overflow="fold")
+        for exercise in selected:
+            kind = "misconception" if exercise.misconception else exercise.kind.value
+            table.add_row(exercise.id, exercise.scenario, kind, self._t(exercise.title))
+        self.console.print(table)
+        return 0
+
+    def solve(self, selected: Sequence[Exercise]) -> int:
+        for exercise in selected:
+            outcome = exercise.run()
+            if self.as_json:
+                self._emit({"exercise": exercise.id, **outcome_json(outcome, self.language)})
+                continue
+            self._print(f"{exercise.id}: {self._t(exercise.question)}", "bold")
+            self._outcome(outcome)
+            self._print()
+        return 0
+
+    # -- one question -------------------------------------------------------------------
+    def question(
+        self, exercise: Exercise, position: int, total: int, seconds: float | None = None
+    ) -> None:
+        if self.as_json:
+            return
+        from rich.rule import Rule
+        from rich.syntax import Syntax
+
+        w = self.words
+        head = f"{w['exercise']} {position + 1}/{total} · {exercise.id}"
+        if seconds is not None:
+            head += f" · {seconds:g}{w['seconds_left']}"
+        self.console.print(Rule(head))
+        self._print(self._t(exercise.title), "bold")
+        self._print(self._t(exercise.pitfall.title), "dim")
+        if exercise.claim is not None:
+            self._print(f"{w['claim']}: “{self._t(exercise.claim)}”", "italic")
+        if "lab.jit" in exercise.source:
+            self._print(w["lab"], "dim")
+        self.console.print(Syntax(exercise.source, "python", theme="ansi_dark"))
+        self._print(self._t(exercise.question))
+        for position_, option in enumerate(exercise.options):
+            self._print(f"  {'abcdefghij'[position_]}) {self._t(option.label)}")
+
+    def ask(self, exercise: Exercise, interview: Interview | None = None) -> Any:
+        from rich.markup import escape
+
+        from jitlab.quiz.model import AnswerKind
+
+        w = self.words
+        key = {
+            AnswerKind.NUMBER: "prompt_number",
+            AnswerKind.CHOICE: "prompt_choice",
+            AnswerKind.ERROR: "prompt_error",
+        }[exercise.kind]
+        while True:
+            extra = ""
+            if interview is not None:
+                extra = f" [{max(0, round(interview.remaining()))}{w['seconds_left']}]"
+            try:
+                text = self.console.input(escape(f"{w[key]}{extra} {w['quit']}: "))
+            except EOFError:
+                return _STOP
+            if text.strip().lower() in ("q", "quit", "exit"):
+                return _STOP
+            try:
+                return exercise.parse(text)
+            except ValueError as exc:
+                self._print(str(exc), "yellow")
+
+    def verdict(self, exercise: Exercise, verdict: Verdict, elapsed: float | None = None) -> None:
+        if self.as_json:
+            obj = verdict_json(exercise, verdict, self.language)
+            if elapsed is not None:
+                obj["elapsed_s"] = round(elapsed, 3)
+            self._emit(obj)
+            return
+        w = self.words
+        answer = verdict.answer
+        if verdict.prediction is not None:
+            self._print(f"{w['you']}: {verdict.prediction}")
+        if verdict.timed_out:
+            self._print(f"{w['late']} ({elapsed or 0:.0f} s).", "yellow")
+        elif answer is None:
+            pass
+        elif verdict.correct and not verdict.exact:
+            self._print(f"{w['close']} {answer.value}.", "green")
+        elif verdict.correct:
+            self._print(w["right"], "bold green")
+        else:
+            self._print(w["wrong"], "bold red")
+        self._outcome(verdict.outcome)
+        self._print(self._t(exercise.explanation))
+        self._print(f"{w['play']}: {play_command(exercise)}", "cyan")
+        self._print()
+
+    def _outcome(self, outcome: Outcome) -> None:
+        w = self.words
+        if outcome.skipped is not None:
+            self._print(f"{w['skipped']}: {self._t(outcome.skipped)}", "yellow")
+        elif outcome.failure is not None:
+            self._print(f"{w['broken']}: {outcome.failure}", "red")
+        elif outcome.answer is not None:
+            self._print(f"{w['run_says']}: {outcome.answer.value}", "bold")
+            self._print(self._t(outcome.answer.detail), "dim")
+
+    # -- endings --------------------------------------------------------------------------
+    def summary(self, score: int, total: int) -> None:
+        if self.as_json:
+            self._emit({"summary": {"score": score, "total": total}})
+        else:
+            self._print(f"{self.words['score']}: {score}/{total}", "bold")
+
+    def stopped(self, score: int, answered: int) -> int:
+        if not self.as_json:
+            self._print(f"{self.words['stopped']}. {self.words['score']}: {score}/{answered}")
+        return 1
+
+    def interview_start(self, interview: Interview) -> None:
+        if not self.as_json:
+            ids = ", ".join(e.id for e in interview.questions)
+            self._print(f"seed {interview.seed}: {ids}", "dim")
+
+    def interview_end(self, interview: Interview) -> None:
+        if self.as_json:
+            self._emit({"interview": interview.to_json(self.language)})
+            return
+        w = self.words
+        self._print(f"{w['score']}: {interview.score}/{interview.total}", "bold")
+        review = interview.review()
+        if not review:
+            self._print(w["nothing"], "green")
+            return
+        self._print(f"{w['review']}:", "bold")
+        for result in review:
+            late = f" ({w['late']})" if result.verdict.timed_out else ""
+            self._print(
+                f"  {result.exercise.id} — {self._t(result.exercise.title)}{late} → "
+                f"{play_command(result.exercise)}"
+            )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
