@@ -585,7 +585,7 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise(
         id="debug-print",
         scenario="side-effects",
-        title=Text("jax.debug.print", "jax.debug.print"),
+        title=Text("Printing while the program runs", "在程序运行时打印"),
         question=Text(
             "This time the function uses jax.debug.print, and is called three times with new "
             "values of the same shape. How many lines are printed?",
