@@ -185,6 +185,17 @@ class ChartView(QWidget):
             else:
                 item.setData([], [])
 
+    def export_png(self, path: object, width: int = 1400) -> None:
+        """Render the plot's scene to a PNG, also when the chart is not on screen."""
+        from pyqtgraph.exporters import ImageExporter
+
+        self.refresh()
+        if not self.isVisible():
+            self.plot.resize(1100, 520)
+        exporter = ImageExporter(self.plot.getPlotItem())
+        exporter.parameters()["width"] = width
+        exporter.export(str(path))
+
     # -- look -----------------------------------------------------------------------------
     def apply_theme(self) -> None:
         dark = is_dark()

@@ -8,7 +8,7 @@ itself; lesson texts (``Text(en, zh)``) are picked with :func:`language`.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 
 from jitlab.core.paths import resource
 
@@ -50,6 +50,9 @@ def set_language(lang: str) -> bool:
                 app.installTranslator(qt)
                 _state["translators"].append(qt)  # type: ignore[union-attr]
     _state["language"] = lang if ok else "en"
+    # Deliver the LanguageChange events now, so every label is re-translated on return.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     return ok
 
 

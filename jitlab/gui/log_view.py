@@ -140,8 +140,13 @@ class KindFilter(QSortFilterProxyModel):
         self.shown: set[str] = {k.value for k in CallKind}
 
     def set_shown(self, kinds: set[str]) -> None:
-        self.shown = set(kinds)
-        self.invalidateRowsFilter()
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10+
+            self.beginFilterChange()
+            self.shown = set(kinds)
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.shown = set(kinds)
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, row: int, parent: Index) -> bool:
         model = self.sourceModel()

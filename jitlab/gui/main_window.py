@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self._autoplay: list[tuple[str, dict[str, Any], str]] = []
         self._autoplay_waiting = False
         self._closing = False
+        self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
 
         self._build()
         self.worker = Worker(scenarios_dir, entry_points)
@@ -470,7 +471,7 @@ class MainWindow(QMainWindow):
             self.frame_rendered.emit()
         if new_records and self._autoplay_waiting:
             self._autoplay_waiting = False
-            self.autoplay_timer.start(900)
+            self.autoplay_timer.start(self.autoplay_delay_ms)
 
     def _update_status(self) -> None:
         if not self.entries:
@@ -564,7 +565,7 @@ class MainWindow(QMainWindow):
     def export_png(self, path: Path | None = None) -> Path | None:
         path = path or self._ask(self.tr("Export chart"), "jitlab-chart.png", "PNG (*.png)")
         if path is not None:
-            self.chart.grab().save(str(path), "PNG")
+            self.chart.export_png(path)
         return path
 
     def export_csv(self, path: Path | None = None) -> Path | None:

@@ -76,6 +76,7 @@ class Worker(QThread):
         self._next_due = 0.0
         self._calls = 0
         self.busy = False  # a call is in flight (read by the GUI for display only)
+        self.current_run: Any = None  # the engine Run (tests inspect it once the worker idles)
 
     # -- commands (any thread) ------------------------------------------------------------
     def select(self, scenario: Any, variant: str, params: Mapping[str, Any]) -> None:
@@ -189,7 +190,7 @@ class Worker(QThread):
                 params = dict(self._params)
                 current_variant = self._variant
             try:
-                run = self._apply(run, scenario, variant, reset, current_variant)
+                run = self.current_run = self._apply(run, scenario, variant, reset, current_variant)
                 if call and run is not None:
                     self.busy = True
                     try:

@@ -1,0 +1,62 @@
+"""GUI fixtures: a real main window on a real worker thread, with throwaway settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from jitlab.gui import i18n
+
+LOAD_TIMEOUT_MS = 60_000  # discovery imports JAX and every scenario on the worker
+CALL_TIMEOUT_MS = 60_000
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The offscreen platform cannot pass size hints to a window manager; that is not our bug.
+    for item in items:
+        if "tests/gui" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.qt_log_ignore("propagateSizeHints"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """Settings in a temp ini file, never the user's own."""
+    return QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings: QSettings) -> Iterator:
+    """Build windows; afterwards stop every worker and check its thread really ended."""
+    from jitlab.gui.app import application
+    from jitlab.gui.main_window import MainWindow
+
+    application()
+    windows = []
+
+    def make(**kwargs: object) -> MainWindow:
+        kwargs.setdefault("entry_points", False)
+        window = MainWindow(settings, **kwargs)  # type: ignore[arg-type]
+        window.autoplay_delay_ms = 0
+        windows.append(window)
+        window.show()
+        qtbot.waitUntil(lambda: bool(window.entries), timeout=LOAD_TIMEOUT_MS)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+        window.shutdown()
+        assert window.worker.isFinished(), "the worker thread is still running"
+        assert not window.worker.isRunning()
+        window.deleteLater()
+    if i18n.language() != "en":
+        i18n.set_language("en")
+
+
+@pytest.fixture
+def window(make_window):
+    """The app on dynamic-shapes, as `jitlab` opens it."""
+    return make_window(scenario="dynamic-shapes")

@@ -1,0 +1,113 @@
+"""Helpers for the GUI tests: waiting for calls, writing throwaway scenario plugins."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+CALL_TIMEOUT_MS = 60_000
+
+
+def wait_calls(qtbot, window, count: int) -> None:
+    """Wait until the window has shown ``count`` calls in total."""
+    qtbot.waitUntil(lambda: len(window.log.model.records) >= count, timeout=CALL_TIMEOUT_MS)
+
+
+def write_scenarios(folder: Path, **sources: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, source in sources.items():
+        (folder / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    return folder
+
+
+HEADER = """
+from jitlab.core.scenario import (
+    AutoplayStep, Lab, Lesson, Param, Pitfall, Scenario, Text, Variant,
+)
+T = Text("en", "zh")
+VARIANTS = (Variant("pitfall", Text("Pitfall", "陷阱"), T), Variant("fix", Text("Fix", "修正"), T))
+"""
+
+RAISER = (
+    HEADER
+    + """
+import jax.numpy as jnp
+
+def bad_step(x):
+    return x @ jnp.ones((3, 3))  # (n,) @ (3, 3) fails unless n == 3
+
+class Raiser(Scenario):
+    id = "raiser"
+    pitfall = Pitfall.ERROR_DEBUGGING
+    title = Text("A call that raises", "会报错的调用")
+    question = T
+    lesson = Lesson(T, T, T, T)
+    params = (Param("n", 4, Text("n", "n"), T, minimum=1, maximum=8),)
+    variants = VARIANTS
+
+    def setup(self, lab, variant):
+        f = lab.probe(bad_step)
+        return lambda values: f(jnp.ones(values["n"]))
+
+    def code_objects(self, variant):
+        return (bad_step,)
+"""
+)
+
+BROKEN = "raise RuntimeError('this plugin is broken on purpose')\n"
+
+SQUARE = (
+    HEADER
+    + """
+import jax.numpy as jnp
+
+def square(x):
+    return x * x
+
+class Square(Scenario):
+    id = "square"
+    pitfall = Pitfall.DYNAMIC_SHAPES
+    title = Text("Squares", "平方")
+    question = T
+    lesson = Lesson(T, T, T, T)
+    params = (Param("n", 4, Text("n", "n"), T, minimum=1, maximum=64, log_scale=True),)
+    variants = VARIANTS
+    autoplay = (AutoplayStep({"n": 2}), AutoplayStep({"n": 2}), AutoplayStep({"n": 3}))
+
+    def setup(self, lab, variant):
+        f = lab.probe(square)
+        return lambda values: f(jnp.ones(values["n"]))
+
+    def code_objects(self, variant):
+        return (square,)
+"""
+)
+
+# A compile that takes about a second (more on a slow machine): a long unfused chain.
+SLOW = (
+    HEADER
+    + """
+import jax.numpy as jnp
+
+def slow(x, steps):
+    for i in range(steps):
+        x = jnp.sin(x * (i + 1)) + jnp.cos(x) * 0.5
+    return x.sum()
+
+class Slow(Scenario):
+    id = "slow"
+    pitfall = Pitfall.RECOMPILE_COST
+    title = Text("A slow compile", "很慢的编译")
+    question = T
+    lesson = Lesson(T, T, T, T)
+    params = (Param("steps", 400, Text("steps", "steps"), T, minimum=1, maximum=3000),)
+    variants = VARIANTS
+
+    def setup(self, lab, variant):
+        f = lab.probe(slow, static_argnames="steps")
+        return lambda values: f(jnp.ones(128), steps=values["steps"])
+
+    def code_objects(self, variant):
+        return (slow,)
+"""
+)

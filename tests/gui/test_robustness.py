@@ -1,0 +1,100 @@
+"""A scenario that raises, a broken plugin, and closing the window in the middle of a compile."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from guihelp import BROKEN, RAISER, SLOW, SQUARE, wait_calls, write_scenarios
+from PySide6.QtCore import Qt
+
+from jitlab.core.records import CallKind
+from jitlab.gui.model import Phase
+
+
+def test_a_scenario_that_raises_and_a_broken_plugin(qtbot, make_window, tmp_path) -> None:
+    folder = write_scenarios(tmp_path / "plugins", raiser=RAISER, broken=BROKEN, square=SQUARE)
+    window = make_window(scenarios_dir=folder, scenario="raiser")
+    assert window.scenario.id == "raiser"
+    # The broken plugin is listed, greyed out, with its error on hover.
+    items = window.scenario_list.findItems("broken", Qt.MatchFlag.MatchRecursive)
+    assert len(items) == 1
+    assert items[0].flags() == Qt.ItemFlag.NoItemFlags
+    assert "broken on purpose" in items[0].toolTip(0)
+    # The raising call becomes an error row and fills the error view; the app goes on.
+    window.step()
+    wait_calls(qtbot, window, 1)
+    record = window.state.records[0]
+    assert record.kind is CallKind.ERROR
+    assert window.log.visible_rows()[0].kind is CallKind.ERROR
+    assert window.bottom.currentWidget() is window.error_view
+    assert record.error.type in window.error_view.toPlainText()
+    assert window.kitchen.canvas.status() == "The order failed: see the error"
+    window.params.set_values({"n": 3})  # (3,) @ (3, 3) works
+    wait_calls(qtbot, window, 2)
+    assert window.state.records[-1].kind is CallKind.COMPILE
+    # Another scenario still runs.
+    window.select_scenario("square")
+    window.step()
+    wait_calls(qtbot, window, 1)
+    qtbot.waitUntil(lambda: window.state.records and window.state.records[0].kind.compiled)
+
+
+def test_close_during_a_compile_waits_for_it(qtbot, make_window, tmp_path) -> None:
+    folder = write_scenarios(tmp_path / "plugins", slow=SLOW)
+    window = make_window(scenarios_dir=folder, scenario="slow")
+    window.set_mode("execute")
+    window.step()
+    # The kitchen shows the script being written while XLA compiles.
+    qtbot.waitUntil(lambda: window.state.phase is Phase.WRITING, timeout=60_000)
+    assert "compiling" in window.kitchen.canvas.status()
+    assert window.kitchen.canvas.lit()["station-writing"]
+    assert window.worker.busy
+    window.close()  # returns once the compile has finished and the thread has ended
+    assert window.worker.isFinished()
+    assert not window.isVisible()
+
+
+CLOSE_SCRIPT = """
+import sys
+from pathlib import Path
+from PySide6.QtCore import QSettings, QTimer
+from jitlab.gui.app import application
+from jitlab.gui.main_window import MainWindow
+from jitlab.gui.model import Phase
+
+app = application()
+window = MainWindow(QSettings(sys.argv[2], QSettings.Format.IniFormat), "slow",
+                    scenarios_dir=Path(sys.argv[1]), entry_points=False)
+window.show()
+window.scenarios_loaded.connect(window.step)
+
+def check():
+    if window.state.phase is Phase.WRITING:
+        print("closing during compile", file=sys.stderr, flush=True)  # stdout is routed
+        window.close()
+    else:
+        QTimer.singleShot(20, check)
+
+QTimer.singleShot(20, check)
+status = app.exec()
+print("exited", window.worker.isFinished(), file=sys.stderr, flush=True)
+sys.exit(status)
+"""
+
+
+def test_closing_the_app_during_a_compile_exits_0(tmp_path) -> None:
+    folder = write_scenarios(tmp_path / "plugins", slow=SLOW)
+    script = tmp_path / "close.py"
+    script.write_text(textwrap.dedent(CLOSE_SCRIPT), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, str(script), str(folder), str(tmp_path / "s.ini")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "closing during compile" in result.stderr
+    assert "exited True" in result.stderr
+    assert "QThread: Destroyed" not in result.stderr
