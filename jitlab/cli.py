@@ -191,9 +191,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     calls = parse_sequences(scenario, args.param)
     if not calls:
-        calls = [
-            dict(beat.params) for beat in scenario.autoplay if beat.variant in (None, args.variant)
-        ] or [{}]
+        # The variant's own demo beats if it has some, else the scenario's shared ones.
+        own = [dict(b.params) for b in scenario.autoplay if b.variant == args.variant]
+        shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
+        calls = own or shared or [{}]
 
     from jitlab.core.engine import Run
 

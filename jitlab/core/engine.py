@@ -106,7 +106,7 @@ class Run:
             if self._step is None:
                 # Start cold, as a fresh process would: JAX caches outlive our probes.
                 jax.clear_caches()
-                self._lab = Lab(on_phase=lambda phase, ms: self._emit(PhaseEnded(index, phase, ms)))
+                self._lab = Lab(on_phase=self._phase_ended)
                 self._step = self.scenario.setup(self._lab, self.variant)
             counts = [len(p.records) for p in self._lab.probes]
             try:
@@ -145,6 +145,10 @@ class Run:
 
     def summary(self) -> Summary:
         return Summary.of(self.records)
+
+    def _phase_ended(self, phase: str, ms: float) -> None:
+        # The lab outlives a step: read the index of the call in flight, not the first one.
+        self._emit(PhaseEnded(self._index - 1, phase, ms))
 
     def _emit(self, event: Event) -> None:
         if self.listener is not None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+from jax._src import config as _config  # disable_jit's thread-aware value
 from jax._src import util as _jax_util
 
 from jitlab.core import monitor, signature
@@ -200,7 +201,7 @@ class Probe:
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
-        if error is None and collector.quiet:
+        if error is None and collector.quiet and not _config.disable_jit.value:
             record = self._hit(latency_ms, args, kwargs)  # the fast path
             collector.busy = False  # untouched: no reset needed
         else:
@@ -301,6 +302,9 @@ class Probe:
         if error is not None:
             info = ErrorInfo(type(error).__name__, _first_lines(str(error)), error)
             return CallRecord(kind=CallKind.ERROR, error=info, **common)
+        if _config.disable_jit.value:
+            # jax.disable_jit(): the function ran op by op as plain Python, nothing compiled.
+            return CallRecord(kind=CallKind.EAGER, **common)
         if not (collector.lowered or collector.compiled or collector.persistent):
             # Traced (or printed) but reused an executable: JAX served it from a cache.
             key = self._key(args, kwargs)
@@ -315,16 +319,24 @@ class Probe:
         else:
             kind = CallKind.COMPILE
         reason = self._reason(sig, collector, kind)
-        card = Card(
-            index=len(ledger.cards),
-            signature=sig or Signature((), (), "?", self._generation),
-            key=self._key(args, kwargs),
-            created_by=index,
-            compile_ms=collector.trace_ms + collector.lower_ms + collector.compile_ms,
-        )
-        ledger.cards.append(card)
-        if card.key is not None:
-            self._by_key[card.key] = card
+        key = self._key(args, kwargs)
+        cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
+        card = self._by_key.get(key) if key is not None else None
+        if card is not None:
+            # JAX compiled a signature we hold a card for: it had dropped the executable
+            # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
+            card.created_by, card.compile_ms = index, cost_ms
+        else:
+            card = Card(
+                index=len(ledger.cards),
+                signature=sig or Signature((), (), "?", self._generation),
+                key=key,
+                created_by=index,
+                compile_ms=cost_ms,
+            )
+            ledger.cards.append(card)
+            if key is not None:
+                self._by_key[key] = card
         ledger.ever_compiled = True
         self._entries_after_compile = self._jax_entries()
         return CallRecord(kind=kind, card=card.index, reason=reason, **common)
@@ -345,6 +357,11 @@ class Probe:
                 )
                 return Reason(tuple(changes) or ("caches were cleared",), explanation)
             first = "first call: nothing compiled yet"
+            if ledger.counts[_HIT]:
+                first = (
+                    "first compile jitlab saw: earlier calls used executables compiled "
+                    "before it watched (e.g. an AOT warm-up)"
+                )
             if kind is CallKind.PERSISTENT_HIT:
                 first = "first call in this process: executable loaded from the persistent cache"
             return Reason((first,), explanation)
@@ -352,7 +369,10 @@ class Probe:
         diffs = [signature.diff(sig, old) for old in reversed(previous)]
         closest = min(diffs, key=signature.distance)
         if not closest:
-            closest = ["same signature as a card already held: JAX's cache no longer had it"]
+            closest = [
+                "same signature as a card already held: JAX's cache no longer had it "
+                "(jax.clear_caches() or eviction)"
+            ]
         return Reason(tuple(closest), explanation)
 
 

@@ -18,6 +18,7 @@ class CallKind(enum.StrEnum):
     CACHE_HIT = "cache_hit"  # in-memory cache: nothing traced, lowered or compiled
     PERSISTENT_HIT = "persistent_hit"  # executable loaded from the persistent cache
     ERROR = "error"  # the call raised
+    EAGER = "eager"  # under jax.disable_jit(): ran op by op, nothing traced or compiled
 
     def __str__(self) -> str:
         return self.value
@@ -204,6 +205,7 @@ class Summary:
     trace_ms: float
     lower_ms: float
     compile_ms: float
+    eager: int = 0
 
     @property
     def time_lost_ms(self) -> float:
@@ -212,7 +214,7 @@ class Summary:
 
     @property
     def hit_rate(self) -> float:
-        served = self.calls - self.errors
+        served = self.calls - self.errors - self.eager
         return self.cache_hits / served if served else 0.0
 
     @classmethod
@@ -227,6 +229,7 @@ class Summary:
             cache_hits=count[CallKind.CACHE_HIT],
             persistent_hits=count[CallKind.PERSISTENT_HIT],
             errors=count[CallKind.ERROR],
+            eager=count[CallKind.EAGER],
             trace_ms=sum(r.trace_ms for r in records),
             lower_ms=sum(r.lower_ms for r in records),
             compile_ms=sum(r.compile_ms for r in records),
@@ -240,6 +243,7 @@ class Summary:
             "cache_hits": self.cache_hits,
             "persistent_hits": self.persistent_hits,
             "errors": self.errors,
+            "eager": self.eager,
             "hit_rate": round(self.hit_rate, 4),
             "trace_ms": round(self.trace_ms, 3),
             "lower_ms": round(self.lower_ms, 3),

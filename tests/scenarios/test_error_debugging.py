@@ -85,12 +85,6 @@ def test_fix_variant_compiles_once_each_then_hits(cls):
     assert run.scenario.facts()["anatomy"] is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="probe bug: a call under jax.disable_jit() runs eagerly but is recorded as "
-    "cache_hit (no compile events fire); suggested fix: read jax.config.jax_disable_jit in "
-    "Probe.__call__ and record a distinct kind (e.g. CallKind.EAGER)",
-)
 def test_probe_does_not_call_an_eager_run_a_cache_hit():
     import jax
     import jax.numpy as jnp

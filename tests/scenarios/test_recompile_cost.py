@@ -126,12 +126,6 @@ def test_code_shown_is_code_that_runs(cls):
     assert "np.float32(lr)" in scenario.source("fix")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="probe: after a user-level jax.clear_caches() a recompile of an identical "
-    "signature adds a duplicate card while JAX holds one program; suggested fix: in "
-    "Probe._slow, retire the card already held under the same key before adding the new one",
-)
 def test_clear_caches_does_not_duplicate_cards(cls):
     run = play(cls, "pitfall", "clear-caches", 3)
     assert len(run.cards) == 1
