@@ -325,6 +325,7 @@ def calls_text(evidence: Evidence) -> Text:
         "cache_hit": "cache hit",
         "persistent_hit": "disk-cache load",
         "error": "error",
+        "eager": "ran eagerly (jit disabled)",
     }
     zh = {
         "compile": "编译",
@@ -332,9 +333,10 @@ def calls_text(evidence: Evidence) -> Text:
         "cache_hit": "命中缓存",
         "persistent_hit": "从磁盘缓存加载",
         "error": "报错",
+        "eager": "逐行执行（jit 已关闭）",
     }
     kinds = evidence.kinds
-    return Text(" · ".join(en[k] for k in kinds), " · ".join(zh[k] for k in kinds))
+    return Text(" · ".join(en.get(k, k) for k in kinds), " · ".join(zh.get(k, k) for k in kinds))
 
 
 def compile_answer(evidence: Evidence) -> Answer:

@@ -397,3 +397,36 @@ def test_quiz_is_headless():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV)
     assert done.returncode == 0, done.stderr
+
+
+def test_wiring_into_the_main_command(capsys):
+    """What jitlab/cli.py does: add_parser(subcommands), then run(args) for `quiz`."""
+    import argparse
+
+    from jitlab.cli import build_parser as main_parser
+    from jitlab.quiz.cli import add_parser
+
+    parser = main_parser()
+    subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "quiz" not in subcommands.choices:  # until the lead wires it in
+        add_parser(subcommands)
+    args = parser.parse_args(["--lang", "zh", "quiz", "--list"])
+    assert args.command == "quiz" and args.lang == "zh"
+    assert run(args) == 0 and "在程序运行时打印" in capsys.readouterr().out
+    args = parser.parse_args(["quiz", "--lang", "zh", "--exercise", "traced-int", "--answer", "1"])
+    assert run(args) == 0 and "答对了" in capsys.readouterr().out
+
+
+def test_an_exercise_runs_on_a_worker_thread_and_prints_nothing(capsys):
+    """The GUI's way: a blocking call on a worker thread, a frozen result back."""
+    import threading
+
+    results = []
+    worker = threading.Thread(target=lambda: results.append(catalogue.get("debug-print").run()))
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive()
+    (outcome,) = results
+    assert outcome.answer.value == 3
+    assert len(outcome.evidence.printed) == 3
+    assert capsys.readouterr().out == ""
