@@ -360,7 +360,7 @@ class _View:
                 self._emit({"exercise": exercise.id, **outcome_json(outcome, self.language)})
                 continue
             self._print(f"{exercise.id}: {self._t(exercise.question)}", "bold")
-            self._outcome(outcome)
+            self._outcome(exercise, outcome)
             self._print()
         return 0
 
@@ -384,7 +384,7 @@ class _View:
             self._print(f"{w['claim']}: “{self._t(exercise.claim)}”", "italic")
         if "lab.jit" in exercise.source:
             self._print(w["lab"], "dim")
-        self.console.print(Syntax(exercise.source, "python", theme="ansi_dark"))
+        self.console.print(Syntax(exercise.source, "python", theme="ansi_dark", word_wrap=True))
         self._print(self._t(exercise.question))
         for position_, option in enumerate(exercise.options):
             self._print(f"  {'abcdefghij'[position_]}) {self._t(option.label)}")
@@ -425,7 +425,7 @@ class _View:
         w = self.words
         answer = verdict.answer
         if verdict.prediction is not None:
-            self._print(f"{w['you']}: {verdict.prediction}")
+            self._print(f"{w['you']}: {self._label(exercise, verdict.prediction)}")
         if verdict.timed_out:
             self._print(f"{w['late']} ({elapsed or 0:.0f} s).", "yellow")
         elif answer is None:
@@ -436,19 +436,27 @@ class _View:
             self._print(w["right"], "bold green")
         else:
             self._print(w["wrong"], "bold red")
-        self._outcome(verdict.outcome)
+        self._outcome(exercise, verdict.outcome)
         self._print(self._t(exercise.explanation))
         self._print(f"{w['play']}: {play_command(exercise)}", "cyan")
         self._print()
 
-    def _outcome(self, outcome: Outcome) -> None:
+    def _label(self, exercise: Exercise, value: int | str) -> str:
+        """An option's letter and words next to its id, so the user sees what they chose."""
+        for position, option in enumerate(exercise.options):
+            if option.id == value:
+                label = self._t(option.label)
+                return f"{'abcdefghij'[position]}) {label}" if label != value else str(value)
+        return str(value)
+
+    def _outcome(self, exercise: Exercise, outcome: Outcome) -> None:
         w = self.words
         if outcome.skipped is not None:
             self._print(f"{w['skipped']}: {self._t(outcome.skipped)}", "yellow")
         elif outcome.failure is not None:
             self._print(f"{w['broken']}: {outcome.failure}", "red")
         elif outcome.answer is not None:
-            self._print(f"{w['run_says']}: {outcome.answer.value}", "bold")
+            self._print(f"{w['run_says']}: {self._label(exercise, outcome.answer.value)}", "bold")
             self._print(self._t(outcome.answer.detail), "dim")
 
     # -- endings --------------------------------------------------------------------------
