@@ -93,6 +93,7 @@ class Probe:
         keep_records: bool = True,
         on_record: Callable[[CallRecord], None] | None = None,
         block: bool = True,
+        record_hits: bool = True,
         **jit_kwargs: Any,
     ) -> None:
         if _is_jitted(fn):
@@ -114,6 +115,8 @@ class Probe:
         # Blocking makes latency_ms the real cost of the call; watching a program must not
         # block, or it would break the asynchronous pipelining the program relies on.
         self.block = block
+        # False: cache hits only bump ledger.counts (no record, no on_record call).
+        self.record_hits = record_hits
         self.records: list[CallRecord] = []
         self.last: CallRecord | None = None  # the newest record, even when not kept
         self._calls = 0
@@ -202,8 +205,13 @@ class Probe:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
         if error is None and collector.quiet and not _config.disable_jit.value:
-            record = self._hit(latency_ms, args, kwargs)  # the fast path
             collector.busy = False  # untouched: no reset needed
+            if not self.record_hits:  # counted, not recorded (watching a long program)
+                with self._lock:
+                    self._calls += 1
+                    self.ledger.counts[_HIT] += 1
+                return result
+            record = self._hit(latency_ms, args, kwargs)  # the fast path
         else:
             record = self._record(collector, latency_ms, args, kwargs, error)
             self._release(collector)

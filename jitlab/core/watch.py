@@ -106,9 +106,13 @@ def explanation_changes(text: str | None) -> list[str]:
 class FunctionStats:
     name: str
     defined_at: str | None
-    hits: int = 0
     compiles: int = 0
-    hits_counted: bool = True  # False for functions seen only through compile events
+    probe: Probe | None = None  # wrapped functions count their hits in the probe's ledger
+
+    @property
+    def hits(self) -> int | None:
+        """Cache hits, or None when not counted (functions jitted before the watch)."""
+        return self.probe.ledger.counts[CallKind.CACHE_HIT] if self.probe else None
 
 
 @dataclass
@@ -134,8 +138,10 @@ class WatchedFunction:
             keep_records=False,
             echo_output=True,
             block=False,  # keep the program's asynchronous dispatch: latency = dispatch time
+            record_hits=False,  # hits are counted in the ledger, never one object each
             on_record=functools.partial(recorder._on_probe_record, self._stats),
         )
+        self._stats.probe = self._probe
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._recorder.recording:
@@ -164,7 +170,9 @@ class Recorder:
         self._lock = threading.RLock()
         self._file: IO[str] | None = None
         self._start = 0.0
-        self._last_hits_write = 0.0
+        self._hits_written: dict[int, int] = {}
+        self._stopping = threading.Event()
+        self._flusher: threading.Thread | None = None
         self._original_jit: Callable[..., Any] | None = None
         self._local = threading.local()
 
@@ -177,7 +185,7 @@ class Recorder:
         self.stop()
 
     def start(self) -> None:
-        self._start = self._last_hits_write = time.monotonic()
+        self._start = time.monotonic()
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("w", encoding="utf-8")
@@ -195,11 +203,21 @@ class Recorder:
         jax.jit = self._jit  # type: ignore[assignment]
         monitor.add_watcher(self)
         self.recording = True
+        if self._file is not None:
+            self._stopping.clear()
+            self._flusher = threading.Thread(
+                target=self._flush_hits_periodically, name="jitlab-watch-flush", daemon=True
+            )
+            self._flusher.start()
 
     def stop(self) -> None:
         if not self.recording:
             return
         self.recording = False
+        self._stopping.set()
+        if self._flusher is not None:
+            self._flusher.join()
+            self._flusher = None
         monitor.remove_watcher(self)
         if jax.jit is self._jit:  # type: ignore[comparison-overlap]
             jax.jit = self._original_jit  # type: ignore[assignment]
@@ -227,12 +245,6 @@ class Recorder:
 
     # -- records from wrapped functions ---------------------------------------------------
     def _on_probe_record(self, stats: FunctionStats, record: CallRecord) -> None:
-        if record.kind is CallKind.CACHE_HIT:
-            stats.hits += 1
-            if stats.hits & 1023 == 0 and time.monotonic() - self._last_hits_write > _HITS_EVERY_S:
-                with self._lock:
-                    self._write_hits()
-            return
         stats.compiles += record.kind.compiled
         called_from, _ = _user_frames()
         line = record.to_json()
@@ -298,7 +310,6 @@ class Recorder:
             name,
             defined[1] if defined else None,
         )
-        stats.hits_counted = False
         # A function compiled before the watch began is recompiling even if we never saw it.
         seen_before = stats.compiles or (explanation and "never seen function" not in explanation)
         if state.persistent:
@@ -344,19 +355,28 @@ class Recorder:
             self.calls.append(line)
             self._write(line)
 
-    def _write_hits(self) -> None:
-        self._last_hits_write = time.monotonic()
-        for stats in self.stats.values():
-            if stats.hits_counted and (stats.hits or stats.compiles):
-                self._write(
-                    {
-                        "type": "hits",
-                        "function": stats.name,
-                        "defined_at": stats.defined_at,
-                        "hits": stats.hits,
-                        "t": self._elapsed(),
-                    }
-                )
+    def _write_hits(self, only_changed: bool = False) -> None:
+        for key, stats in list(self.stats.items()):
+            hits = stats.hits
+            if hits is None or (only_changed and self._hits_written.get(key) == hits):
+                continue
+            self._hits_written[key] = hits
+            self._write(
+                {
+                    "type": "hits",
+                    "function": stats.name,
+                    "defined_at": stats.defined_at,
+                    "hits": hits,
+                    "t": self._elapsed(),
+                }
+            )
+
+    def _flush_hits_periodically(self) -> None:
+        # Hits are counted on the hot path without any I/O; this thread writes them out so
+        # that a killed program still leaves recent counts in the file.
+        while not self._stopping.wait(_HITS_EVERY_S):
+            with self._lock:
+                self._write_hits(only_changed=True)
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self._file is not None:
