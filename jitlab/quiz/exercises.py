@@ -25,6 +25,7 @@ from jitlab.quiz.model import (
     calls_text,
     compile_answer,
     error_answer,
+    kind_text,
     printed_answer,
 )
 
@@ -116,6 +117,36 @@ def _settle_third_result(ev: Evidence) -> Answer:
             f"The three calls returned {results} while the setting was 2, 5, 7 "
             f"({calls_text(ev).en}).",
             f"设置依次为 2、5、7 时，三次调用返回 {results}（{calls_text(ev).zh}）。",
+        ),
+    )
+
+
+def printed_on_the_third_call(lab):
+    @lab.jit
+    def step(x, n):
+        print("python sees n =", n)
+        jax.debug.print("program sees n = {n}", n=n)
+        return x + n
+
+    for n in (1, 2, 3):
+        step(np.float32(0.0), n)
+
+
+def _settle_third_call(ev: Evidence) -> Answer:
+    third = [line.text for line in ev.records[2].stdout]
+    python = any(text.startswith("python sees") for text in third)
+    program = any(text.startswith("program sees") for text in third)
+    value = {
+        (True, True): "both",
+        (False, True): "program",
+        (True, False): "python",
+        (False, False): "nothing",
+    }[python, program]
+    return Answer(
+        value,
+        Text(
+            f"Third call ({kind_text(ev.records[2].kind).en}) printed: {third or 'nothing'}.",
+            f"第三次调用（{kind_text(ev.records[2].kind).zh}）打印了：{third or '什么也没有'}。",
         ),
     )
 
@@ -623,6 +654,41 @@ EXERCISES: tuple[Exercise, ...] = (
         snippet=setting_read_while_tracing,
         settle=_settle_third_result,
         variant="global-read",
+    ),
+    Exercise(
+        id="third-call-output",
+        scenario="side-effects",
+        title=Text("What the third call prints", "第三次调用打印什么"),
+        question=Text(
+            "step(x, n) has a print and a jax.debug.print, and is called with n = 1, 2, 3. "
+            "What is printed on the third call?",
+            "step(x, n) 里有一句 print 和一句 jax.debug.print，依次用 n = 1、2、3 调用。"
+            "第三次调用打印什么？",
+        ),
+        explanation=Text(
+            "n is traced, and 1, 2, 3 share one signature, so only the first call traces: "
+            "the plain print appears once, showing a tracer, not a number. jax.debug.print "
+            "is part of the program and prints the real n on every call, 3 on the third.",
+            "n 是追踪参数，1、2、3 共用一种签名，所以只有第一次调用会追踪：普通 print 只出现"
+            "一次，而且打印的是 tracer，不是数字。jax.debug.print 是程序的一部分，每次调用都"
+            "打印真实的 n，第三次就是 3。",
+        ),
+        kind=AnswerKind.CHOICE,
+        options=(
+            Option(
+                "both",
+                Text(
+                    "python sees n = 3, then program sees n = 3",
+                    "python sees n = 3，再加 program sees n = 3",
+                ),
+            ),
+            Option("program", Text("Only: program sees n = 3", "只有 program sees n = 3")),
+            Option("python", Text("Only: python sees n = 3", "只有 python sees n = 3")),
+            Option("nothing", Text("Nothing at all", "什么也不打印")),
+        ),
+        snippet=printed_on_the_third_call,
+        settle=_settle_third_call,
+        variant="fix",
     ),
     Exercise(
         id="leaked-tracer",

@@ -317,26 +317,26 @@ def _where(evidence: Evidence, error: ErrorInfo) -> tuple[str, str]:
     return ("The code outside the jitted function", "jit 函数外面的代码")
 
 
+_KIND_WORDS = {
+    "compile": ("compile", "编译"),
+    "recompile": ("recompile", "重编译"),
+    "cache_hit": ("cache hit", "命中缓存"),
+    "persistent_hit": ("disk-cache load", "从磁盘缓存加载"),
+    "error": ("error", "报错"),
+    "eager": ("ran eagerly (jit disabled)", "逐行执行（jit 已关闭）"),
+}
+
+
+def kind_text(kind: str) -> Text:
+    """What one call did, in words (a kind jitlab adds later shows as its name)."""
+    en, zh = _KIND_WORDS.get(str(kind), (str(kind), str(kind)))
+    return Text(en, zh)
+
+
 def calls_text(evidence: Evidence) -> Text:
     """``compile · cache hit · recompile`` in both languages."""
-    en = {
-        "compile": "compile",
-        "recompile": "recompile",
-        "cache_hit": "cache hit",
-        "persistent_hit": "disk-cache load",
-        "error": "error",
-        "eager": "ran eagerly (jit disabled)",
-    }
-    zh = {
-        "compile": "编译",
-        "recompile": "重编译",
-        "cache_hit": "命中缓存",
-        "persistent_hit": "从磁盘缓存加载",
-        "error": "报错",
-        "eager": "逐行执行（jit 已关闭）",
-    }
-    kinds = evidence.kinds
-    return Text(" · ".join(en.get(k, k) for k in kinds), " · ".join(zh.get(k, k) for k in kinds))
+    words = [kind_text(kind) for kind in evidence.kinds]
+    return Text(" · ".join(w.en for w in words), " · ".join(w.zh for w in words))
 
 
 def compile_answer(evidence: Evidence) -> Answer:

@@ -25,6 +25,7 @@ EXPECTED = {
     "counter-in-jit": 1,
     "debug-print": 3,
     "stale-setting": 2,
+    "third-call-output": "program",
     "leaked-tracer": "UnexpectedTracerError",
     "static-is-free": "false",
     "static-tuple": 2,
