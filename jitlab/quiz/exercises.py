@@ -410,7 +410,7 @@ def _settle_jit_faster(ev: Evidence) -> Answer:
 
 def timing_without_waiting(lab):
     def work(a):
-        return jax.lax.fori_loop(0, 40, lambda i, a: jnp.tanh(a @ a), a)
+        return jax.lax.fori_loop(0, 100, lambda i, a: jnp.tanh(a @ a), a)
 
     work = jax.jit(work)
     a = jnp.full((256, 256), 1 / 256, jnp.float32)
@@ -1102,9 +1102,9 @@ EXERCISES: tuple[Exercise, ...] = (
             "不调用 block_until_ready 给 jit 函数计时，量到的仍是计算时间。",
         ),
         question=Text(
-            "After a warm-up, a call doing 40 matrix products is timed without waiting for "
+            "After a warm-up, a call doing 100 matrix products is timed without waiting for "
             "the result. Is the claim true?",
-            "预热之后，给一次做 40 次矩阵乘法的调用计时，但不等待结果。这个说法对吗？",
+            "预热之后，给一次做 100 次矩阵乘法的调用计时，但不等待结果。这个说法对吗？",
         ),
         explanation=Text(
             "JAX dispatch is asynchronous: the call returns once the work is queued, and the "

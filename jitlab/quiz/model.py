@@ -243,6 +243,11 @@ class Exercise:
         evidence = Evidence(
             tuple(bench.records), MappingProxyType(dict(bench.facts)), raised, devices, wall_ms
         )
+        error = evidence.first_error
+        if error is not None and self.kind is not AnswerKind.ERROR:
+            # Not part of the lesson: say so rather than read an answer off a broken run.
+            first = error.message.splitlines()[0] if error.message else ""
+            return Outcome(self.id, None, evidence, failure=f"{error.type}: {first}")
         try:
             answer = self.settle(evidence)
         except Exception as exc:  # a JAX change the exercise did not foresee

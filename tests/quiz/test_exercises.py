@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import jax
+import numpy as np
 import pytest
 
 from jitlab.quiz import exercises as catalogue
@@ -431,3 +432,15 @@ def test_an_exercise_runs_on_a_worker_thread_and_prints_nothing(capsys):
     assert outcome.answer.value == 3
     assert len(outcome.evidence.printed) == 3
     assert capsys.readouterr().out == ""
+
+
+def test_an_unplanned_error_is_reported_not_answered():
+    import dataclasses
+
+    def broken(lab):
+        lab.jit(lambda x: x @ x)(np.ones(3, np.float32)[None])  # (1, 3) @ (1, 3)
+
+    exercise = dataclasses.replace(catalogue.get("shape-sequence"), snippet=broken)
+    outcome = exercise.run()
+    assert outcome.answer is None and outcome.failure.startswith("TypeError")
+    assert not exercise.check(1, outcome).correct
