@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also record kernels JAX compiles for itself (e.g. jnp.ones(n))",
     )
     watch.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
+
+    from jitlab.quiz.cli import add_parser as add_quiz_parser
+
+    add_quiz_parser(commands)
     return parser
 
 
@@ -92,6 +96,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     from jitlab.core.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)
+    if args.command == "quiz":
+        from jitlab.quiz.cli import run as cmd_quiz
+
+        return cmd_quiz(args)
     if args.command == "list":
         return cmd_list()
     if args.command == "run":
