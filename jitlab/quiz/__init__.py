@@ -7,19 +7,6 @@ a blocking call that runs the snippet and returns a frozen :class:`Verdict` — 
 ``verdict.answer.detail``, ``exercise.explanation`` and a link to ``exercise.scenario``.
 """
 
-from jitlab.quiz.exercises import BY_ID, EXERCISES, available, get
-from jitlab.quiz.interview import Interview, Result
-from jitlab.quiz.model import (
-    NO_ERROR,
-    Answer,
-    AnswerKind,
-    Evidence,
-    Exercise,
-    Option,
-    Outcome,
-    Verdict,
-)
-
 __all__ = [
     "BY_ID",
     "EXERCISES",
@@ -36,3 +23,21 @@ __all__ = [
     "available",
     "get",
 ]
+
+
+_HOMES = {
+    **dict.fromkeys(("BY_ID", "EXERCISES", "available", "get"), "jitlab.quiz.exercises"),
+    **dict.fromkeys(("Interview", "Result"), "jitlab.quiz.interview"),
+}
+
+
+def __getattr__(name: str):
+    # Lazy: `jitlab quiz` is parsed by the same parser that opens the desktop app, and the app
+    # must not import JAX before its window shows.
+    import importlib
+
+    if name in __all__:
+        value = getattr(importlib.import_module(_HOMES.get(name, "jitlab.quiz.model")), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'jitlab.quiz' has no attribute {name!r}")
