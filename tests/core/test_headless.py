@@ -20,3 +20,14 @@ def test_core_imports_no_qt():
     done = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "QT: []" in done.stdout
+
+
+def test_the_command_line_parser_does_not_import_jax():
+    """`jitlab` must show its window before JAX loads: parsing the command line is JAX-free."""
+    code = (
+        "import sys, jitlab, jitlab.cli; jitlab.cli.build_parser().parse_args(['quiz', '--list']);"
+        "print('JAX:', 'jax' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "JAX: False" in done.stdout
