@@ -6,7 +6,6 @@ import json
 
 from guihelp import wait_calls
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox
 
 from jitlab.core.records import CallKind
 from jitlab.gui.kitchen import ALARM
@@ -207,9 +206,13 @@ def test_screenshot_is_not_blank(qtbot, window) -> None:
 
 
 def test_every_control_has_a_tooltip(window) -> None:
-    from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QAbstractSpinBox, QWidget
-
-    from PySide6.QtWidgets import QScrollBar
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractSlider,
+        QAbstractSpinBox,
+        QScrollBar,
+        QWidget,
+    )
 
     kinds = (QAbstractButton, QAbstractSlider, QAbstractSpinBox)
     for mode in ("start", "execute", "complete"):
