@@ -13,8 +13,9 @@ def _pin_singletons_for_pyside_6_12() -> None:
     (``widget.update()``, ``label.setText()``, ``processEvents()``…) decrements the reference
     count of ``None`` (of ``True``/``False`` for some ``bool`` ones) once too often; on 3.12+
     these objects are immortal, so nobody notices. A live GUI makes thousands of such calls
-    a minute and the process dies with "Fatal Python error: none_dealloc". Giving these singletons a huge reference count makes them as
-    immortal as on 3.12. Remove once PySide6 is fixed or Python 3.12 is the minimum.
+    a minute and the process dies with "Fatal Python error: none_dealloc". Giving these
+    singletons a huge reference count makes them as immortal as on 3.12. Remove this once
+    PySide6 is fixed or Python 3.12 is the minimum.
     """
     if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
         return
