@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.i18n import translate
@@ -78,7 +78,6 @@ class ChartView(QWidget):
         item.setMenuEnabled(False)
         item.setClipToView(True)
         item.setDownsampling(auto=True, mode="peak")
-        self.legend = item.addLegend(offset=(10, 10), labelTextSize="9pt")
         self.lines: dict[bool, pg.PlotDataItem] = {}
         for fix in (False, True):
             line = pg.PlotDataItem(
@@ -103,8 +102,12 @@ class ChartView(QWidget):
                 item.addItem(points)
                 self.points[(kind, fix)] = points
         self.plot.scene().sigMouseMoved.connect(self._hover)
+        self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
+        self.legend.setObjectName("chartLegend")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.legend)
         layout.addWidget(self.plot)
         self.apply_theme()
         self.retranslate()
@@ -217,10 +220,17 @@ class ChartView(QWidget):
                 "Circles: pitfall variant; triangles: fix."
             )
         )
-        self.legend.clear()
-        for kind in KIND_ORDER:
-            self.legend.addItem(self.points[(kind, False)], kind_name(kind))
-        self.legend.addItem(self.points[(CallKind.CACHE_HIT, True)], self.tr("▲ fix variant"))
+        parts = [
+            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{kind_name(kind)}"
+            for kind in KIND_ORDER
+        ]
+        parts.append(
+            f"●&nbsp;{self.tr('pitfall variant')}&nbsp;&nbsp;▲&nbsp;{self.tr('fix variant')}"
+        )
+        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.legend.setToolTip(
+            self.tr("Colour: what JAX did for the call. Shape: which variant made it.")
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -10,9 +10,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -114,6 +113,7 @@ class ParamControls(QGroupBox):
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.empty = QLabel(self)
+        self.empty.hide()
         self.retranslate()
 
     def build(self, params: tuple[Param, ...], values: dict[str, Any] | None = None) -> None:
@@ -121,8 +121,8 @@ class ParamControls(QGroupBox):
             self.form.removeRow(0)
         self.widgets, self.labels = {}, {}
         self.params = params
-        self.empty = QLabel(self)
         if not params:
+            self.empty = QLabel(self)
             self.form.addRow(self.empty)
         for param in params:
             widget = self._make(param)
@@ -236,13 +236,22 @@ class RunControls(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.variants: list[Any] = []
-        self.variant_box = QHBoxLayout()
-        self.variant_group = QButtonGroup(self)
-        self.variant_group.setExclusive(True)
-        self.variant_buttons: dict[str, QPushButton] = {}
+        self.variant_combo = QComboBox(self)
+        self.variant_combo.setObjectName("variantCombo")
+        self.variant_combo.activated.connect(self._variant_index)
+        self.variant_caption = QLabel(self)
+        self.variant_caption.setBuddy(self.variant_combo)
         self.variant_label = QLabel(self)
         self.variant_label.setWordWrap(True)
         self.variant_label.setObjectName("variantSummary")
+        self.variant_shortcuts: list[QAction] = []
+        for i in range(9):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _=False, n=i: self._variant_index(n))
+            self.addAction(action)
+            self.variant_shortcuts.append(action)
 
         self.play = QPushButton(self)
         self.play.setObjectName("playButton")
@@ -276,45 +285,47 @@ class RunControls(QGroupBox):
         rate_row.addWidget(self.rate)
         rate_row.addStretch(1)
         rate_row.addWidget(self.overlay)
+        variant_row = QHBoxLayout()
+        variant_row.addWidget(self.variant_caption)
+        variant_row.addWidget(self.variant_combo, 1)
         layout = QVBoxLayout(self)
-        layout.addLayout(self.variant_box)
+        layout.addLayout(variant_row)
         layout.addWidget(self.variant_label)
         layout.addLayout(buttons)
         layout.addLayout(rate_row)
         self.retranslate()
 
     def set_variants(self, variants: tuple[Any, ...], current: str) -> None:
-        for button in self.variant_buttons.values():
-            self.variant_group.removeButton(button)
-            button.deleteLater()
-        self.variant_buttons = {}
         self.variants = list(variants)
-        for i, variant in enumerate(variants):
-            button = QPushButton(self)
-            button.setCheckable(True)
-            button.setObjectName(f"variant_{variant.id}")
-            button.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            button.clicked.connect(lambda _=False, vid=variant.id: self._variant(vid))
-            self.variant_group.addButton(button)
-            self.variant_box.addWidget(button)
-            self.variant_buttons[variant.id] = button
+        with QSignalBlocker(self.variant_combo):
+            self.variant_combo.clear()
+            for variant in variants:
+                self.variant_combo.addItem("", variant.id)
         self.select_variant(current)
         self.retranslate()
 
     def select_variant(self, variant_id: str) -> None:
-        button = self.variant_buttons.get(variant_id)
-        if button is not None:
-            with QSignalBlocker(button):
-                button.setChecked(True)
+        index = self.variant_combo.findData(variant_id)
+        if index >= 0:
+            with QSignalBlocker(self.variant_combo):
+                self.variant_combo.setCurrentIndex(index)
         self._describe(variant_id)
 
     def current_variant(self) -> str:
-        for vid, button in self.variant_buttons.items():
-            if button.isChecked():
-                return vid
-        return "pitfall"
+        return str(self.variant_combo.currentData() or "pitfall")
 
-    def _variant(self, variant_id: str) -> None:
+    def choose_variant(self, variant_id: str) -> None:
+        """Pick a variant as the user would (emits ``variant_changed``)."""
+        index = self.variant_combo.findData(variant_id)
+        if index >= 0:
+            self._variant_index(index)
+
+    def _variant_index(self, index: int) -> None:
+        if not 0 <= index < len(self.variants):
+            return
+        variant_id = self.variants[index].id
+        with QSignalBlocker(self.variant_combo):
+            self.variant_combo.setCurrentIndex(index)
         self._describe(variant_id)
         self.variant_changed.emit(variant_id)
 
@@ -357,16 +368,13 @@ class RunControls(QGroupBox):
                 "Draw the latest pitfall run and the latest fix run from call 0, one on the other."
             )
         )
+        self.variant_caption.setText(self.tr("Variant:"))
+        self.variant_combo.setToolTip(
+            self.tr("Which version of the code runs. Switching starts a fresh run (Ctrl+1…9).")
+        )
         for i, v in enumerate(self.variants):
-            button = self.variant_buttons[v.id]
-            button.setText(v.title.get(lang))
-            button.setToolTip(
-                v.summary.get(lang)
-                + "\n"
-                + self.tr("Switching variant starts a fresh run (Ctrl+%1).").replace(
-                    "%1", str(i + 1)
-                )
-            )
+            self.variant_combo.setItemText(i, f"{i + 1}. {v.title.get(lang)}")
+            self.variant_combo.setItemData(i, v.summary.get(lang), Qt.ItemDataRole.ToolTipRole)
         self._describe(self.current_variant())
 
     def changeEvent(self, event: QEvent) -> None:

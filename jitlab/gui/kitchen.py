@@ -7,6 +7,8 @@ painted on top, in the interface language.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtSvg import QSvgRenderer
@@ -45,6 +47,8 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
     if sig.function and not others:
         return f"fn#{sig.function}"
     text = distinct[0][1] if distinct else "()"
+    if re.match(r"~?[a-z]+[0-9]*\[", text):
+        text = text[text.index("[") :]  # the dtype is the same on every card: show the shape
     return text if len(text) <= 18 else text[:17] + "…"
 
 
@@ -64,12 +68,21 @@ class KitchenCanvas(QWidget):
         self._bounds = {sid: self.renderer.boundsOnElement(sid) for sid in STATIONS}
         self._slots = self.renderer.boundsOnElement("card-slots")
         self._card_rects: list[tuple[QRectF, CardView]] = []
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(420, 130)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self.setMinimumSize(420, 110)
         self.setMouseTracking(True)
 
     def sizeHint(self) -> QSize:
-        return QSize(720, 200)
+        return QSize(760, self.heightForWidth(760))
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        # Keep the picture's proportions so it fills the width without a band of empty wall.
+        return int(width * self._view.height() / self._view.width())
 
     # -- what is lit ----------------------------------------------------------------------
     def lit(self) -> dict[str, QColor]:
@@ -136,7 +149,7 @@ class KitchenCanvas(QWidget):
         vb = self._view
         scale = min(self.width() / vb.width(), self.height() / vb.height())
         ox = (self.width() - vb.width() * scale) / 2
-        oy = (self.height() - vb.height() * scale) / 2
+        oy = 0.0  # top-aligned: the counters sit right under the picture
         return scale, ox, oy
 
     def _map(self, rect: QRectF) -> QRectF:
@@ -170,12 +183,12 @@ class KitchenCanvas(QWidget):
         slots = self._map(self._slots)
         cards = list(self.state.cards.values())
         self._card_rects = []
-        cols, rows = 4, 3
+        cols, rows = 3, 3
         visible = cards[-(cols * rows) :] if len(cards) > cols * rows else cards
         w = slots.width() / cols
         h = slots.height() / rows
         font = QFont(self.font())
-        font.setPixelSize(max(8, int(11 * scale)))
+        font.setPixelSize(max(9, int(12 * scale)))
         painter.setFont(font)
         for i, card in enumerate(visible):
             r, c = divmod(i, cols)
@@ -190,13 +203,14 @@ class KitchenCanvas(QWidget):
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            text = f"#{card.key[1] + 1} {card_label(card, cards)}"
+            label = card_label(card, cards)
+            text = painter.fontMetrics().elidedText(
+                label, Qt.TextElideMode.ElideRight, int(rect.width() - 4)
+            )
             painter.drawText(
-                rect.adjusted(4, 0, -4, 0),
-                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                painter.fontMetrics().elidedText(
-                    text, Qt.TextElideMode.ElideRight, int(rect.width() - 8)
-                ),
+                rect.adjusted(2, 1, -2, -1),
+                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
+                f"#{card.key[1] + 1}\n{text}",
             )
         if len(cards) > len(visible):
             painter.setPen(QColor("#fff"))
@@ -313,9 +327,10 @@ class KitchenPanel(QWidget):
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.canvas)
         layout.addLayout(grid)
         layout.addWidget(self.reason)
+        layout.addStretch(1)
         self.retranslate()
         state.subscribe(self.refresh)
 

@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         self.scenario_list.setObjectName("scenarioList")
         self.scenario_list.setHeaderHidden(True)
         self.scenario_list.setIconSize(QSize(24, 24))
-        self.scenario_list.setMinimumWidth(200)
+        self.scenario_list.setMinimumWidth(240)
         self.scenario_list.itemActivated.connect(self._picked)
         self.scenario_list.itemClicked.connect(self._picked)
 
@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         self.main_split.addWidget(self.scenario_list)
         self.main_split.addWidget(center)
         self.main_split.setStretchFactor(1, 1)
-        self.main_split.setSizes([230, 1200])
+        self.main_split.setSizes([300, 1200])
         self.setCentralWidget(self.main_split)
         self.status_label = QLabel(self)
         self.status_label.setObjectName("workerStatus")
@@ -413,7 +413,7 @@ class MainWindow(QMainWindow):
             self.pages.setCurrentWidget(self.lab_page)
             total = max(self.right_split.height(), 600)
             if mode == "execute":
-                self.right_split.setSizes([int(total * 0.45), int(total * 0.33), int(total * 0.22)])
+                self.right_split.setSizes([int(total * 0.36), int(total * 0.38), int(total * 0.26)])
             else:
                 self.right_split.setSizes([int(total * 0.22), int(total * 0.43), int(total * 0.35)])
 

@@ -106,7 +106,7 @@ class BriefingPage(QWidget):
         for heading, text in sections:
             body.append(f"<h3>{html.escape(heading)}</h3><p>{html.escape(text.get(lang))}</p>")
         self.text.setHtml("".join(body))
-        self.question.setText("❓ " + s.question.get(lang))
+        self.question.setText(s.question.get(lang))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -125,8 +125,8 @@
         <translation>每次调用一个点。鼠标悬停可查看各阶段耗时、签名和原因。圆点：陷阱变体；三角：修正变体。</translation>
     </message>
     <message>
-        <source>▲ fix variant</source>
-        <translation>▲ 修正变体</translation>
+        <source>Colour: what JAX did for the call. Shape: which variant made it.</source>
+        <translation>颜色：JAX 对这次调用做了什么。形状：由哪个变体发起。</translation>
     </message>
 </context>
 <context>
@@ -563,8 +563,12 @@
         <translation>把最近一轮陷阱运行和最近一轮修正运行都从第 0 次调用画起，叠在一起。</translation>
     </message>
     <message>
-        <source>Switching variant starts a fresh run (Ctrl+%1).</source>
-        <translation>切换变体会开始新的一轮（Ctrl+%1）。</translation>
+        <source>Variant:</source>
+        <translation>变体：</translation>
+    </message>
+    <message>
+        <source>Which version of the code runs. Switching starts a fresh run (Ctrl+1…9).</source>
+        <translation>运行哪个版本的代码。切换后开始新的一轮（Ctrl+1…9）。</translation>
     </message>
 </context>
 <context>

@@ -89,7 +89,7 @@ def test_variant_switch_reset_and_overlay(qtbot, window) -> None:
     for n, value in enumerate((8, 16), start=1):
         window.params.set_values({"batch_size": value})
         wait_calls(qtbot, window, n)
-    window.run_controls.variant_buttons["fix"].click()
+    window.run_controls.choose_variant("fix")
     qtbot.waitUntil(lambda: window.state.variant == "fix")
     assert window.state.cards == {}
     assert "pad_to_bucket" in window.code.code.toPlainText()
