@@ -412,10 +412,14 @@ class MainWindow(QMainWindow):
         else:
             self.pages.setCurrentWidget(self.lab_page)
             total = max(self.right_split.height(), 600)
+            # The kitchen gets what its picture needs at this width, no band of empty wall.
+            kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 600) - 8)
+            kitchen = min(kitchen + 110, int(total * 0.5))
             if mode == "execute":
-                self.right_split.setSizes([int(total * 0.36), int(total * 0.38), int(total * 0.26)])
+                rest = total - kitchen
+                self.right_split.setSizes([kitchen, int(rest * 0.6), int(rest * 0.4)])
             else:
-                self.right_split.setSizes([int(total * 0.22), int(total * 0.43), int(total * 0.35)])
+                self.right_split.setSizes([int(total * 0.2), int(total * 0.45), int(total * 0.35)])
 
     # -- the frame loop -------------------------------------------------------------------
     def drain(self) -> None:

@@ -145,6 +145,8 @@ class SummaryPage(QWidget):
             f = head.font()
             f.setBold(True)
             head.setFont(f)
+            head.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            head.setMinimumWidth(110)
             self.grid.addWidget(head, 0, col)
             del variant
         for row, key in enumerate(self.ROWS, start=1):
@@ -157,6 +159,7 @@ class SummaryPage(QWidget):
                 cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.cells[(variant, key)] = cell
                 self.grid.addWidget(cell, row, col)
+        self.grid.setColumnStretch(3, 1)  # keep the numbers next to their labels
         self.verdict = QLabel(self)
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
