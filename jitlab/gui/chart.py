@@ -6,6 +6,9 @@ stream of 100,000 cache hits costs a few array copies per frame, never one redra
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -78,6 +81,17 @@ class ChartView(QWidget):
         item.setMenuEnabled(False)
         item.setClipToView(True)
         item.setDownsampling(auto=True, mode="peak")
+        item.hideButtons()
+        item.vb.disableAutoRange()
+        item.vb.sigRangeChangedManually.connect(self._range_changed_by_user)
+        self.plot.scene().sigMouseClicked.connect(
+            lambda ev: self.follow_again() if ev.double() else None
+        )
+        self.follow = True
+        self._setting_range = False
+        self._range = (0.0, 0.0, 0.0)
+        self._item_keys: dict[int, tuple] = {}
+        self.last_refresh_ms = 0.0
         self.lines: dict[bool, pg.PlotDataItem] = {}
         for fix in (False, True):
             line = pg.PlotDataItem(
@@ -114,6 +128,8 @@ class ChartView(QWidget):
 
     # -- data -----------------------------------------------------------------------------
     def clear(self) -> None:
+        self.follow = True
+        self._range = (0.0, 0.0, 0.0)
         self.buffer.clear()
         self.records = []
         self._segment_local.clear()
@@ -150,10 +166,16 @@ class ChartView(QWidget):
         return [KIND_ORDER[c] for c in codes]
 
     def refresh(self) -> None:
-        """Push the buffers to pyqtgraph: called once per frame, only when something changed."""
+        """Push the buffers to pyqtgraph: called at most once per frame, only on change.
+
+        Cheap by construction: only items whose points changed get ``setData``; symbols are
+        drawn for the newest ``SYMBOL_TAIL`` calls (older ones stay on the downsampled line),
+        and the view range is set by hand in steps, so the axes rarely need new ticks.
+        """
         if not self._dirty:
             return
         self._dirty = False
+        start = time.perf_counter()
         buf = self.buffer
         kind = buf.column("kind")
         fix = buf.column("fix")
@@ -171,22 +193,72 @@ class ChartView(QWidget):
                 if segs:
                     keep |= seg == max(segs)
             x = buf.column("local")[keep]
-            kind, fix, lat, pos, seg = kind[keep], fix[keep], lat[keep], pos[keep], seg[keep]
+            kind, fix, lat, pos = kind[keep], fix[keep], lat[keep], pos[keep]
         else:
             x = buf.column("index")
-        self._shown_x, self._shown_y, self._shown_pos = x, np.log10(lat), pos
+        log_lat = np.log10(lat)
+        self._shown_x, self._shown_y, self._shown_pos = x, log_lat, pos
         self._shown_kinds = kind
         for variant_is_fix, line in self.lines.items():
-            mask = fix == variant_is_fix if self.overlay else np.ones(kind.size, np.bool_)
-            if not self.overlay and variant_is_fix:
-                mask[:] = False
-            line.setData(x[mask], lat[mask]) if mask.any() else line.setData([], [])
-        for (k, variant_is_fix), item in self.points.items():
-            mask = (kind == _KIND_CODE[k]) & (fix == variant_is_fix)
-            if mask.any():
-                item.setData(x[mask], lat[mask])
+            if self.overlay:
+                mask = fix == variant_is_fix
             else:
-                item.setData([], [])
+                mask = np.ones(kind.size, np.bool_) if not variant_is_fix else None
+            self._set(line, x, lat, mask)
+        tail = slice(max(0, kind.size - self.SYMBOL_TAIL), None)
+        tx, tl, tk, tf = x[tail], lat[tail], kind[tail], fix[tail]
+        for (k, variant_is_fix), item in self.points.items():
+            self._set(item, tx, tl, (tk == _KIND_CODE[k]) & (tf == variant_is_fix))
+        self._follow_range(x, log_lat)
+        self.last_refresh_ms = (time.perf_counter() - start) * 1e3
+
+    SYMBOL_TAIL = 500
+
+    def _set(self, item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray, mask: Any) -> None:
+        """``setData`` only when the item's points changed (count, last point, mode)."""
+        if mask is None or not mask.any():
+            key: tuple = (0,)
+            xs = ys = None
+        else:
+            xs, ys = x[mask], y[mask]
+            key = (xs.size, float(xs[0]), float(xs[-1]), float(ys[-1]), self.overlay)
+        if self._item_keys.get(id(item)) == key:
+            return
+        self._item_keys[id(item)] = key
+        if xs is None:
+            item.setData([], [])
+        else:
+            item.setData(xs, ys)
+
+    def _follow_range(self, x: np.ndarray, log_y: np.ndarray) -> None:
+        """Keep every call in view, widening in steps (a stable range keeps the axes cached)."""
+        if not self.follow or x.size == 0:
+            return
+        x_max = float(x.max())
+        y_lo, y_hi = float(log_y.min()), float(log_y.max())
+        x_hi = self._range[0]
+        if x_max > x_hi or x_hi > 4 * max(x_max, 8):
+            x_hi = max(8.0, x_max * 1.25)
+        lo, hi = self._range[1], self._range[2]
+        if y_lo < lo or y_hi > hi or hi - lo > (y_hi - y_lo) + 3:
+            lo, hi = np.floor(y_lo * 2) / 2 - 0.25, np.ceil(y_hi * 2) / 2 + 0.25
+        if (x_hi, lo, hi) != self._range:
+            self._range = (x_hi, lo, hi)
+            vb = self.plot.getPlotItem().vb
+            self._setting_range = True
+            vb.setRange(xRange=(-0.5, x_hi), yRange=(lo, hi), padding=0)
+            self._setting_range = False
+
+    def _range_changed_by_user(self, *_: Any) -> None:
+        if not self._setting_range:
+            self.follow = False
+
+    def follow_again(self) -> None:
+        """Double-click: go back to showing every call as it arrives."""
+        self.follow = True
+        self._range = (0.0, 0.0, 0.0)
+        self._dirty = True
+        self.refresh()
 
     def export_png(self, path: object, width: int = 1400) -> None:
         """Render the plot's scene to a PNG, also when the chart is not on screen."""
@@ -217,7 +289,7 @@ class ChartView(QWidget):
         self.plot.setToolTip(
             self.tr(
                 "One point per call. Hover a point for its phases, signature and reason. "
-                "Circles: pitfall variant; triangles: fix."
+                "Drag or scroll to zoom; double-click to follow the newest calls again."
             )
         )
         parts = [

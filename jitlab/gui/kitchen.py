@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -68,6 +68,7 @@ class KitchenCanvas(QWidget):
         self._bounds = {sid: self.renderer.boundsOnElement(sid) for sid in STATIONS}
         self._slots = self.renderer.boundsOnElement("card-slots")
         self._card_rects: list[tuple[QRectF, CardView]] = []
+        self._background: QPixmap | None = None  # the SVG rendered once per size
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -166,7 +167,7 @@ class KitchenCanvas(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         scale, ox, oy = self._transform()
         target = QRectF(ox, oy, self._view.width() * scale, self._view.height() * scale)
-        self.renderer.render(painter, target)
+        painter.drawPixmap(target.topLeft(), self._picture(target))
         lit = self.lit()
         for sid, color in lit.items():
             rect = self._map(self._bounds[sid]).adjusted(-4, -4, 4, 4)
@@ -178,6 +179,21 @@ class KitchenCanvas(QWidget):
         self._paint_cards(painter, scale)
         self._paint_labels(painter, scale, target, lit)
         painter.end()
+
+    def _picture(self, target: QRectF) -> QPixmap:
+        """The drawn kitchen as a pixmap: SVG rendering costs milliseconds, a blit does not."""
+        ratio = self.devicePixelRatioF()
+        size = QSize(max(1, round(target.width() * ratio)), max(1, round(target.height() * ratio)))
+        if self._background is None or self._background.size() != size:
+            pixmap = QPixmap(size)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            with_painter = QPainter(pixmap)
+            with_painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            self.renderer.render(with_painter, QRectF(0, 0, size.width(), size.height()))
+            with_painter.end()
+            pixmap.setDevicePixelRatio(ratio)
+            self._background = pixmap
+        return self._background
 
     def _paint_cards(self, painter: QPainter, scale: float) -> None:
         slots = self._map(self._slots)

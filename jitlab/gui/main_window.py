@@ -77,6 +77,8 @@ class MainWindow(QMainWindow):
         self._autoplay: list[tuple[str, dict[str, Any], str]] = []
         self._autoplay_waiting = False
         self._closing = False
+        self._stale: set[str] = set()
+        self._turn = 0
         self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
 
         self._build()
@@ -465,17 +467,38 @@ class MainWindow(QMainWindow):
         ):
             changed = True
         if changed:
-            self.state.notify()
-            self.chart.refresh()
-            self.log.flush()
-            self.output.flush()
-            if self.mode == "complete":
-                self.summary.refresh()
-            self._update_status()
+            self._stale.update(("kitchen", "chart", "log"))
+        if self._stale:
+            if new_records <= 2:
+                for view in list(self._stale):
+                    self._render(view)  # calm: every view now, phase changes show at once
+            else:
+                # A flood of calls: one view per frame, in turn, so no frame runs long and
+                # the event loop stays responsive (each view still updates ~20 times a second).
+                for view in self._RENDER_ORDER[self._turn :] + self._RENDER_ORDER[: self._turn]:
+                    if view in self._stale:
+                        self._render(view)
+                        self._turn = (self._RENDER_ORDER.index(view) + 1) % 3
+                        break
             self.frame_rendered.emit()
         if new_records and self._autoplay_waiting:
             self._autoplay_waiting = False
             self.autoplay_timer.start(self.autoplay_delay_ms)
+
+    _RENDER_ORDER = ("kitchen", "chart", "log")
+
+    def _render(self, view: str) -> None:
+        self._stale.discard(view)
+        if view == "kitchen":
+            self.state.notify()
+            self._update_status()
+        elif view == "chart":
+            self.chart.refresh()
+        else:
+            self.log.flush()
+            self.output.flush()
+            if self.mode == "complete":
+                self.summary.refresh()
 
     def _update_status(self) -> None:
         if not self.entries:

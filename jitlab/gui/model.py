@@ -39,13 +39,38 @@ class CardView:
 
 @dataclass
 class Segment:
-    """Calls made since the last reset or variant switch: one comparable run."""
+    """Calls made since the last reset or variant switch: one comparable run.
+
+    Counts are kept as calls arrive, so a summary costs the same after 100,000 calls.
+    """
 
     variant: str
     records: list[CallRecord] = field(default_factory=list)
+    counts: dict[CallKind, int] = field(default_factory=lambda: {k: 0 for k in CallKind})
+    trace_ms: float = 0.0
+    lower_ms: float = 0.0
+    compile_ms: float = 0.0
+
+    def add(self, record: CallRecord) -> None:
+        self.records.append(record)
+        self.counts[record.kind] += 1
+        self.trace_ms += record.trace_ms
+        self.lower_ms += record.lower_ms
+        self.compile_ms += record.compile_ms
 
     def summary(self) -> Summary:
-        return Summary.of(self.records)
+        c = self.counts
+        return Summary(
+            calls=len(self.records),
+            compiles=c[CallKind.COMPILE],
+            recompiles=c[CallKind.RECOMPILE],
+            cache_hits=c[CallKind.CACHE_HIT],
+            persistent_hits=c[CallKind.PERSISTENT_HIT],
+            errors=c[CallKind.ERROR],
+            trace_ms=self.trace_ms,
+            lower_ms=self.lower_ms,
+            compile_ms=self.compile_ms,
+        )
 
 
 Listener = Callable[[], None]
@@ -119,7 +144,7 @@ class RunState:
 
     def call_finished(self, record: CallRecord) -> None:
         self.records.append(record)
-        self.segments[-1].records.append(record)
+        self.segments[-1].add(record)
         self.in_flight = None
         self.phase = Phase.SERVED
         self.last_kind = record.kind
