@@ -77,7 +77,7 @@ class ChartView(QWidget):
         self.plot.setObjectName("latencyChart")
         item = self.plot.getPlotItem()
         item.setLogMode(x=False, y=True)
-        item.showGrid(x=True, y=True, alpha=0.25)
+        item.showGrid(x=False, y=True, alpha=0.2)
         item.setMenuEnabled(False)
         item.setClipToView(True)
         item.setDownsampling(auto=True, mode="peak")
@@ -227,8 +227,10 @@ class ChartView(QWidget):
         self._item_keys[id(item)] = key
         if xs is None:
             item.setData([], [])
+            item.setVisible(False)  # an empty item still costs a Python paint call per frame
         else:
             item.setData(xs, ys)
+            item.setVisible(True)
 
     def _follow_range(self, x: np.ndarray, log_y: np.ndarray) -> None:
         """Keep every call in view, widening in steps (a stable range keeps the axes cached)."""

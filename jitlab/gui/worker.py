@@ -54,7 +54,8 @@ class Idle:
 class Worker(QThread):
     """Long-lived worker thread holding the engine ``Run`` of the current scenario."""
 
-    BURST_S = 0.006
+    BURST_S = 0.005  # streaming: work this long…
+    REST_S = 0.008  # …then leave the GIL to the GUI this long
 
     def __init__(
         self, scenarios_dir: Path | None = None, entry_points: bool = True, parent: Any = None
@@ -214,12 +215,12 @@ class Worker(QThread):
         Every Qt call the GUI thread makes from Python gives the GIL away and must win it
         back; against a worker that never pauses, that costs up to a switch interval each
         time and a frame of painting stalls for tens of milliseconds. Working in bursts of
-        ``BURST_S`` then resting as long keeps the event loop smooth for about half the
-        throughput.
+        ``BURST_S`` and resting ``REST_S`` keeps the event loop smooth for part of the
+        throughput (see benchmarks/gui_responsiveness.py).
         """
         now = time.perf_counter()
         if now - self._burst_start >= self.BURST_S:
-            time.sleep(self.BURST_S)
+            time.sleep(self.REST_S)
             self._burst_start = time.perf_counter()
 
     def _has_work(self, run: Any) -> bool:

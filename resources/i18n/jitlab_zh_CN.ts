@@ -121,8 +121,8 @@
         <translation>调用序号</translation>
     </message>
     <message>
-        <source>One point per call. Hover a point for its phases, signature and reason. Circles: pitfall variant; triangles: fix.</source>
-        <translation>每次调用一个点。鼠标悬停可查看各阶段耗时、签名和原因。圆点：陷阱变体；三角：修正变体。</translation>
+        <source>One point per call. Hover a point for its phases, signature and reason. Drag or scroll to zoom; double-click to follow the newest calls again.</source>
+        <translation>每次调用一个点。悬停查看各阶段耗时、签名和原因。拖动或滚轮可缩放；双击恢复跟随最新的调用。</translation>
     </message>
     <message>
         <source>Colour: what JAX did for the call. Shape: which variant made it.</source>
