@@ -248,7 +248,7 @@ class ChartView(QWidget):
             self._range = (x_hi, lo, hi)
             vb = self.plot.getPlotItem().vb
             self._setting_range = True
-            vb.setRange(xRange=(-0.5, x_hi), yRange=(lo, hi), padding=0)
+            vb.setRange(xRange=(-0.5, x_hi + 0.5), yRange=(lo, hi), padding=0)
             self._setting_range = False
 
     def _range_changed_by_user(self, *_: Any) -> None:
@@ -298,9 +298,9 @@ class ChartView(QWidget):
             f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{kind_name(kind)}"
             for kind in KIND_ORDER
         ]
-        parts.append(
-            f"●&nbsp;{self.tr('pitfall variant')}&nbsp;&nbsp;▲&nbsp;{self.tr('fix variant')}"
-        )
+        pitfall = self.tr("pitfall variant")
+        fix = self.tr("fix variant")
+        parts.append(f"●&nbsp;{pitfall}&nbsp;&nbsp;▲&nbsp;{fix}")
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
         self.legend.setToolTip(
             self.tr("Colour: what JAX did for the call. Shape: which variant made it.")

@@ -172,7 +172,7 @@ class LogView(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((50, 120, 80, 60, 60, 70, 70, 160)):
+        for column, width in enumerate((44, 110, 76, 56, 56, 62, 62, 120)):
             self.table.setColumnWidth(column, width)
         self.filter_label = QLabel(self)
         self.checks: dict[CallKind, QCheckBox] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -24,7 +26,7 @@ from jitlab.core.records import CallKind, Summary
 from jitlab.gui.code_view import CodeView
 from jitlab.gui.i18n import language
 from jitlab.gui.model import RunState
-from jitlab.gui.style import format_ms
+from jitlab.gui.style import KIND_COLORS, format_ms
 
 
 class BriefingPage(QWidget):
@@ -167,6 +169,23 @@ class SummaryPage(QWidget):
         self.prediction.setWordWrap(True)
         self.lesson = QLabel(self)
         self.lesson.setWordWrap(True)
+        self.compare = pg.PlotWidget(self)
+        self.compare.setObjectName("comparePlot")
+        self.compare.setMinimumHeight(220)
+        plot = self.compare.getPlotItem()
+        plot.setLogMode(x=False, y=True)
+        plot.showGrid(x=False, y=True, alpha=0.2)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        self.compare_legend = plot.addLegend(offset=(-10, 10))
+        self.compare_lines = {
+            "pitfall": plot.plot(pen=pg.mkPen("#e0323f", width=2), symbol="o", symbolSize=7),
+            "fix": plot.plot(
+                pen=pg.mkPen("#2f9e4f", width=2, style=Qt.PenStyle.DashLine),
+                symbol="t",
+                symbolSize=8,
+            ),
+        }
         self.measure = QPushButton(self)
         self.measure.setObjectName("measureButton")
         self.measure.clicked.connect(self.measure_clicked)
@@ -191,7 +210,7 @@ class SummaryPage(QWidget):
         layout.addWidget(self.verdict)
         layout.addWidget(self.prediction)
         layout.addWidget(self.lesson)
-        layout.addStretch(1)
+        layout.addWidget(self.compare, 1)
         layout.addLayout(buttons)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -221,6 +240,7 @@ class SummaryPage(QWidget):
                 self.cells[(variant, key)].setText(
                     _cell(key, summary, segment.records if segment else [])
                 )
+        self._plot_compare()
         p, f = summaries["pitfall"], summaries["fix"]
         if p and f and p.calls and f.calls:
             saved = p.time_lost_ms - f.time_lost_ms
@@ -240,6 +260,20 @@ class SummaryPage(QWidget):
             )
         else:
             self.prediction.setText("")
+
+    def _plot_compare(self) -> None:
+        """Latency per call of the latest pitfall run and the latest fix run, from call 0."""
+        for variant, line in self.compare_lines.items():
+            segment = self.state.latest(variant)
+            records = segment.records[-5000:] if segment else []
+            if not records:
+                line.setData([], [])
+                continue
+            line.setData(
+                np.arange(len(records)),
+                np.array([max(r.latency_ms, 1e-4) for r in records]),
+                symbolBrush=[pg.mkBrush(KIND_COLORS[r.kind]) for r in records],
+            )
 
     def retranslate(self) -> None:
         lang = language()
@@ -266,6 +300,15 @@ class SummaryPage(QWidget):
             if self.scenario
             else ""
         )
+        plot = self.compare.getPlotItem()
+        plot.setLabel("left", self.tr("latency (ms, log scale)"))
+        plot.setLabel("bottom", self.tr("call number in the run"))
+        self.compare.setToolTip(
+            self.tr("The same calls on the pitfall (solid) and on the fix (dashed), from call 0.")
+        )
+        self.compare_legend.clear()
+        self.compare_legend.addItem(self.compare_lines["pitfall"], self.tr("Pitfall"))
+        self.compare_legend.addItem(self.compare_lines["fix"], self.tr("Fix"))
         self.measure.setText(self.tr("Measure both"))
         self.measure.setToolTip(
             self.tr("Play the demo script on the pitfall, then on the fix, and compare.")

@@ -125,6 +125,14 @@
         <translation>每次调用一个点。悬停查看各阶段耗时、签名和原因。拖动或滚轮可缩放；双击恢复跟随最新的调用。</translation>
     </message>
     <message>
+        <source>pitfall variant</source>
+        <translation>陷阱变体</translation>
+    </message>
+    <message>
+        <source>fix variant</source>
+        <translation>修正变体</translation>
+    </message>
+    <message>
         <source>Colour: what JAX did for the call. Shape: which variant made it.</source>
         <translation>颜色：JAX 对这次调用做了什么。形状：由哪个变体发起。</translation>
     </message>
@@ -632,6 +640,18 @@
     <message>
         <source>Remember:</source>
         <translation>记住：</translation>
+    </message>
+    <message>
+        <source>latency (ms, log scale)</source>
+        <translation>耗时（毫秒，对数坐标）</translation>
+    </message>
+    <message>
+        <source>call number in the run</source>
+        <translation>本轮中的调用序号</translation>
+    </message>
+    <message>
+        <source>The same calls on the pitfall (solid) and on the fix (dashed), from call 0.</source>
+        <translation>同一组调用分别在陷阱版（实线）和修正版（虚线）上的耗时，都从第 0 次调用开始。</translation>
     </message>
     <message>
         <source>Measure both</source>

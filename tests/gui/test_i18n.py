@@ -97,3 +97,18 @@ def test_the_catalogue_covers_every_tr_string(tmp_path) -> None:
         return out
 
     assert keys(fresh) - keys(TS) == set()
+
+
+def test_no_tr_call_hides_inside_an_f_string() -> None:
+    """lupdate cannot see ``{self.tr('…')}`` inside an f-string: such text never translates."""
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "jitlab" / "gui"
+    pattern = re.compile(r"\{\s*(self\.tr|translate)\(")
+    hidden = [
+        f"{path.name}:{n}"
+        for path in root.glob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert hidden == []
