@@ -81,6 +81,17 @@ class Signature:
         parts += [f"{name}={value} (static)" for name, value in self.statics]
         return ", ".join(parts) if parts else "()"
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Signature:
+        leaves = tuple(
+            LeafSpec(
+                a["path"], tuple(a["shape"]), a["dtype"], bool(a["weak_type"]), a.get("sharding")
+            )
+            for a in data.get("args", [])
+        )
+        statics = tuple((str(k), str(v)) for k, v in (data.get("static") or {}).items())
+        return cls(leaves, statics, data.get("tree", ""), int(data.get("function", 0)))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "args": [
@@ -160,6 +171,32 @@ class CallRecord(NamedTuple):
     def execute_ms(self) -> float:
         """Time not spent tracing, lowering or compiling: dispatch plus execution."""
         return max(0.0, self.latency_ms - self.trace_ms - self.lower_ms - self.compile_ms)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CallRecord:
+        """Read back :meth:`to_json` (a recording, an export); tolerant of missing fields."""
+        phases = [float(data.get(k) or 0.0) for k in ("trace_ms", "lower_ms", "compile_ms")]
+        latency = data.get("latency_ms")
+        reason = data.get("reason")
+        error = data.get("error")
+        return cls(
+            index=int(data.get("index") or 0),
+            function=str(data.get("function") or "?"),
+            kind=CallKind(data.get("kind", "cache_hit")),
+            # Calls seen only through compile events have no latency: the phases bound it.
+            latency_ms=float(latency) if latency is not None else sum(phases),
+            trace_ms=phases[0],
+            lower_ms=phases[1],
+            compile_ms=phases[2],
+            signature=Signature.from_json(data["signature"]) if data.get("signature") else None,
+            card=data.get("card"),
+            reason=Reason(tuple(reason.get("changes", ())), reason.get("jax")) if reason else None,
+            error=ErrorInfo(error.get("type", "?"), error.get("message", "")) if error else None,
+            stdout=tuple(OutputLine(o["when"], o["text"]) for o in data.get("stdout") or ()),
+            params=data.get("params"),
+            variant=data.get("variant"),
+            notes=data.get("notes"),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports."""
