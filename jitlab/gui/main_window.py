@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QFileDialog,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -155,6 +156,14 @@ class MainWindow(QMainWindow):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.params)
         left_layout.addWidget(self.run_controls)
+        self.question_box = QGroupBox(self)
+        self.question_label = QLabel(self.question_box)
+        self.question_label.setObjectName("labQuestion")
+        self.question_label.setWordWrap(True)
+        self.question_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        box = QVBoxLayout(self.question_box)
+        box.addWidget(self.question_label)
+        left_layout.addWidget(self.question_box)
         left_layout.addStretch(1)
         left.setMinimumWidth(280)
         left.setMaximumWidth(380)
@@ -287,6 +296,22 @@ class MainWindow(QMainWindow):
         self._fill_scenarios()
         self._update_title()
         self._update_status()
+        self._update_question()
+
+    def _update_question(self) -> None:
+        lang = i18n.language()
+        self.question_box.setTitle(self.tr("Watch for this"))
+        self.question_box.setToolTip(
+            self.tr("The question from the briefing, and your prediction.")
+        )
+        if self.scenario is None:
+            self.question_label.setText("")
+            return
+        text = self.scenario.question.get(lang)
+        guess = self.briefing.prediction.text().strip()
+        if guess:
+            text += "\n\n" + self.tr("Your prediction: %1").replace("%1", guess)
+        self.question_label.setText(text)
 
     def _update_title(self) -> None:
         name = self.scenario.title.get(i18n.language()) if self.scenario else ""
@@ -370,6 +395,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("last_scenario", cls.id)
         self._fill_scenarios()
         self._update_title()
+        self._update_question()
         self.state.notify()
 
     # -- commands to the worker -----------------------------------------------------------
@@ -413,6 +439,7 @@ class MainWindow(QMainWindow):
             self.summary.refresh()
             self.pages.setCurrentWidget(self.summary)
         else:
+            self._update_question()
             self.pages.setCurrentWidget(self.lab_page)
             total = max(self.right_split.height(), 600)
             # The kitchen gets what its picture needs at this width, no band of empty wall.

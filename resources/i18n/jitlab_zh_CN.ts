@@ -446,6 +446,18 @@
         <translation>关于 jitlab</translation>
     </message>
     <message>
+        <source>Watch for this</source>
+        <translation>留意这一点</translation>
+    </message>
+    <message>
+        <source>The question from the briefing, and your prediction.</source>
+        <translation>简介里的问题，以及你的预测。</translation>
+    </message>
+    <message>
+        <source>Your prediction: %1</source>
+        <translation>你的预测：%1</translation>
+    </message>
+    <message>
         <source>jitlab shows, call by call, what jax.jit really does: trace, compile, cache hit, recompile, why, and what it costs.</source>
         <translation>jitlab 逐次调用地展示 jax.jit 到底做了什么：追踪、编译、缓存命中、重编译，原因何在，代价几何。</translation>
     </message>
