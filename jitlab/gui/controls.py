@@ -284,7 +284,6 @@ class RunControls(QGroupBox):
         rate_row.addWidget(self.rate_label)
         rate_row.addWidget(self.rate)
         rate_row.addStretch(1)
-        rate_row.addWidget(self.overlay)
         variant_row = QHBoxLayout()
         variant_row.addWidget(self.variant_caption)
         variant_row.addWidget(self.variant_combo, 1)
@@ -293,6 +292,7 @@ class RunControls(QGroupBox):
         layout.addWidget(self.variant_label)
         layout.addLayout(buttons)
         layout.addLayout(rate_row)
+        layout.addWidget(self.overlay)
         self.retranslate()
 
     def set_variants(self, variants: tuple[Any, ...], current: str) -> None:

@@ -134,7 +134,7 @@ class KitchenCanvas(QWidget):
             return self.tr("Cooking from the new script (running)…")
         kind = s.last_kind
         card = s.cards.get(s.pulled) if s.pulled else None
-        number = card.key[1] + 1 if card else 0
+        number = card.number if card else 0
         if kind is CallKind.CACHE_HIT:
             return self.tr("Served from card #%1 (cache hit)").replace("%1", str(number))
         if kind is CallKind.COMPILE:
@@ -226,7 +226,7 @@ class KitchenCanvas(QWidget):
             painter.drawText(
                 rect.adjusted(2, 1, -2, -1),
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
-                f"#{card.key[1] + 1}\n{text}",
+                f"#{card.number}\n{text}",
             )
         if len(cards) > len(visible):
             painter.setPen(QColor("#fff"))
@@ -251,12 +251,11 @@ class KitchenCanvas(QWidget):
         painter.setFont(font)
         for sid, text in names.items():
             rect = self._map(self._bounds[sid])
-            label = QRectF(
-                rect.x() - 30 * scale,
-                target.y() + 200 * scale,
-                rect.width() + 60 * scale,
-                40 * scale,
+            width = max(
+                rect.width() + 60 * scale, painter.fontMetrics().horizontalAdvance(text) + 8
             )
+            left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
+            label = QRectF(left, target.y() + 200 * scale, width, 40 * scale)
             painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
             painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, text)
         # The status line across the top of the wall.
@@ -297,7 +296,7 @@ class KitchenCanvas(QWidget):
     def _card_tip(self, card: CardView) -> str:
         return (
             self.tr("Card #%1: compiled by call #%2 in %3, used %4 times since")
-            .replace("%1", str(card.key[1] + 1))
+            .replace("%1", str(card.number))
             .replace("%2", str(card.created_by))
             .replace("%3", format_ms(card.compile_ms))
             .replace("%4", str(card.hits))

@@ -79,6 +79,7 @@ class MainWindow(QMainWindow):
         self._autoplay_waiting = False
         self._closing = False
         self._stale: set[str] = set()
+        self._shown_output = False
         self._turn = 0
         self._chart_at = 0.0
         self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
@@ -386,6 +387,8 @@ class MainWindow(QMainWindow):
         self.log.clear()
         self.output.clear_lines()
         self.error_view.clear()
+        self._shown_output = False
+        self.bottom.setCurrentWidget(self.log)
         self.params.build(cls.params, cls.defaults())
         self.run_controls.set_variants(cls.variants, variant)
         self.code.show_scenario(cls, variant)
@@ -470,6 +473,9 @@ class MainWindow(QMainWindow):
                 self.log.add(record)
                 if record.stdout:
                     self.output.add(record)
+                    if not self._shown_output and record.error is None:
+                        self._shown_output = True  # the first print: show where it went
+                        self.bottom.setCurrentWidget(self.output)
                 if record.error is not None:
                     self.error_view.show_error(record)
                     self.bottom.setCurrentWidget(self.error_view)

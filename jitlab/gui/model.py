@@ -35,6 +35,7 @@ class CardView:
     compile_ms: float
     hits: int = 0
     sig: Signature | None = None
+    number: int = 0  # 1, 2, 3… in the order the cards entered the holder (all functions)
 
 
 @dataclass
@@ -156,6 +157,7 @@ class RunState:
                 record.index,
                 record.trace_ms + record.lower_ms + record.compile_ms,
                 sig=record.signature,
+                number=len(self.cards) + 1,
             )
             self.ever_compiled = True
             self.pulled = key

@@ -177,6 +177,9 @@ class SummaryPage(QWidget):
         plot.showGrid(x=False, y=True, alpha=0.2)
         plot.setMenuEnabled(False)
         plot.hideButtons()
+        self.compare.setBackground(self.palette().color(self.backgroundRole()).lighter(103))
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setTextPen(pg.mkPen(self.palette().color(self.foregroundRole())))
         self.compare_legend = plot.addLegend(offset=(-10, 10))
         self.compare_lines = {
             "pitfall": plot.plot(pen=pg.mkPen("#e0323f", width=2), symbol="o", symbolSize=7),
@@ -245,7 +248,7 @@ class SummaryPage(QWidget):
         if p and f and p.calls and f.calls:
             saved = p.time_lost_ms - f.time_lost_ms
             self.verdict.setText(
-                self.tr("The fix compiled %1 times instead of %2 and saved %3 of compiling.")
+                self.tr("Compiles: %1 with the fix, %2 with the pitfall; the fix saved %3.")
                 .replace("%1", str(f.compiles + f.recompiles))
                 .replace("%2", str(p.compiles + p.recompiles))
                 .replace("%3", format_ms(max(saved, 0.0)))

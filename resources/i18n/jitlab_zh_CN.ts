@@ -594,8 +594,8 @@
 <context>
     <name>SummaryPage</name>
     <message>
-        <source>The fix compiled %1 times instead of %2 and saved %3 of compiling.</source>
-        <translation>修正版编译了 %1 次（陷阱版 %2 次），省下了 %3 的编译时间。</translation>
+        <source>Compiles: %1 with the fix, %2 with the pitfall; the fix saved %3.</source>
+        <translation>编译次数：修正版 %1 次，陷阱版 %2 次；修正版省下了 %3。</translation>
     </message>
     <message>
         <source>Run both variants (or press “Measure both”) to compare them side by side.</source>

@@ -1,0 +1,52 @@
+"""The run-state model is plain Python: fed by a real engine run, no Qt involved."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from jitlab.core.records import CallKind
+from jitlab.gui.model import Phase, RunState
+
+
+def test_model_imports_no_qt() -> None:
+    code = "import sys, jitlab.gui.model; print(any(m.startswith('PySide6') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_model_follows_a_real_run() -> None:
+    from jitlab.core.discovery import scenarios
+    from jitlab.core.engine import CallFinished, CallStarted, PhaseEnded, Run
+
+    state = RunState()
+    phases: list[Phase] = []
+
+    def listen(event: object) -> None:
+        if isinstance(event, CallStarted):
+            state.call_started(event.index, event.params)
+        elif isinstance(event, PhaseEnded):
+            state.phase_ended(event.index, event.phase, event.ms)
+        elif isinstance(event, CallFinished):
+            state.call_finished(event.record)
+        phases.append(state.phase)
+
+    run = Run(scenarios()["dynamic-shapes"], "pitfall", listener=listen)
+    state.clear("dynamic-shapes", "pitfall")
+    for n in (8, 8, 16):
+        run.step({"batch_size": n})
+    assert [r.kind for r in state.records] == [
+        CallKind.COMPILE,
+        CallKind.CACHE_HIT,
+        CallKind.RECOMPILE,
+    ]
+    assert Phase.WRITING in phases and Phase.COOKING in phases  # compile phases were seen
+    assert [c.number for c in state.cards.values()] == [1, 2]
+    assert state.cards[state.pulled].number == 2
+    summary = state.segment_summary()
+    assert (summary.calls, summary.compiles, summary.recompiles, summary.cache_hits) == (3, 1, 1, 1)
+    assert summary == run.summary()
+    assert "16" in state.last_reason
+    state.new_segment("fix")
+    assert state.cards == {} and state.segment_summary().calls == 0
+    assert state.latest("pitfall").summary() == summary
