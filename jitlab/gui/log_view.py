@@ -32,6 +32,12 @@ from jitlab.gui.chart import describe
 from jitlab.gui.i18n import translate
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole
+_ALIGN = Qt.ItemDataRole.TextAlignmentRole
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole
+_USER = Qt.ItemDataRole.UserRole
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _COLUMNS = ("#", "kind", "latency", "trace", "lower", "compile", "execute", "params", "reason")
 Index = QModelIndex | QPersistentModelIndex
 
@@ -43,6 +49,8 @@ class CallTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.records: list[CallRecord] = []
         self._pending: list[CallRecord] = []
+        self._texts: dict[int, list[str]] = {}  # display strings, made once per row
+        self._colors = {kind: QColor(color) for kind, color in KIND_COLORS.items()}
 
     def headers(self) -> list[str]:
         return [
@@ -69,20 +77,25 @@ class CallTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # Called for every visible cell and role on each repaint: keep the common path short.
+        if role == _DISPLAY:
+            row = index.row()
+            texts = self._texts.get(row)
+            if texts is None:
+                texts = self._texts[row] = [
+                    self._text(self.records[row], c) for c in range(len(_COLUMNS))
+                ]
+            return texts[index.column()]
+        if role == _FOREGROUND:
+            if index.column() == 1:
+                return self._colors[self.records[index.row()].kind]
             return None
-        record = self.records[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(record, column)
-        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
-            return QColor(KIND_COLORS[record.kind])
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return describe(record)
-        if role == Qt.ItemDataRole.UserRole:
-            return record.kind.value
-        if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column <= 6:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGN:
+            return _RIGHT if 2 <= index.column() <= 6 else None
+        if role == _TOOLTIP:
+            return describe(self.records[index.row()])
+        if role == _USER:
+            return self.records[index.row()].kind.value
         return None
 
     @staticmethod
@@ -126,9 +139,11 @@ class CallTableModel(QAbstractTableModel):
         self.beginResetModel()
         self.records = []
         self._pending = []
+        self._texts = {}
         self.endResetModel()
 
     def relabel(self) -> None:
+        self._texts = {}  # kind names change with the language
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(_COLUMNS) - 1)
         if self.records:
             self.dataChanged.emit(self.index(0, 1), self.index(len(self.records) - 1, 1))

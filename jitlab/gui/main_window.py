@@ -82,6 +82,8 @@ class MainWindow(QMainWindow):
         self._shown_output = False
         self._turn = 0
         self._chart_at = 0.0
+        self._log_at = 0.0
+        self._flood_until = 0.0
         self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
 
         self._build()
@@ -503,7 +505,14 @@ class MainWindow(QMainWindow):
         if changed:
             self._stale.update(("kitchen", "chart", "log"))
         if self._stale:
-            if new_records <= 2:
+            if self.worker.playing:
+                # Keep a fast worker off the GIL until this frame is painted (see Worker).
+                self.worker.hold(0.04)
+                QTimer.singleShot(0, self.worker.release)
+            now = time.perf_counter()
+            if new_records > 2:
+                self._flood_until = now + 0.5  # calls are pouring in: stay in flood mode
+            if now >= self._flood_until:
                 for view in list(self._stale):
                     self._render(view)  # calm: every view now, phase changes show at once
             else:
@@ -512,7 +521,9 @@ class MainWindow(QMainWindow):
                 now = time.perf_counter()
                 for view in self._RENDER_ORDER[self._turn :] + self._RENDER_ORDER[: self._turn]:
                     if view == "chart" and now - self._chart_at < 0.12:
-                        continue  # the costliest paint: at most ~8 times a second in a flood
+                        continue  # the costliest paints: at most ~8 times a second in a flood
+                    if view == "log" and now - self._log_at < 0.12:
+                        continue
                     if view in self._stale:
                         self._render(view)
                         self._turn = (self._RENDER_ORDER.index(view) + 1) % 3
@@ -533,6 +544,7 @@ class MainWindow(QMainWindow):
             self._chart_at = time.perf_counter()
             self.chart.refresh()
         else:
+            self._log_at = time.perf_counter()
             self.log.flush()
             self.output.flush()
             if self.mode == "complete":

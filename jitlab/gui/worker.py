@@ -79,6 +79,7 @@ class Worker(QThread):
         self._next_due = 0.0
         self._calls = 0
         self._burst_start = 0.0
+        self._hold_until = 0.0
         self.busy = False  # a call is in flight (read by the GUI for display only)
         self.current_run: Any = None  # the engine Run (tests inspect it once the worker idles)
 
@@ -210,18 +211,29 @@ class Worker(QThread):
                 self.events.append(WorkerFailed(traceback.format_exc()))
 
     def _breathe(self) -> None:
-        """Streaming as fast as possible: after each burst of calls, leave the GIL to the GUI.
+        """Between fast calls: stay off the GIL while the GUI renders a frame, and rest a bit.
 
         Every Qt call the GUI thread makes from Python gives the GIL away and must win it
         back; against a worker that never pauses, that costs up to a switch interval each
-        time and a frame of painting stalls for tens of milliseconds. Working in bursts of
-        ``BURST_S`` and resting ``REST_S`` keeps the event loop smooth for part of the
-        throughput (see benchmarks/gui_responsiveness.py).
+        time, and painting one frame (dozens of Python callbacks) stalls for tens of
+        milliseconds. So the GUI marks its frames (:meth:`hold`) and the worker waits them
+        out; bursts of ``BURST_S`` followed by ``REST_S`` of sleep cover the time in between.
         """
         now = time.perf_counter()
+        while now < self._hold_until and not self._stop:
+            time.sleep(0.0005)
+            now = time.perf_counter()
         if now - self._burst_start >= self.BURST_S:
             time.sleep(self.REST_S)
             self._burst_start = time.perf_counter()
+
+    def hold(self, seconds: float) -> None:
+        """GUI thread: a frame is being rendered; don't start a call for ``seconds``."""
+        self._hold_until = time.perf_counter() + seconds
+
+    def release(self) -> None:
+        """GUI thread: the frame is on screen."""
+        self._hold_until = 0.0
 
     def _has_work(self, run: Any) -> bool:
         if self._scenario_dirty or self._variant_dirty or self._reset or self._pending_calls:
