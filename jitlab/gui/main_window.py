@@ -7,6 +7,7 @@ a second; each frame updates the run-state model once and each view renders once
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import time
 from pathlib import Path
@@ -482,6 +483,8 @@ class MainWindow(QMainWindow):
                     self.error_view.show_error(record)
                     self.bottom.setCurrentWidget(self.error_view)
                 new_records += 1
+                if len(self.state.records) % 5000 == 0:
+                    gc.freeze()  # records are kept for good: keep collections short
             elif name == "CallStarted":
                 self.state.call_started(event.index, event.params)
                 self._call_started_at = time.perf_counter()
@@ -507,7 +510,7 @@ class MainWindow(QMainWindow):
         if self._stale:
             if self.worker.playing:
                 # Keep a fast worker off the GIL until this frame is painted (see Worker).
-                self.worker.hold(0.04)
+                self.worker.hold(0.03)
                 QTimer.singleShot(0, self.worker.release)
             now = time.perf_counter()
             if new_records > 2:
@@ -520,9 +523,9 @@ class MainWindow(QMainWindow):
                 # the event loop stays responsive (each view still updates ~20 times a second).
                 now = time.perf_counter()
                 for view in self._RENDER_ORDER[self._turn :] + self._RENDER_ORDER[: self._turn]:
-                    if view == "chart" and now - self._chart_at < 0.12:
-                        continue  # the costliest paints: at most ~8 times a second in a flood
-                    if view == "log" and now - self._log_at < 0.12:
+                    if view == "chart" and now - self._chart_at < 0.2:
+                        continue  # the costliest paints: at most 5 times a second in a flood
+                    if view == "log" and now - self._log_at < 0.2:
                         continue
                     if view in self._stale:
                         self._render(view)
@@ -564,6 +567,10 @@ class MainWindow(QMainWindow):
         )
 
     def _discovered(self, entries: list[Any]) -> None:
+        # JAX, Qt and the scenarios are loaded and live for good: move them out of the
+        # garbage collector's way. A full collection over them holds the GIL for ~100 ms,
+        # and tracing a big function on the worker triggers several (a visible freeze).
+        gc.freeze()
         self.entries = entries
         ids = self.scenario_ids()
         last = str(self.settings.value("last_scenario", "") or "")
