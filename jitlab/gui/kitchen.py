@@ -246,14 +246,17 @@ class KitchenCanvas(QWidget):
             "station-alarm": self.tr("Re-rehearsal!"),
         }
         font = QFont(self.font())
-        font.setPixelSize(max(9, int(15 * scale)))
         font.setBold(True)
-        painter.setFont(font)
         for sid, text in names.items():
             rect = self._map(self._bounds[sid])
-            width = max(
-                rect.width() + 60 * scale, painter.fontMetrics().horizontalAdvance(text) + 8
-            )
+            width = rect.width() + 40 * scale  # the label may not spill onto its neighbours
+            size = max(7, int(15 * scale))
+            font.setPixelSize(size)
+            painter.setFont(font)
+            while size > 7 and painter.fontMetrics().horizontalAdvance(text) > width:
+                size -= 1
+                font.setPixelSize(size)
+                painter.setFont(font)
             left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
             label = QRectF(left, target.y() + 200 * scale, width, 40 * scale)
             painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
