@@ -125,12 +125,12 @@ class Probe:
         self._generation = 0
         self._by_key: dict[Hashable, Card] = {}
         self._entries_after_compile = -2  # JAX's cache size after our last compile
+        self._spares = threading.local()  # one reusable collector per calling thread
         self._bind(jitted)
         self.name = name or self._trace_name
         monitor.install()
 
     def _bind(self, jitted: Callable[..., Any]) -> None:
-        self._spare: monitor.CallCollector | None = None
         self._fn = jitted
         fun = getattr(jitted, "__wrapped__", jitted)
         self._trace_name = _function_name(fun)
@@ -163,14 +163,15 @@ class Probe:
 
     # -- the call -------------------------------------------------------------------------
     def _collector(self) -> monitor.CallCollector:
-        """The probe's collector, reused across cache hits (they leave it untouched)."""
-        collector = self._spare
-        if collector is None or collector.busy:  # first call, or a call on another thread
+        """This thread's collector, reused across cache hits (they leave it untouched)."""
+        collector = getattr(self._spares, "collector", None)
+        if collector is None or collector.busy or collector.trace_name != self._trace_name:
             collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
-            if self._spare is None:
-                self._spare = collector
+            if not getattr(self._spares, "collector", None) or not self._spares.collector.busy:
+                self._spares.collector = collector
         collector.busy = True
         collector.on_phase = self.on_phase
+        collector.echo = self.echo_output
         return collector
 
     def _release(self, collector: monitor.CallCollector) -> None:

@@ -244,3 +244,23 @@ def test_result_is_returned_ready():
 def test_already_jitted_function_refuses_jit_options():
     with pytest.raises(TypeError, match="already jitted"):
         Probe(jax.jit(lambda x: x), static_argnums=0)
+
+
+def test_one_probe_called_from_two_threads_counts_every_call():
+    probe = Probe(lambda x: jnp.cos(x) + 1)
+    probe(jnp.ones(4))  # compile once up front
+
+    def hammer(n: int) -> None:
+        for _ in range(200):
+            probe(jnp.ones(n))
+
+    threads = [threading.Thread(target=hammer, args=(n,)) for n in (4, 4, 5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    counts = probe.ledger.counts
+    assert sum(counts.values()) == 601 == len(probe.records)
+    assert counts[CallKind.COMPILE] == 1 and counts[CallKind.RECOMPILE] == 1
+    assert counts[CallKind.CACHE_HIT] == 599
+    assert sorted(r.index for r in probe.records) == list(range(601))
