@@ -1,0 +1,316 @@
+"""The signature ledger of one function: every compiled signature, what changed highlighted.
+
+One row per compile (first compile, recompile, persistent-cache load) read from a recording;
+one column per argument leaf and static argument. A cell that differs from the row above is
+highlighted, so the cause of each recompile stands out without reading the reason text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from jitlab.core.records import CallKind, Signature
+from jitlab.gui.i18n import translate
+from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
+
+Index = QModelIndex | QPersistentModelIndex
+COMPILED = {k.value for k in CallKind if k.compiled}
+_FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
+_TAIL = ("called_from", "reason")  # columns after them
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One compiled signature, as a recording line describes it."""
+
+    call: dict[str, Any]
+    signature: Signature | None
+    cells: dict[str, str]  # signature column key → text ("" when the leaf is absent)
+
+
+def signature_cells(signature: Signature | None) -> dict[str, str]:
+    """Column key → cell text for one signature (keys: leaf paths, ``static:NAME``)."""
+    if signature is None:
+        return {}
+    cells: dict[str, str] = {}
+    for leaf in signature.leaves:
+        text = leaf.type_text
+        if leaf.sharding:
+            text += f" @ {leaf.sharding}"
+        cells[leaf.path] = text
+    for name, value in signature.statics:
+        cells[f"static:{name}"] = value
+    cells["fn"] = str(signature.function)
+    return cells
+
+
+def ledger_rows(calls: list[dict[str, Any]]) -> list[LedgerRow]:
+    """The compiled calls of one function, in order, with their signature cells."""
+    rows = []
+    for call in calls:
+        if call.get("kind") not in COMPILED:
+            continue
+        sig = Signature.from_json(call["signature"]) if call.get("signature") else None
+        rows.append(LedgerRow(call, sig, signature_cells(sig)))
+    return rows
+
+
+def signature_columns(rows: list[LedgerRow]) -> list[str]:
+    """Union of the signature column keys in order of appearance.
+
+    The function-object generation gets a column only when it changed (a redefined function).
+    """
+    keys: list[str] = []
+    for row in rows:
+        for key in row.cells:
+            if key not in keys and key != "fn":
+                keys.append(key)
+    if len({row.cells.get("fn") for row in rows if row.cells}) > 1:
+        keys.append("fn")
+    return keys
+
+
+class LedgerModel(QAbstractTableModel):
+    """Rows of :class:`LedgerRow`; differing cells carry a highlight and the old value."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[LedgerRow] = []
+        self.keys: list[str] = []
+        self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
+
+    # -- content --------------------------------------------------------------------------
+    def set_calls(self, calls: list[dict[str, Any]]) -> None:
+        rows = ledger_rows(calls)
+        keys = signature_columns(rows)
+        if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
+            self.rows = rows
+            self.endInsertRows()
+            return
+        if keys == self.keys and rows == self.rows:
+            return
+        self.beginResetModel()
+        self.rows, self.keys = rows, keys
+        self.endResetModel()
+
+    def columns(self) -> list[str]:
+        return [*_FIXED, *self.keys, *_TAIL]
+
+    def text(self, row: int, column: int) -> str:
+        key = self.columns()[column]
+        entry = self.rows[row]
+        call = entry.call
+        if key == "index":
+            return str(call.get("index", ""))
+        if key == "kind":
+            try:
+                return kind_name(CallKind(call.get("kind")))
+            except ValueError:
+                return str(call.get("kind"))
+        if key == "t":
+            t = call.get("t")
+            return f"{t:.2f} s" if isinstance(t, int | float) else ""
+        if key == "cost":
+            ms = sum(call.get(k) or 0.0 for k in ("trace_ms", "lower_ms", "compile_ms"))
+            return format_ms(ms)
+        if key == "called_from":
+            return str(call.get("called_from") or "")
+        if key == "reason":
+            return "; ".join((call.get("reason") or {}).get("changes") or [])
+        if entry.signature is None:
+            return "?"  # seen only through JAX's compile events: no signature
+        return entry.cells.get(key, "—")
+
+    def differs(self, row: int, column: int) -> bool:
+        """True when this signature cell differs from the row above (both rows known)."""
+        key = self.columns()[column]
+        if key in _FIXED or key in _TAIL or row == 0:
+            return False
+        this, before = self.rows[row], self.rows[row - 1]
+        if this.signature is None or before.signature is None:
+            return False
+        return this.cells.get(key, "—") != before.cells.get(key, "—")
+
+    def header(self, column: int) -> str:
+        key = self.columns()[column]
+        names = {
+            "index": translate("Ledger", "call #"),
+            "kind": translate("Ledger", "kind"),
+            "t": translate("Ledger", "at"),
+            "cost": translate("Ledger", "cost"),
+            "called_from": translate("Ledger", "called from"),
+            "reason": translate("Ledger", "what changed"),
+            "fn": translate("Ledger", "function object"),
+        }
+        if key in names:
+            return names[key]
+        if key.startswith("static:"):
+            return translate("Ledger", "%1 (static)").replace("%1", key[7:])
+        return key
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns())
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.header(section)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            key = self.columns()[section]
+            if key in _FIXED or key in _TAIL or key == "fn":
+                return self.header_tip(key)
+            return translate(
+                "Ledger", "Type and shape of this argument in each compiled signature."
+            )
+        return None
+
+    def header_tip(self, key: str) -> str:
+        tips = {
+            "index": translate(
+                "Ledger", "Which call of the function compiled (cache hits count too)."
+            ),
+            "kind": translate(
+                "Ledger", "First compile, recompile or a load from the persistent cache."
+            ),
+            "t": translate("Ledger", "Seconds since the recording started."),
+            "cost": translate("Ledger", "Trace + lower + compile time of this signature."),
+            "called_from": translate("Ledger", "The line of the program that made the call."),
+            "reason": translate("Ledger", "What differed from the closest earlier signature."),
+            "fn": translate("Ledger", "A new number means the function itself was created again."),
+        }
+        return tips[key]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.text(row, column)
+        if role == Qt.ItemDataRole.BackgroundRole and self.differs(row, column):
+            color = QColor(self._highlight)
+            color.setAlpha(110 if is_dark() else 60)
+            return QBrush(color)
+        if role == Qt.ItemDataRole.FontRole and self.differs(row, column):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and self.columns()[column] == "kind":
+            try:
+                return QColor(KIND_COLORS[CallKind(self.rows[row].call.get("kind"))])
+            except ValueError:
+                return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(row, column)
+        return None
+
+    def tooltip(self, row: int, column: int) -> str:
+        key = self.columns()[column]
+        call = self.rows[row].call
+        if key == "reason":
+            jax_text = (call.get("reason") or {}).get("jax")
+            text = self.text(row, column)
+            if jax_text:
+                text += "\n\n" + translate("Ledger", "JAX's own explanation:") + "\n" + jax_text
+            return text
+        if self.differs(row, column):
+            return (
+                translate("Ledger", "Changed: %1, before %2")
+                .replace("%1", self.text(row, column))
+                .replace("%2", self.text(row - 1, column))
+            )
+        if self.rows[row].signature is None and key not in _FIXED and key not in _TAIL:
+            return translate(
+                "Ledger",
+                "This function was jitted before the recording began, so only JAX's compile "
+                "events were seen: no signature, only JAX's reason.",
+            )
+        return self.text(row, column)
+
+    def relabel(self) -> None:
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(0, self.columnCount() - 1))
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 1))
+
+
+class LedgerView(QWidget):
+    """The ledger table with one line that says how to read it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = LedgerModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("signatureLedger")
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.model.modelReset.connect(self._fit)
+        self.note = QLabel(self)
+        self.note.setObjectName("ledgerNote")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.note)
+        layout.addWidget(self.table)
+        self.retranslate()
+
+    def set_calls(self, calls: list[dict[str, Any]]) -> None:
+        self.model.set_calls(calls)
+
+    def _fit(self) -> None:
+        self.table.resizeColumnsToContents()
+        for column in range(self.model.columnCount()):
+            if self.table.columnWidth(column) > 260:
+                self.table.setColumnWidth(column, 260)
+
+    # -- for tests and callers ------------------------------------------------------------
+    def headers(self) -> list[str]:
+        return [self.model.header(c) for c in range(self.model.columnCount())]
+
+    def rows(self) -> list[list[str]]:
+        m = self.model
+        return [[m.text(r, c) for c in range(m.columnCount())] for r in range(m.rowCount())]
+
+    def highlighted(self) -> list[list[str]]:
+        """Per row, the headers of the cells that differ from the row above."""
+        m = self.model
+        return [
+            [m.header(c) for c in range(m.columnCount()) if m.differs(r, c)]
+            for r in range(m.rowCount())
+        ]
+
+    # -- language -------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.note.setText(
+            self.tr(
+                "Every signature this function was compiled for, oldest first. A highlighted "
+                "cell differs from the row above: that is what made JAX compile again."
+            )
+        )
+        self.note.setToolTip(
+            self.tr("jit keeps one compiled program per signature: shapes, dtypes, statics.")
+        )
+        self.table.setToolTip(
+            self.tr("One row per compile. Hover a highlighted cell for its previous value.")
+        )
+        self.model.relabel()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self.model.relabel()
+        super().changeEvent(event)

@@ -1,0 +1,420 @@
+"""The shape histogram: which sizes of a batch or length dimension made a function compile.
+
+For a function that recompiles because one dimension keeps changing, it shows the sizes seen,
+suggests bucket sizes (``jitlab.core.recording.suggest_buckets``: the least padding for a
+chosen number of compiles) and writes the code that pads each call up to its bucket.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt.utils import CodeSyntaxHighlight
+
+from jitlab.core.recording import suggest_buckets
+from jitlab.core.records import CallKind, Signature
+from jitlab.gui.style import KIND_COLORS, is_dark
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """Axes that change size together across a function's compiled signatures."""
+
+    axes: tuple[tuple[str, int], ...]  # (leaf path, axis)
+    sizes: tuple[int, ...]  # the size at each compile where the axes exist, in order
+
+    @property
+    def distinct(self) -> list[int]:
+        return sorted(set(self.sizes))
+
+    def label(self) -> str:
+        return ", ".join(f"{path}[axis {axis}]" for path, axis in self.axes)
+
+
+def varying_dimensions(signatures: list[Signature]) -> list[Dimension]:
+    """Axes whose size differs between compiles, grouped when they always change together.
+
+    An axis counts when its leaf keeps its rank in every signature that has it; the most
+    varied dimension comes first (that is usually the batch or the sequence length).
+    """
+    per_axis: dict[tuple[str, int], list[int | None]] = {}
+    ranks: dict[str, set[int]] = {}
+    for sig in signatures:
+        for leaf in sig.leaves:
+            ranks.setdefault(leaf.path, set()).add(len(leaf.shape))
+    for i, sig in enumerate(signatures):
+        for leaf in sig.leaves:
+            if len(ranks[leaf.path]) != 1:
+                continue
+            for axis, size in enumerate(leaf.shape):
+                column = per_axis.setdefault((leaf.path, axis), [None] * len(signatures))
+                column[i] = size
+    groups: dict[tuple[int | None, ...], list[tuple[str, int]]] = {}
+    for axis, column in per_axis.items():
+        if len({s for s in column if s is not None}) > 1:
+            groups.setdefault(tuple(column), []).append(axis)
+    dims = [
+        Dimension(tuple(axes), tuple(s for s in column if s is not None))
+        for column, axes in groups.items()
+    ]
+    return sorted(dims, key=lambda d: (-len(d.distinct), d.axes))
+
+
+def padding(sizes: list[int], buckets: list[int]) -> int:
+    """Total padding when every size is padded up to the smallest bucket that holds it."""
+    total = 0
+    for n in sizes:
+        total += min((b for b in buckets if b >= n), default=n) - n
+    return total
+
+
+def default_compiles(distinct: int) -> int:
+    """A first suggestion: about a third of the compiles, always fewer than now."""
+    if distinct <= 1:
+        return 1
+    return max(1, min(distinct - 1, math.ceil(distinct / 3)))
+
+
+def bucket_code(function: str, dim: Dimension, buckets: list[int], comments: dict[str, str]) -> str:
+    """Python that pads each call of ``function`` up to its bucket (comments translated)."""
+    sizes = ", ".join(str(b) for b in buckets)
+    axes = {path: axis for path, axis in dim.axes}
+    lines = [
+        f"# {comments['header']}",
+        f"BUCKETS = ({sizes}{',' if len(buckets) == 1 else ''})",
+        "",
+        "",
+        "def bucket(n: int) -> int:",
+        f'    """{comments["bucket"]}"""',
+        "    for size in BUCKETS:",
+        "        if n <= size:",
+        "            return size",
+        f"    return n  # {comments['larger']}",
+        "",
+        "",
+        "def pad_to(a, size: int, axis: int = 0):",
+        f'    """{comments["pad"]}"""',
+        "    widths = [(0, 0)] * a.ndim",
+        "    widths[axis] = (0, size - a.shape[axis])",
+        "    return jnp.pad(a, widths)",
+        "",
+        "",
+        f"# {comments['usage']}",
+    ]
+    first_path, first_axis = dim.axes[0]
+    lines.append(f"n = {first_path}.shape[{first_axis}]")
+    lines.append("size = bucket(n)")
+    simple = [p for p in axes if _IDENTIFIER.match(p)]
+    for path in simple:
+        lines.append(f"{path} = pad_to({path}, size, axis={axes[path]})")
+    others = [p for p in axes if p not in simple]
+    if others:
+        lines.append(f"# {comments['nested']}: {', '.join(others)}")
+    lines.append(f"# {comments['mask']}")
+    lines.append("mask = jnp.arange(size) < n")
+    lines.append(f"result = {function}(...)  # {comments['call']}")
+    return "\n".join(lines)
+
+
+class ShapeHistogram(QWidget):
+    """Bar chart of the sizes one dimension took, the suggested buckets and the code."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.function = ""
+        self.dims: list[Dimension] = []
+        self.buckets: list[int] = []
+
+        self.dim_label = QLabel(self)
+        self.dim_combo = QComboBox(self)
+        self.dim_combo.setObjectName("histogramDimension")
+        self.dim_combo.currentIndexChanged.connect(self._dim_changed)
+        self.compiles_label = QLabel(self)
+        self.compiles = QSpinBox(self)
+        self.compiles.setObjectName("bucketCount")
+        self.compiles.setRange(1, 1)
+        self.compiles.valueChanged.connect(self._suggest)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("bucketSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.plot = pg.PlotWidget(self)
+        self.plot.setObjectName("shapeHistogram")
+        self.plot.setMinimumHeight(160)
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.setMouseEnabled(x=False, y=False)
+        item.showGrid(x=False, y=True, alpha=0.2)
+
+        self.code = QPlainTextEdit(self)
+        self.code.setObjectName("bucketCode")
+        self.code.setReadOnly(True)
+        self.code.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.code.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._highlighter: CodeSyntaxHighlight | None = None
+        self.copy = QPushButton(self)
+        self.copy.setObjectName("copyBucketCode")
+        self.copy.clicked.connect(self._copy)
+        self.empty = QLabel(self)
+        self.empty.setObjectName("histogramEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.dim_label)
+        controls.addWidget(self.dim_combo, 1)
+        controls.addSpacing(12)
+        controls.addWidget(self.compiles_label)
+        controls.addWidget(self.compiles)
+        self.body = QWidget(self)
+        grid = QGridLayout(self.body)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addLayout(controls, 0, 0, 1, 2)
+        grid.addWidget(self.plot, 1, 0)
+        right = QVBoxLayout()
+        right.addWidget(self.summary)
+        right.addWidget(self.code, 1)
+        copy_row = QHBoxLayout()
+        copy_row.addStretch(1)
+        copy_row.addWidget(self.copy)
+        right.addLayout(copy_row)
+        grid.addLayout(right, 1, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.body, 1)
+        self.apply_theme()
+        self.retranslate()
+        self.body.setVisible(False)
+
+    # -- content --------------------------------------------------------------------------
+    def set_signatures(self, function: str, signatures: list[Signature]) -> None:
+        """Show ``function``'s compiled signatures (keeps the user's choices when unchanged)."""
+        dims = varying_dimensions(signatures)
+        if function == self.function and dims == self.dims:
+            return
+        same_function = function == self.function
+        previous = self.current_dimension()
+        self.function, self.dims = function, dims
+        self.dim_combo.blockSignals(True)
+        self.dim_combo.clear()
+        for dim in dims:
+            self.dim_combo.addItem(dim.label())
+        keep = next((i for i, d in enumerate(dims) if previous and d.axes == previous.axes), 0)
+        self.dim_combo.setCurrentIndex(keep if same_function else 0)
+        self.dim_combo.blockSignals(False)
+        self.dim_combo.setEnabled(len(dims) > 1)
+        self.empty.setVisible(not dims)
+        self.body.setVisible(bool(dims))
+        self._dim_changed(reset_count=not same_function or previous is None)
+
+    def current_dimension(self) -> Dimension | None:
+        i = self.dim_combo.currentIndex()
+        return self.dims[i] if 0 <= i < len(self.dims) else None
+
+    def _dim_changed(self, *_: object, reset_count: bool = True) -> None:
+        dim = self.current_dimension()
+        if dim is None:
+            self.buckets = []
+            self._retext_empty()
+            return
+        m = len(dim.distinct)
+        old = self.compiles.value()
+        self.compiles.blockSignals(True)
+        self.compiles.setRange(1, m)
+        self.compiles.setValue(default_compiles(m) if reset_count else min(old, m))
+        self.compiles.blockSignals(False)
+        self._suggest()
+
+    def _suggest(self) -> None:
+        dim = self.current_dimension()
+        if dim is None:
+            return
+        # Cache hits are counted per function, not per shape, so every size weighs the same.
+        self.buckets = suggest_buckets(dim.distinct, self.compiles.value())
+        self._draw(dim)
+        self._describe(dim)
+
+    def observed(self) -> dict[int, int]:
+        """Size → number of compiles at that size, for the dimension shown (tests read it)."""
+        dim = self.current_dimension()
+        if dim is None:
+            return {}
+        counts: dict[int, int] = {}
+        for size in dim.sizes:
+            counts[size] = counts.get(size, 0) + 1
+        return dict(sorted(counts.items()))
+
+    # -- drawing --------------------------------------------------------------------------
+    def _draw(self, dim: Dimension) -> None:
+        item = self.plot.getPlotItem()
+        item.clear()
+        counts = self.observed()
+        sizes = np.array(list(counts), float)
+        heights = np.array(list(counts.values()), float)
+        gaps = np.diff(sizes)
+        span = float(sizes.max() - sizes.min()) if sizes.size > 1 else 1.0
+        width = max(min(float(gaps.min()) if gaps.size else 1.0, span / 12) * 0.7, span / 150)
+        # Bands: every size inside a band is padded up to the bucket at its right edge.
+        band_colors = [QColor("#1f9bbf"), QColor("#e3a21a")]
+        low = float(sizes.min()) - width
+        for i, bucket in enumerate(self.buckets):
+            color = QColor(band_colors[i % 2])
+            color.setAlpha(45 if is_dark() else 35)
+            band = pg.LinearRegionItem(
+                values=(low, bucket + width / 2), movable=False, brush=color, pen=pg.mkPen(None)
+            )
+            band.setZValue(-10)
+            item.addItem(band)
+            low = bucket + width / 2
+        is_bucket = np.isin(sizes, self.buckets)
+        hit = QColor(KIND_COLORS[CallKind.CACHE_HIT])
+        miss = QColor(KIND_COLORS[CallKind.RECOMPILE])
+        brushes = [hit if b else miss for b in is_bucket]
+        bars = pg.BarGraphItem(x=sizes, height=heights, width=width, brushes=brushes, pens=brushes)
+        item.addItem(bars)
+        fg = "#d8dde6" if is_dark() else "#2b2f36"
+        for bucket in self.buckets:
+            text = pg.TextItem(f"▼{bucket}", color=fg, anchor=(0.5, 1.0))
+            text.setPos(bucket, float(counts.get(bucket, 0)) + 0.05)
+            item.addItem(text)
+        item.setXRange(float(sizes.min()) - 2 * width, float(sizes.max()) + 2 * width)
+        item.setYRange(0, float(heights.max()) + 0.6)
+        item.getAxis("left").setTickSpacing(1, 1)
+        item.setLabel("bottom", self.tr("size of %1").replace("%1", dim.label()))
+
+    def _describe(self, dim: Dimension) -> None:
+        distinct = dim.distinct
+        pad = padding(distinct, self.buckets)
+        share = pad / max(1, sum(distinct))
+        self.summary.setText(
+            self.tr(
+                "%1 different sizes compiled %2 times. With the buckets %3 they compile %4 "
+                "times; padding adds %5% of rows to the sizes seen."
+            )
+            .replace("%1", str(len(distinct)))
+            .replace("%2", str(len(dim.sizes)))
+            .replace("%3", ", ".join(str(b) for b in self.buckets))
+            .replace("%4", str(len(self.buckets)))
+            .replace("%5", f"{share:.0%}".rstrip("%"))
+        )
+        comments = {
+            "header": self.tr("Bucket sizes for %1 of %2: %3 compiles instead of %4")
+            .replace("%1", dim.label())
+            .replace("%2", self.function)
+            .replace("%3", str(len(self.buckets)))
+            .replace("%4", str(len(distinct))),
+            "bucket": self.tr("The smallest bucket that holds n."),
+            "larger": self.tr("larger than every bucket: one more compile"),
+            "pad": self.tr("Pad a with zeros along axis up to size."),
+            "usage": self.tr("Before each call, pad to the bucket:"),
+            "nested": self.tr("pad these leaves the same way"),
+            "mask": self.tr(
+                "Only the first n rows are real: mask the padding out of sums and means"
+            ),
+            "call": self.tr("pass the padded arguments and the mask"),
+        }
+        self.code.setPlainText(bucket_code(self.function, dim, self.buckets, comments))
+
+    def _copy(self) -> None:
+        clipboard = QGuiApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(self.code.toPlainText())
+
+    # -- look and language ----------------------------------------------------------------
+    def apply_theme(self) -> None:
+        self.plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        fg = "#d8dde6" if is_dark() else "#2b2f36"
+        for name in ("left", "bottom"):
+            axis = self.plot.getPlotItem().getAxis(name)
+            axis.setPen(pg.mkPen(fg))
+            axis.setTextPen(pg.mkPen(fg))
+        self._highlighter = CodeSyntaxHighlight(
+            self.code.document(), "python", "monokai" if is_dark() else "default"
+        )
+        dim = self.current_dimension() if hasattr(self, "dims") and self.dims else None
+        if dim is not None:
+            self._draw(dim)
+
+    def _retext_empty(self) -> None:
+        if self.function:
+            self.empty.setText(
+                self.tr(
+                    "%1 never compiled for a new size of the same dimension: there is nothing "
+                    "to bucket. (Recompiles caused by dtypes, statics or shardings show in the "
+                    "signature ledger.)"
+                ).replace("%1", self.function)
+            )
+        else:
+            self.empty.setText(self.tr("Pick a function to see the sizes it compiled for."))
+
+    def retranslate(self) -> None:
+        self.dim_label.setText(self.tr("Dimension:"))
+        self.dim_combo.setToolTip(
+            self.tr(
+                "Axes whose size changed between compiles; axes that change together share a row."
+            )
+        )
+        self.dim_label.setToolTip(self.dim_combo.toolTip())
+        self.compiles_label.setText(self.tr("Compiles allowed:"))
+        self.compiles.setToolTip(
+            self.tr(
+                "How many shapes you accept to compile. jitlab picks the bucket sizes that need "
+                "the least padding for that many."
+            )
+        )
+        self.compiles_label.setToolTip(self.compiles.toolTip())
+        self.plot.setToolTip(
+            self.tr(
+                "One bar per size seen, its height the number of compiles at that size. Green "
+                "bars are bucket sizes; red ones are padded up to the bucket at the right edge "
+                "of their band."
+            )
+        )
+        self.plot.getPlotItem().setLabel("left", self.tr("compiles"))
+        self.summary.setToolTip(
+            self.tr(
+                "Each size seen counts once: a recording counts cache hits per function, not "
+                "per shape."
+            )
+        )
+        self.code.setToolTip(self.tr("Code that applies the buckets: copy it into your program."))
+        self.copy.setText(self.tr("Copy code"))
+        self.copy.setToolTip(self.tr("Copy the bucketing code to the clipboard."))
+        self.empty.setToolTip(self.tr("Only a dimension that changes size can be bucketed."))
+        dim = self.current_dimension()
+        if dim is not None:
+            self._draw(dim)
+            self._describe(dim)
+        else:
+            self._retext_empty()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self.apply_theme()
+        super().changeEvent(event)
