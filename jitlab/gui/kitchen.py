@@ -200,13 +200,32 @@ class KitchenCanvas(QWidget):
         cards = list(self.state.cards.values())
         self._card_rects = []
         cols, rows = 3, 3
-        visible = cards[-(cols * rows) :] if len(cards) > cols * rows else cards
+        hidden = max(0, len(cards) - cols * rows)
+        if hidden:
+            hidden += 1  # the first slot becomes the "+N older" pile
+            visible = cards[hidden:]
+            pulled = self.state.cards.get(self.state.pulled) if self.state.pulled else None
+            if pulled is not None and pulled not in visible:
+                visible = [pulled, *visible[1:]]  # the card in use is always on show
+        else:
+            visible = cards
         w = slots.width() / cols
         h = slots.height() / rows
         font = QFont(self.font())
         font.setPixelSize(max(9, int(12 * scale)))
         painter.setFont(font)
-        for i, card in enumerate(visible):
+        if hidden:
+            pile = QRectF(slots.x() + 3, slots.y() + 3, w - 6, h - 6)
+            painter.setBrush(QColor("#d9cbb0"))
+            painter.setPen(QPen(QColor("#8a6d3b"), 1, Qt.PenStyle.DashLine))
+            painter.drawRoundedRect(pile, 4, 4)
+            painter.setPen(QColor("#3a2a1e"))
+            painter.drawText(
+                pile,
+                Qt.AlignmentFlag.AlignCenter,
+                self.tr("+%1 more").replace("%1", str(hidden)),
+            )
+        for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
             pulled = card.key == self.state.pulled
@@ -227,13 +246,6 @@ class KitchenCanvas(QWidget):
                 rect.adjusted(2, 1, -2, -1),
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
                 f"#{card.number}\n{text}",
-            )
-        if len(cards) > len(visible):
-            painter.setPen(QColor("#fff"))
-            painter.drawText(
-                slots.adjusted(0, 0, -4, 0),
-                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom,
-                self.tr("+%1 more").replace("%1", str(len(cards) - len(visible))),
             )
 
     def _paint_labels(

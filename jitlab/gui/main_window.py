@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
             total = max(self.right_split.height(), 600)
             # The kitchen gets what its picture needs at this width, no band of empty wall.
             kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 600) - 8)
-            kitchen = min(kitchen + 110, int(total * 0.5))
+            kitchen = min(kitchen + 85, int(total * 0.5))
             if mode == "execute":
                 rest = total - kitchen
                 self.right_split.setSizes([kitchen, int(rest * 0.6), int(rest * 0.4)])
