@@ -328,6 +328,9 @@ class InterviewView(QWidget):
         self._frozen = None
         elapsed = interview.results[-1].elapsed_s
         self.verdict.show_verdict(exercise, verdict, elapsed)
+        QTimer.singleShot(
+            0, self, lambda: self.question_scroll.ensureWidgetVisible(self.verdict, 0, 8)
+        )
         self.submit_button.hide()
         self.pass_button.hide()
         self.card.set_input_enabled(False)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,7 +38,13 @@ from PySide6.QtWidgets import (
 from jitlab.gui import i18n
 from jitlab.gui.interview_view import InterviewView
 from jitlab.gui.quiz_runner import Catalogue, QuizRunner, load_catalogue
-from jitlab.gui.quiz_widgets import ExerciseCard, VerdictPanel, scenario_icon, text
+from jitlab.gui.quiz_widgets import (
+    ExerciseCard,
+    VerdictPanel,
+    list_title,
+    scenario_icon,
+    text,
+)
 
 ROLE_ID = Qt.ItemDataRole.UserRole
 
@@ -78,7 +84,7 @@ class ExercisesPage(QWidget):
         self.tree.setObjectName("quizList")
         self.tree.setHeaderHidden(True)
         self.tree.setIconSize(QSize(22, 22))
-        self.tree.setMinimumWidth(250)
+        self.tree.setMinimumWidth(330)
         self.tree.currentItemChanged.connect(self._picked)
 
         self.card = ExerciseCard(self)
@@ -105,7 +111,8 @@ class ExercisesPage(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.run_button)
         row.addWidget(self.busy)
-        row.addWidget(self.busy_label, 1)
+        row.addWidget(self.busy_label)
+        row.addStretch(1)
         column.addLayout(row)
         column.addWidget(self.verdict)
         column.addStretch(1)
@@ -119,7 +126,7 @@ class ExercisesPage(QWidget):
         splitter.addWidget(self.scroll)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([300, 900])
+        splitter.setSizes([340, 900])
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -158,14 +165,15 @@ class ExercisesPage(QWidget):
                 group.setToolTip(0, text(pitfall.title))
                 groups[pitfall] = group
             item = QTreeWidgetItem(groups[pitfall])
-            title = text(exercise.title)
-            if exercise.misconception:
-                title = "⚖ " + title
-            item.setText(0, title)
+            item.setText(0, list_title(exercise))
             item.setData(0, ROLE_ID, exercise.id)
             tip = text(exercise.question)
             if exercise.misconception:
-                tip = self.tr("Misconception to test: %1").replace("%1", text(exercise.claim))
+                tip = (
+                    text(exercise.title)
+                    + "\n"
+                    + self.tr("Misconception to test: %1").replace("%1", text(exercise.claim))
+                )
             if exercise.id not in catalogue.available:
                 item.setFlags(Qt.ItemFlag.ItemIsSelectable)  # shown, greyed
                 tip += "\n" + self.tr(
@@ -258,6 +266,8 @@ class ExercisesPage(QWidget):
             return  # the user moved on; the verdict belongs to another exercise
         self.last_verdict = result
         self.verdict.show_verdict(exercise, result)
+        # Bring the verdict into view once the layout has placed it.
+        QTimer.singleShot(0, self, lambda: self.scroll.ensureWidgetVisible(self.verdict, 0, 8))
         self.verdict_ready.emit(result)
 
     def _set_busy(self, busy: bool) -> None:

@@ -73,6 +73,25 @@ def option_words(exercise: Any, value: Any) -> str:
     return str(value)
 
 
+def list_title(exercise: Any) -> str:
+    """The title for a list: ⚖ stands for "Misconception:" (kept in the tooltip)."""
+    title = text(exercise.title)
+    if exercise.misconception:
+        for prefix in ("Misconception:", "误区："):
+            if title.startswith(prefix):
+                title = title[len(prefix) :].strip()
+        title = "⚖ " + title
+    return title
+
+
+def dim(label: QLabel) -> QLabel:
+    """Secondary text: the palette's text colour, faded (light and dark schemes alike)."""
+    label.setProperty("dim", True)
+    color = label.palette().color(QPalette.ColorRole.WindowText)
+    label.setStyleSheet(f"color: rgba({color.red()}, {color.green()}, {color.blue()}, 165);")
+    return label
+
+
 def _mono() -> Any:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
@@ -129,16 +148,14 @@ class ExerciseCard(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         _wrapping(self.title)
-        self.pitfall = _wrapping(QLabel(self))
-        self.pitfall.setEnabled(False)  # dim, in the palette's own disabled colour
+        self.pitfall = dim(_wrapping(QLabel(self)))
         self.claim = _wrapping(QLabel(self))
         self.claim.setObjectName("quizClaim")
         self.claim.setFrameShape(QFrame.Shape.StyledPanel)
         self.claim.setMargin(8)
         self.claim.setAutoFillBackground(True)
         self.claim.setBackgroundRole(QPalette.ColorRole.AlternateBase)
-        self.code_note = _wrapping(QLabel(self))
-        self.code_note.setEnabled(False)
+        self.code_note = dim(_wrapping(QLabel(self)))
         self.code = CodeBox(self)
         self.question = _wrapping(QLabel(self))
         qfont = self.question.font()
@@ -317,6 +334,8 @@ class ExerciseCard(QWidget):
             self.retranslate()
         elif event.type() == QEvent.Type.PaletteChange:
             self.code.apply_theme()
+            dim(self.pitfall)
+            dim(self.code_note)
         super().changeEvent(event)
 
 
