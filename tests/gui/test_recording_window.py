@@ -1,0 +1,198 @@
+"""The recording window: a real program's recording, per function, and a file still growing."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jitlab
+from jitlab.core.recording import suggest_buckets
+from jitlab.core.records import CallKind
+from jitlab.gui import i18n
+from jitlab.gui.recording_window import RecordingWindow, open_recording_window
+
+EVAL_SIZES = (5, 7, 12, 13, 16, 21, 30, 31, 32, 7, 12)  # two sizes come back: cache hits
+
+
+def _train(path: Path) -> None:
+    """A small training loop, recorded: a last partial batch, a dtype drift, ragged eval sizes."""
+    with jitlab.watch(path):
+
+        @jax.jit
+        def train_step(w, x, y):
+            def loss(w):
+                return jnp.mean((x @ w - y) ** 2)
+
+            value, grad = jax.value_and_grad(loss)(w)
+            return w - 0.1 * grad, value
+
+        @jax.jit
+        def evaluate(w, x):
+            return (x @ w).sum()
+
+        data = np.random.default_rng(0).normal(size=(100, 8)).astype(np.float32)
+        target = data.sum(axis=1)
+        w = jnp.zeros(8)
+        for _epoch in range(3):
+            for start in range(0, 100, 32):  # 32, 32, 32, then a last partial batch of 4
+                w, _ = train_step(w, data[start : start + 32], target[start : start + 32])
+        w, _ = train_step(w, data[:32].astype(np.float16), target[:32])  # a dtype drift
+        for n in EVAL_SIZES:
+            evaluate(w, data[:n]).block_until_ready()
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("watch") / "run.jsonl"
+    _train(path)
+    return path
+
+
+@pytest.fixture
+def open_window(qtbot, settings):
+    from jitlab.gui.app import application
+
+    application()
+
+    def make(path: Path, follow: bool = False) -> RecordingWindow:
+        window = open_recording_window(path, follow, settings=settings)
+        qtbot.addWidget(window)
+        return window
+
+    yield make
+    if i18n.language() != "en":
+        i18n.set_language("en")
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def test_opens_a_recording_per_function(open_window, recording: Path) -> None:
+    window = open_window(recording)
+    # The picker: sorted by time lost to compiling, as the file itself says.
+    lost: dict[str, float] = defaultdict(float)
+    for line in _lines(recording):
+        obj = json.loads(line)
+        if obj["type"] == "call":
+            lost[obj["function"]] += obj["trace_ms"] + obj["lower_ms"] + obj["compile_ms"]
+    assert window.function_order() == sorted(lost, key=lost.get, reverse=True)
+    assert set(window.function_order()) == {"train_step", "evaluate"}
+    assert window.picked is not None and window.picked[0] == window.function_order()[0]
+
+    window.pick_name("train_step")
+    assert window.windowTitle().endswith("train_step")
+    # The signature ledger: three signatures, the changed fields highlighted.
+    ledger = window.ledger
+    headers = ledger.headers()
+    x, y = headers.index("x"), headers.index("y")
+    rows = ledger.rows()
+    assert [row[x] for row in rows] == ["f32[32,8]", "f32[4,8]", "f16[32,8]"]
+    assert [row[y] for row in rows] == ["f32[32]", "f32[4]", "f32[32]"]
+    assert [row[1] for row in rows] == ["first compile", "recompile", "recompile"]
+    assert ledger.highlighted() == [[], ["x", "y"], ["x", "y"]]  # against the row above
+    assert "x: f16[32,8] ← f32[32,8]" in rows[2][-1]  # the reason: against the closest
+    # Chart, log and kitchen show this function only; hits come from the aggregated counts.
+    assert window.chart.kinds_shown() == [CallKind.COMPILE, CallKind.RECOMPILE, CallKind.RECOMPILE]
+    assert [r.index for r in window.log.visible_rows()] == [0, 3, 12]
+    assert window.kitchen.values["calls"].text() == "13"  # 3 compiles + 10 cache hits
+    assert window.kitchen.values["compiles"].text() == "3 (2)"
+    assert len(window.state.cards) == 3
+    # The histogram: the batch dimension of x and y together, sizes 4 and 32.
+    histogram = window.histogram
+    assert histogram.current_dimension().axes == (("x", 0), ("y", 0))
+    assert histogram.observed() == {4: 1, 32: 2}
+    assert histogram.buckets == [32]  # one compile: pad the partial batch
+
+    window.pick_name("evaluate")
+    assert len(window.ledger.rows()) == 9
+    assert all(h == ["x"] for h in window.ledger.highlighted()[1:])
+    assert window.kitchen.values["calls"].text() == "11"
+    assert histogram.observed() == {n: 1 for n in sorted(set(EVAL_SIZES))}
+    assert histogram.compiles.value() == 3
+    assert histogram.buckets == [7, 16, 32] == suggest_buckets(sorted(set(EVAL_SIZES)), 3)
+    histogram.compiles.setValue(2)
+    assert histogram.buckets == suggest_buckets(sorted(set(EVAL_SIZES)), 2)
+    code = histogram.code.toPlainText()
+    assert f"BUCKETS = {tuple(histogram.buckets)}" in code
+    # The code runs as shown: a batch of 13 is padded up to its bucket, with a mask.
+    namespace = {"jnp": jnp, "x": np.ones((13, 8), np.float32), "evaluate": lambda *a: None}
+    exec(compile(code, "<bucket code>", "exec"), namespace)
+    assert namespace["x"].shape == (min(b for b in histogram.buckets if b >= 13), 8)
+    assert int(namespace["mask"].sum()) == 13
+    assert "complete" in window.status_text()
+
+
+def test_follows_a_growing_recording(qtbot, open_window, recording: Path, tmp_path: Path) -> None:
+    lines = _lines(recording)
+    train_lines = [i for i, line in enumerate(lines) if '"train_step"' in line]
+    live = tmp_path / "live.jsonl"
+    first_recompile = train_lines[1]
+    live.write_text("".join(lines[:first_recompile]), encoding="utf-8")
+    window = open_window(live, follow=True)
+    assert window.following
+    window.pick_name("train_step")
+    assert len(window.ledger.rows()) == 1
+    assert "Following" in window.status_text()
+
+    # Half a line: nothing new yet, and the window says the last line is incomplete.
+    line = lines[first_recompile]
+    with live.open("a", encoding="utf-8") as f:
+        f.write(line[:40])
+    qtbot.waitUntil(lambda: "incomplete" in window.status_text(), timeout=5000)
+    assert len(window.ledger.rows()) == 1
+    # Its end arrives: the recompile shows in every view of the picked function.
+    with live.open("a", encoding="utf-8") as f:
+        f.write(line[40:])
+    qtbot.waitUntil(lambda: len(window.ledger.rows()) == 2, timeout=5000)
+    assert window.ledger.highlighted()[1] == ["x", "y"]
+    assert window.chart.kinds_shown()[-1] is CallKind.RECOMPILE
+    assert len(window.log.visible_rows()) == 2
+    assert "incomplete" not in window.status_text()
+    # The rest of the program, including a function not seen before, then the end line.
+    with live.open("a", encoding="utf-8") as f:
+        f.write("".join(lines[first_recompile + 1 :]))
+    qtbot.waitUntil(lambda: "complete" in window.status_text(), timeout=5000)
+    assert len(window.ledger.rows()) == 3
+    assert set(window.function_order()) == {"train_step", "evaluate"}
+    assert window.picked[0] == "train_step"  # following keeps the user's pick
+    assert window.kitchen.values["calls"].text() == "13"
+
+
+def test_waits_for_a_file_not_written_yet(qtbot, open_window, recording: Path, tmp_path: Path):
+    later = tmp_path / "later.jsonl"
+    window = open_window(later, follow=True)
+    assert "does not exist" in window.status_text()
+    later.write_text("".join(_lines(recording)), encoding="utf-8")
+    qtbot.waitUntil(lambda: len(window.function_order()) == 2, timeout=5000)
+    assert window.ledger.rows()
+
+
+def test_a_truncated_recording_opens(open_window, recording: Path, tmp_path: Path) -> None:
+    data = recording.read_bytes()
+    cut = tmp_path / "killed.jsonl"
+    second_call = data.index(b'"type": "call"', data.index(b'"type": "call"') + 1)
+    cut.write_bytes(data[: second_call - 20])  # killed mid-line, no end line
+    window = open_window(cut)
+    assert not window.following
+    assert len(window.function_order()) == 1
+    assert len(window.ledger.rows()) == 1
+    assert "incomplete" in window.status_text()
+    assert "complete;" not in window.status_text()
+
+
+def test_the_window_speaks_chinese(open_window, recording: Path) -> None:
+    window = open_window(recording)
+    english = [window.tabs.tabText(i) for i in range(3)]
+    i18n.set_language("zh")
+    chinese = [window.tabs.tabText(i) for i in range(3)]
+    assert all(c != e for c, e in zip(chinese, english, strict=True))
+    assert window.ledger.headers()[1] == "类型"
+    assert "程序" in window.status_text() or "记录" in window.status_text()
+    assert window.histogram.copy.text() != "Copy code"
