@@ -243,7 +243,7 @@ class ChartView(QWidget):
             x_hi = max(8.0, x_max * 1.25)
         lo, hi = self._range[1], self._range[2]
         if y_lo < lo or y_hi > hi or hi - lo > (y_hi - y_lo) + 3:
-            lo, hi = np.floor(y_lo * 2) / 2 - 0.25, np.ceil(y_hi * 2) / 2 + 0.25
+            lo, hi = np.floor(y_lo * 2) / 2 - 0.35, np.ceil(y_hi * 2) / 2 + 0.35
         if (x_hi, lo, hi) != self._range:
             self._range = (x_hi, lo, hi)
             vb = self.plot.getPlotItem().vb
