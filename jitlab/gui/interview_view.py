@@ -33,6 +33,7 @@ from jitlab.gui.quiz_widgets import (
     WRONG_COLOR,
     ExerciseCard,
     VerdictPanel,
+    expected_message,
     option_words,
     scenario_icon,
     text,
@@ -301,9 +302,7 @@ class InterviewView(QWidget):
                     raise ValueError("empty")
                 prediction = exercise.parse(raw)
             except ValueError:
-                from jitlab.gui.quiz_view import expected_message
-
-                self.card.show_problem(expected_message(self, exercise, raw))
+                self.card.show_problem(expected_message(exercise, raw))
                 return False
         self.card.show_problem("")
         self._frozen = time.monotonic()  # the user's time ends at the click

@@ -41,27 +41,13 @@ from jitlab.gui.quiz_runner import Catalogue, QuizRunner, load_catalogue
 from jitlab.gui.quiz_widgets import (
     ExerciseCard,
     VerdictPanel,
+    expected_message,
     list_title,
     scenario_icon,
     text,
 )
 
 ROLE_ID = Qt.ItemDataRole.UserRole
-
-
-def expected_message(widget: QWidget, exercise: Any, raw: str) -> str:
-    """Why ``raw`` is not a prediction for ``exercise``, in the interface language."""
-    if not raw:
-        return widget.tr("Make a prediction first.")
-    kind = str(exercise.kind)
-    if kind == "number":
-        return widget.tr("“%1” is not a whole number ≥ 0.").replace("%1", raw)
-    if kind == "choice":
-        return widget.tr("Pick one of the answers.")
-    return widget.tr(
-        "“%1” is not an exception name. Pick one from the list, type a name such as "
-        "ValueError, or “none” if you think the code runs cleanly."
-    ).replace("%1", raw)
 
 
 class ExercisesPage(QWidget):
@@ -243,7 +229,7 @@ class ExercisesPage(QWidget):
                 raise ValueError("empty")
             prediction = exercise.parse(raw)
         except ValueError:
-            self.card.show_problem(expected_message(self, exercise, raw))
+            self.card.show_problem(expected_message(exercise, raw))
             return False
         self.card.show_problem("")
         self.verdict.clear()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -71,6 +71,24 @@ def option_words(exercise: Any, value: Any) -> str:
             letter = "abcdefghij"[position]
             return f"{letter}) {label}" if label != option.id else f"{letter}) {option.id}"
     return str(value)
+
+
+_INPUT_MESSAGES = {
+    "empty": QT_TRANSLATE_NOOP("QuizInput", "Make a prediction first."),
+    "number": QT_TRANSLATE_NOOP("QuizInput", "“%1” is not a whole number ≥ 0."),
+    "choice": QT_TRANSLATE_NOOP("QuizInput", "Pick one of the answers."),
+    "error": QT_TRANSLATE_NOOP(
+        "QuizInput",
+        "“%1” is not an exception name. Pick one from the list, type a name such as "
+        "ValueError, or “none” if you think the code runs cleanly.",
+    ),
+}
+
+
+def expected_message(exercise: Any, raw: str) -> str:
+    """Why ``raw`` is not a prediction for ``exercise``, in the interface language."""
+    key = str(exercise.kind) if raw else "empty"
+    return i18n.translate("QuizInput", _INPUT_MESSAGES[key]).replace("%1", raw)
 
 
 def list_title(exercise: Any) -> str:

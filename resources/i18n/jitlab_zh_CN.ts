@@ -172,6 +172,259 @@
     </message>
 </context>
 <context>
+    <name>ExerciseCard</name>
+    <message>
+        <source>Claim to test: “%1”</source>
+        <translation>待检验的说法：“%1”</translation>
+    </message>
+    <message>
+        <source>Predict this answer.</source>
+        <translation>预测这个答案。</translation>
+    </message>
+    <message>
+        <source>Your prediction:</source>
+        <translation>你的预测：</translation>
+    </message>
+    <message>
+        <source>The code that runs. lab.jit is jax.jit with jitlab&apos;s probe around it; lab.note keeps a value for the verdict.</source>
+        <translation>实际运行的代码。lab.jit 就是套上 jitlab 探针的 jax.jit；lab.note 记下一个值，供判定使用。</translation>
+    </message>
+    <message>
+        <source>Your prediction: a whole number. Enter runs it.</source>
+        <translation>你的预测：一个整数。按回车运行。</translation>
+    </message>
+    <message>
+        <source>Pick the exception you expect, or type another exception name; “none” if the code runs cleanly. Enter runs it.</source>
+        <translation>选择你预计会出现的异常，或输入别的异常名；如果认为代码能顺利跑完，填 “none”。按回车运行。</translation>
+    </message>
+    <message>
+        <source>exception name, or none</source>
+        <translation>异常名，或 none</translation>
+    </message>
+    <message>
+        <source>The exact code the check runs, with empty JAX caches.</source>
+        <translation>检查时原样运行的代码，JAX 缓存先清空。</translation>
+    </message>
+    <message>
+        <source>A common belief about jit. The real run confirms or refutes it.</source>
+        <translation>一个关于 jit 的常见看法。真实运行会证实或推翻它。</translation>
+    </message>
+</context>
+<context>
+    <name>ExercisesPage</name>
+    <message>
+        <source>Misconception to test: %1</source>
+        <translation>待检验的误区：%1</translation>
+    </message>
+    <message>
+        <source>Needs %1 devices; JAX sees %2 here. Start jitlab from the command line (it asks for 8 simulated CPU devices) to run it.</source>
+        <translation>需要 %1 台设备；这里 JAX 只看到 %2 台。从命令行启动 jitlab（它会请求 8 台模拟 CPU 设备）即可运行。</translation>
+    </message>
+    <message>
+        <source>This exercise needs %1 devices and JAX sees %2 here.</source>
+        <translation>这道题需要 %1 台设备，而这里 JAX 只看到 %2 台。</translation>
+    </message>
+    <message>
+        <source>The check itself failed:</source>
+        <translation>检查本身出错了：</translation>
+    </message>
+    <message>
+        <source>▶ Run it</source>
+        <translation>▶ 运行验证</translation>
+    </message>
+    <message>
+        <source>Run the code for real, with empty JAX caches, and compare what happens with your prediction.</source>
+        <translation>清空 JAX 缓存后真实运行这段代码，把结果和你的预测对比。</translation>
+    </message>
+    <message>
+        <source>Running the real code under the probe…</source>
+        <translation>正在探针下运行真实代码…</translation>
+    </message>
+    <message>
+        <source>JAX is tracing, compiling and running the snippet.</source>
+        <translation>JAX 正在追踪、编译并运行这段代码。</translation>
+    </message>
+    <message>
+        <source>Exercises grouped by pitfall. ⚖ marks a common belief to test.</source>
+        <translation>按陷阱分组的练习。⚖ 表示一个待检验的常见看法。</translation>
+    </message>
+    <message>
+        <source>Loading the exercises (this imports JAX)…</source>
+        <translation>正在加载练习（需要导入 JAX）…</translation>
+    </message>
+</context>
+<context>
+    <name>InterviewView</name>
+    <message>
+        <source>%1 s left</source>
+        <translation>还剩 %1 秒</translation>
+    </message>
+    <message>
+        <source>Time is up: the answer scores nothing</source>
+        <translation>时间到：这题作答不再计分</translation>
+    </message>
+    <message>
+        <source>Score: %1 / %2</source>
+        <translation>得分：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Seed %1 (enter it to replay this round), %2 s per question.</source>
+        <translation>种子 %1（填入它可重玩这一轮），每题 %2 秒。</translation>
+    </message>
+    <message>
+        <source>Stopped after %1 of %2 questions.</source>
+        <translation>共 %2 题，答到第 %1 题时结束。</translation>
+    </message>
+    <message>
+        <source>To review</source>
+        <translation>需要复习</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你的答案</translation>
+    </message>
+    <message>
+        <source>The real run</source>
+        <translation>真实运行</translation>
+    </message>
+    <message>
+        <source>Scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>(late)</source>
+        <translation>（超时）</translation>
+    </message>
+    <message>
+        <source>Double-click to open this scenario and play with it.</source>
+        <translation>双击打开这个场景，动手试试。</translation>
+    </message>
+    <message>
+        <source>What to review (double-click a row to open its scenario):</source>
+        <translation>需要复习的内容（双击一行打开对应场景）：</translation>
+    </message>
+    <message>
+        <source>Nothing to review: every answer was right and in time.</source>
+        <translation>没有需要复习的：每题都答对了，而且没超时。</translation>
+    </message>
+    <message>
+        <source>Open the scenario that teaches the points you missed.</source>
+        <translation>打开讲解你答错的知识点的场景。</translation>
+    </message>
+    <message>
+        <source>Scenarios that teach them:</source>
+        <translation>讲解这些知识点的场景：</translation>
+    </message>
+    <message>
+        <source>Question %1 of %2 · score so far %3</source>
+        <translation>第 %1 题，共 %2 题 · 目前得分 %3</translation>
+    </message>
+    <message>
+        <source>See the score ▶</source>
+        <translation>查看得分 ▶</translation>
+    </message>
+    <message>
+        <source>Next question ▶</source>
+        <translation>下一题 ▶</translation>
+    </message>
+    <message>
+        <source>An interview round: questions drawn at random from the exercises, each against the clock. Predict, and the real run of JAX settles it. An answer after the time is up is still checked, but scores nothing. At the end: your score and what to review, with the scenarios that teach it.</source>
+        <translation>面试模式：从练习中随机抽题，每题限时。先预测，再由 JAX 的真实运行判定。超时的作答照样检查，但不计分。结束时给出得分、需要复习的内容，以及讲解它们的场景。</translation>
+    </message>
+    <message>
+        <source>Questions:</source>
+        <translation>题数：</translation>
+    </message>
+    <message>
+        <source>Seconds per question:</source>
+        <translation>每题秒数：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>How many questions to draw for this round.</source>
+        <translation>这一轮抽多少道题。</translation>
+    </message>
+    <message>
+        <source>Time to answer each question; the clock stops while JAX runs the code.</source>
+        <translation>每题的作答时间；JAX 运行代码时计时暂停。</translation>
+    </message>
+    <message>
+        <source>The same seed draws the same questions in the same order: replay a round.</source>
+        <translation>同一个种子会按同样顺序抽到同样的题：可以重玩一轮。</translation>
+    </message>
+    <message>
+        <source>Start the round ▶</source>
+        <translation>开始这一轮 ▶</translation>
+    </message>
+    <message>
+        <source>Draw the questions and start the first clock.</source>
+        <translation>抽题，并开始第一题的计时。</translation>
+    </message>
+    <message>
+        <source>Submit and run ▶</source>
+        <translation>提交并运行 ▶</translation>
+    </message>
+    <message>
+        <source>Lock in your prediction; the code runs for real and settles it.</source>
+        <translation>锁定你的预测；代码会真实运行并给出判定。</translation>
+    </message>
+    <message>
+        <source>Pass</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>Skip this question (it goes on the review list); the run still shows the answer.</source>
+        <translation>跳过这题（会列入复习清单）；仍会运行并给出答案。</translation>
+    </message>
+    <message>
+        <source>End the round</source>
+        <translation>结束本轮</translation>
+    </message>
+    <message>
+        <source>Stop now and see the score for the questions answered.</source>
+        <translation>现在结束，查看已答题目的得分。</translation>
+    </message>
+    <message>
+        <source>Running the real code… (the clock is stopped)</source>
+        <translation>正在运行真实代码…（计时已暂停）</translation>
+    </message>
+    <message>
+        <source>JAX is tracing, compiling and running the snippet.</source>
+        <translation>JAX 正在追踪、编译并运行这段代码。</translation>
+    </message>
+    <message>
+        <source>Time left for this question.</source>
+        <translation>这题剩余的时间。</translation>
+    </message>
+    <message>
+        <source>New round</source>
+        <translation>新一轮</translation>
+    </message>
+    <message>
+        <source>Back to the round&apos;s settings.</source>
+        <translation>回到本轮设置。</translation>
+    </message>
+    <message>
+        <source>Wrong, passed or late answers. Double-click one to open its scenario.</source>
+        <translation>答错、跳过或超时的题。双击一行打开对应场景。</translation>
+    </message>
+    <message>
+        <source>Right answers in time, out of the questions drawn.</source>
+        <translation>按时答对的题数 / 抽到的题数。</translation>
+    </message>
+</context>
+<context>
     <name>Kinds</name>
     <message>
         <source>first compile</source>
@@ -318,6 +571,100 @@
     <message>
         <source>No compile yet: make a call to see why jit compiles.</source>
         <translation>还没有编译：调用一次，看看 jit 为什么编译。</translation>
+    </message>
+</context>
+<context>
+    <name>Ledger</name>
+    <message>
+        <source>call #</source>
+        <translation>调用序号</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>at</source>
+        <translation>时刻</translation>
+    </message>
+    <message>
+        <source>cost</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>called from</source>
+        <translation>调用位置</translation>
+    </message>
+    <message>
+        <source>what changed</source>
+        <translation>变了什么</translation>
+    </message>
+    <message>
+        <source>function object</source>
+        <translation>函数对象</translation>
+    </message>
+    <message>
+        <source>%1 (static)</source>
+        <translation>%1（静态）</translation>
+    </message>
+    <message>
+        <source>Type and shape of this argument in each compiled signature.</source>
+        <translation>这个参数在每个已编译签名里的类型和形状。</translation>
+    </message>
+    <message>
+        <source>Which call of the function compiled (cache hits count too).</source>
+        <translation>这个函数的第几次调用触发了编译（缓存命中也计数）。</translation>
+    </message>
+    <message>
+        <source>First compile, recompile or a load from the persistent cache.</source>
+        <translation>首次编译、重新编译，还是从持久缓存载入。</translation>
+    </message>
+    <message>
+        <source>Seconds since the recording started.</source>
+        <translation>距录制开始的秒数。</translation>
+    </message>
+    <message>
+        <source>Trace + lower + compile time of this signature.</source>
+        <translation>这个签名的追踪 + 降级 + 编译时间。</translation>
+    </message>
+    <message>
+        <source>The line of the program that made the call.</source>
+        <translation>程序里发起这次调用的那一行。</translation>
+    </message>
+    <message>
+        <source>What differed from the closest earlier signature.</source>
+        <translation>与最接近的旧签名相比，哪里不同。</translation>
+    </message>
+    <message>
+        <source>A new number means the function itself was created again.</source>
+        <translation>编号变了，说明函数对象本身被重新创建了。</translation>
+    </message>
+    <message>
+        <source>JAX&apos;s own explanation:</source>
+        <translation>JAX 自己的解释：</translation>
+    </message>
+    <message>
+        <source>Changed: %1, before %2</source>
+        <translation>变了：现在 %1，之前 %2</translation>
+    </message>
+    <message>
+        <source>This function was jitted before the recording began, so only JAX&apos;s compile events were seen: no signature, only JAX&apos;s reason.</source>
+        <translation>这个函数在录制开始之前就已经 jit 过，只能看到 JAX 的编译事件：没有签名，只有 JAX 给的原因。</translation>
+    </message>
+</context>
+<context>
+    <name>LedgerView</name>
+    <message>
+        <source>Every signature this function was compiled for, oldest first. A highlighted cell differs from the row above: that is what made JAX compile again.</source>
+        <translation>这个函数编译过的每一个签名，最早的在上。高亮的格子与上一行不同：正是它让 JAX 又编译了一次。</translation>
+    </message>
+    <message>
+        <source>jit keeps one compiled program per signature: shapes, dtypes, statics.</source>
+        <translation>jit 为每个签名（形状、数据类型、静态参数）各保留一份编译好的程序。</translation>
+    </message>
+    <message>
+        <source>One row per compile. Hover a highlighted cell for its previous value.</source>
+        <translation>每次编译一行。鼠标停在高亮格子上可看到它之前的值。</translation>
     </message>
 </context>
 <context>
@@ -533,6 +880,252 @@
     </message>
 </context>
 <context>
+    <name>QuizInput</name>
+    <message>
+        <source>Make a prediction first.</source>
+        <translation>请先做出预测。</translation>
+    </message>
+    <message>
+        <source>“%1” is not a whole number ≥ 0.</source>
+        <translation>“%1” 不是 ≥ 0 的整数。</translation>
+    </message>
+    <message>
+        <source>Pick one of the answers.</source>
+        <translation>请选择一个答案。</translation>
+    </message>
+    <message>
+        <source>“%1” is not an exception name. Pick one from the list, type a name such as ValueError, or “none” if you think the code runs cleanly.</source>
+        <translation>“%1” 不是异常名。请从列表中选一个，或输入类似 ValueError 的名字；如果认为代码能顺利跑完，填 “none”。</translation>
+    </message>
+</context>
+<context>
+    <name>QuizView</name>
+    <message>
+        <source>The exercises could not be loaded:</source>
+        <translation>无法加载练习：</translation>
+    </message>
+    <message>
+        <source>Exercises</source>
+        <translation>练习</translation>
+    </message>
+    <message>
+        <source>Interview</source>
+        <translation>面试</translation>
+    </message>
+    <message>
+        <source>Pick an exercise, predict, and let a real run of JAX settle it.</source>
+        <translation>选一道练习，先预测，再让 JAX 的真实运行来判定。</translation>
+    </message>
+    <message>
+        <source>A timed round of questions drawn at random; a score and what to review.</source>
+        <translation>随机抽题、限时作答的一轮；给出得分和需要复习的内容。</translation>
+    </message>
+</context>
+<context>
+    <name>QuizWindow</name>
+    <message>
+        <source>Open the lab with: %1</source>
+        <translation>用这条命令打开实验室：%1</translation>
+    </message>
+    <message>
+        <source>jitlab — quiz</source>
+        <translation>jitlab — 测验</translation>
+    </message>
+    <message>
+        <source>Switch the interface language.</source>
+        <translation>切换界面语言。</translation>
+    </message>
+</context>
+<context>
+    <name>RecordingChart</name>
+    <message>
+        <source>One point per compile of this function, at the number of the call that made it; the calls in between were cache hits.</source>
+        <translation>这个函数每编译一次画一个点，横坐标是触发它的调用序号；中间的调用都是缓存命中。</translation>
+    </message>
+</context>
+<context>
+    <name>RecordingKitchen</name>
+    <message>
+        <source>Cache hits of this function were not counted: it was jitted before the recording began, and a cache hit fires no JAX event.</source>
+        <translation>这个函数的缓存命中没有计数：它在录制开始之前就已 jit，而缓存命中不会触发任何 JAX 事件。</translation>
+    </message>
+    <message>
+        <source>Calls of this function: its compiles plus its cache hits.</source>
+        <translation>这个函数的调用次数：编译次数加缓存命中次数。</translation>
+    </message>
+    <message>
+        <source>Share of this function&apos;s calls served from a compiled program.</source>
+        <translation>这个函数的调用中，直接用已编译程序完成的比例。</translation>
+    </message>
+</context>
+<context>
+    <name>RecordingWindow</name>
+    <message>
+        <source>defined at %1</source>
+        <translation>定义于 %1</translation>
+    </message>
+    <message>
+        <source>What changed between its compiles:</source>
+        <translation>各次编译之间变了什么：</translation>
+    </message>
+    <message>
+        <source>jitlab — recording %1</source>
+        <translation>jitlab — 录制 %1</translation>
+    </message>
+    <message>
+        <source>program: %1</source>
+        <translation>程序：%1</translation>
+    </message>
+    <message>
+        <source>JAX %1</source>
+        <translation>JAX %1</translation>
+    </message>
+    <message>
+        <source>%1 functions, %2 compiles, %3 spent compiling</source>
+        <translation>%1 个函数，编译 %2 次，编译共耗 %3</translation>
+    </message>
+    <message>
+        <source>The file %1 does not exist (yet): waiting for it.</source>
+        <translation>文件 %1 （还）不存在：正在等它出现。</translation>
+    </message>
+    <message>
+        <source>The program finished; the recording is complete.</source>
+        <translation>程序已结束，录制完整。</translation>
+    </message>
+    <message>
+        <source>Following: new compiles appear as the program writes them.</source>
+        <translation>跟随中：程序写入新的编译记录时会立刻显示。</translation>
+    </message>
+    <message>
+        <source>Not following: the recording has no end line yet.</source>
+        <translation>未跟随：这份录制还没有结束行。</translation>
+    </message>
+    <message>
+        <source>The last line is incomplete (still being written, or the program was killed); it is skipped until it ends.</source>
+        <translation>最后一行不完整（还在写入，或程序被强行终止）；在它写完之前先跳过。</translation>
+    </message>
+    <message>
+        <source>%1 unreadable lines skipped.</source>
+        <translation>跳过了 %1 行无法读取的内容。</translation>
+    </message>
+    <message>
+        <source>function</source>
+        <translation>函数</translation>
+    </message>
+    <message>
+        <source>time lost</source>
+        <translation>损失时间</translation>
+    </message>
+    <message>
+        <source>compiles</source>
+        <translation>编译次数</translation>
+    </message>
+    <message>
+        <source>recompiles</source>
+        <translation>重新编译</translation>
+    </message>
+    <message>
+        <source>cache hits</source>
+        <translation>缓存命中</translation>
+    </message>
+    <message>
+        <source>The jitted function and, on hover, where it is defined.</source>
+        <translation>被 jit 的函数；鼠标停留可看到它的定义位置。</translation>
+    </message>
+    <message>
+        <source>Trace + lower + compile time spent on this function.</source>
+        <translation>花在这个函数上的追踪 + 降级 + 编译时间。</translation>
+    </message>
+    <message>
+        <source>Programs compiled for it (first compile, recompiles, persistent loads).</source>
+        <translation>为它编译出的程序数（首次编译、重新编译、持久缓存载入）。</translation>
+    </message>
+    <message>
+        <source>Compiles after the first: each one is time lost.</source>
+        <translation>第一次之后的编译：每一次都是白花的时间。</translation>
+    </message>
+    <message>
+        <source>Calls served from a compiled program; ? when they could not be counted.</source>
+        <translation>直接用已编译程序完成的调用；无法计数时显示 ?。</translation>
+    </message>
+    <message>
+        <source>Functions sorted by time lost to compiling: fix the first one first.</source>
+        <translation>函数按编译损失的时间排序：先修排在最前面的。</translation>
+    </message>
+    <message>
+        <source>Functions, most time lost first:</source>
+        <translation>函数（损失时间最多的在前）：</translation>
+    </message>
+    <message>
+        <source>Follow the file as the program writes it</source>
+        <translation>随程序写入跟随文件</translation>
+    </message>
+    <message>
+        <source>Read new lines as they are written, for a program that is still running.</source>
+        <translation>程序还在运行时，新写入的行会被立即读入。</translation>
+    </message>
+    <message>
+        <source>Signature ledger</source>
+        <translation>签名账本</translation>
+    </message>
+    <message>
+        <source>Every signature the function compiled for; changes highlighted.</source>
+        <translation>函数编译过的每个签名；变化之处高亮。</translation>
+    </message>
+    <message>
+        <source>Shape histogram</source>
+        <translation>形状直方图</translation>
+    </message>
+    <message>
+        <source>The sizes a changing dimension took, and buckets that cap them.</source>
+        <translation>一个变动维度出现过的大小，以及限制编译次数的分桶方案。</translation>
+    </message>
+    <message>
+        <source>Compile log</source>
+        <translation>编译日志</translation>
+    </message>
+    <message>
+        <source>One row per compile of the function.</source>
+        <translation>函数每编译一次一行。</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open recording…</source>
+        <translation>打开录制…</translation>
+    </message>
+    <message>
+        <source>Open a recording made by jitlab watch.</source>
+        <translation>打开 jitlab watch 录下的文件。</translation>
+    </message>
+    <message>
+        <source>Read again from the start</source>
+        <translation>从头重新读取</translation>
+    </message>
+    <message>
+        <source>Follow the file</source>
+        <translation>跟随文件</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Open a jitlab recording</source>
+        <translation>打开 jitlab 录制</translation>
+    </message>
+    <message>
+        <source>Recordings (*.jsonl *.json);;All files (*)</source>
+        <translation>录制文件 (*.jsonl *.json);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>RunControls</name>
     <message>
         <source>Pause</source>
@@ -589,6 +1182,101 @@
     <message>
         <source>Which version of the code runs. Switching starts a fresh run (Ctrl+1…9).</source>
         <translation>运行哪个版本的代码。切换后开始新的一轮（Ctrl+1…9）。</translation>
+    </message>
+</context>
+<context>
+    <name>ShapeHistogram</name>
+    <message>
+        <source>size of %1</source>
+        <translation>%1 的大小</translation>
+    </message>
+    <message>
+        <source>%1 different sizes compiled %2 times. With the buckets %3 they compile %4 times; padding adds %5% of rows to the sizes seen.</source>
+        <translation>%1 种不同大小共编译了 %2 次。按分桶 %3 只需编译 %4 次；补齐会在出现过的大小上多出 %5% 的行。</translation>
+    </message>
+    <message>
+        <source>Bucket sizes for %1 of %2: %3 compiles instead of %4</source>
+        <translation>%2 的 %1 分桶大小：编译 %3 次，而不是 %4 次</translation>
+    </message>
+    <message>
+        <source>The smallest bucket that holds n.</source>
+        <translation>能装下 n 的最小桶。</translation>
+    </message>
+    <message>
+        <source>larger than every bucket: one more compile</source>
+        <translation>比所有桶都大：会多编译一次</translation>
+    </message>
+    <message>
+        <source>Pad a with zeros along axis up to size.</source>
+        <translation>沿 axis 用 0 把 a 补齐到 size。</translation>
+    </message>
+    <message>
+        <source>Before each call, pad to the bucket:</source>
+        <translation>每次调用前，补齐到所在的桶：</translation>
+    </message>
+    <message>
+        <source>pad these leaves the same way</source>
+        <translation>这些叶子也照样补齐</translation>
+    </message>
+    <message>
+        <source>Only the first n rows are real: mask the padding out of sums and means</source>
+        <translation>只有前 n 行是真数据：求和、求均值时用掩码去掉补齐部分</translation>
+    </message>
+    <message>
+        <source>pass the padded arguments and the mask</source>
+        <translation>传入补齐后的参数和掩码</translation>
+    </message>
+    <message>
+        <source>%1 never compiled for a new size of the same dimension: there is nothing to bucket. (Recompiles caused by dtypes, statics or shardings show in the signature ledger.)</source>
+        <translation>%1 从未因同一维度的大小变化而重新编译：没有可分桶的东西。（由数据类型、静态参数或分片引起的重新编译见签名账本。）</translation>
+    </message>
+    <message>
+        <source>Pick a function to see the sizes it compiled for.</source>
+        <translation>选一个函数，查看它为哪些大小编译过。</translation>
+    </message>
+    <message>
+        <source>Dimension:</source>
+        <translation>维度：</translation>
+    </message>
+    <message>
+        <source>Axes whose size changed between compiles; axes that change together share a row.</source>
+        <translation>各次编译之间大小变化的轴；一起变化的轴合为一项。</translation>
+    </message>
+    <message>
+        <source>Compiles allowed:</source>
+        <translation>允许编译次数：</translation>
+    </message>
+    <message>
+        <source>How many shapes you accept to compile. jitlab picks the bucket sizes that need the least padding for that many.</source>
+        <translation>你愿意接受编译几种形状。jitlab 会为这个次数挑出补齐最少的桶大小。</translation>
+    </message>
+    <message>
+        <source>One bar per size seen, its height the number of compiles at that size. Green bars are bucket sizes; red ones are padded up to the bucket at the right edge of their band.</source>
+        <translation>每个出现过的大小一根柱子，高度是该大小的编译次数。绿柱是桶的大小；红柱会被补齐到所在色带右边缘的那个桶。</translation>
+    </message>
+    <message>
+        <source>compiles</source>
+        <translation>编译次数</translation>
+    </message>
+    <message>
+        <source>Each size seen counts once: a recording counts cache hits per function, not per shape.</source>
+        <translation>每个出现过的大小只算一次：录制按函数统计缓存命中，而不是按形状。</translation>
+    </message>
+    <message>
+        <source>Code that applies the buckets: copy it into your program.</source>
+        <translation>应用分桶的代码：复制到你的程序里。</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+    <message>
+        <source>Copy the bucketing code to the clipboard.</source>
+        <translation>把分桶代码复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Only a dimension that changes size can be bucketed.</source>
+        <translation>只有大小会变的维度才能分桶。</translation>
     </message>
 </context>
 <context>
@@ -704,6 +1392,93 @@
     <message>
         <source>Save every call as JSON, the same fields as `jitlab run --json`.</source>
         <translation>把每次调用保存为 JSON，字段与 `jitlab run --json` 相同。</translation>
+    </message>
+</context>
+<context>
+    <name>VerdictPanel</name>
+    <message>
+        <source>✓ Right.</source>
+        <translation>✓ 答对了。</translation>
+    </message>
+    <message>
+        <source>✓ Right — precisely, it is %1.</source>
+        <translation>✓ 答对了——确切地说是 %1。</translation>
+    </message>
+    <message>
+        <source>✗ Not this time.</source>
+        <translation>✗ 这次没猜中。</translation>
+    </message>
+    <message>
+        <source>⏱ Too late (%1 s): checked, but not scored.</source>
+        <translation>⏱ 超时（%1 秒）：已检查，但不计分。</translation>
+    </message>
+    <message>
+        <source>Skipped: %1</source>
+        <translation>已跳过：%1</translation>
+    </message>
+    <message>
+        <source>The run broke: %1</source>
+        <translation>运行出了意外：%1</translation>
+    </message>
+    <message>
+        <source>You passed.</source>
+        <translation>你跳过了这题。</translation>
+    </message>
+    <message>
+        <source>You predicted: %1</source>
+        <translation>你的预测：%1</translation>
+    </message>
+    <message>
+        <source>The real run says: %1</source>
+        <translation>真实运行的结果：%1</translation>
+    </message>
+    <message>
+        <source>Open the scenario: %1 (%2)</source>
+        <translation>打开场景：%1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 probed call(s), %2 compile(s), %3 ms in all.</source>
+        <translation>探针记录了 %1 次调用，编译 %2 次，共 %3 毫秒。</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>runtime</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Printed (trace = while rehearsing, runtime = while serving):</source>
+        <translation>打印输出（追踪 = 彩排时，运行 = 上菜时）：</translation>
+    </message>
+    <message>
+        <source>Noted by the code:</source>
+        <translation>代码记下的值：</translation>
+    </message>
+    <message>
+        <source>Evidence from the run</source>
+        <translation>运行留下的证据</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>为什么</translation>
+    </message>
+    <message>
+        <source>Open the scenario that teaches this point, in the variant shown, to play with it.</source>
+        <translation>打开讲解这一点的场景（括号里的变体），动手试试。</translation>
+    </message>
+    <message>
+        <source>Every call of a jitted function in the snippet, in order: what it did.</source>
+        <translation>代码中每次调用 jit 函数时发生了什么，按顺序列出。</translation>
+    </message>
+    <message>
+        <source>Lines printed during the calls. “trace” lines come from Python while jit traces (Chef Wang rehearsing); “runtime” lines come from the compiled program as it runs.</source>
+        <translation>调用期间打印的行。“追踪” 行来自 jit 追踪时执行的 Python（王师傅彩排）；“运行” 行来自编译好的程序运行时。</translation>
+    </message>
+    <message>
+        <source>Your prediction against the real run.</source>
+        <translation>你的预测与真实运行的对比。</translation>
     </message>
 </context>
 </TS>
