@@ -46,8 +46,11 @@ class Dimension:
     def distinct(self) -> list[int]:
         return sorted(set(self.sizes))
 
-    def label(self) -> str:
-        return ", ".join(f"{path}[axis {axis}]" for path, axis in self.axes)
+    def label(self, template: str = "%1 (axis %2)") -> str:
+        """``x (axis 0), y (axis 0)``; ``template`` is the translated form of one axis."""
+        return ", ".join(
+            template.replace("%1", path).replace("%2", str(axis)) for path, axis in self.axes
+        )
 
 
 def varying_dimensions(signatures: list[Signature]) -> list[Dimension]:
@@ -183,10 +186,11 @@ class ShapeHistogram(QWidget):
 
         controls = QHBoxLayout()
         controls.addWidget(self.dim_label)
-        controls.addWidget(self.dim_combo, 1)
+        controls.addWidget(self.dim_combo)
         controls.addSpacing(12)
         controls.addWidget(self.compiles_label)
         controls.addWidget(self.compiles)
+        controls.addStretch(1)
         self.body = QWidget(self)
         grid = QGridLayout(self.body)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -222,7 +226,7 @@ class ShapeHistogram(QWidget):
         self.dim_combo.blockSignals(True)
         self.dim_combo.clear()
         for dim in dims:
-            self.dim_combo.addItem(dim.label())
+            self.dim_combo.addItem(self.dim_text(dim))
         keep = next((i for i, d in enumerate(dims) if previous and d.axes == previous.axes), 0)
         self.dim_combo.setCurrentIndex(keep if same_function else 0)
         self.dim_combo.blockSignals(False)
@@ -230,6 +234,9 @@ class ShapeHistogram(QWidget):
         self.empty.setVisible(not dims)
         self.body.setVisible(bool(dims))
         self._dim_changed(reset_count=not same_function or previous is None)
+
+    def dim_text(self, dim: Dimension) -> str:
+        return dim.label(self.tr("%1 (axis %2)"))
 
     def current_dimension(self) -> Dimension | None:
         i = self.dim_combo.currentIndex()
@@ -304,7 +311,7 @@ class ShapeHistogram(QWidget):
         item.setXRange(float(sizes.min()) - 2 * width, float(sizes.max()) + 2 * width)
         item.setYRange(0, float(heights.max()) + 0.6)
         item.getAxis("left").setTickSpacing(1, 1)
-        item.setLabel("bottom", self.tr("size of %1").replace("%1", dim.label()))
+        item.setLabel("bottom", self.tr("size of %1").replace("%1", self.dim_text(dim)))
 
     def _describe(self, dim: Dimension) -> None:
         distinct = dim.distinct
@@ -323,7 +330,7 @@ class ShapeHistogram(QWidget):
         )
         comments = {
             "header": self.tr("Bucket sizes for %1 of %2: %3 compiles instead of %4")
-            .replace("%1", dim.label())
+            .replace("%1", self.dim_text(dim))
             .replace("%2", self.function)
             .replace("%3", str(len(self.buckets)))
             .replace("%4", str(len(distinct))),
@@ -405,6 +412,8 @@ class ShapeHistogram(QWidget):
         self.copy.setText(self.tr("Copy code"))
         self.copy.setToolTip(self.tr("Copy the bucketing code to the clipboard."))
         self.empty.setToolTip(self.tr("Only a dimension that changes size can be bucketed."))
+        for i, d in enumerate(self.dims):
+            self.dim_combo.setItemText(i, self.dim_text(d))
         dim = self.current_dimension()
         if dim is not None:
             self._draw(dim)

@@ -1187,6 +1187,10 @@
 <context>
     <name>ShapeHistogram</name>
     <message>
+        <source>%1 (axis %2)</source>
+        <translation>%1（第 %2 轴）</translation>
+    </message>
+    <message>
         <source>size of %1</source>
         <translation>%1 的大小</translation>
     </message>
