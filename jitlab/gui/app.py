@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from jitlab.gui import i18n
 
@@ -37,6 +38,21 @@ def application() -> QApplication:
     return app  # type: ignore[return-value]
 
 
+def close_on_signals(window: QWidget) -> None:
+    """Ctrl+C or a polite kill closes the window as the close button would (clean exit 0).
+
+    Python runs signal handlers only between bytecodes; the window's frame timer gives it
+    that chance every few milliseconds, even while Qt's event loop waits.
+    """
+
+    def close(signum: int, frame: object) -> None:
+        QTimer.singleShot(0, window.close)
+
+    for name in ("SIGINT", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), close)
+
+
 def launch(
     scenario: str | None = None,
     variant: str | None = None,
@@ -53,6 +69,7 @@ def launch(
     from jitlab.gui.main_window import MainWindow
 
     window = MainWindow(settings, scenario, variant, autoplay, scenarios_dir)
+    close_on_signals(window)
     window.show()
     status = app.exec()
     window.shutdown()  # idempotent: the worker has ended before Python tears Qt down

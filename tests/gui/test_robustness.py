@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from guihelp import BROKEN, RAISER, SLOW, SQUARE, wait_calls, write_scenarios
 from PySide6.QtCore import Qt
 
@@ -57,23 +58,29 @@ def test_close_during_a_compile_waits_for_it(qtbot, make_window, tmp_path) -> No
 
 
 CLOSE_SCRIPT = """
+import os
+import signal
 import sys
 from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
-from jitlab.gui.app import application
+from jitlab.gui.app import application, close_on_signals
 from jitlab.gui.main_window import MainWindow
 from jitlab.gui.model import Phase
 
 app = application()
 window = MainWindow(QSettings(sys.argv[2], QSettings.Format.IniFormat), "slow",
                     scenarios_dir=Path(sys.argv[1]), entry_points=False)
+close_on_signals(window)
 window.show()
 window.scenarios_loaded.connect(window.step)
 
 def check():
     if window.state.phase is Phase.WRITING:
         print("closing during compile", file=sys.stderr, flush=True)  # stdout is routed
-        window.close()
+        if sys.argv[3] == "signal":
+            os.kill(os.getpid(), signal.SIGTERM)
+        else:
+            window.close()
     else:
         QTimer.singleShot(20, check)
 
@@ -84,12 +91,13 @@ sys.exit(status)
 """
 
 
-def test_closing_the_app_during_a_compile_exits_0(tmp_path) -> None:
+@pytest.mark.parametrize("how", ["close", "signal"])
+def test_closing_the_app_during_a_compile_exits_0(tmp_path, how: str) -> None:
     folder = write_scenarios(tmp_path / "plugins", slow=SLOW)
     script = tmp_path / "close.py"
     script.write_text(textwrap.dedent(CLOSE_SCRIPT), encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, str(script), str(folder), str(tmp_path / "s.ini")],
+        [sys.executable, str(script), str(folder), str(tmp_path / "s.ini"), how],
         capture_output=True,
         text=True,
         timeout=180,
