@@ -147,9 +147,9 @@ class InterviewView(QWidget):
         column = QVBoxLayout(body)
         column.addWidget(self.card)
         row = QHBoxLayout()
-        for widget in (self.submit_button, self.pass_button, self.busy):
+        for widget in (self.submit_button, self.pass_button, self.busy, self.busy_label):
             row.addWidget(widget)
-        row.addWidget(self.busy_label, 1)
+        row.addStretch(1)
         column.addLayout(row)
         column.addWidget(self.verdict)
         row = QHBoxLayout()
