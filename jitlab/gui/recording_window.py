@@ -176,7 +176,7 @@ class RecordingWindow(QMainWindow):
         self.right_split.addWidget(self.top_split)
         self.right_split.addWidget(self.tabs)
         self.right_split.setChildrenCollapsible(False)
-        self.right_split.setSizes([420, 480])
+        self.right_split.setSizes([340, 560])
         self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_split.addWidget(left)
         self.main_split.addWidget(self.right_split)
@@ -277,11 +277,15 @@ class RecordingWindow(QMainWindow):
         if size == self._last_size:
             return False
         self._last_size = size
+        start = self.recording.start
         before = (len(self.recording.calls), dict(self.recording.hits), self.recording.ended)
         try:
             self.recording, self.offset = read_recording(self.path, self.offset, self.recording)
         except OSError:
             return False
+        if start is not None and self.recording.start is not start:
+            self.reload()  # a new run rewrote the file while we were away
+            return True
         after = (len(self.recording.calls), dict(self.recording.hits), self.recording.ended)
         if after != before or self.recording.partial_line:
             self._refresh()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -163,6 +165,11 @@ def test_follows_a_growing_recording(qtbot, open_window, recording: Path, tmp_pa
     assert set(window.function_order()) == {"train_step", "evaluate"}
     assert window.picked[0] == "train_step"  # following keeps the user's pick
     assert window.kitchen.values["calls"].text() == "13"
+    # The program runs again and rewrites the file: the window starts over.
+    live.write_text("".join(lines[: train_lines[0] + 1]), encoding="utf-8")
+    qtbot.waitUntil(lambda: len(window.ledger.rows()) == 1, timeout=5000)
+    assert window.function_order() == ["train_step"]
+    assert len(window.log.visible_rows()) == 1
 
 
 def test_waits_for_a_file_not_written_yet(qtbot, open_window, recording: Path, tmp_path: Path):
@@ -196,3 +203,13 @@ def test_the_window_speaks_chinese(open_window, recording: Path) -> None:
     assert window.ledger.headers()[1] == "类型"
     assert "程序" in window.status_text() or "记录" in window.status_text()
     assert window.histogram.copy.text() != "Copy code"
+
+
+def test_opening_a_recording_does_not_import_jax() -> None:
+    code = (
+        "import sys, jitlab.gui.recording_window; "
+        "print(sorted(m for m in ('jax', 'jaxlib') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"  # `jitlab open` starts fast, without JAX
