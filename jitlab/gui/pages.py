@@ -41,6 +41,8 @@ class BriefingPage(QWidget):
         self.text.setObjectName("briefingText")
         self.text.setOpenExternalLinks(False)
         self.code = CodeView(self)
+        for editor in (self.code.code, self.code.diff):  # a briefing is read, not scrolled
+            editor.setLineWrapMode(editor.LineWrapMode.WidgetWidth)
         self.question_box = QGroupBox(self)
         self.question = QLabel(self.question_box)
         self.question.setObjectName("question")
