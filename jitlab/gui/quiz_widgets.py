@@ -87,7 +87,8 @@ _INPUT_MESSAGES = {
 
 def expected_message(exercise: Any, raw: str) -> str:
     """Why ``raw`` is not a prediction for ``exercise``, in the interface language."""
-    key = str(exercise.kind) if raw else "empty"
+    kind = str(exercise.kind)
+    key = kind if raw or kind == "choice" else "empty"
     return i18n.translate("QuizInput", _INPUT_MESSAGES[key]).replace("%1", raw)
 
 
