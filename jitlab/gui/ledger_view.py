@@ -107,7 +107,7 @@ class LedgerModel(QAbstractTableModel):
         entry = self.rows[row]
         call = entry.call
         if key == "index":
-            return str(call.get("index", ""))
+            return "?" if call.get("source") == "events" else str(call.get("index", ""))
         if key == "kind":
             try:
                 return kind_name(CallKind(call.get("kind")))
@@ -227,7 +227,8 @@ class LedgerModel(QAbstractTableModel):
                 .replace("%1", self.text(row, column))
                 .replace("%2", self.text(row - 1, column))
             )
-        if self.rows[row].signature is None and key not in _FIXED and key not in _TAIL:
+        seen_by_events = call.get("source") == "events"
+        if seen_by_events and (key == "index" or (key not in _FIXED and key not in _TAIL)):
             return translate(
                 "Ledger",
                 "This function was jitted before the recording began, so only JAX's compile "

@@ -42,7 +42,7 @@ from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.ledger_view import COMPILED, LedgerView
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import RunState
-from jitlab.gui.shape_histogram import ShapeHistogram
+from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
@@ -402,9 +402,10 @@ class RecordingWindow(QMainWindow):
                 record = CallRecord.from_json(call)
             except (KeyError, TypeError, ValueError):
                 continue  # a line from a newer jitlab, or damaged: the rest still shows
+            if call.get("source") == "events":
+                # Seen through compile events only: no call count, no card. Number them here.
+                record = record._replace(index=self._cards, card=self._cards)
             if record.kind.compiled:
-                if record.card is None:  # seen through compile events: number its cards here
-                    record = record._replace(card=self._cards)
                 self._cards += 1
             self.state.call_finished(record)
             pos = len(self.state.records) - 1
@@ -424,11 +425,16 @@ class RecordingWindow(QMainWindow):
         self.chart.refresh()
         self.log.flush()
         self.ledger.set_calls(calls)
-        signatures = [
-            Signature.from_json(c["signature"])
-            for c in calls
-            if c.get("kind") in COMPILED and c.get("signature")
-        ]
+        signatures = []
+        for c in calls:
+            if c.get("kind") not in COMPILED:
+                continue
+            if c.get("signature"):
+                signatures.append(Signature.from_json(c["signature"]))
+            else:  # seen through compile events only: JAX's reason names the new shapes
+                sig = signature_from_changes((c.get("reason") or {}).get("changes") or [])
+                if sig is not None:
+                    signatures.append(sig)
         self.histogram.set_signatures(key[0], signatures)
 
     # -- text -----------------------------------------------------------------------------

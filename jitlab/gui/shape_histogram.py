@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.core.recording import suggest_buckets
-from jitlab.core.records import CallKind, Signature
+from jitlab.core.records import CallKind, LeafSpec, Signature
 from jitlab.gui.style import KIND_COLORS, is_dark
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -80,6 +80,24 @@ def varying_dimensions(signatures: list[Signature]) -> list[Dimension]:
         for column, axes in groups.items()
     ]
     return sorted(dims, key=lambda d: (-len(d.distinct), d.axes))
+
+
+_CHANGE = re.compile(r"^(?P<path>.+?): (?P<weak>~?)(?P<dtype>[a-z]+[0-9]*)\[(?P<dims>[0-9,]*)\] ← ")
+
+
+def signature_from_changes(changes: list[str]) -> Signature | None:
+    """The changed leaves' new types, read from a reason such as ``x: f32[5] ← f32[4]``.
+
+    Functions jitted before a watch began are seen through JAX's compile events only: no
+    signature, but JAX names the leaves that changed, which is enough for a histogram.
+    """
+    leaves = []
+    for change in changes:
+        m = _CHANGE.match(change)
+        if m:
+            shape = tuple(int(d) for d in m["dims"].split(",") if d)
+            leaves.append(LeafSpec(m["path"], shape, m["dtype"], bool(m["weak"])))
+    return Signature(tuple(leaves), (), "") if leaves else None
 
 
 def padding(sizes: list[int], buckets: list[int]) -> int:

@@ -181,6 +181,27 @@ def test_waits_for_a_file_not_written_yet(qtbot, open_window, recording: Path, t
     assert window.ledger.rows()
 
 
+def test_a_function_jitted_before_the_watch(open_window, tmp_path: Path) -> None:
+    @jax.jit
+    def early(x):
+        return x * 2
+
+    early(jnp.ones(2))  # compiled before the recording: only JAX's events will be seen
+    path = tmp_path / "early.jsonl"
+    with jitlab.watch(path):
+        for n in (3, 4, 5):
+            early(jnp.ones(n)).block_until_ready()
+    window = open_window(path)
+    assert window.function_order() == ["early"]
+    rows = window.ledger.rows()
+    assert [row[0] for row in rows] == ["?", "?", "?"]  # no call count, no signature
+    assert [row[-1] for row in rows] == [f"x: f32[{n}] ← f32[2]" for n in (3, 4, 5)]
+    assert window.kitchen.values["hit_rate"].text() == "?"  # hits were not counted
+    assert [r.index for r in window.log.visible_rows()] == [0, 1, 2]
+    assert len(window.state.cards) == 3
+    assert window.histogram.observed() == {3: 1, 4: 1, 5: 1}  # read from JAX's reasons
+
+
 def test_a_truncated_recording_opens(open_window, recording: Path, tmp_path: Path) -> None:
     data = recording.read_bytes()
     cut = tmp_path / "killed.jsonl"
