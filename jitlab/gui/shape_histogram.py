@@ -337,8 +337,8 @@ class ShapeHistogram(QWidget):
         share = pad / max(1, sum(distinct))
         self.summary.setText(
             self.tr(
-                "%1 different sizes compiled %2 times. With the buckets %3 they compile %4 "
-                "times; padding adds %5% of rows to the sizes seen."
+                "Seen: %1 sizes in %2 compiles. The bucket sizes %3 cut this to %4 (one "
+                "compile per bucket), at the cost of %5% padding over the sizes seen."
             )
             .replace("%1", str(len(distinct)))
             .replace("%2", str(len(dim.sizes)))
@@ -347,7 +347,7 @@ class ShapeHistogram(QWidget):
             .replace("%5", f"{share:.0%}".rstrip("%"))
         )
         comments = {
-            "header": self.tr("Bucket sizes for %1 of %2: %3 compiles instead of %4")
+            "header": self.tr("%2: bucket sizes for %1, one compile each (%4 sizes seen)")
             .replace("%1", self.dim_text(dim))
             .replace("%2", self.function)
             .replace("%3", str(len(self.buckets)))

@@ -1195,12 +1195,12 @@
         <translation>%1 的大小</translation>
     </message>
     <message>
-        <source>%1 different sizes compiled %2 times. With the buckets %3 they compile %4 times; padding adds %5% of rows to the sizes seen.</source>
-        <translation>%1 种不同大小共编译了 %2 次。按分桶 %3 只需编译 %4 次；补齐会在出现过的大小上多出 %5% 的行。</translation>
+        <source>Seen: %1 sizes in %2 compiles. The bucket sizes %3 cut this to %4 (one compile per bucket), at the cost of %5% padding over the sizes seen.</source>
+        <translation>见到 %1 种大小，共编译 %2 次。按桶大小 %3 可减到 %4 次（每个桶编译一次），代价是在出现过的大小上补齐 %5%。</translation>
     </message>
     <message>
-        <source>Bucket sizes for %1 of %2: %3 compiles instead of %4</source>
-        <translation>%2 的 %1 分桶大小：编译 %3 次，而不是 %4 次</translation>
+        <source>%2: bucket sizes for %1, one compile each (%4 sizes seen)</source>
+        <translation>%2：%1 的桶大小，每个桶编译一次（出现过 %4 种大小）</translation>
     </message>
     <message>
         <source>The smallest bucket that holds n.</source>
