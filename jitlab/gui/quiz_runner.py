@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 POLL_S = 0.005
 QUIET_POLLS = 3  # the scenario worker must look idle this many polls in a row
@@ -105,6 +105,9 @@ class QuizRunner(QObject):
         self._job.moveToThread(self.thread)
         self._request.connect(self._job.execute)
         self._job.done.connect(self._done)
+        app = QCoreApplication.instance()
+        if app is not None:  # a safety net: never let Qt destroy a running thread at exit
+            app.aboutToQuit.connect(self.shutdown)
         self.thread.start()
 
     def submit(self, fn: Callable[[], Any], clears_caches: bool = False) -> int:
