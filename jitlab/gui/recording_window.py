@@ -157,6 +157,12 @@ class RecordingWindow(QMainWindow):
         left_layout.addWidget(self.follow_box)
         left_layout.addWidget(self.picker_label)
         left_layout.addWidget(self.picker, 1)
+        self.details = QLabel(self)
+        self.details.setObjectName("functionDetails")
+        self.details.setWordWrap(True)
+        self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        left_layout.addWidget(self.details, 1)
         left.setMinimumWidth(340)
 
         self.kitchen = RecordingKitchen(self.state, self)
@@ -164,6 +170,7 @@ class RecordingWindow(QMainWindow):
         self.ledger = LedgerView(self)
         self.histogram = ShapeHistogram(self)
         self.log = LogView(self)
+        self.log.table.setColumnHidden(7, True)  # scenario parameters: none in a recording
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("recordingTabs")
         for widget in (self.ledger, self.histogram, self.log):
@@ -349,7 +356,9 @@ class RecordingWindow(QMainWindow):
         ]
         if s.changes:
             lines.append(self.tr("What changed between its compiles:"))
-            lines += [f"• {change} ×{n}" for change, n in s.changes.most_common(6)]
+            lines += [f"• {change} ×{n}" for change, n in s.changes.most_common(8)]
+        elif s.executables == 1:
+            lines.append(self.tr("Compiled once: nothing to fix here."))
         return "<br>".join(_escape(line) if i else line for i, line in enumerate(lines))
 
     def function_order(self) -> list[str]:
@@ -421,6 +430,7 @@ class RecordingWindow(QMainWindow):
         calls = self.calls_of(key)
         summary = next((s for s in self.summaries if (s.function, s.defined_at) == key), None)
         self.kitchen.hits = summary.hits if summary else None
+        self.details.setText(self._function_tip(summary) if summary else "")
         self.state.notify()
         self.chart.refresh()
         self.log.flush()
@@ -521,6 +531,7 @@ class RecordingWindow(QMainWindow):
         )
         self.picker_label.setText(self.tr("Functions, most time lost first:"))
         self.picker_label.setToolTip(self.picker.toolTip())
+        self.details.setToolTip(self.tr("The picked function: where it is defined, what changed."))
         self.follow_box.setText(self.tr("Follow the file as the program writes it"))
         self.follow_box.setToolTip(
             self.tr("Read new lines as they are written, for a program that is still running.")
@@ -552,6 +563,8 @@ class RecordingWindow(QMainWindow):
         self._update_status()
         if self.summaries:
             self._fill_picker()
+        if self.picked is not None:
+            self._show_function()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -969,6 +969,10 @@
         <translation>各次编译之间变了什么：</translation>
     </message>
     <message>
+        <source>Compiled once: nothing to fix here.</source>
+        <translation>只编译过一次：这里没什么要修的。</translation>
+    </message>
+    <message>
         <source>jitlab — recording %1</source>
         <translation>jitlab — 录制 %1</translation>
     </message>
@@ -1055,6 +1059,10 @@
     <message>
         <source>Functions, most time lost first:</source>
         <translation>函数（损失时间最多的在前）：</translation>
+    </message>
+    <message>
+        <source>The picked function: where it is defined, what changed.</source>
+        <translation>选中的函数：定义位置，以及变了什么。</translation>
     </message>
     <message>
         <source>Follow the file as the program writes it</source>
