@@ -95,12 +95,19 @@ class InterviewView(QWidget):
         self.start_button.setEnabled(False)
         self.start_button.clicked.connect(lambda: self.start_round())
         self.count_label, self.seconds_label, self.seed_label = QLabel(), QLabel(), QLabel()
+        for spin in (self.count, self.seconds, self.seed):
+            spin.setMinimumWidth(140)
+            spin.setMaximumWidth(200)
+        self.pool_note = QLabel(page)
+        self.pool_note.setWordWrap(True)
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.addRow(self.count_label, self.count)
         form.addRow(self.seconds_label, self.seconds)
         form.addRow(self.seed_label, self.seed)
         column = QVBoxLayout(page)
         column.addWidget(self.intro)
+        column.addWidget(self.pool_note)
         column.addLayout(form)
         row = QHBoxLayout()
         row.addWidget(self.start_button)
@@ -486,6 +493,12 @@ class InterviewView(QWidget):
             )
         )
         self.count_label.setText(self.tr("Questions:"))
+        if self.catalogue is not None:
+            self.pool_note.setText(
+                self.tr("Questions are drawn from the %1 exercises that can run here.").replace(
+                    "%1", str(len(self.catalogue.available))
+                )
+            )
         self.seconds_label.setText(self.tr("Seconds per question:"))
         self.seed_label.setText(self.tr("Seed:"))
         self.seed.setSpecialValueText(self.tr("random"))

@@ -340,6 +340,10 @@
         <translation>题数：</translation>
     </message>
     <message>
+        <source>Questions are drawn from the %1 exercises that can run here.</source>
+        <translation>题目从这里能运行的 %1 道练习中抽取。</translation>
+    </message>
+    <message>
         <source>Seconds per question:</source>
         <translation>每题秒数：</translation>
     </message>
