@@ -501,9 +501,13 @@ class RecordingWindow(QMainWindow):
             self.status_label.setText(self.status_text())
 
     def set_language(self, lang: str) -> None:
-        i18n.set_language(lang)
-        if self.settings is not None:
-            self.settings.setValue("language", i18n.language())
+        owner = self.parentWidget()
+        if owner is not None and hasattr(owner, "set_language"):
+            owner.set_language(lang)  # the main window keeps its menu and settings in step
+        else:
+            i18n.set_language(lang)
+            if self.settings is not None:
+                self.settings.setValue("language", i18n.language())
         self.lang_actions[i18n.language()].setChecked(True)
 
     def retranslate(self) -> None:
@@ -569,6 +573,7 @@ class RecordingWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self.lang_actions[i18n.language()].setChecked(True)
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -628,6 +633,5 @@ def open_recording(path: str, follow: bool = True, language: str | None = None) 
     settings = make_settings()
     lang = language or str(settings.value("language", "") or "") or i18n.system_language()
     i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
-    window = open_recording_window(path, follow, None, settings)
-    window.raise_()
+    open_recording_window(path, follow, None, settings)  # kept alive by _windows
     return int(app.exec())

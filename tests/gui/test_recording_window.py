@@ -234,3 +234,35 @@ def test_opening_a_recording_does_not_import_jax() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"  # `jitlab open` starts fast, without JAX
+
+
+def test_open_recording_runs_its_own_window(qtbot, recording: Path, tmp_path, monkeypatch):
+    """What `jitlab open FILE` calls: a window on the file, in the saved language."""
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from jitlab.gui.app import application
+    from jitlab.gui.recording_window import open_recording
+
+    ini = tmp_path / "jitlab.ini"
+    QSettings(str(ini), QSettings.Format.IniFormat).setValue("language", "zh")
+    monkeypatch.setenv("JITLAB_SETTINGS", str(ini))
+    app = application()
+    seen = []
+
+    def look_and_quit() -> None:
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, RecordingWindow)]
+        seen.extend((w.isVisible(), w.function_order(), w.tabs.tabText(0)) for w in windows)
+        for w in windows:
+            w.close()
+        app.quit()
+
+    QTimer.singleShot(0, look_and_quit)
+    try:
+        assert open_recording(str(recording), follow=True) == 0
+    finally:
+        i18n.set_language("en")
+    assert len(seen) == 1
+    visible, order, tab = seen[0]
+    assert visible and set(order) == {"train_step", "evaluate"}
+    assert tab == "签名账本"
