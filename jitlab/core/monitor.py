@@ -204,7 +204,7 @@ class _StdoutRouter(io.TextIOBase):
 
     def write(self, text: str) -> int:
         collector = getattr(_local, "collector", None)
-        if collector is None and len(_active) == 1:
+        if collector is None and len(_active) == 1 and _from_jax_callback():
             collector = next(iter(_active), None)
         if collector is None or collector.echo:
             self.target.write(text)
@@ -221,6 +221,21 @@ class _StdoutRouter(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.target, "encoding", "utf-8")
+
+
+def _from_jax_callback() -> bool:
+    """Is this write made by a JAX host callback (``jax.debug.print``) on a runtime thread?
+
+    Other threads' prints (a GUI thread, a logger) must not be credited to the call in flight.
+    """
+    frame = sys._getframe(2)
+    for _ in range(30):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.endswith(("debugging.py", "callback.py")):
+            return True
+        frame = frame.f_back
+    return False
 
 
 _router = _StdoutRouter()

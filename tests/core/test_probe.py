@@ -264,3 +264,25 @@ def test_one_probe_called_from_two_threads_counts_every_call():
     assert counts[CallKind.COMPILE] == 1 and counts[CallKind.RECOMPILE] == 1
     assert counts[CallKind.CACHE_HIT] == 599
     assert sorted(r.index for r in probe.records) == list(range(601))
+
+
+def test_prints_from_another_thread_are_not_credited_to_the_call_in_flight():
+    started, release = threading.Event(), threading.Event()
+
+    def slow(x):
+        started.set()
+        release.wait(10)  # tracing is paused here while another thread prints
+        return x + 1
+
+    probe = Probe(slow)
+
+    def chat() -> None:
+        started.wait(10)
+        print("gui says hi")
+        release.set()
+
+    chatter = threading.Thread(target=chat)
+    chatter.start()
+    probe(jnp.ones(2))
+    chatter.join()
+    assert probe.records[0].stdout == ()
