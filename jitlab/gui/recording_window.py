@@ -117,6 +117,7 @@ class RecordingWindow(QMainWindow):
         self.missing = False
         self.summaries: list[FunctionSummary] = []
         self.picked: Key | None = None
+        self.auto_pick = True
         self._calls: dict[Key, list[dict[str, Any]]] = {}
         self._indexed = 0
         self._fed = 0
@@ -315,9 +316,9 @@ class RecordingWindow(QMainWindow):
         self._index_calls()
         self.summaries = summarize(self.recording)
         self._fill_picker()
-        if self.picked is None and self.summaries:
-            first = self.summaries[0]
-            self.pick((first.function, first.defined_at))
+        top = (self.summaries[0].function, self.summaries[0].defined_at) if self.summaries else None
+        if top is not None and self.auto_pick and self.picked != top:
+            self.pick(top, by_user=False)  # until the user picks, show the costliest function
         elif self.picked is not None:
             self._feed()
             self._show_function()
@@ -370,8 +371,10 @@ class RecordingWindow(QMainWindow):
             key = item.data(0, Qt.ItemDataRole.UserRole)
             self.pick((key[0], key[1]))
 
-    def pick(self, key: Key) -> None:
-        """Show one function in every view."""
+    def pick(self, key: Key, by_user: bool = True) -> None:
+        """Show one function in every view (a user's pick stays while the file grows)."""
+        if by_user:
+            self.auto_pick = False
         if key == self.picked:
             return
         self.picked = key

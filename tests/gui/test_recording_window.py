@@ -179,6 +179,7 @@ def test_waits_for_a_file_not_written_yet(qtbot, open_window, recording: Path, t
     later.write_text("".join(_lines(recording)), encoding="utf-8")
     qtbot.waitUntil(lambda: len(window.function_order()) == 2, timeout=5000)
     assert window.ledger.rows()
+    assert window.picked[0] == window.function_order()[0]  # the costliest, until one is picked
 
 
 def test_a_function_jitted_before_the_watch(open_window, tmp_path: Path) -> None:
