@@ -73,6 +73,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="run the exercises and show what JAX does, without predicting",
     )
     parser.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    parser.add_argument(
+        "--gui", action="store_true", help="open the exercises (or --interview) in a window"
+    )
     # SUPPRESS: keep a --lang given to the main command (`jitlab --lang zh quiz`).
     parser.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS)
 
@@ -115,6 +118,14 @@ def run(args: argparse.Namespace) -> int:
     selected = _select(args, catalogue.EXERCISES)
     if not selected:
         fail("no exercise matches --exercise and --scenario together")
+    if args.gui:
+        from jitlab.gui.quiz_view import open_quiz
+
+        return open_quiz(
+            language=getattr(args, "lang", None),
+            exercise=selected[0].id if args.exercise or args.scenario else None,
+            interview=args.interview is not None,
+        )
     view = _View(language, args.json)
     if args.list:
         return view.listing(selected)
