@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.i18n import translate
+from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, is_dark, kind_name
 
 _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
@@ -371,7 +372,7 @@ def describe(record: CallRecord) -> str:
             sig = sig[:300] + "…"
         rows.append(f"{label['signature']}: <tt>{sig}</tt>")
     if record.reason is not None:
-        rows.append(f"{label['why']}: {_escape(str(record.reason))}")
+        rows.append(f"{label['why']}: {_escape(reason_text(record.reason))}")
     if record.error is not None:
         rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(record.error.message[:300])}")
     return "<br>".join(rows)

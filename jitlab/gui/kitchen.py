@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxL
 from jitlab.core.paths import resource
 from jitlab.core.records import CallKind, Signature
 from jitlab.gui.model import CardView, Phase, RunState
+from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms
 
 AMBER = QColor("#e3a21a")
@@ -398,7 +399,7 @@ class KitchenPanel(QWidget):
         self.values["compiles"].setText(f"{compiles} ({summary.recompiles})")
         self.values["hit_rate"].setText(f"{summary.hit_rate:.0%}")
         self.values["time_lost"].setText(format_ms(summary.time_lost_ms))
-        reason = self.state.last_reason
+        reason = reason_text(self.state.last_reason_of) or self.state.last_reason
         self.reason.setText(
             self.tr("Last compile, because: %1").replace("%1", reason)
             if reason

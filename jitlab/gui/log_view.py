@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.chart import describe
 from jitlab.gui.i18n import translate
+from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -118,7 +119,7 @@ class CallTableModel(QAbstractTableModel):
         if record.error is not None:
             first = record.error.message.splitlines()[0] if record.error.message else ""
             return f"{record.error.type}: {first}"
-        return str(record.reason) if record.reason else ""
+        return reason_text(record.reason)
 
     def add(self, record: CallRecord) -> None:
         self._pending.append(record)

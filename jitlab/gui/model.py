@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlab.core.records import CallKind, CallRecord, Signature, Summary
+from jitlab.core.records import CallKind, CallRecord, Reason, Signature, Summary
 
 
 class Phase(enum.StrEnum):
@@ -114,6 +114,7 @@ class RunState:
         self.phase_note = ""
         self.last_kind: CallKind | None = None
         self.last_reason: str = ""
+        self.last_reason_of: Reason | None = None  # the same, as the core's typed reason
         self.last_error: CallRecord | None = None
         self.ever_compiled = False
         self.version += 1
@@ -166,10 +167,11 @@ class RunState:
             if card is not None:
                 card.hits += 1
             self.pulled = key
-        if record.reason is not None and record.kind is not CallKind.COMPILE:
+        if record.reason is not None and (
+            record.kind is not CallKind.COMPILE or not self.last_reason
+        ):
             self.last_reason = str(record.reason)
-        if record.kind is CallKind.COMPILE and record.reason is not None and not self.last_reason:
-            self.last_reason = str(record.reason)
+            self.last_reason_of = record.reason
         if record.error is not None:
             self.last_error = record
 

@@ -941,6 +941,81 @@
     </message>
 </context>
 <context>
+    <name>Reasons</name>
+    <message>
+        <source>first call: nothing compiled yet</source>
+        <translation>首次调用：还没有编译过</translation>
+    </message>
+    <message>
+        <source>first call in this process: executable loaded from the persistent cache</source>
+        <translation>本进程首次调用：可执行程序从持久缓存载入</translation>
+    </message>
+    <message>
+        <source>caches were cleared</source>
+        <translation>缓存已被清空</translation>
+    </message>
+    <message>
+        <source>signature unavailable</source>
+        <translation>无法取得签名</translation>
+    </message>
+    <message>
+        <source>same signature as a card already held: JAX&apos;s cache no longer had it</source>
+        <translation>签名与卡片架上已有的一张卡片相同：但 JAX 的缓存里已经没有它了</translation>
+    </message>
+    <message>
+        <source>new function object</source>
+        <translation>新的函数对象</translation>
+    </message>
+    <message>
+        <source>first call of this function object</source>
+        <translation>这个函数对象的首次调用</translation>
+    </message>
+    <message>
+        <source>new argument %1: %2</source>
+        <translation>新参数 %1：%2</translation>
+    </message>
+    <message>
+        <source>weak type of %1 changed: %2 ← %3 (%4)</source>
+        <translation>%1 的弱类型变了：%2 ← %3（%4）</translation>
+    </message>
+    <message>
+        <source>sharding of %1 changed: %2 ← %3</source>
+        <translation>%1 的分片变了：%2 ← %3</translation>
+    </message>
+    <message>
+        <source>argument %1 gone (was %2)</source>
+        <translation>参数 %1 不见了（原为 %2）</translation>
+    </message>
+    <message>
+        <source>pytree structure changed: %1 ← %2</source>
+        <translation>pytree 结构变了：%1 ← %2</translation>
+    </message>
+    <message>
+        <source>static %1: %2 (new)</source>
+        <translation>静态参数 %1：%2（新值）</translation>
+    </message>
+    <message>
+        <source>static %1 gone</source>
+        <translation>静态参数 %1 不见了</translation>
+    </message>
+    <message>
+        <source>static %1: %2 ← %3</source>
+        <translation>静态参数 %1：%2 ← %3</translation>
+    </message>
+    <message>
+        <source>weak</source>
+        <translation>弱</translation>
+    </message>
+    <message>
+        <source>strong</source>
+        <translation>强</translation>
+    </message>
+    <message>
+        <source>single device</source>
+        <translation>单设备</translation>
+    </message>
+</context>
+<context>
     <name>RecordingChart</name>
     <message>
         <source>One point per compile of this function, at the number of the call that made it; the calls in between were cache hits.</source>

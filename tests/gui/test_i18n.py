@@ -112,3 +112,21 @@ def test_no_tr_call_hides_inside_an_f_string() -> None:
         if pattern.search(line)
     ]
     assert hidden == []
+
+
+def test_recompile_reasons_follow_the_language(qtbot, window) -> None:
+    from jitlab.core.records import Reason
+    from jitlab.gui.reasons import reason_text
+
+    reason = Reason(
+        ("x: f32[16,64] ← f32[8,64]", "static n: 3 ← 2", "first call: nothing compiled yet")
+    )
+    assert reason_text(reason) == str(reason)  # English: the core's own words
+    window.set_language("zh")
+    assert (
+        reason_text(reason)
+        == "x: f32[16,64] ← f32[8,64]; 静态参数 n：3 ← 2; 首次调用：还没有编译过"
+    )
+    window.params.set_values({"batch_size": 8})
+    wait_calls(qtbot, window, 1)
+    qtbot.waitUntil(lambda: "还没有编译过" in window.kitchen.reason.text())
