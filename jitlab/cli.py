@@ -74,6 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     watch.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
 
+    open_ = commands.add_parser(
+        "open",
+        help="open a recording made by `jitlab watch` in the desktop app",
+        description="Open a JSON-lines recording: per function, the chart, kitchen, log, "
+        "signature ledger and shape histogram. Follows the file while it grows.",
+    )
+    open_.add_argument("recording", metavar="FILE")
+    open_.add_argument(
+        "--no-follow", action="store_true", help="read the file once; do not follow it"
+    )
+
     from jitlab.quiz.cli import add_parser as add_quiz_parser
 
     add_quiz_parser(commands)
@@ -92,6 +103,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "watch":
         return cmd_watch(args)  # the user's program keeps its own devices
+    if args.command == "open":
+        return cmd_open(args)
     # The sharding lessons need several devices; XLA only reads this before it starts.
     from jitlab.core.devices import simulate_cpu_devices
 
@@ -290,6 +303,21 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
         f"{s.cache_hits} cache hit, {s.persistent_hits} persistent hit, {s.errors} error · "
         f"hit rate {s.hit_rate:.0%} · time lost to compiling {s.time_lost_ms:.1f} ms"
     )
+
+
+# -- jitlab open --------------------------------------------------------------------------
+def cmd_open(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    path = Path(args.recording)
+    if path.is_dir():
+        fail(f"open: {path} is a folder, not a recording")
+    if not path.exists() and args.no_follow:
+        fail(f"open: no such recording: {path}")
+    from jitlab.gui.recording_window import open_recording
+
+    # A missing file is waited for (a program about to write it); it never imports JAX.
+    return open_recording(str(path), follow=not args.no_follow, language=args.lang)
 
 
 # -- jitlab watch -------------------------------------------------------------------------

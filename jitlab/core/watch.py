@@ -165,12 +165,12 @@ class Recorder:
         self.path = Path(path) if path is not None else None
         self.include_internal = include_internal
         self.calls: list[dict[str, Any]] = []
-        self.stats: dict[int, FunctionStats] = {}
+        self.stats: dict[Any, FunctionStats] = {}  # by wrapper, or (events, name, site)
         self.recording = False
         self._lock = threading.RLock()
         self._file: IO[str] | None = None
         self._start = 0.0
-        self._hits_written: dict[int, int] = {}
+        self._hits_written: dict[Any, int] = {}
         self._stopping = threading.Event()
         self._flusher: threading.Thread | None = None
         self._original_jit: Callable[..., Any] | None = None
@@ -237,10 +237,10 @@ class Recorder:
 
     def _stats_for(self, key: Any, name: str | None, defined_at: str | None) -> FunctionStats:
         with self._lock:
-            stats = self.stats.get(id(key))
+            stats = self.stats.get(key)
             if stats is None:
                 stats = FunctionStats(name or "?", defined_at)
-                self.stats[id(key)] = stats
+                self.stats[key] = stats
             return stats
 
     # -- records from wrapped functions ---------------------------------------------------
