@@ -98,6 +98,10 @@ def test_table_output_is_readable():
         (("run", "dynamic-shapes", "--param", "batch_size"), "expects NAME=V1,V2"),
         (("--bogus",), "unrecognized arguments: --bogus"),
         (("frobnicate",), "invalid choice"),
+        (("open", "/no/such/recording.jsonl", "--no-follow"), "no such recording"),
+        (("open", "/"), "is a folder, not a recording"),
+        (("watch",), "watch needs a program"),
+        (("watch", "--", "python", "/no/such/script.py"), "no such script"),
     ],
 )
 def test_usage_errors_are_one_line_with_status_2(args, message):
