@@ -79,6 +79,8 @@ class MainWindow(QMainWindow):
         self._autoplay: list[tuple[str, dict[str, Any], str]] = []
         self._autoplay_waiting = False
         self._closing = False
+        self._quiz: Any = None  # the exercises view, built on first use
+        self._caches_cleared_elsewhere = False
         self._stale: set[str] = set()
         self._shown_output = False
         self._turn = 0
@@ -184,6 +186,9 @@ class MainWindow(QMainWindow):
         self.summary = SummaryPage(self.state, self)
         self.summary.measure_clicked.connect(self.measure_both)
         self.summary.back_clicked.connect(lambda: self.set_mode("execute"))
+        self.summary.quiz_clicked.connect(
+            lambda: self.show_quiz(self.scenario.id if self.scenario else None)
+        )
         self.summary.export_png.connect(lambda: self.export_png())
         self.summary.export_csv.connect(lambda: self.export_csv())
         self.summary.export_json.connect(lambda: self.export_json())
@@ -213,6 +218,11 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         self.file_menu = bar.addMenu("")
+        self.act_open = QAction(self)
+        self.act_open.setShortcut(QKeySequence.StandardKey.Open)
+        self.act_open.triggered.connect(self.open_recording)
+        self.file_menu.addAction(self.act_open)
+        self.file_menu.addSeparator()
         self.act_png = QAction(self)
         self.act_png.triggered.connect(lambda: self.export_png())
         self.act_csv = QAction(self)
@@ -232,6 +242,13 @@ class MainWindow(QMainWindow):
         self.act_autoplay.setShortcut(QKeySequence("Ctrl+P"))
         self.act_autoplay.triggered.connect(self.start_autoplay)
         self.run_menu.addAction(self.act_autoplay)
+        self.act_quiz = QAction(self)
+        self.act_quiz.setShortcut(QKeySequence("Ctrl+T"))
+        self.act_quiz.triggered.connect(lambda: self.show_quiz())
+        self.run_menu.addAction(self.act_quiz)
+        self.act_interview = QAction(self)
+        self.act_interview.triggered.connect(lambda: self.show_quiz(interview=True))
+        self.run_menu.addAction(self.act_interview)
         self.lang_menu = bar.addMenu("")
         self.lang_group = QActionGroup(self)
         self.lang_actions: dict[str, QAction] = {}
@@ -288,6 +305,10 @@ class MainWindow(QMainWindow):
             self.tr("Scenarios, grouped by pitfall. Greyed ones failed to load: hover for why.")
         )
         self.file_menu.setTitle(self.tr("&File"))
+        self.act_open.setText(self.tr("Open recording…"))
+        self.act_open.setToolTip(self.tr("Open a recording made by `jitlab watch` (Ctrl+O)."))
+        self.act_quiz.setText(self.tr("Test yourself: predict, then run"))
+        self.act_interview.setText(self.tr("Interview round (timed)"))
         self.act_png.setText(self.tr("Export chart as PNG…"))
         self.act_csv.setText(self.tr("Export call log as CSV…"))
         self.act_json.setText(self.tr("Export call log as JSON…"))
@@ -365,13 +386,60 @@ class MainWindow(QMainWindow):
                 item.setToolTip(0, f"{cls.id}: {cls.question.get(lang)}")
                 if self.scenario is not None and cls.id == self.scenario.id:
                     item.setSelected(True)
+        quiz = QTreeWidgetItem(tree, [self.tr("Test yourself: exercises and interview")])
+        quiz.setIcon(0, _icon("cards"))
+        quiz.setData(0, Qt.ItemDataRole.UserRole, _QUIZ)
+        quiz.setToolTip(
+            0, self.tr("Predict what jax.jit will do, then a real run settles it (Ctrl+T).")
+        )
+        font = quiz.font(0)
+        font.setBold(True)
+        quiz.setFont(0, font)
         tree.expandAll()
         tree.blockSignals(False)
 
     def _picked(self, item: QTreeWidgetItem, column: int = 0) -> None:
         sid = item.data(0, Qt.ItemDataRole.UserRole)
-        if sid and (self.scenario is None or sid != self.scenario.id):
+        if sid == _QUIZ:
+            self.show_quiz()
+        elif sid and (self.scenario is None or sid != self.scenario.id):
             self.select_scenario(sid)
+        elif sid and self.pages.currentWidget() is self._quiz:
+            self.set_mode("start")
+
+    # -- exercises and recordings ---------------------------------------------------------
+    def show_quiz(self, scenario: str | None = None, interview: bool = False) -> None:
+        """The predict-then-run exercises, in the central area (created on first use)."""
+        if self._quiz is None:
+            from jitlab.gui.quiz_view import QuizView
+
+            self._quiz = QuizView(scenario_worker=self.worker, parent=self)
+            self._quiz.scenario_requested.connect(self._quiz_opens_scenario)
+            self._quiz.caches_cleared.connect(self._quiz_cleared_caches)
+            self.pages.addWidget(self._quiz)
+        self.stop_autoplay()
+        self.run_controls.set_playing(False)  # a check pauses the scenario's worker
+        self.mode_group.setExclusive(False)  # no mode is current while practising
+        for button in self.mode_buttons.values():
+            button.setChecked(False)
+        self.mode_group.setExclusive(True)
+        self.pages.setCurrentWidget(self._quiz)
+        if interview:
+            self._quiz.show_interview()
+        else:
+            self._quiz.show_exercises(scenario)
+
+    def _quiz_opens_scenario(self, sid: str, variant: str) -> None:
+        self.select_scenario(sid, variant or None)
+        self.set_mode("start")
+
+    def _quiz_cleared_caches(self) -> None:
+        self._caches_cleared_elsewhere = True
+
+    def open_recording(self) -> None:
+        from jitlab.gui.recording_window import choose_recording
+
+        choose_recording(self)
 
     def scenario_ids(self) -> list[str]:
         return [e.scenario.id for e in self.entries if e.scenario is not None]
@@ -436,6 +504,11 @@ class MainWindow(QMainWindow):
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
         """Start, Execute, Monitor and Complete; the user can always jump back."""
+        if self._caches_cleared_elsewhere:
+            # An exercise emptied JAX's caches: start the scenario's run afresh rather than
+            # show a recompile nobody asked for.
+            self._caches_cleared_elsewhere = False
+            self.worker.reset()
         self.mode = mode
         self.mode_buttons[mode].setChecked(True)
         if mode == "start":
@@ -732,6 +805,8 @@ class MainWindow(QMainWindow):
         """Stop the worker and wait for it (a compile in flight finishes first)."""
         self.stop_autoplay()
         self.timer.stop()
+        if self._quiz is not None:
+            self._quiz.shutdown()
         self.worker.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -747,6 +822,7 @@ class MainWindow(QMainWindow):
         event.accept()
 
 
+_QUIZ = "__quiz__"  # the scenario list's entry for the exercises
 _ICONS: dict[str, QIcon] = {}
 
 

@@ -126,6 +126,7 @@ class SummaryPage(QWidget):
     export_csv = Signal()
     export_json = Signal()
     back_clicked = Signal()
+    quiz_clicked = Signal()  # practise this pitfall: predict-then-run exercises
 
     ROWS = ("calls", "compiles", "recompiles", "hit_rate", "time_lost", "mean_hit", "total")
 
@@ -196,6 +197,9 @@ class SummaryPage(QWidget):
         self.measure.clicked.connect(self.measure_clicked)
         self.back = QPushButton(self)
         self.back.clicked.connect(self.back_clicked)
+        self.quiz = QPushButton(self)
+        self.quiz.setObjectName("quizButton")
+        self.quiz.clicked.connect(self.quiz_clicked)
         self.png = QPushButton(self)
         self.png.clicked.connect(self.export_png)
         self.csv = QPushButton(self)
@@ -203,7 +207,7 @@ class SummaryPage(QWidget):
         self.json = QPushButton(self)
         self.json.clicked.connect(self.export_json)
         buttons = QHBoxLayout()
-        for b in (self.measure, self.back):
+        for b in (self.measure, self.back, self.quiz):
             buttons.addWidget(b)
         buttons.addStretch(1)
         for b in (self.png, self.csv, self.json):
@@ -320,6 +324,10 @@ class SummaryPage(QWidget):
         )
         self.back.setText(self.tr("← Back to the kitchen"))
         self.back.setToolTip(self.tr("Return to Execute mode."))
+        self.quiz.setText(self.tr("Test yourself…"))
+        self.quiz.setToolTip(
+            self.tr("Predict-then-run exercises on this pitfall, settled by real runs.")
+        )
         self.png.setText(self.tr("Export chart (PNG)…"))
         self.png.setToolTip(self.tr("Save the latency chart as a PNG image."))
         self.csv.setText(self.tr("Export log (CSV)…"))

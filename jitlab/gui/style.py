@@ -14,6 +14,7 @@ KIND_COLORS = {
     CallKind.CACHE_HIT: "#2f9e4f",
     CallKind.PERSISTENT_HIT: "#1f9bbf",
     CallKind.ERROR: "#a347c9",
+    CallKind.EAGER: "#7f8c8d",
 }
 
 _KIND_NAMES = {
@@ -22,6 +23,7 @@ _KIND_NAMES = {
     CallKind.CACHE_HIT: QT_TRANSLATE_NOOP("Kinds", "cache hit"),
     CallKind.PERSISTENT_HIT: QT_TRANSLATE_NOOP("Kinds", "persistent-cache hit"),
     CallKind.ERROR: QT_TRANSLATE_NOOP("Kinds", "error"),
+    CallKind.EAGER: QT_TRANSLATE_NOOP("Kinds", "eager (jit disabled)"),
 }
 
 KIND_ORDER = (

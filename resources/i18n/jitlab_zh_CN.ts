@@ -450,6 +450,10 @@
         <source>error</source>
         <translation>错误</translation>
     </message>
+    <message>
+        <source>eager (jit disabled)</source>
+        <translation>即时执行（jit 已关闭）</translation>
+    </message>
 </context>
 <context>
     <name>KitchenCanvas</name>
@@ -761,6 +765,22 @@
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <source>Open recording…</source>
+        <translation>打开录制…</translation>
+    </message>
+    <message>
+        <source>Open a recording made by `jitlab watch` (Ctrl+O).</source>
+        <translation>打开 `jitlab watch` 生成的录制文件（Ctrl+O）。</translation>
+    </message>
+    <message>
+        <source>Test yourself: predict, then run</source>
+        <translation>自测：先预测，再运行</translation>
+    </message>
+    <message>
+        <source>Interview round (timed)</source>
+        <translation>面试轮（限时）</translation>
+    </message>
+    <message>
         <source>Export chart as PNG…</source>
         <translation>将图表导出为 PNG…</translation>
     </message>
@@ -819,6 +839,14 @@
     <message>
         <source>Failed to load: %1</source>
         <translation>加载失败：%1</translation>
+    </message>
+    <message>
+        <source>Test yourself: exercises and interview</source>
+        <translation>自测：练习与面试</translation>
+    </message>
+    <message>
+        <source>Predict what jax.jit will do, then a real run settles it (Ctrl+T).</source>
+        <translation>先预测 jax.jit 会怎么做，再由真实运行揭晓（Ctrl+T）。</translation>
     </message>
     <message>
         <source>Internal error</source>
@@ -1459,6 +1487,14 @@
     <message>
         <source>Return to Execute mode.</source>
         <translation>回到执行模式。</translation>
+    </message>
+    <message>
+        <source>Test yourself…</source>
+        <translation>自测一下…</translation>
+    </message>
+    <message>
+        <source>Predict-then-run exercises on this pitfall, settled by real runs.</source>
+        <translation>针对这个陷阱的“先预测、后运行”练习，由真实运行给出答案。</translation>
     </message>
     <message>
         <source>Export chart (PNG)…</source>

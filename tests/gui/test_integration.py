@@ -1,0 +1,49 @@
+"""The main window reaches the exercises and recordings: list entry, menus, Complete mode."""
+
+from __future__ import annotations
+
+from conftest import LOAD_TIMEOUT_MS
+from PySide6.QtCore import Qt
+
+
+def quiz_item(window):
+    tree = window.scenario_list
+    for i in range(tree.topLevelItemCount()):
+        item = tree.topLevelItem(i)
+        if item.data(0, Qt.ItemDataRole.UserRole) == "__quiz__":
+            return item
+    raise AssertionError("no exercises entry in the scenario list")
+
+
+def test_exercises_from_the_list_and_back_to_a_scenario(qtbot, window) -> None:
+    window._picked(quiz_item(window))
+    quiz = window._quiz
+    assert window.pages.currentWidget() is quiz
+    assert not any(b.isChecked() for b in window.mode_buttons.values())
+    qtbot.waitUntil(lambda: quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
+    # An exercise's link opens its scenario in Start mode.
+    quiz.scenario_requested.emit("static-args", "fix")
+    assert window.scenario.id == "static-args"
+    assert window.run_controls.current_variant() == "fix"
+    assert window.mode == "start" and window.pages.currentWidget() is window.briefing
+
+
+def test_complete_mode_offers_this_pitfalls_exercises(qtbot, window) -> None:
+    window.set_mode("complete")
+    window.summary.quiz.click()
+    quiz = window._quiz
+    assert window.pages.currentWidget() is quiz
+    qtbot.waitUntil(lambda: quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: quiz.exercises.exercise is not None
+        and quiz.exercises.exercise.scenario == "dynamic-shapes",
+        timeout=LOAD_TIMEOUT_MS,
+    )
+
+
+def test_menus_offer_recordings_and_exercises(window) -> None:
+    file_actions = [a.text() for a in window.file_menu.actions()]
+    assert file_actions[0] == "Open recording…"
+    run_actions = [a.text() for a in window.run_menu.actions()]
+    assert "Test yourself: predict, then run" in run_actions
+    assert "Interview round (timed)" in run_actions
