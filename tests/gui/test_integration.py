@@ -35,8 +35,10 @@ def test_complete_mode_offers_this_pitfalls_exercises(qtbot, window) -> None:
     assert window.pages.currentWidget() is quiz
     qtbot.waitUntil(lambda: quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
     qtbot.waitUntil(
-        lambda: quiz.exercises.exercise is not None
-        and quiz.exercises.exercise.scenario == "dynamic-shapes",
+        lambda: (
+            quiz.exercises.exercise is not None
+            and quiz.exercises.exercise.scenario == "dynamic-shapes"
+        ),
         timeout=LOAD_TIMEOUT_MS,
     )
 
