@@ -192,6 +192,11 @@ class Probe:
                 self._release(collector)
         error: BaseException | None = None
         result = None
+        # Decide before the call what a plain hit will need: after a long wait for the
+        # device, the interpreter runs cold and every step costs several times more.
+        eager = _config.disable_jit.value
+        cards = self.ledger.cards
+        steady = len(cards) == 1 and self._jax_entries() == self._entries_after_compile
         start = time.perf_counter()
         try:
             result = self._fn(*args, **kwargs)
@@ -205,14 +210,17 @@ class Probe:
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
-        if error is None and collector.quiet and not _config.disable_jit.value:
+        if error is None and collector.quiet and not eager:
             collector.busy = False  # untouched: no reset needed
             if not self.record_hits:  # counted, not recorded (watching a long program)
                 with self._lock:
                     self._calls += 1
                     self.ledger.counts[_HIT] += 1
                 return result
-            record = self._hit(latency_ms, args, kwargs)  # the fast path
+            # Steady state: one card, and JAX's cache unchanged since we saw it compile,
+            # so this hit used that card. No key needed.
+            card = cards[0] if steady else self._card_for(args, kwargs)
+            record = self._hit(latency_ms, card)  # the fast path
         else:
             record = self._record(collector, latency_ms, args, kwargs, error)
             self._release(collector)
@@ -240,16 +248,13 @@ class Probe:
                 self.records.append(record)
         return record
 
-    def _hit(self, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallRecord:
-        cards = self.ledger.cards
-        if not cards:
-            card = None  # JAX served it from a cache filled before we watched
-        elif len(cards) == 1 and self._jax_entries() == self._entries_after_compile:
-            # Steady state: one card, and JAX's cache has not changed since we saw it
-            # compile, so this hit used that card. No key needed.
-            card = cards[0]
-        else:
-            card = self._by_key.get(self._key(args, kwargs))
+    def _card_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
+        """Which card served a hit, when there are several (or JAX's cache changed)."""
+        if not self.ledger.cards:
+            return None  # JAX served it from a cache filled before we watched
+        return self._by_key.get(self._key(args, kwargs))
+
+    def _hit(self, latency_ms: float, card: Card | None) -> CallRecord:
         with self._lock:
             index = self._calls
             self._calls += 1

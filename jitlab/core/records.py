@@ -20,6 +20,9 @@ class CallKind(enum.StrEnum):
     ERROR = "error"  # the call raised
     EAGER = "eager"  # under jax.disable_jit(): ran op by op, nothing traced or compiled
 
+    # Enum hashes through a Python-level method; the probe's hot path keys dicts by kind.
+    __hash__ = str.__hash__
+
     def __str__(self) -> str:
         return self.value
 
