@@ -386,11 +386,15 @@ class MainWindow(QMainWindow):
                 item.setToolTip(0, f"{cls.id}: {cls.question.get(lang)}")
                 if self.scenario is not None and cls.id == self.scenario.id:
                     item.setSelected(True)
-        quiz = QTreeWidgetItem(tree, [self.tr("Test yourself: exercises and interview")])
+        quiz = QTreeWidgetItem(tree, [self.tr("Test yourself")])
         quiz.setIcon(0, _icon("cards"))
         quiz.setData(0, Qt.ItemDataRole.UserRole, _QUIZ)
         quiz.setToolTip(
-            0, self.tr("Predict what jax.jit will do, then a real run settles it (Ctrl+T).")
+            0,
+            self.tr(
+                "Exercises and interview rounds: predict what jax.jit will do, then a real "
+                "run settles it (Ctrl+T)."
+            ),
         )
         font = quiz.font(0)
         font.setBold(True)

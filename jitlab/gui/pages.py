@@ -272,6 +272,13 @@ class SummaryPage(QWidget):
 
     def _plot_compare(self) -> None:
         """Latency per call of the latest pitfall run and the latest fix run, from call 0."""
+        longest = max(
+            (len(s.records) for v in self.compare_lines if (s := self.state.latest(v))),
+            default=1,
+        )
+        # Calls are whole numbers: no ticks at 0.5 on a short run.
+        major = max(1, int(np.ceil(longest / 10)))
+        self.compare.getPlotItem().getAxis("bottom").setTickSpacing(major, major)
         for variant, line in self.compare_lines.items():
             segment = self.state.latest(variant)
             records = segment.records[-5000:] if segment else []

@@ -841,12 +841,12 @@
         <translation>加载失败：%1</translation>
     </message>
     <message>
-        <source>Test yourself: exercises and interview</source>
-        <translation>自测：练习与面试</translation>
+        <source>Test yourself</source>
+        <translation>自测</translation>
     </message>
     <message>
-        <source>Predict what jax.jit will do, then a real run settles it (Ctrl+T).</source>
-        <translation>先预测 jax.jit 会怎么做，再由真实运行揭晓（Ctrl+T）。</translation>
+        <source>Exercises and interview rounds: predict what jax.jit will do, then a real run settles it (Ctrl+T).</source>
+        <translation>练习与面试：先预测 jax.jit 会怎么做，再由真实运行揭晓（Ctrl+T）。</translation>
     </message>
     <message>
         <source>Internal error</source>
