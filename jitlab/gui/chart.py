@@ -207,7 +207,7 @@ class ChartView(QWidget):
                 mask = fix == variant_is_fix
             else:
                 mask = np.ones(kind.size, np.bool_) if not variant_is_fix else None
-            self._set(line, x, lat, mask)
+            self._set(line, x, lat, mask, decimate=True)
         tail = slice(max(0, kind.size - self.SYMBOL_TAIL), None)
         tx, tl, tk, tf = x[tail], lat[tail], kind[tail], fix[tail]
         for (k, variant_is_fix), item in self.points.items():
@@ -217,7 +217,9 @@ class ChartView(QWidget):
 
     SYMBOL_TAIL = 500
 
-    def _set(self, item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray, mask: Any) -> None:
+    def _set(
+        self, item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray, mask: Any, decimate: bool = False
+    ) -> None:
         """``setData`` only when the item's points changed (count, last point, mode)."""
         if mask is None or not mask.any():
             key: tuple = (0,)
@@ -225,6 +227,10 @@ class ChartView(QWidget):
         else:
             xs, ys = x[mask], y[mask]
             key = (xs.size, float(xs[0]), float(xs[-1]), float(ys[-1]), self.overlay)
+            if decimate:
+                # pyqtgraph would log-transform and downsample every point on every frame:
+                # hand it a min/max envelope of about two points per pixel instead.
+                xs, ys = peak_decimate(xs, ys, 2 * max(self.plot.width(), 600))
         if self._item_keys.get(id(item)) == key:
             return
         self._item_keys[id(item)] = key
@@ -343,6 +349,31 @@ class ChartView(QWidget):
             return
         global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
         QToolTip.showText(global_pos, describe(record), self.plot)
+
+
+def peak_decimate(x: np.ndarray, y: np.ndarray, target: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most about ``target`` points that keep every spike: min and max of each bin."""
+    n = x.size
+    step = int(np.ceil(n / max(target // 2, 1)))
+    if step <= 1:
+        return x, y
+    m = n // step * step
+    bins_y = y[:m].reshape(-1, step)
+    bins_x = x[:m].reshape(-1, step)
+    low_at = bins_y.argmin(axis=1)
+    high_at = bins_y.argmax(axis=1)
+    rows = np.arange(bins_y.shape[0])
+    first = np.minimum(low_at, high_at)  # keep each bin's two extremes in call order
+    second = np.maximum(low_at, high_at)
+    xs = np.empty(2 * rows.size + (n - m))
+    ys = np.empty_like(xs)
+    xs[0 : 2 * rows.size : 2], ys[0 : 2 * rows.size : 2] = bins_x[rows, first], bins_y[rows, first]
+    xs[1 : 2 * rows.size : 2], ys[1 : 2 * rows.size : 2] = (
+        bins_x[rows, second],
+        bins_y[rows, second],
+    )
+    xs[2 * rows.size :], ys[2 * rows.size :] = x[m:], y[m:]
+    return xs, ys
 
 
 def describe(record: CallRecord) -> str:
