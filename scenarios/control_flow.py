@@ -226,6 +226,7 @@ class ControlFlow(Scenario):
             ),
             minimum=-5.0,
             maximum=5.0,
+            variants=("pitfall", "fix", "where", "static-if"),
         ),
         Param(
             "activation",
@@ -238,6 +239,7 @@ class ControlFlow(Scenario):
                 "自己的分支。",
             ),
             choices=("relu", "tanh"),
+            variants=("static-if",),
         ),
         Param(
             "steps",
@@ -252,6 +254,7 @@ class ControlFlow(Scenario):
             minimum=1,
             maximum=256,
             log_scale=True,
+            variants=("unrolled-loop", "scan", "fori-loop"),
         ),
     )
     variants = (

@@ -264,6 +264,16 @@ class DynamicShapes(Scenario):
             minimum=1,
             maximum=MAX_BATCH,
             log_scale=True,
+            variants=(
+                "pitfall",
+                "fix",
+                "last-batch-raw",
+                "last-batch-drop",
+                "last-batch-pad",
+                "serve-queue",
+                "nonzero",
+                "nonzero-size",
+            ),
         ),
         Param(
             "depth",
@@ -276,6 +286,14 @@ class DynamicShapes(Scenario):
             ),
             minimum=1,
             maximum=32,
+            variants=(
+                "pitfall",
+                "fix",
+                "last-batch-raw",
+                "last-batch-drop",
+                "last-batch-pad",
+                "serve-queue",
+            ),
         ),
         Param(
             "dataset_size",
@@ -289,6 +307,7 @@ class DynamicShapes(Scenario):
             ),
             minimum=1,
             maximum=4096,
+            variants=("last-batch-raw", "last-batch-drop", "last-batch-pad"),
         ),
         Param(
             "seq_len",
@@ -301,6 +320,7 @@ class DynamicShapes(Scenario):
             minimum=1,
             maximum=256,
             log_scale=True,
+            variants=("sequences-raw", "sequences-bucket"),
         ),
     )
     variants = (

@@ -302,6 +302,7 @@ class RecompileCost(Scenario):
                 "dict-keys：可选的键 · clear-caches：每步 jax.clear_caches()。",
             ),
             choices=MISTAKES,
+            variants=("pitfall", "fix"),
         ),
         Param(
             "batch_size",

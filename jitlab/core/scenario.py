@@ -69,6 +69,10 @@ class Param:
     maximum: int | float | None = None
     choices: tuple[str, ...] = ()
     log_scale: bool = False  # the GUI slider moves in powers (batch sizes, steps)
+    variants: tuple[str, ...] = ()  # the variants that read it (empty: every variant)
+
+    def applies_to(self, variant: str) -> bool:
+        return not self.variants or variant in self.variants
 
     @property
     def type(self) -> type:
@@ -223,6 +227,9 @@ def validate(cls: Any) -> list[str]:
             p.check(p.default)
         except ValueError as exc:
             problems.append(f"default out of range: {exc}")
+        unknown = set(p.variants) - set(ids)
+        if unknown:
+            problems.append(f"parameter {p.name} names unknown variants {sorted(unknown)}")
     if cls.setup is Scenario.setup:
         problems.append("setup() is not implemented")
     return problems

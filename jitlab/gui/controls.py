@@ -134,6 +134,13 @@ class ParamControls(QGroupBox):
         self.set_values(values or {}, emit=False)
         self.retranslate()
 
+    def show_for(self, variant: str) -> None:
+        """Show only the parameters this variant reads (a lesson stays about one thing)."""
+        for p in self.params:
+            visible = p.applies_to(variant)
+            self.widgets[p.name].setVisible(visible)
+            self.labels[p.name].setVisible(visible)
+
     def _make(self, p: Param) -> QWidget:
         widget: QWidget
         if p.type is bool:

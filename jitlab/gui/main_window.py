@@ -465,6 +465,7 @@ class MainWindow(QMainWindow):
         self._shown_output = False
         self.bottom.setCurrentWidget(self.log)
         self.params.build(cls.params, cls.defaults())
+        self.params.show_for(variant)
         self.run_controls.set_variants(cls.variants, variant)
         self.code.show_scenario(cls, variant)
         self.briefing.show_scenario(cls)
@@ -481,6 +482,7 @@ class MainWindow(QMainWindow):
         self.worker.set_params(values, call=True)
 
     def _variant_changed(self, variant: str) -> None:
+        self.params.show_for(variant)
         if self.scenario is not None:
             self.code.show_scenario(self.scenario, variant)
         self.worker.set_variant(variant)

@@ -49,3 +49,11 @@ def test_menus_offer_recordings_and_exercises(window) -> None:
     run_actions = [a.text() for a in window.run_menu.actions()]
     assert "Test yourself: predict, then run" in run_actions
     assert "Interview round (timed)" in run_actions
+
+
+def test_only_the_parameters_a_variant_reads_are_shown(window) -> None:
+    shown = {n for n, w in window.params.widgets.items() if not w.isHidden()}
+    assert shown == {"batch_size", "depth"}
+    window.set_variant("sequences-bucket")
+    shown = {n for n, w in window.params.widgets.items() if not w.isHidden()}
+    assert shown == {"seq_len"}
