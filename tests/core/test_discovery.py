@@ -88,3 +88,17 @@ def test_entry_point_plugins_load(tmp_path: Path):
     assert "third-party entry-point:third True None" in done.stdout
     assert "bad entry-point:bad False AttributeError" in done.stdout
     assert "dynamic-shapes builtin:dynamic_shapes.py True" in done.stdout
+
+
+def test_a_parameter_naming_an_unknown_variant_is_reported(tmp_path: Path):
+    source = GOOD.replace(
+        "from jitlab.core.scenario import Lesson, Pitfall, Scenario, Text, Variant",
+        "from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant",
+    ).replace(
+        "    variants = (",
+        '    params = (Param("n", 1, T, T, minimum=1, maximum=3, variants=("nope",)),)\n'
+        "    variants = (",
+    )
+    write(tmp_path, "odd.py", source)
+    (entry,) = discover(tmp_path, entry_points=False)
+    assert not entry.ok and "unknown variants ['nope']" in entry.error
