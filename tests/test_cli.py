@@ -109,3 +109,18 @@ def test_usage_errors_are_one_line_with_status_2(args, message):
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_no_display_is_a_clear_error_not_a_crash():
+    import os
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "jitlab.cli"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("jitlab: error: no display to open a window on")

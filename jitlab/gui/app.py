@@ -24,12 +24,26 @@ def make_settings() -> QSettings:
     return QSettings(ORGANIZATION, APPLICATION)
 
 
+def _require_display() -> None:
+    """Say plainly when there is no screen, instead of letting Qt abort the process."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    raise SystemExit(
+        "jitlab: error: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are "
+        "unset); run it on a desktop, or use `jitlab run`, `jitlab watch` or `jitlab quiz` "
+        "in this terminal"
+    )
+
+
 def application() -> QApplication:
     # The GUI thread gives the GIL away inside many Qt calls and must win it back from a
     # busy worker; a short switch interval bounds each wait (default 5 ms) to 0.2 ms.
     sys.setswitchinterval(0.0002)
     app = QApplication.instance()
     if app is None:
+        _require_display()
         app = QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
