@@ -7,7 +7,8 @@ import signal
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from jitlab.gui import i18n
@@ -49,7 +50,58 @@ def application() -> QApplication:
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("jitlab")
     app.setStyle("Fusion")  # one look on every platform; Fusion follows the light/dark scheme
+    hints = app.styleHints()
+    if hints is not None and not getattr(app, "_jitlab_scheme", False):
+        app._jitlab_scheme = True  # type: ignore[attr-defined]
+        hints.colorSchemeChanged.connect(lambda *_: match_scheme(app))
+    match_scheme(app)
     return app  # type: ignore[return-value]
+
+
+def match_scheme(app: QApplication) -> None:
+    """Make the palette agree with the system's light/dark scheme.
+
+    Platform themes usually hand Fusion a dark palette themselves; where the scheme says
+    dark but the palette stayed light (no platform theme, e.g. a bare X server), build one.
+    """
+    scheme = app.styleHints().colorScheme()
+    forced = os.environ.get("JITLAB_SCHEME", "").lower()  # "dark"/"light": overrides
+    if forced in ("dark", "light"):
+        scheme = Qt.ColorScheme.Dark if forced == "dark" else Qt.ColorScheme.Light
+    light = app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
+    if scheme == Qt.ColorScheme.Dark and light:
+        app.setPalette(_dark_palette())
+    elif scheme == Qt.ColorScheme.Light and not light:
+        app.setPalette(app.style().standardPalette())
+
+
+def _dark_palette() -> QPalette:
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#2b2d31",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1f2023",
+        QPalette.ColorRole.AlternateBase: "#2a2c30",
+        QPalette.ColorRole.ToolTipBase: "#3a3c41",
+        QPalette.ColorRole.ToolTipText: "#f0f0f0",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#33363b",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.BrightText: "#ff6b6b",
+        QPalette.ColorRole.Link: "#6cb6ff",
+        QPalette.ColorRole.Highlight: "#3d7bd9",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.PlaceholderText: "#8a8d93",
+    }
+    for role, color in roles.items():
+        palette.setColor(role, QColor(color))
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7d83"))
+    return palette
 
 
 def close_on_signals(window: QWidget) -> None:

@@ -57,3 +57,22 @@ def test_only_the_parameters_a_variant_reads_are_shown(window) -> None:
     window.set_variant("sequences-bucket")
     shown = {n for n, w in window.params.widgets.items() if not w.isHidden()}
     assert shown == {"seq_len"}
+
+
+def test_the_palette_follows_a_dark_scheme(qtbot, monkeypatch) -> None:
+    from PySide6.QtGui import QPalette
+
+    from jitlab.gui.app import application, match_scheme
+    from jitlab.gui.style import is_dark
+
+    app = application()
+    monkeypatch.setenv("JITLAB_SCHEME", "dark")
+    match_scheme(app)
+    try:
+        assert app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        assert is_dark()
+    finally:
+        monkeypatch.setenv("JITLAB_SCHEME", "light")
+        match_scheme(app)
+    assert app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
+    assert not is_dark()
