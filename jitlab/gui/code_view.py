@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import html
+from pathlib import Path
 
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFontDatabase
@@ -11,7 +12,21 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout
 from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.core.records import CallRecord
+from jitlab.gui.i18n import language
 from jitlab.gui.style import is_dark
+
+
+def _short_facts(notes: dict | None, limit: int = 60) -> str:
+    """Scenario facts on one line, leaving out the big ones the error view lays out."""
+    if not notes:
+        return ""
+    parts = []
+    for key, value in notes.items():
+        if key in ("anatomy", "eager", "fixed_jaxpr", "error", "result") or value is None:
+            continue
+        text = " ".join(str(value).split())
+        parts.append(f"{key}={text if len(text) <= limit else text[: limit - 1] + '…'}")
+    return ", ".join(parts)
 
 
 def _mono(widget: QWidget) -> None:
@@ -98,7 +113,17 @@ class OutputView(QTextEdit):
         self._pending: list[str] = []
         self.retranslate()
 
+    NOTE = "#6b6f76"
+
     def add(self, record: CallRecord) -> None:
+        facts = _short_facts(record.notes)
+        if facts and len(self._pending) < 500:
+            # What the scenario observed outside the jitted code (a counter, a list, a cache).
+            noted = self.tr("noted")
+            self._pending.append(
+                f"<span style='color:{self.NOTE}'>· #{record.index} {noted}"
+                f"&nbsp;&nbsp;{html.escape(facts)}</span>"
+            )
         for line in record.stdout:
             self.lines.append((record.index, line.when, line.text))
             if len(self._pending) < 500:  # a flood of prints: keep the frame short
@@ -159,11 +184,77 @@ class ErrorView(QTextEdit):
         params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
         head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
         head = head.replace("%2", params)
+        lines = error.message.splitlines()
+        message = "\n".join(lines[:8]) + ("\n…" if len(lines) > 8 else "")
+        anatomy = (record.notes or {}).get("anatomy")
+        body = self._anatomy_html(record.notes or {}) if isinstance(anatomy, dict) else ""
         self.setHtml(
             f"<h3 style='color:#c0392b'>{html.escape(error.type)}</h3>"
             f"<p>{html.escape(head)}</p>"
-            f"<pre>{html.escape(error.message)}</pre>"
+            f"<pre>{html.escape(message)}</pre>{body}"
         )
+
+    def _anatomy_html(self, notes: dict) -> str:
+        """The error taken apart in three layers, its fix, the eager re-run, the fixed jaxpr."""
+        lang = language()
+        a = notes["anatomy"]
+        esc = html.escape
+        stack = a.get("stack") or []
+        frames = []
+        for i, f in enumerate(stack):
+            text = esc(f"{Path(f['file']).name}:{f['line']} in {f['function']}: {f['code']}")
+            last = i == len(stack) - 1
+            frames.append(
+                f"<b style='color:#c0392b'>→ {text}</b>" if last else f"&nbsp;&nbsp;{text}"
+            )
+        ctx = a.get("context") or {}
+        context = [esc(f"{ctx.get('phase', '')} {ctx.get('function') or ''}").strip()]
+        if ctx.get("location"):
+            context[0] += esc(f" ({ctx['location']})")
+        if ctx.get("arguments"):
+            context.append(
+                self.tr("argument(s): %1").replace("%1", esc(", ".join(ctx["arguments"])))
+            )
+        if ctx.get("operation"):
+            context.append(self.tr("operation: %1").replace("%1", esc(ctx["operation"])))
+        values = [
+            esc(v["text"] if v.get("source") == "message" else f"{v['source']}: {v['text']}")
+            for v in a.get("abstract_values") or []
+        ]
+        titles = (
+            self.tr("① Python stack — your frames only"),
+            self.tr("② Tracing context"),
+            self.tr("③ Abstract values"),
+            self.tr("Category and fix"),
+            self.tr("The same call under jax.disable_jit()"),
+            self.tr("jax.make_jaxpr of the fixed function"),
+        )
+        out = [
+            f"<h4>{titles[0]}</h4>",
+            "<br>".join(frames) or "-",
+            f"<h4>{titles[1]}</h4>",
+            "<br>".join(context) or "-",
+            f"<h4>{titles[2]}</h4>",
+            "<br>".join(values) or "-",
+            f"<h4>{titles[3]}</h4>",
+            f"<b>{esc((a.get('category_title') or {}).get(lang[:2], ''))}</b><br>",
+            esc((a.get("fix") or {}).get(lang[:2], "")),
+        ]
+        eager = notes.get("eager")
+        if isinstance(eager, dict):
+            out.append(f"<h4>{titles[4]}</h4>")
+            if eager.get("ok"):
+                out.append(
+                    esc(self.tr("Runs without error: the problem is tracing, not the math."))
+                )
+            else:
+                out.append(esc(f"{eager.get('error_type')}: {eager.get('message') or ''}"))
+                if eager.get("frame"):
+                    out.append(f"<br><b>→ {esc(eager['frame'])}</b>")
+        if notes.get("fixed_jaxpr"):
+            out.append(f"<h4>{titles[5]}</h4>")
+            out.append(f"<pre>{esc(notes['fixed_jaxpr'])}</pre>")
+        return "".join(out)
 
     def show_text(self, title: str, text: str) -> None:
         self.setHtml(

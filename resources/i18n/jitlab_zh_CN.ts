@@ -163,6 +163,42 @@
         <translation>第 %1 次调用（%2）抛出了错误：</translation>
     </message>
     <message>
+        <source>argument(s): %1</source>
+        <translation>需要具体值的参数：%1</translation>
+    </message>
+    <message>
+        <source>operation: %1</source>
+        <translation>出错的操作：%1</translation>
+    </message>
+    <message>
+        <source>① Python stack — your frames only</source>
+        <translation>① Python 调用栈（只留你自己的代码）</translation>
+    </message>
+    <message>
+        <source>② Tracing context</source>
+        <translation>② 追踪上下文</translation>
+    </message>
+    <message>
+        <source>③ Abstract values</source>
+        <translation>③ 抽象值</translation>
+    </message>
+    <message>
+        <source>Category and fix</source>
+        <translation>类别与修复</translation>
+    </message>
+    <message>
+        <source>The same call under jax.disable_jit()</source>
+        <translation>在 jax.disable_jit() 下重跑同一调用</translation>
+    </message>
+    <message>
+        <source>jax.make_jaxpr of the fixed function</source>
+        <translation>修复后函数的 jax.make_jaxpr</translation>
+    </message>
+    <message>
+        <source>Runs without error: the problem is tracing, not the math.</source>
+        <translation>不报错：问题出在追踪，而不在计算本身。</translation>
+    </message>
+    <message>
         <source>No error so far. A call that raises shows its error here.</source>
         <translation>目前没有错误。调用一旦出错，错误信息会显示在这里。</translation>
     </message>
@@ -883,6 +919,10 @@
 </context>
 <context>
     <name>OutputView</name>
+    <message>
+        <source>noted</source>
+        <translation>记录</translation>
+    </message>
     <message>
         <source>trace</source>
         <translation>追踪</translation>

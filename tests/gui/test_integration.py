@@ -76,3 +76,28 @@ def test_the_palette_follows_a_dark_scheme(qtbot, monkeypatch) -> None:
         match_scheme(app)
     assert app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
     assert not is_dark()
+
+
+def test_error_view_lays_out_the_anatomy_and_output_shows_facts(qtbot, make_window) -> None:
+    from guihelp import wait_calls
+
+    window = make_window(scenario="error-debugging")
+    window.step()
+    wait_calls(qtbot, window, 1)
+    window.drain()
+    text = window.error_view.toPlainText()
+    assert "TracerBoolConversionError" in text
+    for layer in ("① Python stack", "② Tracing context", "③ Abstract values", "Category and fix"):
+        assert layer in text
+    assert "x: float32[8,32]" in text
+    assert "jax.make_jaxpr of the fixed function" in text
+
+
+def test_output_pane_shows_what_the_scenario_noted(qtbot, make_window) -> None:
+    from guihelp import wait_calls
+
+    window = make_window(scenario="side-effects")
+    window.step()
+    wait_calls(qtbot, window, 1)
+    window.drain()
+    assert "noted" in window.output.toPlainText() and "counter=1" in window.output.toPlainText()
