@@ -74,7 +74,7 @@ class ChartView(QWidget):
         self._shown_pos = np.zeros(0, np.int64)
         self._shown_kinds = np.zeros(0, np.int8)
 
-        self.plot = pg.PlotWidget(self)
+        self.plot = pg.PlotWidget(self, axisItems={"left": DecadeAxis("left")})
         self.plot.setObjectName("latencyChart")
         item = self.plot.getPlotItem()
         item.setLogMode(x=False, y=True)
@@ -349,6 +349,30 @@ class ChartView(QWidget):
             return
         global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
         QToolTip.showText(global_pos, describe(record), self.plot)
+
+
+class DecadeAxis(pg.AxisItem):
+    """A log axis whose labels are the decades only (1, 10, 100 ms); 2…9 get bare ticks.
+
+    pyqtgraph labels every 2…9 tick when the range spans few decades, and they pile up.
+    """
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.setStyle(maxTextLevel=0)
+
+    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> Any:
+        low, high = int(np.floor(minVal)), int(np.ceil(maxVal))
+        decades = [float(v) for v in range(low, high + 1) if minVal <= v <= maxVal]
+        minor = [
+            float(v + np.log10(m))
+            for v in range(low, high)
+            for m in range(2, 10)
+            if minVal < v + np.log10(m) < maxVal
+        ]
+        if not decades:  # less than a decade in view: label what there is
+            return [(None, minor)]
+        return [(1.0, decades), (None, minor)]
 
 
 def peak_decimate(x: np.ndarray, y: np.ndarray, target: int) -> tuple[np.ndarray, np.ndarray]:

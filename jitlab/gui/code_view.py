@@ -185,13 +185,21 @@ class ErrorView(QTextEdit):
         head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
         head = head.replace("%2", params)
         lines = error.message.splitlines()
-        message = "\n".join(lines[:8]) + ("\n…" if len(lines) > 8 else "")
-        anatomy = (record.notes or {}).get("anatomy")
-        body = self._anatomy_html(record.notes or {}) if isinstance(anatomy, dict) else ""
+        message = "\n".join(line[:160] for line in lines[:6]) + ("\n…" if len(lines) > 6 else "")
+        notes = record.notes or {}
+        if isinstance(notes.get("anatomy"), dict):
+            # Taken apart first; JAX's own words after, for reference.
+            raw = self.tr("JAX's message")
+            self.setHtml(
+                f"<h3 style='color:#c0392b'>{html.escape(error.type)}</h3>"
+                f"<p>{html.escape(head)}<br><b>{html.escape(notes['anatomy'].get('headline', ''))}"
+                f"</b></p>{self._anatomy_html(notes)}<h4>{raw}</h4><pre>{html.escape(message)}</pre>"
+            )
+            return
         self.setHtml(
             f"<h3 style='color:#c0392b'>{html.escape(error.type)}</h3>"
             f"<p>{html.escape(head)}</p>"
-            f"<pre>{html.escape(message)}</pre>{body}"
+            f"<pre>{html.escape(message)}</pre>"
         )
 
     def _anatomy_html(self, notes: dict) -> str:

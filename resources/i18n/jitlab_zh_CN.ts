@@ -163,6 +163,10 @@
         <translation>第 %1 次调用（%2）抛出了错误：</translation>
     </message>
     <message>
+        <source>JAX&apos;s message</source>
+        <translation>JAX 的原始报错</translation>
+    </message>
+    <message>
         <source>argument(s): %1</source>
         <translation>需要具体值的参数：%1</translation>
     </message>

@@ -28,3 +28,15 @@ def test_small_series_pass_through_untouched() -> None:
     y = np.array([1.0, 9.0, 1.0, 1.0, 2.0])
     xs, ys = peak_decimate(x, y, 100)
     assert xs is x and ys is y
+
+
+def test_log_axis_labels_decades_only(qtbot) -> None:
+    from jitlab.gui.app import application
+    from jitlab.gui.chart import DecadeAxis
+
+    application()
+    axis = DecadeAxis("left")
+    levels = axis.logTickValues(-0.3, 1.8, 300, [])
+    assert levels[0] == (1.0, [0.0, 1.0])  # 1 ms and 10 ms get text
+    assert len(levels[1][1]) > 5  # the 2…9 marks stay, unlabelled (maxTextLevel 0)
+    assert axis.style["maxTextLevel"] == 0
