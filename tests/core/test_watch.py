@@ -276,3 +276,18 @@ def test_a_function_jitted_before_the_watch_counts_its_compiles(tmp_path: Path):
     assert lines[0]["reason"]["changes"] == ["x: f32[2] ← f32[1]"]
     (stats,) = [s for s in recorder.stats.values() if s.name == "early"]
     assert stats.compiles == 3 and stats.hits is None  # hits are not seen for these
+
+
+def test_a_script_that_raises_still_leaves_its_recording_and_summary(tmp_path: Path):
+    (tmp_path / "boom.py").write_text(
+        "import jax, jax.numpy as jnp\n"
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.ones(2))\n"
+        "raise RuntimeError('the training loop fell over')\n"
+    )
+    done = jitlab("watch", "--out", "boom.jsonl", "--", "python", "boom.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "RuntimeError: the training loop fell over" in done.stderr
+    assert "jitlab watch" in done.stderr  # the summary table still comes
+    recording, _ = read_recording(tmp_path / "boom.jsonl")
+    assert recording.ended and [c["kind"] for c in recording.calls] == ["compile"]
