@@ -8,6 +8,9 @@ itself; lesson texts (``Text(en, zh)``) are picked with :func:`language`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 
 from jitlab.core.paths import resource
@@ -54,6 +57,27 @@ def set_language(lang: str) -> bool:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     return ok
+
+
+def add_language_menu(window: Any, choose: Callable[[str], object]) -> None:
+    """A Language menu on ``window``'s menu bar: one checkable action per language.
+
+    Sets ``window.lang_menu`` and ``window.lang_actions``; the window titles the menu in its
+    ``retranslate`` (so the title goes through its own ``tr()`` context).
+    """
+    from PySide6.QtGui import QAction, QActionGroup
+
+    window.lang_menu = window.menuBar().addMenu("")
+    group = QActionGroup(window)
+    window.lang_actions = {}
+    for lang, name in (("en", "English"), ("zh", "中文")):
+        act = QAction(name, window)
+        act.setCheckable(True)
+        act.triggered.connect(lambda _=False, code=lang: choose(code))
+        group.addAction(act)
+        window.lang_menu.addAction(act)
+        window.lang_actions[lang] = act
+    window.lang_actions[language()].setChecked(True)
 
 
 def translate(context: str, text: str) -> str:

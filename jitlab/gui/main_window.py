@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -249,17 +249,7 @@ class MainWindow(QMainWindow):
         self.act_interview = QAction(self)
         self.act_interview.triggered.connect(lambda: self.show_quiz(interview=True))
         self.run_menu.addAction(self.act_interview)
-        self.lang_menu = bar.addMenu("")
-        self.lang_group = QActionGroup(self)
-        self.lang_actions: dict[str, QAction] = {}
-        for lang, name in (("en", "English"), ("zh", "中文")):
-            act = QAction(name, self)
-            act.setCheckable(True)
-            act.triggered.connect(lambda _=False, code=lang: self.set_language(code))
-            self.lang_group.addAction(act)
-            self.lang_menu.addAction(act)
-            self.lang_actions[lang] = act
-        self.lang_actions[i18n.language()].setChecked(True)
+        i18n.add_language_menu(self, self.set_language)
         self.help_menu = bar.addMenu("")
         self.act_about = QAction(self)
         self.act_about.triggered.connect(self._about)

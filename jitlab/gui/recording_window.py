@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QFileSystemWatcher, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -217,17 +217,7 @@ class RecordingWindow(QMainWindow):
             self.file_menu.addAction(act)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.act_close)
-        self.lang_menu = bar.addMenu("")
-        self.lang_group = QActionGroup(self)
-        self.lang_actions: dict[str, QAction] = {}
-        for lang, name in (("en", "English"), ("zh", "中文")):
-            act = QAction(name, self)
-            act.setCheckable(True)
-            act.triggered.connect(lambda _=False, code=lang: self.set_language(code))
-            self.lang_group.addAction(act)
-            self.lang_menu.addAction(act)
-            self.lang_actions[lang] = act
-        self.lang_actions[i18n.language()].setChecked(True)
+        i18n.add_language_menu(self, self.set_language)
 
     # -- following the file ---------------------------------------------------------------
     @property
