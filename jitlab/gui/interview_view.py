@@ -33,7 +33,6 @@ from jitlab.gui.quiz_widgets import (
     WRONG_COLOR,
     ExerciseCard,
     VerdictPanel,
-    expected_message,
     option_words,
     scenario_icon,
     text,
@@ -303,13 +302,8 @@ class InterviewView(QWidget):
         exercise = interview.current
         prediction = None
         if not passing:
-            raw = self.card.prediction_text()
-            try:
-                if not raw:
-                    raise ValueError("empty")
-                prediction = exercise.parse(raw)
-            except ValueError:
-                self.card.show_problem(expected_message(exercise, raw))
+            ok, prediction = self.card.read_prediction()
+            if not ok:
                 return False
         self.card.show_problem("")
         self._frozen = time.monotonic()  # the user's time ends at the click

@@ -41,7 +41,6 @@ from jitlab.gui.quiz_runner import Catalogue, QuizRunner, load_catalogue
 from jitlab.gui.quiz_widgets import (
     ExerciseCard,
     VerdictPanel,
-    expected_message,
     list_title,
     scenario_icon,
     text,
@@ -223,15 +222,9 @@ class ExercisesPage(QWidget):
             return False
         if exercise.id not in self.catalogue.available:
             return False
-        raw = self.card.prediction_text()
-        try:
-            if not raw:
-                raise ValueError("empty")
-            prediction = exercise.parse(raw)
-        except ValueError:
-            self.card.show_problem(expected_message(exercise, raw))
+        ok, prediction = self.card.read_prediction()
+        if not ok:
             return False
-        self.card.show_problem("")
         self.verdict.clear()
         self.runs += 1
         self.token = self.runner.submit(lambda: exercise.check(prediction), clears_caches=True)

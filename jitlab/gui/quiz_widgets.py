@@ -307,6 +307,19 @@ class ExerciseCard(QWidget):
                 return str(self.error.itemData(index))
         return typed.split(" — ")[0].strip()
 
+    def read_prediction(self) -> tuple[bool, Any]:
+        """(True, prediction) when the input parses; else (False, None) with the problem shown."""
+        raw = self.prediction_text()
+        try:
+            if not raw:
+                raise ValueError("empty")
+            prediction = self.exercise.parse(raw)
+        except ValueError:
+            self.show_problem(expected_message(self.exercise, raw))
+            return False, None
+        self.show_problem("")
+        return True, prediction
+
     def set_prediction(self, value: Any) -> None:
         """Put a prediction into the input (tests, replaying a round)."""
         kind = str(self.exercise.kind)
