@@ -486,10 +486,7 @@ class RecompileCost(Scenario):
             start = time.perf_counter()
             outcome = run_in_fresh_process(job)
             process_ms = (time.perf_counter() - start) * 1e3
-            record = outcome["record"]
-            holder.records.append(record)
-            holder.last = record
-            holder.ledger.counts[record.kind] += 1
+            record = holder.adopt(outcome["record"])  # the child's call, in our ledger
             made = record.trace_ms + record.lower_ms + record.compile_ms
             shape = (values["depth"], values["batch_size"])  # one disk entry per signature
             history.append((shape, record.kind.value, made))

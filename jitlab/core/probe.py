@@ -161,6 +161,40 @@ class Probe:
     def summary(self) -> Summary:
         return Summary.of(self.records)
 
+    def adopt(self, record: CallRecord) -> CallRecord:
+        """File a record made elsewhere (a call in a fresh process) in this probe's ledger.
+
+        It is renumbered as this probe's next call; a compiled one adds a card unless a card
+        with the same signature is already held.
+        """
+        with self._lock:
+            record = record._replace(index=self._calls, function=self.name)
+            self._calls += 1
+            ledger = self.ledger
+            ledger.counts[record.kind] += 1
+            ledger.trace_ms += record.trace_ms
+            ledger.lower_ms += record.lower_ms
+            ledger.compile_ms += record.compile_ms
+            if record.kind.compiled and record.signature is not None:
+                key = ("adopted", record.signature)
+                card = self._by_key.get(key)
+                if card is None:
+                    card = Card(
+                        len(ledger.cards),
+                        record.signature,
+                        key,
+                        record.index,
+                        record.trace_ms + record.lower_ms + record.compile_ms,
+                    )
+                    ledger.cards.append(card)
+                    self._by_key[key] = card
+                ledger.ever_compiled = True
+                record = record._replace(card=card.index)
+            if self.keep_records:
+                self.records.append(record)
+        self.last = record
+        return record
+
     # -- the call -------------------------------------------------------------------------
     def _collector(self) -> monitor.CallCollector:
         """This thread's collector, reused across cache hits (they leave it untouched)."""

@@ -286,3 +286,20 @@ def test_prints_from_another_thread_are_not_credited_to_the_call_in_flight():
     probe(jnp.ones(2))
     chatter.join()
     assert probe.records[0].stdout == ()
+
+
+def test_adopting_a_record_made_elsewhere_files_it_and_its_card():
+    donor = Probe(lambda x: x * 7, name="elsewhere")
+    donor(jnp.ones(3))
+    donor(jnp.ones(3))
+    probe = Probe(lambda x: x * 7, name="here")
+    compiled, hit = donor.records
+    first = probe.adopt(compiled)
+    again = probe.adopt(compiled)  # the same signature: still one card
+    probe.adopt(hit)
+    assert [r.index for r in probe.records] == [0, 1, 2]
+    assert {r.function for r in probe.records} == {"here"}
+    assert len(probe.ledger.cards) == 1 and first.card == again.card == 0
+    assert probe.ledger.counts[CallKind.COMPILE] == 2
+    assert probe.ledger.counts[CallKind.CACHE_HIT] == 1
+    assert probe.ledger.compile_ms == pytest.approx(2 * compiled.compile_ms)
