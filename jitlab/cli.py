@@ -173,6 +173,8 @@ def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
         name = name.strip()
         if not sep or not values.strip():
             fail(f"--param expects NAME=V1,V2,..., got {spec!r}")
+        if name in sequences:
+            fail(f"--param {name} is given twice; give all its values once: {name}=V1,V2,...")
         try:
             param = scenario.param(name)
         except KeyError:
@@ -220,14 +222,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     from jitlab.core.engine import Run
 
     run = Run(scenario, args.variant)
+    try:
+        if args.json:
+            for overrides in calls:
+                record = run.step(overrides)
+                print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
+        else:
+            _print_table(run, calls)
+    except KeyboardInterrupt:
+        # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
+        interrupted = True
+    else:
+        interrupted = False
     if args.json:
-        for overrides in calls:
-            record = run.step(overrides)
-            print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
-        print(json.dumps({"summary": run.summary().to_json()}, ensure_ascii=False))
-        return 0
-    _print_table(run, calls)
-    return 0
+        summary = run.summary().to_json()
+        if interrupted:
+            summary["interrupted"] = True
+        print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
+    else:
+        _print_summary(run, interrupted)
+    return 130 if interrupted else 0
 
 
 def _short(value: Any, limit: int = 48) -> str:
@@ -242,6 +256,7 @@ _KIND_STYLE = {
     "cache_hit": "green",
     "persistent_hit": "cyan",
     "error": "bold magenta",
+    "eager": "dim",
 }
 
 
@@ -272,7 +287,18 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
             no_wrap=not last,
             ratio=1 if last else None,
         )
-    with Live(table, console=console, auto_refresh=False, transient=False) as live:
+    # The probe routes sys.stdout only while a call is in flight; Live must not redirect it
+    # as well (each would feed the other).
+    live = Live(
+        table,
+        console=console,
+        auto_refresh=False,
+        transient=False,
+        vertical_overflow="visible",  # a run longer than the screen keeps every row
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    with live:
         for overrides in calls:
             record = run.step(overrides)
             kind = record.kind.value
@@ -296,7 +322,15 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
                 note,
             )
             live.refresh()
+
+
+def _print_summary(run: Any, interrupted: bool) -> None:
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
     console.print()  # Live leaves the cursor on the table's last line when piped
+    if interrupted:
+        console.print("[yellow]interrupted (Ctrl-C): the calls made so far[/yellow]")
     s = run.summary()
     console.print(
         f"{s.calls} calls: {s.compiles} compile, {s.recompiles} recompile, "

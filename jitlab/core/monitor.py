@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
 import jax
+from jax._src import config as _jax_config
+from jax._src import source_info_util as _source_info
+
+_config_ext = _jax_config.config_ext
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
@@ -27,8 +32,11 @@ _local = threading.local()
 _install_lock = threading.Lock()
 _installed = False
 _active: set[CallCollector] = set()  # collectors of calls in flight, on any thread
+_EXPLAIN = _jax_config.explain_cache_misses
 # Watchers see what happens outside probed calls (functions jitlab did not wrap).
 _watchers: list[Any] = []
+_unset = _config_ext.unset  # "no thread-local value" in JAX's config
+_saved_global_explain: Any = _unset  # the user's global value while watchers override it
 
 
 class CallCollector:
@@ -50,6 +58,7 @@ class CallCollector:
         "trace_ms",
         "trace_name",
         "traced",
+        "user_explain",
     )
 
     def __init__(
@@ -60,6 +69,7 @@ class CallCollector:
         self.on_phase = on_phase
         self.echo = echo
         self.busy = False  # a probe reuses its collector while nothing happened in it
+        self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
         self.reset()
 
     def reset(self) -> None:
@@ -128,31 +138,61 @@ def current() -> CallCollector | None:
 
 
 def begin(collector: CallCollector) -> CallCollector | None:
-    """Route this thread's events to ``collector``; returns the one it replaces (nesting)."""
+    """Route this thread's events to ``collector``; returns the one it replaces (nesting).
+
+    For the length of the call only: ``sys.stdout`` is routed (and restored by :func:`end`)
+    and JAX's cache-miss explanations are switched on for this thread alone.
+    """
     previous = getattr(_local, "collector", None)
     _local.collector = collector
     _active.add(collector)
-    if sys.stdout is not _router:
-        _router.target = sys.stdout
-        sys.stdout = _router
+    _route_stdout()
+    collector.user_explain = _EXPLAIN.swap_local(True)
     return previous
 
 
 def end(collector: CallCollector, previous: CallCollector | None = None) -> None:
+    _EXPLAIN.set_local(collector.user_explain)
+    _unroute_stdout()
     _local.collector = previous
     _active.discard(collector)
 
 
 def add_watcher(watcher: Any) -> None:
     """``watcher.duration(event, ms, fun_name)``, ``.event(event)`` and ``.explanation(text)``
-    are called for everything that happens on threads with no probed call in flight."""
+    are called for everything that happens on threads with no probed call in flight.
+
+    While any watcher is active JAX explains its cache misses on every thread (functions
+    jitlab did not wrap need it too); the user's own setting comes back with the last one.
+    """
+    global _saved_global_explain
     install()
-    _watchers.append(watcher)
+    with _install_lock:
+        if not _watchers:
+            _saved_global_explain = _EXPLAIN.get_global()
+            _EXPLAIN.set_global(True)
+        _watchers.append(watcher)
 
 
 def remove_watcher(watcher: Any) -> None:
-    if watcher in _watchers:
+    global _saved_global_explain
+    with _install_lock:
+        if watcher not in _watchers:
+            return
         _watchers.remove(watcher)
+        if not _watchers and _saved_global_explain is not _unset:
+            _EXPLAIN.set_global(_saved_global_explain)
+            _saved_global_explain = _unset
+
+
+def user_wants_explanations() -> bool:
+    """Would JAX log cache-miss explanations on this thread without jitlab?"""
+    collector = getattr(_local, "collector", None)
+    local = collector.user_explain if collector is not None else _EXPLAIN.get_local()
+    if local is not _unset:
+        return bool(local)
+    saved = _saved_global_explain
+    return bool(_EXPLAIN.get_global() if saved is _unset else saved)
 
 
 def _on_duration(event: str, duration: float, **kwargs: object) -> None:
@@ -175,32 +215,53 @@ def _on_event(event: str, **kwargs: object) -> None:
             watcher.event(event)
 
 
-class _ExplanationHandler(logging.Handler):
-    """Keeps the raw text of JAX's cache-miss explanations for the calling thread's call."""
+class _ExplanationFilter(logging.Filter):
+    """Takes JAX's cache-miss explanations for the call in flight (or the watchers).
 
-    def emit(self, record: logging.LogRecord) -> None:
-        collector = getattr(_local, "collector", None)
-        if collector is None and not _watchers:
-            return
+    A filter on the loggers that emit them, not a handler: it sees each message before
+    propagation, and lets it through only when the user asked JAX for explanations — a
+    program that configured ``logging`` sees no warnings jitlab switched on.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if "CACHE MISS" not in message.upper():
-            return
+            return True
+        collector = getattr(_local, "collector", None)
         if collector is not None:
             collector.explanations.append(message)
         else:
             for watcher in _watchers:
                 watcher.explanation(message)
+        return user_wants_explanations()
 
 
-class _StdoutRouter(io.TextIOBase):
-    """Sends text printed during a probed call to its collector instead of the terminal.
+# The modules whose loggers emit cache-miss explanations (checked on jax 0.10.2).
+_EXPLAINING_LOGGERS = (
+    "jax._src.interpreters.partial_eval",
+    "jax._src.interpreters.pxla",
+    "jax._src.pjit",
+    "jax._src.compiler",
+    "jax._src.compilation_cache",
+    "jax._src.util",
+    "jax._src.linear_util",
+    "jax._src.dispatch",
+)
+
+
+class _StdoutRouter:
+    """Stands in for ``sys.stdout`` while probed calls are in flight, and only then.
+
+    Text printed by a probed call goes to its collector (and to the real stream when the
+    probe echoes); everything else — ``.buffer``, ``.fileno()``, ``.encoding``,
+    ``.reconfigure()``, writes from other threads — is the real stream's.
 
     Lines from the calling thread go to its call; lines from a runtime-callback thread
     (``jax.debug.print`` on some backends) go to the only call in flight, if there is one.
     """
 
     def __init__(self) -> None:
-        self.target: TextIO = sys.stdout
+        self.target: Any = sys.stdout
 
     def write(self, text: str) -> int:
         collector = getattr(_local, "collector", None)
@@ -212,15 +273,15 @@ class _StdoutRouter(io.TextIOBase):
             collector.write(text)
         return len(text)
 
-    def flush(self) -> None:
-        self.target.flush()
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
 
-    def isatty(self) -> bool:
-        return self.target.isatty()
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.target, name)
 
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return getattr(self.target, "encoding", "utf-8")
+    def __iter__(self) -> Any:
+        return iter(self.target)
 
 
 def _from_jax_callback() -> bool:
@@ -239,17 +300,51 @@ def _from_jax_callback() -> bool:
 
 
 _router = _StdoutRouter()
+_stdout_lock = threading.Lock()
+_stdout_depth = 0  # probed calls in flight on all threads
+_stdout_installed = False  # did we put the router in place (and so must take it out)?
+
+
+def _route_stdout() -> None:
+    global _stdout_depth, _stdout_installed
+    with _stdout_lock:
+        if _stdout_depth == 0:
+            current = sys.stdout
+            _stdout_installed = current is not _router
+            if _stdout_installed:
+                _router.target = current
+                sys.stdout = _router  # type: ignore[assignment]
+        _stdout_depth += 1
+
+
+def _unroute_stdout() -> None:
+    global _stdout_depth, _stdout_installed
+    with _stdout_lock:
+        _stdout_depth -= 1
+        if _stdout_depth == 0 and _stdout_installed:
+            _stdout_installed = False
+            # Put back the very object we found — unless someone replaced us meanwhile
+            # (their own redirect): then theirs stays, and we are out of the way anyway.
+            if sys.stdout is _router:
+                sys.stdout = _router.target
+            _router.target = None
 
 
 def install() -> None:
-    """Register jitlab's listeners once per process (idempotent, thread-safe)."""
+    """Register jitlab's listeners once per process (idempotent, thread-safe).
+
+    Listeners and filters only observe; JAX's configuration is left as the user set it.
+    """
     global _installed
     with _install_lock:
         if _installed:
             return
         jax.monitoring.register_event_duration_secs_listener(_on_duration)
         jax.monitoring.register_event_listener(_on_event)
-        jax_logger = logging.getLogger("jax")
-        jax_logger.addHandler(_ExplanationHandler(level=logging.WARNING))
-        jax.config.update("jax_explain_cache_misses", True)
+        explanation_filter = _ExplanationFilter()
+        for name in _EXPLAINING_LOGGERS:
+            logging.getLogger(name).addFilter(explanation_filter)
+        # JAX points its miss explanations at the first frame outside its own files:
+        # make that the user's line, not the probe's.
+        _source_info.register_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
         _installed = True

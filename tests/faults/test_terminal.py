@@ -1,0 +1,93 @@
+"""The command line on a real terminal (a pty), where rich draws live and Ctrl-C is a key."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from ptyrun import run_on_pty
+
+JITLAB = str(Path(sys.executable).with_name("jitlab"))
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def plain(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+@pytest.fixture
+def env(tmp_path):
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    env["TERM"] = "xterm-256color"
+    return env
+
+
+def test_run_on_a_terminal_finishes_with_its_table_and_summary(env):
+    result = run_on_pty(
+        [JITLAB, "run", "dynamic-shapes", "--param", "batch_size=8,16,8"], env=env, timeout=120
+    )
+    text = plain(result.output)
+    assert result.status == 0, text[-2000:]
+    # The rows of all three calls, the reason of the recompile, and the summary line.
+    assert "compile" in text and "recompile" in text and "cache_hit" in text
+    assert (
+        "f32[16,64] ← f32[8,64]" in text.replace("\n", "").replace("│", "").replace(" ", "")
+        or "16,64" in text
+    )
+    assert "3 calls: 1 compile, 1 recompile, 1 cache hit" in " ".join(text.split())
+    # A live table redrawn forever would have produced far more than a few screens.
+    assert len(result.output) < 200_000
+
+
+def test_ctrl_c_keeps_the_rows_so_far_and_exits_130_without_a_traceback(env):
+    sizes = ",".join(str(n) for n in range(1, 400))  # every call recompiles: a long run
+
+    def press_ctrl_c_after_some_rows(text: str, fd: int) -> bool:
+        if "recompile" in plain(text):
+            os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the job
+            return True
+        return False
+
+    result = run_on_pty(
+        [JITLAB, "run", "dynamic-shapes", "--param", f"batch_size={sizes}"],
+        env=env,
+        timeout=180,
+        on_output=press_ctrl_c_after_some_rows,
+    )
+    text = " ".join(plain(result.output).split())
+    assert result.status == 130, text[-2000:]
+    assert "Traceback" not in text
+    assert "interrupted" in text
+    summary = re.search(r"(\d+) calls: 1 compile, (\d+) recompile", text)
+    assert summary, text[-2000:]
+    assert 2 <= int(summary[1]) < 399  # stopped part-way, with what it had done
+
+
+def test_json_on_a_terminal_is_strict_lines_and_ctrl_c_still_summarises(env):
+    import json
+
+    sizes = ",".join(str(n) for n in range(1, 400))
+
+    def ctrl_c_after_two_lines(text: str, fd: int) -> bool:
+        if text.count('"index"') >= 2:
+            os.write(fd, b"\x03")
+            return True
+        return False
+
+    result = run_on_pty(
+        [JITLAB, "run", "dynamic-shapes", "--param", f"batch_size={sizes}", "--json"],
+        env=env,
+        timeout=180,
+        on_output=ctrl_c_after_two_lines,
+    )
+    assert result.status == 130
+    lines = [line for line in result.output.replace("\r", "").splitlines() if line.startswith("{")]
+    objects = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert objects[-1]["summary"]["interrupted"] is True
+    assert objects[-1]["summary"]["calls"] == len(objects) - 1
+    assert "Traceback" not in result.output
