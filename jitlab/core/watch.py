@@ -32,9 +32,10 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import monitor
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind, CallRecord
+from jitlab.core import explain, monitor
+from jitlab.core.changes import ChangeKind
+from jitlab.core.probe import Ledger, Probe
+from jitlab.core.records import CallKind, CallRecord, Change, Reason
 
 
 def _package_dirs() -> tuple[str, ...]:
@@ -89,30 +90,63 @@ def _defined_at(fun: Any) -> str | None:
     return f"{code.co_filename}:{code.co_firstlineno}"
 
 
-_CHANGE = re.compile(r"\*\s*at (.+?), now (.+?) and before (.+)")
+def explanation_changes(text: str | None) -> list[Change]:
+    """JAX's own cache-miss explanation as structured changes (tolerant parsing)."""
+    return explain.parse(text)
 
 
-def explanation_changes(text: str | None) -> list[str]:
-    """jitlab's plain-words form of JAX's own cache-miss explanation (tolerant parsing)."""
-    if not text:
-        return []
-    changes = [f"{m[1]}: {m[2].strip()} ← {m[3].strip()}" for m in _CHANGE.finditer(text)]
-    if not changes and "never seen function" in text:
-        changes.append("first call of this function object")
-    return changes
+def events_reason(explanation: str | None, first: bool, persistent: bool) -> Reason:
+    """Why a function seen only through compile events compiled: JAX's words, as data.
+
+    Without a signature jitlab has no diff of its own, so it never guesses (no "sharding
+    change" for an eager op that simply compiled again): JAX's changes, or ``unknown``.
+    """
+    changes = [c for c in explain.parse(explanation) if c.kind is not ChangeKind.UNKNOWN]
+    if first and (not changes or explain.never_seen(explanation)):
+        kind = ChangeKind.FIRST_PERSISTENT_LOAD if persistent else ChangeKind.FIRST_CALL
+        changes = [Change(kind)]
+    if not changes:
+        changes = [Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation))]
+    return Reason(tuple(changes), explanation)
+
+
+class Site:
+    """One jitted function as the user sees it: a definition site, however many times the
+    same code is handed to ``jax.jit`` (a closure jitted inside a loop, a factory).
+
+    Its instances share one ledger — so the second instance's compile is a recompile of the
+    same function — and hits are counted over all of them, living or gone.
+    """
+
+    def __init__(self, name: str, defined_at: str | None) -> None:
+        self.name = name
+        self.defined_at = defined_at
+        self.ledger = Ledger()
+        self.instances = 0  # how many times this code was jitted while watched
+
+    @property
+    def hits(self) -> int:
+        return self.ledger.counts[CallKind.CACHE_HIT]
 
 
 @dataclass
 class FunctionStats:
+    """One function's share of one recording (a block may start after its first calls)."""
+
     name: str
     defined_at: str | None
     compiles: int = 0
-    probe: Probe | None = None  # wrapped functions count their hits in the probe's ledger
+    site: Site | None = None  # probed functions; None for those seen through events only
+    hits_base: int = 0  # the site's hits when this recording began to count them
+    hits_final: int | None = None  # frozen when the recording stopped
 
     @property
     def hits(self) -> int | None:
-        """Cache hits, or None when not counted (functions jitted before the watch)."""
-        return self.probe.ledger.counts[CallKind.CACHE_HIT] if self.probe else None
+        """Cache hits in this recording, or None when not counted (jitted before any watch)."""
+        if self.site is None:
+            return None
+        end = self.site.hits if self.hits_final is None else self.hits_final
+        return end - self.hits_base
 
 
 @dataclass
@@ -126,25 +160,32 @@ class _Pending:
 
 
 class WatchedFunction:
-    """What ``jax.jit`` returns inside a watch: the real jitted function, probed."""
+    """What ``jax.jit`` returns while a watch is on: the real jitted function, probed.
 
-    def __init__(self, jitted: Any, fun: Any, recorder: Recorder) -> None:
+    Outside any watch it calls the real jitted function directly (and is otherwise the same
+    object, so a function jitted in one block and called in the next is seen by the next).
+    """
+
+    def __init__(self, jitted: Any, fun: Any, site: Site) -> None:
         functools.update_wrapper(self, fun)
         self._jitted = jitted
-        self._recorder = recorder
-        self._stats = recorder._stats_for(self, getattr(fun, "__name__", None), _defined_at(fun))
+        self._site = site
+        with site.ledger.lock:
+            generation = site.instances
+            site.instances += 1
         self._probe = Probe(
             jitted,
             keep_records=False,
             echo_output=True,
             block=False,  # keep the program's asynchronous dispatch: latency = dispatch time
             record_hits=False,  # hits are counted in the ledger, never one object each
-            on_record=functools.partial(recorder._on_probe_record, self._stats),
+            on_record=functools.partial(_dispatch, site),
+            ledger=site.ledger,
+            generation=generation,
         )
-        self._stats.probe = self._probe
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._recorder.recording:
+        if _recorders:
             return self._probe(*args, **kwargs)
         return self._jitted(*args, **kwargs)
 
@@ -158,6 +199,61 @@ class WatchedFunction:
         return f"<watched {self._jitted!r}>"
 
 
+# -- the process-wide jax.jit stand-in -------------------------------------------------------
+# jax.jit is replaced once, while at least one recorder is active, and the very object found
+# is put back when the last one stops: blocks nest, repeat and run in threads without
+# stacking wrappers.
+_patch_lock = threading.RLock()
+_recorders: list[Recorder] = []  # active recorders, in start order
+_real_jit: Callable[..., Any] | None = None
+_sites: dict[tuple[str, str | None], Site] = {}
+
+
+def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
+    real = _real_jit if _real_jit is not None else jax.jit
+    if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
+        return lambda f: _watched_jit(f, **options)
+    jitted = real(fun, **options)
+    try:
+        name = getattr(fun, "__name__", None) or type(fun).__name__
+        key = (name, _defined_at(fun))
+        with _patch_lock:
+            site = _sites.get(key)
+            if site is None:
+                site = _sites[key] = Site(*key)
+        return WatchedFunction(jitted, fun, site)
+    except Exception:  # whatever we cannot wrap keeps working unwatched
+        return jitted
+
+
+def _dispatch(site: Site, record: CallRecord) -> None:
+    for recorder in list(_recorders):
+        recorder._on_probe_record(site, record)
+
+
+def _activate(recorder: Recorder) -> None:
+    global _real_jit
+    with _patch_lock:
+        if not _recorders:
+            _real_jit = jax.jit
+            jax.jit = _watched_jit  # type: ignore[assignment]
+        _recorders.append(recorder)
+        for site in _sites.values():  # functions jitted in earlier blocks: count from now
+            recorder._track(site)
+
+
+def _deactivate(recorder: Recorder) -> None:
+    global _real_jit
+    with _patch_lock:
+        if recorder in _recorders:
+            _recorders.remove(recorder)
+        if not _recorders and _real_jit is not None:
+            if jax.jit is _watched_jit:  # type: ignore[comparison-overlap]
+                jax.jit = _real_jit  # type: ignore[assignment]
+            # else: the program replaced jax.jit itself meanwhile; its choice stands.
+            _real_jit = None
+
+
 class Recorder:
     """Records compiles of every jitted function while active; optionally to a JSON-lines file."""
 
@@ -165,7 +261,7 @@ class Recorder:
         self.path = Path(path) if path is not None else None
         self.include_internal = include_internal
         self.calls: list[dict[str, Any]] = []
-        self.stats: dict[Any, FunctionStats] = {}  # by wrapper, or (events, name, site)
+        self.stats: dict[Any, FunctionStats] = {}  # by Site, or (events, name, site)
         self.recording = False
         self._lock = threading.RLock()
         self._file: IO[str] | None = None
@@ -173,7 +269,6 @@ class Recorder:
         self._hits_written: dict[Any, int] = {}
         self._stopping = threading.Event()
         self._flusher: threading.Thread | None = None
-        self._original_jit: Callable[..., Any] | None = None
         self._local = threading.local()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -199,9 +294,8 @@ class Recorder:
                     "time": time.time(),
                 }
             )
-        self._original_jit = jax.jit
-        jax.jit = self._jit  # type: ignore[assignment]
         monitor.add_watcher(self)
+        _activate(self)
         self.recording = True
         if self._file is not None:
             self._stopping.clear()
@@ -218,22 +312,26 @@ class Recorder:
         if self._flusher is not None:
             self._flusher.join()
             self._flusher = None
+        _deactivate(self)
         monitor.remove_watcher(self)
-        if jax.jit is self._jit:  # type: ignore[comparison-overlap]
-            jax.jit = self._original_jit  # type: ignore[assignment]
         with self._lock:
+            for stats in self.stats.values():
+                if stats.site is not None:
+                    stats.hits_final = stats.site.hits
             self._write_hits()
             self._write({"type": "end", "t": self._elapsed()})
             if self._file is not None:
                 self._file.close()
                 self._file = None
 
-    # -- the jax.jit stand-in ---------------------------------------------------------------
-    def _jit(self, fun: Any = None, /, **options: Any) -> Any:
-        assert self._original_jit is not None
-        if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
-            return lambda f: self._jit(f, **options)
-        return WatchedFunction(self._original_jit(fun, **options), fun, self)
+    def _track(self, site: Site) -> FunctionStats:
+        """This recording's row for a probed function, counting its hits from now on."""
+        with self._lock:
+            stats = self.stats.get(site)
+            if stats is None:
+                stats = FunctionStats(site.name, site.defined_at, site=site, hits_base=site.hits)
+                self.stats[site] = stats
+            return stats
 
     def _stats_for(self, key: Any, name: str | None, defined_at: str | None) -> FunctionStats:
         with self._lock:
@@ -244,7 +342,8 @@ class Recorder:
             return stats
 
     # -- records from wrapped functions ---------------------------------------------------
-    def _on_probe_record(self, stats: FunctionStats, record: CallRecord) -> None:
+    def _on_probe_record(self, site: Site, record: CallRecord) -> None:
+        stats = self._track(site)
         stats.compiles += record.kind.compiled
         called_from, _ = _user_frames()
         line = record.to_json()
@@ -317,13 +416,7 @@ class Recorder:
         else:
             kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
         stats.compiles += 1
-        changes = explanation_changes(explanation)
-        if not changes:
-            changes = (
-                ["compiled again without a tracing miss (a sharding, device or layout change)"]
-                if stats.compiles > 1 and not state.trace_ms
-                else ["first compile seen" if stats.compiles == 1 else "JAX gave no explanation"]
-            )
+        reason = events_reason(explanation, stats.compiles == 1, state.persistent)
         line = {
             "type": "call",
             "index": stats.compiles - 1,
@@ -338,7 +431,7 @@ class Recorder:
             "params": None,
             "signature": None,
             "card": None,
-            "reason": {"changes": changes, "text": "; ".join(changes), "jax": explanation},
+            "reason": reason.to_json(),
             "error": None,
             "stdout": [],
             "defined_at": stats.defined_at,
@@ -358,8 +451,10 @@ class Recorder:
     def _write_hits(self, only_changed: bool = False) -> None:
         for key, stats in list(self.stats.items()):
             hits = stats.hits
-            if hits is None or (only_changed and self._hits_written.get(key) == hits):
+            if hits is None or (only_changed and self._hits_written.get(key, 0) == hits):
                 continue
+            if not hits and not stats.compiles:
+                continue  # a function this recording never saw called
             self._hits_written[key] = hits
             self._write(
                 {
