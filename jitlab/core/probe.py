@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -12,10 +13,12 @@ import jax
 from jax._src import config as _config  # disable_jit's thread-aware value
 from jax._src import util as _jax_util
 
-from jitlab.core import monitor, signature
+from jitlab.core import explain, monitor, signature
+from jitlab.core.changes import ChangeKind
 from jitlab.core.records import (
     CallKind,
     CallRecord,
+    Change,
     ErrorInfo,
     OutputLine,
     Reason,
@@ -37,6 +40,7 @@ class Card:
     created_by: int  # index of the call that compiled it
     compile_ms: float  # trace + lower + compile (or load) time that made it
     hits: int = 0
+    context: tuple[Any, ...] = field(default=(), repr=False)  # JAX's trace context then
 
 
 @dataclass
@@ -366,10 +370,11 @@ class Probe:
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE
-        reason = self._reason(sig, collector, kind)
         key = self._key(args, kwargs)
+        context = signature.context_snapshot()
+        reason = self._reason(sig, collector, kind, key, context)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
-        card = self._by_key.get(key) if key is not None else None
+        card = self._held_card(key, context)
         if card is not None:
             # JAX compiled a signature we hold a card for: it had dropped the executable
             # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
@@ -381,47 +386,89 @@ class Probe:
                 key=key,
                 created_by=index,
                 compile_ms=cost_ms,
+                context=context,
             )
             ledger.cards.append(card)
             if key is not None:
-                self._by_key[key] = card
+                # Same arguments under another trace context: a second executable in JAX.
+                self._by_key[(key, context) if key in self._by_key else key] = card
         ledger.ever_compiled = True
         self._entries_after_compile = self._jax_entries()
         return CallRecord(kind=kind, card=card.index, reason=reason, **common)
 
     def _reason(
-        self, sig: Signature | None, collector: monitor.CallCollector, kind: CallKind
+        self,
+        sig: Signature | None,
+        collector: monitor.CallCollector,
+        kind: CallKind,
+        key: Hashable | None = None,
+        context: tuple[Any, ...] = (),
     ) -> Reason:
+        """What differed from the closest executable JAX had, as data.
+
+        jitlab's own diff comes first (signature, static objects, keywords, trace context);
+        without one, JAX's explanation turned into the same changes; without either,
+        ``unknown`` with JAX's raw words. "Cache cleared" only when a clear or a drop of
+        JAX's cache size was seen, never as a fallback.
+        """
         explanation = "\n".join(collector.explanations) or None
         ledger = self.ledger
-        previous = [card.signature for card in ledger.cards]
         if sig is None:
-            return Reason(("signature unavailable",), explanation)
-        if not previous:
-            if ledger.retired:
-                changes = min(
-                    (signature.diff(sig, c.signature) for c in reversed(ledger.retired)),
-                    key=signature.distance,
-                )
-                return Reason(tuple(changes) or ("caches were cleared",), explanation)
-            first = "first call: nothing compiled yet"
+            return Reason(self._jax_or_unknown(explanation), explanation)
+        first = {
+            CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD,
+            CallKind.COMPILE: ChangeKind.FIRST_CALL,
+        }
+        cards = ledger.cards or ledger.retired  # after Probe.clear_cache: what was dropped
+        if not cards:
             if ledger.counts[_HIT]:
-                first = (
-                    "first compile jitlab saw: earlier calls used executables compiled "
-                    "before it watched (e.g. an AOT warm-up)"
-                )
-            if kind is CallKind.PERSISTENT_HIT:
-                first = "first call in this process: executable loaded from the persistent cache"
-            return Reason((first,), explanation)
+                return Reason((Change(ChangeKind.FIRST_SEEN),), explanation)
+            return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
+        site = _definition_site(self._fn)
         # The closest card explains best; on a tie the newest one (what the user just did).
-        diffs = [signature.diff(sig, old) for old in reversed(previous)]
+        diffs = [
+            signature.diff(sig, card.signature, key, card.key, site)
+            + signature.context_changes(context, card.context)
+            for card in reversed(cards)
+        ]
         closest = min(diffs, key=signature.distance)
-        if not closest:
-            closest = [
-                "same signature as a card already held: JAX's cache no longer had it "
-                "(jax.clear_caches() or eviction)"
-            ]
-        return Reason(tuple(closest), explanation)
+        if closest:
+            return Reason(tuple(closest), explanation)
+        if not ledger.cards or self._jax_dropped():
+            return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
+        return Reason(self._jax_or_unknown(explanation), explanation)
+
+    def _held_card(self, key: Hashable | None, context: tuple[Any, ...]) -> Card | None:
+        """The card for these arguments under this trace context, if we hold one."""
+        if key is None:
+            return None
+        card = self._by_key.get((key, context)) or self._by_key.get(key)
+        if card is not None and card.context and context and card.context != context:
+            return None
+        return card
+
+    def _jax_dropped(self) -> bool:
+        """Did JAX's cache for this function lose entries since our last compile?
+
+        After this compile it holds one more entry than after the last one, unless some
+        were dropped (``jax.clear_caches()``, eviction) in between.
+        """
+        entries = self._jax_entries()
+        return 0 <= entries <= self._entries_after_compile
+
+    @staticmethod
+    def _jax_or_unknown(explanation: str | None) -> tuple[Change, ...]:
+        parsed = [c for c in explain.parse(explanation) if c.kind is not ChangeKind.UNKNOWN]
+        return tuple(parsed) or (Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation)),)
+
+
+def _definition_site(fn: Any) -> str:
+    """``file:line`` of the probed function's code, for a new-function-object change."""
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, ValueError):
+        return ""
+    return f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def _first_lines(text: str, limit: int = 12) -> str:

@@ -1,18 +1,25 @@
 """Read a watch recording (JSON lines) and summarise it per function.
 
-Reading is tolerant: a file cut off mid-line by a killed process still opens; its last,
-partial line is dropped and reported.
+Reading is defensive: a file cut off mid-line by a killed process still opens (its last,
+partial line waits until it ends), and a line that is not what ``jitlab watch`` writes —
+garbage bytes, JSON that is not an object, a field of the wrong type — is skipped and
+counted, so whatever reads the recording can trust the types of what it gets.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlab.core.records import CallKind, CallRecord
+
 COMPILED_KINDS = ("compile", "recompile", "persistent_hit")
+_KINDS = frozenset(kind.value for kind in CallKind)
+_TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
 
 
 @dataclass
@@ -22,18 +29,30 @@ class Recording:
     hits: dict[tuple[str, str | None], int] = field(default_factory=dict)  # latest count
     ended: bool = False
     partial_line: bool = False  # the file ended mid-line (the program was killed)
-    bad_lines: int = 0
+    bad_lines: int = 0  # complete lines skipped as unreadable
 
-    def add_line(self, obj: dict[str, Any]) -> None:
+    @property
+    def skipped(self) -> str:
+        """``"3 unreadable lines skipped"``, or ``""`` when every line was read."""
+        if not self.bad_lines:
+            return ""
+        noun = "line" if self.bad_lines == 1 else "lines"
+        return f"{self.bad_lines} unreadable {noun} skipped"
+
+    def add_line(self, obj: Any) -> bool:
+        """File one parsed line; False (and nothing filed) when it is not a valid line."""
+        if not _valid(obj):
+            return False
         kind = obj.get("type")
         if kind == "start":
             self.start = obj
         elif kind == "call":
             self.calls.append(obj)
         elif kind == "hits":
-            self.hits[(obj.get("function", "?"), obj.get("defined_at"))] = int(obj.get("hits", 0))
+            self.hits[(obj["function"], obj.get("defined_at"))] = obj["hits"]
         elif kind == "end":
             self.ended = True
+        return True  # other types: from a newer jitlab, ignored
 
 
 def read_recording(
@@ -42,6 +61,8 @@ def read_recording(
     """Parse complete lines from ``offset``; returns the recording and the offset to resume at.
 
     Following a file that is still being written is calling this again with that offset.
+    Only opening or reading the file can raise (OSError), before anything is filed, so a
+    caller that retries never files a line twice.
     """
     recording = into or Recording()
     with Path(path).open("rb") as f:
@@ -50,14 +71,93 @@ def read_recording(
     complete, _, rest = data.rpartition(b"\n")
     recording.partial_line = bool(rest.strip())
     for raw in complete.split(b"\n") if complete else []:
-        if not raw.strip():
-            continue
-        try:
-            recording.add_line(json.loads(raw))
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        if raw.strip() and not recording.add_line(_parse(raw)):
             recording.bad_lines += 1
     consumed = len(complete) + 1 if complete else 0
     return recording, offset + consumed
+
+
+_UNREADABLE = object()
+
+
+def _parse(raw: bytes) -> Any:
+    try:
+        # Bare NaN/Infinity (older writers) read as null, the rule jitlab writes by.
+        return json.loads(raw.decode("utf-8"), parse_constant=lambda _: None)
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
+        return _UNREADABLE
+
+
+def _valid(obj: Any) -> bool:
+    """A line as ``jitlab watch`` writes it, with the types every reader relies on."""
+    if not isinstance(obj, dict):
+        return False
+    kind = obj.get("type")
+    if kind == "call":
+        return _valid_call(obj)
+    if kind == "hits":
+        hits = obj.get("hits")
+        return (
+            _is(obj.get("function"), str)
+            and _is(obj.get("defined_at"), str, none=True)
+            and _is(hits, int)
+            and hits >= 0
+        )
+    if kind == "start":
+        return _is(obj.get("argv"), list, none=True) and _number(obj.get("time"))
+    return True
+
+
+def _valid_call(obj: dict[str, Any]) -> bool:
+    reason = obj.get("reason")
+    if not (
+        _is(obj.get("function"), str)
+        and _is(obj.get("defined_at"), str, none=True)
+        and _is(obj.get("kind"), str)
+        and obj["kind"] in _KINDS
+        and all(_number(obj.get(name)) for name in _TIMES)
+        and _is(obj.get("index"), int, none=True)
+        and _is(obj.get("card"), int, none=True)
+        and _is(obj.get("signature"), dict, none=True)
+        and _is(obj.get("error"), dict, none=True)
+        and _is(obj.get("stdout"), list, none=True)
+        and _is(reason, dict, none=True)
+        and _is(obj.get("variant"), str, none=True)
+        and _is(obj.get("params"), dict, none=True)
+        and _is(obj.get("notes"), dict, none=True)
+    ):
+        return False
+    error = obj.get("error") or {}
+    stdout = obj.get("stdout") or []
+    if not all(isinstance(o, dict) for o in stdout):
+        return False
+    texts = [(obj.get("signature") or {}).get("text"), error.get("type"), error.get("message")]
+    texts += [o.get(key) for o in stdout for key in ("when", "text")]
+    changes = (reason or {}).get("changes", [])
+    if not (
+        all(_is(t, str, none=True) for t in texts)
+        and isinstance(changes, list)
+        and all(isinstance(c, str) for c in changes)
+    ):
+        return False
+    try:  # the GUI shows each call as a record: that must work too
+        CallRecord.from_json(obj)
+    except Exception:  # any shape from_json cannot take: KeyError, TypeError, AttributeError…
+        return False
+    return True
+
+
+def _is(value: Any, kind: type, none: bool = False) -> bool:
+    if value is None:
+        return none
+    return isinstance(value, kind) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    """A finite number or null (JSON's true and false are not times)."""
+    if value is None:
+        return True
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass
