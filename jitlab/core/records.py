@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from jitlab.core.changes import ChangeKind, render
+
 
 class CallKind(enum.StrEnum):
     """What JAX did for one call of a jitted function."""
@@ -115,17 +117,86 @@ class Signature:
 
 
 @dataclass(frozen=True, slots=True)
-class Reason:
-    """Why a compile happened: JAX's own words and jitlab's signature diff."""
+class Change:
+    """One thing that differed from the closest executable JAX had (data, not words).
 
-    changes: tuple[str, ...]  # plain-words diff, e.g. "x: f32[16] ← f32[8]"
+    ``before``/``after`` are short texts: type texts (``f32[8]``), static reprs, config
+    values. Words are rendered by :mod:`jitlab.core.changes`, per language.
+    """
+
+    kind: ChangeKind
+    path: str = ""  # argument path, config name, or definition site (new function object)
+    before: str | None = None
+    after: str | None = None
+    detail: str = ""  # JAX's raw words (jax_explained, unknown), or an older recording's
+    count: int = 0  # new_function_object: how many function objects of that code so far
+
+    def __str__(self) -> str:
+        return render(self, "en")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "path": self.path,
+            "before": self.before,
+            "after": self.after,
+            "detail": self.detail,
+            "count": self.count,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Change:
+        try:
+            kind = ChangeKind(data.get("kind"))
+        except ValueError:  # a kind from a newer jitlab: keep its words
+            return cls(ChangeKind.RECORDED, detail=str(data.get("text") or data))
+        return cls(
+            kind,
+            str(data.get("path") or ""),
+            data.get("before"),
+            data.get("after"),
+            str(data.get("detail") or ""),
+            int(data.get("count") or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a compile happened: jitlab's structured diff and JAX's own raw words."""
+
+    items: tuple[Change, ...]
     jax_explanation: str | None = None  # raw text logged by jax_explain_cache_misses
+
+    @property
+    def changes(self) -> tuple[str, ...]:
+        """Each change in English (what the CLI and the JSON ``changes`` list show)."""
+        return tuple(render(c, "en") for c in self.items)
+
+    def kinds(self) -> tuple[ChangeKind, ...]:
+        return tuple(c.kind for c in self.items)
 
     def __str__(self) -> str:
         return "; ".join(self.changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {"changes": list(self.changes), "text": str(self), "jax": self.jax_explanation}
+        return {
+            "changes": list(self.changes),
+            "items": [c.to_json() for c in self.items],
+            "text": str(self),
+            "jax": self.jax_explanation,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reason:
+        """Reads both forms: ``items`` (structured) or, from older recordings, only strings."""
+        items = data.get("items")
+        if items is not None:
+            changes = tuple(Change.from_json(c) for c in items)
+        else:  # words only: keep them as written, never parse them back into kinds
+            changes = tuple(
+                Change(ChangeKind.RECORDED, detail=str(text)) for text in data.get("changes", ())
+            )
+        return cls(changes, data.get("jax"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +264,7 @@ class CallRecord(NamedTuple):
             compile_ms=phases[2],
             signature=Signature.from_json(data["signature"]) if data.get("signature") else None,
             card=data.get("card"),
-            reason=Reason(tuple(reason.get("changes", ())), reason.get("jax")) if reason else None,
+            reason=Reason.from_json(reason) if reason else None,
             error=ErrorInfo(error.get("type", "?"), error.get("message", "")) if error else None,
             stdout=tuple(OutputLine(o["when"], o["text"]) for o in data.get("stdout") or ()),
             params=data.get("params"),

@@ -1,15 +1,19 @@
-"""Abstract signatures of jitted calls, and their diff in plain words."""
+"""Abstract signatures of jitted calls, and what differs between two of them (as data)."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import re
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 import jax
+from jax._src import config as _jax_config  # trace_context(): private, read defensively
 from jax.sharding import SingleDeviceSharding
 
-from jitlab.core.records import LeafSpec, Signature
+from jitlab.core.changes import ChangeKind
+from jitlab.core.records import Change, LeafSpec, Signature
 
 
 class StaticSpec:
@@ -75,14 +79,33 @@ def leaf_key(leaf: Any) -> Hashable:
 def fast_key(
     spec: StaticSpec, generation: int, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Hashable:
-    """A key that is equal exactly when two calls share a jit cache entry (as far as we see)."""
+    """A key that is equal exactly when two calls share a jit cache entry (as far as we see).
+
+    Layout: (generation, tree, leaf keys, statics, keyword names). The statics are the real
+    objects (hashable, as jit requires), so keys compare them as jit does: by ``==``/hash.
+    The keyword names are there because jit caches ``f(x, y)`` and ``f(x, y=y)`` apart.
+    """
     if spec.empty:
         leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
-        return generation, tree, tuple([leaf_key(leaf) for leaf in leaves])
+        return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), (), tuple(kwargs)
     traced, static = spec.split(args, kwargs)
     leaves, tree = jax.tree_util.tree_flatten([value for _, value in traced])
     statics = tuple((name, _hashable(value)) for name, value in static)
-    return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), statics
+    return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), statics, tuple(kwargs)
+
+
+def key_statics(key: Hashable | None) -> dict[str, Any] | None:
+    """The static values (real objects) held in a :func:`fast_key`; None if unknown."""
+    if isinstance(key, tuple) and len(key) == 5:
+        return dict(key[3])
+    return None
+
+
+def key_keywords(key: Hashable | None) -> frozenset[str] | None:
+    """The names passed by keyword in a :func:`fast_key`'s call; None if unknown."""
+    if isinstance(key, tuple) and len(key) == 5:
+        return frozenset(key[4])
+    return None
 
 
 def _hashable(value: Any) -> Hashable:
@@ -141,50 +164,176 @@ def _tree_text(tree: Any) -> str:
     return text.removeprefix("PyTreeDef(").removesuffix(")")
 
 
-def diff(new: Signature, old: Signature) -> list[str]:
-    """What differs between two signatures, in plain words (new ← old)."""
-    changes: list[str] = []
+def diff(
+    new: Signature,
+    old: Signature,
+    new_key: Hashable | None = None,
+    old_key: Hashable | None = None,
+    site: str = "",
+) -> list[Change]:
+    """What differs between two signatures, as data (new ← old).
+
+    With the probe's keys, static values are compared as the objects themselves (a long
+    repr hides nothing) and keyword-vs-positional passing is seen. ``site`` is where the
+    function is defined, named in a new-function-object change.
+    """
+    changes: list[Change] = []
     if new.function != old.function:
-        changes.append("new function object")
+        changes.append(Change(ChangeKind.NEW_FUNCTION_OBJECT, site, count=new.function + 1))
     old_leaves = {leaf.path: leaf for leaf in old.leaves}
     new_leaves = {leaf.path: leaf for leaf in new.leaves}
     for path, leaf in new_leaves.items():
         before = old_leaves.get(path)
         if before is None:
-            changes.append(f"new argument {path}: {leaf.type_text}")
+            changes.append(Change(ChangeKind.NEW_ARGUMENT, path, None, leaf.type_text))
             continue
-        if (leaf.shape, leaf.dtype) != (before.shape, before.dtype):
-            changes.append(f"{path}: {leaf.type_text} ← {before.type_text}")
+        if leaf.dtype != before.dtype:
+            changes.append(Change(ChangeKind.DTYPE, path, before.type_text, leaf.type_text))
+        elif leaf.shape != before.shape:
+            changes.append(Change(ChangeKind.SHAPE, path, before.type_text, leaf.type_text))
         elif leaf.weak_type != before.weak_type:
-            now = "weak" if leaf.weak_type else "strong"
-            was = "weak" if before.weak_type else "strong"
-            changes.append(
-                f"weak type of {path} changed: {now} ← {was} "
-                f"({leaf.type_text} ← {before.type_text})"
-            )
+            changes.append(Change(ChangeKind.WEAK_TYPE, path, before.type_text, leaf.type_text))
         if leaf.sharding != before.sharding:
-            changes.append(
-                f"sharding of {path} changed: {leaf.sharding or 'single device'}"
-                f" ← {before.sharding or 'single device'}"
-            )
+            changes.append(Change(ChangeKind.SHARDING, path, before.sharding, leaf.sharding))
     for path, before in old_leaves.items():
         if path not in new_leaves:
-            changes.append(f"argument {path} gone (was {before.type_text})")
+            changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
     if new.tree != old.tree and not changes:
-        changes.append(f"pytree structure changed: {new.tree} ← {old.tree}")
-    old_static = dict(old.statics)
-    new_static = dict(new.statics)
-    for name, value in new_static.items():
-        if name not in old_static:
-            changes.append(f"static {name}: {value} (new)")
-        elif old_static[name] != value:
-            changes.append(f"static {name}: {value} ← {old_static[name]}")
-    for name in old_static:
-        if name not in new_static:
-            changes.append(f"static {name} gone")
+        changes.append(Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree))
+    changes += _static_changes(new, old, key_statics(new_key), key_statics(old_key))
+    changes += _keyword_changes(new, old, key_keywords(new_key), key_keywords(old_key))
     return changes
 
 
-def distance(changes: list[str]) -> int:
-    """How far apart two signatures are: a weak-type or sharding change is the smallest step."""
-    return sum(1 if change.startswith(("weak type", "sharding")) else 2 for change in changes)
+def _static_changes(
+    new: Signature,
+    old: Signature,
+    new_values: dict[str, Any] | None,
+    old_values: dict[str, Any] | None,
+) -> list[Change]:
+    old_text, new_text = dict(old.statics), dict(new.statics)
+    changes = []
+    for name, value in new_text.items():
+        if name not in old_text:
+            changes.append(Change(ChangeKind.STATIC_VALUE, name, None, value))
+        elif new_values is not None and old_values is not None and name in new_values:
+            # Compared as jit compares them: by equality (and hash), never by their text.
+            changes += static_value_changes(name, new_values[name], old_values.get(name))
+        elif old_text[name] != value:
+            changes.append(Change(ChangeKind.STATIC_VALUE, name, old_text[name], value))
+    for name, value in old_text.items():
+        if name not in new_text:
+            changes.append(Change(ChangeKind.STATIC_VALUE, name, value, None))
+    return changes
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Would jit treat these two static values as the same cache key?"""
+    try:
+        return type(a) is type(b) and bool(a == b) and hash(a) == hash(b)
+    except Exception:
+        return a is b
+
+
+def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
+    """The parts of a static value that differ: dataclass fields, namedtuple fields, tuple
+    items and dict entries are walked, so ``cfg.lr`` is named rather than all of ``cfg``."""
+    if _same(new, old):
+        return []
+    found: list[Change] = []
+    if type(new) is type(old):
+        for sub, a, b in _parts(path, new, old):
+            found += static_value_changes(sub, a, b)
+    # Nothing inside differs (or it has no parts): the value itself is the change.
+    return found or [Change(ChangeKind.STATIC_VALUE, path, _short_repr(old), _short_repr(new))]
+
+
+def _parts(path: str, new: Any, old: Any) -> list[tuple[str, Any, Any]]:
+    if dataclasses.is_dataclass(new) and not isinstance(new, type):
+        return [
+            (f"{path}.{f.name}", getattr(new, f.name), getattr(old, f.name))
+            for f in dataclasses.fields(new)
+            if f.compare
+        ]
+    if isinstance(new, tuple) and hasattr(new, "_fields") and len(new) == len(old):
+        return [(f"{path}.{name}", a, b) for name, a, b in zip(new._fields, new, old, strict=True)]
+    if isinstance(new, tuple | list) and len(new) == len(old):
+        return [(f"{path}[{i}]", a, b) for i, (a, b) in enumerate(zip(new, old, strict=True))]
+    if isinstance(new, dict) and new.keys() == old.keys():
+        return [(f"{path}[{k!r}]", new[k], old[k]) for k in new]
+    return []
+
+
+def _root(path: str) -> str:
+    return _ROOT.match(path)[0]  # type: ignore[index]
+
+
+_ROOT = re.compile(r"[^\[.]*")
+
+
+def _keyword_changes(
+    new: Signature,
+    old: Signature,
+    new_kw: frozenset[str] | None,
+    old_kw: frozenset[str] | None,
+) -> list[Change]:
+    if new_kw is None or old_kw is None or new_kw == old_kw:
+        return []
+    in_both = {_root(leaf.path) for leaf in new.leaves} & {_root(leaf.path) for leaf in old.leaves}
+    in_both |= {name for name, _ in new.statics} & {name for name, _ in old.statics}
+    return [
+        Change(
+            ChangeKind.KEYWORD_VS_POSITIONAL,
+            name,
+            "position" if name in new_kw else "keyword",
+            "keyword" if name in new_kw else "position",
+        )
+        for name in sorted(new_kw ^ old_kw)
+        if name in in_both
+    ]
+
+
+# -- tracing context ----------------------------------------------------------------------
+def context_snapshot() -> tuple[Any, ...]:
+    """JAX's trace context now: the config values (precision, rank promotion, meshes, …)
+    that are part of every tracing-cache key. Cheap (~0.2 µs); taken on compiles only."""
+    try:
+        return tuple(_jax_config.trace_context())
+    except Exception:  # private API: without it jitlab just names no context change
+        return ()
+
+
+def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:
+    """The trace-context entries that differ, named as JAX names them."""
+    if not new or not old or new == old or len(new) != len(old):
+        return []
+    try:
+        names = tuple(_jax_config.trace_context_names())
+    except Exception:
+        names = ()
+    changes = []
+    for i, (a, b) in enumerate(zip(new, old, strict=True)):
+        try:
+            differs = bool(a != b)
+        except Exception:
+            differs = a is not b
+        if differs:
+            name = names[i] if len(names) == len(new) else f"trace context #{i}"
+            changes.append(
+                Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a))
+            )
+    return changes
+
+
+def _short_text(value: Any, limit: int = 60) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SMALL = (ChangeKind.WEAK_TYPE, ChangeKind.SHARDING, ChangeKind.KEYWORD_VS_POSITIONAL)
+
+
+def distance(changes: list[Change]) -> int:
+    """How far apart two signatures are: a weak-type, sharding or keyword change is the
+    smallest step."""
+    return sum(1 if change.kind in _SMALL else 2 for change in changes)

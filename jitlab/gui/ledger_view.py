@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 
 from jitlab.core.records import CallKind, Signature
 from jitlab.gui.i18n import translate
+from jitlab.gui.reasons import reason_of, reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
 
 Index = QModelIndex | QPersistentModelIndex
@@ -122,7 +123,7 @@ class LedgerModel(QAbstractTableModel):
         if key == "called_from":
             return str(call.get("called_from") or "")
         if key == "reason":
-            return "; ".join((call.get("reason") or {}).get("changes") or [])
+            return reason_text(reason_of(call))
         if entry.signature is None:
             return "?"  # seen only through JAX's compile events: no signature
         return entry.cells.get(key, "—")

@@ -42,6 +42,7 @@ from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.ledger_view import COMPILED, LedgerView
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import RunState
+from jitlab.gui.reasons import reason_of
 from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
@@ -435,7 +436,8 @@ class RecordingWindow(QMainWindow):
             if c.get("signature"):
                 signatures.append(Signature.from_json(c["signature"]))
             else:  # seen through compile events only: JAX's reason names the new shapes
-                sig = signature_from_changes((c.get("reason") or {}).get("changes") or [])
+                reason = reason_of(c)
+                sig = signature_from_changes(reason.items if reason else ())
                 if sig is not None:
                     signatures.append(sig)
         self.histogram.set_signatures(key[0], signatures)

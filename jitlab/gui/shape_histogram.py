@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +29,9 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import CodeSyntaxHighlight
 
+from jitlab.core.changes import ChangeKind, parse_type
 from jitlab.core.recording import suggest_buckets
-from jitlab.core.records import CallKind, LeafSpec, Signature
+from jitlab.core.records import CallKind, Change, LeafSpec, Signature
 from jitlab.gui.style import KIND_COLORS, is_dark
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -82,21 +84,21 @@ def varying_dimensions(signatures: list[Signature]) -> list[Dimension]:
     return sorted(dims, key=lambda d: (-len(d.distinct), d.axes))
 
 
-_CHANGE = re.compile(r"^(?P<path>.+?): (?P<weak>~?)(?P<dtype>[a-z]+[0-9]*)\[(?P<dims>[0-9,]*)\] ← ")
+_SIZED = (ChangeKind.SHAPE, ChangeKind.DTYPE, ChangeKind.WEAK_TYPE, ChangeKind.NEW_ARGUMENT)
 
 
-def signature_from_changes(changes: list[str]) -> Signature | None:
-    """The changed leaves' new types, read from a reason such as ``x: f32[5] ← f32[4]``.
+def signature_from_changes(changes: Sequence[Change]) -> Signature | None:
+    """The changed leaves' new types, read from a reason's shape changes (data, not text).
 
     Functions jitted before a watch began are seen through JAX's compile events only: no
     signature, but JAX names the leaves that changed, which is enough for a histogram.
     """
     leaves = []
     for change in changes:
-        m = _CHANGE.match(change)
-        if m:
-            shape = tuple(int(d) for d in m["dims"].split(",") if d)
-            leaves.append(LeafSpec(m["path"], shape, m["dtype"], bool(m["weak"])))
+        parsed = parse_type(change.after) if change.kind in _SIZED else None
+        if parsed is not None:
+            dtype, shape, weak = parsed
+            leaves.append(LeafSpec(change.path, shape, dtype, weak))
     return Signature(tuple(leaves), (), "") if leaves else None
 
 
