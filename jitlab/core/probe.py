@@ -11,9 +11,8 @@ from typing import Any
 
 import jax
 from jax._src import config as _config  # disable_jit's thread-aware value
-from jax._src import util as _jax_util
 
-from jitlab.core import explain, monitor, signature
+from jitlab.core import explain, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import (
     CallKind,
@@ -65,15 +64,14 @@ class Ledger:
 
 
 def _is_jitted(fn: Any) -> bool:
-    return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "eval_shape")
+    """jax.jit, flax.nnx.jit, equinox.filter_jit or jax.pmap (raises TypeError for
+    wrappers that cannot be probed; see :mod:`jitlab.core.wrappers`)."""
+    return wrappers.recognise(fn) is not None
 
 
 def _function_name(fun: Any) -> str:
     """The name JAX puts in its compile events (``f`` for trace, ``jit(f)`` for lowering)."""
-    try:
-        return _jax_util.fun_name(fun)
-    except Exception:  # private helper: fall back to what it usually returns
-        return getattr(fun, "__name__", type(fun).__name__)
+    return wrappers._fun_name(fun)
 
 
 class Probe:
@@ -135,10 +133,12 @@ class Probe:
         monitor.install()
 
     def _bind(self, jitted: Callable[..., Any]) -> None:
+        info = wrappers.recognise(jitted)
+        assert info is not None  # callers jit plain functions first
         self._fn = jitted
-        fun = getattr(jitted, "__wrapped__", jitted)
-        self._trace_name = _function_name(fun)
-        self._statics = signature.StaticSpec.of(jitted, fun)
+        self.wrapper = info  # kind, the user's function, JAX's event name, argument split
+        self._trace_name = info.trace_name
+        self._statics = info.spec
 
     @property
     def function(self) -> Callable[..., Any]:

@@ -6,6 +6,9 @@ A record is produced once per probed call and never changes afterwards.
 from __future__ import annotations
 
 import enum
+import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -273,36 +276,51 @@ class CallRecord(NamedTuple):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports."""
-        return {
-            "index": self.index,
-            "function": self.function,
-            "kind": self.kind.value,
-            "latency_ms": round(self.latency_ms, 4),
-            "trace_ms": round(self.trace_ms, 4),
-            "lower_ms": round(self.lower_ms, 4),
-            "compile_ms": round(self.compile_ms, 4),
-            "execute_ms": round(self.execute_ms, 4),
-            "variant": self.variant,
-            "params": self.params,
-            "signature": self.signature.to_json() if self.signature else None,
-            "card": self.card,
-            "reason": self.reason.to_json() if self.reason else None,
-            "error": self.error.to_json() if self.error else None,
-            "stdout": [line.to_json() for line in self.stdout],
-            "notes": _jsonable(self.notes),
-        }
+        """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports.
+
+        Strict JSON already: a non-finite float anywhere (a NaN parameter or fact) is None.
+        """
+        return _jsonable(
+            {
+                "index": self.index,
+                "function": self.function,
+                "kind": self.kind.value,
+                "latency_ms": round(self.latency_ms, 4),
+                "trace_ms": round(self.trace_ms, 4),
+                "lower_ms": round(self.lower_ms, 4),
+                "compile_ms": round(self.compile_ms, 4),
+                "execute_ms": round(self.execute_ms, 4),
+                "variant": self.variant,
+                "params": self.params,
+                "signature": self.signature.to_json() if self.signature else None,
+                "card": self.card,
+                "reason": self.reason.to_json() if self.reason else None,
+                "error": self.error.to_json() if self.error else None,
+                "stdout": [line.to_json() for line in self.stdout],
+                "notes": self.notes,
+            }
+        )
 
 
-def _jsonable(value: Any) -> Any:
-    """Scenario facts as JSON: containers kept, anything exotic (a tracer, an array) as text."""
-    if value is None or isinstance(value, str | bool | int | float):
+def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
+    """``value`` as strict JSON data: containers kept, NaN and ±inf as None (bare NaN is not
+    JSON: strict readers reject the line), anything exotic (a tracer, an array) as text."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, default) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return repr(value)
+        return [_jsonable(v, default) for v in value]
+    return default(value)
+
+
+def dumps_strict(obj: Any, default: Callable[[Any], str] = str) -> str:
+    """One line of strict JSON (``--json`` lines, recordings): non-finite floats as null,
+    other values JSON cannot hold as ``default(value)``; UTF-8 kept as is."""
+    # allow_nan=False: a non-finite float that slipped past _jsonable raises, never writes NaN.
+    return json.dumps(_jsonable(obj, default), ensure_ascii=False, allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,17 +365,20 @@ class Summary:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "compiles": self.compiles,
-            "recompiles": self.recompiles,
-            "cache_hits": self.cache_hits,
-            "persistent_hits": self.persistent_hits,
-            "errors": self.errors,
-            "eager": self.eager,
-            "hit_rate": round(self.hit_rate, 4),
-            "trace_ms": round(self.trace_ms, 3),
-            "lower_ms": round(self.lower_ms, 3),
-            "compile_ms": round(self.compile_ms, 3),
-            "time_lost_ms": round(self.time_lost_ms, 3),
-        }
+        # Sums of a record's times are finite; _jsonable keeps it so whatever comes in.
+        return _jsonable(
+            {
+                "calls": self.calls,
+                "compiles": self.compiles,
+                "recompiles": self.recompiles,
+                "cache_hits": self.cache_hits,
+                "persistent_hits": self.persistent_hits,
+                "errors": self.errors,
+                "eager": self.eager,
+                "hit_rate": round(self.hit_rate, 4),
+                "trace_ms": round(self.trace_ms, 3),
+                "lower_ms": round(self.lower_ms, 3),
+                "compile_ms": round(self.compile_ms, 3),
+                "time_lost_ms": round(self.time_lost_ms, 3),
+            }
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import math
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -96,6 +97,9 @@ class Param:
         return self.check(value)
 
     def check(self, value: Any) -> Any:
+        # NaN compares False with any bound, so it would pass the range checks below.
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
         if self.choices and value not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}")
         if self.minimum is not None and value < self.minimum:
@@ -112,7 +116,7 @@ class Param:
         kind = "an integer" if self.type is int else "a number"
         if self.minimum is not None and self.maximum is not None:
             return f"{kind} in {self.minimum}…{self.maximum}"
-        return kind
+        return "a finite number" if self.type is float else kind
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ recompile / persistent hit / error, ``hits`` lines with aggregated cache-hit cou
 from __future__ import annotations
 
 import functools
-import inspect
 import json
 import os
 import re
@@ -32,62 +31,28 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import explain, monitor
+from jitlab.core import explain, frames, monitor
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.records import CallKind, CallRecord, Change, Reason
 
-
-def _package_dirs() -> tuple[str, ...]:
-    import jaxlib
-
-    return tuple(
-        str(Path(m.__file__).resolve().parent) + os.sep
-        for m in (jax, jaxlib, jitlab)
-        if getattr(m, "__file__", None)
-    )
-
-
-_LIBRARY_DIRS = _package_dirs()
-_JITLAB_DIR = str(Path(jitlab.__file__).resolve().parent) + os.sep
-_DISPATCH_FILES = ("traceback_util.py", "pjit.py", "api.py", "stages.py")
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
 
 
-def _is_library(filename: str) -> bool:
-    return filename.startswith(_LIBRARY_DIRS)
-
-
 def _user_frames() -> tuple[str | None, bool]:
-    """(the user's call site, whether the user called a jitted function directly).
+    """(the user's call site, whether it compiled a jitted function rather than a JAX kernel).
 
-    Seen from inside a compile event: the first frame outside JAX and jitlab is the user's;
-    if the frame it called is JAX's jit dispatch, the user called a jitted function; if it
-    is e.g. ``jax/_src/numpy``, the compile is a JAX-internal kernel (``jnp.ones(n)``).
+    The first frame outside JAX, jitlab and JAX libraries is the user's (see
+    :mod:`jitlab.core.frames`); a compile of a function defined in JAX itself (``jnp.log``
+    outside any jit, ``jax.random.split``) is a JAX-internal kernel.
     """
-    frame = sys._getframe(2)
-    inner = None
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_library(os.path.realpath(filename)) and not filename.startswith("<frozen"):
-            inner_file = inner.f_code.co_filename if inner is not None else ""
-            called_directly = (
-                inner is None
-                or inner_file.endswith(_DISPATCH_FILES)
-                or os.path.realpath(inner_file).startswith(_JITLAB_DIR)
-            )
-            return f"{filename}:{frame.f_lineno}", called_directly
-        inner = frame
-        frame = frame.f_back
-    return None, False
+    found = frames.compile_site(2)
+    return found.called_from, not found.internal
 
 
 def _defined_at(fun: Any) -> str | None:
-    try:
-        code = inspect.unwrap(fun).__code__
-    except AttributeError:
-        return None
-    return f"{code.co_filename}:{code.co_firstlineno}"
+    # Called while jax.jit runs: a library's inner function maps to the user's def.
+    return frames.defined_at(fun, search_stack=True)
 
 
 def explanation_changes(text: str | None) -> list[Change]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -148,8 +149,9 @@ def _check_combinations(args: argparse.Namespace) -> None:
         fail("--interview draws from all exercises: drop --exercise/--scenario")
     if args.interview is None and (args.seed is not None or args.seconds is not None):
         fail("--seed and --seconds apply to --interview only")
-    if args.seconds is not None and args.seconds <= 0:
-        fail(f"--seconds must be positive, not {args.seconds}")
+    # float() takes "nan" and "inf": NaN slips past `<= 0`, and inf is no time limit at all.
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
+        fail(f"--seconds must be positive and finite, not {args.seconds:g}")
     if args.json and not modes and not args.answer:
         fail("--json needs --answer (one per question), --solve or --list")
     if args.json and modes == ["interview"] and not args.answer:
