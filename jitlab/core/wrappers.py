@@ -1,0 +1,319 @@
+"""Recognise the jit wrappers users have, and see each call in the user's own terms.
+
+What the probe needs from any wrapper: the object to call unchanged, the user's Python
+function (parameter names, ``def`` line), the function name JAX reports in its compile
+events, and how arguments split into traced leaves and static values.
+
+=====================  ==========================  =============================================
+wrapper                name in JAX's events        arguments
+=====================  ==========================  =============================================
+``jax.jit``            the function's name         ``static_argnums`` / ``static_argnames``
+``flax.nnx.jit``       the function's name         graph nodes flatten to ``model.linear.kernel``
+``equinox.filter_jit`` the function's name         arrays traced; every other leaf static,
+                                                   named by its path (``model.activation``)
+``jax.pmap``           ``_fun`` (JAX's inner one)  all traced (``static_broadcasted_argnums``
+                                                   is not visible to jitlab)
+=====================  ==========================  =============================================
+
+Not probeable (:func:`recognise` raises ``TypeError`` saying so): an AOT ``Compiled`` executable
+(it never compiles when called) and objects that look like a jit wrapper jitlab does not know
+(``equinox.filter_pmap``, ``flax.nnx.pmap``, …): re-jitting them would change the program.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+from jax._src import util as _jax_util
+
+from jitlab.core import frames
+from jitlab.core.signature import StaticSpec
+
+JAX_JIT = "jax.jit"
+NNX_JIT = "flax.nnx.jit"
+FILTER_JIT = "equinox.filter_jit"
+FILTER_JIT_INNER = "equinox.filter_jit (inner jax.jit)"
+NNX_JIT_INNER = "flax.nnx.jit (inner jax.jit)"
+PMAP = "jax.pmap"
+
+
+@dataclass(frozen=True)
+class Jitted:
+    """A jitted callable as the probe sees it."""
+
+    kind: str  # one of the constants above
+    call: Callable[..., Any]  # what to call: the user's object, unchanged
+    function: Any  # the user's Python function (None when not known)
+    trace_name: str  # ``fun_name`` of JAX's trace event (``jit(<name>)`` for lower/compile)
+    spec: StaticSpec
+
+
+def _fun_name(fun: Any) -> str:
+    """The name JAX puts in its compile events for ``jax.jit(fun)``."""
+    try:
+        return _jax_util.fun_name(fun)
+    except Exception:  # private helper: fall back to what it usually returns
+        return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _module_of(obj: Any) -> str:
+    return type(obj).__module__ or ""
+
+
+def _is_pjit(fn: Any) -> bool:
+    # jax.jit's PjitFunction, or anything that quacks like it (a watch's stand-in).
+    return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "eval_shape")
+
+
+def _is_eqx_inner(fun: Any) -> bool:
+    """Is this the function ``equinox.filter_jit`` hands to ``jax.jit``?"""
+    code = getattr(fun, "__code__", None)
+    return (
+        code is not None
+        and code.co_name == "fun_wrapped"
+        and code.co_filename.replace("\\", "/").endswith("equinox/_jit.py")
+    )
+
+
+def user_function(obj: Any) -> Any | None:
+    """The user's function behind a jit wrapper object, or None if ``obj`` is none we know."""
+    module = _module_of(obj)
+    if module.startswith("equinox") and type(obj).__name__ == "_JitWrapper":
+        return getattr(obj, "__wrapped__", None)
+    if module.startswith("flax.nnx") and hasattr(obj, "jitted_fn"):
+        return getattr(obj, "fun", None) or getattr(obj, "__wrapped__", None)
+    if module.startswith("flax.nnx") and type(obj).__name__ == "JitFn":
+        return getattr(obj, "f", None)
+    if _is_pjit(obj) or _is_pmap(obj):
+        inner = getattr(obj, "__wrapped__", None)
+        return None if inner is None or _is_eqx_inner(inner) else inner
+    return None
+
+
+def user_function_in_stack(frame: Any) -> Any | None:
+    """While a library creates its inner jit: the user function it is wrapping.
+
+    Looked for only in frames that are known to hold it (equinox's compile cache keeps it as
+    ``user_fn``), so a library's other locals are never mistaken for the user's function.
+    """
+    while frame is not None and frames.is_library(frame.f_code.co_filename):
+        code = frame.f_code
+        if code.co_filename.replace("\\", "/").endswith("equinox/_compile_utils.py"):
+            fun = frame.f_locals.get("user_fn")
+            if fun is not None:
+                return fun
+        frame = frame.f_back
+    return None
+
+
+def _is_pmap(fn: Any) -> bool:
+    code = getattr(fn, "__code__", None)
+    return (
+        code is not None
+        and hasattr(fn, "lower")
+        and code.co_filename.replace("\\", "/").endswith(("jax/_src/pmap.py", "jax/_src/api.py"))
+        and "pmap" in (getattr(fn, "__qualname__", "") + code.co_filename)
+    )
+
+
+def _parameters(fun: Any) -> tuple[str, ...]:
+    try:
+        return tuple(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+def recognise(fn: Any) -> Jitted | None:
+    """What kind of jitted callable ``fn`` is; None for a plain function (jit it yourself).
+
+    Raises ``TypeError`` for callables that cannot be probed without changing the program.
+    """
+    module = _module_of(fn)
+    if module.startswith("equinox") and type(fn).__name__ == "_JitWrapper":
+        user = fn.__wrapped__
+        inner = getattr(fn, "_cached", None)  # the jax.jit equinox calls
+        name = _fun_name(getattr(inner, "__wrapped__", None) or user)
+        return Jitted(FILTER_JIT, fn, user, name, FilterSpec(user))
+    if module.startswith("flax.nnx") and hasattr(fn, "jitted_fn"):
+        user = getattr(fn, "fun", None) or inspect.unwrap(fn)
+        inner = getattr(fn.jitted_fn, "__wrapped__", user)
+        argnums = getattr(fn, "static_argnums", ()) or ()
+        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        argnames = getattr(fn, "static_argnames", ()) or ()
+        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+        spec = StaticSpec(argnums, argnames, _parameters(user))
+        return Jitted(NNX_JIT, fn, user, _fun_name(inner), spec)
+    if _is_pmap(fn):
+        # pmap runs as jit(shard_map(_fun)): JAX's events are named after its inner _fun.
+        user = getattr(fn, "__wrapped__", None)
+        return Jitted(PMAP, fn, user, "_fun", StaticSpec((), (), _parameters(user)))
+    if _is_pjit(fn):
+        fun = getattr(fn, "__wrapped__", fn)
+        if _is_eqx_inner(fun):
+            # equinox's own jax.jit, wrapped by jitlab.watch when filter_jit ran inside it.
+            return Jitted(FILTER_JIT_INNER, fn, None, _fun_name(fun), EqxInnerSpec())
+        if _module_of(fun).startswith("flax.nnx") and type(fun).__name__ == "JitFn":
+            # nnx.jit's own jax.jit (of a JitFn), wrapped by jitlab.watch likewise.
+            user = getattr(fun, "f", None)
+            return Jitted(NNX_JIT_INNER, fn, user, _fun_name(fun), NnxInnerSpec(user))
+        return Jitted(JAX_JIT, fn, fun, _fun_name(fun), StaticSpec.of(fn, fun))
+    if type(fn).__name__ == "Compiled" and _module_of(fn).startswith("jax"):
+        raise TypeError(
+            "this is an ahead-of-time compiled executable (jax.jit(f).lower(...).compile()): "
+            "calling it never traces or compiles, so there is nothing to probe; "
+            "probe jax.jit(f) instead"
+        )
+    if callable(fn) and hasattr(fn, "lower") and not inspect.isfunction(fn):
+        raise TypeError(
+            f"jitlab cannot probe {type(fn).__module__}.{type(fn).__qualname__}: a jit "
+            "wrapper it does not know (it probes jax.jit, flax.nnx.jit, equinox.filter_jit "
+            "and jax.pmap). Jitting it again would change the program; probe the plain "
+            "function instead"
+        )
+    return None
+
+
+# -- equinox.filter_jit: arrays traced, everything else static ------------------------------
+def is_array(leaf: Any) -> bool:
+    """``equinox.is_array``: JAX and NumPy arrays are traced, all other leaves are static."""
+    return isinstance(leaf, (jax.Array, np.ndarray, np.generic))
+
+
+class FilterSpec(StaticSpec):
+    """Argument split of ``equinox.filter_jit``, named with the user's parameters and paths.
+
+    A Python ``float`` hyperparameter, an ``int`` size or an activation function inside a
+    module are static for filter_jit: each is listed as a static value under its path
+    (``lr``, ``model.layers[0].activation``), so a changed value is named, not just "changed".
+    """
+
+    def __init__(self, fun: Any) -> None:
+        try:
+            self._signature: inspect.Signature | None = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._signature = None
+        params = tuple(self._signature.parameters) if self._signature else ()
+        super().__init__((), (), params)
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Any]]:
+        if self._signature is not None:
+            try:  # equinox binds the same way (no defaults applied)
+                return list(self._signature.bind(*args, **kwargs).arguments.items())
+            except TypeError:
+                pass
+        named = [(f"args[{i}]", value) for i, value in enumerate(args)]
+        return named + list(kwargs.items())
+
+    def split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        traced: list[tuple[str, Any]] = []
+        static: list[tuple[str, Any]] = []
+        for name, value in self._bound(args, kwargs):
+            leaves, _ = jax.tree_util.tree_flatten_with_path(value)
+            if all(is_array(leaf) for _, leaf in leaves):
+                traced.append((name, value))
+                continue
+            for path, leaf in leaves:
+                if not is_array(leaf):
+                    static.append((f"{name}{jax.tree_util.keystr(path)}", leaf))
+            # Static leaves become None (an empty subtree), as equinox partitions them.
+            traced.append(
+                (name, jax.tree_util.tree_map(lambda x: x if is_array(x) else None, value))
+            )
+        return traced, static
+
+
+class EqxInnerSpec(StaticSpec):
+    """equinox's inner ``jax.jit(fun_wrapped)`` seen by a watch: back to the user's arguments.
+
+    It is called as ``(dynamic_donate, dynamic_nodonate, static)`` — JAX would name a leaf
+    ``dynamic_nodonate['rest'][6]``. The user's function and arguments are rebuilt from these
+    three (as equinox does inside ``fun_wrapped``) and split like :class:`FilterSpec`.
+    """
+
+    def __init__(self) -> None:
+        super().__init__((), (), ())
+        self._specs: dict[int, tuple[Any, FilterSpec]] = {}
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def _spec(self, fun: Any) -> FilterSpec:
+        held = self._specs.get(id(fun))
+        if held is None or held[0] is not fun:
+            held = (fun, FilterSpec(fun))
+            self._specs = {id(fun): held}  # one user function per inner jit: keep the last
+        return held[1]
+
+    def split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        fun, user_args, user_kwargs = unpack_filter_jit_call(args, kwargs)
+        return self._spec(fun).split(user_args, user_kwargs)
+
+
+class NnxInnerSpec(StaticSpec):
+    """nnx.jit's inner ``jax.jit(JitFn)`` seen by a watch: back to the user's arguments.
+
+    It is called with nnx's "pure" arguments (``model.states[0][1]``); the user's own call
+    is the ``JitWrapped.__call__(*args, **kwargs)`` frame just outside, found on the stack.
+    Without it the pure arguments are described as they are.
+    """
+
+    def __init__(self, fun: Any) -> None:
+        self._fun = fun
+        super().__init__((), (), _parameters(fun))
+        self._user: StaticSpec | None = None
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        frame = sys._getframe(1)
+        while frame is not None:
+            owner = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+            if owner is not None and getattr(owner, "fun", None) is self._fun:
+                call_args, call_kwargs = frame.f_locals.get("args"), frame.f_locals.get("kwargs")
+                if isinstance(call_args, tuple) and isinstance(call_kwargs, dict):
+                    if self._user is None:
+                        info = recognise(owner)
+                        self._user = info.spec if info else StaticSpec((), (), self.parameters)
+                    return self._user.split(call_args, call_kwargs)
+            frame = frame.f_back
+        return super().split(args, kwargs)
+
+
+def _combine(dynamic: Any, static: Any) -> Any:
+    # equinox's hashable_combine: static is (leaves, treedef); None marks a dynamic leaf.
+    static_leaves, treedef = static
+    leaves = [d if s is None else s for d, s in zip(dynamic, static_leaves, strict=False)]
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def unpack_filter_jit_call(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """(user function, args, kwargs) from the arguments of equinox's inner jit call."""
+    dynamic_donate, dynamic_nodonate, static = (*args, *kwargs.values())[:3]
+    dynamic = {**dynamic_donate, **dynamic_nodonate}
+    static_fun, static_first, static_rest = static
+    fun = _combine(dynamic["fun"], static_fun)
+    first = _combine(dynamic["first"], static_first)
+    rest, user_kwargs = _combine(dynamic["rest"], static_rest)
+    user_args = ((first, *rest))[:-1]  # equinox appends a dummy None argument
+    return fun, tuple(user_args), dict(user_kwargs)
