@@ -42,7 +42,7 @@ class ChangeKind(enum.StrEnum):
 
 
 # -- type texts (jitlab's own notation, e.g. ``~f32[8,32]``) ---------------------------------
-_TYPE = re.compile(r"^(?P<weak>~?)(?P<dtype>[a-z]+[0-9]*)\[(?P<dims>[0-9, ]*)\]$")
+_TYPE = re.compile(r"^(?P<weak>~?)(?P<dtype>[a-z]+[0-9]*(?:<\w+>)?)\[(?P<dims>[0-9, ]*)\]$")
 _LONG_DTYPES = {
     "f32": "float32",
     "f64": "float64",
@@ -97,8 +97,7 @@ def _en(c: Change) -> str:
         )
     if k is ChangeKind.SHARDING:
         return (
-            f"sharding of {path} changed: {after or 'single device'}"
-            f" ← {before or 'single device'}"
+            f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
         )
     if k is ChangeKind.STATIC_VALUE:
         if before is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jitlab.core.changes import ChangeKind, parse_type
+from jitlab.core.changes import ChangeKind
 from jitlab.core.records import Change
 
 # "* jax_default_matmul_precision differs: now float32 and before None"
@@ -26,7 +26,8 @@ _STATIC = re.compile(r"Static\(val=(?P<val>.*)\)$")
 _NEVER_SEEN = re.compile(
     r"never seen function:?\s*(?P<name>\S+) id=\d+(?: defined at (?P<at>\S+))?"
 )
-_TYPE_TEXT = re.compile(r"^(?P<type>[a-z]+[0-9]*\[[0-9, ]*\])(?P<rest>.*)$")
+# older JAX: "* at y['hi'], seen f32[3], but now given f32[4]"
+_OLD_TYPES = re.compile(r"^\*\s*at (?P<path>.+?), seen (?P<before>.+?), but now given (?P<now>.+)$")
 
 
 def is_explanation(text: str | None) -> bool:
@@ -91,7 +92,7 @@ def _bullet(line: str) -> Change | None:
         if new_static and old_static:
             return Change(ChangeKind.STATIC_VALUE, path, old_static["val"], new_static["val"])
         return Change(ChangeKind.TREE_STRUCTURE, path, m["before"], m["now"], m["why"] or "")
-    m = _TYPES.match(line)
+    m = _TYPES.match(line) or _OLD_TYPES.match(line)
     if m:
         return _types(m["path"], m["now"], m["before"]) or Change(
             ChangeKind.JAX_EXPLAINED, m["path"], detail=line.lstrip("* ")
@@ -100,29 +101,44 @@ def _bullet(line: str) -> Change | None:
 
 
 def _types(path: str, now: str, before: str) -> Change | None:
-    """A type bullet: which of dtype, shape, weak type or sharding differs."""
-    new, old = _type_text(now), _type_text(before)
+    """A type bullet: which of dtype, shape, weak type or sharding differs.
+
+    JAX writes ``f32[8,4]``, ``f32[]{weak_type=True}``, or with shardings
+    ``f32[8@data,4]({Explicit: ('data',)})``.
+    """
+    new, old = _jax_type(now), _jax_type(before)
     if new is None or old is None:
         return None
-    (new_text, new_rest), (old_text, old_rest) = new, old
-    new_type, old_type = parse_type(new_text), parse_type(old_text)
-    if new_type is None or old_type is None:
-        return None
-    new_weak = "weak_type=True" in new_rest
-    old_weak = "weak_type=True" in old_rest
-    after = ("~" if new_weak else "") + new_text
-    before_ = ("~" if old_weak else "") + old_text
-    if new_type[0] != old_type[0]:
-        return Change(ChangeKind.DTYPE, path, before_, after)
-    if new_type[1] != old_type[1]:
-        return Change(ChangeKind.SHAPE, path, before_, after)
-    if new_weak != old_weak:
-        return Change(ChangeKind.WEAK_TYPE, path, before_, after)
-    if new_rest != old_rest:  # JAX writes the sharding after the type when it differs
-        return Change(ChangeKind.SHARDING, path, old_rest.strip() or None, new_rest.strip() or None)
+    if new["dtype"] != old["dtype"]:
+        return Change(ChangeKind.DTYPE, path, old["text"], new["text"])
+    if new["shape"] != old["shape"]:
+        return Change(ChangeKind.SHAPE, path, old["text"], new["text"])
+    if new["weak"] != old["weak"]:
+        return Change(ChangeKind.WEAK_TYPE, path, old["text"], new["text"])
+    if new["layout"] != old["layout"]:  # the axes after ``@`` and the mesh in parentheses
+        return Change(ChangeKind.SHARDING, path, old["layout"] or None, new["layout"] or None)
     return None
 
 
-def _type_text(text: str) -> tuple[str, str] | None:
-    m = _TYPE_TEXT.match(text.strip())
-    return (m["type"], m["rest"]) if m else None
+_JAX_TYPE = re.compile(r"^(?P<dtype>[a-z]+[0-9]*(?:<\w+>)?)\[(?P<dims>[^\]]*)\](?P<rest>.*)$")
+
+
+def _jax_type(text: str) -> dict[str, object] | None:
+    m = _JAX_TYPE.match(text.strip())
+    if m is None:
+        return None
+    try:
+        shape = tuple(int(d.split("@")[0]) for d in m["dims"].replace(" ", "").split(",") if d)
+    except ValueError:
+        return None
+    weak = "weak_type=True" in m["rest"]
+    rest = re.sub(r"\{weak_type=\w+\}", "", m["rest"]).strip()
+    dims = ",".join(str(d) for d in shape)
+    layout = f"[{m['dims']}]{rest}" if ("@" in m["dims"] or rest not in ("", "({})")) else ""
+    return {
+        "dtype": m["dtype"],
+        "shape": shape,
+        "weak": weak,
+        "layout": layout,
+        "text": f"{'~' if weak else ''}{m['dtype']}[{dims}]",
+    }
