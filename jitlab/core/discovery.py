@@ -10,7 +10,9 @@ import importlib.metadata
 import importlib.util
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,21 +43,9 @@ def discover(scenarios_dir: Path | None = None, entry_points: bool = True) -> li
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith("_"):
             continue
-        origin = f"builtin:{path.name}"
-        try:
-            module = _load_file(path)
-        except Exception as exc:
-            entries.append(PluginEntry(path.stem, origin, error=_describe(exc)))
-            continue
-        entries.extend(_from_object(module, path.stem, origin))
+        entries.extend(_load(partial(_load_file, path), path.stem, f"builtin:{path.name}"))
     for ep in _entry_points() if entry_points else []:
-        origin = f"entry-point:{ep.name}"
-        try:
-            obj = ep.load()
-        except Exception as exc:
-            entries.append(PluginEntry(ep.name, origin, error=_describe(exc)))
-            continue
-        entries.extend(_from_object(obj, ep.name, origin))
+        entries.extend(_load(ep.load, ep.name, f"entry-point:{ep.name}"))
     seen: set[str] = set()
     unique = []
     for entry in entries:
@@ -75,6 +65,16 @@ def _order(entry: PluginEntry) -> tuple[int, str]:
     return (int(entry.scenario.pitfall) if entry.scenario else 99, entry.name)
 
 
+def _load(load: Callable[[], Any], name: str, origin: str) -> list[PluginEntry]:
+    """Import one plugin and check it; whatever it raises makes it one broken entry."""
+    try:
+        return _from_object(load(), name, origin)
+    except KeyboardInterrupt:  # Ctrl-C during discovery still ends the tool
+        raise
+    except BaseException as exc:  # sys.exit() at import must not take the tool down
+        return [PluginEntry(name, origin, error=_describe(exc))]
+
+
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
     try:
         return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
@@ -89,8 +89,9 @@ def _load_file(path: Path) -> ModuleType:
         package.__path__ = [str(path.parent)]
         sys.modules[_BUILTIN_PACKAGE] = package
     name = f"{_BUILTIN_PACKAGE}.{path.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
+    cached = sys.modules.get(name)
+    if cached is not None and getattr(cached, "__file__", None) == str(path):
+        return cached  # the same file again; a same-named file of another folder loads anew
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -132,4 +133,6 @@ def _from_object(obj: Any, name: str, origin: str) -> list[PluginEntry]:
 def _describe(exc: BaseException) -> str:
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
+    if not isinstance(exc, Exception):  # SystemExit's str() is a bare code such as "3"
+        return f"{exc!r} raised by the plugin{where}"
     return f"{type(exc).__name__}: {exc}{where}"

@@ -63,7 +63,8 @@ class Run:
                 f"choose from {', '.join(scenario.variant_ids())}"
             )
         self.scenario_cls = scenario
-        self.scenario = scenario()
+        # Made on the first call, inside its guard: a plugin's constructor may raise or exit.
+        self.scenario: Scenario | None = None
         self.variant = variant
         self.listener = listener
         self.records: list[CallRecord] = []
@@ -104,6 +105,8 @@ class Run:
         new: list[CallRecord] = []
         try:
             if self._step is None:
+                if self.scenario is None:
+                    self.scenario = self.scenario_cls()
                 # Start cold, as a fresh process would: JAX caches outlive our probes.
                 jax.clear_caches()
                 self._lab = Lab(on_phase=self._phase_ended)
@@ -120,15 +123,19 @@ class Run:
                 for probe in self._lab.probes[len(counts) :]:
                     new.extend(probe.records)
                     self.last_probe = probe
-        except Exception as exc:
+        except KeyboardInterrupt:  # Ctrl-C belongs to the user, not to the scenario
+            raise
+        except BaseException as exc:  # sys.exit() in a plugin is its error, not the tool's end
             failure = exc
         if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
             # The step failed outside any probe (in setup or around the call).
             new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
         try:
-            notes = self.scenario.facts() or None
-        except Exception as exc:  # a scenario bug must not lose the record
-            notes = {"facts_error": f"{type(exc).__name__}: {exc}"}
+            notes = (self.scenario.facts() or None) if self.scenario is not None else None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a scenario bug must not lose the record
+            notes = {"facts_error": _describe(exc, with_type=True)}
         record = new[-1]._replace(index=index, params=params, variant=self.variant, notes=notes)
         self.records.append(record)
         self._emit(CallFinished(record))
@@ -162,5 +169,12 @@ class Run:
             function=self.scenario_cls.id,
             kind=CallKind.ERROR,
             latency_ms=latency_ms,
-            error=ErrorInfo(type(exc).__name__, str(exc).strip()[:2000], exc),
+            error=ErrorInfo(type(exc).__name__, _describe(exc)[:2000], exc),
         )
+
+
+def _describe(exc: BaseException, with_type: bool = False) -> str:
+    """An exception in words; SystemExit's own str() is a bare code such as ``5``."""
+    if not isinstance(exc, Exception):
+        return f"{exc!r} raised by the scenario"
+    return f"{type(exc).__name__}: {exc}" if with_type else str(exc).strip()

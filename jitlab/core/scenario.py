@@ -223,6 +223,11 @@ def validate(cls: Any) -> list[str]:
             problems.append(f"missing {name}")
     if problems:
         return problems
+    # Discovery sorts by pitfall and indexes by id: a wrong type there would break the list.
+    if not (isinstance(cls.id, str) and cls.id):
+        problems.append(f"id must be a non-empty string, not {cls.id!r}")
+    if not isinstance(cls.pitfall, Pitfall):
+        problems.append(f"pitfall must be a Pitfall, not {cls.pitfall!r}")
     ids = cls.variant_ids()
     if "pitfall" not in ids or "fix" not in ids:
         problems.append("variants must include 'pitfall' and 'fix'")
