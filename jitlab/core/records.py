@@ -278,28 +278,27 @@ class CallRecord(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports.
 
-        Strict JSON already: a non-finite float anywhere (a NaN parameter or fact) is None.
+        Strict JSON data already: parameters and facts, the only values a scenario hands in,
+        go through :func:`_jsonable` (NaN and ±inf as None); times are perf_counter spans.
         """
-        return _jsonable(
-            {
-                "index": self.index,
-                "function": self.function,
-                "kind": self.kind.value,
-                "latency_ms": round(self.latency_ms, 4),
-                "trace_ms": round(self.trace_ms, 4),
-                "lower_ms": round(self.lower_ms, 4),
-                "compile_ms": round(self.compile_ms, 4),
-                "execute_ms": round(self.execute_ms, 4),
-                "variant": self.variant,
-                "params": self.params,
-                "signature": self.signature.to_json() if self.signature else None,
-                "card": self.card,
-                "reason": self.reason.to_json() if self.reason else None,
-                "error": self.error.to_json() if self.error else None,
-                "stdout": [line.to_json() for line in self.stdout],
-                "notes": self.notes,
-            }
-        )
+        return {
+            "index": self.index,
+            "function": self.function,
+            "kind": self.kind.value,
+            "latency_ms": round(self.latency_ms, 4),
+            "trace_ms": round(self.trace_ms, 4),
+            "lower_ms": round(self.lower_ms, 4),
+            "compile_ms": round(self.compile_ms, 4),
+            "execute_ms": round(self.execute_ms, 4),
+            "variant": self.variant,
+            "params": _jsonable(self.params),
+            "signature": self.signature.to_json() if self.signature else None,
+            "card": self.card,
+            "reason": self.reason.to_json() if self.reason else None,
+            "error": self.error.to_json() if self.error else None,
+            "stdout": [line.to_json() for line in self.stdout],
+            "notes": _jsonable(self.notes),
+        }
 
 
 def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
@@ -319,8 +318,10 @@ def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
 def dumps_strict(obj: Any, default: Callable[[Any], str] = str) -> str:
     """One line of strict JSON (``--json`` lines, recordings): non-finite floats as null,
     other values JSON cannot hold as ``default(value)``; UTF-8 kept as is."""
-    # allow_nan=False: a non-finite float that slipped past _jsonable raises, never writes NaN.
-    return json.dumps(_jsonable(obj, default), ensure_ascii=False, allow_nan=False)
+    try:  # the usual line has no NaN: one C-speed pass, as plain json.dumps
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=default)
+    except ValueError:  # NaN or ±inf somewhere: write them as null
+        return json.dumps(_jsonable(obj, default), ensure_ascii=False, allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True)
