@@ -115,17 +115,22 @@ def test_no_tr_call_hides_inside_an_f_string() -> None:
 
 
 def test_recompile_reasons_follow_the_language(qtbot, window) -> None:
-    from jitlab.core.records import Reason
+    from jitlab.core.changes import ChangeKind
+    from jitlab.core.records import Change, Reason
     from jitlab.gui.reasons import reason_text
 
     reason = Reason(
-        ("x: f32[16,64] ← f32[8,64]", "static n: 3 ← 2", "first call: nothing compiled yet")
+        (
+            Change(ChangeKind.SHAPE, "x", "f32[8,64]", "f32[16,64]"),
+            Change(ChangeKind.STATIC_VALUE, "n", "2", "3"),
+            Change(ChangeKind.FIRST_CALL),
+        )
     )
     assert reason_text(reason) == str(reason)  # English: the core's own words
     window.set_language("zh")
     assert (
         reason_text(reason)
-        == "x: f32[16,64] ← f32[8,64]; 静态参数 n：3 ← 2; 首次调用：还没有编译过"
+        == "x 的形状变了：f32[16,64] ← f32[8,64]; 静态参数 n：3 ← 2; 首次调用：还没有编译过"
     )
     window.params.set_values({"batch_size": 8})
     wait_calls(qtbot, window, 1)
