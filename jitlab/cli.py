@@ -378,6 +378,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if not Path(target).is_file():
             fail(f"watch: no such script: {target}")
 
+    out = Path(args.out)
+    if out.is_dir():
+        fail(f"watch: --out {out} is a folder; name a file, e.g. {out / 'run.jsonl'}")
+    try:  # fail now, not after the user's program has run for an hour
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        fail(f"watch: cannot write the recording {out}: {exc.strerror or exc}")
+
     from jitlab.core.watch import watch
 
     saved_argv, saved_path = sys.argv[:], sys.path[:]
@@ -392,8 +402,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
             else:
                 runpy.run_path(target, run_name="__main__")
         except SystemExit as exc:
+            # As plain Python does: sys.exit("message") prints the message and exits 1.
             code = exc.code
-            status = code if isinstance(code, int) else (0 if code is None else 1)
+            if code is None or isinstance(code, int):
+                status = code or 0
+            else:
+                print(code, file=sys.stderr)
+                status = 1
         except KeyboardInterrupt:
             status = 130
         except BaseException:
