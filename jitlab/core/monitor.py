@@ -28,6 +28,10 @@ COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 PERSISTENT_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
 
+MAX_LINES_PER_CALL = 200
+MAX_CHARS_PER_CALL = 64_000
+MAX_CHARS_PER_LINE = 4_000
+
 _local = threading.local()
 _install_lock = threading.Lock()
 _installed = False
@@ -43,6 +47,8 @@ class CallCollector:
     """Gathers what JAX reports during one probed call on one thread."""
 
     __slots__ = (
+        "_dropped",
+        "_kept_lines",
         "_output",
         "_trace_mark",
         "busy",
@@ -78,6 +84,8 @@ class CallCollector:
         self.explanations: list[str] = []
         self._output: io.StringIO | None = None
         self._trace_mark = 0  # output offset when the probed function's trace ended
+        self._kept_lines = 0
+        self._dropped: dict[str, int] | None = None  # lines past the cap, by when printed
 
     @property
     def quiet(self) -> bool:
@@ -115,7 +123,15 @@ class CallCollector:
     def write(self, text: str) -> None:
         if self._output is None:
             self._output = io.StringIO()
-        self._output.write(text)
+        # A call that prints 100,000 lines keeps the first few hundred and an exact count of
+        # the rest: records, the log, the GUI and --json stay usable.
+        if self._kept_lines < MAX_LINES_PER_CALL and self._output.tell() < MAX_CHARS_PER_CALL:
+            self._output.write(text)
+            self._kept_lines += text.count("\n")
+            return
+        if self._dropped is None:
+            self._dropped = {"trace": 0, "runtime": 0}
+        self._dropped["runtime" if self.traced else "trace"] += text.count("\n")
 
     def output_lines(self) -> list[tuple[str, str]]:
         """Printed lines tagged ``trace`` (before our trace ended) or ``runtime``."""
@@ -129,7 +145,10 @@ class CallCollector:
             when = "trace" if offset < mark else "runtime"
             offset += len(line)
             if line.strip():
-                lines.append((when, line.rstrip("\n")))
+                lines.append((when, line.rstrip("\n")[:MAX_CHARS_PER_LINE]))
+        for when, count in (self._dropped or {}).items():
+            if count:
+                lines.append((when, f"… {count} more lines"))
         return lines
 
 
