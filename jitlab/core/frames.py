@@ -194,49 +194,65 @@ class CompileSite:
 def compile_site(depth: int = 1) -> CompileSite:
     """Call from a compile event listener: classify the compile and find the user's lines.
 
-    JAX's jit dispatch (``pjit.py``) holds the function being compiled as ``fun``: defined in
+    The jaxpr JAX is compiling names its source (``debug_info.func_src_info``): defined in
     JAX itself it is an internal kernel (``jnp.log`` outside any jit, ``jax.random.split``,
     eager autodiff); else a jitted function, unwrapped through any jit wrapper on the stack
-    (``eqx.filter_jit``, ``nnx.jit``) down to the user's ``def``.
+    (``eqx.filter_jit``, ``nnx.jit``) down to the user's ``def``. Frames are trusted only
+    when they hold a function of the compiled name (an eager op compiled while an outer
+    function traces is not that function).
     """
     from jitlab.core import wrappers
 
     frame = sys._getframe(depth + 1)
-    compiled = None
-    user = None
-    wrapper_fun = None
-    call: tuple[Any, Any, Any] | None = None
-    dispatch: tuple[Any, Any, Any] | None = None
+    name = source = None  # of the jaxpr being compiled
+    compiled = dispatch = call = wrapper_fun = user = None
     while frame is not None:
         filename = frame.f_code.co_filename
         if not is_library(filename):
             user = frame
             break
         local = frame.f_locals
-        if compiled is None and "jit_info" in local and filename.endswith("pjit.py"):
-            # jit's cache_miss(*args, **kwargs): the function being compiled and its call.
-            compiled = local.get("fun")
-            dispatch = (local.get("jit_info"), local.get("args"), local.get("kwargs"))
-        owner = local.get("self")  # the outermost wrapper call wins
-        if owner is not None and not is_jax(filename):
-            inner = wrappers.user_function(owner)
-            if inner is not None:
+        if is_jax(filename):
+            if name is None and frame.f_code.co_name == "_pjit_call_impl_python":
+                info = getattr(getattr(local.get("jaxpr"), "jaxpr", None), "debug_info", None)
+                name = getattr(info, "func_name", None)
+                source = getattr(info, "func_src_info", None)
+            elif compiled is None and "jit_info" in local and filename.endswith("pjit.py"):
+                # jit's cache_miss(*args, **kwargs): the function called and its arguments.
+                fun = local.get("fun")
+                if name is None or wrappers._fun_name(fun) == name:
+                    compiled = fun
+                    dispatch = (local.get("jit_info"), local.get("args"), local.get("kwargs"))
+        else:
+            owner = local.get("self")  # a jit wrapper's __call__; the outermost wins
+            inner = wrappers.user_function(owner) if owner is not None else None
+            if inner is not None and (name is None or wrappers._fun_name(inner) == name):
                 wrapper_fun = inner
                 call = (owner, local.get("args"), local.get("kwargs"))
         frame = frame.f_back
     called_from = site(user) if user is not None else None
-    code = None
-    if compiled is not None:
-        try:
-            code = code_of(compiled)
-        except Exception:
-            code = None
-    internal = code is not None and is_jax(code.co_filename)
+    source_file = source.rpartition(" at ")[2].rpartition(":")[0] if source else ""
+    if source_file:
+        internal = is_jax(source_file)
+    else:
+        code = _safe_code(compiled)
+        internal = code is not None and is_jax(code.co_filename)
     target = wrapper_fun if wrapper_fun is not None and not internal else compiled
     where = defined_at(target) if target is not None else None
-    use_wrapper = call is not None and not internal
-    described = _signature(call, None) if use_wrapper else _signature(dispatch, compiled)
+    if where is None and source_file:
+        where = source.rpartition(" at ")[2]
+    if wrapper_fun is not None and not internal:
+        described = _signature(call, None)
+    else:
+        described = _signature(dispatch, compiled)
     return CompileSite(called_from, where, internal, target, described)
+
+
+def _safe_code(fun: Any) -> Any:
+    try:
+        return code_of(fun) if fun is not None else None
+    except Exception:
+        return None
 
 
 def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
