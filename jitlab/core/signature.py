@@ -319,9 +319,7 @@ def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:
             differs = a is not b
         if differs:
             name = names[i] if len(names) == len(new) else f"trace context #{i}"
-            changes.append(
-                Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a))
-            )
+            changes.append(Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a)))
     return changes
 
 
