@@ -112,18 +112,19 @@ class ParamControls(QGroupBox):
         self.labels: dict[str, QLabel] = {}
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # Row 0 for good, shown only when a scenario has no parameters. (Removing it with the
+        # other rows deleted the label under ``self.empty``: the next build then raised.)
         self.empty = QLabel(self)
-        self.empty.hide()
+        self.form.addRow(self.empty)
+        self.form.setRowVisible(0, False)
         self.retranslate()
 
     def build(self, params: tuple[Param, ...], values: dict[str, Any] | None = None) -> None:
-        while self.form.rowCount():
-            self.form.removeRow(0)
+        while self.form.rowCount() > 1:
+            self.form.removeRow(1)
         self.widgets, self.labels = {}, {}
         self.params = params
-        if not params:
-            self.empty = QLabel(self)
-            self.form.addRow(self.empty)
+        self.form.setRowVisible(0, not params)
         for param in params:
             widget = self._make(param)
             label = QLabel(self)
