@@ -105,18 +105,44 @@ def _dark_palette() -> QPalette:
 
 
 def close_on_signals(window: QWidget) -> None:
-    """Ctrl+C or a polite kill closes the window as the close button would (clean exit 0).
+    """Ctrl+C or a polite kill closes the window as the close button would (clean exit 0);
+    a second one, while the close waits for a call in flight, ends the process at once.
 
-    Python runs signal handlers only between bytecodes; the window's frame timer gives it
-    that chance every few milliseconds, even while Qt's event loop waits.
+    Python runs signal handlers only between bytecodes, and Qt's event loop waits in C++:
+    a timer that runs a little Python five times a second gives the handler its chance
+    (the main window's frame timer alone would not do for the quiz or a recording).
     """
+    asked = []
 
     def close(signum: int, frame: object) -> None:
+        asked.append(signum)
+        if len(asked) > 1:  # the first one already saved the settings
+            sys.stderr.flush()
+            os._exit(128 + signum)
         QTimer.singleShot(0, window.close)
 
     for name in ("SIGINT", "SIGTERM"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), close)
+    wake = QTimer(window)
+    wake.setObjectName("signalWake")
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
+
+
+def exit_status(status: int) -> int:
+    """Return ``status``, or end the process now when a thread had to be left behind.
+
+    A call that never returned holds a thread that can be neither killed nor joined, and Qt
+    aborts when a running ``QThread`` is destroyed at exit. Settings were saved on close.
+    """
+    from jitlab.gui.worker import left_behind
+
+    if left_behind():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 def launch(
@@ -138,5 +164,5 @@ def launch(
     close_on_signals(window)
     window.show()
     status = app.exec()
-    window.shutdown()  # idempotent: the worker has ended before Python tears Qt down
-    return int(status)
+    window.shutdown()  # idempotent: the worker has ended (or was left behind) by now
+    return exit_status(int(status))

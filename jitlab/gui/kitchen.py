@@ -120,6 +120,10 @@ class KitchenCanvas(QWidget):
         """One line that says what the kitchen is doing right now."""
         s = self.state
         if s.phase is Phase.IDLE:
+            if s.abandoned_after is not None:
+                return self.tr("Still running after %1 s — abandoned").replace(
+                    "%1", f"{s.abandoned_after:.0f}"
+                )
             return self.tr("Waiting for an order")
         if s.phase is Phase.ORDER:
             return self.tr("Order in: is there a card for it?")

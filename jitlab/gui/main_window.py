@@ -9,11 +9,13 @@ from __future__ import annotations
 import csv
 import gc
 import json
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QEventLoop, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,13 +42,17 @@ from jitlab.gui.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.controls import ParamControls, RunControls
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.log_view import LogView
-from jitlab.gui.model import RunState
+from jitlab.gui.model import Phase, RunState
 from jitlab.gui.pages import BriefingPage, SummaryPage
 from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
 
 DEFAULT_SCENARIO = "dynamic-shapes"
 FRAME_MS = 16  # ≤ 60 Hz
 MODES = ("start", "execute", "monitor", "complete")
+STUCK_S = 1.0  # a call this old does not hold up Pause, Reset or a switch: it is abandoned
+SLOW_CALL_S = 2.0  # from here on the status bar counts the seconds of the call in flight
+CLOSE_GRACE_S = 3.0  # closing: how long a call in flight is waited for before it is left
+COMPILE_GRACE_S = 10.0  # …and while XLA compiles (real work that ends: a clean exit is better)
 
 
 class MainWindow(QMainWindow):
@@ -87,6 +93,10 @@ class MainWindow(QMainWindow):
         self._chart_at = 0.0
         self._log_at = 0.0
         self._flood_until = 0.0
+        self._unstick: tuple[float, bool] | None = None  # (call start, pause only)
+        self._slow_shown = 0
+        self.close_grace_s = CLOSE_GRACE_S
+        self.compile_grace_s = COMPILE_GRACE_S
         self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
 
         self._build()
@@ -461,6 +471,7 @@ class MainWindow(QMainWindow):
         self.briefing.show_scenario(cls)
         self.summary.show_scenario(cls)
         self.worker.select(cls, variant, self.params.values())
+        self._unstick_later()
         self.settings.setValue("last_scenario", cls.id)
         self._fill_scenarios()
         self._update_title()
@@ -485,6 +496,8 @@ class MainWindow(QMainWindow):
         if playing and self.mode in ("start", "complete"):
             self.set_mode("execute")
         self.worker.play(playing, self.run_controls.rate_value())
+        if not playing:
+            self._unstick_later(pause=True)
 
     def worker_rate(self, rate: float) -> None:
         self.worker.set_rate(rate)
@@ -496,6 +509,38 @@ class MainWindow(QMainWindow):
 
     def reset(self) -> None:
         self.worker.reset()
+        self._unstick_later()
+
+    def _unstick_later(self, pause: bool = False) -> None:
+        """Pause, Reset or another scenario: a call that does not return must not hold them
+        up. Checked every frame (:meth:`_check_stuck`); a call that returns in time is kept."""
+        if self.worker.busy:
+            pause = pause and (self._unstick is None or self._unstick[1])
+            self._unstick = (self.worker.call_started, pause)
+
+    def _check_stuck(self) -> None:
+        if self._unstick is None:
+            return
+        started, pause = self._unstick
+        worker = self.worker
+        if not worker.busy or worker.call_started != started:
+            self._unstick = None  # it returned
+            return
+        age = time.perf_counter() - started
+        if age < STUCK_S or (pause and self.state.phase is Phase.WRITING):
+            return  # young, or a compile that Pause does not need to stop (it will end)
+        self.abandon_call(age)
+
+    def abandon_call(self, seconds: float) -> None:
+        """Leave the call in flight behind (a thread cannot be killed) with its thread; a
+        fresh worker takes the commands and starts a new run."""
+        self._unstick = None
+        self.worker = self.worker.successor()
+        self.worker.start()
+        if self._quiz is not None:  # the quiz waits for *this* worker between checks
+            self._quiz.runner.scenario_worker = self.worker
+        self.state.call_abandoned(seconds)
+        self._stale.add("kitchen")
 
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -570,10 +615,14 @@ class MainWindow(QMainWindow):
                 self.bottom.setCurrentWidget(self.error_view)
             elif isinstance(event, Idle):
                 pass
-        if self.state.in_flight is not None and self.state.tick(
-            time.perf_counter() - self._call_started_at
-        ):
-            changed = True
+        self._check_stuck()
+        if self.state.in_flight is not None:
+            elapsed = time.perf_counter() - self._call_started_at
+            if self.state.tick(elapsed):
+                changed = True
+            if elapsed >= SLOW_CALL_S and int(elapsed) != self._slow_shown:
+                self._slow_shown = int(elapsed)  # the status bar counts the seconds
+                self._stale.add("kitchen")
         if changed:
             self._stale.update(("kitchen", "chart", "log"))
         if self._stale:
@@ -628,12 +677,18 @@ class MainWindow(QMainWindow):
             return
         s = self.state.segment_summary()
         state = self.kitchen.canvas.status()
-        self.status_label.setText(
+        text = (
             self.tr("%1 · %2 calls this run · %3 in total")
             .replace("%1", state)
             .replace("%2", str(s.calls))
             .replace("%3", str(len(self.state.records)))
         )
+        elapsed = time.perf_counter() - self._call_started_at
+        if self.state.in_flight is not None and elapsed >= SLOW_CALL_S:
+            text += " · " + self.tr(
+                "still running after %1 s (Pause, Reset or another scenario abandons it)"
+            ).replace("%1", f"{elapsed:.0f}")
+        self.status_label.setText(text)
 
     def _discovered(self, entries: list[Any]) -> None:
         # JAX, Qt and the scenarios are loaded and live for good: move them out of the
@@ -779,13 +834,17 @@ class MainWindow(QMainWindow):
         self.briefing.code.apply_theme()
 
     def _restore_geometry(self) -> None:
-        import os
-
         forced = os.environ.get("JITLAB_GEOMETRY", "")
-        if "x" in forced:
-            w, h = (int(v) for v in forced.lower().split("x", 1))
-            self.resize(w, h)
-            return
+        if forced:
+            size = _parse_size(forced)
+            if size is not None:
+                self.resize(*size)
+                return
+            print(
+                f"jitlab: warning: ignoring JITLAB_GEOMETRY={forced!r}: "
+                "expected WIDTHxHEIGHT, e.g. 1280x800",
+                file=sys.stderr,
+            )
         geometry = self.settings.value("geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
@@ -798,12 +857,42 @@ class MainWindow(QMainWindow):
             self.resize(1440, 920)
 
     def shutdown(self) -> None:
-        """Stop the worker and wait for it (a compile in flight finishes first)."""
+        """Stop the worker; a call in flight gets a grace period, then is left behind.
+
+        Idempotent. Whoever runs the event loop ends the process with ``os._exit`` if a
+        thread was left behind (:func:`jitlab.gui.worker.left_behind`)."""
         self.stop_autoplay()
         self.timer.stop()
+        self._unstick = None
         if self._quiz is not None:
-            self._quiz.shutdown()
-        self.worker.shutdown()
+            self._quiz.shutdown(int(self.close_grace_s * 1000))
+        worker = self.worker
+        worker.stop()
+        if worker.abandoned or worker.wait(200):
+            return  # the usual case: idle, or a quick call
+        start = time.perf_counter()
+        while worker.isRunning():
+            waited = time.perf_counter() - start
+            limit = (
+                self.compile_grace_s if self.state.phase is Phase.WRITING else self.close_grace_s
+            )
+            if waited >= limit:
+                print(
+                    f"jitlab: a call was still running after {waited:.0f} s — abandoned",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                worker.abandon()
+                break
+            self.drain()  # the kitchen keeps showing what the call is doing
+            self.status_label.setText(
+                self.tr("Closing: waiting for the call in flight to finish… %1 s (at most %2 s)")
+                .replace("%1", f"{waited:.0f}")
+                .replace("%2", f"{limit:.0f}")
+            )
+            # Paint and take signals (a second Ctrl+C quits at once), but no clicks.
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 50)
+            worker.wait(50)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
@@ -813,9 +902,17 @@ class MainWindow(QMainWindow):
             if self.scenario is not None:
                 self.settings.setValue("last_scenario", self.scenario.id)
             self.settings.sync()
-            self.hide()  # the window goes at once; a compile in flight may still need seconds
-            self.shutdown()
+            self.shutdown()  # shows the wait while a call in flight may still finish
+            self.hide()
         event.accept()
+
+
+def _parse_size(text: str) -> tuple[int, int] | None:
+    """``"1280x800"`` → (1280, 800); None for anything else."""
+    w, sep, h = text.strip().lower().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 1 or int(h) < 1:
+        return None
+    return int(w), int(h)
 
 
 _QUIZ = "__quiz__"  # the scenario list's entry for the exercises

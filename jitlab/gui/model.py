@@ -82,6 +82,9 @@ class RunState:
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        # Seconds the last call had run when it was abandoned (it never returned); shown
+        # until the next call starts, across the reset or switch that abandoned it.
+        self.abandoned_after: float | None = None
         self.clear()
 
     # -- subscription ---------------------------------------------------------------------
@@ -119,7 +122,14 @@ class RunState:
         self.ever_compiled = False
         self.version += 1
 
+    def call_abandoned(self, seconds: float) -> None:
+        """The call in flight never returned and was left behind; the kitchen is free."""
+        self.abandoned_after = seconds
+        self.in_flight = None
+        self.phase = Phase.IDLE
+
     def call_started(self, index: int, params: dict[str, Any]) -> None:
+        self.abandoned_after = None
         self.in_flight = index
         self.phase = Phase.ORDER
         self.phase_note = ", ".join(f"{k}={v}" for k, v in params.items())

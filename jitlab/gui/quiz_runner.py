@@ -161,4 +161,8 @@ class QuizRunner(QObject):
         ok = self.thread.wait() if timeout_ms < 0 else self.thread.wait(timeout_ms)
         if ok:
             self.pending.clear()
+        else:  # a check that does not end: never wait again, never let Qt destroy it
+            from jitlab.gui.worker import leave_behind
+
+            leave_behind(self.thread)
         return ok

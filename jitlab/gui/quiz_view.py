@@ -425,8 +425,16 @@ class QuizWindow(QWidget):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.hide()
-        self.view.shutdown()
+        from jitlab.gui.app import make_settings
+
+        settings = make_settings()
+        settings.setValue("language", i18n.language())  # the language switch is remembered
+        settings.sync()
+        self.view.shutdown(CLOSE_GRACE_MS)  # a check in flight gets a moment, not forever
         event.accept()
+
+
+CLOSE_GRACE_MS = 3000
 
 
 def open_quiz(
@@ -436,7 +444,7 @@ def open_quiz(
     from jitlab.core.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)  # the sharding exercises; XLA reads this only before it starts
-    from jitlab.gui.app import application, make_settings
+    from jitlab.gui.app import application, close_on_signals, exit_status, make_settings
 
     app = application()
     lang = language or str(make_settings().value("language", "") or "") or i18n.system_language()
@@ -446,10 +454,11 @@ def open_quiz(
         window.view.show_interview()
     if exercise is not None:
         window.view.loaded.connect(lambda: window.view.exercises.select(exercise))
+    close_on_signals(window)  # Ctrl+C and SIGTERM close it like the close button
     window.show()
     status = app.exec()
-    window.view.shutdown()
-    return int(status)
+    window.view.shutdown(CLOSE_GRACE_MS)
+    return exit_status(int(status))
 
 
 if __name__ == "__main__":

@@ -622,11 +622,14 @@ def choose_recording(
 
 def open_recording(path: str, follow: bool = True, language: str | None = None) -> int:
     """``jitlab open FILE``: the recording window and its event loop; returns the exit status."""
-    from jitlab.gui.app import application, make_settings
+    from jitlab.gui.app import application, close_on_signals, make_settings
 
     app = application()
     settings = make_settings()
     lang = language or str(settings.value("language", "") or "") or i18n.system_language()
     i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
-    open_recording_window(path, follow, None, settings)  # kept alive by _windows
-    return int(app.exec())
+    window = open_recording_window(path, follow, None, settings)  # kept alive by _windows
+    close_on_signals(window)  # Ctrl+C and SIGTERM close it like the close button
+    status = int(app.exec())
+    settings.sync()
+    return status

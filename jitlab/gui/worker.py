@@ -3,6 +3,12 @@
 The GUI never calls JAX: it writes requests into a command slot (the newest parameter values
 win, so a slider drag never builds a backlog of stale calls) and drains the worker's event
 queue once per frame. A compile in progress cannot be interrupted; stopping waits for it.
+
+A call that never returns (a plugin stuck on a lock, a network wait, an endless loop) cannot
+be interrupted either, and a Python thread cannot be killed: :meth:`Worker.successor` leaves
+the stuck thread behind and hands the commands to a fresh one. Threads left behind are kept
+referenced (Qt must never destroy a running ``QThread``) and the process ends with
+``os._exit`` while any of them still runs (:func:`left_behind`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,21 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QThread
+
+_LEFT_BEHIND: list[QThread] = []  # stuck threads: referenced so Qt never destroys them running
+
+
+def leave_behind(thread: QThread) -> None:
+    """Give up on a thread that does not end: keep it alive, never wait for it again."""
+    if thread not in _LEFT_BEHIND:
+        _LEFT_BEHIND.append(thread)
+
+
+def left_behind() -> list[QThread]:
+    """Threads given up on that still run (then the process must end with ``os._exit``)."""
+    _LEFT_BEHIND[:] = [t for t in _LEFT_BEHIND if not t.isFinished()]
+    return list(_LEFT_BEHIND)
+
 
 # -- events the worker adds to the engine's (CallStarted, PhaseEnded, CallFinished) -----------
 
@@ -58,17 +79,23 @@ class Worker(QThread):
     REST_S = 0.008  # …then leave the GIL to the GUI this long
 
     def __init__(
-        self, scenarios_dir: Path | None = None, entry_points: bool = True, parent: Any = None
+        self,
+        scenarios_dir: Path | None = None,
+        entry_points: bool = True,
+        parent: Any = None,
+        discover: bool = True,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("jitlab-worker")
         self.events: deque[Any] = deque()  # worker appends, GUI timer drains (thread-safe)
         self._scenarios_dir = scenarios_dir
         self._entry_points = entry_points
+        self._discover = discover
         self._cond = threading.Condition()
         self._stop = False
         self._scenario: Any = None  # requested scenario class
         self._scenario_dirty = False
+        self._fresh_reason = "scenario"  # what RunReady says when a new Run is made
         self._variant = "pitfall"
         self._variant_dirty = False
         self._reset = False
@@ -81,6 +108,8 @@ class Worker(QThread):
         self._burst_start = 0.0
         self._hold_until = 0.0
         self.busy = False  # a call is in flight (read by the GUI for display only)
+        self.call_started = 0.0  # perf_counter() when the call in flight began
+        self.abandoned = False  # left behind: its late events are dropped, it ends after
         self.current_run: Any = None  # the engine Run (tests inspect it once the worker idles)
 
     # -- commands (any thread) ------------------------------------------------------------
@@ -89,6 +118,7 @@ class Worker(QThread):
         with self._cond:
             self._scenario = scenario
             self._scenario_dirty = True
+            self._fresh_reason = "scenario"
             self._variant = variant
             self._variant_dirty = False
             self._reset = False
@@ -162,15 +192,50 @@ class Worker(QThread):
             return self.wait() if timeout_ms < 0 else self.wait(timeout_ms)
         return True
 
+    def abandon(self) -> None:
+        """Give up on this thread's call in flight: drop what it reports, end it after."""
+        with self._cond:
+            self.abandoned = True
+            self._stop = True
+            self._playing = False
+            self._pending_calls = 0
+            self._cond.notify_all()
+        if self.isRunning():
+            leave_behind(self)
+
+    def successor(self) -> Worker:
+        """A fresh worker (not started) that takes over this one's commands; this one is
+        abandoned. The stuck call is not repeated; the new worker starts a new Run (the old
+        one belongs to the stuck thread), told to the GUI as a reset unless a scenario
+        switch was waiting anyway."""
+        with self._cond:
+            new = Worker(self._scenarios_dir, self._entry_points, discover=False)
+            new._scenario = self._scenario
+            new._scenario_dirty = self._scenario is not None
+            new._fresh_reason = "scenario" if self._scenario_dirty else "reset"
+            new._variant = self._variant
+            new._params = dict(self._params)
+            new._pending_calls = self._pending_calls
+            new._playing = self._playing
+            new._interval = self._interval
+            new._calls = self._calls
+        self.abandon()
+        return new
+
+    def _emit(self, event: Any) -> None:
+        if not self.abandoned:  # a stale thread's late results are ignored
+            self.events.append(event)
+
     # -- the thread -----------------------------------------------------------------------
     def run(self) -> None:
-        try:
-            from jitlab.core.discovery import discover
+        if self._discover:
+            try:
+                from jitlab.core.discovery import discover
 
-            entries = discover(self._scenarios_dir, entry_points=self._entry_points)
-            self.events.append(Discovered(entries))
-        except Exception:
-            self.events.append(WorkerFailed(traceback.format_exc()))
+                entries = discover(self._scenarios_dir, entry_points=self._entry_points)
+                self._emit(Discovered(entries))
+            except Exception:
+                self._emit(WorkerFailed(traceback.format_exc()))
         run: Any = None
         while True:
             with self._cond:
@@ -197,6 +262,7 @@ class Worker(QThread):
             try:
                 run = self.current_run = self._apply(run, scenario, variant, reset, current_variant)
                 if call and run is not None:
+                    self.call_started = time.perf_counter()
                     self.busy = True
                     try:
                         run.step(params)
@@ -206,9 +272,9 @@ class Worker(QThread):
                     if self._interval == 0.0 and self._playing:
                         self._breathe()
                     if not self._playing and self._pending_calls == 0:
-                        self.events.append(Idle(self._calls))
+                        self._emit(Idle(self._calls))
             except Exception:
-                self.events.append(WorkerFailed(traceback.format_exc()))
+                self._emit(WorkerFailed(traceback.format_exc()))
 
     def _breathe(self) -> None:
         """Between fast calls: stay off the GIL while the GUI renders a frame, and rest a bit.
@@ -251,12 +317,12 @@ class Worker(QThread):
         from jitlab.core.engine import Run
 
         if scenario is not None:
-            run = Run(scenario, current, listener=self.events.append)
-            self.events.append(RunReady(scenario.id, current, "scenario"))
+            run = Run(scenario, current, listener=self._emit)
+            self._emit(RunReady(scenario.id, current, self._fresh_reason))
         elif run is not None and variant is not None and variant != run.variant:
             run.set_variant(variant)
-            self.events.append(RunReady(run.scenario_cls.id, variant, "variant"))
+            self._emit(RunReady(run.scenario_cls.id, variant, "variant"))
         elif run is not None and reset:
             run.reset()
-            self.events.append(RunReady(run.scenario_cls.id, run.variant, "reset"))
+            self._emit(RunReady(run.scenario_cls.id, run.variant, "reset"))
         return run

@@ -502,6 +502,10 @@
         <translation>等待点单</translation>
     </message>
     <message>
+        <source>Still running after %1 s — abandoned</source>
+        <translation>运行 %1 秒仍未返回——已放弃</translation>
+    </message>
+    <message>
         <source>Order in: is there a card for it?</source>
         <translation>来单了：卡片架上有对应的脚本吗？</translation>
     </message>
@@ -901,6 +905,10 @@
         <translation>%1 · 本轮 %2 次调用 · 共 %3 次</translation>
     </message>
     <message>
+        <source>still running after %1 s (Pause, Reset or another scenario abandons it)</source>
+        <translation>已运行 %1 秒仍未返回（暂停、重置或换一个场景即可放弃它）</translation>
+    </message>
+    <message>
         <source>Unknown scenario</source>
         <translation>未知场景</translation>
     </message>
@@ -919,6 +927,10 @@
     <message>
         <source>Export call log</source>
         <translation>导出调用日志</translation>
+    </message>
+    <message>
+        <source>Closing: waiting for the call in flight to finish… %1 s (at most %2 s)</source>
+        <translation>正在关闭：等待进行中的调用结束…… 已等 %1 秒（最多 %2 秒）</translation>
     </message>
 </context>
 <context>
