@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -220,13 +219,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         calls = own or shared or [{}]
 
     from jitlab.core.engine import Run
+    from jitlab.core.records import dumps_strict
 
     run = Run(scenario, args.variant)
     try:
         if args.json:
             for overrides in calls:
                 record = run.step(overrides)
-                print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
+                print(dumps_strict(record.to_json()), flush=True)
         else:
             _print_table(run, calls)
     except KeyboardInterrupt:
@@ -238,7 +238,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         summary = run.summary().to_json()
         if interrupted:
             summary["interrupted"] = True
-        print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
+        print(dumps_strict({"summary": summary}), flush=True)
     else:
         _print_summary(run, interrupted)
     return 130 if interrupted else 0
@@ -459,7 +459,8 @@ def print_watch_summary(path: str) -> None:
             differed,
         )
     console.print(table)
-    console.print(f"recording: {path} ({len(recording.calls)} compile lines)")
+    skipped = f"; {recording.skipped}" if recording.skipped else ""
+    console.print(f"recording: {path} ({len(recording.calls)} compile lines{skipped})")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ class Ledger:
     compile_ms: float = 0.0
     ever_compiled: bool = False
     retired: list[Card] = field(default_factory=list)  # cards dropped by a cache clear
+    # Probes that share a ledger (instances of one definition site) share its lock too.
+    lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @property
     def calls(self) -> int:
@@ -96,6 +98,8 @@ class Probe:
         on_record: Callable[[CallRecord], None] | None = None,
         block: bool = True,
         record_hits: bool = True,
+        ledger: Ledger | None = None,
+        generation: int = 0,
         **jit_kwargs: Any,
     ) -> None:
         if _is_jitted(fn):
@@ -122,10 +126,15 @@ class Probe:
         self.records: list[CallRecord] = []
         self.last: CallRecord | None = None  # the newest record, even when not kept
         self._calls = 0
-        self.ledger = Ledger()
-        self._lock = threading.Lock()
-        self._generation = 0
+        # A shared ledger: several function objects that are one function to the user (the
+        # same code jitted again); each instance gets its own generation.
+        self.ledger = ledger if ledger is not None else Ledger()
+        self._lock = self.ledger.lock
+        self._generation = generation
         self._by_key: dict[Hashable, Card] = {}
+        self._waiting: list[tuple[Hashable, int]] = []  # hits whose card was not filed yet
+        self._in_flight: list[None] = []
+        self._compiles = 0  # executables this probe saw made (moves on every compile record)
         self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
         self._bind(jitted)
@@ -234,7 +243,13 @@ class Probe:
         # device, the interpreter runs cold and every step costs several times more.
         eager = _config.disable_jit.value
         cards = self.ledger.cards
-        steady = len(cards) == 1 and self._jax_entries() == self._entries_after_compile
+        entries = self._jax_entries()
+        # Calls in flight on this probe, on any thread (list append/pop are atomic): another
+        # thread's compile may add the executable this call then hits.
+        flight = self._in_flight
+        flight.append(None)
+        compiles = self._compiles
+        steady = len(cards) == 1 and entries == self._entries_after_compile and len(flight) == 1
         start = time.perf_counter()
         try:
             result = self._fn(*args, **kwargs)
@@ -248,6 +263,8 @@ class Probe:
         finally:
             latency_ms = (time.perf_counter() - start) * 1e3
             monitor.end(collector, previous)
+            steady = steady and len(flight) == 1 and compiles == self._compiles
+            flight.pop()
         if error is None and collector.quiet and not eager:
             collector.busy = False  # untouched: no reset needed
             if not self.record_hits:  # counted, not recorded (watching a long program)
@@ -255,10 +272,13 @@ class Probe:
                     self._calls += 1
                     self.ledger.counts[_HIT] += 1
                 return result
-            # Steady state: one card, and JAX's cache unchanged since we saw it compile,
-            # so this hit used that card. No key needed.
-            card = cards[0] if steady else self._card_for(args, kwargs)
-            record = self._hit(latency_ms, card)  # the fast path
+            # Steady state: one card, and JAX's cache unchanged since we saw it compile (and
+            # during this call: another thread may have compiled meanwhile), so this hit used
+            # that card. No key needed.
+            if steady and self._jax_entries() == entries:
+                record = self._hit(latency_ms, cards[0])  # the fast path
+            else:
+                record = self._keyed_hit(latency_ms, args, kwargs)
         else:
             record = self._record(collector, latency_ms, args, kwargs, error)
             self._release(collector)
@@ -286,11 +306,36 @@ class Probe:
                 self.records.append(record)
         return record
 
-    def _card_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
-        """Which card served a hit, when there are several (or JAX's cache changed)."""
-        if not self.ledger.cards:
-            return None  # JAX served it from a cache filled before we watched
-        return self._by_key.get(self._key(args, kwargs))
+    def _keyed_hit(
+        self, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> CallRecord:
+        """A hit when there are several cards (or JAX's cache changed): find its card."""
+        # No card at all: JAX served it from a cache filled before we watched — or from the
+        # first compile, which another thread has not filed yet.
+        key = self._key(args, kwargs)
+        with self._lock:
+            card = self._by_key.get(key)
+            record = self._hit(latency_ms, card)
+            if card is None and key is not None:
+                # Another thread compiled this signature and has not filed its card yet:
+                # the hit is filed when the card is (see _file_waiting).
+                self._waiting.append((key, len(self.records) - 1 if self.keep_records else -1))
+                del self._waiting[:-1000]
+        return record
+
+    def _file_waiting(self, card: Card) -> None:
+        """File the hits that ran on ``card``'s executable before the card existed."""
+        still = []
+        for key, position in self._waiting:
+            if key != card.key:
+                still.append((key, position))
+                continue
+            card.hits += 1
+            if 0 <= position < len(self.records):
+                self.records[position] = self.records[position]._replace(
+                    signature=card.signature, card=card.index
+                )
+        self._waiting = still
 
     def _hit(self, latency_ms: float, card: Card | None) -> CallRecord:
         with self._lock:
@@ -392,6 +437,9 @@ class Probe:
             if key is not None:
                 # Same arguments under another trace context: a second executable in JAX.
                 self._by_key[(key, context) if key in self._by_key else key] = card
+        self._compiles += 1
+        if self._waiting:
+            self._file_waiting(card)
         ledger.ever_compiled = True
         self._entries_after_compile = self._jax_entries()
         return CallRecord(kind=kind, card=card.index, reason=reason, **common)

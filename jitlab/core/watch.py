@@ -16,7 +16,6 @@ recompile / persistent hit / error, ``hits`` lines with aggregated cache-hit cou
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import sys
@@ -34,7 +33,7 @@ import jitlab
 from jitlab.core import explain, frames, monitor
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
-from jitlab.core.records import CallKind, CallRecord, Change, Reason
+from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
 
@@ -440,7 +439,7 @@ class Recorder:
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+            self._file.write(dumps_strict(obj) + "\n")  # never a bare NaN
             self._file.flush()  # a crash or Ctrl-C loses nothing written before it
 
     def _elapsed(self) -> float:

@@ -86,10 +86,18 @@ def test_json_on_a_terminal_is_strict_lines_and_ctrl_c_still_summarises(env):
         on_output=ctrl_c_after_two_lines,
     )
     assert result.status == 130
-    # The terminal echoes the key as "^C" wherever the cursor is.
+    # The terminal echoes the key as "^C" wherever the cursor is, and on Ctrl-C it may drop
+    # output still queued (POSIX's NOFLSH is off): at most one line can be cut by the terminal.
     output = result.output.replace("\r", "").replace("^C", "")
     lines = [line for line in output.splitlines() if line.startswith("{")]
-    objects = [json.loads(line) for line in lines]  # every line is one JSON object
-    assert objects[-1]["summary"]["interrupted"] is True
-    assert objects[-1]["summary"]["calls"] == len(objects) - 1
+    objects, cut = [], 0
+    for line in lines:
+        try:
+            objects.append(json.loads(line))
+        except json.JSONDecodeError:
+            cut += 1
+    assert cut <= 1, lines
+    summary = objects[-1]["summary"]
+    assert summary["interrupted"] is True
+    assert summary["calls"] >= len(objects) - 1 >= 2
     assert "Traceback" not in result.output
