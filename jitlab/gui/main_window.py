@@ -423,6 +423,7 @@ class MainWindow(QMainWindow):
             self.pages.addWidget(self._quiz)
         self.stop_autoplay()
         self.run_controls.set_playing(False)  # a check pauses the scenario's worker
+        self._unstick_later(pause=True)  # and must not wait behind a call that never returns
         self.mode_group.setExclusive(False)  # no mode is current while practising
         for button in self.mode_buttons.values():
             button.setChecked(False)

@@ -127,13 +127,13 @@ class QuizRunner(QObject):
         return token
 
     def _wait_for_scenario_worker(self) -> None:
-        worker = self.scenario_worker
-        if worker is None:
+        if self.scenario_worker is None:
             return
         quiet = 0
         deadline = time.monotonic() + 600.0  # a compile may take long, never forever
         while quiet < QUIET_POLLS and time.monotonic() < deadline and not self._closed:
-            quiet = 0 if getattr(worker, "busy", False) else quiet + 1
+            # Read it each time: the window swaps in a fresh worker when a call is stuck.
+            quiet = 0 if getattr(self.scenario_worker, "busy", False) else quiet + 1
             time.sleep(POLL_S)
 
     @Slot(int, object, str)

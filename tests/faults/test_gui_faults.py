@@ -260,6 +260,15 @@ def test_reset_and_a_switch_act_while_a_call_is_stuck(qtbot, make_window, tmp_pa
     assert window.state.records[-1].function == "square"
 
 
+def test_the_exercises_do_not_wait_behind_a_stuck_call(qtbot, make_window, tmp_path) -> None:
+    window = make_window(write_plugins(tmp_path / "p", hang=HANG), "hang")
+    stuck(qtbot, window)
+    window.show_quiz()  # its first job (loading the exercises) waits for an idle worker
+    qtbot.waitUntil(lambda: abandoned(window), timeout=5_000)
+    assert window._quiz.runner.scenario_worker is window.worker
+    qtbot.waitUntil(lambda: window._quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
+
+
 def test_closing_with_a_stuck_call_waits_a_grace_period_then_leaves_it(
     qtbot, make_window, tmp_path
 ) -> None:
