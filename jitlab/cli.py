@@ -448,6 +448,8 @@ def print_watch_summary(path: str) -> None:
         )
     for s in summarize(recording):
         where = f"\n[dim]{s.defined_at}[/dim]" if s.defined_at else ""
+        if s.internal:
+            where = "\n[dim]eager op (JAX's own kernel)[/dim]"
         differed = "\n".join(f"{change} ×{n}" for change, n in s.changes.most_common(4))
         table.add_row(
             f"{s.function}{where}",

@@ -172,18 +172,26 @@ class FunctionSummary:
     compile_ms: float = 0.0  # trace + lower + compile
     signatures: list[str] = field(default_factory=list)  # distinct, in order of appearance
     changes: Counter[str] = field(default_factory=Counter)  # what differed, how often
+    internal: bool = False  # JAX's own kernels (eager ops, jnp.* outside jit): one per primitive
 
     @property
     def executables(self) -> int:
         return self.compiles + self.recompiles + self.persistent_hits
 
 
-def summarize(recording: Recording) -> list[FunctionSummary]:
-    """Per function, sorted by time lost to compiling (the first one to fix comes first)."""
+def summarize(recording: Recording, include_internal: bool = True) -> list[FunctionSummary]:
+    """Per function, sorted by time lost to compiling (the first one to fix comes first).
+
+    JAX's own kernels (recorded with ``--include-internal``) are one row per primitive,
+    wherever they were called from; rows with nothing in them are left out.
+    """
     by_key: dict[tuple[str, str | None], FunctionSummary] = {}
     for call in recording.calls:
-        key = (call.get("function", "?"), call.get("defined_at"))
-        s = by_key.setdefault(key, FunctionSummary(*key))
+        internal = bool(call.get("internal"))
+        if internal and not include_internal:
+            continue
+        key = (call.get("function", "?"), None if internal else call.get("defined_at"))
+        s = by_key.setdefault(key, FunctionSummary(*key, internal=internal))
         kind = call.get("kind")
         if kind == "compile":
             s.compiles += 1
@@ -202,7 +210,8 @@ def summarize(recording: Recording) -> list[FunctionSummary]:
                 s.changes[change] += 1
     for key, hits in recording.hits.items():
         by_key.setdefault(key, FunctionSummary(*key)).hits = hits
-    return sorted(by_key.values(), key=lambda s: s.compile_ms, reverse=True)
+    rows = [s for s in by_key.values() if s.executables or s.errors or s.hits]
+    return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
 
 
 def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:

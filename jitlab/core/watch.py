@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 import threading
 import time
@@ -30,23 +29,12 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import explain, frames, monitor
+from jitlab.core import explain, frames, monitor, signature
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
-
-
-def _user_frames() -> tuple[str | None, bool]:
-    """(the user's call site, whether it compiled a jitted function rather than a JAX kernel).
-
-    The first frame outside JAX, jitlab and JAX libraries is the user's (see
-    :mod:`jitlab.core.frames`); a compile of a function defined in JAX itself (``jnp.log``
-    outside any jit, ``jax.random.split``) is a JAX-internal kernel.
-    """
-    found = frames.compile_site(2)
-    return found.called_from, not found.internal
 
 
 def _defined_at(fun: Any) -> str | None:
@@ -103,6 +91,7 @@ class FunctionStats:
     site: Site | None = None  # probed functions; None for those seen through events only
     hits_base: int = 0  # the site's hits when this recording began to count them
     hits_final: int | None = None  # frozen when the recording stopped
+    last_signature: Any = None  # functions seen through events: the last compile's signature
 
     @property
     def hits(self) -> int | None:
@@ -309,7 +298,7 @@ class Recorder:
     def _on_probe_record(self, site: Site, record: CallRecord) -> None:
         stats = self._track(site)
         stats.compiles += record.kind.compiled
-        called_from, _ = _user_frames()
+        called_from = frames.call_site(1)
         line = record.to_json()
         line.update(
             type="call",
@@ -359,20 +348,15 @@ class Recorder:
                     self._finish_unwrapped(name, state, ms)
 
     def _finish_unwrapped(self, name: str, state: _Pending, compile_ms: float) -> None:
-        called_from, direct = _user_frames()
-        if not direct and not self.include_internal:
+        site = frames.compile_site(1)
+        if site.internal and not self.include_internal:
             return
         explanations = self._local.explanations
         mine = [t for t in explanations if f"for {name} defined" in t or f"{name} id=" in t]
         for text in mine:
             explanations.remove(text)
         explanation = "\n".join(mine) or None
-        defined = re.search(r"defined at (\S+)", explanation or "")
-        stats = self._stats_for(
-            ("events", name, defined[1] if defined else None),
-            name,
-            defined[1] if defined else None,
-        )
+        stats = self._stats_for(("events", name, site.defined_at), name, site.defined_at)
         # A function compiled before the watch began is recompiling even if we never saw it.
         seen_before = stats.compiles or (explanation and "never seen function" not in explanation)
         if state.persistent:
@@ -381,6 +365,18 @@ class Recorder:
             kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
         stats.compiles += 1
         reason = events_reason(explanation, stats.compiles == 1, state.persistent)
+        new = site.signature
+        if new is not None and stats.last_signature is not None:
+            # The call's signature in the user's names (through eqx.filter_jit / nnx.jit):
+            # jitlab's own diff names the field; JAX's words stay alongside.
+            # JAX's own words win where they name a concrete change (it compares with the
+            # closest executable it holds); a wrapper's opaque static repr does not.
+            vague = {ChangeKind.UNKNOWN, ChangeKind.JAX_EXPLAINED, ChangeKind.TREE_STRUCTURE}
+            ours = signature.diff(new, stats.last_signature)
+            if ours and all(kind in vague for kind in reason.kinds()):
+                reason = Reason(tuple(ours), explanation)
+        if new is not None:
+            stats.last_signature = new
         line = {
             "type": "call",
             "index": stats.compiles - 1,
@@ -393,15 +389,15 @@ class Recorder:
             "execute_ms": None,
             "variant": None,
             "params": None,
-            "signature": None,
+            "signature": new.to_json() if new is not None else None,
             "card": None,
             "reason": reason.to_json(),
             "error": None,
             "stdout": [],
             "defined_at": stats.defined_at,
-            "called_from": called_from,
+            "called_from": site.called_from,
             "source": "events",
-            "internal": not direct,
+            "internal": site.internal,
             "t": self._elapsed(),
         }
         self._add(line)

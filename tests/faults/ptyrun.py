@@ -1,13 +1,20 @@
-"""Run a command on a real pseudo-terminal: what a user's terminal does, unlike a pipe."""
+"""Run a command on a real pseudo-terminal: what a user's terminal does, unlike a pipe.
+
+The pty is made in a fresh helper interpreter (``python ptyrun.py CONFIG``), never in the
+test process: forking a process that has JAX's threads running can deadlock the child.
+"""
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import select
 import signal
 import struct
+import subprocess
+import sys
 import termios
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +29,62 @@ class PtyResult:
 
 
 def run_on_pty(
+    argv: Sequence[str],
+    *,
+    timeout: float = 120.0,
+    columns: int = 160,
+    rows: int = 50,
+    env: dict[str, str] | None = None,
+    ctrl_c_after: tuple[str, int] | None = None,
+) -> PtyResult:
+    """Run ``argv`` on a pty (in a clean helper process); ``ctrl_c_after=(text, n)`` types
+    Ctrl-C once ``text`` has appeared ``n`` times in the output (escape codes removed)."""
+    config = {
+        "argv": list(argv),
+        "timeout": timeout,
+        "columns": columns,
+        "rows": rows,
+        "env": env,
+        "ctrl_c_after": ctrl_c_after,
+    }
+    done = subprocess.run(
+        [sys.executable, __file__, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=timeout + 30,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    return PtyResult(result["output"], result["status"], result["seconds"])
+
+
+def _main(config: dict) -> None:
+    after = config["ctrl_c_after"]
+    on_output = None
+    if after is not None:
+        import re
+
+        ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+        text, count = after
+
+        def on_output(so_far: str, fd: int) -> bool:
+            if ansi.sub("", so_far).count(text) >= count:
+                os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the job
+                return True
+            return False
+
+    result = _run(
+        config["argv"],
+        timeout=config["timeout"],
+        columns=config["columns"],
+        rows=config["rows"],
+        env=config["env"],
+        on_output=on_output,
+    )
+    print(json.dumps({"output": result.output, "status": result.status, "seconds": result.seconds}))
+
+
+def _run(
     argv: Sequence[str],
     *,
     timeout: float = 120.0,
@@ -79,3 +142,7 @@ def run_on_pty(
     finally:
         os.close(fd)
     return PtyResult(b"".join(chunks).decode(errors="replace"), status, time.monotonic() - start)
+
+
+if __name__ == "__main__":
+    _main(json.loads(sys.argv[1]))

@@ -47,17 +47,11 @@ def test_run_on_a_terminal_finishes_with_its_table_and_summary(env):
 def test_ctrl_c_keeps_the_rows_so_far_and_exits_130_without_a_traceback(env):
     sizes = ",".join(str(n) for n in range(1, 400))  # every call recompiles: a long run
 
-    def press_ctrl_c_after_some_rows(text: str, fd: int) -> bool:
-        if "recompile" in plain(text):
-            os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the job
-            return True
-        return False
-
     result = run_on_pty(
         [JITLAB, "run", "dynamic-shapes", "--param", f"batch_size={sizes}"],
         env=env,
         timeout=180,
-        on_output=press_ctrl_c_after_some_rows,
+        ctrl_c_after=("recompile", 1),
     )
     text = " ".join(plain(result.output).split())
     assert result.status == 130, text[-2000:]
@@ -73,17 +67,11 @@ def test_json_on_a_terminal_is_strict_lines_and_ctrl_c_still_summarises(env):
 
     sizes = ",".join(str(n) for n in range(1, 400))
 
-    def ctrl_c_after_two_lines(text: str, fd: int) -> bool:
-        if text.count('"index"') >= 2:
-            os.write(fd, b"\x03")
-            return True
-        return False
-
     result = run_on_pty(
         [JITLAB, "run", "dynamic-shapes", "--param", f"batch_size={sizes}", "--json"],
         env=env,
         timeout=180,
-        on_output=ctrl_c_after_two_lines,
+        ctrl_c_after=('"index"', 2),
     )
     assert result.status == 130
     # The terminal echoes the key as "^C" wherever the cursor is, and on Ctrl-C it may drop
