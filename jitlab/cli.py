@@ -308,8 +308,12 @@ def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
             note = escape(note)
             for line in record.stdout:
                 note += escape(f"\n[{line.when}] {line.text}")
-            if record.notes:
-                facts = ", ".join(f"{k}={_short(v)}" for k, v in record.notes.items())
+            notes = dict(record.notes or {})
+            for key in [k for k, v in notes.items() if k.endswith("_error") and v]:
+                # What went wrong beside the call (a cache the disk refused…): whole, in sight.
+                note += f"\n[yellow]{escape(f'{key}: {notes.pop(key)}')}[/yellow]"
+            if notes:
+                facts = ", ".join(f"{k}={_short(v)}" for k, v in notes.items())
                 note += "\n[dim]" + escape(facts) + "[/dim]"
             table.add_row(
                 str(record.index),

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 import weakref
 from functools import cache
 from pathlib import Path
@@ -186,15 +187,52 @@ def demo_cache_root() -> Path:
         return Path(tempfile.gettempdir()) / "jitlab-compilation-cache-demo"
 
 
+def cache_dir_for_run(root: Path) -> tuple[str, str | None]:
+    """A new, empty cache folder under ``root``; where the disk refuses (read-only, full),
+    the path JAX is pointed at anyway and the OS error in words: the demo goes on uncached."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkdtemp(prefix="run-", dir=root), None
+    except OSError as exc:
+        return str(root / f"run-{os.getpid()}"), f"{type(exc).__name__}: {exc}"
+
+
+def cache_errors(refused: str | None, warnings_: list[str]) -> list[str]:
+    """The OS errors in JAX's warnings ("Error writing persistent compilation cache entry
+    for 'jit_predict': OSError: [Errno 28] No space left on device"), JAX's words kept, once
+    each, with what was being done: "OSError: [Errno 28] No space left on device (writing)"."""
+    actions: dict[str, list[str]] = {}
+    if refused:
+        actions[refused] = ["making the folder"]
+    for warning in warnings_:
+        head, sep, tail = warning.partition("': ")
+        if not (sep and "persistent compilation cache" in head):
+            head, tail = "", warning
+        action = "writing" if "writing" in head else "reading" if "reading" in head else ""
+        done = actions.setdefault(tail.strip(), [])
+        if action and action not in done:
+            done.append(action)
+    return [f"{e} ({', '.join(a)})" if a else e for e, a in actions.items()]
+
+
 def _child(job):
     """Entry point of the spawned process (this file is run with runpy, not imported)."""
     sys.stdout = sys.stderr  # keep the parent's --json stream clean
-    record = fresh_process_request(job)
+    # JAX warns (and goes on uncached) when the cache cannot be read or written: keep it.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        record = fresh_process_request(job)
     if record.error is not None:  # exceptions may not pickle: keep type and message
         record = _without_exception(record)
-    entries = sorted(os.listdir(job["cache_dir"]))
+    try:
+        entries = sorted(os.listdir(job["cache_dir"]))
+    except OSError:  # never made: the disk refused it
+        entries = []
+    cache_warnings = [
+        str(w.message) for w in caught if "persistent compilation cache" in str(w.message)
+    ]
     with open(job["result"], "wb") as out:
-        pickle.dump({"record": record, "entries": entries}, out)
+        pickle.dump({"record": record, "entries": entries, "warnings": cache_warnings}, out)
 
 
 def _without_exception(record):
@@ -468,12 +506,16 @@ class RecompileCost(Scenario):
 
     # -- the persistent cache: one fresh process per call ---------------------------------
     def _setup_persistent(self, lab: Lab):
-        root = demo_cache_root()
-        root.mkdir(parents=True, exist_ok=True)
-        cache_dir = tempfile.mkdtemp(prefix="run-", dir=root)  # empty: the first run is cold
+        # Empty: the first run is cold. A disk that refuses it is the lesson's problem, not
+        # the run's: JAX then compiles every time, and each row says why.
+        cache_dir, refused = cache_dir_for_run(demo_cache_root())
         weakref.finalize(self, shutil.rmtree, cache_dir, ignore_errors=True)
+        # The child's answer goes elsewhere: a full or read-only cache must not swallow it.
+        results = tempfile.mkdtemp(prefix="jitlab-persistent-cache-")
+        weakref.finalize(self, shutil.rmtree, results, ignore_errors=True)
         holder = lab.probe(predict)  # records from the child processes are filed here
         history: list = []
+        refusals: dict[str, int] = {}  # each cache error seen, with the call that first met it
         default_min = jax.config.jax_persistent_cache_min_compile_time_secs
 
         def run(values):
@@ -481,7 +523,7 @@ class RecompileCost(Scenario):
                 "cache_dir": cache_dir,
                 "depth": values["depth"],
                 "batch_size": values["batch_size"],
-                "result": os.path.join(cache_dir, f"result-{len(history)}.pickle"),
+                "result": os.path.join(results, f"result-{len(history)}.pickle"),
             }
             start = time.perf_counter()
             outcome = run_in_fresh_process(job)
@@ -495,7 +537,7 @@ class RecompileCost(Scenario):
                 "cache_dir": cache_dir,
                 # With the threshold at 0 even tiny helper programs (convert_element_type,
                 # broadcast_in_dim) are written: the reason JAX's default keeps only slow ones.
-                "cache_entries": [e for e in outcome["entries"] if not e.startswith("result-")],
+                "cache_entries": outcome["entries"],
                 "predict_entries": sum(e.startswith("jit_predict") for e in outcome["entries"]),
                 "process_ms": round(process_ms, 3),
                 "kind": record.kind.value,
@@ -510,6 +552,16 @@ class RecompileCost(Scenario):
                 "default_min_compile_time_secs": default_min,
                 "demo_min_compile_time_secs": 0.0,
             }
+            errors = cache_errors(refused, outcome.get("warnings", []))
+            for error in errors:
+                refusals.setdefault(error, len(history) - 1)
+            # A full disk leaves truncated entries that later calls fail to read: keep the
+            # first cause in sight in every row after it.
+            before = [f"since call #{n}: {e}" for e, n in refusals.items() if e not in errors]
+            if errors or before:  # the OS error, in the row: the cache was not used, and why
+                self._facts["cache_error"] = "; ".join(errors + before)
+            if outcome.get("warnings"):  # JAX's own words, whole
+                self._facts["cache_warnings"] = outcome["warnings"]
             if record.error is not None:
                 raise RuntimeError(f"{record.error.type}: {record.error.message}")
             return None
