@@ -398,9 +398,14 @@ def rerun_eagerly(
         with jax.disable_jit():
             result = fn(*args, **kwargs)
             result = jax.block_until_ready(result)
-    except Exception as exc:
+    except KeyboardInterrupt:  # Ctrl-C belongs to the user
+        raise
+    except BaseException as exc:  # the replayed code's sys.exit() is its error, not our end
         frames = user_frames(exc.__traceback__, keep)
-        message = str(exc).strip().splitlines()
+        if isinstance(exc, Exception):
+            message = str(exc).strip().splitlines()
+        else:  # SystemExit's own str() is a bare code such as "3"
+            message = [f"{exc!r} raised by the scenario"]
         return EagerRun(
             ok=False,
             error_type=type(exc).__name__,

@@ -315,13 +315,15 @@ def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
     return default(value)
 
 
-def dumps_strict(obj: Any, default: Callable[[Any], str] = str) -> str:
-    """One line of strict JSON (``--json`` lines, recordings): non-finite floats as null,
-    other values JSON cannot hold as ``default(value)``; UTF-8 kept as is."""
+def dumps_strict(obj: Any, default: Callable[[Any], str] = str, indent: int | None = None) -> str:
+    """One line of strict JSON (``--json`` lines, recordings; ``indent`` for exports):
+    non-finite floats as null, other values JSON cannot hold as ``default(value)``; UTF-8
+    kept as is."""
+    options: dict[str, Any] = {"ensure_ascii": False, "allow_nan": False, "indent": indent}
     try:  # the usual line has no NaN: one C-speed pass, as plain json.dumps
-        return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=default)
+        return json.dumps(obj, default=default, **options)
     except ValueError:  # NaN or ±inf somewhere: write them as null
-        return json.dumps(_jsonable(obj, default), ensure_ascii=False, allow_nan=False)
+        return json.dumps(_jsonable(obj, default), **options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,8 @@ def _short_facts(notes: dict | None, limit: int = 60) -> str:
     for key, value in notes.items():
         if key in ("anatomy", "eager", "fixed_jaxpr", "error", "result") or value is None:
             continue
+        if key.endswith("_error"):  # shown whole, on a line of its own (OutputView.add)
+            continue
         text = " ".join(str(value).split())
         parts.append(f"{key}={text if len(text) <= limit else text[: limit - 1] + '…'}")
     return ", ".join(parts)
@@ -38,14 +40,29 @@ def source_of(scenario: type, variant: str) -> str:
     """The scenario's own source for a variant, or the reason it could not be read."""
     try:
         return scenario().source(variant) or "# (this scenario shows no code)"
-    except Exception as exc:  # a plugin whose source is unavailable (zip, C extension…)
-        return f"# source unavailable: {type(exc).__name__}: {exc}"
+    except KeyboardInterrupt:  # Ctrl-C belongs to the user
+        raise
+    except BaseException as exc:  # zip, C extension… or a plugin's sys.exit(): not our end
+        return f"{UNAVAILABLE}{plugin_error(exc)}"
+
+
+UNAVAILABLE = "# source unavailable: "
+
+
+def plugin_error(exc: BaseException) -> str:
+    """A plugin's exception in words; SystemExit's own str() is a bare code such as ``3``."""
+    if not isinstance(exc, Exception):
+        return f"{exc!r} raised by the scenario"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def fix_diff(scenario: type) -> str:
     """The fix as a unified diff against the pitfall: what to change, nothing else."""
-    pitfall = source_of(scenario, "pitfall").splitlines()
-    fix = source_of(scenario, "fix").splitlines()
+    sources = [source_of(scenario, "pitfall"), source_of(scenario, "fix")]
+    for text in sources:
+        if text.startswith(UNAVAILABLE):  # no diff to make: say why, not "the same code"
+            return text
+    pitfall, fix = (text.splitlines() for text in sources)
     lines = difflib.unified_diff(pitfall, fix, "pitfall", "fix", n=3, lineterm="")
     return "\n".join(lines) or "# the fix runs the same code"
 
@@ -114,8 +131,16 @@ class OutputView(QTextEdit):
         self.retranslate()
 
     NOTE = "#6b6f76"
+    WARN = "#b7791f"
 
     def add(self, record: CallRecord) -> None:
+        for key, value in (record.notes or {}).items():
+            if key.endswith("_error") and value and len(self._pending) < 500:
+                # Something went wrong beside the call (a cache the disk refused…): whole.
+                self._pending.append(
+                    f"<span style='color:{self.WARN}'><b>⚠ #{record.index} "
+                    f"{html.escape(key)}</b>&nbsp;&nbsp;{html.escape(str(value))}</span>"
+                )
         facts = _short_facts(record.notes)
         if facts and len(self._pending) < 500:
             # What the scenario observed outside the jitted code (a counter, a list, a cache).

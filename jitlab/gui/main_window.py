@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import gc
-import json
 import os
 import sys
 import time
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.core.paths import resource
+from jitlab.core.records import dumps_strict
 from jitlab.gui import i18n
 from jitlab.gui.chart import ChartView
 from jitlab.gui.code_view import CodeView, ErrorView, OutputView
@@ -804,7 +804,7 @@ class MainWindow(QMainWindow):
                 writer.writerow(
                     {
                         **{k: data[k] for k in fields[:8]},
-                        "params": json.dumps(data["params"], ensure_ascii=False),
+                        "params": dumps_strict(data["params"]),
                         "card": data["card"],
                         "signature": data["signature"]["text"] if data["signature"] else "",
                         "reason": data["reason"]["text"] if data["reason"] else "",
@@ -825,7 +825,8 @@ class MainWindow(QMainWindow):
             "calls": [r.to_json() for r in self.state.records],
             "summary": self.state.summary().to_json(),
         }
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        # Strict JSON, like --json lines: non-finite floats are written as null.
+        path.write_text(dumps_strict(data, indent=1), encoding="utf-8")
         return path
 
     # -- look, geometry, shutdown ---------------------------------------------------------

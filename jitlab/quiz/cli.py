@@ -8,13 +8,13 @@ main parser stays fast.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from jitlab.cli import _Parser, fail
+from jitlab.core.records import dumps_strict
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -342,7 +342,7 @@ class _View:
         return text.get(self.language)
 
     def _emit(self, obj: dict[str, Any]) -> None:
-        print(json.dumps(obj, ensure_ascii=False), flush=True)
+        print(dumps_strict(obj), flush=True)  # strict JSON: NaN and ±inf as null
 
     def _print(self, text: str = "", style: str | None = None) -> None:
         from rich.text import Text as RichText
