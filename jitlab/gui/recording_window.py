@@ -324,7 +324,8 @@ class RecordingWindow(QMainWindow):
             hits = "?" if s.hits is None else str(s.hits)
             item = QTreeWidgetItem(
                 tree,
-                [s.function, format_ms(s.compile_ms), str(s.executables), str(s.recompiles), hits],
+                # The same figures as the terminal summary of `jitlab watch` (ms to 0.1).
+                [s.function, f"{s.ms_text} ms", str(s.executables), str(s.recompiles), hits],
             )
             key = (s.function, s.defined_at)
             item.setData(0, Qt.ItemDataRole.UserRole, key)
@@ -488,7 +489,14 @@ class RecordingWindow(QMainWindow):
                 )
             )
         if rec.bad_lines:
-            extra.append(self.tr("%1 unreadable lines skipped.").replace("%1", str(rec.bad_lines)))
+            # Qt's plural forms (%n): one form per count in each catalogue. English has no
+            # catalogue, so its two forms are two source strings.
+            n = rec.bad_lines
+            extra.append(
+                self.tr("%n unreadable line skipped.", "", n)
+                if n == 1
+                else self.tr("%n unreadable lines skipped.", "", n)
+            )
         return " ".join([state, *extra])
 
     def _update_status(self) -> None:

@@ -1171,9 +1171,17 @@
         <source>The last line is incomplete (still being written, or the program was killed); it is skipped until it ends.</source>
         <translation>最后一行不完整（还在写入，或程序被强行终止）；在它写完之前先跳过。</translation>
     </message>
-    <message>
-        <source>%1 unreadable lines skipped.</source>
-        <translation>跳过了 %1 行无法读取的内容。</translation>
+    <message numerus="yes">
+        <source>%n unreadable line skipped.</source>
+        <translation>
+            <numerusform>跳过了 %n 行无法读取的内容。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n unreadable lines skipped.</source>
+        <translation>
+            <numerusform>跳过了 %n 行无法读取的内容。</numerusform>
+        </translation>
     </message>
     <message>
         <source>function</source>
