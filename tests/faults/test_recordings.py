@@ -178,3 +178,37 @@ def test_the_recording_window_keeps_following_after_a_damaged_line(qtbot, tmp_pa
     qtbot.waitUntil(lambda: len(window.log.visible_rows()) == 3, timeout=5000)
     assert len(window.recording.calls) == 3  # each call once
     assert "3 unreadable lines skipped" in window.status_text()
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # offscreen Qt has no window manager
+@pytest.mark.parametrize(
+    ("damaged", "en", "zh"),
+    [
+        (1, "1 unreadable line skipped.", "跳过了 1 行无法读取的内容。"),
+        (2, "2 unreadable lines skipped.", "跳过了 2 行无法读取的内容。"),
+    ],
+)
+def test_the_window_counts_skipped_lines_in_proper_plurals(
+    qtbot, tmp_path: Path, damaged: int, en: str, zh: str
+):
+    """Qt's plural forms: '1 unreadable line', '2 unreadable lines'; Chinese has one form."""
+    from PySide6.QtCore import QSettings
+
+    from jitlab.gui import i18n
+    from jitlab.gui.app import application
+    from jitlab.gui.recording_window import open_recording_window
+
+    application()
+    settings = QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(START + call() + DAMAGED["binary"] * damaged + END)
+    window = open_recording_window(path, False, settings=settings)
+    qtbot.addWidget(window)
+    assert en in window.status_text()
+    assert "line(s)" not in window.status_text() and "%n" not in window.status_text()
+    try:
+        assert i18n.set_language("zh")
+        assert zh in window.status_text()
+    finally:
+        i18n.set_language("en")
+    assert en in window.status_text()
