@@ -589,7 +589,7 @@ class MainWindow(QMainWindow):
                 self.chart.records = self.state.records
                 self.chart.add(record, len(self.state.segments) - 1, record.variant or "", pos)
                 self.log.add(record)
-                if record.stdout:
+                if record.stdout or record.notes:  # printed lines, and what the scenario noted
                     self.output.add(record)
                     if not self._shown_output and record.error is None:
                         self._shown_output = True  # the first print: show where it went

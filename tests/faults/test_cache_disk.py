@@ -24,11 +24,15 @@ RUN = ["run", "recompile-cost", "--variant", "persistent-cache", "--param", "bat
 ERRNO = {"full": "No space left on device", "read-only": "Read-only file system"}
 
 
-def run_on_refusing_disk(tmp_path: Path, how: str, *args: str) -> subprocess.CompletedProcess:
+def run_on_refusing_disk(
+    tmp_path: Path, how: str, *args: str, program: list[str] | None = None
+) -> subprocess.CompletedProcess:
+    """``jitlab run`` (or ``program``) with its user cache folder on a disk that refuses."""
     cache = tmp_path / "cache"
     cache.mkdir(exist_ok=True)
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "COLUMNS": "120"}
-    command = [str(JITLAB), *RUN, *args]
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    command = program or [str(JITLAB), *RUN, *args]
     if os.geteuid() != 0:  # permissions hold for us: a folder we may not write to
         if how == "full":
             pytest.skip("filling a filesystem needs a mount namespace (root)")
@@ -95,3 +99,37 @@ def test_the_os_error_is_in_the_json_notes(tmp_path: Path, how: str) -> None:
     if how == "full":  # JAX's own warning, whole, beside the short form
         warned = calls[0]["notes"]["cache_warnings"]
         assert any("Error writing persistent compilation cache" in w for w in warned)
+
+
+WINDOW = """
+import sys
+from PySide6.QtCore import QSettings
+from jitlab.gui.app import application
+from jitlab.gui.main_window import MainWindow
+
+app = application()
+settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
+window = MainWindow(settings, "recompile-cost", "persistent-cache", entry_points=False)
+window.show()
+while not window.entries:
+    app.processEvents()
+window.set_mode("execute")
+window.step()
+while not window.state.records:
+    app.processEvents()
+window.drain()
+print(window.output.toPlainText())
+window.close()
+window.shutdown()
+"""
+
+
+@pytest.mark.parametrize("how", ["full", "read-only"])
+def test_the_os_error_is_in_the_windows_output_pane(tmp_path: Path, how: str) -> None:
+    script = tmp_path / "window.py"
+    script.write_text(WINDOW)
+    done = run_on_refusing_disk(
+        tmp_path, how, program=[sys.executable, str(script), str(tmp_path / "s.ini")]
+    )
+    assert done.returncode == 0, done.stderr
+    assert "cache_error" in done.stdout and expected(how) in done.stdout, done.stdout
