@@ -29,6 +29,9 @@ class ChangeKind(enum.StrEnum):
     ARGUMENT_GONE = "argument_gone"
     TRACING_CONTEXT = "tracing_context"  # a config in JAX's trace context (path = its name)
     NEW_FUNCTION_OBJECT = "new_function_object"  # path = definition site, count = how many
+    # a hit on an executable another jax.jit object of the same function and options compiled
+    # (JAX keeps one cache per function and options; path = definition site)
+    SHARED_EXECUTABLE = "shared_executable"
     CACHE_CLEARED = "cache_cleared"  # only when it happened: clear_caches() or a size drop
     FIRST_CALL = "first_call"
     FIRST_SEEN = "first_seen"  # first compile jitlab saw; earlier calls hit older executables
@@ -121,10 +124,17 @@ def _en(c: Change) -> str:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
         return f"tracing context {path}: {after} ← {before}"
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
+        hint = f"; JAX: {c.detail}" if c.detail else ""
         if not path:
-            return "new function object"
+            return f"new function object{hint}"
         times = f" ({c.count} function objects so far)" if c.count > 1 else ""
-        return f"new function object: the same code at {path} was jitted again{times}"
+        return f"new function object: the same code at {path} was jitted again{times}{hint}"
+    if k is ChangeKind.SHARED_EXECUTABLE:
+        at = f" (defined at {path})" if path else ""
+        return (
+            f"served by an executable compiled for another jax.jit of the same function{at}: "
+            "JAX keeps one cache per function and jit options"
+        )
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
     if k is ChangeKind.FIRST_CALL:
@@ -180,10 +190,17 @@ def _zh(c: Change) -> str:
             return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
         return f"追踪上下文 {path}：{after} ← {before}"
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
+        hint = _redefined_zh(c.detail)
         if not path:
-            return "新的函数对象"
+            return f"新的函数对象{hint}"
         times = f"（迄今 {c.count} 个函数对象）" if c.count > 1 else ""
-        return f"新的函数对象：{path} 处的同一段代码又被 jit 了一次{times}"
+        return f"新的函数对象：{path} 处的同一段代码又被 jit 了一次{times}{hint}"
+    if k is ChangeKind.SHARED_EXECUTABLE:
+        at = f"（定义于 {path}）" if path else ""
+        return (
+            f"用的是同一函数的另一个 jax.jit 已编译好的可执行程序{at}："
+            "JAX 按函数和 jit 选项共用一份缓存"
+        )
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
     if k is ChangeKind.FIRST_CALL:
@@ -206,6 +223,15 @@ def _zh(c: Change) -> str:
 
 def _says(detail: str) -> str:
     return f"; JAX says: {detail}" if detail else ""
+
+
+def _redefined_zh(detail: str) -> str:
+    """JAX's "re-defined repeatedly" hint in Chinese (its raw words stay in the reason)."""
+    if not detail:
+        return ""
+    if "re-defined" in detail or "same line" in detail:
+        return "；JAX 提示：同一行上见过另一个函数，这个函数可能在被反复重新定义，导致缓存用不上"
+    return _says_zh(detail)
 
 
 def _says_zh(detail: str) -> str:

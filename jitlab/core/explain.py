@@ -54,12 +54,12 @@ def parse(text: str | None) -> list[Change]:
     if not changes:
         m = _NEVER_SEEN.search(" ".join(text.split()))
         if m:
-            repeated = "re-defined repeatedly" in text
+            # JAX does not say how many objects there were: no count, its hint kept.
             changes.append(
                 Change(
                     ChangeKind.NEW_FUNCTION_OBJECT,
                     path=m["at"] or m["name"],
-                    count=2 if repeated else 0,
+                    detail=redefined_hint(text),
                 )
             )
         elif "explanation unavailable" in text:
@@ -67,6 +67,20 @@ def parse(text: str | None) -> list[Change]:
         elif "Tracing context" in text:
             changes.append(Change(ChangeKind.TRACING_CONTEXT, detail=summary(text)))
     return changes
+
+
+def redefined_hint(text: str | None) -> str:
+    """JAX's own hint that a function is being re-defined repeatedly, on one line; "" if
+    JAX gave none. (``but seen another function defined on the same line; maybe the
+    function is being re-defined repeatedly, preventing caching?``)"""
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    m = re.search(r"(?:but )?seen another function defined on the same line.*?(?:\?|$)", flat)
+    if m:
+        return m[0]
+    m = re.search(r"[^.;]*re-defined repeatedly[^?]*\??", flat)
+    return m[0].strip() if m else ""
 
 
 def summary(text: str | None) -> str:

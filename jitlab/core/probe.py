@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import threading
 import time
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,6 +150,14 @@ class Probe:
         self.wrapper = info  # kind, the user's function, JAX's event name, argument split
         self._trace_name = info.trace_name
         self._statics = info.spec
+        # JAX's cache size through the wrapper, looked up once: the hot path calls it directly.
+        self._jax_entries = wrappers.cache_size(info)  # type: ignore[method-assign]
+        self._cache_id = wrappers.cache_identity(info)
+        if self._cache_id is not None:
+            if len(_sharing) > 256:  # identities whose probes are all gone
+                for gone in [k for k, probes in _sharing.items() if not probes]:
+                    del _sharing[gone]
+            _sharing.setdefault(self._cache_id, weakref.WeakSet()).add(self)
 
     @property
     def function(self) -> Callable[..., Any]:
@@ -160,8 +170,11 @@ class Probe:
         Used to show what happens when code builds a new ``lambda``/``partial``/``jax.jit``
         every call: JAX sees a function it has never traced.
         """
+        before = self._cache_id
         self._bind(fn if _is_jitted(fn) else jax.jit(fn))
-        self._generation += 1
+        if before is None or self._cache_id != before:
+            # A new function object (same function and options: JAX's cache is shared).
+            self._generation += 1
 
     def clear_cache(self) -> None:
         """Empty JAX's caches for this function and the card holder (``jax.clear_caches``)."""
@@ -316,7 +329,9 @@ class Probe:
         with self._lock:
             card = self._by_key.get(key)
             record = self._hit(latency_ms, card)
-            if card is None and key is not None:
+            if card is None and key is not None and self._cache_id is not None:
+                record = self._served_elsewhere(record, key)
+            if card is None and key is not None and record.reason is None:
                 # Another thread compiled this signature and has not filed its card yet:
                 # the hit is filed when the card is (see _file_waiting).
                 self._waiting.append((key, len(self.records) - 1 if self.keep_records else -1))
@@ -354,11 +369,58 @@ class Probe:
         return record
 
     def _jax_entries(self) -> int:
-        """How many executables JAX's own cache holds for this function (-1 if unknown)."""
-        try:
-            return self._fn._cache_size()  # type: ignore[attr-defined]
-        except AttributeError:
-            return -1
+        """How many executables JAX's own cache holds for this function (-1 if unknown).
+
+        Replaced in :meth:`_bind` by the wrapper's own bound ``_cache_size`` (see
+        :func:`jitlab.core.wrappers.cache_size`), so a call costs one attribute call.
+        """
+        return -1
+
+    def _jax_held_others(self) -> bool:
+        """Did JAX already hold an executable of this function, compiled for another jax.jit
+        of it that jitlab probes? Then this compile is a recompile of the function.
+
+        """
+        if self._cache_id is None:
+            return False
+        # Both: a sharer's cards may be stale (jax.clear_caches()), and JAX's cache size alone
+        # counts entries left by calls that failed while tracing.
+        return self._jax_entries() > 1 and any(other.ledger.cards for other in self._sharers())
+
+    def _sharers(self) -> list[Probe]:
+        """Other probes of the very same function object and jit options (JAX shares one
+        cache between their jit objects). Compared by identity, never by ``id()`` alone."""
+        fun = self.wrapper.function
+        return [
+            other
+            for other in list(_sharing.get(self._cache_id, ()))
+            if other.ledger is not self.ledger and other.wrapper.function is fun
+        ]
+
+    def _shared_card(self, key: Hashable) -> tuple[Probe, Card] | None:
+        """A card for ``key`` held by another probe of a jax.jit sharing this one's cache."""
+        if self._cache_id is None:
+            return None
+        for other in self._sharers():
+            for card in other.ledger.cards:
+                if _same_call(card.key, key):
+                    return other, card
+        return None
+
+    def _served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
+        """A hit on no card of ours: was it an executable another jax.jit of the same
+        function compiled? Then the record says so (JAX shares the cache between them)."""
+        found = self._shared_card(key)
+        if found is None:
+            return record
+        other, card = found
+        change = Change(
+            ChangeKind.SHARED_EXECUTABLE, _definition_site(other._fn), after=str(card.signature)
+        )
+        served = record._replace(signature=card.signature, reason=Reason((change,)))
+        if self.keep_records and self.records and self.records[-1] is record:
+            self.records[-1] = served
+        return served
 
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
         try:
@@ -411,7 +473,7 @@ class Probe:
             return CallRecord(kind=CallKind.CACHE_HIT, card=card.index if card else None, **common)
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
-        elif ledger.ever_compiled:
+        elif ledger.ever_compiled or self._jax_held_others():
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE
@@ -463,16 +525,10 @@ class Probe:
         ledger = self.ledger
         if sig is None:
             return Reason(self._jax_or_unknown(explanation), explanation)
-        first = {
-            CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD,
-            CallKind.COMPILE: ChangeKind.FIRST_CALL,
-        }
         cards = ledger.cards or ledger.retired  # after Probe.clear_cache: what was dropped
-        if not cards:
-            if ledger.counts[_HIT]:
-                return Reason((Change(ChangeKind.FIRST_SEEN),), explanation)
-            return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
         site = _definition_site(self._fn)
+        if not cards:
+            return self._first_reason(sig, kind, key, explanation)
         # The closest card explains best; on a tie the newest one (what the user just did).
         diffs = [
             signature.diff(sig, card.signature, key, card.key, site)
@@ -481,10 +537,37 @@ class Probe:
         ]
         closest = min(diffs, key=signature.distance)
         if closest:
-            return Reason(tuple(closest), explanation)
+            return Reason(_with_jax_hint(closest, explanation), explanation)
         if not ledger.cards or self._jax_dropped():
             return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
         return Reason(self._jax_or_unknown(explanation), explanation)
+
+    def _first_reason(
+        self, sig: Signature, kind: CallKind, key: Hashable | None, explanation: str | None
+    ) -> Reason:
+        """A compile with no card of ours to compare with."""
+        if kind is not CallKind.RECOMPILE and not self.ledger.counts[_HIT]:
+            first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}
+            return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
+        # JAX held executables of this function we never saw compiled (before this probe,
+        # or for another jax.jit of it): the closest of another probe's cards, else JAX's
+        # own words (it compared with what it holds), else "first compile jitlab saw".
+        theirs = [
+            card
+            for other in (self._sharers() if kind is CallKind.RECOMPILE else ())
+            for card in other.ledger.cards
+        ]
+        diffs = [signature.diff(sig, card.signature, key, card.key) for card in theirs]
+        diffs = [[c for c in d if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] for d in diffs]
+        closest = min(diffs, key=signature.distance) if diffs else []
+        if closest:
+            return Reason(tuple(closest), explanation)
+        parsed = [
+            c
+            for c in explain.parse(explanation)
+            if c.kind not in (ChangeKind.UNKNOWN, ChangeKind.NEW_FUNCTION_OBJECT)
+        ]
+        return Reason(tuple(parsed) or (Change(ChangeKind.FIRST_SEEN),), explanation)
 
     def _held_card(self, key: Hashable | None, context: tuple[Any, ...]) -> Card | None:
         """The card for these arguments under this trace context, if we hold one."""
@@ -508,6 +591,31 @@ class Probe:
     def _jax_or_unknown(explanation: str | None) -> tuple[Change, ...]:
         parsed = [c for c in explain.parse(explanation) if c.kind is not ChangeKind.UNKNOWN]
         return tuple(parsed) or (Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation)),)
+
+
+# Probes of jax.jit objects that share one JAX cache (same function, same options), by
+# wrappers.cache_identity: a hit on none of a probe's cards may be another one's executable.
+_sharing: dict[Hashable, weakref.WeakSet[Probe]] = {}
+
+
+def _same_call(a: Hashable, b: Hashable) -> bool:
+    """Two fast keys of the same call, whatever generation each probe counts."""
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 5:
+        return a[1:] == b[1:]
+    return a == b
+
+
+def _with_jax_hint(changes: list[Change], explanation: str | None) -> tuple[Change, ...]:
+    """A new-function-object change keeps JAX's "re-defined repeatedly" hint."""
+    hint = explain.redefined_hint(explanation)
+    if not hint:
+        return tuple(changes)
+    return tuple(
+        dataclasses.replace(c, detail=hint)
+        if c.kind is ChangeKind.NEW_FUNCTION_OBJECT and not c.detail
+        else c
+        for c in changes
+    )
 
 
 def _definition_site(fn: Any) -> str:

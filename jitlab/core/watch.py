@@ -15,11 +15,13 @@ recompile / persistent hit / error, ``hits`` lines with aggregated cache-hit cou
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import explain, frames, monitor, signature
+from jitlab.core import explain, frames, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
@@ -74,7 +76,26 @@ class Site:
         self.name = name
         self.defined_at = defined_at
         self.ledger = Ledger()
-        self.instances = 0  # how many times this code was jitted while watched
+        self.instances = 0  # how many distinct function objects of this code were jitted
+        # (function, jit options, generation) of the objects seen: jax.jit of the *same*
+        # function and options again shares JAX's cache, so it is not a new function object.
+        self._objects: list[tuple[Any, Any, int]] = []
+
+    def generation(self, fun: Any, jitted: Any) -> int:
+        """The generation of ``fun`` jitted as ``jitted``: a new one per function object."""
+        info = wrappers.recognise(jitted)
+        identity = wrappers.cache_identity(info) if info is not None else None
+        with self.ledger.lock:
+            for ref, held, generation in self._objects:
+                if identity is not None and ref() is fun and held == identity:
+                    return generation
+            alive = [entry for entry in self._objects if entry[0]() is not None]
+            generation = self.instances
+            self.instances += 1
+            with contextlib.suppress(TypeError):  # not weak-referenceable: always new
+                alive.append((weakref.ref(fun), identity, generation))
+            self._objects = alive[-64:]
+            return generation
 
     @property
     def hits(self) -> int:
@@ -123,9 +144,7 @@ class WatchedFunction:
         functools.update_wrapper(self, fun)
         self._jitted = jitted
         self._site = site
-        with site.ledger.lock:
-            generation = site.instances
-            site.instances += 1
+        generation = site.generation(fun, jitted)
         self._probe = Probe(
             jitted,
             keep_records=False,

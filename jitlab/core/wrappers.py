@@ -22,6 +22,7 @@ Not probeable (:func:`recognise` raises ``TypeError`` saying so): an AOT ``Compi
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 from collections.abc import Callable
@@ -317,3 +318,71 @@ def unpack_filter_jit_call(
     rest, user_kwargs = _combine(dynamic["rest"], static_rest)
     user_args = ((first, *rest))[:-1]  # equinox appends a dummy None argument
     return fun, tuple(user_args), dict(user_kwargs)
+
+
+# -- JAX's cache size, through the wrapper ---------------------------------------------------
+def _unknown_cache_size() -> int:
+    return -1
+
+
+def cache_size(info: Jitted) -> Callable[[], int]:
+    """A bound ``_cache_size`` of the ``jax.jit`` that really caches ``info.call``'s
+    executables (``-1`` when none is reachable, e.g. ``jax.pmap``).
+
+    Looked up once, when a probe binds: the probe calls it on every call, so it must be the
+    very method (one attribute call), not a search through the wrapper.
+    """
+    fn = info.call
+    if info.kind == FILTER_JIT:
+        inner = getattr(fn, "_cached", None)  # the jax.jit equinox calls
+    elif info.kind == NNX_JIT:
+        inner = getattr(fn, "jitted_fn", None)  # the jax.jit nnx.jit calls
+    elif info.kind == PMAP:
+        inner = None  # one inner jit per argument structure, built by JAX: none to read
+    else:
+        inner = fn
+    size = getattr(inner, "_cache_size", None)
+    if not callable(size):
+        return _unknown_cache_size
+    try:
+        size()
+    except Exception:  # a private method that changed: better unknown than wrong
+        return _unknown_cache_size
+    return size
+
+
+def cache_identity(info: Jitted) -> Any | None:
+    """Equal for two jitted objects that share one JAX cache; None when not known.
+
+    ``jax.jit(f)`` twice (same options) share JAX's caches: JAX keys them on the Python
+    function and the jit options, not on the jit object. Wrappers are compared by the inner
+    ``jax.jit`` they call and the user's function.
+    """
+    fn = info.call
+    if info.kind == JAX_JIT:
+        fun = getattr(fn, "__wrapped__", None)
+        options = _options_text(getattr(fn, "_jit_info", None))
+    elif info.kind in (FILTER_JIT, NNX_JIT):
+        inner = getattr(fn, "_cached", None) or getattr(fn, "jitted_fn", None)
+        fun, options = info.function, id(inner) if inner is not None else None
+    else:
+        return None
+    if fun is None or options is None:
+        return None
+    try:
+        hash(options)
+    except TypeError:
+        return None
+    return (info.kind, id(fun), options)
+
+
+def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
+    """jit's options by value (two PjitInfo of equal options do not compare equal)."""
+    names = getattr(jit_info, "_fields", None)
+    if names is None:
+        try:
+            names = [f.name for f in dataclasses.fields(jit_info)]
+        except TypeError:
+            return None
+    skip = ("fun_sourceinfo", "fun_signature")
+    return tuple((name, repr(getattr(jit_info, name))) for name in names if name not in skip)
