@@ -457,10 +457,10 @@ def print_watch_summary(path: str) -> None:
         differed = "\n".join(f"{change} ×{n}" for change, n in s.changes.most_common(4))
         table.add_row(
             f"{s.function}{where}",
-            str(s.compiles + s.persistent_hits),
+            str(s.executables),  # the recording window's "compiles": the same count
             str(s.recompiles),
             "-" if s.hits is None else str(s.hits),
-            f"{s.compile_ms:.1f}",
+            s.ms_text,
             str(len(s.signatures)) if s.signatures else "-",
             differed,
         )

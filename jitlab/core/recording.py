@@ -176,7 +176,14 @@ class FunctionSummary:
 
     @property
     def executables(self) -> int:
+        """Programs compiled for it: first compile, recompiles, persistent loads. The
+        "compiles" count of both the terminal summary and the recording window."""
         return self.compiles + self.recompiles + self.persistent_hits
+
+    @property
+    def ms_text(self) -> str:
+        """Time lost compiling as both the terminal summary and the recording window show it."""
+        return f"{self.compile_ms:.1f}"
 
 
 def summarize(recording: Recording, include_internal: bool = True) -> list[FunctionSummary]:
