@@ -324,7 +324,8 @@ class RecordingWindow(QMainWindow):
             hits = "?" if s.hits is None else str(s.hits)
             item = QTreeWidgetItem(
                 tree,
-                [s.function, format_ms(s.compile_ms), str(s.executables), str(s.recompiles), hits],
+                # The same figures as the terminal summary of `jitlab watch` (ms to 0.1).
+                [s.function, f"{s.ms_text} ms", str(s.executables), str(s.recompiles), hits],
             )
             key = (s.function, s.defined_at)
             item.setData(0, Qt.ItemDataRole.UserRole, key)
