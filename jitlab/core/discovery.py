@@ -37,7 +37,11 @@ class PluginEntry:
 
 
 def discover(scenarios_dir: Path | None = None, entry_points: bool = True) -> list[PluginEntry]:
-    """All scenario plugins, built-ins first (sorted by pitfall), broken ones included."""
+    """All scenario plugins in chapter order, broken ones included (last).
+
+    This is the one registry: the lab, ``jitlab list``, the quiz (each scenario's
+    ``exercises``) and the GUI's scenario and exercise lists all read it.
+    """
     entries: list[PluginEntry] = []
     folder = scenarios_dir or builtin_dir("scenarios")
     for path in sorted(folder.glob("*.py")):
@@ -61,8 +65,12 @@ def scenarios(entries: list[PluginEntry] | None = None) -> dict[str, type[Scenar
     return {e.name: e.scenario for e in (entries or discover()) if e.scenario is not None}
 
 
-def _order(entry: PluginEntry) -> tuple[int, str]:
-    return (int(entry.scenario.pitfall) if entry.scenario else 99, entry.name)
+def _order(entry: PluginEntry) -> tuple[bool, int, str, str]:
+    """By chapter number (a plugin's own chapters after the built-ins), broken ones last."""
+    if entry.scenario is None:
+        return (True, 0, "", entry.name)
+    chapter = entry.scenario.chapter
+    return (False, int(chapter), chapter.title.en, entry.name)
 
 
 def _load(load: Callable[[], Any], name: str, origin: str) -> list[PluginEntry]:
@@ -84,10 +92,13 @@ def _entry_points() -> list[importlib.metadata.EntryPoint]:
 
 def _load_file(path: Path) -> ModuleType:
     """Import a built-in scenario module by path (works from a checkout and from the wheel)."""
-    if _BUILTIN_PACKAGE not in sys.modules:
+    package = sys.modules.get(_BUILTIN_PACKAGE)
+    if package is None:
         package = ModuleType(_BUILTIN_PACKAGE)
-        package.__path__ = [str(path.parent)]
         sys.modules[_BUILTIN_PACKAGE] = package
+    # The folder being loaded: a scenario's relative import (``from ._x_exercises import …``)
+    # finds its sibling there, whichever folder was discovered first.
+    package.__path__ = [str(path.parent)]
     name = f"{_BUILTIN_PACKAGE}.{path.stem}"
     cached = sys.modules.get(name)
     if cached is not None and getattr(cached, "__file__", None) == str(path):

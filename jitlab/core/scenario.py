@@ -7,14 +7,17 @@ builds the step for a variant: a callable that makes exactly one probed call.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import inspect
 import math
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
+from jitlab.core.paths import resource
 from jitlab.core.probe import PhaseCallback, Probe
 
 
@@ -27,6 +30,22 @@ class Text:
 
     def get(self, language: str) -> str:
         return self.zh if language.startswith("zh") else self.en
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter of the lab: where a scenario's pitfall sits in the list and the quiz.
+
+    The built-in chapters are the :class:`Pitfall` members; a plugin that teaches something
+    else declares its own, numbered after them (``Chapter(8, Text("8 · …", "8 · …"))``).
+    Scenarios with equal chapters are listed together, in chapter-number order.
+    """
+
+    number: int
+    title: Text
+
+    def __int__(self) -> int:
+        return self.number
 
 
 class Pitfall(enum.IntEnum):
@@ -44,6 +63,10 @@ class Pitfall(enum.IntEnum):
     def title(self) -> Text:
         return _PITFALL_TITLES[self]
 
+    @property
+    def number(self) -> int:
+        return int(self)
+
 
 _PITFALL_TITLES = {
     Pitfall.SIDE_EFFECTS: Text("1 · Side effects happen at trace time", "1 · 副作用只在追踪时发生"),
@@ -56,6 +79,9 @@ _PITFALL_TITLES = {
     Pitfall.ERROR_DEBUGGING: Text("6 · Debugging compile errors", "6 · 调试编译错误"),
     Pitfall.SHARDING: Text("7 · Sharding (beyond the guide)", "7 · 分片（指南之外）"),
 }
+
+# What a scenario may give as its chapter: a built-in pitfall, or a chapter of its own.
+ChapterLike = Pitfall | Chapter
 
 
 @dataclass(frozen=True)
@@ -162,17 +188,39 @@ class Lab:
 
 
 class Scenario:
-    """Base class of scenario plugins. Subclasses fill in the class attributes."""
+    """Base class of scenario plugins. Subclasses fill in the class attributes.
+
+    ``chapter`` places the scenario: a :class:`Pitfall` for the built-in chapters, or a
+    plugin's own :class:`Chapter`. ``pitfall`` is the older name of the same attribute: a
+    scenario declares either, and both read the same value. ``exercises`` are the
+    predict-then-run questions (``jitlab.quiz.Exercise``) about this scenario's point; the
+    quiz collects them from discovery and ties each to the scenario that declares it.
+    """
 
     id: ClassVar[str]
-    pitfall: ClassVar[Pitfall]
+    chapter: ClassVar[ChapterLike]
+    pitfall: ClassVar[ChapterLike]  # the same as ``chapter``
     title: ClassVar[Text]
     lesson: ClassVar[Lesson]
     question: ClassVar[Text]  # asked before the run: predict what will happen
     params: ClassVar[tuple[Param, ...]] = ()
     variants: ClassVar[tuple[Variant, ...]]
     autoplay: ClassVar[tuple[AutoplayStep, ...]] = ()
-    icon: ClassVar[str] = "pot"  # name of a kitchen icon in resources/icons
+    # A kitchen icon of resources/icons by name, or an image file: absolute, or relative to
+    # the file that defines the scenario (so a plugin can bring its own).
+    icon: ClassVar[str] = "pot"
+    exercises: ClassVar[tuple[Any, ...]] = ()
+    _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "chapter" in own and "pitfall" not in own:
+            cls.pitfall = cls.chapter
+            cls._chapter_named = "chapter"
+        elif "pitfall" in own and "chapter" not in own:
+            cls.chapter = cls.pitfall
+            cls._chapter_named = "pitfall"
 
     def setup(self, lab: Lab, variant: str) -> Step:
         """Build the step for ``variant``: a callable making one probed call per invocation."""
@@ -210,7 +258,20 @@ class Scenario:
         return tuple(v.id for v in cls.variants)
 
 
-REQUIRED = ("id", "pitfall", "title", "lesson", "question", "variants")
+REQUIRED = ("id", "chapter", "title", "lesson", "question", "variants")
+
+
+def icon_file(cls: type[Scenario]) -> Path:
+    """The image of a scenario's icon (the plain pot when the named one does not exist)."""
+    name = str(getattr(cls, "icon", "") or "pot")
+    named = resource("icons", f"{name}.svg")
+    if named.is_file():
+        return named
+    path = Path(name)
+    if not path.is_absolute():
+        with contextlib.suppress(TypeError, OSError):  # a class made in memory has no file
+            path = Path(inspect.getfile(cls)).parent / path
+    return path if path.is_file() else resource("icons", "pot.svg")
 
 
 def validate(cls: Any) -> list[str]:
@@ -223,11 +284,11 @@ def validate(cls: Any) -> list[str]:
             problems.append(f"missing {name}")
     if problems:
         return problems
-    # Discovery sorts by pitfall and indexes by id: a wrong type there would break the list.
+    # Discovery sorts by chapter and indexes by id: a wrong type there would break the list.
     if not (isinstance(cls.id, str) and cls.id):
         problems.append(f"id must be a non-empty string, not {cls.id!r}")
-    if not isinstance(cls.pitfall, Pitfall):
-        problems.append(f"pitfall must be a Pitfall, not {cls.pitfall!r}")
+    problems += _chapter_problems(cls)
+    problems += _exercise_problems(cls)
     ids = cls.variant_ids()
     if "pitfall" not in ids or "fix" not in ids:
         problems.append("variants must include 'pitfall' and 'fix'")
@@ -241,4 +302,55 @@ def validate(cls: Any) -> list[str]:
             problems.append(f"parameter {p.name} names unknown variants {sorted(unknown)}")
     if cls.setup is Scenario.setup:
         problems.append("setup() is not implemented")
+    return problems
+
+
+def _chapter_problems(cls: type[Scenario]) -> list[str]:
+    chapter, pitfall = cls.chapter, cls.pitfall
+    name = cls._chapter_named
+    if chapter is not pitfall:
+        return ["chapter and pitfall are two names of one attribute: declare one of them"]
+    if isinstance(chapter, Pitfall):
+        return []
+    if not isinstance(chapter, Chapter):
+        return [f"{name} must be a Pitfall or a Chapter, not {chapter!r}"]
+    problems = []
+    if not (isinstance(chapter.number, int) and not isinstance(chapter.number, bool)):
+        problems.append(f"chapter number must be an integer, not {chapter.number!r}")
+    elif chapter.number in {int(p) for p in Pitfall}:
+        problems.append(
+            f"chapter {chapter.number} is the built-in {Pitfall(chapter.number).name}: "
+            f"use Pitfall.{Pitfall(chapter.number).name}, or number the new chapter after "
+            f"{max(Pitfall)}"
+        )
+    if not isinstance(chapter.title, Text):
+        problems.append(f"chapter title must be a Text, not {chapter.title!r}")
+    return problems
+
+
+def _exercise_problems(cls: type[Scenario]) -> list[str]:
+    """The quiz runs exercises; here only their shape is checked (the core knows no quiz)."""
+    exercises = cls.exercises
+    if not isinstance(exercises, tuple | list):
+        return [f"exercises must be a tuple, not {type(exercises).__name__}"]
+    problems = []
+    seen: set[str] = set()
+    for position, exercise in enumerate(exercises):
+        exercise_id = getattr(exercise, "id", None)
+        if not (isinstance(exercise_id, str) and exercise_id):
+            problems.append(f"exercise {position + 1} has no id: {exercise!r}")
+            continue
+        if exercise_id in seen:
+            problems.append(f"exercise id {exercise_id!r} is declared twice")
+        seen.add(exercise_id)
+        if not (
+            callable(getattr(exercise, "snippet", None))
+            and callable(getattr(exercise, "settle", None))
+        ):
+            problems.append(f"exercise {exercise_id!r} needs a snippet and a settle function")
+        declared = getattr(exercise, "scenario", "")
+        if declared and declared != cls.id:
+            problems.append(
+                f"exercise {exercise_id!r} names scenario {declared!r}, but {cls.id!r} declares it"
+            )
     return problems

@@ -218,7 +218,7 @@ def test_a_plugin_with_a_malformed_pitfall_is_broken_not_fatal(tmp_path: Path):
     )
     (entry,) = discover(tmp_path, entry_points=False)
     assert entry.name == "odd" and not entry.ok
-    assert entry.error == "pitfall must be a Pitfall, not 'side effects'"
+    assert entry.error == "pitfall must be a Pitfall or a Chapter, not 'side effects'"
 
 
 def test_keyboard_interrupt_still_propagates(tmp_path: Path):
