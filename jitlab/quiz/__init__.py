@@ -1,5 +1,7 @@
 """Predict-then-run exercises and interview rounds, checked against real JAX (no Qt here).
 
+A scenario declares its exercises (``exercises = (Exercise(...), ...)``, built with the
+helpers here); :data:`EXERCISES` collects them from discovery, in chapter order.
 The GUI and the CLI use the same objects: pick an :class:`Exercise` from :data:`EXERCISES`
 (or :func:`get` one by id), show ``title``/``question``/``options``/``source`` in a
 language with ``Text.get(lang)``, call ``exercise.check(prediction)`` on a worker thread —
@@ -9,8 +11,10 @@ a blocking call that runs the snippet and returns a frozen :class:`Verdict` — 
 
 __all__ = [
     "BY_ID",
+    "CLAIM",
     "EXERCISES",
     "NO_ERROR",
+    "SCENARIOS",
     "Answer",
     "AnswerKind",
     "Evidence",
@@ -21,12 +25,19 @@ __all__ = [
     "Result",
     "Verdict",
     "available",
+    "claim_verdict",
+    "compile_answer",
+    "error_answer",
+    "error_options",
     "get",
+    "printed_answer",
 ]
 
 
 _HOMES = {
-    **dict.fromkeys(("BY_ID", "EXERCISES", "available", "get"), "jitlab.quiz.exercises"),
+    **dict.fromkeys(
+        ("BY_ID", "EXERCISES", "SCENARIOS", "available", "get"), "jitlab.quiz.exercises"
+    ),
     **dict.fromkeys(("Interview", "Result"), "jitlab.quiz.interview"),
 }
 

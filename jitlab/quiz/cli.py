@@ -106,10 +106,14 @@ def run(args: argparse.Namespace) -> int:
     language = getattr(args, "lang", None) or "en"
     _check_combinations(args)
     from jitlab.quiz import exercises as catalogue
-    from jitlab.quiz.model import SCENARIO_PITFALLS
 
-    if args.scenario is not None and args.scenario not in SCENARIO_PITFALLS:
-        fail(f"unknown scenario {args.scenario!r}; valid scenarios: {', '.join(SCENARIO_PITFALLS)}")
+    for problem in catalogue.catalogue().problems:  # a plugin's exercise that was left out
+        print(f"jitlab quiz: {problem} (left out)", file=sys.stderr)
+    if args.scenario is not None and args.scenario not in catalogue.SCENARIOS:
+        fail(
+            f"unknown scenario {args.scenario!r}; scenarios with exercises: "
+            f"{', '.join(catalogue.SCENARIOS)}"
+        )
     for exercise_id in args.exercise:
         if exercise_id not in catalogue.BY_ID:
             fail(

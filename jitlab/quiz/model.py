@@ -23,21 +23,9 @@ import jax
 
 from jitlab.core.probe import Probe
 from jitlab.core.records import CallRecord, ErrorInfo, OutputLine
-from jitlab.core.scenario import Pitfall, Text
+from jitlab.core.scenario import ChapterLike, Text
 
 NO_ERROR = "none"  # the answer of an ERROR exercise whose snippet runs cleanly
-
-SCENARIO_PITFALLS: Mapping[str, Pitfall] = MappingProxyType(
-    {
-        "side-effects": Pitfall.SIDE_EFFECTS,
-        "static-args": Pitfall.STATIC_ARGS,
-        "control-flow": Pitfall.CONTROL_FLOW,
-        "dynamic-shapes": Pitfall.DYNAMIC_SHAPES,
-        "recompile-cost": Pitfall.RECOMPILE_COST,
-        "error-debugging": Pitfall.ERROR_DEBUGGING,
-        "sharding": Pitfall.SHARDING,
-    }
-)
 
 # Names too general to count as naming the error (every exception is one of these).
 _TOO_GENERAL = {"BaseException", "Exception", "object"}
@@ -171,10 +159,14 @@ _RUN_LOCK = threading.Lock()  # one exercise at a time: each run clears JAX's ca
 
 @dataclass(frozen=True)
 class Exercise:
-    """One predict-then-run exercise."""
+    """One predict-then-run exercise, declared in a scenario's ``exercises``.
+
+    ``scenario``, ``chapter`` and ``icon`` are the declaring scenario's: the catalogue
+    (:mod:`jitlab.quiz.exercises`) fills them in from discovery, so a declaration leaves
+    them out.
+    """
 
     id: str
-    scenario: str  # the scenario that teaches the point (see `jitlab list`)
     title: Text
     question: Text
     explanation: Text
@@ -185,10 +177,14 @@ class Exercise:
     claim: Text | None = None  # a common misconception, stated; the run confirms or refutes it
     variant: str = "pitfall"  # the scenario variant worth opening next
     min_devices: int = 1
+    scenario: str = ""  # the scenario that teaches the point (see `jitlab list`)
+    chapter: ChapterLike | None = None  # that scenario's chapter
+    icon: str = ""  # the file of that scenario's icon
 
     @property
-    def pitfall(self) -> Pitfall:
-        return SCENARIO_PITFALLS[self.scenario]
+    def pitfall(self) -> ChapterLike | None:
+        """The chapter (older name, kept for the views and ``--json``)."""
+        return self.chapter
 
     @property
     def misconception(self) -> bool:
@@ -285,6 +281,26 @@ def _too_few_devices(needed: int, devices: int) -> Text:
         f"这道题至少需要 {needed} 台设备，而 JAX 只看到 {devices} 台。请通过 `jitlab quiz` "
         "运行：它会在 JAX 启动前让 XLA 模拟 8 台 CPU 设备。",
     )
+
+
+# -- helpers for declaring exercises ---------------------------------------------------------
+CLAIM = (
+    Option("true", Text("True — the run will confirm it", "对——运行会证实它")),
+    Option("false", Text("False — the run will refute it", "错——运行会推翻它")),
+)  # the options of a misconception exercise (one with a ``claim``)
+
+
+def error_options(*names: str) -> tuple[Option, ...]:
+    """Options of an ERROR exercise: "none" first, then exception names."""
+    return (
+        Option(NO_ERROR, Text("No error: it runs", "不报错，正常运行")),
+        *(Option(name, Text(name, name)) for name in names),
+    )
+
+
+def claim_verdict(holds: bool) -> str:
+    """The answer of a misconception exercise: the CLAIM option the evidence supports."""
+    return "true" if holds else "false"
 
 
 # -- helpers for settle functions ------------------------------------------------------------
