@@ -410,9 +410,9 @@ class InterviewView(QWidget):
             if verdict.timed_out:
                 you += " " + self.tr("(late)")
             real = option_words(exercise, verdict.answer.value) if verdict.answer else "—"
-            scenario = f"{text(exercise.pitfall.title)} ({exercise.variant})"
+            scenario = f"{text(exercise.chapter.title)} ({exercise.variant})"
             item = QTreeWidgetItem(self.review, [text(exercise.title), you, real, scenario])
-            item.setIcon(0, scenario_icon(exercise.scenario))
+            item.setIcon(0, scenario_icon(exercise))
             item.setData(0, Qt.ItemDataRole.UserRole, (exercise.scenario, exercise.variant))
             item.setData(1, Qt.ItemDataRole.UserRole, exercise.id)
             item.setToolTip(0, text(exercise.explanation))
@@ -436,7 +436,7 @@ class InterviewView(QWidget):
             firsts.setdefault(result.exercise.scenario, result.exercise)
         for scenario in interview.review_scenarios():
             exercise = firsts[scenario]
-            button = QPushButton(scenario_icon(scenario), text(exercise.pitfall.title), self)
+            button = QPushButton(scenario_icon(exercise), text(exercise.chapter.title), self)
             button.setObjectName(f"interviewScenario_{scenario}")
             button.setToolTip(self.tr("Open the scenario that teaches the points you missed."))
             button.clicked.connect(

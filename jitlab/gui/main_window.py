@@ -356,6 +356,8 @@ class MainWindow(QMainWindow):
 
     # -- scenarios ------------------------------------------------------------------------
     def _fill_scenarios(self) -> None:
+        from jitlab.core.scenario import icon_file  # imports JAX, loaded by discovery already
+
         lang = i18n.language()
         tree = self.scenario_list
         tree.blockSignals(True)
@@ -363,7 +365,7 @@ class MainWindow(QMainWindow):
         groups: dict[Any, QTreeWidgetItem] = {}
         for entry in self.entries:
             cls = entry.scenario
-            key = cls.pitfall if cls is not None else None
+            key = cls.chapter if cls is not None else None  # discovery gives chapter order
             if key not in groups:
                 title = key.title.get(lang) if key is not None else self.tr("Broken plugins")
                 group = QTreeWidgetItem(tree, [title])
@@ -381,7 +383,7 @@ class MainWindow(QMainWindow):
                 item.setToolTip(0, self.tr("Failed to load: %1").replace("%1", entry.error or ""))
             else:
                 item.setText(0, cls.title.get(lang))
-                item.setIcon(0, _icon(cls.icon))
+                item.setIcon(0, _icon_file(icon_file(cls)))
                 item.setData(0, Qt.ItemDataRole.UserRole, cls.id)
                 item.setToolTip(0, f"{cls.id}: {cls.question.get(lang)}")
                 if self.scenario is not None and cls.id == self.scenario.id:
@@ -919,6 +921,13 @@ def _parse_size(text: str) -> tuple[int, int] | None:
 
 _QUIZ = "__quiz__"  # the scenario list's entry for the exercises
 _ICONS: dict[str, QIcon] = {}
+
+
+def _icon_file(path: Path) -> QIcon:
+    """A scenario's icon: a built-in kitchen icon or an image its plugin brought."""
+    if str(path) not in _ICONS:
+        _ICONS[str(path)] = QIcon(str(path))
+    return _ICONS[str(path)]
 
 
 def _icon(name: str) -> QIcon:

@@ -139,17 +139,17 @@ class ExercisesPage(QWidget):
         tree.clear()
         groups: dict[Any, QTreeWidgetItem] = {}
         for exercise in catalogue.exercises:
-            pitfall = exercise.pitfall
-            if pitfall not in groups:
-                group = QTreeWidgetItem(tree, [text(pitfall.title)])
+            chapter = exercise.chapter
+            if chapter not in groups:
+                group = QTreeWidgetItem(tree, [text(chapter.title)])
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                group.setIcon(0, scenario_icon(exercise.scenario))
+                group.setIcon(0, scenario_icon(exercise))
                 font = group.font(0)
                 font.setBold(True)
                 group.setFont(0, font)
-                group.setToolTip(0, text(pitfall.title))
-                groups[pitfall] = group
-            item = QTreeWidgetItem(groups[pitfall])
+                group.setToolTip(0, text(chapter.title))
+                groups[chapter] = group
+            item = QTreeWidgetItem(groups[chapter])
             item.setText(0, list_title(exercise))
             item.setData(0, ROLE_ID, exercise.id)
             tip = text(exercise.question)

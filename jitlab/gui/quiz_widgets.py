@@ -36,26 +36,15 @@ LATE_COLOR = "#e3a21a"
 TRACE_COLOR = "#e3a21a"  # printed while tracing: the rehearsal
 RUNTIME_COLOR = "#1f9bbf"  # printed while the program runs: the service
 
-# The kitchen icon of each scenario (the same as the scenario list's).
-SCENARIO_ICONS = {
-    "side-effects": "dog",
-    "static-args": "plate",
-    "control-flow": "fire",
-    "dynamic-shapes": "scale",
-    "recompile-cost": "cards",
-    "error-debugging": "monitor",
-    "sharding": "stations",
-}
-
 _ICONS: dict[str, QIcon] = {}
 
 
-def scenario_icon(scenario: str) -> QIcon:
-    name = SCENARIO_ICONS.get(scenario, "pot")
-    if name not in _ICONS:
-        path = resource("icons", f"{name}.svg")
-        _ICONS[name] = QIcon(str(path if path.exists() else resource("icons", "pot.svg")))
-    return _ICONS[name]
+def scenario_icon(exercise: Any) -> QIcon:
+    """The icon of the scenario an exercise belongs to (the catalogue gives its file)."""
+    path = str(getattr(exercise, "icon", "") or resource("icons", "pot.svg"))
+    if path not in _ICONS:
+        _ICONS[path] = QIcon(path)
+    return _ICONS[path]
 
 
 def text(value: Any) -> str:
@@ -271,7 +260,7 @@ class ExerciseCard(QWidget):
         if ex is None:
             return
         self.title.setText(text(ex.title))
-        self.pitfall.setText(text(ex.pitfall.title))
+        self.pitfall.setText(text(ex.chapter.title))
         self.claim.setVisible(ex.claim is not None)
         if ex.claim is not None:
             self.claim.setText(
@@ -511,10 +500,10 @@ class VerdictPanel(QFrame):
             self.printed.hide()
             self.facts.hide()
         self.explanation.setText(text(ex.explanation))
-        self.open_button.setIcon(scenario_icon(ex.scenario))
+        self.open_button.setIcon(scenario_icon(ex))
         self.open_button.setText(
             self.tr("Open the scenario: %1 (%2)")
-            .replace("%1", text(ex.pitfall.title))
+            .replace("%1", text(ex.chapter.title))
             .replace("%2", ex.variant)
         )
 
