@@ -111,13 +111,15 @@ class Run:
                 jax.clear_caches()
                 self._lab = Lab(on_phase=self._phase_ended)
                 self._step = self.scenario.setup(self._lab, self.variant)
-            counts = [len(p.records) for p in self._lab.probes]
+            # Calls so far, not len(records): a long session's records are trimmed.
+            counts = [p.calls for p in self._lab.probes]
             try:
                 self._step(params)
             finally:
                 for probe, before in zip(self._lab.probes, counts, strict=False):
-                    if len(probe.records) > before:
-                        new.extend(probe.records[before:])
+                    made = probe.records_since(before) if probe.calls > before else []
+                    if made:
+                        new.extend(made)
                         self.last_probe = probe
                 # Probes created during the step (a new function object per call).
                 for probe in self._lab.probes[len(counts) :]:

@@ -37,6 +37,8 @@ _install_lock = threading.Lock()
 _installed = False
 _active: set[CallCollector] = set()  # collectors of calls in flight, on any thread
 _EXPLAIN = _jax_config.explain_cache_misses
+_swap_explain = _EXPLAIN.swap_local  # bound once: begin/end run on every probed call
+_set_explain = _EXPLAIN.set_local
 # Watchers see what happens outside probed calls (functions jitlab did not wrap).
 _watchers: list[Any] = []
 _unset = _config_ext.unset  # "no thread-local value" in JAX's config
@@ -48,19 +50,21 @@ class CallCollector:
 
     __slots__ = (
         "_dropped",
+        "_echo",
         "_kept_lines",
+        "_on_phase",
         "_output",
         "_trace_mark",
         "busy",
         "compile_ms",
         "compiled",
-        "echo",
         "explanations",
         "jit_name",
         "lower_ms",
         "lowered",
-        "on_phase",
         "persistent",
+        "quiet",
+        "source",
         "trace_ms",
         "trace_name",
         "traced",
@@ -68,19 +72,29 @@ class CallCollector:
     )
 
     def __init__(
-        self, trace_name: str, on_phase: Callable[[str, float], None] | None, echo: bool
+        self,
+        trace_name: str,
+        on_phase: Callable[[str, float], None] | None,
+        echo: bool,
+        source: Any = None,
     ) -> None:
         self.trace_name = trace_name
         self.jit_name = f"jit({trace_name})"
-        self.on_phase = on_phase
-        self.echo = echo
-        self.busy = False  # a probe reuses its collector while nothing happened in it
+        self._on_phase = on_phase
+        self._echo = echo
+        # A probe reuses one collector per thread for all its calls: it reads the probe's
+        # on_phase / echo_output when an event comes, so nothing is copied per call.
+        self.source = source
+        self.busy = False
         self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
         self.reset()
 
     def reset(self) -> None:
         self.trace_ms = self.lower_ms = self.compile_ms = 0.0
         self.traced = self.lowered = self.compiled = self.persistent = False
+        # Nothing happened but dispatch (the fast path of a cache hit): a plain attribute,
+        # cleared by whatever makes the call worth a full record.
+        self.quiet = True
         self.explanations: list[str] = []
         self._output: io.StringIO | None = None
         self._trace_mark = 0  # output offset when the probed function's trace ended
@@ -88,20 +102,35 @@ class CallCollector:
         self._dropped: dict[str, int] | None = None  # lines past the cap, by when printed
 
     @property
-    def quiet(self) -> bool:
-        """Nothing happened but dispatch: the fast path of a cache hit."""
-        return not (self.traced or self.lowered or self._output or self.explanations)
+    def on_phase(self) -> Callable[[str, float], None] | None:
+        return self._on_phase if self.source is None else self.source.on_phase
+
+    @on_phase.setter
+    def on_phase(self, value: Callable[[str, float], None] | None) -> None:
+        self._on_phase = value
+
+    @property
+    def echo(self) -> bool:
+        return self._echo if self.source is None else self.source.echo_output
+
+    @echo.setter
+    def echo(self, value: bool) -> None:
+        self._echo = value
+
+    def explain(self, message: str) -> None:
+        self.explanations.append(message)
+        self.quiet = False
 
     # -- events (called on the calling thread) --------------------------------------------
     def duration(self, event: str, seconds: float, fun_name: str | None) -> None:
         ms = seconds * 1e3
         if event == TRACE_EVENT and fun_name == self.trace_name:
             # The outermost trace ends last: nested functions of the same name fire earlier.
-            self.trace_ms, self.traced = ms, True
+            self.trace_ms, self.traced, self.quiet = ms, True, False
             self._trace_mark = self._output.tell() if self._output else 0
             self._phase("trace", ms)
         elif event == LOWER_EVENT and fun_name == self.jit_name:
-            self.lower_ms, self.lowered = ms, True
+            self.lower_ms, self.lowered, self.quiet = ms, True, False
             self._phase("lower", ms)
         elif event == COMPILE_EVENT and fun_name == self.jit_name and self.lowered:
             self.compile_ms, self.compiled = ms, True
@@ -116,11 +145,13 @@ class CallCollector:
             self.persistent = True
 
     def _phase(self, phase: str, ms: float) -> None:
-        if self.on_phase is not None:
-            self.on_phase(phase, ms)
+        on_phase = self.on_phase
+        if on_phase is not None:
+            on_phase(phase, ms)
 
     # -- output ---------------------------------------------------------------------------
     def write(self, text: str) -> None:
+        self.quiet = False
         if self._output is None:
             self._output = io.StringIO()
         # A call that prints 100,000 lines keeps the first few hundred and an exact count of
@@ -164,17 +195,15 @@ def begin(collector: CallCollector) -> CallCollector | None:
     """
     previous = getattr(_local, "collector", None)
     _local.collector = collector
-    _active.add(collector)
-    _route_stdout()
-    collector.user_explain = _EXPLAIN.swap_local(True)
+    _route_stdout(collector)
+    collector.user_explain = _swap_explain(True)
     return previous
 
 
 def end(collector: CallCollector, previous: CallCollector | None = None) -> None:
-    _EXPLAIN.set_local(collector.user_explain)
-    _unroute_stdout()
+    _set_explain(collector.user_explain)
+    _unroute_stdout(collector)
     _local.collector = previous
-    _active.discard(collector)
 
 
 def add_watcher(watcher: Any) -> None:
@@ -248,7 +277,7 @@ class _ExplanationFilter(logging.Filter):
             return True
         collector = getattr(_local, "collector", None)
         if collector is not None:
-            collector.explanations.append(message)
+            collector.explain(message)
         else:
             for watcher in _watchers:
                 watcher.explanation(message)
@@ -319,34 +348,46 @@ def _from_jax_callback() -> bool:
 
 
 _router = _StdoutRouter()
+# Guards _active and the router's installation together: the first call in flight (on any
+# thread) puts the router in place, the last one out takes it away. One uncontended lock
+# per begin and per end; the set of collectors doubles as the depth count.
 _stdout_lock = threading.Lock()
-_stdout_depth = 0  # probed calls in flight on all threads
 _stdout_installed = False  # did we put the router in place (and so must take it out)?
 
 
-def _route_stdout() -> None:
-    global _stdout_depth, _stdout_installed
-    with _stdout_lock:
-        if _stdout_depth == 0:
+_lock_stdout = _stdout_lock.acquire  # acquire/release: a third of what `with` costs
+_unlock_stdout = _stdout_lock.release
+
+
+def _route_stdout(collector: CallCollector) -> None:
+    global _stdout_installed
+    _lock_stdout()
+    try:
+        if not _active:
             current = sys.stdout
             _stdout_installed = current is not _router
             if _stdout_installed:
                 _router.target = current
                 sys.stdout = _router  # type: ignore[assignment]
-        _stdout_depth += 1
+        _active.add(collector)
+    finally:
+        _unlock_stdout()
 
 
-def _unroute_stdout() -> None:
-    global _stdout_depth, _stdout_installed
-    with _stdout_lock:
-        _stdout_depth -= 1
-        if _stdout_depth == 0 and _stdout_installed:
+def _unroute_stdout(collector: CallCollector) -> None:
+    global _stdout_installed
+    _lock_stdout()
+    try:
+        _active.discard(collector)
+        if not _active and _stdout_installed:
             _stdout_installed = False
             # Put back the very object we found — unless someone replaced us meanwhile
             # (their own redirect): then theirs stays, and we are out of the way anyway.
             if sys.stdout is _router:
                 sys.stdout = _router.target
             _router.target = None
+    finally:
+        _unlock_stdout()
 
 
 def install() -> None:

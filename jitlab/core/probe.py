@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
+import sys
 import threading
 import time
 import weakref
@@ -29,6 +31,30 @@ from jitlab.core.records import (
 
 PhaseCallback = Callable[[str, float], None]
 _HIT = CallKind.CACHE_HIT
+DEFAULT_MAX_RECORDS = 100_000
+
+# The hot path of a cache hit, bound once (each saves an attribute lookup per call).
+_tls = monitor._local  # this thread's collector of the call in flight (events go there)
+_route_stdout = monitor._route_stdout
+_unroute_stdout = monitor._unroute_stdout
+_swap_explain = monitor._swap_explain
+_set_explain = monitor._set_explain
+_disable_jit = _config.disable_jit
+_clock = time.perf_counter
+_new_record = tuple.__new__  # CallRecord without its Python-level __new__ (all fields given)
+_RECORD_HEAD = ("index", "function", "kind", "latency_ms", "trace_ms", "lower_ms")
+_RECORD_HEAD += ("compile_ms", "signature", "card")
+assert CallRecord._fields[: len(_RECORD_HEAD)] == _RECORD_HEAD
+# The fields of a hit record after ``card``, at their defaults.
+_RECORD_TAIL = tuple(CallRecord._field_defaults[f] for f in CallRecord._fields[len(_RECORD_HEAD) :])
+
+
+def _tally(counter: itertools.count[int]) -> int:
+    """How many times ``next`` was called on a fresh ``itertools.count()``.
+
+    ``next`` on it is atomic under the GIL: hits that are only counted need no lock.
+    """
+    return int(repr(counter)[6:-1])  # "count(N)"
 
 
 @dataclass
@@ -49,7 +75,9 @@ class Ledger:
     """Per-function bookkeeping: the card holder, counts per kind, time spent compiling."""
 
     cards: list[Card] = field(default_factory=list)
-    counts: dict[CallKind, int] = field(default_factory=lambda: {k: 0 for k in CallKind})
+    # Calls filed under the lock, by kind; hits only counted (Probe(record_hits=False)) are
+    # tallied lock-free in unrecorded_hits. ``counts`` adds them up.
+    filed: dict[CallKind, int] = field(default_factory=lambda: {k: 0 for k in CallKind})
     trace_ms: float = 0.0
     lower_ms: float = 0.0
     compile_ms: float = 0.0
@@ -57,6 +85,17 @@ class Ledger:
     retired: list[Card] = field(default_factory=list)  # cards dropped by a cache clear
     # Probes that share a ledger (instances of one definition site) share its lock too.
     lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
+    unrecorded_hits: itertools.count[int] = field(
+        default_factory=itertools.count, repr=False, compare=False
+    )
+    steady_hits: int = field(default=0, repr=False)  # hits on the only card (under the lock)
+
+    @property
+    def counts(self) -> dict[CallKind, int]:
+        """Calls per kind, exact over every call of every probe sharing this ledger."""
+        counts = dict(self.filed)
+        counts[_HIT] += self.steady_hits + _tally(self.unrecorded_hits)
+        return counts
 
     @property
     def calls(self) -> int:
@@ -84,6 +123,11 @@ class Probe:
     ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
     jits a plain function for you. The probe blocks until the result is ready so that
     ``latency_ms`` measures the work, not just the asynchronous dispatch.
+
+    ``records`` keeps at most ``max_records`` of the newest records (None: all of them), and
+    ``notable`` as many of the newest ones that are not plain cache hits (compiles,
+    recompiles, errors…); the oldest are dropped in slices. Counts stay exact over every
+    call: :meth:`summary`, :attr:`calls` and ``ledger.counts`` are running totals.
     """
 
     def __init__(
@@ -102,6 +146,7 @@ class Probe:
         record_hits: bool = True,
         ledger: Ledger | None = None,
         generation: int = 0,
+        max_records: int | None = DEFAULT_MAX_RECORDS,
         **jit_kwargs: Any,
     ) -> None:
         if _is_jitted(fn):
@@ -125,9 +170,21 @@ class Probe:
         self.block = block
         # False: cache hits only bump ledger.counts (no record, no on_record call).
         self.record_hits = record_hits
-        self.records: list[CallRecord] = []
+        self.records: list[CallRecord] = []  # the newest max_records records
+        self.notable: list[CallRecord] = []  # the newest max_records that are not plain hits
+        self.dropped_records = 0  # dropped from the front of records to keep it bounded
+        self.max_records = max_records
+        cap = sys.maxsize if max_records is None else max(1, max_records)
+        self._cap = cap
+        self._slack = cap // 10  # trimmed this much below the cap: one slice per cap/10 calls
         self.last: CallRecord | None = None  # the newest record, even when not kept
-        self._calls = 0
+        self._calls = 0  # calls filed under the lock (plus unrecorded hits folded in)
+        # Hits only counted (record_hits=False): next() on it, lock-free; see _fold.
+        self._unrecorded = itertools.count()
+        self._folded = 0
+        # Running totals over every call (summary() is exact however many records are kept).
+        self._kinds = {k: 0 for k in CallKind}
+        self._phase_ms = [0.0, 0.0, 0.0]  # trace, lower, compile
         # A shared ledger: several function objects that are one function to the user (the
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
@@ -139,6 +196,7 @@ class Probe:
         self._compiles = 0  # executables this probe saw made (moves on every compile record)
         self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
+        self._unrecorded_ledger = self.ledger.unrecorded_hits
         self._bind(jitted)
         self.name = name or self._trace_name
         monitor.install()
@@ -184,8 +242,74 @@ class Probe:
             self.ledger.cards = []
             self._by_key.clear()
 
+    @property
+    def calls(self) -> int:
+        """Every call this probe made, recorded or only counted."""
+        with self._lock:
+            self._fold()
+            return self._calls
+
     def summary(self) -> Summary:
-        return Summary.of(self.records)
+        """Exact over every call (running totals), however few records are kept."""
+        with self._lock:
+            self._fold()
+            kinds = self._kinds
+            calls = self._calls
+            others = sum(n for kind, n in kinds.items() if kind is not _HIT)
+            trace_ms, lower_ms, compile_ms = self._phase_ms
+            return Summary(
+                calls=calls,
+                compiles=kinds[CallKind.COMPILE],
+                recompiles=kinds[CallKind.RECOMPILE],
+                cache_hits=calls - others,
+                persistent_hits=kinds[CallKind.PERSISTENT_HIT],
+                errors=kinds[CallKind.ERROR],
+                eager=kinds[CallKind.EAGER],
+                trace_ms=trace_ms,
+                lower_ms=lower_ms,
+                compile_ms=compile_ms,
+            )
+
+    def records_since(self, calls: int) -> list[CallRecord]:
+        """The kept records of calls made after the first ``calls`` (see :attr:`calls`)."""
+        with self._lock:
+            records = self.records
+            start = len(records)
+            while start > 0 and records[start - 1].index >= calls:
+                start -= 1
+            return records[start:]
+
+    def _fold(self) -> None:
+        """Count the hits tallied lock-free into ``_calls`` (call with the lock held)."""
+        tally = _tally(self._unrecorded)
+        self._calls += tally - self._folded
+        self._folded = tally
+
+    def _file(self, record: CallRecord) -> None:
+        """Running totals and kept records of one filed call (lock held)."""
+        self._kinds[record.kind] += 1
+        totals = self._phase_ms
+        totals[0] += record.trace_ms
+        totals[1] += record.lower_ms
+        totals[2] += record.compile_ms
+        if self.keep_records:
+            records = self.records
+            records.append(record)
+            if len(records) > self._cap:
+                self._trim()
+            if record.kind is not _HIT:
+                notable = self.notable
+                notable.append(record)
+                if len(notable) > self._cap:
+                    del notable[: len(notable) - self._cap + self._slack]
+
+    def _trim(self) -> None:
+        """Drop the oldest kept records, a slice at a time (lock held)."""
+        drop = len(self.records) - self._cap + self._slack
+        del self.records[:drop]
+        self.dropped_records += drop
+        if self._waiting:  # positions of hits waiting for their card move with the list
+            self._waiting = [(key, position - drop) for key, position in self._waiting]
 
     def adopt(self, record: CallRecord) -> CallRecord:
         """File a record made elsewhere (a call in a fresh process) in this probe's ledger.
@@ -194,10 +318,11 @@ class Probe:
         with the same signature is already held.
         """
         with self._lock:
+            self._fold()
             record = record._replace(index=self._calls, function=self.name)
             self._calls += 1
             ledger = self.ledger
-            ledger.counts[record.kind] += 1
+            ledger.filed[record.kind] += 1
             ledger.trace_ms += record.trace_ms
             ledger.lower_ms += record.lower_ms
             ledger.compile_ms += record.compile_ms
@@ -216,54 +341,55 @@ class Probe:
                     self._by_key[key] = card
                 ledger.ever_compiled = True
                 record = record._replace(card=card.index)
-            if self.keep_records:
-                self.records.append(record)
+            self._file(record)
         self.last = record
         return record
 
     # -- the call -------------------------------------------------------------------------
-    def _collector(self) -> monitor.CallCollector:
-        """This thread's collector, reused across cache hits (they leave it untouched)."""
-        collector = getattr(self._spares, "collector", None)
-        if collector is None or collector.busy or collector.trace_name != self._trace_name:
-            collector = monitor.CallCollector(self._trace_name, self.on_phase, self.echo_output)
-            if not getattr(self._spares, "collector", None) or not self._spares.collector.busy:
-                self._spares.collector = collector
-        collector.busy = True
-        collector.on_phase = self.on_phase
-        collector.echo = self.echo_output
+    def _spare(self) -> monitor.CallCollector:
+        """This thread's collector for this probe, reused across calls: a cache hit leaves
+        it untouched, anything else is reset once filed."""
+        collector = monitor.CallCollector(self._trace_name, None, False, source=self)
+        self._spares.collector = collector
         return collector
 
-    def _release(self, collector: monitor.CallCollector) -> None:
-        if not collector.quiet or collector.persistent or collector.compiled:
-            collector.reset()
-        collector.busy = False
+    def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Called while another probed call is in flight on this thread, i.e. while that
+        function is being traced: we are inlined into its trace, not dispatched."""
+        collector = monitor.CallCollector(self._trace_name, None, False, source=self)
+        previous = monitor.begin(collector)
+        try:
+            return self._fn(*args, **kwargs)
+        finally:
+            monitor.end(collector, previous)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        collector = self._collector()
-        previous = monitor.begin(collector)
-        if previous is not None:
-            # Called while another probed call is in flight on this thread, i.e. while that
-            # function is being traced: we are inlined into its trace, not dispatched.
-            try:
-                return self._fn(*args, **kwargs)
-            finally:
-                monitor.end(collector, previous)
-                self._release(collector)
+        # The hot path is a cache hit, where JAX fires nothing: do only what a hit needs and
+        # leave everything else (keys, signatures, reasons) to the calls that compile.
+        if getattr(_tls, "collector", None) is not None:
+            return self._inlined(args, kwargs)
+        collector = getattr(self._spares, "collector", None)
+        if collector is None or not collector.quiet or collector.trace_name is not self._trace_name:
+            collector = self._spare()  # first call on this thread, an interrupted call, swap()
+        # monitor.begin, inlined: route this thread's events, stdout and explanations to us.
+        _tls.collector = collector
+        _route_stdout(collector)
+        collector.user_explain = _swap_explain(True)
         error: BaseException | None = None
         result = None
         # Decide before the call what a plain hit will need: after a long wait for the
         # device, the interpreter runs cold and every step costs several times more.
-        eager = _config.disable_jit.value
-        cards = self.ledger.cards
-        entries = self._jax_entries()
-        # Calls in flight on this probe, on any thread (list append/pop are atomic): another
-        # thread's compile may add the executable this call then hits.
-        flight = self._in_flight
-        flight.append(None)
-        compiles = self._compiles
-        steady = len(cards) == 1 and entries == self._entries_after_compile and len(flight) == 1
-        start = time.perf_counter()
+        eager = _disable_jit.value
+        track = self.record_hits  # a hit only counted needs no card: nothing to track
+        if track:
+            entries = self._jax_entries()
+            # Calls in flight on this probe, on any thread (list append/pop are atomic):
+            # another thread's compile may add the executable this call then hits.
+            flight = self._in_flight
+            flight.append(None)
+            lone = len(flight) == 1
+            compiles = self._compiles
+        start = _clock()
         try:
             result = self._fn(*args, **kwargs)
             if self.block:
@@ -274,27 +400,57 @@ class Probe:
         except Exception as exc:
             error = exc
         finally:
-            latency_ms = (time.perf_counter() - start) * 1e3
-            monitor.end(collector, previous)
-            steady = steady and len(flight) == 1 and compiles == self._compiles
-            flight.pop()
-        if error is None and collector.quiet and not eager:
-            collector.busy = False  # untouched: no reset needed
-            if not self.record_hits:  # counted, not recorded (watching a long program)
-                with self._lock:
-                    self._calls += 1
-                    self.ledger.counts[_HIT] += 1
+            latency_ms = (_clock() - start) * 1e3
+            # monitor.end, inlined.
+            _set_explain(collector.user_explain)
+            _unroute_stdout(collector)
+            _tls.collector = None
+            if track:
+                lone = lone and len(flight) == 1 and compiles == self._compiles
+                flight.pop()
+        if collector.quiet and error is None and not eager:
+            if not track:  # counted, not recorded (watching a long program)
+                next(self._unrecorded)
+                next(self._unrecorded_ledger)
                 return result
             # Steady state: one card, and JAX's cache unchanged since we saw it compile (and
             # during this call: another thread may have compiled meanwhile), so this hit used
             # that card. No key needed.
-            if steady and self._jax_entries() == entries:
-                record = self._hit(latency_ms, cards[0])  # the fast path
+            ledger = self.ledger
+            cards = ledger.cards
+            if (
+                lone
+                and len(cards) == 1
+                and entries == self._entries_after_compile
+                and self._jax_entries() == entries
+            ):
+                # The fast path: _hit for the one card, inlined.
+                card = cards[0]
+                lock = self._lock
+                lock.acquire()  # acquire/release: a third of what `with` costs
+                try:
+                    index = self._calls
+                    self._calls = index + 1
+                    ledger.steady_hits += 1
+                    card.hits += 1
+                    sig, number = card.signature, card.index
+                    head = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, sig, number)
+                    record = _new_record(CallRecord, head + _RECORD_TAIL)
+                    if self.keep_records:
+                        records = self.records
+                        records.append(record)
+                        if len(records) > self._cap:
+                            self._trim()
+                finally:
+                    lock.release()
             else:
                 record = self._keyed_hit(latency_ms, args, kwargs)
         else:
+            # Taken from the spares until filed: a callback may call this probe again.
+            self._spares.collector = None
             record = self._record(collector, latency_ms, args, kwargs, error)
-            self._release(collector)
+            collector.reset()
+            self._spares.collector = collector
         self.last = record
         if self.on_record is not None:
             self.on_record(record)
@@ -311,12 +467,12 @@ class Probe:
         error: BaseException | None,
     ) -> CallRecord:
         with self._lock:
+            self._fold()
             index = self._calls
             self._calls += 1
             record = self._slow(index, collector, latency_ms, args, kwargs, error)
-            self.ledger.counts[record.kind] += 1
-            if self.keep_records:
-                self.records.append(record)
+            self.ledger.filed[record.kind] += 1
+            self._file(record)
         return record
 
     def _keyed_hit(
@@ -353,19 +509,26 @@ class Probe:
         self._waiting = still
 
     def _hit(self, latency_ms: float, card: Card | None) -> CallRecord:
-        with self._lock:
+        if card is None:
+            head = (self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, None, None)
+        else:
+            head = (self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, card.signature, card.index)
+        lock = self._lock
+        lock.acquire()  # acquire/release: a third of what `with` costs on every hit
+        try:
             index = self._calls
-            self._calls += 1
-            self.ledger.counts[_HIT] += 1
-            if card is None:
-                record = CallRecord(index, self.name, _HIT, latency_ms)
-            else:
+            self._calls = index + 1
+            self.ledger.filed[_HIT] += 1
+            if card is not None:
                 card.hits += 1
-                record = CallRecord(
-                    index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, card.signature, card.index
-                )
-            if self.keep_records:
-                self.records.append(record)
+            record = _new_record(CallRecord, (index, *head, *_RECORD_TAIL))
+            if self.keep_records:  # _file, minus what a hit leaves at zero
+                records = self.records
+                records.append(record)
+                if len(records) > self._cap:
+                    self._trim()
+        finally:
+            lock.release()
         return record
 
     def _jax_entries(self) -> int:
