@@ -2,9 +2,10 @@
 
     python benchmarks/watch_overhead.py [--steps N] [--blocks B]
 
-Target: watched / unwatched ≥ 0.95. The loop is a small MLP regression step (forward,
-backward, SGD update) — the kind of loop where per-call overhead shows the most.
-Blocks of bare and watched steps alternate so machine noise hits both alike.
+Target: watched / unwatched ≥ 0.97. The loop is a small MLP regression step (forward,
+backward, SGD update on a pytree of parameters, about 50 µs) — the kind of loop where
+per-call overhead shows the most. Short blocks of bare and watched steps alternate so that
+machine noise hits both alike; the ratio is that of the median block rates.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import numpy as np
 
 from jitlab.core.watch import watch
 
+TARGET = 0.97
+
 
 def train_step(params, x, y):
     def loss(params):
@@ -33,6 +36,12 @@ def train_step(params, x, y):
 
     value, grads = jax.value_and_grad(loss)(params)
     return jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads), value
+
+
+def watched_step(params, x, y):
+    # A function of its own: JAX shares its caches between jax.jit wrappers of one
+    # function, so jitting train_step again would hit the bare one's executable.
+    return train_step(params, x, y)
 
 
 def make_data():
@@ -57,14 +66,14 @@ def run_block(step, params, x, y, steps: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=2000, help="steps per block")
-    parser.add_argument("--blocks", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=200, help="steps per block")
+    parser.add_argument("--blocks", type=int, default=100)
     args = parser.parse_args()
     params, x, y = make_data()
     bare = jax.jit(train_step)
     bare(params, x, y)[1].block_until_ready()
     with tempfile.TemporaryDirectory() as tmp, watch(Path(tmp) / "bench.jsonl") as recorder:
-        watched = jax.jit(train_step)  # jitted inside the watch: probed, hits counted
+        watched = jax.jit(watched_step)  # jitted inside the watch: probed, hits counted
         watched(params, x, y)[1].block_until_ready()
         bare_rates, watched_rates = [], []
         for _ in range(args.blocks):
@@ -76,7 +85,8 @@ def main() -> None:
     print(f"jax {jax.__version__} on {backend}; {args.blocks} blocks × {args.steps} steps")
     print(f"unwatched: {b:10.0f} steps/s  ({1e6 / b:.1f} µs/step)")
     print(f"watched:   {w:10.0f} steps/s  ({1e6 / w:.1f} µs/step; {stats.hits} hits counted)")
-    print(f"ratio watched/unwatched: {w / b:.3f}   (target ≥ 0.95)")
+    verdict = "met" if w / b >= TARGET else "NOT met"
+    print(f"ratio watched/unwatched: {w / b:.3f}   (target ≥ {TARGET:.2f}: {verdict})")
 
 
 if __name__ == "__main__":
