@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -84,7 +85,10 @@ class CallCollector:
         self._echo = echo
         # A probe reuses one collector per thread for all its calls: it reads the probe's
         # on_phase / echo_output when an event comes, so nothing is copied per call.
-        self.source = source
+        # Weakly: a collector lives in a thread-local, and a thread's locals are freed while
+        # Python tears that thread state down — dropping the last reference to a probe (and
+        # its jitted function) there makes JAX evict caches without a thread state (abort).
+        self.source = weakref.ref(source) if source is not None else None
         self.busy = False
         self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
         self.reset()
@@ -103,7 +107,8 @@ class CallCollector:
 
     @property
     def on_phase(self) -> Callable[[str, float], None] | None:
-        return self._on_phase if self.source is None else self.source.on_phase
+        source = self.source() if self.source is not None else None
+        return self._on_phase if source is None else source.on_phase
 
     @on_phase.setter
     def on_phase(self, value: Callable[[str, float], None] | None) -> None:
@@ -111,7 +116,8 @@ class CallCollector:
 
     @property
     def echo(self) -> bool:
-        return self._echo if self.source is None else self.source.echo_output
+        source = self.source() if self.source is not None else None
+        return self._echo if source is None else source.echo_output
 
     @echo.setter
     def echo(self, value: bool) -> None:
