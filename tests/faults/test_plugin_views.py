@@ -128,8 +128,8 @@ def test_rerun_eagerly_lets_ctrl_c_through() -> None:
 
 def test_the_window_shows_a_plugin_exiting_in_its_code_and_exports_strict_json(
     qtbot,
-    make_window,
-    tmp_path: Path,  # noqa: F811 (the fixture imported above)
+    make_window,  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
 ) -> None:
     window = make_window(write_plugins(tmp_path / "p", views=EXITS_IN_VIEWS), "exits-in-views")
     assert window.isVisible()
