@@ -242,7 +242,9 @@ def remove_watcher(watcher: Any) -> None:
 def user_wants_explanations() -> bool:
     """Would JAX log cache-miss explanations on this thread without jitlab?"""
     collector = getattr(_local, "collector", None)
-    local = collector.user_explain if collector is not None else _EXPLAIN.get_local()
+    local = _EXPLAIN.get_local()  # the user's own, unless a probed call swapped it
+    if collector is not None and collector.user_explain is not None:
+        local = collector.user_explain
     if local is not _unset:
         return bool(local)
     saved = _saved_global_explain

@@ -144,6 +144,7 @@ class Probe:
         on_record: Callable[[CallRecord], None] | None = None,
         block: bool = True,
         record_hits: bool = True,
+        capture_output: bool = True,
         ledger: Ledger | None = None,
         generation: int = 0,
         max_records: int | None = DEFAULT_MAX_RECORDS,
@@ -170,6 +171,9 @@ class Probe:
         self.block = block
         # False: cache hits only bump ledger.counts (no record, no on_record call).
         self.record_hits = record_hits
+        # False: printed text is neither captured nor tagged, and explanations come from
+        # JAX's global switch (a watch turns it on for its whole block): the cheapest call.
+        self.capture_output = capture_output
         self.records: list[CallRecord] = []  # the newest max_records records
         self.notable: list[CallRecord] = []  # the newest max_records that are not plain hits
         self.dropped_records = 0  # dropped from the front of records to keep it bounded
@@ -373,8 +377,10 @@ class Probe:
             collector = self._spare()  # first call on this thread, an interrupted call, swap()
         # monitor.begin, inlined: route this thread's events, stdout and explanations to us.
         _tls.collector = collector
-        _route_stdout(collector)
-        collector.user_explain = _swap_explain(True)
+        capture = self.capture_output
+        if capture:
+            _route_stdout(collector)
+            collector.user_explain = _swap_explain(True)
         error: BaseException | None = None
         result = None
         # Decide before the call what a plain hit will need: after a long wait for the
@@ -402,8 +408,9 @@ class Probe:
         finally:
             latency_ms = (_clock() - start) * 1e3
             # monitor.end, inlined.
-            _set_explain(collector.user_explain)
-            _unroute_stdout(collector)
+            if capture:
+                _set_explain(collector.user_explain)
+                _unroute_stdout(collector)
             _tls.collector = None
             if track:
                 lone = lone and len(flight) == 1 and compiles == self._compiles

@@ -151,6 +151,9 @@ class WatchedFunction:
             echo_output=True,
             block=False,  # keep the program's asynchronous dispatch: latency = dispatch time
             record_hits=False,  # hits are counted in the ledger, never one object each
+            # The program's prints reach its stream untouched; explanations are on globally
+            # while any watch runs (monitor.add_watcher).
+            capture_output=False,
             on_record=functools.partial(_dispatch, site),
             ledger=site.ledger,
             generation=generation,

@@ -22,6 +22,7 @@ def _warm(x):
 def _record(path: Path) -> None:
     """Several kinds of function: probed, jitted before the watch, factory-made, erroring,
     and JAX's own eager-op kernels."""
+    jax.clear_caches()  # eager kernels an earlier test compiled would otherwise be hits
     warm = jax.jit(_warm)  # jitted before the watch: seen through JAX's events only
     with jitlab.watch(path, include_internal=True):
 
