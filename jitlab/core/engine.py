@@ -7,40 +7,18 @@ the Qt thread. Nothing here knows about Qt.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jax
 
+from jitlab.core.events import CallFinished, CallStarted, Event, Listener, PhaseEnded
 from jitlab.core.probe import Card, Probe
 from jitlab.core.records import CallKind, CallRecord, ErrorInfo, Summary
 from jitlab.core.scenario import Lab, Scenario, Step
 
-
-@dataclass(frozen=True)
-class CallStarted:
-    index: int
-    params: dict[str, Any]
-    variant: str
-
-
-@dataclass(frozen=True)
-class PhaseEnded:
-    """A phase of the probed function finished (``trace``, ``lower``, ``compile``, ``load``)."""
-
-    index: int
-    phase: str
-    ms: float
-
-
-@dataclass(frozen=True)
-class CallFinished:
-    record: CallRecord
-
-
-Event = CallStarted | PhaseEnded | CallFinished
-Listener = Callable[[Event], None]
+# The events are defined JAX-free in jitlab.core.events; importing them from here still works.
+__all__ = ["CallFinished", "CallStarted", "Event", "Listener", "PhaseEnded", "Run"]
 
 
 class Run:

@@ -1,177 +1,48 @@
-"""What a scenario plugin declares, and the lab handle it uses to make probed calls.
+"""The lab handle a scenario's setup uses to make probed calls (this part needs JAX).
 
-A scenario is a subclass of :class:`Scenario` with class attributes for its texts,
-parameters, variants and autoplay script, and one method, :meth:`Scenario.setup`, which
-builds the step for a variant: a callable that makes exactly one probed call.
+What a scenario declares (texts, parameters, variants, chapter, icon, exercises) lives in
+:mod:`jitlab.core.spec`, which imports no JAX; it is re-exported here, so scenarios and
+plugins keep importing everything from ``jitlab.core.scenario``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import enum
-import inspect
-import math
-import textwrap
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
-from jitlab.core.paths import resource
 from jitlab.core.probe import PhaseCallback, Probe
+from jitlab.core.spec import (
+    REQUIRED,
+    AutoplayStep,
+    Chapter,
+    ChapterLike,
+    Lesson,
+    Param,
+    Pitfall,
+    Scenario,
+    Step,
+    Text,
+    Variant,
+    icon_file,
+    validate,
+)
 
-
-@dataclass(frozen=True)
-class Text:
-    """A piece of user-facing text in both languages."""
-
-    en: str
-    zh: str
-
-    def get(self, language: str) -> str:
-        return self.zh if language.startswith("zh") else self.en
-
-
-@dataclass(frozen=True)
-class Chapter:
-    """A chapter of the lab: where a scenario's pitfall sits in the list and the quiz.
-
-    The built-in chapters are the :class:`Pitfall` members; a plugin that teaches something
-    else declares its own, numbered after them (``Chapter(8, Text("8 · …", "8 · …"))``).
-    Scenarios with equal chapters are listed together, in chapter-number order.
-    """
-
-    number: int
-    title: Text
-
-    def __int__(self) -> int:
-        return self.number
-
-
-class Pitfall(enum.IntEnum):
-    """The seed's six pitfalls, plus the sharding chapter that goes beyond it."""
-
-    SIDE_EFFECTS = 1
-    STATIC_ARGS = 2
-    CONTROL_FLOW = 3
-    DYNAMIC_SHAPES = 4
-    RECOMPILE_COST = 5
-    ERROR_DEBUGGING = 6
-    SHARDING = 7
-
-    @property
-    def title(self) -> Text:
-        return _PITFALL_TITLES[self]
-
-    @property
-    def number(self) -> int:
-        return int(self)
-
-
-_PITFALL_TITLES = {
-    Pitfall.SIDE_EFFECTS: Text("1 · Side effects happen at trace time", "1 · 副作用只在追踪时发生"),
-    Pitfall.STATIC_ARGS: Text("2 · Static vs traced arguments", "2 · 静态参数与追踪参数"),
-    Pitfall.CONTROL_FLOW: Text(
-        "3 · Python control flow on traced values", "3 · 追踪值上的 Python 控制流"
-    ),
-    Pitfall.DYNAMIC_SHAPES: Text("4 · Dynamic shapes trigger recompiles", "4 · 动态形状触发重编译"),
-    Pitfall.RECOMPILE_COST: Text("5 · The cost of recompiling", "5 · 重编译的代价"),
-    Pitfall.ERROR_DEBUGGING: Text("6 · Debugging compile errors", "6 · 调试编译错误"),
-    Pitfall.SHARDING: Text("7 · Sharding (beyond the guide)", "7 · 分片（指南之外）"),
-}
-
-# What a scenario may give as its chapter: a built-in pitfall, or a chapter of its own.
-ChapterLike = Pitfall | Chapter
-
-
-@dataclass(frozen=True)
-class Param:
-    """A typed scenario parameter; the GUI builds a control from it, the CLI validates with it."""
-
-    name: str
-    default: int | float | str | bool
-    label: Text
-    help: Text
-    minimum: int | float | None = None
-    maximum: int | float | None = None
-    choices: tuple[str, ...] = ()
-    log_scale: bool = False  # the GUI slider moves in powers (batch sizes, steps)
-    variants: tuple[str, ...] = ()  # the variants that read it (empty: every variant)
-
-    def applies_to(self, variant: str) -> bool:
-        return not self.variants or variant in self.variants
-
-    @property
-    def type(self) -> type:
-        return type(self.default)
-
-    def parse(self, text: str) -> int | float | str | bool:
-        """Turn CLI text into a valid value, or raise ValueError naming what is allowed."""
-        if self.type is bool:
-            lowered = text.strip().lower()
-            if lowered in ("1", "true", "yes", "on"):
-                return True
-            if lowered in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(f"{self.name} must be true or false, not {text!r}")
-        if self.type is str:
-            return self.check(text.strip())
-        try:
-            value = self.type(text.strip())
-        except ValueError:
-            raise ValueError(f"{self.name} must be {self.describe()}, not {text!r}") from None
-        return self.check(value)
-
-    def check(self, value: Any) -> Any:
-        # NaN compares False with any bound, so it would pass the range checks below.
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
-        if self.choices and value not in self.choices:
-            raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
-        if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
-        return value
-
-    def describe(self) -> str:
-        if self.choices:
-            return "one of " + ", ".join(self.choices)
-        if self.type is bool:
-            return "true or false"
-        kind = "an integer" if self.type is int else "a number"
-        if self.minimum is not None and self.maximum is not None:
-            return f"{kind} in {self.minimum}…{self.maximum}"
-        return "a finite number" if self.type is float else kind
-
-
-@dataclass(frozen=True)
-class Variant:
-    id: str  # "pitfall", "fix", or another face of the pitfall
-    title: Text
-    summary: Text
-
-
-@dataclass(frozen=True)
-class Lesson:
-    """The lesson in four parts: what goes wrong, why, the fix, and the kitchen story."""
-
-    what: Text
-    why: Text
-    fix: Text
-    kitchen: Text
-
-
-@dataclass(frozen=True)
-class AutoplayStep:
-    """One beat of a hands-free demo: change some parameters (and maybe the variant), call."""
-
-    params: Mapping[str, Any] = field(default_factory=dict)
-    variant: str | None = None
-    note: Text | None = None  # what a presenter would say at this beat
-
-
-Step = Callable[[Mapping[str, Any]], Any]
+__all__ = [
+    "REQUIRED",
+    "AutoplayStep",
+    "Chapter",
+    "ChapterLike",
+    "Lab",
+    "Lesson",
+    "Param",
+    "Pitfall",
+    "Scenario",
+    "Step",
+    "Text",
+    "Variant",
+    "icon_file",
+    "validate",
+]
 
 
 class Lab:
@@ -185,172 +56,3 @@ class Lab:
         probe = Probe(fn, on_phase=self.on_phase, **kwargs)
         self.probes.append(probe)
         return probe
-
-
-class Scenario:
-    """Base class of scenario plugins. Subclasses fill in the class attributes.
-
-    ``chapter`` places the scenario: a :class:`Pitfall` for the built-in chapters, or a
-    plugin's own :class:`Chapter`. ``pitfall`` is the older name of the same attribute: a
-    scenario declares either, and both read the same value. ``exercises`` are the
-    predict-then-run questions (``jitlab.quiz.Exercise``) about this scenario's point; the
-    quiz collects them from discovery and ties each to the scenario that declares it.
-    """
-
-    id: ClassVar[str]
-    chapter: ClassVar[ChapterLike]
-    pitfall: ClassVar[ChapterLike]  # the same as ``chapter``
-    title: ClassVar[Text]
-    lesson: ClassVar[Lesson]
-    question: ClassVar[Text]  # asked before the run: predict what will happen
-    params: ClassVar[tuple[Param, ...]] = ()
-    variants: ClassVar[tuple[Variant, ...]]
-    autoplay: ClassVar[tuple[AutoplayStep, ...]] = ()
-    # A kitchen icon of resources/icons by name, or an image file: absolute, or relative to
-    # the file that defines the scenario (so a plugin can bring its own).
-    icon: ClassVar[str] = "pot"
-    exercises: ClassVar[tuple[Any, ...]] = ()
-    _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own = vars(cls)
-        if "chapter" in own and "pitfall" not in own:
-            cls.pitfall = cls.chapter
-            cls._chapter_named = "chapter"
-        elif "pitfall" in own and "chapter" not in own:
-            cls.chapter = cls.pitfall
-            cls._chapter_named = "pitfall"
-
-    def setup(self, lab: Lab, variant: str) -> Step:
-        """Build the step for ``variant``: a callable making one probed call per invocation."""
-        raise NotImplementedError
-
-    def facts(self) -> dict[str, Any]:
-        """What the last step observed that JAX's records cannot show (a global counter,
-        a list holding a tracer, time saved…). The engine copies it into ``record.notes``."""
-        return {}
-
-    def source(self, variant: str) -> str:
-        """The code that runs for ``variant`` (shown in the GUI's code view)."""
-        return "\n\n".join(
-            textwrap.dedent(inspect.getsource(obj)) for obj in self.code_objects(variant)
-        )
-
-    def code_objects(self, variant: str) -> tuple[Any, ...]:
-        """The functions whose source is the code that runs for ``variant``."""
-        return ()
-
-    # -- helpers shared by the CLI, engine and GUI ----------------------------------------
-    @classmethod
-    def defaults(cls) -> dict[str, Any]:
-        return {p.name: p.default for p in cls.params}
-
-    @classmethod
-    def param(cls, name: str) -> Param:
-        for p in cls.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
-
-    @classmethod
-    def variant_ids(cls) -> tuple[str, ...]:
-        return tuple(v.id for v in cls.variants)
-
-
-REQUIRED = ("id", "chapter", "title", "lesson", "question", "variants")
-
-
-def icon_file(cls: type[Scenario]) -> Path:
-    """The image of a scenario's icon (the plain pot when the named one does not exist)."""
-    name = str(getattr(cls, "icon", "") or "pot")
-    named = resource("icons", f"{name}.svg")
-    if named.is_file():
-        return named
-    path = Path(name)
-    if not path.is_absolute():
-        with contextlib.suppress(TypeError, OSError):  # a class made in memory has no file
-            path = Path(inspect.getfile(cls)).parent / path
-    return path if path.is_file() else resource("icons", "pot.svg")
-
-
-def validate(cls: Any) -> list[str]:
-    """Problems with a plugin class, in words (empty when it is well-formed)."""
-    problems = []
-    if not (isinstance(cls, type) and issubclass(cls, Scenario)):
-        return [f"{cls!r} is not a Scenario subclass"]
-    for name in REQUIRED:
-        if not hasattr(cls, name):
-            problems.append(f"missing {name}")
-    if problems:
-        return problems
-    # Discovery sorts by chapter and indexes by id: a wrong type there would break the list.
-    if not (isinstance(cls.id, str) and cls.id):
-        problems.append(f"id must be a non-empty string, not {cls.id!r}")
-    problems += _chapter_problems(cls)
-    problems += _exercise_problems(cls)
-    ids = cls.variant_ids()
-    if "pitfall" not in ids or "fix" not in ids:
-        problems.append("variants must include 'pitfall' and 'fix'")
-    for p in cls.params:
-        try:
-            p.check(p.default)
-        except ValueError as exc:
-            problems.append(f"default out of range: {exc}")
-        unknown = set(p.variants) - set(ids)
-        if unknown:
-            problems.append(f"parameter {p.name} names unknown variants {sorted(unknown)}")
-    if cls.setup is Scenario.setup:
-        problems.append("setup() is not implemented")
-    return problems
-
-
-def _chapter_problems(cls: type[Scenario]) -> list[str]:
-    chapter, pitfall = cls.chapter, cls.pitfall
-    name = cls._chapter_named
-    if chapter is not pitfall:
-        return ["chapter and pitfall are two names of one attribute: declare one of them"]
-    if isinstance(chapter, Pitfall):
-        return []
-    if not isinstance(chapter, Chapter):
-        return [f"{name} must be a Pitfall or a Chapter, not {chapter!r}"]
-    problems = []
-    if not (isinstance(chapter.number, int) and not isinstance(chapter.number, bool)):
-        problems.append(f"chapter number must be an integer, not {chapter.number!r}")
-    elif chapter.number in {int(p) for p in Pitfall}:
-        problems.append(
-            f"chapter {chapter.number} is the built-in {Pitfall(chapter.number).name}: "
-            f"use Pitfall.{Pitfall(chapter.number).name}, or number the new chapter after "
-            f"{max(Pitfall)}"
-        )
-    if not isinstance(chapter.title, Text):
-        problems.append(f"chapter title must be a Text, not {chapter.title!r}")
-    return problems
-
-
-def _exercise_problems(cls: type[Scenario]) -> list[str]:
-    """The quiz runs exercises; here only their shape is checked (the core knows no quiz)."""
-    exercises = cls.exercises
-    if not isinstance(exercises, tuple | list):
-        return [f"exercises must be a tuple, not {type(exercises).__name__}"]
-    problems = []
-    seen: set[str] = set()
-    for position, exercise in enumerate(exercises):
-        exercise_id = getattr(exercise, "id", None)
-        if not (isinstance(exercise_id, str) and exercise_id):
-            problems.append(f"exercise {position + 1} has no id: {exercise!r}")
-            continue
-        if exercise_id in seen:
-            problems.append(f"exercise id {exercise_id!r} is declared twice")
-        seen.add(exercise_id)
-        if not (
-            callable(getattr(exercise, "snippet", None))
-            and callable(getattr(exercise, "settle", None))
-        ):
-            problems.append(f"exercise {exercise_id!r} needs a snippet and a settle function")
-        declared = getattr(exercise, "scenario", "")
-        if declared and declared != cls.id:
-            problems.append(
-                f"exercise {exercise_id!r} names scenario {declared!r}, but {cls.id!r} declares it"
-            )
-    return problems
