@@ -1,7 +1,8 @@
 """``jitlab quiz``: predict, then run the real code, in the terminal.
 
+The terminal face of :mod:`jitlab.quiz` (the headless exercises and interview rounds).
 Wired into the main command with :func:`add_parser` and :func:`run`; also runnable alone as
-``python -m jitlab.quiz.cli``. Importing this module is cheap (no JAX) so that building the
+``python -m jitlab.cli.quiz``. Importing this module is cheap (no JAX) so that building the
 main parser stays fast.
 """
 
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from jitlab.cli import _Parser, fail
+from jitlab.cli._usage import UsageParser, fail
 from jitlab.core.records import dumps_strict
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="jitlab quiz", description=DESCRIPTION)
+    parser = UsageParser(prog="jitlab quiz", description=DESCRIPTION)
     configure(parser)
     return parser
 

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import pytest
 
 import jitlab
-from jitlab.cli import print_watch_summary
+from jitlab.cli.watch import print_watch_summary
 from jitlab.gui.recording_window import open_recording_window
 
 

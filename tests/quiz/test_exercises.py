@@ -16,8 +16,8 @@ import jax
 import numpy as np
 import pytest
 
+from jitlab.cli.quiz import build_parser, run
 from jitlab.quiz import exercises as catalogue
-from jitlab.quiz.cli import build_parser, run
 from jitlab.quiz.interview import Interview
 from jitlab.quiz.model import NO_ERROR, AnswerKind
 
@@ -169,7 +169,7 @@ def test_sharding_exercise_skips_with_one_device(exercise_id):
 
 def test_sharding_exercises_in_a_process_with_8_devices():
     done = subprocess.run(
-        [sys.executable, "-m", "jitlab.quiz.cli", "--solve", "--scenario", "sharding", "--json"],
+        [sys.executable, "-m", "jitlab.cli.quiz", "--solve", "--scenario", "sharding", "--json"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -378,7 +378,7 @@ def test_cli_usage_errors_are_one_line_and_exit_2(capsys, argv, message):
 
 def test_cli_bad_option_value_exits_2():
     done = subprocess.run(
-        [sys.executable, "-m", "jitlab.quiz.cli", "--interview", "many"],
+        [sys.executable, "-m", "jitlab.cli.quiz", "--interview", "many"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -388,7 +388,7 @@ def test_cli_bad_option_value_exits_2():
 
 
 def test_cli_interactive_session_reads_predictions_from_stdin():
-    command = [sys.executable, "-m", "jitlab.quiz.cli"]
+    command = [sys.executable, "-m", "jitlab.cli.quiz"]
     done = subprocess.run(
         [*command, "--exercise", "static-is-free", "--exercise", "print-in-jit"],
         input="perhaps\nb\nq\n",  # a bad answer is asked again; q stops
@@ -403,8 +403,13 @@ def test_cli_interactive_session_reads_predictions_from_stdin():
 
 
 def test_quiz_is_headless():
+    """The quiz package knows no face (neither the command line nor the GUI); the command
+    line's quiz knows no Qt."""
     code = (
-        "import sys, jitlab.quiz.cli, jitlab.quiz.exercises, jitlab.quiz.interview\n"
+        "import sys, jitlab.quiz, jitlab.quiz.exercises, jitlab.quiz.interview, jitlab.quiz.model\n"
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'jitlab.gui', 'jitlab.cli'))]\n"
+        "assert not bad, bad\n"
+        "import jitlab.cli.quiz\n"
         "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'jitlab.gui'))]\n"
         "assert not bad, bad\n"
     )
@@ -413,11 +418,11 @@ def test_quiz_is_headless():
 
 
 def test_wiring_into_the_main_command(capsys):
-    """What jitlab/cli.py does: add_parser(subcommands), then run(args) for `quiz`."""
+    """What jitlab/cli/__init__.py does: add_parser(subcommands), then run(args) for `quiz`."""
     import argparse
 
     from jitlab.cli import build_parser as main_parser
-    from jitlab.quiz.cli import add_parser
+    from jitlab.cli.quiz import add_parser
 
     parser = main_parser()
     subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

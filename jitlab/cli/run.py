@@ -1,0 +1,244 @@
+"""``jitlab run SCENARIO``: one probed call per parameter value, as a live table or JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from jitlab.cli._usage import fail
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "run",
+        help="run a scenario in the terminal, one probed call per parameter value",
+        description="Run SCENARIO once per value of --param (other parameters at their "
+        "defaults). Without --param, plays the scenario's autoplay demo.",
+    )
+    parser.add_argument("scenario", metavar="SCENARIO")
+    parser.add_argument("--variant", default="pitfall", help="pitfall, fix, … (default: pitfall)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2,...",
+        help="a parameter and the sequence of values to call with (repeatable)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per call, then a summary"
+    )
+    return parser
+
+
+def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
+    """``["batch_size=8,16", "depth=2"]`` → one overrides dict per call (length-1 broadcasts)."""
+    sequences: dict[str, list[Any]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        name = name.strip()
+        if not sep or not values.strip():
+            fail(f"--param expects NAME=V1,V2,..., got {spec!r}")
+        if name in sequences:
+            fail(f"--param {name} is given twice; give all its values once: {name}=V1,V2,...")
+        try:
+            param = scenario.param(name)
+        except KeyError:
+            names = ", ".join(p.name for p in scenario.params) or "none"
+            fail(f"unknown parameter {name!r} for {scenario.id}; valid parameters: {names}")
+        try:
+            sequences[name] = [param.parse(v) for v in values.split(",")]
+        except ValueError as exc:
+            fail(str(exc))
+    if not sequences:
+        return []
+    length = max(len(v) for v in sequences.values())
+    for name, values in sequences.items():
+        if len(values) not in (1, length):
+            fail(f"--param {name} has {len(values)} values; give 1 or {length}")
+    return [
+        {name: values[i if len(values) > 1 else 0] for name, values in sequences.items()}
+        for i in range(length)
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    from jitlab.core.discovery import discover, scenarios
+
+    entries = discover()
+    available = scenarios(entries)
+    scenario = available.get(args.scenario)
+    if scenario is None:
+        broken = {e.name: e.error for e in entries if not e.ok}
+        if args.scenario in broken:
+            fail(f"scenario {args.scenario!r} is broken: {broken[args.scenario]}")
+        fail(f"unknown scenario {args.scenario!r}; valid scenarios: {', '.join(available)}")
+    if args.variant not in scenario.variant_ids():
+        fail(
+            f"unknown variant {args.variant!r} for {scenario.id}; "
+            f"valid variants: {', '.join(scenario.variant_ids())}"
+        )
+    calls = parse_sequences(scenario, args.param)
+    if not calls:
+        # The variant's own demo beats if it has some, else the scenario's shared ones.
+        own = [dict(b.params) for b in scenario.autoplay if b.variant == args.variant]
+        shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
+        calls = own or shared or [{}]
+
+    from jitlab.core.engine import Run
+    from jitlab.core.records import dumps_strict
+
+    run = Run(scenario, args.variant)
+    with _first_ctrl_c_stops_between_calls() as stop:
+        try:
+            if args.json:
+                for overrides in _until(stop, calls):
+                    record = run.step(overrides)
+                    print(dumps_strict(record.to_json()), flush=True)
+            else:
+                _print_table(run, _until(stop, calls))
+        except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
+            stop.set()
+    # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
+    interrupted = stop.is_set()
+    if args.json:
+        summary = run.summary().to_json()
+        if interrupted:
+            summary["interrupted"] = True
+        print(dumps_strict({"summary": summary}), flush=True)
+    else:
+        _print_summary(run, interrupted)
+    return 130 if interrupted else 0
+
+
+@contextmanager
+def _first_ctrl_c_stops_between_calls() -> Iterator[threading.Event]:
+    """The first Ctrl-C lets the call in flight finish (a KeyboardInterrupt raised inside JAX
+    may surface as another error, or be lost); the second interrupts it."""
+    stop = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print("jitlab: stopping after this call (Ctrl-C again to stop now)", file=sys.stderr)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread (jitlab.cli.main called from a thread)
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _until(stop: threading.Event, calls: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for overrides in calls:
+        if stop.is_set():
+            return
+        yield overrides
+
+
+def _short(value: Any, limit: int = 48) -> str:
+    text = repr(value) if not isinstance(value, str) else value
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_KIND_STYLE = {
+    "compile": "bold yellow",
+    "recompile": "bold red",
+    "cache_hit": "green",
+    "persistent_hit": "cyan",
+    "error": "bold magenta",
+    "eager": "dim",
+}
+
+
+def _print_table(run: Any, calls: Iterable[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.live import Live
+    from rich.markup import escape
+    from rich.table import Table
+
+    # Piped output has no width to measure: give the table room instead of folding words.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    table = Table(title=f"{run.scenario_cls.id} · {run.variant}")
+    for column, justify in (
+        ("#", "right"),
+        ("params", "left"),
+        ("kind", "left"),
+        ("latency ms", "right"),
+        ("trace", "right"),
+        ("lower", "right"),
+        ("compile", "right"),
+        ("why / output", "left"),
+    ):
+        last = column == "why / output"
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold",
+            no_wrap=not last,
+            ratio=1 if last else None,
+        )
+    # The probe routes sys.stdout only while a call is in flight; Live must not redirect it
+    # as well (each would feed the other).
+    live = Live(
+        table,
+        console=console,
+        auto_refresh=False,
+        transient=False,
+        vertical_overflow="visible",  # a run longer than the screen keeps every row
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    with live:
+        for overrides in calls:
+            record = run.step(overrides)
+            kind = record.kind.value
+            note = str(record.reason) if record.reason else ""
+            if record.error:
+                note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
+            note = escape(note)
+            for line in record.stdout:
+                note += escape(f"\n[{line.when}] {line.text}")
+            notes = dict(record.notes or {})
+            for key in [k for k, v in notes.items() if k.endswith("_error") and v]:
+                # What went wrong beside the call (a cache the disk refused…): whole, in sight.
+                note += f"\n[yellow]{escape(f'{key}: {notes.pop(key)}')}[/yellow]"
+            if notes:
+                facts = ", ".join(f"{k}={_short(v)}" for k, v in notes.items())
+                note += "\n[dim]" + escape(facts) + "[/dim]"
+            table.add_row(
+                str(record.index),
+                ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults",
+                f"[{_KIND_STYLE[kind]}]{kind}[/]",
+                f"{record.latency_ms:.3f}",
+                f"{record.trace_ms:.1f}",
+                f"{record.lower_ms:.1f}",
+                f"{record.compile_ms:.1f}",
+                note,
+            )
+            live.refresh()
+
+
+def _print_summary(run: Any, interrupted: bool) -> None:
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    console.print()  # Live leaves the cursor on the table's last line when piped
+    if interrupted:
+        console.print("[yellow]interrupted (Ctrl-C): the calls made so far[/yellow]")
+    s = run.summary()
+    console.print(
+        f"{s.calls} calls: {s.compiles} compile, {s.recompiles} recompile, "
+        f"{s.cache_hits} cache hit, {s.persistent_hits} persistent hit, {s.errors} error · "
+        f"hit rate {s.hit_rate:.0%} · time lost to compiling {s.time_lost_ms:.1f} ms"
+    )

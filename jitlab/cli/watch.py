@@ -1,0 +1,138 @@
+"""``jitlab watch -- python SCRIPT ARGS``: run a program unchanged, record its compiles."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from jitlab.cli._usage import fail
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "watch",
+        help="record a Python program's compiles: jitlab watch -- python train.py ARGS",
+        description="Run a Python program unchanged, record every compile and recompile of "
+        "its jitted functions to a JSON-lines file, and print a summary per function.",
+    )
+    parser.add_argument(
+        "--out", default="jitlab-watch.jsonl", help="recording file (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="also record kernels JAX compiles for itself (e.g. jnp.ones(n))",
+    )
+    parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    import runpy
+    import traceback
+    from pathlib import Path
+
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    if program and Path(program[0]).name.startswith("python"):
+        program = program[1:]  # it runs in this interpreter, where the watch is
+    if not program:
+        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+    if program[0] == "-m":
+        if len(program) < 2:
+            fail("watch: -m needs a module name")
+        target, argv = program[1], program[1:]
+    elif program[0].startswith("-"):
+        fail(f"watch runs a script or `-m module`; option {program[0]!r} is not supported")
+    else:
+        target, argv = program[0], program
+        if not Path(target).is_file():
+            fail(f"watch: no such script: {target}")
+
+    out = Path(args.out)
+    if out.is_dir():
+        fail(f"watch: --out {out} is a folder; name a file, e.g. {out / 'run.jsonl'}")
+    try:  # fail now, not after the user's program has run for an hour
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        fail(f"watch: cannot write the recording {out}: {exc.strerror or exc}")
+
+    from jitlab.core.watch import watch
+
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = argv
+    if program[0] != "-m":
+        sys.path.insert(0, str(Path(target).resolve().parent))
+    status = 0
+    with watch(args.out, include_internal=args.include_internal):
+        try:
+            if program[0] == "-m":
+                runpy.run_module(target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(target, run_name="__main__")
+        except SystemExit as exc:
+            # As plain Python does: sys.exit("message") prints the message and exits 1.
+            code = exc.code
+            if code is None or isinstance(code, int):
+                status = code or 0
+            else:
+                print(code, file=sys.stderr)
+                status = 1
+        except KeyboardInterrupt:
+            status = 130
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
+    print_watch_summary(args.out)
+    return status
+
+
+def print_watch_summary(path: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from jitlab.core.recording import read_recording, summarize
+
+    recording, _ = read_recording(path)
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    table = Table(title=f"jitlab watch · {path}")
+    for column, justify in (
+        ("function", "left"),
+        ("compiles", "right"),
+        ("recompiles", "right"),
+        ("hits", "right"),
+        ("ms compiling", "right"),
+        ("signatures", "right"),
+        ("what differed", "left"),
+    ):
+        last = column == "what differed"
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="fold",
+            no_wrap=not last and column != "function",
+            ratio=1 if last else None,
+        )
+    for s in summarize(recording):
+        where = f"\n[dim]{s.defined_at}[/dim]" if s.defined_at else ""
+        if s.internal:
+            where = "\n[dim]eager op (JAX's own kernel)[/dim]"
+        differed = "\n".join(f"{change} ×{n}" for change, n in s.changes.most_common(4))
+        table.add_row(
+            f"{s.function}{where}",
+            str(s.executables),  # the recording window's "compiles": the same count
+            str(s.recompiles),
+            "-" if s.hits is None else str(s.hits),
+            s.ms_text,
+            str(len(s.signatures)) if s.signatures else "-",
+            differed,
+        )
+    console.print(table)
+    skipped = f"; {recording.skipped}" if recording.skipped else ""
+    console.print(f"recording: {path} ({len(recording.calls)} compile lines{skipped})")
