@@ -1,4 +1,10 @@
-"""Read a watch recording (JSON lines) and summarise it per function.
+"""Read a watch recording (JSON lines) into typed records, and summarise it per function.
+
+A ``call`` line becomes a :class:`RecordedCall`: the :class:`~jitlab.core.records.CallRecord`
+the probe made (read back with ``CallRecord.from_json``) plus what only a recording knows —
+where the function is defined, which line called it, when, and whether it was seen through
+JAX's compile events only. Counts per function are the probe's own
+:class:`~jitlab.core.records.Summary` of those records.
 
 Reading is defensive: a file cut off mid-line by a killed process still opens (its last,
 partial line waits until it ends), and a line that is not what ``jitlab watch`` writes —
@@ -15,18 +21,70 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jitlab.core.records import CallKind, CallRecord
+from jitlab.core.records import CallKind, CallRecord, Summary
 
-COMPILED_KINDS = ("compile", "recompile", "persistent_hit")
+Key = tuple[str, str | None]  # (function name, where it is defined)
 _KINDS = frozenset(kind.value for kind in CallKind)
 _TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedCall:
+    """One ``call`` line: the probe's record, and where and when the program made the call."""
+
+    record: CallRecord
+    defined_at: str | None = None  # where the jitted function is defined (``file:line``)
+    called_from: str | None = None  # the program's line that made the call
+    # Jitted before the watch began: only JAX's compile events were seen, so the call has
+    # no call count, no card and maybe no signature (JAX's reason names what changed).
+    events_only: bool = False
+    internal: bool = False  # a kernel JAX compiled for itself (eager op, jnp.* outside jit)
+    t: float | None = None  # seconds since the recording started
+
+    @property
+    def key(self) -> Key:
+        """Whose call this is. JAX's own kernels are one function per primitive, wherever
+        they were called from."""
+        return (self.record.function, None if self.internal else self.defined_at)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordedCall:
+        """Read a ``call`` line (raises on a shape ``CallRecord.from_json`` cannot take)."""
+        called_from = data.get("called_from")
+        t = data.get("t")
+        return cls(
+            CallRecord.from_json(data),
+            defined_at=data.get("defined_at"),
+            called_from=called_from if isinstance(called_from, str) else None,
+            events_only=data.get("source") == "events",
+            internal=bool(data.get("internal")),
+            t=float(t) if t is not None else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingStart:
+    """The ``start`` line: which program ran, under which versions."""
+
+    argv: tuple[str, ...] = ()
+    jax: str | None = None
+    jitlab: str | None = None
+    time: float | None = None  # wall-clock start (seconds since the epoch)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordingStart:
+        versions = [data.get(name) for name in ("jax", "jitlab")]
+        jax, jitlab = (None if v is None else str(v) for v in versions)
+        time = data.get("time")
+        argv = tuple(str(a) for a in data.get("argv") or ())
+        return cls(argv, jax, jitlab, float(time) if time is not None else None)
+
+
 @dataclass
 class Recording:
-    start: dict[str, Any] | None = None
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    hits: dict[tuple[str, str | None], int] = field(default_factory=dict)  # latest count
+    start: RecordingStart | None = None
+    calls: list[RecordedCall] = field(default_factory=list)
+    hits: dict[Key, int] = field(default_factory=dict)  # latest count
     ended: bool = False
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
@@ -41,15 +99,22 @@ class Recording:
 
     def add_line(self, obj: Any) -> bool:
         """File one parsed line; False (and nothing filed) when it is not a valid line."""
-        if not _valid(obj):
+        if not isinstance(obj, dict):
             return False
         kind = obj.get("type")
-        if kind == "start":
-            self.start = obj
-        elif kind == "call":
-            self.calls.append(obj)
+        if kind == "call":
+            call = _call(obj)
+            if call is None:
+                return False
+            self.calls.append(call)
         elif kind == "hits":
+            if not _valid_hits(obj):
+                return False
             self.hits[(obj["function"], obj.get("defined_at"))] = obj["hits"]
+        elif kind == "start":
+            if not (_is(obj.get("argv"), list, none=True) and _number(obj.get("time"))):
+                return False
+            self.start = RecordingStart.from_json(obj)
         elif kind == "end":
             self.ended = True
         return True  # other types: from a newer jitlab, ignored
@@ -88,27 +153,22 @@ def _parse(raw: bytes) -> Any:
         return _UNREADABLE
 
 
-def _valid(obj: Any) -> bool:
-    """A line as ``jitlab watch`` writes it, with the types every reader relies on."""
-    if not isinstance(obj, dict):
-        return False
-    kind = obj.get("type")
-    if kind == "call":
-        return _valid_call(obj)
-    if kind == "hits":
-        hits = obj.get("hits")
-        return (
-            _is(obj.get("function"), str)
-            and _is(obj.get("defined_at"), str, none=True)
-            and _is(hits, int)
-            and hits >= 0
-        )
-    if kind == "start":
-        return _is(obj.get("argv"), list, none=True) and _number(obj.get("time"))
-    return True
+def _valid_hits(obj: dict[str, Any]) -> bool:
+    hits = obj.get("hits")
+    return (
+        _is(obj.get("function"), str)
+        and _is(obj.get("defined_at"), str, none=True)
+        and _is(hits, int)
+        and hits >= 0
+    )
 
 
-def _valid_call(obj: dict[str, Any]) -> bool:
+def _call(obj: dict[str, Any]) -> RecordedCall | None:
+    """The typed call of a ``call`` line, or None when a field has the wrong type.
+
+    ``CallRecord.from_json`` is tolerant by design (missing fields default); this is strict
+    about the types it reads, so a damaged line is counted rather than read as zeros.
+    """
     reason = obj.get("reason")
     if not (
         _is(obj.get("function"), str)
@@ -126,11 +186,11 @@ def _valid_call(obj: dict[str, Any]) -> bool:
         and _is(obj.get("params"), dict, none=True)
         and _is(obj.get("notes"), dict, none=True)
     ):
-        return False
+        return None
     error = obj.get("error") or {}
     stdout = obj.get("stdout") or []
     if not all(isinstance(o, dict) for o in stdout):
-        return False
+        return None
     texts = [(obj.get("signature") or {}).get("text"), error.get("type"), error.get("message")]
     texts += [o.get(key) for o in stdout for key in ("when", "text")]
     changes = (reason or {}).get("changes", [])
@@ -139,12 +199,11 @@ def _valid_call(obj: dict[str, Any]) -> bool:
         and isinstance(changes, list)
         and all(isinstance(c, str) for c in changes)
     ):
-        return False
-    try:  # the GUI shows each call as a record: that must work too
-        CallRecord.from_json(obj)
+        return None
+    try:
+        return RecordedCall.from_json(obj)
     except Exception:  # any shape from_json cannot take: KeyError, TypeError, AttributeError…
-        return False
-    return True
+        return None
 
 
 def _is(value: Any, kind: type, none: bool = False) -> bool:
@@ -160,19 +219,39 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-@dataclass
+@dataclass(frozen=True)
 class FunctionSummary:
+    """One function of a recording: the probe's :class:`Summary` of its recorded calls, with
+    its cache hits (counted apart: a hit is a count in the recording, not a line)."""
+
     function: str
     defined_at: str | None
-    compiles: int = 0
-    recompiles: int = 0
-    persistent_hits: int = 0
-    errors: int = 0
+    totals: Summary = field(default_factory=lambda: Summary.of(()))
     hits: int | None = None  # None when hits were not counted (function jitted before watch)
-    compile_ms: float = 0.0  # trace + lower + compile
-    signatures: list[str] = field(default_factory=list)  # distinct, in order of appearance
+    signatures: tuple[str, ...] = ()  # distinct compiled signatures, in order of appearance
     changes: Counter[str] = field(default_factory=Counter)  # what differed, how often
     internal: bool = False  # JAX's own kernels (eager ops, jnp.* outside jit): one per primitive
+
+    @property
+    def compiles(self) -> int:
+        return self.totals.compiles
+
+    @property
+    def recompiles(self) -> int:
+        return self.totals.recompiles
+
+    @property
+    def persistent_hits(self) -> int:
+        return self.totals.persistent_hits
+
+    @property
+    def errors(self) -> int:
+        return self.totals.errors
+
+    @property
+    def compile_ms(self) -> float:
+        """Trace + lower + compile: the time lost producing executables."""
+        return self.totals.time_lost_ms
 
     @property
     def executables(self) -> int:
@@ -192,33 +271,34 @@ def summarize(recording: Recording, include_internal: bool = True) -> list[Funct
     JAX's own kernels (recorded with ``--include-internal``) are one row per primitive,
     wherever they were called from; rows with nothing in them are left out.
     """
-    by_key: dict[tuple[str, str | None], FunctionSummary] = {}
+    groups: dict[Key, list[RecordedCall]] = {}
     for call in recording.calls:
-        internal = bool(call.get("internal"))
-        if internal and not include_internal:
-            continue
-        key = (call.get("function", "?"), None if internal else call.get("defined_at"))
-        s = by_key.setdefault(key, FunctionSummary(*key, internal=internal))
-        kind = call.get("kind")
-        if kind == "compile":
-            s.compiles += 1
-        elif kind == "recompile":
-            s.recompiles += 1
-        elif kind == "persistent_hit":
-            s.persistent_hits += 1
-        elif kind == "error":
-            s.errors += 1
-        s.compile_ms += sum(call.get(k) or 0.0 for k in ("trace_ms", "lower_ms", "compile_ms"))
-        signature = (call.get("signature") or {}).get("text")
-        if signature and signature not in s.signatures and kind in COMPILED_KINDS:
-            s.signatures.append(signature)
-        if kind == "recompile":
-            for change in (call.get("reason") or {}).get("changes", []):
-                s.changes[change] += 1
-    for key, hits in recording.hits.items():
-        by_key.setdefault(key, FunctionSummary(*key)).hits = hits
-    rows = [s for s in by_key.values() if s.executables or s.errors or s.hits]
+        if include_internal or not call.internal:
+            groups.setdefault(call.key, []).append(call)
+    for key in recording.hits:
+        groups.setdefault(key, [])
+    rows = [_summary(key, calls, recording.hits.get(key)) for key, calls in groups.items()]
+    rows = [s for s in rows if s.executables or s.errors or s.hits]
     return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
+
+
+def _summary(key: Key, calls: list[RecordedCall], hits: int | None) -> FunctionSummary:
+    signatures: dict[str, None] = {}  # an ordered set
+    changes: Counter[str] = Counter()
+    for call in calls:
+        record = call.record
+        if record.kind.compiled and record.signature is not None:
+            signatures.setdefault(str(record.signature))
+        if record.kind is CallKind.RECOMPILE and record.reason is not None:
+            changes.update(record.reason.changes)
+    return FunctionSummary(
+        *key,
+        totals=Summary.of([call.record for call in calls]),
+        hits=hits,
+        signatures=tuple(signatures),
+        changes=changes,
+        internal=bool(calls) and calls[0].internal,
+    )
 
 
 def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:

@@ -1,6 +1,7 @@
 """The signature ledger of one function: every compiled signature, what changed highlighted.
 
-One row per compile (first compile, recompile, persistent-cache load) read from a recording;
+One row per compile (first compile, recompile, persistent-cache load) of a recording's typed
+calls (:class:`~jitlab.core.recording.RecordedCall`);
 one column per argument leaf and static argument. A cell that differs from the row above is
 highlighted, so the cause of each recompile stands out without reading the reason text.
 """
@@ -14,22 +15,22 @@ from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistent
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from jitlab.core.recording import RecordedCall
 from jitlab.core.records import CallKind, Signature
 from jitlab.gui.i18n import translate
-from jitlab.gui.reasons import reason_of, reason_text
+from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
 
 Index = QModelIndex | QPersistentModelIndex
-COMPILED = {k.value for k in CallKind if k.compiled}
 _FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
 _TAIL = ("called_from", "reason")  # columns after them
 
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One compiled signature, as a recording line describes it."""
+    """One compiled signature, as a recorded call describes it."""
 
-    call: dict[str, Any]
+    call: RecordedCall
     signature: Signature | None
     cells: dict[str, str]  # signature column key → text ("" when the leaf is absent)
 
@@ -50,15 +51,13 @@ def signature_cells(signature: Signature | None) -> dict[str, str]:
     return cells
 
 
-def ledger_rows(calls: list[dict[str, Any]]) -> list[LedgerRow]:
+def ledger_rows(calls: list[RecordedCall]) -> list[LedgerRow]:
     """The compiled calls of one function, in order, with their signature cells."""
-    rows = []
-    for call in calls:
-        if call.get("kind") not in COMPILED:
-            continue
-        sig = Signature.from_json(call["signature"]) if call.get("signature") else None
-        rows.append(LedgerRow(call, sig, signature_cells(sig)))
-    return rows
+    return [
+        LedgerRow(call, call.record.signature, signature_cells(call.record.signature))
+        for call in calls
+        if call.record.kind.compiled
+    ]
 
 
 def signature_columns(rows: list[LedgerRow]) -> list[str]:
@@ -86,7 +85,7 @@ class LedgerModel(QAbstractTableModel):
         self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
 
     # -- content --------------------------------------------------------------------------
-    def set_calls(self, calls: list[dict[str, Any]]) -> None:
+    def set_calls(self, calls: list[RecordedCall]) -> None:
         rows = ledger_rows(calls)
         keys = signature_columns(rows)
         if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
@@ -106,24 +105,19 @@ class LedgerModel(QAbstractTableModel):
     def text(self, row: int, column: int) -> str:
         key = self.columns()[column]
         entry = self.rows[row]
-        call = entry.call
+        call, record = entry.call, entry.call.record
         if key == "index":
-            return "?" if call.get("source") == "events" else str(call.get("index", ""))
+            return "?" if call.events_only else str(record.index)
         if key == "kind":
-            try:
-                return kind_name(CallKind(call.get("kind")))
-            except ValueError:
-                return str(call.get("kind"))
+            return kind_name(record.kind)
         if key == "t":
-            t = call.get("t")
-            return f"{t:.2f} s" if isinstance(t, int | float) else ""
+            return f"{call.t:.2f} s" if call.t is not None else ""
         if key == "cost":
-            ms = sum(call.get(k) or 0.0 for k in ("trace_ms", "lower_ms", "compile_ms"))
-            return format_ms(ms)
+            return format_ms(record.trace_ms + record.lower_ms + record.compile_ms)
         if key == "called_from":
-            return str(call.get("called_from") or "")
+            return call.called_from or ""
         if key == "reason":
-            return reason_text(reason_of(call))
+            return reason_text(record.reason)
         if entry.signature is None:
             return "?"  # seen only through JAX's compile events: no signature
         return entry.cells.get(key, "—")
@@ -205,10 +199,7 @@ class LedgerModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ForegroundRole and self.columns()[column] == "kind":
-            try:
-                return QColor(KIND_COLORS[CallKind(self.rows[row].call.get("kind"))])
-            except ValueError:
-                return None
+            return QColor(KIND_COLORS[self.rows[row].call.record.kind])
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.tooltip(row, column)
         return None
@@ -217,7 +208,8 @@ class LedgerModel(QAbstractTableModel):
         key = self.columns()[column]
         call = self.rows[row].call
         if key == "reason":
-            jax_text = (call.get("reason") or {}).get("jax")
+            reason = call.record.reason
+            jax_text = reason.jax_explanation if reason else None
             text = self.text(row, column)
             if jax_text:
                 text += "\n\n" + translate("Ledger", "JAX's own explanation:") + "\n" + jax_text
@@ -228,8 +220,7 @@ class LedgerModel(QAbstractTableModel):
                 .replace("%1", self.text(row, column))
                 .replace("%2", self.text(row - 1, column))
             )
-        seen_by_events = call.get("source") == "events"
-        if seen_by_events and (key == "index" or (key not in _FIXED and key not in _TAIL)):
+        if call.events_only and (key == "index" or (key not in _FIXED and key not in _TAIL)):
             return translate(
                 "Ledger",
                 "This function was jitted before the recording began, so only JAX's compile "
@@ -269,7 +260,7 @@ class LedgerView(QWidget):
         layout.addWidget(self.table)
         self.retranslate()
 
-    def set_calls(self, calls: list[dict[str, Any]]) -> None:
+    def set_calls(self, calls: list[RecordedCall]) -> None:
         self.model.set_calls(calls)
 
     def _fit(self) -> None:

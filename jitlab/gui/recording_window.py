@@ -34,20 +34,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jitlab.core.recording import FunctionSummary, Recording, read_recording, summarize
-from jitlab.core.records import CallKind, CallRecord, Signature
+from jitlab.core.recording import (
+    FunctionSummary,
+    Key,
+    RecordedCall,
+    Recording,
+    read_recording,
+    summarize,
+)
+from jitlab.core.records import CallKind
 from jitlab.gui import i18n
 from jitlab.gui.chart import ChartView
 from jitlab.gui.kitchen import KitchenPanel
-from jitlab.gui.ledger_view import COMPILED, LedgerView
+from jitlab.gui.ledger_view import LedgerView
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import RunState
-from jitlab.gui.reasons import reason_of
 from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
-Key = tuple[str, str | None]  # (function name, where it was defined)
 _windows: list[RecordingWindow] = []  # parentless windows stay alive until closed
 
 
@@ -119,7 +124,7 @@ class RecordingWindow(QMainWindow):
         self.summaries: list[FunctionSummary] = []
         self.picked: Key | None = None
         self.auto_pick = True
-        self._calls: dict[Key, list[dict[str, Any]]] = {}
+        self._calls: dict[Key, list[RecordedCall]] = {}
         self._indexed = 0
         self._fed = 0
         self._cards = 0
@@ -296,11 +301,10 @@ class RecordingWindow(QMainWindow):
     # -- content --------------------------------------------------------------------------
     def _index_calls(self) -> None:
         for call in self.recording.calls[self._indexed :]:
-            key = (str(call.get("function", "?")), call.get("defined_at"))
-            self._calls.setdefault(key, []).append(call)
+            self._calls.setdefault(call.key, []).append(call)
         self._indexed = len(self.recording.calls)
 
-    def calls_of(self, key: Key) -> list[dict[str, Any]]:
+    def calls_of(self, key: Key) -> list[RecordedCall]:
         return self._calls.get(key, [])
 
     def _refresh(self) -> None:
@@ -402,11 +406,8 @@ class RecordingWindow(QMainWindow):
             return
         calls = self.calls_of(self.picked)
         for call in calls[self._fed :]:
-            try:
-                record = CallRecord.from_json(call)
-            except (KeyError, TypeError, ValueError):
-                continue  # a line from a newer jitlab, or damaged: the rest still shows
-            if call.get("source") == "events":
+            record = call.record
+            if call.events_only:
                 # Seen through compile events only: no call count, no card. Number them here.
                 record = record._replace(index=self._cards, card=self._cards)
             if record.kind.compiled:
@@ -431,14 +432,14 @@ class RecordingWindow(QMainWindow):
         self.log.flush()
         self.ledger.set_calls(calls)
         signatures = []
-        for c in calls:
-            if c.get("kind") not in COMPILED:
+        for call in calls:
+            record = call.record
+            if not record.kind.compiled:
                 continue
-            if c.get("signature"):
-                signatures.append(Signature.from_json(c["signature"]))
+            if record.signature is not None:
+                signatures.append(record.signature)
             else:  # seen through compile events only: JAX's reason names the new shapes
-                reason = reason_of(c)
-                sig = signature_from_changes(reason.items if reason else ())
+                sig = signature_from_changes(record.reason.items if record.reason else ())
                 if sig is not None:
                     signatures.append(sig)
         self.histogram.set_signatures(key[0], signatures)
@@ -449,13 +450,13 @@ class RecordingWindow(QMainWindow):
         self.setWindowTitle(self.tr("jitlab — recording %1").replace("%1", self.path.name) + name)
 
     def _update_info(self) -> None:
-        start = self.recording.start or {}
-        argv = " ".join(str(a) for a in start.get("argv") or [])
+        start = self.recording.start
+        argv = " ".join(start.argv) if start else ""
         parts = [f"<b>{_escape(self.path.name)}</b>"]
         if argv:
             parts.append(self.tr("program: %1").replace("%1", _escape(argv)))
-        if start.get("jax"):
-            parts.append(self.tr("JAX %1").replace("%1", str(start["jax"])))
+        if start is not None and start.jax:
+            parts.append(self.tr("JAX %1").replace("%1", start.jax))
         compiles = sum(s.executables for s in self.summaries)
         lost = sum(s.compile_ms for s in self.summaries)
         parts.append(

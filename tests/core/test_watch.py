@@ -64,19 +64,47 @@ def test_watch_a_training_script_names_both_recompiles(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "final loss" in done.stdout  # the program ran unchanged, its output intact
     recording, _ = read_recording(tmp_path / "run.jsonl")
-    assert recording.start["argv"] == ["train.py", "3"] and recording.ended
-    calls = [c for c in recording.calls if c["function"] == "train_step"]
-    assert [c["kind"] for c in calls] == ["compile", "recompile", "recompile"]
-    partial, drift = calls[1]["reason"]["changes"], calls[2]["reason"]["changes"]
+    assert recording.start.argv == ("train.py", "3") and recording.ended
+    calls = [c for c in recording.calls if c.record.function == "train_step"]
+    assert [c.record.kind for c in calls] == ["compile", "recompile", "recompile"]
+    partial, drift = calls[1].record.reason.changes, calls[2].record.reason.changes
     assert "x: f32[4,8] ← f32[32,8]" in partial and "y: f32[4] ← f32[32]" in partial
-    assert drift == ["x: f16[32,8] ← f32[32,8]"]
-    assert calls[0]["defined_at"].endswith("train.py:8")
-    assert calls[1]["called_from"].endswith("train.py:22")
+    assert drift == ("x: f16[32,8] ← f32[32,8]",)
+    assert calls[0].defined_at.endswith("train.py:8")
+    assert calls[1].called_from.endswith("train.py:22")
     (summary,) = summarize(recording)
     assert summary.hits == 3 * 4 + 1 - 3  # 13 calls, 3 of them compiled
     assert len(summary.signatures) == 3
     # The summary table on stderr names the function and what differed.
     assert "train_step" in done.stderr and "f16[32,8] ← f32[32,8]" in done.stderr
+
+
+def test_a_recording_reads_into_the_probes_typed_records(tmp_path: Path):
+    """Each call line is the probe's CallRecord (typed kind, signature, reason), with what
+    only a recording knows beside it; per function, the counts are the probe's Summary."""
+    from jitlab.core.changes import ChangeKind
+    from jitlab.core.recording import RecordedCall
+    from jitlab.core.records import CallKind, CallRecord, Summary
+
+    path = tmp_path / "run.jsonl"
+    with watch(path):
+        double = jax.jit(lambda x: x * 2)
+        double(jnp.ones(4)).block_until_ready()
+        double(jnp.ones(4)).block_until_ready()
+        double(jnp.ones(8)).block_until_ready()
+        recompiled_at = f"{Path(__file__).name}:{sys._getframe().f_lineno - 1}"
+    recording, _ = read_recording(path)
+    calls = [c for c in recording.calls if not c.internal]
+    assert all(isinstance(c, RecordedCall) and isinstance(c.record, CallRecord) for c in calls)
+    assert [c.record.kind for c in calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
+    shapes = [[leaf.shape for leaf in c.record.signature.leaves] for c in calls]
+    assert shapes == [[(4,)], [(8,)]]
+    assert calls[1].record.reason.kinds() == (ChangeKind.SHAPE,)
+    assert calls[1].called_from.endswith(recompiled_at), calls[1].called_from
+    assert not calls[1].events_only and calls[0].t <= calls[1].t
+    (summary,) = summarize(recording, include_internal=False)
+    assert summary.totals == Summary.of([c.record for c in calls])
+    assert (summary.executables, summary.hits) == (2, 1)
 
 
 def test_hits_are_aggregated_not_one_line_per_call(tmp_path: Path):
@@ -93,7 +121,7 @@ def test_hits_are_aggregated_not_one_line_per_call(tmp_path: Path):
     lines = path.read_text().splitlines()
     assert len(lines) < 10
     recording, _ = read_recording(path)
-    assert recording.hits[("tiny", recording.calls[0]["defined_at"])] == 2999
+    assert recording.hits[("tiny", recording.calls[0].defined_at)] == 2999
 
 
 LOOP_FOREVER = """
@@ -129,7 +157,7 @@ def test_a_killed_program_leaves_a_readable_recording(tmp_path: Path):
     path = tmp_path / "run.jsonl"
     recording, _ = read_recording(path)
     assert not recording.ended
-    assert [c["kind"] for c in recording.calls] == ["compile", "recompile", "recompile"]
+    assert [c.record.kind for c in recording.calls] == ["compile", "recompile", "recompile"]
     # Cut the file mid-line, as a kill during a write would: it still opens.
     data = path.read_bytes()
     path.write_bytes(data + b'{"type": "call", "function": "f", "ki')
@@ -150,7 +178,7 @@ def test_following_a_growing_recording(tmp_path: Path):
     with path.open("a") as f:
         f.write('tion": "g", "kind": "recompile"}\n')
     recording, offset = read_recording(path, offset, recording)
-    assert [c["kind"] for c in recording.calls] == ["compile", "recompile"]
+    assert [c.record.kind for c in recording.calls] == ["compile", "recompile"]
 
 
 @jax.jit
@@ -290,4 +318,4 @@ def test_a_script_that_raises_still_leaves_its_recording_and_summary(tmp_path: P
     assert "RuntimeError: the training loop fell over" in done.stderr
     assert "jitlab watch" in done.stderr  # the summary table still comes
     recording, _ = read_recording(tmp_path / "boom.jsonl")
-    assert recording.ended and [c["kind"] for c in recording.calls] == ["compile"]
+    assert recording.ended and [c.record.kind for c in recording.calls] == ["compile"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from jitlab.core.recording import Recording, read_recording, summarize
+from jitlab.core.records import CallKind
 
 
 def line(obj: object) -> bytes:
@@ -73,7 +74,7 @@ def test_a_damaged_line_is_skipped_and_counted(tmp_path: Path, name: str):
     recording, offset = read_recording(path)
     assert recording.bad_lines == 1, name
     assert recording.skipped == "1 unreadable line skipped"
-    assert [c["kind"] for c in recording.calls] == ["compile", "recompile"]
+    assert [c.record.kind for c in recording.calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
     assert recording.ended and offset == path.stat().st_size
     (s,) = summarize(recording)
     assert (s.compiles, s.recompiles, s.compile_ms) == (1, 1, 8.0)
@@ -95,7 +96,7 @@ def test_bare_nan_from_an_older_writer_reads_as_null(tmp_path: Path):
     path.write_bytes(START + call().replace(b'"trace_ms": 1.5', b'"trace_ms": NaN') + END)
     recording, _ = read_recording(path)
     assert recording.bad_lines == 0
-    assert recording.calls[0]["trace_ms"] is None
+    assert recording.calls[0].record.trace_ms == 0.0  # unknown: counts as nothing
     (s,) = summarize(recording)
     assert s.compile_ms == 2.5  # lower + compile; the unknown trace time counts as nothing
 
@@ -129,7 +130,7 @@ def test_following_survives_damaged_lines_without_duplicates(tmp_path: Path):
     with path.open("ab") as f:
         f.write(call("recompile", index=1)[25:])  # its end arrives
     recording, offset = read_recording(path, offset, recording)
-    assert [c["kind"] for c in recording.calls] == ["compile", "recompile"]
+    assert [c.record.kind for c in recording.calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
     assert not recording.partial_line
     # Reading again with nothing new adds nothing; more lines keep coming through.
     recording, offset = read_recording(path, offset, recording)
@@ -137,7 +138,7 @@ def test_following_survives_damaged_lines_without_duplicates(tmp_path: Path):
     with path.open("ab") as f:
         f.write(b"\xff\xff\n" + call("recompile", index=2) + END)
     recording, offset = read_recording(path, offset, recording)
-    assert [c.get("index") for c in recording.calls] == [None, 1, 2]
+    assert [c.record.index for c in recording.calls] == [0, 1, 2]  # a missing index reads 0
     assert recording.bad_lines == 3 and recording.ended
     assert offset == path.stat().st_size
     # The same file read in one go gives the same recording.
