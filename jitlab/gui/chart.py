@@ -14,13 +14,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
+from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.i18n import translate
+from jitlab.gui.model import Change, RunState
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, is_dark, kind_name
 
 _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
+PAINT_MS = 200  # bound to a run: the costliest paint, at most 5 times a second in a flood
 
 
 class RingBuffer:
@@ -130,6 +133,23 @@ class ChartView(QWidget):
         self.retranslate()
 
     # -- data -----------------------------------------------------------------------------
+    def bind(self, state: RunState) -> None:
+        """Follow a run model: each served call becomes a point. The first change after a
+        quiet spell paints at once; under a stream of calls, at most every ``PAINT_MS``."""
+        self._state = state
+        self._paint = qthrottled(self.refresh, timeout=PAINT_MS, parent=self)
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self.clear()
+        for served in change.served:
+            record = served.record
+            self.add(record, served.segment, record.variant or "", served.position)
+        self.records = self._state.records
+        if change.cleared or change.served:
+            self._paint()
+
     def clear(self) -> None:
         self.follow = True
         self._range = (0.0, 0.0, 0.0)

@@ -9,11 +9,15 @@ from pathlib import Path
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
-from superqt.utils import CodeSyntaxHighlight
+from superqt.utils import CodeSyntaxHighlight, qthrottled
 
 from jitlab.core.records import CallRecord
-from jitlab.gui.i18n import language
+from jitlab.core.spec import Scenario
+from jitlab.gui.i18n import language, translate
+from jitlab.gui.model import Change, RunState
 from jitlab.gui.style import is_dark
+
+FLUSH_MS = 200  # bound to a run: printed lines appended at most 5 times a second in a flood
 
 
 def _short_facts(notes: dict | None, limit: int = 60) -> str:
@@ -36,7 +40,7 @@ def _mono(widget: QWidget) -> None:
     widget.setFont(font)
 
 
-def source_of(scenario: type, variant: str) -> str:
+def source_of(scenario: type[Scenario], variant: str) -> str:
     """The scenario's own source for a variant, or the reason it could not be read."""
     try:
         return scenario().source(variant) or "# (this scenario shows no code)"
@@ -56,7 +60,7 @@ def plugin_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def fix_diff(scenario: type) -> str:
+def fix_diff(scenario: type[Scenario]) -> str:
     """The fix as a unified diff against the pitfall: what to change, nothing else."""
     sources = [source_of(scenario, "pitfall"), source_of(scenario, "fix")]
     for text in sources:
@@ -97,7 +101,7 @@ class CodeView(QWidget):
             CodeSyntaxHighlight(self.diff.document(), "diff", theme),
         ]
 
-    def show_scenario(self, scenario: type, variant: str) -> None:
+    def show_scenario(self, scenario: type[Scenario], variant: str) -> None:
         self.code.setPlainText(source_of(scenario, variant))
         self.diff.setPlainText(fix_diff(scenario))
 
@@ -132,6 +136,20 @@ class OutputView(QTextEdit):
 
     NOTE = "#6b6f76"
     WARN = "#b7791f"
+
+    def bind(self, state: RunState) -> None:
+        """Follow a run model: what each served call printed or noted."""
+        self._flush_later = qthrottled(self.flush, timeout=FLUSH_MS, parent=self)
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self.clear_lines()
+        for served in change.served:
+            if served.record.stdout or served.record.notes:  # printed, or the scenario noted
+                self.add(served.record)
+        if self._pending:
+            self._flush_later()
 
     def add(self, record: CallRecord) -> None:
         for key, value in (record.notes or {}).items():
@@ -200,6 +218,20 @@ class ErrorView(QTextEdit):
         _mono(self)
         self.record: CallRecord | None = None
         self.retranslate()
+
+    def bind(self, state: RunState) -> None:
+        """Follow a run model: the newest error a call raised, or the worker's own failure."""
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self.record = None
+            self.clear()
+        errors = [s.record for s in change.served if s.record.error is not None]
+        if errors:
+            self.show_error(errors[-1])  # one per frame: the others are in the log
+        if change.failure:
+            self.show_text(translate("MainWindow", "Internal error"), change.failure)
 
     def show_error(self, record: CallRecord) -> None:
         self.record = record

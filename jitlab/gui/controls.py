@@ -29,8 +29,8 @@ from superqt import QLabeledDoubleSlider, QLabeledSlider
 
 from jitlab.gui.i18n import language
 
-if TYPE_CHECKING:  # the scenario module imports JAX, which loads on the worker
-    from jitlab.core.scenario import Param
+if TYPE_CHECKING:
+    from jitlab.core.spec import Param, Variant
 
 
 def log_positions(minimum: int, maximum: int) -> list[int]:
@@ -243,7 +243,7 @@ class RunControls(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.variants: list[Any] = []
+        self.variants: list[Variant] = []
         self.variant_combo = QComboBox(self)
         self.variant_combo.setObjectName("variantCombo")
         self.variant_combo.activated.connect(self._variant_index)
@@ -303,7 +303,7 @@ class RunControls(QGroupBox):
         layout.addWidget(self.overlay)
         self.retranslate()
 
-    def set_variants(self, variants: tuple[Any, ...], current: str) -> None:
+    def set_variants(self, variants: tuple[Variant, ...], current: str) -> None:
         self.variants = list(variants)
         with QSignalBlocker(self.variant_combo):
             self.variant_combo.clear()

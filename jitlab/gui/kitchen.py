@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxL
 
 from jitlab.core.paths import resource
 from jitlab.core.records import CallKind, Signature
-from jitlab.gui.model import CardView, Phase, RunState
+from jitlab.gui.model import CardView, Change, Phase, RunState
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms
 
@@ -367,7 +367,12 @@ class KitchenPanel(QWidget):
         layout.addWidget(self.reason)
         layout.addStretch(1)
         self.retranslate()
-        state.subscribe(self.refresh)
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        # Not throttled: labels are cheap and Qt paints the canvas once per frame anyway;
+        # a phase change (a compile starting) must show at once.
+        self.refresh()
 
     def retranslate(self) -> None:
         self.captions["calls"].setText(self.tr("Calls"))

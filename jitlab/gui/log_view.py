@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.chart import describe
 from jitlab.gui.i18n import translate
+from jitlab.gui.model import Change, RunState
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 
@@ -41,6 +43,7 @@ _USER = Qt.ItemDataRole.UserRole
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _COLUMNS = ("#", "kind", "latency", "trace", "lower", "compile", "execute", "params", "reason")
 Index = QModelIndex | QPersistentModelIndex
+FLUSH_MS = 200  # bound to a run: rows inserted at most 5 times a second in a flood
 
 
 class CallTableModel(QAbstractTableModel):
@@ -207,6 +210,20 @@ class LogView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.table)
         self.retranslate()
+
+    def bind(self, state: RunState) -> None:
+        """Follow a run model: one row per served call, inserted at most every ``FLUSH_MS``
+        under a stream of calls (at once after a quiet spell)."""
+        self._flush_later = qthrottled(self.flush, timeout=FLUSH_MS, parent=self)
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self.clear()
+        for served in change.served:
+            self.add(served.record)
+        if change.served:
+            self._flush_later()
 
     def _filter(self) -> None:
         self.proxy.set_shown({k.value for k, box in self.checks.items() if box.isChecked()})

@@ -1,12 +1,13 @@
-"""The main window: scenario list, the four modes, and the frame loop that drains the worker.
+"""The main window: layout, menus, the scenario list, the four modes, and the frame loop.
 
 Everything the worker reports arrives through one queue, drained by a timer at most 60 times
-a second; each frame updates the run-state model once and each view renders once.
+a second into the run-state model (:mod:`jitlab.gui.model`), which then tells the views that
+subscribed to it what changed; each view decides how often it paints. The demo lives in
+:mod:`jitlab.gui.autoplay`, the exports in :mod:`jitlab.gui.export`.
 """
 
 from __future__ import annotations
 
-import csv
 import gc
 import os
 import sys
@@ -19,7 +20,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
-    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -34,15 +34,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.core.events import CallFinished, CallStarted, PhaseEnded
 from jitlab.core.paths import resource
-from jitlab.core.records import dumps_strict
-from jitlab.gui import i18n
+from jitlab.core.spec import Scenario, icon_file
+from jitlab.gui import export, i18n
+from jitlab.gui.autoplay import Autoplay
 from jitlab.gui.chart import ChartView
 from jitlab.gui.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.controls import ParamControls, RunControls
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.log_view import LogView
-from jitlab.gui.model import Phase, RunState
+from jitlab.gui.model import Change, Phase, RunState
 from jitlab.gui.pages import BriefingPage, SummaryPage
 from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
 
@@ -76,28 +78,18 @@ class MainWindow(QMainWindow):
         self.requested = scenario
         self.requested_variant = variant
         self.autoplay_requested = autoplay
-        self.entries: list[Any] = []
-        self.scenario: Any = None
+        self.entries: list[Any] = []  # jitlab.core.discovery.PluginEntry
+        self.scenario: type[Scenario] | None = None
         self.mode = "start"
         self.state = RunState()
-        self._call_started_at = 0.0
-        self._records_seen = 0
-        self._autoplay: list[tuple[str, dict[str, Any], str]] = []
-        self._autoplay_waiting = False
         self._closing = False
         self._quiz: Any = None  # the exercises view, built on first use
         self._caches_cleared_elsewhere = False
-        self._stale: set[str] = set()
         self._shown_output = False
-        self._turn = 0
-        self._chart_at = 0.0
-        self._log_at = 0.0
-        self._flood_until = 0.0
         self._unstick: tuple[float, bool] | None = None  # (call start, pause only)
         self._slow_shown = 0
         self.close_grace_s = CLOSE_GRACE_S
         self.compile_grace_s = COMPILE_GRACE_S
-        self.autoplay_delay_ms = 900  # pause between demo beats, so a class can follow
 
         self._build()
         self.worker = Worker(scenarios_dir, entry_points)
@@ -105,9 +97,6 @@ class MainWindow(QMainWindow):
         self.timer.setInterval(FRAME_MS)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.drain)
-        self.autoplay_timer = QTimer(self)
-        self.autoplay_timer.setSingleShot(True)
-        self.autoplay_timer.timeout.connect(self._autoplay_next)
         self._restore_geometry()
         self.retranslate()
         self.worker.start()
@@ -155,12 +144,17 @@ class MainWindow(QMainWindow):
         self.run_controls.step_clicked.connect(self.step)
         self.run_controls.reset_clicked.connect(self.reset)
         self.run_controls.rate_changed.connect(self.worker_rate)
+        # The views: each subscribes to the run model and paints at its own pace.
         self.kitchen = KitchenPanel(self.state, self)
         self.chart = ChartView(self)
+        self.chart.bind(self.state)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
         self.log = LogView(self)
+        self.log.bind(self.state)
         self.output = OutputView(self)
+        self.output.bind(self.state)
         self.error_view = ErrorView(self)
+        self.error_view.bind(self.state)
         self.code = CodeView(self)
         self.bottom = QTabWidget(self)
         self.bottom.setObjectName("bottomTabs")
@@ -222,6 +216,10 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel(self)
         self.status_label.setObjectName("workerStatus")
         self.statusBar().addWidget(self.status_label, 1)
+        self.state.subscribe(self._follow_panes)
+        self.state.subscribe(lambda _change: self._update_status())
+        self.autoplay = Autoplay(self, self.state, self)
+        self.autoplay.note_changed.connect(self.autoplay_note.setText)
         self._build_menus()
         self.set_mode("start")
 
@@ -356,8 +354,6 @@ class MainWindow(QMainWindow):
 
     # -- scenarios ------------------------------------------------------------------------
     def _fill_scenarios(self) -> None:
-        from jitlab.core.scenario import icon_file  # imports JAX, loaded by discovery already
-
         lang = i18n.language()
         tree = self.scenario_list
         tree.blockSignals(True)
@@ -460,11 +456,7 @@ class MainWindow(QMainWindow):
         self.run_controls.set_playing(False)
         self.scenario = cls
         variant = variant if variant in cls.variant_ids() else "pitfall"
-        self.state.clear(cls.id, variant)
-        self.chart.clear()
-        self.log.clear()
-        self.output.clear_lines()
-        self.error_view.clear()
+        self.state.clear(cls.id, variant)  # the views forget the old run when notified below
         self._shown_output = False
         self.bottom.setCurrentWidget(self.log)
         self.params.build(cls.params, cls.defaults())
@@ -543,7 +535,6 @@ class MainWindow(QMainWindow):
         if self._quiz is not None:  # the quiz waits for *this* worker between checks
             self._quiz.runner.scenario_worker = self.worker
         self.state.call_abandoned(seconds)
-        self._stale.add("kitchen")
 
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -576,103 +567,50 @@ class MainWindow(QMainWindow):
 
     # -- the frame loop -------------------------------------------------------------------
     def drain(self) -> None:
-        """Take everything the worker queued since the last frame and render once."""
+        """Take everything the worker queued since the last frame into the model, then tell
+        the views once (each decides how often it paints: see their ``bind``)."""
         events = self.worker.events
-        changed = False
-        new_records = 0
         while events:
-            event = events.popleft()
-            changed = True
-            name = type(event).__name__  # engine events: no import of the engine (JAX) here
-            if name == "CallFinished":
-                record = event.record
-                self.state.call_finished(record)
-                pos = len(self.state.records) - 1
-                self.chart.records = self.state.records
-                self.chart.add(record, len(self.state.segments) - 1, record.variant or "", pos)
-                self.log.add(record)
-                if record.stdout or record.notes:  # printed lines, and what the scenario noted
-                    self.output.add(record)
-                    if not self._shown_output and record.error is None:
-                        self._shown_output = True  # the first print: show where it went
-                        self.bottom.setCurrentWidget(self.output)
-                if record.error is not None:
-                    self.error_view.show_error(record)
-                    self.bottom.setCurrentWidget(self.error_view)
-                new_records += 1
-                if len(self.state.records) % 5000 == 0:
-                    gc.freeze()  # records are kept for good: keep collections short
-            elif name == "CallStarted":
-                self.state.call_started(event.index, event.params)
-                self._call_started_at = time.perf_counter()
-            elif name == "PhaseEnded":
-                self.state.phase_ended(event.index, event.phase, event.ms)
-            elif isinstance(event, RunReady):
-                if event.reason != "scenario":
-                    self.state.new_segment(event.variant)
-                    self.run_controls.select_variant(event.variant)
-            elif isinstance(event, Discovered):
-                self._discovered(event.entries)
-            elif isinstance(event, WorkerFailed):
-                self.error_view.show_text(self.tr("Internal error"), event.text)
-                self.bottom.setCurrentWidget(self.error_view)
-            elif isinstance(event, Idle):
-                pass
+            match events.popleft():
+                case CallStarted() | PhaseEnded() as event:
+                    self.state.apply(event)
+                case CallFinished() as event:
+                    self.state.apply(event)
+                    if len(self.state.records) % 5000 == 0:
+                        gc.freeze()  # records are kept for good: keep collections short
+                case RunReady(reason=reason, variant=variant) if reason != "scenario":
+                    self.state.new_segment(variant)
+                    self.run_controls.select_variant(variant)
+                case Discovered(entries=entries):
+                    self._discovered(entries)
+                case WorkerFailed(text=text):
+                    self.state.failed(text)
+                case RunReady() | Idle():
+                    pass
         self._check_stuck()
         if self.state.in_flight is not None:
-            elapsed = time.perf_counter() - self._call_started_at
-            if self.state.tick(elapsed):
-                changed = True
+            elapsed = time.perf_counter() - self.state.started_at
+            self.state.tick(elapsed)
             if elapsed >= SLOW_CALL_S and int(elapsed) != self._slow_shown:
                 self._slow_shown = int(elapsed)  # the status bar counts the seconds
-                self._stale.add("kitchen")
-        if changed:
-            self._stale.update(("kitchen", "chart", "log"))
-        if self._stale:
+                self.state.touch()
+        if self.state.dirty:
             if self.worker.playing:
                 # Keep a fast worker off the GIL until this frame is painted (see Worker).
                 self.worker.hold(0.03)
                 QTimer.singleShot(0, self.worker.release)
-            now = time.perf_counter()
-            if new_records > 2:
-                self._flood_until = now + 0.5  # calls are pouring in: stay in flood mode
-            if now >= self._flood_until:
-                for view in list(self._stale):
-                    self._render(view)  # calm: every view now, phase changes show at once
-            else:
-                # A flood of calls: one view per frame, in turn, so no frame runs long and
-                # the event loop stays responsive (each view still updates ~20 times a second).
-                now = time.perf_counter()
-                for view in self._RENDER_ORDER[self._turn :] + self._RENDER_ORDER[: self._turn]:
-                    if view == "chart" and now - self._chart_at < 0.2:
-                        continue  # the costliest paints: at most 5 times a second in a flood
-                    if view == "log" and now - self._log_at < 0.2:
-                        continue
-                    if view in self._stale:
-                        self._render(view)
-                        self._turn = (self._RENDER_ORDER.index(view) + 1) % 3
-                        break
-            self.frame_rendered.emit()
-        if new_records and self._autoplay_waiting:
-            self._autoplay_waiting = False
-            self.autoplay_timer.start(self.autoplay_delay_ms)
-
-    _RENDER_ORDER = ("kitchen", "chart", "log")
-
-    def _render(self, view: str) -> None:
-        self._stale.discard(view)
-        if view == "kitchen":
             self.state.notify()
-            self._update_status()
-        elif view == "chart":
-            self._chart_at = time.perf_counter()
-            self.chart.refresh()
-        else:
-            self._log_at = time.perf_counter()
-            self.log.flush()
-            self.output.flush()
-            if self.mode == "complete":
-                self.summary.refresh()
+            self.frame_rendered.emit()
+
+    def _follow_panes(self, change: Change) -> None:
+        """Bring forward the pane that has news: the first print, then any error."""
+        if not self._shown_output and any(
+            (s.record.stdout or s.record.notes) and s.record.error is None for s in change.served
+        ):
+            self._shown_output = True  # the first print: show where it went
+            self.bottom.setCurrentWidget(self.output)
+        if change.failure or any(s.record.error is not None for s in change.served):
+            self.bottom.setCurrentWidget(self.error_view)
 
     def _update_status(self) -> None:
         if not self.entries:
@@ -686,7 +624,7 @@ class MainWindow(QMainWindow):
             .replace("%2", str(s.calls))
             .replace("%3", str(len(self.state.records)))
         )
-        elapsed = time.perf_counter() - self._call_started_at
+        elapsed = time.perf_counter() - self.state.started_at
         if self.state.in_flight is not None and elapsed >= SLOW_CALL_S:
             text += " · " + self.tr(
                 "still running after %1 s (Pause, Reset or another scenario abandons it)"
@@ -716,119 +654,43 @@ class MainWindow(QMainWindow):
         if self.autoplay_requested and self.scenario is not None:
             self.start_autoplay()
 
-    # -- autoplay -------------------------------------------------------------------------
+    # -- autoplay and export -------------------------------------------------------------
     def start_autoplay(self) -> None:
         """Play the scenario's demo: its beats on the pitfall, then on the fix, then the summary."""
-        if self.scenario is None:
-            return
-        beats = []
-        for variant in ("pitfall", "fix"):
-            first = True
-            for beat in self.scenario.autoplay:
-                if beat.variant not in (None, variant):
-                    continue
-                note = beat.note.get(i18n.language()) if beat.note else ""
-                beats.append((variant if first else "", dict(beat.params), note))
-                first = False
-        if not beats:
-            beats = [("pitfall", {}, ""), ("fix", {}, "")]
-        self._autoplay = beats
-        self.run_controls.set_playing(False)
-        self.set_mode("execute")
-        self._autoplay_next()
+        if self.scenario is not None:
+            self.autoplay.start(self.scenario)
 
     def measure_both(self) -> None:
         self.start_autoplay()
 
     def stop_autoplay(self) -> None:
-        self._autoplay = []
-        self._autoplay_waiting = False
-        self.autoplay_timer.stop()
-        self.autoplay_note.setText("")
+        self.autoplay.stop()
 
-    def _autoplay_next(self) -> None:
-        if not self._autoplay:
-            self.autoplay_note.setText("")
-            self.set_mode("complete")
-            return
-        variant, params, note = self._autoplay.pop(0)
-        if variant and variant != self.run_controls.current_variant():
-            self.set_variant(variant)
-        elif variant:
-            self.reset()
-        values = self.params.values()
-        values.update(params)
-        text = ", ".join(f"{k}={v}" for k, v in params.items())
-        self.autoplay_note.setText(
-            self.tr("Demo (%1 left): %2")
-            .replace("%1", str(len(self._autoplay)))
-            .replace("%2", text)
-            + (f" — {note}" if note else "")
-        )
-        self._autoplay_waiting = True
-        self.params.set_values(values, emit=True)
+    @property
+    def autoplay_delay_ms(self) -> int:
+        return self.autoplay.delay_ms
 
-    # -- export ---------------------------------------------------------------------------
-    def _ask(self, title: str, name: str, pattern: str) -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self, title, name, pattern)
-        return Path(path) if path else None
+    @autoplay_delay_ms.setter
+    def autoplay_delay_ms(self, ms: int) -> None:
+        self.autoplay.delay_ms = ms
 
     def export_png(self, path: Path | None = None) -> Path | None:
-        path = path or self._ask(self.tr("Export chart"), "jitlab-chart.png", "PNG (*.png)")
+        path = path or export.ask(self, "png")
         if path is not None:
-            self.chart.export_png(path)
+            export.chart_png(self.chart, path)
         return path
 
     def export_csv(self, path: Path | None = None) -> Path | None:
-        path = path or self._ask(self.tr("Export call log"), "jitlab-calls.csv", "CSV (*.csv)")
-        if path is None:
-            return None
-        fields = [
-            "index",
-            "kind",
-            "latency_ms",
-            "trace_ms",
-            "lower_ms",
-            "compile_ms",
-            "execute_ms",
-            "variant",
-            "params",
-            "card",
-            "signature",
-            "reason",
-            "error",
-        ]
-        with path.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fields)
-            writer.writeheader()
-            for record in self.state.records:
-                data = record.to_json()
-                writer.writerow(
-                    {
-                        **{k: data[k] for k in fields[:8]},
-                        "params": dumps_strict(data["params"]),
-                        "card": data["card"],
-                        "signature": data["signature"]["text"] if data["signature"] else "",
-                        "reason": data["reason"]["text"] if data["reason"] else "",
-                        "error": f"{data['error']['type']}: {data['error']['message']}"
-                        if data["error"]
-                        else "",
-                    }
-                )
+        path = path or export.ask(self, "csv")
+        if path is not None:
+            export.calls_csv(self.state.records, path)
         return path
 
     def export_json(self, path: Path | None = None) -> Path | None:
         """The same objects as ``jitlab run --json``, then the summary."""
-        path = path or self._ask(self.tr("Export call log"), "jitlab-calls.json", "JSON (*.json)")
-        if path is None:
-            return None
-        data = {
-            "scenario": self.scenario.id if self.scenario else None,
-            "calls": [r.to_json() for r in self.state.records],
-            "summary": self.state.summary().to_json(),
-        }
-        # Strict JSON, like --json lines: non-finite floats are written as null.
-        path.write_text(dumps_strict(data, indent=1), encoding="utf-8")
+        path = path or export.ask(self, "json")
+        if path is not None:
+            export.calls_json(self.scenario.id if self.scenario else None, self.state, path)
         return path
 
     # -- look, geometry, shutdown ---------------------------------------------------------

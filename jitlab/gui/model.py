@@ -1,16 +1,20 @@
 """The run-state model: what the views show, updated from engine events, free of Qt.
 
-The chart, the kitchen panel and the log all read this one model, so they can never disagree
-(and tests can check the state without looking at pixels).
+The chart, the kitchen panel, the log, the output and error panes and the summary all read
+this one model, so they can never disagree (and tests can check the state without looking
+at pixels). A view subscribes with :meth:`RunState.subscribe` and is told once per frame
+what changed (:class:`Change`); adding a view never means editing the main window.
 """
 
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jitlab.core.events import CallFinished, CallStarted, Event, PhaseEnded
 from jitlab.core.records import CallKind, CallRecord, Reason, Signature, Summary
 
 
@@ -74,7 +78,30 @@ class Segment:
         )
 
 
-Listener = Callable[[], None]
+@dataclass(frozen=True)
+class Served:
+    """A call that finished, with where it sits in the model."""
+
+    record: CallRecord
+    segment: int  # index into ``RunState.segments``
+    position: int  # index into ``RunState.records``
+
+
+@dataclass(frozen=True)
+class Change:
+    """What happened since the views were last told: one per frame, never one per call.
+
+    A view that keeps its own copy (a chart buffer, a table) applies it in order:
+    ``cleared`` first (forget everything), then ``served``.
+    """
+
+    served: tuple[Served, ...] = ()  # calls finished, in order
+    cleared: bool = False  # a new scenario: every record is forgotten
+    new_segment: bool = False  # reset or variant switch: the card holder emptied
+    failure: str = ""  # something outside a call failed (the worker's report)
+
+
+Listener = Callable[[Change], None]
 
 
 class RunState:
@@ -85,16 +112,53 @@ class RunState:
         # Seconds the last call had run when it was abandoned (it never returned); shown
         # until the next call starts, across the reset or switch that abandoned it.
         self.abandoned_after: float | None = None
+        self.started_at = 0.0  # perf_counter() when the call in flight started
+        self._served: list[Served] = []
+        self._cleared = False
+        self._new_segment = False
+        self._failure = ""
+        self.dirty = False  # something changed that the views have not been told
         self.clear()
 
     # -- subscription ---------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
-        """Views register here; they are told once per batch of events, never per call."""
+        """Views register here; they are told once per frame what changed, never per call."""
         self._listeners.append(listener)
 
-    def notify(self) -> None:
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def touch(self) -> None:
+        """Something the views show changed without an event (a clock, an abandoned call)."""
+        self.dirty = True
+
+    def notify(self) -> Change:
+        """Tell every view what changed since the last time (the frame loop calls this)."""
+        change = Change(tuple(self._served), self._cleared, self._new_segment, self._failure)
+        self._served = []
+        self._cleared = self._new_segment = False
+        self._failure = ""
+        self.dirty = False
         for listener in list(self._listeners):
-            listener()
+            listener(change)
+        return change
+
+    # -- events ---------------------------------------------------------------------------
+    def apply(self, event: Event) -> None:
+        """Update from one engine event (typed dispatch; the engine itself is not needed)."""
+        match event:
+            case CallStarted(index=index, params=params):
+                self.call_started(index, params)
+            case PhaseEnded(index=index, phase=phase, ms=ms):
+                self.phase_ended(index, phase, ms)
+            case CallFinished(record=record):
+                self.call_finished(record)
+
+    def failed(self, text: str) -> None:
+        """Something outside a probed call failed; the error pane shows it."""
+        self._failure = text
+        self.dirty = True
 
     # -- mutation -------------------------------------------------------------------------
     def clear(self, scenario: str = "", variant: str = "pitfall") -> None:
@@ -104,6 +168,8 @@ class RunState:
         self.records: list[CallRecord] = []
         self.segments: list[Segment] = []
         self.version = 0  # bumped on clear so views know to rebuild
+        self._served = []  # calls of the old scenario the views were not told of
+        self._cleared = True
         self.new_segment(variant)
 
     def new_segment(self, variant: str) -> None:
@@ -121,23 +187,29 @@ class RunState:
         self.last_error: CallRecord | None = None
         self.ever_compiled = False
         self.version += 1
+        self._new_segment = True
+        self.dirty = True
 
     def call_abandoned(self, seconds: float) -> None:
         """The call in flight never returned and was left behind; the kitchen is free."""
         self.abandoned_after = seconds
         self.in_flight = None
         self.phase = Phase.IDLE
+        self.dirty = True
 
     def call_started(self, index: int, params: dict[str, Any]) -> None:
         self.abandoned_after = None
         self.in_flight = index
+        self.started_at = time.perf_counter()
         self.phase = Phase.ORDER
         self.phase_note = ", ".join(f"{k}={v}" for k, v in params.items())
         self.pulled = None
+        self.dirty = True
 
     def phase_ended(self, index: int, phase: str, ms: float) -> None:
         if index != self.in_flight:
             return
+        self.dirty = True
         if phase == "trace":
             self.phase = Phase.WRITING
         elif phase in ("compile", "load"):
@@ -151,10 +223,13 @@ class RunState:
         """
         if self.phase is Phase.ORDER and elapsed_s > 0.08:
             self.phase = Phase.REHEARSING
+            self.dirty = True
             return True
         return False
 
     def call_finished(self, record: CallRecord) -> None:
+        self._served.append(Served(record, len(self.segments) - 1, len(self.records)))
+        self.dirty = True
         self.records.append(record)
         self.segments[-1].add(record)
         self.in_flight = None

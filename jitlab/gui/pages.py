@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,12 +20,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import qthrottled
 
-from jitlab.core.records import CallKind, Summary
+from jitlab.core.records import CallKind, CallRecord, Summary
+from jitlab.core.spec import Scenario
 from jitlab.gui.code_view import CodeView
 from jitlab.gui.i18n import language
-from jitlab.gui.model import RunState
+from jitlab.gui.model import Change, RunState
 from jitlab.gui.style import KIND_COLORS, format_ms
+
+REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
 
 
 class BriefingPage(QWidget):
@@ -36,7 +39,7 @@ class BriefingPage(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.scenario: Any = None
+        self.scenario: type[Scenario] | None = None
         self.text = QTextBrowser(self)
         self.text.setObjectName("briefingText")
         self.text.setOpenExternalLinks(False)
@@ -74,7 +77,7 @@ class BriefingPage(QWidget):
         layout.addWidget(self.question_box)
         self.retranslate()
 
-    def show_scenario(self, scenario: Any) -> None:
+    def show_scenario(self, scenario: type[Scenario]) -> None:
         self.scenario = scenario
         self.code.show_scenario(scenario, "pitfall")
         self.prediction.clear()
@@ -227,10 +230,16 @@ class SummaryPage(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
-        self.scenario: Any = None
+        self.scenario: type[Scenario] | None = None
         self.retranslate()
+        self._refresh_later = qthrottled(self.refresh, timeout=REFRESH_MS, parent=self)
+        state.subscribe(self._changed)
 
-    def show_scenario(self, scenario: Any) -> None:
+    def _changed(self, change: Change) -> None:
+        if self.isVisible() and (change.served or change.cleared or change.new_segment):
+            self._refresh_later()  # hidden, it refreshes when shown (Complete mode)
+
+    def show_scenario(self, scenario: type[Scenario]) -> None:
         self.scenario = scenario
         self.retranslate()
 
@@ -351,7 +360,7 @@ class SummaryPage(QWidget):
         super().changeEvent(event)
 
 
-def _cell(key: str, summary: Summary | None, records: list[Any]) -> str:
+def _cell(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
     if summary is None or not summary.calls:
         return "–"
     if key == "calls":

@@ -50,3 +50,33 @@ def test_model_follows_a_real_run() -> None:
     state.new_segment("fix")
     assert state.cards == {} and state.segment_summary().calls == 0
     assert state.latest("pitfall").summary() == summary
+
+
+def test_views_are_told_once_per_notify_what_changed() -> None:
+    from jitlab.core.discovery import scenarios
+    from jitlab.core.engine import Run
+    from jitlab.gui.model import Change
+
+    state = RunState()
+    told: list[Change] = []
+    state.subscribe(told.append)
+    state.clear("dynamic-shapes", "pitfall")
+    run = Run(scenarios()["dynamic-shapes"], "pitfall", listener=state.apply)
+    run.step({"batch_size": 8})
+    run.step({"batch_size": 8})
+    assert state.dirty
+    first = state.notify()
+    assert told == [first] and first.cleared and not state.dirty
+    assert [(s.segment, s.position) for s in first.served] == [(0, 0), (0, 1)]
+    assert [s.record for s in first.served] == state.records
+    state.new_segment("fix")
+    run.step({"batch_size": 16})
+    state.failed("Traceback: boom")
+    second = state.notify()
+    assert not second.cleared and second.new_segment and second.failure == "Traceback: boom"
+    assert [(s.segment, s.position, s.record.kind) for s in second.served] == [
+        (1, 2, CallKind.RECOMPILE)
+    ]
+    assert state.notify() == Change()  # nothing new: an empty change
+    state.clear("dynamic-shapes", "pitfall")
+    assert state.notify().cleared

@@ -1,0 +1,100 @@
+"""The hands-free demo: a scenario's beats on the pitfall, then on the fix, then the summary.
+
+It drives the window as a user would (variant, reset, sliders) and moves to the next beat
+once the run model has served the call the beat asked for, after a pause a class can follow.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from jitlab.core.spec import Scenario
+from jitlab.gui import i18n
+from jitlab.gui.controls import ParamControls, RunControls
+from jitlab.gui.model import Change, RunState
+
+Beat = tuple[str, dict[str, Any], str]  # (variant to switch to, or ""; parameters; note)
+
+
+class Stage(Protocol):
+    """What the demo drives: the main window, seen from here."""
+
+    params: ParamControls
+    run_controls: RunControls
+
+    def set_mode(self, mode: str) -> None: ...
+    def set_variant(self, variant: str) -> None: ...
+    def reset(self) -> None: ...
+
+
+def beats(scenario: type[Scenario], language: str) -> list[Beat]:
+    """The scenario's autoplay script on the pitfall, then on the fix."""
+    out: list[Beat] = []
+    for variant in ("pitfall", "fix"):
+        first = True
+        for beat in scenario.autoplay:
+            if beat.variant not in (None, variant):
+                continue
+            note = beat.note.get(language) if beat.note else ""
+            out.append((variant if first else "", dict(beat.params), note))
+            first = False
+    return out or [("pitfall", {}, ""), ("fix", {}, "")]
+
+
+class Autoplay(QObject):
+    """Plays one scenario's demo; any user command that stops it calls :meth:`stop`."""
+
+    note_changed = Signal(str)  # what a presenter would say now ("" when the demo ends)
+
+    def __init__(self, stage: Stage, state: RunState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.stage = stage
+        self.delay_ms = 900  # pause between beats, so a class can follow
+        self.beats: list[Beat] = []
+        self.waiting = False  # a beat's call was asked for and not yet served
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.next)
+        state.subscribe(self._changed)
+
+    def start(self, scenario: type[Scenario]) -> None:
+        self.beats = beats(scenario, i18n.language())
+        self.stage.run_controls.set_playing(False)
+        self.stage.set_mode("execute")
+        self.next()
+
+    def stop(self) -> None:
+        self.beats = []
+        self.waiting = False
+        self.timer.stop()
+        self.note_changed.emit("")
+
+    def _changed(self, change: Change) -> None:
+        if change.served and self.waiting:
+            self.waiting = False
+            self.timer.start(self.delay_ms)
+
+    def next(self) -> None:
+        if not self.beats:
+            self.note_changed.emit("")
+            self.stage.set_mode("complete")
+            return
+        variant, params, note = self.beats.pop(0)
+        stage = self.stage
+        if variant and variant != stage.run_controls.current_variant():
+            stage.set_variant(variant)
+        elif variant:
+            stage.reset()
+        values = stage.params.values()
+        values.update(params)
+        text = ", ".join(f"{k}={v}" for k, v in params.items())
+        self.note_changed.emit(
+            i18n.translate("MainWindow", "Demo (%1 left): %2")
+            .replace("%1", str(len(self.beats)))
+            .replace("%2", text)
+            + (f" — {note}" if note else "")
+        )
+        self.waiting = True
+        stage.params.set_values(values, emit=True)
