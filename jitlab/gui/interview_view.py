@@ -1,7 +1,7 @@
 """Interview mode: a timed round of exercises drawn at random, a score, and what to review.
 
 Drives :class:`jitlab.quiz.Interview` exactly as the CLI does; the real run of each answer
-happens on the quiz thread, with the question's clock stopped while it runs (the user's
+is a job on the JAX executor, with the question's clock stopped while it runs (the user's
 time is the time to answer, not JAX's time to compile).
 """
 
@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jitlab.gui.quiz_runner import Catalogue, QuizRunner
+from jitlab.gui.executor import Catalogue
+from jitlab.gui.quiz_runner import QuizRunner
 from jitlab.gui.quiz_widgets import (
     LATE_COLOR,
     RIGHT_COLOR,
@@ -240,14 +241,13 @@ class InterviewView(QWidget):
         self, count: int | None = None, seed: int | None = None, seconds: float | None = None
     ) -> Any:
         """Draw a round (the setup's values unless given) and show its first question."""
-        if self.catalogue is None:
+        if self.catalogue is None or self.catalogue.interview is None:
             return None
-        from jitlab.quiz.interview import Interview
-
+        interview_cls = self.catalogue.interview  # loaded on the executor (it imports JAX)
         pool = [e for e in self.catalogue.exercises if e.id in self.catalogue.available]
         if seed is None and self.seed.value() != RANDOM_SEED:
             seed = self.seed.value()
-        self.interview = Interview(
+        self.interview = interview_cls(
             count if count is not None else self.count.value(),
             seed=seed,
             seconds=float(seconds if seconds is not None else self.seconds.value()),
@@ -321,9 +321,9 @@ class InterviewView(QWidget):
         interview = self.interview
         exercise = interview.current
         if error:
-            from jitlab.quiz.model import Outcome
-
-            result = Outcome(exercise.id, None, None, failure=error.strip().splitlines()[-1])
+            outcome = self.catalogue.outcome if self.catalogue is not None else None
+            assert outcome is not None  # a round is drawn from a loaded catalogue
+            result = outcome(exercise.id, None, None, failure=error.strip().splitlines()[-1])
         verdict = interview.submit(self._prediction, result)
         self._frozen = None
         elapsed = interview.results[-1].elapsed_s

@@ -84,7 +84,6 @@ class MainWindow(QMainWindow):
         self.state = RunState()
         self._closing = False
         self._quiz: Any = None  # the exercises view, built on first use
-        self._caches_cleared_elsewhere = False
         self._shown_output = False
         self._unstick: tuple[float, bool] | None = None  # (call start, pause only)
         self._slow_shown = 0
@@ -415,9 +414,8 @@ class MainWindow(QMainWindow):
         if self._quiz is None:
             from jitlab.gui.quiz_view import QuizView
 
-            self._quiz = QuizView(scenario_worker=self.worker, parent=self)
+            self._quiz = QuizView(executor=self.worker, parent=self)
             self._quiz.scenario_requested.connect(self._quiz_opens_scenario)
-            self._quiz.caches_cleared.connect(self._quiz_cleared_caches)
             self.pages.addWidget(self._quiz)
         self.stop_autoplay()
         self.run_controls.set_playing(False)  # a check pauses the scenario's worker
@@ -435,9 +433,6 @@ class MainWindow(QMainWindow):
     def _quiz_opens_scenario(self, sid: str, variant: str) -> None:
         self.select_scenario(sid, variant or None)
         self.set_mode("start")
-
-    def _quiz_cleared_caches(self) -> None:
-        self._caches_cleared_elsewhere = True
 
     def open_recording(self) -> None:
         from jitlab.gui.recording_window import choose_recording
@@ -539,11 +534,6 @@ class MainWindow(QMainWindow):
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
         """Start, Execute, Monitor and Complete; the user can always jump back."""
-        if self._caches_cleared_elsewhere:
-            # An exercise emptied JAX's caches: start the scenario's run afresh rather than
-            # show a recompile nobody asked for.
-            self._caches_cleared_elsewhere = False
-            self.worker.reset()
         self.mode = mode
         self.mode_buttons[mode].setChecked(True)
         if mode == "start":

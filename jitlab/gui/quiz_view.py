@@ -2,17 +2,17 @@
 
 Two tabs: *Exercises* (a list grouped by pitfall; pick one, predict, "Run it") and
 *Interview* (a timed round drawn at random, a score, what to review). The answer always comes
-from running the snippet under jitlab's probe on the ``jitlab-quiz`` thread (see
+from running the snippet under jitlab's probe, a job on the one JAX executor (see
 :mod:`jitlab.gui.quiz_runner`), never from a stored key.
 
 In the main window::
 
-    quiz = QuizView(scenario_worker=window.worker)      # once, e.g. a page of a stack
+    quiz = QuizView(executor=window.worker)             # once, e.g. a page of a stack
     quiz.scenario_requested.connect(lambda sid, variant: ...)  # "Open the scenario"
     quiz.show_exercises("static-args")                   # from a scenario's Complete mode
     quiz.shutdown()                                      # when the window closes
 
-Alone (screenshots, ``jitlab quiz --gui``): :func:`open_quiz`.
+Alone (screenshots, ``jitlab quiz --gui``): :func:`open_quiz`, with an executor of its own.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.gui import i18n
+from jitlab.gui.executor import Catalogue, Executor, load_catalogue
 from jitlab.gui.interview_view import InterviewView
-from jitlab.gui.quiz_runner import Catalogue, QuizRunner, load_catalogue
+from jitlab.gui.quiz_runner import QuizRunner
 from jitlab.gui.quiz_widgets import (
     ExerciseCard,
     VerdictPanel,
@@ -287,24 +288,24 @@ class QuizView(QWidget):
     """Exercises and interview rounds, checked against real JAX.
 
     ``scenario_requested(scenario_id, variant)`` asks the host to open a scenario (the
-    verdict's and the review list's "Open the scenario" buttons). Call :meth:`shutdown`
-    before the view goes away: it waits for a check in flight and stops the quiz thread.
+    verdict's and the review list's "Open the scenario" buttons). ``executor`` is the
+    host's :class:`~jitlab.gui.executor.Executor` (None: the view starts one of its own).
+    Call :meth:`shutdown` before the view goes away: it drops its queued checks and, with an
+    executor of its own, waits for a check in flight and stops the thread.
     """
 
     scenario_requested = Signal(str, str)
-    caches_cleared = Signal()  # an exercise ran: JAX's caches (and the card holder) are empty
     loaded = Signal()
 
     def __init__(
         self,
-        scenario_worker: Any = None,
+        executor: Executor | None = None,
         parent: QWidget | None = None,
         runner: QuizRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("quizView")
-        self.runner = runner if runner is not None else QuizRunner(scenario_worker, self)
-        self.runner.caches_cleared.connect(self.caches_cleared)
+        self.runner = runner if runner is not None else QuizRunner(executor, self)
         self.catalogue: Catalogue | None = None
         self._pending_scenario: str | None = None
         self.tabs = QTabWidget(self)
@@ -354,7 +355,8 @@ class QuizView(QWidget):
         self.tabs.setCurrentWidget(self.interview)
 
     def shutdown(self, timeout_ms: int = -1) -> bool:
-        """Stop the countdown, let a check in flight end, stop the quiz thread (idempotent)."""
+        """Stop the countdown, drop queued checks; an executor of its own is stopped once the
+        check in flight ends (idempotent)."""
         self.interview.stop_clock()
         return self.runner.shutdown(timeout_ms)
 

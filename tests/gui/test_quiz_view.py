@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 
 from jitlab.gui import i18n
 
@@ -185,32 +185,3 @@ def test_closing_while_a_check_runs_ends_the_thread(qtbot, quiz) -> None:
     assert quiz.runner.thread.isFinished()
     with pytest.raises(RuntimeError):
         quiz.runner.submit(lambda: None)
-
-
-class FakeWorker:
-    """Stands in for the scenario worker: busy with a call for a while."""
-
-    def __init__(self) -> None:
-        self.busy = True
-        self.stopped = False
-
-    def play(self, playing: bool) -> None:
-        self.stopped = not playing
-
-
-def test_checks_wait_for_the_scenario_worker(qtbot) -> None:
-    from jitlab.gui.app import application
-    from jitlab.gui.quiz_runner import QuizRunner
-
-    application()
-    worker = FakeWorker()
-    runner = QuizRunner(worker)
-    try:
-        seen: list[bool] = []
-        with qtbot.waitSignal(runner.finished, timeout=RUN_TIMEOUT_MS):
-            runner.submit(lambda: seen.append(worker.busy))
-            assert worker.stopped  # autoplay stopped at once
-            QTimer.singleShot(200, lambda: setattr(worker, "busy", False))
-        assert seen == [False]  # the job ran only once the scenario call had ended
-    finally:
-        assert runner.shutdown()
