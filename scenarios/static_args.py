@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jitlab.core import _jax
 from jitlab.core.scenario import (
     AutoplayStep,
     Lab,
@@ -464,10 +464,11 @@ class StaticArgs(Scenario):
         facts: dict[str, Any] = {"result": self.state.get("result")}
         probe = getattr(self, "probe", None)
         if probe is not None:
-            # Private API, read defensively. JAX shares this cache among every jax.jit of
-            # the same function; the engine clears caches when a run starts.
-            with contextlib.suppress(Exception):
-                facts["jax_cache_size"] = probe.function._cache_size()
+            # JAX shares this cache among every jax.jit of the same function; the engine
+            # clears caches when a run starts. Private API: -1 (left out) when unreadable.
+            size = _jax.cache_size(probe.function)
+            if size >= 0:
+                facts["jax_cache_size"] = size
         return facts
 
     def code_objects(self, variant: str):

@@ -20,12 +20,9 @@ def simulate_cpu_devices(count: int = 8) -> bool:
     if "jax" not in sys.modules:  # JAX not imported yet, so its backend cannot have started
         os.environ["XLA_FLAGS"] = f"{flags} {FLAG}={count}".strip()
         return True
-    try:
-        from jax._src import xla_bridge
+    from jitlab.core import _jax
 
-        if xla_bridge.backends_are_initialized():
-            return False
-    except (ImportError, AttributeError):
-        pass
+    if _jax.backends_are_initialized():
+        return False
     os.environ["XLA_FLAGS"] = f"{flags} {FLAG}={count}".strip()
     return True

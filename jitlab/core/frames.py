@@ -201,7 +201,7 @@ def compile_site(depth: int = 1) -> CompileSite:
     when they hold a function of the compiled name (an eager op compiled while an outer
     function traces is not that function).
     """
-    from jitlab.core import wrappers
+    from jitlab.core import _jax, wrappers  # this module itself imports no JAX
 
     frame = sys._getframe(depth + 1)
     name = source = None  # of the jaxpr being compiled
@@ -211,19 +211,18 @@ def compile_site(depth: int = 1) -> CompileSite:
         if not is_library(filename):
             user = frame
             break
-        local = frame.f_locals
         if is_jax(filename):
-            if name is None and frame.f_code.co_name == "_pjit_call_impl_python":
-                info = getattr(getattr(local.get("jaxpr"), "jaxpr", None), "debug_info", None)
-                name = getattr(info, "func_name", None)
-                source = getattr(info, "func_src_info", None)
-            elif compiled is None and "jit_info" in local and filename.endswith("pjit.py"):
+            jaxpr = _jax.compiling_jaxpr(frame) if name is None else None
+            if jaxpr is not None:
+                name, source = jaxpr
+            elif compiled is None and (jit_call := _jax.jit_call_in_frame(frame)) is not None:
                 # jit's cache_miss(*args, **kwargs): the function called and its arguments.
-                fun = local.get("fun")
+                fun, jit_info, args, kwargs = jit_call
                 if name is None or wrappers._fun_name(fun) == name:
                     compiled = fun
-                    dispatch = (local.get("jit_info"), local.get("args"), local.get("kwargs"))
+                    dispatch = (jit_info, args, kwargs)
         else:
+            local = frame.f_locals
             owner = local.get("self")  # a jit wrapper's __call__; the outermost wins
             inner = wrappers.user_function(owner) if owner is not None else None
             if inner is not None and (name is None or wrappers._fun_name(inner) == name):

@@ -18,16 +18,15 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
-from jax._src import config as _jax_config
-from jax._src import source_info_util as _source_info
 
-_config_ext = _jax_config.config_ext
+from jitlab.core import _jax
 
-TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
-LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
-COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-PERSISTENT_HIT_EVENT = "/jax/compilation_cache/cache_hits"
-PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
+# JAX's event names (private conventions, tested in tests/core/test_jax_contract.py).
+TRACE_EVENT = _jax.TRACE_EVENT
+LOWER_EVENT = _jax.LOWER_EVENT
+COMPILE_EVENT = _jax.COMPILE_EVENT
+PERSISTENT_HIT_EVENT = _jax.PERSISTENT_HIT_EVENT
+PERSISTENT_LOAD_EVENT = _jax.PERSISTENT_LOAD_EVENT
 
 MAX_LINES_PER_CALL = 200
 MAX_CHARS_PER_CALL = 64_000
@@ -37,12 +36,12 @@ _local = threading.local()
 _install_lock = threading.Lock()
 _installed = False
 _active: set[CallCollector] = set()  # collectors of calls in flight, on any thread
-_EXPLAIN = _jax_config.explain_cache_misses
+_EXPLAIN = _jax.EXPLAIN
 _swap_explain = _EXPLAIN.swap_local  # bound once: begin/end run on every probed call
 _set_explain = _EXPLAIN.set_local
 # Watchers see what happens outside probed calls (functions jitlab did not wrap).
 _watchers: list[Any] = []
-_unset = _config_ext.unset  # "no thread-local value" in JAX's config
+_unset = _jax.UNSET  # "no thread-local value" in JAX's config
 _saved_global_explain: Any = _unset  # the user's global value while watchers override it
 
 
@@ -80,7 +79,7 @@ class CallCollector:
         source: Any = None,
     ) -> None:
         self.trace_name = trace_name
-        self.jit_name = f"jit({trace_name})"
+        self.jit_name = _jax.jit_event_name(trace_name)
         self._on_phase = on_phase
         self._echo = echo
         # A probe reuses one collector per thread for all its calls: it reads the probe's
@@ -281,7 +280,7 @@ class _ExplanationFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "CACHE MISS" not in message.upper():
+        if _jax.CACHE_MISS_MARKER not in message.upper():
             return True
         collector = getattr(_local, "collector", None)
         if collector is not None:
@@ -292,17 +291,8 @@ class _ExplanationFilter(logging.Filter):
         return user_wants_explanations()
 
 
-# The modules whose loggers emit cache-miss explanations (checked on jax 0.10.2).
-_EXPLAINING_LOGGERS = (
-    "jax._src.interpreters.partial_eval",
-    "jax._src.interpreters.pxla",
-    "jax._src.pjit",
-    "jax._src.compiler",
-    "jax._src.compilation_cache",
-    "jax._src.util",
-    "jax._src.linear_util",
-    "jax._src.dispatch",
-)
+# The modules whose loggers emit cache-miss explanations.
+_EXPLAINING_LOGGERS = _jax.EXPLAINING_LOGGERS
 
 
 class _StdoutRouter:
@@ -414,5 +404,5 @@ def install() -> None:
             logging.getLogger(name).addFilter(explanation_filter)
         # JAX points its miss explanations at the first frame outside its own files:
         # make that the user's line, not the probe's.
-        _source_info.register_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+        _jax.register_source_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
         _installed = True

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-from jax._src import config as _config  # disable_jit's thread-aware value
 
-from jitlab.core import explain, monitor, signature, wrappers
+from jitlab.core import _jax, explain, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import (
     CallKind,
@@ -39,7 +38,7 @@ _route_stdout = monitor._route_stdout
 _unroute_stdout = monitor._unroute_stdout
 _swap_explain = monitor._swap_explain
 _set_explain = monitor._set_explain
-_disable_jit = _config.disable_jit
+_disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 _clock = time.perf_counter
 _new_record = tuple.__new__  # CallRecord without its Python-level __new__ (all fields given)
 _RECORD_HEAD = ("index", "function", "kind", "latency_ms", "trace_ms", "lower_ms")
@@ -631,7 +630,7 @@ class Probe:
         if error is not None:
             info = ErrorInfo(type(error).__name__, _first_lines(str(error)), error)
             return CallRecord(kind=CallKind.ERROR, error=info, **common)
-        if _config.disable_jit.value:
+        if _disable_jit.value:
             # jax.disable_jit(): the function ran op by op as plain Python, nothing compiled.
             return CallRecord(kind=CallKind.EAGER, **common)
         if not (collector.lowered or collector.compiled or collector.persistent):

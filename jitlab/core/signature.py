@@ -9,9 +9,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import jax
-from jax._src import config as _jax_config  # trace_context(): private, read defensively
 from jax.sharding import SingleDeviceSharding
 
+from jitlab.core import _jax
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import Change, LeafSpec, Signature
 
@@ -39,7 +39,7 @@ class StaticSpec:
 
     @classmethod
     def of(cls, jitted: Any, fun: Any) -> StaticSpec:
-        info = getattr(jitted, "_jit_info", None)  # private, so read defensively
+        info = _jax.jit_info(jitted)  # private, so read defensively
         try:
             parameters = tuple(inspect.signature(fun).parameters)
         except (TypeError, ValueError):
@@ -298,7 +298,7 @@ def context_snapshot() -> tuple[Any, ...]:
     """JAX's trace context now: the config values (precision, rank promotion, meshes, …)
     that are part of every tracing-cache key. Cheap (~0.2 µs); taken on compiles only."""
     try:
-        return tuple(_jax_config.trace_context())
+        return tuple(_jax.trace_context())
     except Exception:  # private API: without it jitlab just names no context change
         return ()
 
@@ -308,7 +308,7 @@ def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:
     if not new or not old or new == old or len(new) != len(old):
         return []
     try:
-        names = tuple(_jax_config.trace_context_names())
+        names = tuple(_jax.trace_context_names())
     except Exception:
         names = ()
     changes = []

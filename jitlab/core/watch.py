@@ -31,7 +31,7 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import explain, frames, monitor, signature, wrappers
+from jitlab.core import _jax, explain, frames, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
@@ -470,8 +470,7 @@ class Recorder:
         return [c for c in self.calls if c["kind"] in compiled]
 
 
-def _base_name(fun_name: str) -> str:
-    return fun_name[4:-1] if fun_name.startswith("jit(") and fun_name.endswith(")") else fun_name
+_base_name = _jax.trace_event_name  # "jit(f)" -> "f"
 
 
 @contextmanager

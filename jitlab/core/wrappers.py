@@ -31,9 +31,8 @@ from typing import Any
 
 import jax
 import numpy as np
-from jax._src import util as _jax_util
 
-from jitlab.core import frames
+from jitlab.core import _jax, frames
 from jitlab.core.signature import StaticSpec
 
 JAX_JIT = "jax.jit"
@@ -55,12 +54,7 @@ class Jitted:
     spec: StaticSpec
 
 
-def _fun_name(fun: Any) -> str:
-    """The name JAX puts in its compile events for ``jax.jit(fun)``."""
-    try:
-        return _jax_util.fun_name(fun)
-    except Exception:  # private helper: fall back to what it usually returns
-        return getattr(fun, "__name__", type(fun).__name__)
+_fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
 
 
 def _module_of(obj: Any) -> str:
@@ -87,7 +81,7 @@ def user_function(obj: Any) -> Any | None:
     module = _module_of(obj)
     if module.startswith("equinox") and type(obj).__name__ == "_JitWrapper":
         return getattr(obj, "__wrapped__", None)
-    if module.startswith("flax.nnx") and hasattr(obj, "jitted_fn"):
+    if _jax.is_nnx_jit(obj):
         return getattr(obj, "fun", None) or getattr(obj, "__wrapped__", None)
     if module.startswith("flax.nnx") and type(obj).__name__ == "JitFn":
         return getattr(obj, "f", None)
@@ -118,7 +112,7 @@ def _is_pmap(fn: Any) -> bool:
     return (
         code is not None
         and hasattr(fn, "lower")
-        and code.co_filename.replace("\\", "/").endswith(("jax/_src/pmap.py", "jax/_src/api.py"))
+        and _jax.is_pmap_code(code.co_filename)
         and "pmap" in (getattr(fn, "__qualname__", "") + code.co_filename)
     )
 
@@ -138,12 +132,12 @@ def recognise(fn: Any) -> Jitted | None:
     module = _module_of(fn)
     if module.startswith("equinox") and type(fn).__name__ == "_JitWrapper":
         user = fn.__wrapped__
-        inner = getattr(fn, "_cached", None)  # the jax.jit equinox calls
+        inner = _jax.equinox_inner_jit(fn)
         name = _fun_name(getattr(inner, "__wrapped__", None) or user)
         return Jitted(FILTER_JIT, fn, user, name, FilterSpec(user))
-    if module.startswith("flax.nnx") and hasattr(fn, "jitted_fn"):
+    if _jax.is_nnx_jit(fn):
         user = getattr(fn, "fun", None) or inspect.unwrap(fn)
-        inner = getattr(fn.jitted_fn, "__wrapped__", user)
+        inner = getattr(_jax.nnx_inner_jit(fn), "__wrapped__", user)
         argnums = getattr(fn, "static_argnums", ()) or ()
         argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         argnames = getattr(fn, "static_argnames", ()) or ()
@@ -153,7 +147,7 @@ def recognise(fn: Any) -> Jitted | None:
     if _is_pmap(fn):
         # pmap runs as jit(shard_map(_fun)): JAX's events are named after its inner _fun.
         user = getattr(fn, "__wrapped__", None)
-        return Jitted(PMAP, fn, user, "_fun", StaticSpec((), (), _parameters(user)))
+        return Jitted(PMAP, fn, user, _jax.PMAP_TRACE_NAME, StaticSpec((), (), _parameters(user)))
     if _is_pjit(fn):
         fun = getattr(fn, "__wrapped__", fn)
         if _is_eqx_inner(fun):
@@ -334,15 +328,15 @@ def cache_size(info: Jitted) -> Callable[[], int]:
     """
     fn = info.call
     if info.kind == FILTER_JIT:
-        inner = getattr(fn, "_cached", None)  # the jax.jit equinox calls
+        inner = _jax.equinox_inner_jit(fn)
     elif info.kind == NNX_JIT:
-        inner = getattr(fn, "jitted_fn", None)  # the jax.jit nnx.jit calls
+        inner = _jax.nnx_inner_jit(fn)
     elif info.kind == PMAP:
         inner = None  # one inner jit per argument structure, built by JAX: none to read
     else:
         inner = fn
-    size = getattr(inner, "_cache_size", None)
-    if not callable(size):
+    size = _jax.cache_size_method(inner)
+    if size is None:
         return _unknown_cache_size
     try:
         size()
@@ -361,9 +355,9 @@ def cache_identity(info: Jitted) -> Any | None:
     fn = info.call
     if info.kind == JAX_JIT:
         fun = getattr(fn, "__wrapped__", None)
-        options = _options_text(getattr(fn, "_jit_info", None))
+        options = _options_text(_jax.jit_info(fn))
     elif info.kind in (FILTER_JIT, NNX_JIT):
-        inner = getattr(fn, "_cached", None) or getattr(fn, "jitted_fn", None)
+        inner = _jax.equinox_inner_jit(fn) or _jax.nnx_inner_jit(fn)
         fun, options = info.function, id(inner) if inner is not None else None
     else:
         return None

@@ -1,0 +1,199 @@
+"""Every private JAX behaviour jitlab relies on, in one place (checked on jax 0.10.2, CPU).
+
+JAX offers no public API for what jitlab needs to see (which function a compile event is
+about, the thread-local switch for cache-miss explanations, the size of a jitted function's
+cache, ...), so the probe leans on private modules, private attributes and the exact names
+of events, loggers and frames. Each of them is named here once, with a docstring saying what
+it relies on, and ``tests/core/test_jax_contract.py`` has one test per behaviour: after a
+JAX upgrade the test of the behaviour that changed fails, by name, instead of the probe
+quietly recording wrong answers.
+
+Rules for the rest of jitlab: no ``jax._src`` import, no private attribute of a JAX (or
+Equinox / Flax NNX) object, no event, logger or frame name of JAX's, outside this module.
+Hot paths bind the aliases below at import time (``_swap = _jax.EXPLAIN.swap_local``) so a
+call costs no more than it did before the aliases existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from jax._src import config as _config
+from jax._src import source_info_util as _source_info_util
+from jax._src import util as _util
+
+CHECKED_ON = "0.10.2"
+
+# -- jax.monitoring event names ---------------------------------------------------------------
+# Duration events fire on the calling thread, inside the call. The trace event's ``fun_name``
+# is the function's name (``f``), the lower and compile events' is ``jit(f)``. An in-memory
+# cache hit fires nothing.
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+# A persistent-cache load: ``cache_hits`` is a plain event, ``cache_retrieval_time_sec`` a
+# duration; neither carries a function name.
+PERSISTENT_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
+# ``jax.pmap(f)`` runs as ``jit(shard_map(_fun))``: its events are named after JAX's inner
+# ``_fun``, not after ``f``.
+PMAP_TRACE_NAME = "_fun"
+
+
+def jit_event_name(trace_name: str) -> str:
+    """The ``fun_name`` of the lower / compile events of a function whose trace event is
+    named ``trace_name`` (``f`` -> ``jit(f)``)."""
+    return f"jit({trace_name})"
+
+
+def trace_event_name(event_name: str) -> str:
+    """The inverse of :func:`jit_event_name` (names without ``jit(...)`` are returned as is)."""
+    if event_name.startswith("jit(") and event_name.endswith(")"):
+        return event_name[4:-1]
+    return event_name
+
+
+# -- cache-miss explanations --------------------------------------------------------------------
+# ``jax_explain_cache_misses`` explains a tracing-cache miss through ``logging`` at WARNING,
+# the message starting ``TRACING CACHE MISS`` (jitlab matches ``CACHE MISS`` case-blind). The
+# logger is that of the module that noticed the miss; on 0.10.2 it is
+# ``jax._src.interpreters.partial_eval``, the others are where older / newer versions log.
+EXPLAINING_LOGGERS = (
+    "jax._src.interpreters.partial_eval",
+    "jax._src.interpreters.pxla",
+    "jax._src.pjit",
+    "jax._src.compiler",
+    "jax._src.compilation_cache",
+    "jax._src.util",
+    "jax._src.linear_util",
+    "jax._src.dispatch",
+)
+CACHE_MISS_MARKER = "CACHE MISS"
+
+# -- JAX's config states (private) ------------------------------------------------------------
+EXPLAIN: Any = _config.explain_cache_misses
+"""``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
+and returns the previous one (``UNSET`` when the thread had none), ``set_local(v)`` puts one
+back (``UNSET`` removes it), ``get_local()``, ``get_global()`` and ``set_global(v)``. The
+public ``jax.config.update`` has only the global value; a probed call needs the thread's own."""
+
+UNSET: Any = _config.config_ext.unset
+"""The value of a config state's thread-local slot that holds nothing (``get_local()``)."""
+
+DISABLE_JIT: Any = _config.disable_jit
+"""``jax_disable_jit`` as a state: ``.value`` is this thread's effective value (true inside
+``with jax.disable_jit():`` on this thread only); ``jax.config.jax_disable_jit`` is global."""
+
+trace_context: Callable[[], tuple[Any, ...]] = _config.trace_context
+"""The config values that are part of every tracing-cache key, as a tuple: it changes under
+``jax.default_matmul_precision(...)`` (and other trace-context options)."""
+
+trace_context_names: Callable[[], Any] = _config.trace_context_names
+"""The names of :func:`trace_context`'s entries, in the same order and number."""
+
+# -- source locations -------------------------------------------------------------------------
+register_source_exclusion: Callable[[str], None] = _source_info_util.register_exclusion
+"""Frames under this path prefix are skipped when JAX attributes an equation (and a cache-miss
+explanation) to a user's line, as JAX skips its own files."""
+
+summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
+"""``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""
+
+# -- function names ---------------------------------------------------------------------------
+_fun_name: Callable[[Any], str] = _util.fun_name
+
+
+def fun_name(fun: Any) -> str:
+    """The name JAX puts in the trace event of ``jax.jit(fun)`` (``functools.partial``
+    unwrapped, ``__name__`` otherwise)."""
+    try:
+        return _fun_name(fun)
+    except Exception:  # the helper changed: fall back to what it returns for a function
+        return getattr(fun, "__name__", type(fun).__name__)
+
+
+# -- the backend --------------------------------------------------------------------------------
+def backends_are_initialized() -> bool:
+    """Has JAX started its backends (after which ``XLA_FLAGS`` is no longer read)?
+
+    False when the private helper is gone: the flag is set, and at worst not read."""
+    try:
+        from jax._src import xla_bridge
+
+        return bool(xla_bridge.backends_are_initialized())
+    except (ImportError, AttributeError):
+        return False
+
+
+# -- private attributes of jitted objects -------------------------------------------------------
+def cache_size_method(jitted: Any) -> Callable[[], int] | None:
+    """The bound ``_cache_size`` of a ``jax.jit`` object: the number of executables in its
+    C++ cache (one per distinct signature; a cache hit leaves it unchanged). None if absent.
+
+    Returned bound, so the probe calls it on every call with one attribute call."""
+    size = getattr(jitted, "_cache_size", None)
+    return size if callable(size) else None
+
+
+def cache_size(jitted: Any) -> int:
+    """``jitted._cache_size()``, or -1 when the object has none (not a ``jax.jit``)."""
+    size = cache_size_method(jitted)
+    try:
+        return int(size()) if size is not None else -1
+    except Exception:
+        return -1
+
+
+def jit_info(jitted: Any) -> Any:
+    """A ``jax.jit`` object's ``_jit_info`` (a ``PjitInfo``: ``static_argnums``,
+    ``static_argnames`` normalised to tuples, and the other jit options); None if absent."""
+    return getattr(jitted, "_jit_info", None)
+
+
+# Wrappers of other libraries keep the ``jax.jit`` they call in private attributes too.
+def equinox_inner_jit(wrapper: Any) -> Any:
+    """``equinox.filter_jit(f)._cached``: the ``jax.jit`` equinox calls (checked on 0.13)."""
+    return getattr(wrapper, "_cached", None)
+
+
+def nnx_inner_jit(wrapper: Any) -> Any:
+    """``flax.nnx.jit(f).jitted_fn``: the ``jax.jit`` nnx calls (checked on 0.12)."""
+    return getattr(wrapper, "jitted_fn", None)
+
+
+def is_nnx_jit(obj: Any) -> bool:
+    return type(obj).__module__.startswith("flax.nnx") and hasattr(obj, "jitted_fn")
+
+
+def is_pmap_code(filename: str) -> bool:
+    """Is this the file a ``jax.pmap`` object's ``__code__`` comes from?"""
+    return filename.replace("\\", "/").endswith(("jax/_src/pmap.py", "jax/_src/api.py"))
+
+
+# -- JAX's own frames, seen from a compile event listener -----------------------------------------
+# A compile event fires inside ``pjit._pjit_call_impl_python`` (a local ``jaxpr``, a
+# ClosedJaxpr whose ``jaxpr.debug_info`` has ``func_name`` and ``func_src_info`` —
+# ``f at /path/file.py:12``), called from jit's ``cache_miss`` in ``pjit.py`` (locals ``fun``,
+# ``jit_info``, ``args`` and ``kwargs``: the Python function and the call as the user made it).
+_IMPL_FRAME = "_pjit_call_impl_python"
+_CACHE_MISS_FILE = "pjit.py"
+
+
+def compiling_jaxpr(frame: FrameType) -> tuple[str | None, str | None] | None:
+    """(name, source) of the jaxpr being compiled if ``frame`` is JAX's compile entry, else None.
+
+    ``source`` reads ``f at /path/file.py:12`` (``None`` when JAX did not record one)."""
+    if frame.f_code.co_name != _IMPL_FRAME:
+        return None
+    info = getattr(getattr(frame.f_locals.get("jaxpr"), "jaxpr", None), "debug_info", None)
+    return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
+
+
+def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
+    """(fun, jit_info, args, kwargs) if ``frame`` is jit's cache-miss path, else None."""
+    local = frame.f_locals
+    if "jit_info" not in local or not frame.f_code.co_filename.endswith(_CACHE_MISS_FILE):
+        return None
+    return local.get("fun"), local.get("jit_info"), local.get("args"), local.get("kwargs")
