@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -148,16 +147,22 @@ def test_a_killed_program_leaves_a_readable_recording(tmp_path: Path):
         stderr=subprocess.DEVNULL,
         text=True,
     )
+    path = tmp_path / "run.jsonl"
     try:
         assert process.stdout.readline().strip() == "ready"
-        time.sleep(2.5)  # let a periodic hit count reach the file
+        # The watch writes aggregated hit counts periodically: kill once one reached the file.
+        deadline = time.monotonic() + 60
+        while '"type": "hits"' not in path.read_text():
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
-    path = tmp_path / "run.jsonl"
     recording, _ = read_recording(path)
     assert not recording.ended
     assert [c.record.kind for c in recording.calls] == ["compile", "recompile", "recompile"]
+    ((name, _where), hits), *others = recording.hits.items()
+    assert name == "f" and hits > 0 and others == []  # the loop's hits, counted while it ran
     # Cut the file mid-line, as a kill during a write would: it still opens.
     data = path.read_bytes()
     path.write_bytes(data + b'{"type": "call", "function": "f", "ki')
@@ -241,18 +246,12 @@ def test_marker_fails():
 """
 
 
-def test_pytest_fixture_and_marker(tmp_path: Path):
-    (tmp_path / "test_budgeted.py").write_text(PYTEST_FILE)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_budgeted.py"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
-    out = done.stdout
-    assert "2 failed, 2 passed" in out, out
+def test_pytest_fixture_and_marker(pytester: pytest.Pytester):
+    # In process: the plugin is found through its pytest11 entry point, as in a user's run.
+    pytester.makepyfile(test_budgeted=PYTEST_FILE)
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=2)
+    out = result.stdout.str()
     assert "FAILED test_budgeted.py::test_fixture_fails" in out
     assert "FAILED test_budgeted.py::test_marker_fails" in out
     assert "x: f32[7] ← f32[2]" in out and "x: f32[13] ← f32[" in out
