@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from types import ModuleType
 
 from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command(name: str) -> Any:
+def _command(name: str) -> ModuleType:
     return importlib.import_module(f"jitlab.cli.{name}")
 
 
