@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import signals_blocked
 
 from jitlab.core.events import CallFinished, CallStarted, PhaseEnded
 from jitlab.core.paths import resource
@@ -353,10 +354,12 @@ class MainWindow(QMainWindow):
 
     # -- scenarios ------------------------------------------------------------------------
     def _fill_scenarios(self) -> None:
-        lang = i18n.language()
         tree = self.scenario_list
-        tree.blockSignals(True)
-        tree.clear()
+        with signals_blocked(tree):  # rebuilding is not the user picking a scenario
+            tree.clear()
+            self._fill_tree(tree, i18n.language())
+
+    def _fill_tree(self, tree: QTreeWidget, lang: str) -> None:
         groups: dict[Any, QTreeWidgetItem] = {}
         for entry in self.entries:
             cls = entry.scenario
@@ -397,7 +400,6 @@ class MainWindow(QMainWindow):
         font.setBold(True)
         quiz.setFont(0, font)
         tree.expandAll()
-        tree.blockSignals(False)
 
     def _picked(self, item: QTreeWidgetItem, column: int = 0) -> None:
         sid = item.data(0, Qt.ItemDataRole.UserRole)
