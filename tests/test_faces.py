@@ -36,6 +36,23 @@ def test_headless_packages_import_no_face(package: str) -> None:
     assert not bad, bad
 
 
+def test_scenarios_import_no_face() -> None:
+    # Built-in scenarios live outside the package (scenarios/, jitlab/_builtin/ when
+    # installed), so import-linter's contracts cannot see them: read their source instead.
+    folder = ROOT.parent / "scenarios"
+    if not folder.is_dir():
+        folder = ROOT / "_builtin" / "scenarios"
+    files = sorted(folder.glob("*.py"))
+    assert files
+    bad = [
+        f"{path.name}:{line}: {name}"
+        for path in files
+        for line, name in imported_modules(path)
+        if any(name == face or name.startswith(f"{face}.") for face in FACES)
+    ]
+    assert not bad, bad
+
+
 def test_the_command_line_is_one_package() -> None:
     modules = {p.stem for p in (ROOT / "cli").glob("*.py")}
     assert {"__init__", "__main__", "list", "run", "quiz", "watch", "open"} <= modules
