@@ -6,6 +6,7 @@ stream of 100,000 cache hits costs a few array copies per frame, never one redra
 
 from __future__ import annotations
 
+import html
 import time
 from typing import Any
 
@@ -23,6 +24,9 @@ from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, is_dark, kind_name
 
 _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
+# pyqtgraph's default of 5 samples per pixel (x2 for peak's min and max) cost ~4 ms more
+# per frame at 100k calls than one (benchmarks/chart_100k.py), and looks the same.
+LINE_SAMPLES_PER_PX = 1.0
 PAINT_MS = 200  # bound to a run: the costliest paint, at most 5 times a second in a flood
 
 
@@ -85,8 +89,6 @@ class ChartView(QWidget):
         # (3-4x the paint time, measured with benchmarks/gui_responsiveness.py).
         item.showGrid(x=False, y=False)
         item.setMenuEnabled(False)
-        item.setClipToView(True)
-        item.setDownsampling(auto=True, mode="peak")
         item.hideButtons()
         item.vb.disableAutoRange()
         item.vb.sigRangeChangedManually.connect(self._range_changed_by_user)
@@ -101,11 +103,14 @@ class ChartView(QWidget):
         self.lines: dict[bool, pg.PlotDataItem] = {}
         for fix in (False, True):
             line = pg.PlotDataItem(
-                pen=pg.mkPen("#8a8f98", width=1, style=Qt.PenStyle.DashLine if fix else None)
+                pen=pg.mkPen("#8a8f98", width=1, style=Qt.PenStyle.DashLine if fix else None),
+                autoDownsampleFactor=LINE_SAMPLES_PER_PX,
             )
+            item.addItem(line)  # (addItem imposes the plot's defaults: configure after it)
+            # The lines carry every call; pyqtgraph draws only what is in view, as a min/max
+            # envelope (two points per pixel), so a compile spike is never lost.
             line.setClipToView(True)
             line.setDownsampling(auto=True, method="peak")
-            item.addItem(line)
             self.lines[fix] = line
         self.points: dict[tuple[CallKind, bool], pg.PlotDataItem] = {}
         for kind in KIND_ORDER:
@@ -118,8 +123,9 @@ class ChartView(QWidget):
                     symbolBrush=color,
                     symbolPen=pg.mkPen(color.darker(140), width=1),
                 )
-                points.setClipToView(True)
                 item.addItem(points)
+                points.setClipToView(True)
+                points.setDownsampling(ds=1, auto=False)  # every marker drawn, a lone one too
                 self.points[(kind, fix)] = points
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
@@ -227,7 +233,7 @@ class ChartView(QWidget):
                 mask = fix == variant_is_fix
             else:
                 mask = np.ones(kind.size, np.bool_) if not variant_is_fix else None
-            self._set(line, x, lat, mask, decimate=True)
+            self._set(line, x, lat, mask)
         tail = slice(max(0, kind.size - self.SYMBOL_TAIL), None)
         tx, tl, tk, tf = x[tail], lat[tail], kind[tail], fix[tail]
         for (k, variant_is_fix), item in self.points.items():
@@ -237,9 +243,7 @@ class ChartView(QWidget):
 
     SYMBOL_TAIL = 500
 
-    def _set(
-        self, item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray, mask: Any, decimate: bool = False
-    ) -> None:
+    def _set(self, item: pg.PlotDataItem, x: np.ndarray, y: np.ndarray, mask: Any) -> None:
         """``setData`` only when the item's points changed (count, last point, mode)."""
         if mask is None or not mask.any():
             key: tuple = (0,)
@@ -247,10 +251,6 @@ class ChartView(QWidget):
         else:
             xs, ys = x[mask], y[mask]
             key = (xs.size, float(xs[0]), float(xs[-1]), float(ys[-1]), self.overlay)
-            if decimate:
-                # pyqtgraph would log-transform and downsample every point on every frame:
-                # hand it a min/max envelope of about two points per pixel instead.
-                xs, ys = peak_decimate(xs, ys, 2 * max(self.plot.width(), 600))
         if self._item_keys.get(id(item)) == key:
             return
         self._item_keys[id(item)] = key
@@ -395,31 +395,6 @@ class DecadeAxis(pg.AxisItem):
         return [(1.0, decades), (None, minor)]
 
 
-def peak_decimate(x: np.ndarray, y: np.ndarray, target: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most about ``target`` points that keep every spike: min and max of each bin."""
-    n = x.size
-    step = int(np.ceil(n / max(target // 2, 1)))
-    if step <= 1:
-        return x, y
-    m = n // step * step
-    bins_y = y[:m].reshape(-1, step)
-    bins_x = x[:m].reshape(-1, step)
-    low_at = bins_y.argmin(axis=1)
-    high_at = bins_y.argmax(axis=1)
-    rows = np.arange(bins_y.shape[0])
-    first = np.minimum(low_at, high_at)  # keep each bin's two extremes in call order
-    second = np.maximum(low_at, high_at)
-    xs = np.empty(2 * rows.size + (n - m))
-    ys = np.empty_like(xs)
-    xs[0 : 2 * rows.size : 2], ys[0 : 2 * rows.size : 2] = bins_x[rows, first], bins_y[rows, first]
-    xs[1 : 2 * rows.size : 2], ys[1 : 2 * rows.size : 2] = (
-        bins_x[rows, second],
-        bins_y[rows, second],
-    )
-    xs[2 * rows.size :], ys[2 * rows.size :] = x[m:], y[m:]
-    return xs, ys
-
-
 def describe(record: CallRecord) -> str:
     """A rich-text card for one call: kind, phases, signature, reason, error."""
     label = {
@@ -454,4 +429,4 @@ def describe(record: CallRecord) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(text, quote=False)

@@ -1,33 +1,59 @@
-"""The chart's min/max envelope: fewer points, every compile spike kept, calls in order."""
+"""The chart's lines: every call handed to pyqtgraph, drawn as its peak (min/max) envelope,
+every compile spike kept; the markers are never downsampled."""
 
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from jitlab.gui.chart import peak_decimate
+from jitlab.core.records import CallKind, CallRecord
 
-
-@settings(max_examples=50, deadline=None)
-@given(st.integers(1, 20_000), st.integers(10, 4000), st.integers(0, 2**32 - 1))
-def test_envelope_keeps_extremes_and_order(n: int, target: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    x = np.arange(n, dtype=np.float64)
-    y = rng.lognormal(size=n)
-    y[rng.integers(0, n, size=3)] *= 1000  # compile spikes
-    xs, ys = peak_decimate(x, y, target)
-    assert xs.size <= max(n, target + 2 * int(np.ceil(n / max(target // 2, 1))))
-    assert ys.max() == y.max() and ys.min() == y.min()
-    assert np.all(np.diff(xs) >= 0)
-    assert set(xs.tolist()) <= set(x.tolist())
+CALLS = 20_000
+SPIKE_AT, SPIKE_MS = 12_345, 500.0
+RECOMPILES = (CALLS - 200, CALLS - 199)  # two new shapes in a row, among the newest calls
 
 
-def test_small_series_pass_through_untouched() -> None:
-    x = np.arange(5.0)
-    y = np.array([1.0, 9.0, 1.0, 1.0, 2.0])
-    xs, ys = peak_decimate(x, y, 100)
-    assert xs is x and ys is y
+def _chart(qtbot):
+    from jitlab.gui.app import application
+    from jitlab.gui.chart import ChartView
+
+    application()
+    chart = ChartView()
+    qtbot.addWidget(chart)
+    chart.resize(1200, 500)
+    chart.show()
+    qtbot.waitExposed(chart)
+    rng = np.random.default_rng(0)
+    for i in range(CALLS):
+        kind, ms = CallKind.CACHE_HIT, float(rng.uniform(0.04, 0.06))
+        if i == 0:
+            kind, ms = CallKind.COMPILE, 80.0
+        elif i == SPIKE_AT:
+            ms = SPIKE_MS  # a slow hit in the middle of the stream
+        elif i in RECOMPILES:
+            kind, ms = CallKind.RECOMPILE, 60.0
+        chart.add(CallRecord(i, "f", kind, ms), segment=0, variant="pitfall", pos=i)
+    chart.refresh()
+    qtbot.wait(0)
+    return chart
+
+
+def test_the_line_gets_every_call_and_pyqtgraph_draws_a_peak_envelope(qtbot) -> None:
+    chart = _chart(qtbot)
+    line = chart.lines[False]
+    x, _ = line.getOriginalDataset()
+    assert x.size == CALLS  # no hand-made decimation before pyqtgraph
+    shown_x, shown_y = line.getData()  # what pyqtgraph draws (log10 of the latency)
+    assert shown_x.size <= 4 * chart.plot.width()  # downsampled, about two points per pixel
+    assert np.isclose(shown_y.max(), np.log10(SPIKE_MS))  # the spike survives
+
+
+def test_recompile_markers_are_drawn_in_a_wide_view(qtbot) -> None:
+    chart = _chart(qtbot)
+    recompiles = chart.points[(CallKind.RECOMPILE, False)]
+    assert recompiles.isVisible()
+    assert list(recompiles.getData()[0]) == list(RECOMPILES)  # not merged into a peak pair
+    hits = chart.points[(CallKind.CACHE_HIT, False)]
+    assert hits.getData()[0].size == chart.SYMBOL_TAIL - 2  # one marker per newest call
 
 
 def test_log_axis_labels_decades_only(qtbot) -> None:
