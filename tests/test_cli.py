@@ -124,3 +124,12 @@ def test_no_display_is_a_clear_error_not_a_crash():
     )
     assert done.returncode == 1
     assert done.stderr.strip().startswith("jitlab: error: no display to open a window on")
+
+
+def test_reasons_in_the_table_follow_the_language(capsys):
+    from jitlab.cli import main
+
+    assert main(["--lang", "zh", "run", "dynamic-shapes", "--param", "batch_size=8,16"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "形状变了" in out and "首次调用" in out
+    assert "first call" not in out

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                     record = run.step(overrides)
                     print(dumps_strict(record.to_json()), flush=True)
             else:
-                _print_table(run, _until(stop, calls))
+                _print_table(run, _until(stop, calls), getattr(args, "lang", None) or "en")
         except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
             stop.set()
     # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
@@ -161,11 +161,13 @@ _KIND_STYLE = {
 }
 
 
-def _print_table(run: Any, calls: Iterable[dict[str, Any]]) -> None:
+def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") -> None:
     from rich.console import Console
     from rich.live import Live
     from rich.markup import escape
     from rich.table import Table
+
+    from jitlab.core.changes import reason_text
 
     # Piped output has no width to measure: give the table room instead of folding words.
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -203,7 +205,8 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]]) -> None:
         for overrides in calls:
             record = run.step(overrides)
             kind = record.kind.value
-            note = str(record.reason) if record.reason else ""
+            # Reasons are data; words in the user's language (jitlab --lang zh run …).
+            note = reason_text(record.reason, lang)
             if record.error:
                 note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
             note = escape(note)
