@@ -59,19 +59,34 @@ def application() -> QApplication:
 
 
 def match_scheme(app: QApplication) -> None:
-    """Make the palette agree with the system's light/dark scheme.
+    """Make the palette agree with the light/dark scheme: the system's, or ``JITLAB_SCHEME``.
 
-    Platform themes usually hand Fusion a dark palette themselves; where the scheme says
-    dark but the palette stayed light (no platform theme, e.g. a bare X server), build one.
+    Qt's own colour-scheme API does it where the platform offers it: a forced scheme is
+    asked for with ``QStyleHints.setColorScheme`` (Qt 6.8+), and the platform theme hands
+    Fusion the matching palette. Only where the platform ignores the request, or reports
+    dark but keeps a light palette (no platform theme, e.g. a bare X server or offscreen),
+    is a palette built by hand; it is dropped again before each check, so a platform that
+    answers late (its ``colorSchemeChanged`` calls this again) gets its own palette back.
     """
-    scheme = app.styleHints().colorScheme()
+    hints = app.styleHints()
     forced = os.environ.get("JITLAB_SCHEME", "").lower()  # "dark"/"light": overrides
+    if forced in ("dark", "light"):
+        hints.setColorScheme(Qt.ColorScheme.Dark if forced == "dark" else Qt.ColorScheme.Light)
+    elif getattr(app, "_jitlab_forced", False):
+        hints.unsetColorScheme()  # follow the system again
+    app._jitlab_forced = forced in ("dark", "light")  # type: ignore[attr-defined]
+    if getattr(app, "_jitlab_fallback", False):
+        app._jitlab_fallback = False  # type: ignore[attr-defined]
+        app.setPalette(QPalette())  # back to the platform's own palette
+    scheme = hints.colorScheme()
     if forced in ("dark", "light"):
         scheme = Qt.ColorScheme.Dark if forced == "dark" else Qt.ColorScheme.Light
     light = app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
     if scheme == Qt.ColorScheme.Dark and light:
+        app._jitlab_fallback = True  # type: ignore[attr-defined]
         app.setPalette(_dark_palette())
     elif scheme == Qt.ColorScheme.Light and not light:
+        app._jitlab_fallback = True  # type: ignore[attr-defined]
         app.setPalette(app.style().standardPalette())
 
 

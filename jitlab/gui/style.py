@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from jitlab.core.records import CallKind
@@ -45,13 +45,9 @@ def kind_color(kind: CallKind) -> QColor:
 
 
 def is_dark() -> bool:
-    """Follow the system scheme; fall back to the palette's window lightness."""
-    hints = QGuiApplication.styleHints()
-    scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
-    if scheme == Qt.ColorScheme.Dark:
-        return True
-    if scheme == Qt.ColorScheme.Light:
-        return False
+    """Whether the interface is dark: the application palette says it, since
+    :func:`jitlab.gui.app.match_scheme` keeps it in step with the scheme (the system's,
+    asked through Qt's colour-scheme API, or ``JITLAB_SCHEME``)."""
     return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 

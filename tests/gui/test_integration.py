@@ -69,13 +69,53 @@ def test_the_palette_follows_a_dark_scheme(qtbot, monkeypatch) -> None:
     monkeypatch.setenv("JITLAB_SCHEME", "dark")
     match_scheme(app)
     try:
-        assert app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        # The offscreen platform ignores Qt's colour-scheme request: the hand-built palette.
+        assert app.palette().color(QPalette.ColorRole.Window).name() == "#2b2d31"
         assert is_dark()
     finally:
         monkeypatch.setenv("JITLAB_SCHEME", "light")
         match_scheme(app)
     assert app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
     assert not is_dark()
+
+
+def test_a_platform_that_honours_the_colour_scheme_keeps_its_own_palette(
+    qtbot, monkeypatch
+) -> None:
+    """JITLAB_SCHEME goes through Qt's colour-scheme API; no hand-built palette on top."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QPalette, QStyleHints
+
+    from jitlab.gui.app import application, match_scheme
+    from jitlab.gui.style import is_dark
+
+    app = application()
+    asked: list[Qt.ColorScheme] = []
+
+    def platform_theme(hints: QStyleHints, scheme: Qt.ColorScheme) -> None:
+        asked.append(scheme)  # as a platform theme would: the palette follows the request
+        palette = QPalette(app.palette())
+        dark = scheme == Qt.ColorScheme.Dark
+        palette.setColor(QPalette.ColorRole.Window, QColor("#101418" if dark else "#fafafa"))
+        app.setPalette(palette)
+
+    monkeypatch.setattr(QStyleHints, "setColorScheme", platform_theme)
+    monkeypatch.setenv("JITLAB_SCHEME", "dark")
+    try:
+        match_scheme(app)
+        assert asked == [Qt.ColorScheme.Dark]
+        assert app.palette().color(QPalette.ColorRole.Window).name() == "#101418"
+        assert is_dark()
+        monkeypatch.setenv("JITLAB_SCHEME", "light")
+        match_scheme(app)
+        assert asked[-1] == Qt.ColorScheme.Light
+        assert app.palette().color(QPalette.ColorRole.Window).name() == "#fafafa"
+        assert not is_dark()
+    finally:
+        monkeypatch.undo()
+        app.setPalette(QPalette())
+        match_scheme(app)
+    assert app.palette().color(QPalette.ColorRole.Window).lightness() >= 128
 
 
 def test_error_view_lays_out_the_anatomy_and_output_shows_facts(qtbot, make_window) -> None:
