@@ -36,6 +36,7 @@ ends with ``os._exit`` while any of them still runs (:func:`left_behind`).
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 import traceback
@@ -207,6 +208,7 @@ class Executor(QThread):
         self._queue: deque[_Call | _Job] = deque()
         self._next_token = 0
         self._job_in_flight: int | None = None
+        self.job_started = 0.0  # perf_counter() when the job in flight began
         self._run_stale = False  # a job cleared JAX's caches: reset the run before its next call
         self._calls = 0
         self._burst_start = 0.0
@@ -215,6 +217,7 @@ class Executor(QThread):
         self.call_started = 0.0  # perf_counter() when that call began
         self.abandoned = False  # left behind: its late events are dropped, it ends after
         self.current_run: Any = None  # the engine Run (tests inspect it once it idles)
+        self._ident: int | None = None  # the thread's id once it runs
 
     # -- scenario commands (any thread): the slot -----------------------------------------
     def select(self, scenario: Any, variant: str, params: Mapping[str, Any]) -> None:
@@ -306,6 +309,27 @@ class Executor(QThread):
     def job_busy(self) -> bool:
         """A job (not a scenario call) is in flight."""
         return self._job_in_flight is not None
+
+    @property
+    def job_in_flight(self) -> int | None:
+        """The token of the job in flight, if any."""
+        return self._job_in_flight
+
+    def job_compiling(self) -> bool:
+        """Is the job in flight inside JAX's compile path (lowering, XLA compiling: real work
+        that ends) rather than, say, waiting on a lock? Read from the thread's Python stack."""
+        if self._job_in_flight is None or "jax" not in sys.modules:
+            return False
+        frame = sys._current_frames().get(self._ident or -1)
+        if frame is None:
+            return False
+        from jitlab.core import _jax
+
+        while frame is not None:
+            if _jax.compiling_jaxpr(frame) is not None:
+                return True
+            frame = frame.f_back
+        return False
 
     def pending_jobs(self) -> list[int]:
         """Tokens of the jobs queued and not started, in order."""
@@ -400,6 +424,7 @@ class Executor(QThread):
 
     # -- the thread -----------------------------------------------------------------------
     def run(self) -> None:
+        self._ident = threading.get_ident()
         if self._discover:
             try:
                 from jitlab.core.discovery import discover
@@ -430,6 +455,7 @@ class Executor(QThread):
                         self._next_due = 0.0
                 if isinstance(item, _Job):
                     self._job_in_flight = item.token
+                    self.job_started = time.perf_counter()
                 params = dict(self._params)
                 current_variant = self._variant
             try:

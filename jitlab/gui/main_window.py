@@ -56,6 +56,8 @@ STUCK_S = 1.0  # a call this old does not hold up Pause, Reset or a switch: it i
 SLOW_CALL_S = 2.0  # from here on the status bar counts the seconds of the call in flight
 CLOSE_GRACE_S = 3.0  # closing: how long a call in flight is waited for before it is left
 COMPILE_GRACE_S = 10.0  # …and while XLA compiles (real work that ends: a clean exit is better)
+JOB_STUCK_S = 3.0  # a job (a quiz check) that made no progress this long is abandoned too…
+JOB_COMPILE_S = 30.0  # …and one inside a compile this long (a check compiles for seconds)
 
 
 class MainWindow(QMainWindow):
@@ -86,7 +88,9 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._quiz: Any = None  # the exercises view, built on first use
         self._shown_output = False
-        self._unstick: tuple[float, bool] | None = None  # (call start, pause only)
+        # What Pause, Reset or a switch waits on: (("call", start) or ("job", token), pause)
+        self._unstick: tuple[tuple[str, float], bool] | None = None
+        self._job_progress = 0.0  # a watched job was last seen compiling (or began) then
         self._slow_shown = 0
         self.close_grace_s = CLOSE_GRACE_S
         self.compile_grace_s = COMPILE_GRACE_S
@@ -421,7 +425,8 @@ class MainWindow(QMainWindow):
             self.pages.addWidget(self._quiz)
         self.stop_autoplay()
         self.run_controls.set_playing(False)  # a check pauses the scenario's worker
-        self._unstick_later(pause=True)  # and must not wait behind a call that never returns
+        # …and must not wait behind a call that never returns (its own jobs it waits for)
+        self._unstick_later(pause=True, jobs=False)
         self.mode_group.setExclusive(False)  # no mode is current while practising
         for button in self.mode_buttons.values():
             button.setChecked(False)
@@ -503,22 +508,43 @@ class MainWindow(QMainWindow):
         self.worker.reset()
         self._unstick_later()
 
-    def _unstick_later(self, pause: bool = False) -> None:
-        """Pause, Reset or another scenario: a call that does not return must not hold them
-        up. Checked every frame (:meth:`_check_stuck`); a call that returns in time is kept."""
-        if self.worker.busy:
-            pause = pause and (self._unstick is None or self._unstick[1])
-            self._unstick = (self.worker.call_started, pause)
+    def _unstick_later(self, pause: bool = False, jobs: bool = True) -> None:
+        """Pause, Reset, another scenario or leaving the exercises: a call or a job (a quiz
+        check) that does not return must not hold them up. Checked every frame
+        (:meth:`_check_stuck`); what returns in time is kept."""
+        worker = self.worker
+        token = worker.job_in_flight
+        if worker.busy:
+            key = ("call", worker.call_started)
+        elif token is not None and jobs:
+            key = ("job", float(token))
+            if self._unstick is None or self._unstick[0] != key:
+                self._job_progress = worker.job_started
+        else:
+            return
+        pause = pause and (self._unstick is None or self._unstick[1])
+        self._unstick = (key, pause)
 
     def _check_stuck(self) -> None:
         if self._unstick is None:
             return
-        started, pause = self._unstick
+        (what, started), pause = self._unstick
         worker = self.worker
+        now = time.perf_counter()
+        if what == "job":
+            if worker.job_in_flight is None or float(worker.job_in_flight) != started:
+                self._unstick = None  # it returned
+            elif worker.job_compiling():  # real work that ends: a longer limit
+                self._job_progress = now
+                if now - worker.job_started >= JOB_COMPILE_S:
+                    self.abandon_job()
+            elif now - max(self._job_progress, worker.job_started) >= JOB_STUCK_S:
+                self.abandon_job()
+            return
         if not worker.busy or worker.call_started != started:
             self._unstick = None  # it returned
             return
-        age = time.perf_counter() - started
+        age = now - started
         if age < STUCK_S or (pause and self.state.phase is Phase.WRITING):
             return  # young, or a compile that Pause does not need to stop (it will end)
         self.abandon_call(age)
@@ -526,16 +552,26 @@ class MainWindow(QMainWindow):
     def abandon_call(self, seconds: float) -> None:
         """Leave the call in flight behind (a thread cannot be killed) with its thread; a
         fresh worker takes the commands and starts a new run."""
+        self._take_over()
+        self.state.call_abandoned(seconds)
+
+    def abandon_job(self) -> None:
+        """Leave the job in flight behind with its thread (it reads ``ABANDONED``); a fresh
+        worker takes the queue and the scenario's commands and starts a new run."""
+        self._take_over()
+
+    def _take_over(self) -> None:
         self._unstick = None
         self.worker = self.worker.successor()
         self.worker.start()
-        if self._quiz is not None:  # the quiz waits for *this* worker between checks
+        if self._quiz is not None:  # the quiz submits to *this* worker (it follows anyway)
             self._quiz.runner.scenario_worker = self.worker
-        self.state.call_abandoned(seconds)
 
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
         """Start, Execute, Monitor and Complete; the user can always jump back."""
+        if self._quiz is not None and self.pages.currentWidget() is self._quiz:
+            self._unstick_later()  # leaving the exercises: a stuck check must not hold on
         self.mode = mode
         self.mode_buttons[mode].setChecked(True)
         if mode == "start":
@@ -731,9 +767,8 @@ class MainWindow(QMainWindow):
         start = time.perf_counter()
         while worker.isRunning():
             waited = time.perf_counter() - start
-            limit = (
-                self.compile_grace_s if self.state.phase is Phase.WRITING else self.close_grace_s
-            )
+            compiling = self.state.phase is Phase.WRITING or worker.job_compiling()
+            limit = self.compile_grace_s if compiling else self.close_grace_s
             if waited >= limit:
                 print(
                     f"jitlab: a call was still running after {waited:.0f} s — abandoned",

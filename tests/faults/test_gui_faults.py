@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 # The offscreen platform cannot pass size hints to a window manager; that is not our bug.
@@ -230,7 +230,8 @@ def test_pause_abandons_a_stuck_call_and_a_fresh_worker_takes_over(
     old_run.scenario_cls.release.set()
     assert old.wait(30_000)
     assert len(old_run.records) == 1  # it did finish its call…
-    qtbot.wait(100)
+    QCoreApplication.sendPostedEvents()  # whatever the ended thread said has arrived,
+    window.drain()  # and the frame loop has taken in every event there is
     assert [r.params["n"] for r in window.state.records] == [3]  # …which nobody shows
 
 
@@ -267,6 +268,81 @@ def test_the_exercises_do_not_wait_behind_a_stuck_call(qtbot, make_window, tmp_p
     qtbot.waitUntil(lambda: abandoned(window), timeout=5_000)
     assert window._quiz.runner.scenario_worker is window.worker
     qtbot.waitUntil(lambda: window._quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
+
+
+def hanging_check(qtbot, window) -> tuple[threading.Event, int, list]:
+    """The exercises open, then a check that never returns (until released) is in flight;
+    returns (release, token, what the quiz was told)."""
+    window.show_quiz()
+    qtbot.waitUntil(lambda: window._quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
+    release, entered = threading.Event(), threading.Event()
+
+    def check() -> str:
+        entered.set()
+        release.wait()
+        return "late"
+
+    told: list = []
+    runner = window._quiz.runner
+    runner.finished.connect(lambda token, result, error: told.append((token, result, error)))
+    token = runner.submit(check)
+    qtbot.waitUntil(entered.is_set, timeout=CALL_TIMEOUT_MS)
+    assert window.worker.job_in_flight == token
+    return release, token, told
+
+
+def test_a_stuck_check_is_abandoned_and_a_fresh_worker_takes_over(
+    qtbot, make_window, tmp_path
+) -> None:
+    from jitlab.gui.executor import ABANDONED
+    from jitlab.gui.main_window import JOB_STUCK_S
+
+    window = make_window(write_plugins(tmp_path / "p", square=SQUARE), "square")
+    release, token, told = hanging_check(qtbot, window)
+    try:
+        old = window.worker
+        left = time.perf_counter()
+        window.set_mode("execute")  # back to the lab: leaving the exercises…
+        window.step()  # …and a Step that would wait behind the check
+        qtbot.waitUntil(lambda: bool(told), timeout=JOB_STUCK_S * 1000 + 5_000)
+        waited = time.perf_counter() - left
+        assert told == [(token, None, ABANDONED)]
+        assert JOB_STUCK_S - 0.1 < waited < JOB_STUCK_S + 3.0
+        assert window.worker is not old and old.abandoned and old.isRunning()
+        assert window._quiz.runner.executor is window.worker
+        wait_records(qtbot, window, 1)  # the Step runs on the fresh worker
+        assert window.worker.current_run.scenario_cls.id == "square"
+        assert not window._quiz.exercises.busy.isVisible()  # the check is no longer "running"
+    finally:
+        release.set()
+    assert old.wait(30_000)  # released, the stale thread returns its late result and ends…
+    QCoreApplication.sendPostedEvents()  # …and whatever it said has reached the GUI now
+    assert told == [(token, None, ABANDONED)]  # …which nobody is told
+
+
+def test_a_check_inside_a_compile_gets_the_longer_limit(
+    qtbot, make_window, tmp_path, monkeypatch
+) -> None:
+    from jitlab.gui import main_window
+    from jitlab.gui.executor import ABANDONED
+
+    monkeypatch.setattr(main_window, "JOB_STUCK_S", 0.2)
+    monkeypatch.setattr(main_window, "JOB_COMPILE_S", 2.0)
+    window = make_window(write_plugins(tmp_path / "p", square=SQUARE), "square")
+    release, token, told = hanging_check(qtbot, window)
+    try:
+        old = window.worker
+        compiling = [True]  # what the executor reads from the thread's stack, held for the test
+        monkeypatch.setattr(old, "job_compiling", lambda: compiling[0])
+        window.run_controls.reset.click()
+        started = old.job_started
+        qtbot.waitUntil(lambda: bool(told), timeout=10_000)
+        assert told == [(token, None, ABANDONED)]
+        assert time.perf_counter() - started >= 2.0  # not after JOB_STUCK_S: it compiles
+        assert window.worker is not old
+    finally:
+        release.set()
+    assert old.wait(30_000)
 
 
 def test_closing_with_a_stuck_call_waits_a_grace_period_then_leaves_it(

@@ -266,3 +266,44 @@ def test_the_exercises_run_on_the_windows_executor(qtbot, make_window) -> None:
     # The exercise emptied JAX's caches; the executor started the run afresh first.
     assert len(window.state.segments) == 2
     assert window.state.records[-1].kind.compiled
+
+
+def test_a_job_inside_a_real_compile_reads_as_compiling_and_a_held_one_does_not(
+    qtbot, executor
+) -> None:
+    """What lets the window give a compiling check a longer limit than a stuck one."""
+    entered, release, token = block(executor)
+    try:
+        qtbot.waitUntil(entered.is_set, timeout=TIMEOUT_MS)
+        assert executor.job_in_flight == token and not executor.job_compiling()
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: executor.job_in_flight is None, timeout=TIMEOUT_MS)
+
+    seen: list[bool] = []
+    done = threading.Event()
+
+    def compile_for_real() -> None:
+        import jax
+        import jax.numpy as jnp
+
+        def chain(x):
+            for i in range(300):
+                x = jnp.sin(x * (i + 1)) + jnp.cos(x) * 0.5
+            return x.sum()
+
+        try:
+            jax.jit(chain)(jnp.ones(96)).block_until_ready()
+        finally:
+            done.set()
+
+    executor.submit(compile_for_real)
+
+    def look() -> bool:
+        seen.append(executor.job_compiling())
+        return done.is_set()
+
+    qtbot.waitUntil(look, timeout=TIMEOUT_MS)
+    assert any(seen)  # seen inside JAX's compile path at least once
+    qtbot.waitUntil(lambda: executor.job_in_flight is None, timeout=TIMEOUT_MS)
+    assert not executor.job_compiling()
