@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
-from guihelp import BROKEN, RAISER, SLOW, SQUARE, wait_calls, write_scenarios
-from PySide6.QtCore import Qt
+from guihelp import BROKEN, HEADER, RAISER, SLOW, SQUARE, wait_calls, write_scenarios
+from PySide6.QtCore import Qt, QTimer
 
 from jitlab.core.records import CallKind
 from jitlab.gui.model import Phase
@@ -42,18 +43,80 @@ def test_a_scenario_that_raises_and_a_broken_plugin(qtbot, make_window, tmp_path
     qtbot.waitUntil(lambda: window.state.records and window.state.records[0].kind.compiled)
 
 
+# A compile the test holds: once its trace has ended (the kitchen shows the script being
+# written), a jax.monitoring listener, registered after jitlab's own, waits on ``gate``.
+HELD = (
+    HEADER
+    + """
+import threading
+
+import jax
+import jax.numpy as jnp
+
+def held(x):
+    return jnp.sin(x).sum()
+
+class Held(Scenario):
+    id = "held"
+    pitfall = Pitfall.RECOMPILE_COST
+    title = Text("A compile the test holds", "测试控制的编译")
+    question = T
+    lesson = Lesson(T, T, T, T)
+    params = (Param("n", 8, Text("n", "n"), T, minimum=1, maximum=64),)
+    variants = VARIANTS
+    gate = threading.Event()  # set: the compile goes on
+    holding = threading.Event()  # the call is held inside its compile
+    armed = []  # the thread whose next trace end is held
+    listening = []
+
+    def setup(self, lab, variant):
+        f = lab.probe(held)  # installs jitlab's listeners first: its phase is seen first
+        if not Held.listening:
+            Held.listening.append(True)
+
+            def hold(event, duration, fun_name=None, **kwargs):
+                mine = fun_name == "held" and threading.get_ident() in Held.armed
+                if mine and event.endswith("jaxpr_trace_duration"):
+                    Held.armed.clear()
+                    Held.holding.set()
+                    Held.gate.wait(60)
+
+            jax.monitoring.register_event_duration_secs_listener(hold)
+
+        def step(values):
+            Held.armed[:] = [threading.get_ident()]
+            return f(jnp.ones(values["n"]))
+
+        return step
+"""
+)
+
+
 def test_close_during_a_compile_waits_for_it(qtbot, make_window, tmp_path) -> None:
-    folder = write_scenarios(tmp_path / "plugins", slow=SLOW)
-    window = make_window(scenarios_dir=folder, scenario="slow")
-    window.set_mode("execute")
-    window.step()
-    # The kitchen shows the script being written while XLA compiles.
-    qtbot.waitUntil(lambda: window.state.phase is Phase.WRITING, timeout=60_000)
-    assert "compiling" in window.kitchen.canvas.status()
-    assert window.kitchen.canvas.lit()["station-writing"]
-    assert window.worker.busy
-    window.close()  # returns once the compile has finished and the thread has ended
-    assert window.worker.isFinished()
+    folder = write_scenarios(tmp_path / "plugins", held=HELD)
+    window = make_window(scenarios_dir=folder, scenario="held")
+    cls = window.scenario
+    cls.gate.clear()
+    cls.holding.clear()
+    released: list[float] = []
+    try:
+        window.set_mode("execute")
+        window.step()
+        qtbot.waitUntil(cls.holding.is_set, timeout=60_000)  # held between trace and compile
+        # The kitchen shows the script being written while XLA compiles.
+        qtbot.waitUntil(lambda: window.state.phase is Phase.WRITING, timeout=60_000)
+        assert "compiling" in window.kitchen.canvas.status()
+        assert window.kitchen.canvas.lit()["station-writing"]
+        assert window.worker.busy
+        # Only the close's own event loop can let the compile go on: if close() returns
+        # after the release, it waited for the call in flight.
+        QTimer.singleShot(300, lambda: (released.append(time.perf_counter()), cls.gate.set()))
+        window.close()
+        closed = time.perf_counter()
+    finally:
+        cls.gate.set()
+    assert released and released[0] <= closed
+    assert window.worker.isFinished() and not window.worker.abandoned
     assert not window.isVisible()
 
 
