@@ -26,7 +26,8 @@ too; the executor knows (``clears_caches``) and starts the scenario's run afresh
 ``RunReady`` "reset") before its next call, so the kitchen never shows an unexplained
 recompile. Nobody else needs to be told.
 
-A call that never returns (a plugin stuck on a lock, a network wait, an endless loop) cannot
+A call or a job that never returns (a plugin stuck on a lock, a network wait, an endless
+loop; :meth:`Executor.job_compiling` tells a job busy compiling from a stuck one) cannot
 be interrupted, and a Python thread cannot be killed: :meth:`Executor.successor` leaves the
 stuck thread behind and hands the slot and the queue to a fresh executor (``replaced`` tells
 whoever submitted jobs). Late results of the abandoned thread are dropped. Threads left
