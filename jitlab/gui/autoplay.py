@@ -43,6 +43,22 @@ def beats(scenario: type[Scenario], language: str) -> list[Beat]:
     return out or [("pitfall", {}, ""), ("fix", {}, "")]
 
 
+def measure_beats(scenario: type[Scenario]) -> list[Beat]:
+    """ "Measure both": one call sequence, the same on the pitfall and on the fix.
+
+    The sequence is every parameter change of the demo that the pitfall or the fix plays, in
+    order; each variant starts from a fresh run, so the two summaries compare like with like.
+    """
+    sequence = [
+        dict(beat.params) for beat in scenario.autoplay if beat.variant in (None, "pitfall", "fix")
+    ] or [{}]
+    return [
+        (variant if i == 0 else "", params, "")
+        for variant in ("pitfall", "fix")
+        for i, params in enumerate(sequence)
+    ]
+
+
 class Autoplay(QObject):
     """Plays one scenario's demo; any user command that stops it calls :meth:`stop`."""
 
@@ -61,6 +77,13 @@ class Autoplay(QObject):
 
     def start(self, scenario: type[Scenario]) -> None:
         self.beats = beats(scenario, i18n.language())
+        self.stage.run_controls.set_playing(False)
+        self.stage.set_mode("execute")
+        self.next()
+
+    def measure(self, scenario: type[Scenario]) -> None:
+        """Run the pitfall and the fix on the same call sequence, then show the summary."""
+        self.beats = measure_beats(scenario)
         self.stage.run_controls.set_playing(False)
         self.stage.set_mode("execute")
         self.next()

@@ -689,7 +689,9 @@ class MainWindow(QMainWindow):
             self.autoplay.start(self.scenario)
 
     def measure_both(self) -> None:
-        self.start_autoplay()
+        """The pitfall and the fix on the same call sequence, then the summary."""
+        if self.scenario is not None:
+            self.autoplay.measure(self.scenario)
 
     def stop_autoplay(self) -> None:
         self.autoplay.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,10 +27,15 @@ from jitlab.core.records import CallKind, CallRecord, Summary
 from jitlab.core.spec import Scenario
 from jitlab.gui.code_view import CodeView
 from jitlab.gui.i18n import language
-from jitlab.gui.model import Change, RunState
-from jitlab.gui.style import KIND_COLORS, format_ms
+from jitlab.gui.model import Change, RunState, Segment
+from jitlab.gui.style import format_ms
 
 REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
+# The comparison chart's own colours: not a call kind's (red recompile, green hit, ...).
+LINE_COLORS = {"pitfall": "#d6336c", "fix": "#3b5bdb"}
+SAME = 0.05  # two costs within 5 % of each other are "about the same": timings are noisy
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
+_ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
 
 
 class BriefingPage(QWidget):
@@ -131,7 +137,16 @@ class SummaryPage(QWidget):
     back_clicked = Signal()
     quiz_clicked = Signal()  # practise this pitfall: predict-then-run exercises
 
-    ROWS = ("calls", "compiles", "recompiles", "hit_rate", "time_lost", "mean_hit", "total")
+    ROWS = (
+        "calls",
+        "errors",
+        "compiles",
+        "recompiles",
+        "hit_rate",
+        "time_lost",
+        "mean_hit",
+        "total",
+    )
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -186,15 +201,29 @@ class SummaryPage(QWidget):
         self.compare.setBackground(self.palette().color(self.backgroundRole()).lighter(103))
         for name in ("left", "bottom"):
             plot.getAxis(name).setTextPen(pg.mkPen(self.palette().color(self.foregroundRole())))
-        self.compare_legend = plot.addLegend(offset=(-10, 10))
         self.compare_lines = {
-            "pitfall": plot.plot(pen=pg.mkPen("#e0323f", width=2), symbol="o", symbolSize=7),
+            "pitfall": plot.plot(
+                pen=pg.mkPen(LINE_COLORS["pitfall"], width=2),
+                symbol="o",
+                symbolSize=7,
+                symbolPen=pg.mkPen(LINE_COLORS["pitfall"]),
+                symbolBrush=pg.mkBrush(LINE_COLORS["pitfall"]),
+            ),
             "fix": plot.plot(
-                pen=pg.mkPen("#2f9e4f", width=2, style=Qt.PenStyle.DashLine),
+                pen=pg.mkPen(LINE_COLORS["fix"], width=2, style=Qt.PenStyle.DashLine),
                 symbol="t",
                 symbolSize=8,
+                symbolPen=pg.mkPen(LINE_COLORS["fix"]),
+                symbolBrush=pg.mkBrush(LINE_COLORS["fix"]),
             ),
         }
+        # The legend sits in the title row above the plot: it never covers a point.
+        self.compare_legend = pg.LegendItem(colCount=2)
+        self.compare_legend.setLabelTextColor(self.palette().color(self.foregroundRole()))
+        plot.layout.removeItem(plot.titleLabel)
+        plot.titleLabel.hide()
+        plot.layout.addItem(self.compare_legend, 0, 1)
+        plot.layout.setRowFixedHeight(0, 30)
         self.measure = QPushButton(self)
         self.measure.setObjectName("measureButton")
         self.measure.clicked.connect(self.measure_clicked)
@@ -256,28 +285,167 @@ class SummaryPage(QWidget):
             segment = self.state.latest(variant)
             for key in self.ROWS:
                 self.cells[(variant, key)].setText(
-                    _cell(key, summary, segment.records if segment else [])
+                    self._cell(key, summary, segment.records if segment else [])
                 )
         self._plot_compare()
         p, f = summaries["pitfall"], summaries["fix"]
         if p and f and p.calls and f.calls:
-            saved = p.time_lost_ms - f.time_lost_ms
-            self.verdict.setText(
-                self.tr("Compiles: %1 with the fix, %2 with the pitfall; the fix saved %3.")
-                .replace("%1", str(f.compiles + f.recompiles))
-                .replace("%2", str(p.compiles + p.recompiles))
-                .replace("%3", format_ms(max(saved, 0.0)))
-            )
+            self.verdict.setText("<br>".join(html.escape(line) for line in self.verdict_lines()))
         else:
             self.verdict.setText(
                 self.tr("Run both variants (or press “Measure both”) to compare them side by side.")
             )
-        if self.prediction_text:
-            self.prediction.setText(
-                self.tr("Your prediction: %1").replace("%1", self.prediction_text)
+        self.prediction.setText("<br>".join(html.escape(line) for line in self.prediction_lines()))
+
+    def verdict_lines(self) -> list[str]:
+        """What the two latest runs say, in words, signed: never a clamped or flattering number."""
+        runs = {v: self.state.latest(v) for v in ("pitfall", "fix")}
+        p, f = (runs[v].summary() for v in ("pitfall", "fix"))  # type: ignore[union-attr]
+        lines = [
+            self.tr("Compiles: %1 with the pitfall, %2 with the fix.")
+            .replace("%1", str(p.compiles + p.recompiles))
+            .replace("%2", str(f.compiles + f.recompiles))
+        ]
+        failed = False
+        for variant, s in (("pitfall", p), ("fix", f)):
+            if s.errors:
+                failed = True
+                records = runs[variant].records  # type: ignore[union-attr]
+                lines.append(
+                    (
+                        self.tr("The pitfall failed: %1 of %2 calls raised %3.")
+                        if variant == "pitfall"
+                        else self.tr("The fix failed: %1 of %2 calls raised %3.")
+                    )
+                    .replace("%1", str(s.errors))
+                    .replace("%2", str(s.calls))
+                    .replace("%3", _error_types(records))
+                )
+        if failed:
+            lines.append(
+                self.tr(
+                    "A call that raises gives no result, so its time is no saving: "
+                    "compare the costs of runs that work."
+                )
             )
         else:
-            self.prediction.setText("")
+            lines.append(self._signed("compile", p.time_lost_ms, f.time_lost_ms))
+            hp = _mean_hit(runs["pitfall"].records)  # type: ignore[union-attr]
+            hf = _mean_hit(runs["fix"].records)  # type: ignore[union-attr]
+            if hp is not None and hf is not None:
+                lines.append(self._signed("hit", hp, hf))
+        lines.append(self._like_with_like(runs["pitfall"], runs["fix"]))  # type: ignore[arg-type]
+        return lines
+
+    def _like_with_like(self, pitfall: Segment, fix: Segment) -> str:
+        p, f = pitfall.records, fix.records
+        if len(p) != len(f):
+            return (
+                self.tr(
+                    "Not like with like: the pitfall run made %1 calls, the fix run %2. "
+                    "Press “Measure both” to run both on the same calls."
+                )
+                .replace("%1", str(len(p)))
+                .replace("%2", str(len(f)))
+            )
+        if [r.params for r in p] != [r.params for r in f]:
+            return self.tr(
+                "Not like with like: the two runs made their %1 calls with different "
+                "parameters. Press “Measure both” to run both on the same calls."
+            ).replace("%1", str(len(p)))
+        return self.tr("Like with like: both runs made the same %1 calls.").replace(
+            "%1", str(len(p))
+        )
+
+    def prediction_lines(self) -> list[str]:
+        """The learner's prediction from the Start page, next to what each run did."""
+        lines = []
+        if self.prediction_text:
+            lines.append(self.tr("Your prediction: %1").replace("%1", self.prediction_text))
+        counts = {}
+        for variant in ("pitfall", "fix"):
+            segment = self.state.latest(variant)
+            if segment is None:
+                continue
+            calls = _compile_calls(segment.records)
+            counts[variant] = len(calls)
+            where = ", ".join(str(c) for c in calls) or "–"
+            lines.append(
+                (
+                    self.tr("The pitfall run compiled %1 times: calls %2.")
+                    if variant == "pitfall"
+                    else self.tr("The fix run compiled %1 times: calls %2.")
+                )
+                .replace("%1", str(len(calls)))
+                .replace("%2", where)
+            )
+        said = _first_number(self.prediction_text)
+        if said is None or not counts:
+            return lines
+        hits = [v for v, n in counts.items() if n == said]
+        if "pitfall" in hits and "fix" in hits:
+            verdict = self.tr("You said %1: right for both runs.")
+        elif "pitfall" in hits:
+            verdict = self.tr("You said %1: right for the pitfall run.")
+        elif "fix" in hits:
+            verdict = self.tr("You said %1: right for the fix run.")
+        else:
+            verdict = self.tr("You said %1: neither run compiled that many times.")
+        lines.append(verdict.replace("%1", str(said)))
+        return lines
+
+    def _signed(self, what: str, pitfall_ms: float, fix_ms: float) -> str:
+        """One signed sentence: what the fix saves, or what it costs more, or about the same."""
+        diff = fix_ms - pitfall_ms
+        if abs(diff) <= SAME * max(pitfall_ms, fix_ms):
+            text = (
+                self.tr("Compiling: about the same with the fix (%2) as with the pitfall (%3).")
+                if what == "compile"
+                else self.tr(
+                    "Per cached call: about the same with the fix (%2) as with the pitfall (%3)."
+                )
+            )
+        elif diff > 0:
+            text = (
+                self.tr("Compiling: the fix costs %1 more (%2 against %3 for the pitfall).")
+                if what == "compile"
+                else self.tr(
+                    "Per cached call: the fix costs %1 more (%2 against %3 for the pitfall)."
+                )
+            )
+        else:
+            text = (
+                self.tr("Compiling: the fix saves %1 (%2 against %3 for the pitfall).")
+                if what == "compile"
+                else self.tr("Per cached call: the fix saves %1 (%2 against %3 for the pitfall).")
+            )
+        return (
+            text.replace("%1", format_ms(abs(diff)))
+            .replace("%2", format_ms(fix_ms))
+            .replace("%3", format_ms(pitfall_ms))
+        )
+
+    def _cell(self, key: str, summary: Summary | None, records: list[CallRecord]) -> str:
+        if summary is None or not summary.calls:
+            return "–"
+        if key == "errors":
+            if not summary.errors:
+                return "0"
+            return (
+                self.tr("%1 of %2 calls failed: %3")
+                .replace("%1", str(summary.errors))
+                .replace("%2", str(summary.calls))
+                .replace("%3", _error_types(records))
+            )
+        if key in ("time_lost", "mean_hit", "total") and summary.errors:
+            if summary.errors == summary.calls:
+                return self.tr("none: every call failed")
+            return (
+                _cell(key, summary, records)
+                + " "
+                + self.tr("(+%1 failed)").replace("%1", str(summary.errors))
+            )
+        return _cell(key, summary, records)
 
     def _plot_compare(self) -> None:
         """Latency per call of the latest pitfall run and the latest fix run, from call 0."""
@@ -297,7 +465,6 @@ class SummaryPage(QWidget):
             line.setData(
                 np.arange(len(records)),
                 np.array([max(r.latency_ms, 1e-4) for r in records]),
-                symbolBrush=[pg.mkBrush(KIND_COLORS[r.kind]) for r in records],
             )
 
     def retranslate(self) -> None:
@@ -311,6 +478,7 @@ class SummaryPage(QWidget):
         self.heads["fix"].setText(self.tr("Fix"))
         names = {
             "calls": self.tr("Calls"),
+            "errors": self.tr("Errors"),
             "compiles": self.tr("Compiles (all)"),
             "recompiles": self.tr("of which recompiles"),
             "hit_rate": self.tr("Cache hit rate"),
@@ -336,7 +504,7 @@ class SummaryPage(QWidget):
         self.compare_legend.addItem(self.compare_lines["fix"], self.tr("Fix"))
         self.measure.setText(self.tr("Measure both"))
         self.measure.setToolTip(
-            self.tr("Play the demo script on the pitfall, then on the fix, and compare.")
+            self.tr("Run the same calls on the pitfall, then on the fix, and compare.")
         )
         self.back.setText(self.tr("← Back to the kitchen"))
         self.back.setToolTip(self.tr("Return to Execute mode."))
@@ -377,3 +545,32 @@ def _cell(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
         hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
         return format_ms(sum(hits) / len(hits)) if hits else "–"
     return format_ms(sum(r.latency_ms for r in records))
+
+
+def _mean_hit(records: list[CallRecord]) -> float | None:
+    hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
+    return sum(hits) / len(hits) if hits else None
+
+
+def _compile_calls(records: list[CallRecord]) -> list[int]:
+    """Where a run compiled, numbered from call 0 as on the chart (of the records kept)."""
+    kinds = (CallKind.COMPILE, CallKind.RECOMPILE)
+    start = getattr(records, "first", 0)  # a capped history drops its oldest records
+    return [start + i for i, r in enumerate(records) if r.kind in kinds]
+
+
+def _error_types(records: list[CallRecord]) -> str:
+    names: list[str] = []
+    for r in records:
+        if r.kind is CallKind.ERROR and r.error is not None and r.error.type not in names:
+            names.append(r.error.type)
+    return ", ".join(names) or "?"
+
+
+def _first_number(text: str) -> int | None:
+    """The first count in a prediction: "2 compiles", "两次", "三"."""
+    match = re.search(r"\d+|[零一二两三四五六七八九十]", text)
+    if match is None:
+        return None
+    token = match.group()
+    return int(token) if token.isdigit() else _ZH_DIGITS[token]

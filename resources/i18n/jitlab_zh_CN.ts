@@ -1390,10 +1390,6 @@
 <context>
     <name>SummaryPage</name>
     <message>
-        <source>Compiles: %1 with the fix, %2 with the pitfall; the fix saved %3.</source>
-        <translation>编译次数：修正版 %1 次，陷阱版 %2 次；修正版省下了 %3。</translation>
-    </message>
-    <message>
         <source>Run both variants (or press “Measure both”) to compare them side by side.</source>
         <translation>把两个变体都跑一遍（或按“两者都测”），即可并排比较。</translation>
     </message>
@@ -1466,8 +1462,8 @@
         <translation>两者都测</translation>
     </message>
     <message>
-        <source>Play the demo script on the pitfall, then on the fix, and compare.</source>
-        <translation>先在陷阱版上播放演示脚本，再在修正版上播放，然后比较。</translation>
+        <source>Run the same calls on the pitfall, then on the fix, and compare.</source>
+        <translation>在陷阱版上、再在修正版上跑同样的调用，然后比较。</translation>
     </message>
     <message>
         <source>← Back to the kitchen</source>
@@ -1508,6 +1504,98 @@
     <message>
         <source>Save every call as JSON, the same fields as `jitlab run --json`.</source>
         <translation>把每次调用保存为 JSON，字段与 `jitlab run --json` 相同。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 calls failed: %3</source>
+        <translation>%2 次调用中 %1 次失败：%3</translation>
+    </message>
+    <message>
+        <source>(+%1 failed)</source>
+        <translation>（另有 %1 次失败）</translation>
+    </message>
+    <message>
+        <source>A call that raises gives no result, so its time is no saving: compare the costs of runs that work.</source>
+        <translation>报错的调用没有结果，它花的时间谈不上省：只比较能跑通的运行的开销。</translation>
+    </message>
+    <message>
+        <source>Compiles: %1 with the pitfall, %2 with the fix.</source>
+        <translation>编译次数：陷阱版 %1 次，修正版 %2 次。</translation>
+    </message>
+    <message>
+        <source>Compiling: about the same with the fix (%2) as with the pitfall (%3).</source>
+        <translation>编译：修正版（%2）与陷阱版（%3）大致相同。</translation>
+    </message>
+    <message>
+        <source>Compiling: the fix costs %1 more (%2 against %3 for the pitfall).</source>
+        <translation>编译：修正版多花 %1（%2，陷阱版 %3）。</translation>
+    </message>
+    <message>
+        <source>Compiling: the fix saves %1 (%2 against %3 for the pitfall).</source>
+        <translation>编译：修正版省下 %1（%2，陷阱版 %3）。</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Like with like: both runs made the same %1 calls.</source>
+        <translation>同条件比较：两次运行做的是同样的 %1 次调用。</translation>
+    </message>
+    <message>
+        <source>Not like with like: the pitfall run made %1 calls, the fix run %2. Press “Measure both” to run both on the same calls.</source>
+        <translation>条件不同：陷阱版运行了 %1 次调用，修正版 %2 次。按“两者都测”可让两者跑同样的调用。</translation>
+    </message>
+    <message>
+        <source>Not like with like: the two runs made their %1 calls with different parameters. Press “Measure both” to run both on the same calls.</source>
+        <translation>条件不同：两次运行的 %1 次调用用了不同的参数。按“两者都测”可让两者跑同样的调用。</translation>
+    </message>
+    <message>
+        <source>Per cached call: about the same with the fix (%2) as with the pitfall (%3).</source>
+        <translation>每次缓存命中的调用：修正版（%2）与陷阱版（%3）大致相同。</translation>
+    </message>
+    <message>
+        <source>Per cached call: the fix costs %1 more (%2 against %3 for the pitfall).</source>
+        <translation>每次缓存命中的调用：修正版多花 %1（%2，陷阱版 %3）。</translation>
+    </message>
+    <message>
+        <source>Per cached call: the fix saves %1 (%2 against %3 for the pitfall).</source>
+        <translation>每次缓存命中的调用：修正版省下 %1（%2，陷阱版 %3）。</translation>
+    </message>
+    <message>
+        <source>The fix failed: %1 of %2 calls raised %3.</source>
+        <translation>修正版失败：%2 次调用中 %1 次抛出 %3。</translation>
+    </message>
+    <message>
+        <source>The fix run compiled %1 times: calls %2.</source>
+        <translation>修正版这次运行编译了 %1 次：第 %2 次调用。</translation>
+    </message>
+    <message>
+        <source>The pitfall failed: %1 of %2 calls raised %3.</source>
+        <translation>陷阱版失败：%2 次调用中 %1 次抛出 %3。</translation>
+    </message>
+    <message>
+        <source>The pitfall run compiled %1 times: calls %2.</source>
+        <translation>陷阱版这次运行编译了 %1 次：第 %2 次调用。</translation>
+    </message>
+    <message>
+        <source>You said %1: neither run compiled that many times.</source>
+        <translation>你说 %1 次：两次运行都不是这个编译次数。</translation>
+    </message>
+    <message>
+        <source>You said %1: right for both runs.</source>
+        <translation>你说 %1 次：两次运行都对上了。</translation>
+    </message>
+    <message>
+        <source>You said %1: right for the fix run.</source>
+        <translation>你说 %1 次：和修正版的运行对上了。</translation>
+    </message>
+    <message>
+        <source>You said %1: right for the pitfall run.</source>
+        <translation>你说 %1 次：和陷阱版的运行对上了。</translation>
+    </message>
+    <message>
+        <source>none: every call failed</source>
+        <translation>无：每次调用都失败了</translation>
     </message>
 </context>
 <context>

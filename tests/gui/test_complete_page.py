@@ -1,0 +1,136 @@
+"""The Complete page tells the truth: failures counted, signed costs, like with like, the
+learner's prediction judged, and a comparison chart whose legend matches and covers nothing."""
+
+from __future__ import annotations
+
+from guihelp import wait_calls
+
+from jitlab.core.records import CallKind, CallRecord
+from jitlab.gui.model import RunState
+from jitlab.gui.style import KIND_COLORS
+
+RUN_MS = 180_000  # "Measure both" makes every call of a demo twice, with real compiles
+
+
+def measure(qtbot, window) -> None:
+    """Press "Measure both" on the Complete page and wait for it to come back there."""
+    window.set_mode("complete")
+    window.summary.measure.click()
+    qtbot.waitUntil(lambda: window.mode == "execute", timeout=RUN_MS)
+    qtbot.waitUntil(lambda: window.mode == "complete" and not window.autoplay.beats, timeout=RUN_MS)
+    window.summary.refresh()
+
+
+def test_a_failing_pitfall_is_counted_and_never_cheaper(qtbot, make_window) -> None:
+    window = make_window(scenario="control-flow")
+    measure(qtbot, window)
+    pitfall = window.state.latest("pitfall")
+    n = len(pitfall.records)
+    assert len(window.state.latest("fix").records) == n
+    assert n >= 2 and all(r.kind is CallKind.ERROR for r in pitfall.records)
+    cells = window.summary.cells
+    assert cells[("pitfall", "errors")].text() == (
+        f"{n} of {n} calls failed: TracerBoolConversionError"
+    )
+    assert cells[("fix", "errors")].text() == "0"
+    for key in ("time_lost", "mean_hit", "total"):
+        assert cells[("pitfall", key)].text() == "none: every call failed"
+    verdict = window.summary.verdict.text()
+    assert f"The pitfall failed: {n} of {n} calls raised TracerBoolConversionError" in verdict
+    assert "saves" not in verdict and "saved" not in verdict
+    # The same page in Chinese.
+    window.lang_actions["zh"].trigger()
+    assert cells[("pitfall", "errors")].text().startswith(f"{n} 次调用中 {n} 次失败")
+    assert "陷阱版失败" in window.summary.verdict.text()
+
+
+def _record(kind: CallKind, ms: float, compile_ms: float = 0.0, n: int = 8) -> CallRecord:
+    return CallRecord(0, "f", kind, ms, compile_ms=compile_ms, params={"n": n})
+
+
+def test_a_slower_fix_is_said_signed_not_clamped(qtbot) -> None:
+    """The numbers are chosen (a real run's are noise): a fix that compiles longer but runs
+    each call faster."""
+    from jitlab.gui.pages import SummaryPage
+
+    state = RunState()
+    page = SummaryPage(state)
+    qtbot.addWidget(page)
+    state.new_segment("pitfall")
+    for r in (_record(CallKind.COMPILE, 110, 100), *[_record(CallKind.CACHE_HIT, 2.0)] * 3):
+        state.call_finished(r)
+    state.new_segment("fix")
+    for r in (_record(CallKind.COMPILE, 450, 430), *[_record(CallKind.CACHE_HIT, 0.8)] * 3):
+        state.call_finished(r)
+    page.refresh()
+    verdict = page.verdict.text()
+    assert "0.00 ms" not in verdict
+    assert "Compiling: the fix costs 330 ms more (430 ms against 100 ms for the pitfall)." in (
+        verdict
+    )
+    assert "Per cached call: the fix saves 1.20 ms (0.80 ms against 2.00 ms" in verdict
+    assert "Like with like: both runs made the same 4 calls." in verdict
+
+
+def test_measure_both_runs_the_same_calls_and_unequal_runs_are_flagged(qtbot, make_window) -> None:
+    window = make_window(scenario="static-args")
+    window.set_variant("fix")
+    window.params.set_values({"n": 3}, emit=True)
+    wait_calls(qtbot, window, 1)
+    window.set_variant("pitfall")
+    for i, n in enumerate((2, 3), start=2):
+        window.params.set_values({"n": n}, emit=True)
+        wait_calls(qtbot, window, i)
+    window.set_mode("complete")
+    assert "Not like with like: the pitfall run made 2 calls, the fix run 1." in (
+        window.summary.verdict.text()
+    )
+    measure(qtbot, window)
+    pitfall = window.state.latest("pitfall").records
+    fix = window.state.latest("fix").records
+    assert len(pitfall) >= 3
+    assert [r.params for r in pitfall] == [r.params for r in fix]
+    assert f"Like with like: both runs made the same {len(fix)} calls." in (
+        window.summary.verdict.text()
+    )
+
+
+def test_the_prediction_is_judged_against_the_runs(qtbot, window) -> None:
+    window.set_mode("start")
+    window.briefing.prediction.setText("2 compiles, I think")
+    window.set_mode("execute")
+    for i, size in enumerate((8, 8, 16, 8, 32), start=1):
+        window.params.set_values({"batch_size": size}, emit=True)
+        wait_calls(qtbot, window, i)
+    window.set_mode("complete")
+    text = window.summary.prediction.text()
+    assert "Your prediction: 2 compiles, I think" in text
+    assert "The pitfall run compiled 3 times: calls 0, 2, 4." in text
+    assert "You said 2: neither run compiled that many times." in text
+    window.lang_actions["zh"].trigger()
+    text = window.summary.prediction.text()
+    assert "陷阱版这次运行编译了 3 次：第 0, 2, 4 次调用。" in text
+    assert "你说 2 次" in text
+
+
+def test_the_compare_chart_has_its_own_colours_and_a_legend_off_the_data(qtbot, window) -> None:
+    for i, (variant, size) in enumerate((("pitfall", 8), ("fix", 8)), start=1):
+        window.set_variant(variant)
+        window.params.set_values({"batch_size": size}, emit=True)
+        wait_calls(qtbot, window, i)
+    window.set_mode("complete")
+    qtbot.waitUntil(lambda: window.summary.compare.isVisible())
+    page = window.summary
+    kind_colours = {c.lower() for c in KIND_COLORS.values()}
+    legend = page.compare_legend
+    samples = {label.text: sample for sample, label in legend.items}
+    for variant, line in page.compare_lines.items():
+        pen = line.opts["pen"].color().name()
+        assert pen not in kind_colours
+        assert line.opts["symbolBrush"].color().name() == pen  # points in the line's colour
+        title = page.heads[variant].text()
+        assert samples[title].item is line  # the legend draws the plotted line's own symbol
+        assert all(b is None for b in line.scatter.data["brush"])  # no brush per point
+        assert line.scatter.opts["brush"].color().name() == pen
+    view = page.compare.getPlotItem().getViewBox().sceneBoundingRect()
+    assert not legend.sceneBoundingRect().intersects(view)
