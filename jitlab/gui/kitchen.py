@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.core.paths import resource
-from jitlab.core.records import CallKind, Signature
+from jitlab.core.records import CallKind, LeafSpec
 from jitlab.gui.model import CardView, Change, Phase, RunState
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms
@@ -24,37 +24,104 @@ AMBER = QColor("#e3a21a")
 ALARM = QColor("#e0323f")
 GREEN = QColor("#2f9e4f")
 GOLD = QColor("#ffd54a")
+MIN_TEXT_PX = 11  # no kitchen text smaller than this, whatever the window size
 STATIONS = ("station-rehearsal", "station-writing", "station-holder", "station-alarm")
 
 
+def shape_text(shape: tuple[int, ...], limit: int = 14) -> str:
+    """``[8,32]``; a long shape keeps its rank, first and last dims: ``5-D [1024,…,224]``."""
+    full = "[" + ",".join(str(d) for d in shape) + "]"
+    if len(full) <= limit or len(shape) < 3:
+        return full
+    return f"{len(shape)}-D [{shape[0]},…,{shape[-1]}]"
+
+
+def sharding_text(sharding: str | None) -> str:
+    """``P('data', None) on mesh(data=8)`` → ``P(data,None)``; no sharding → ``1 device``."""
+    if not sharding:
+        return QCoreApplication.translate("KitchenCanvas", "1 device")
+    text = sharding.split(" on ")[0]
+    return text.replace("'", "").replace('"', "").replace(" ", "")
+
+
+def leaf_text(leaf: LeafSpec, what: set[str]) -> str:
+    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``)."""
+    dtype = ("~" if leaf.weak_type else "") + leaf.type_text.split("[")[0].lstrip("~")
+    parts = []
+    if not leaf.shape and what & {"dtype", "shape"}:
+        parts.append(QCoreApplication.translate("KitchenCanvas", "%1 scalar").replace("%1", dtype))
+    else:
+        if "dtype" in what:
+            parts.append(dtype)
+        if "shape" in what:
+            parts.append(shape_text(leaf.shape))
+    if "sharding" in what:
+        parts.append(sharding_text(leaf.sharding))
+    return " ".join(parts)
+
+
+def _short_path(path: str) -> str:
+    """``batch['weight']`` → ``weight``: the last key is what a reader recognises."""
+    tail = re.findall(r"\[['\"]?([^\]'\"]+)['\"]?\]", path)
+    return tail[-1] if tail and not tail[-1].isdigit() else path
+
+
 def card_label(card: CardView, cards: list[CardView]) -> str:
-    """The part of a card's signature that tells it apart from the others."""
+    """What tells this card's signature apart from the other cards on show.
+
+    Only the aspects that differ are named: a shape, a dtype, a sharding, a static value, an
+    argument that only some cards have, or a new function object. A card alone in the holder
+    shows its data argument.
+    """
     sig = card.sig
     if sig is None:
         return card.signature[:18]
-    parts = [leaf.type_text for leaf in sig.leaves] + [f"{k}={v}" for k, v in sig.statics]
-    names = [leaf.path for leaf in sig.leaves] + [k for k, _ in sig.statics]
     others = [c.sig for c in cards if c is not card and c.sig is not None]
-    distinct = []
-    for name, part in zip(names, parts, strict=True):
-        if others and all(part in _parts(o) for o in others):
-            continue
-        distinct.append((name, part))
-    if not distinct:
-        # Alone in the holder: show the data argument rather than the weights.
-        distinct = [(n, p) for n, p in zip(names, parts, strict=True) if "[" not in n] or list(
-            zip(names, parts, strict=True)
-        )
-    if sig.function and not others:
-        return f"fn#{sig.function}"
-    text = distinct[0][1] if distinct else "()"
-    if re.match(r"~?[a-z]+[0-9]*\[", text):
-        text = text[text.index("[") :]  # the dtype is the same on every card: show the shape
-    return text if len(text) <= 18 else text[:17] + "…"
+    mine = {leaf.path: leaf for leaf in sig.leaves}
+    theirs = [{leaf.path: leaf for leaf in o.leaves} for o in others]
+    parts: list[str] = []
+    for path, leaf in mine.items():
+        what: set[str] = set()
+        for other in theirs:
+            twin = other.get(path)
+            if twin is None:
+                continue
+            if twin.shape != leaf.shape:
+                what.add("shape")
+            if twin.dtype != leaf.dtype or twin.weak_type != leaf.weak_type:
+                what.add("dtype")
+            if twin.sharding != leaf.sharding:
+                what.add("sharding")
+        if what:
+            parts.append(leaf_text(leaf, what))
+        elif others and any(path not in other for other in theirs):
+            parts.append("+" + _short_path(path))
+    for other in theirs:
+        for path in other:
+            if path not in mine and "−" + _short_path(path) not in parts:
+                parts.append("−" + _short_path(path))
+    statics = dict(sig.statics)
+    for name, value in sig.statics:
+        if any(dict(o.statics).get(name) != value for o in others):
+            parts.append(f"{name}={value}")
+    if not parts and any(o.function != sig.function for o in others):
+        parts.append(f"fn#{sig.function}")
+    if not parts and not others:
+        # Alone in the holder: the data argument (not the weights), or the first leaf.
+        data = [leaf for leaf in sig.leaves if "[" not in leaf.path] or list(sig.leaves)
+        if data:
+            parts.append(leaf_text(data[-1], {"shape"}))
+        parts += [f"{k}={v}" for k, v in statics.items()][:1]
+    return " ".join(parts) if parts else "="  # identical to another card: another function
 
 
-def _parts(sig: Signature) -> list[str]:
-    return [leaf.type_text for leaf in sig.leaves] + [f"{k}={v}" for k, v in sig.statics]
+def card_tip_lines(card: CardView) -> list[str]:
+    """The full signature, one argument a line."""
+    if card.sig is None:
+        return [card.signature]
+    lines = [str(leaf) for leaf in card.sig.leaves]
+    lines += [f"{name}={value} (static)" for name, value in card.sig.statics]
+    return lines or ["()"]
 
 
 class KitchenCanvas(QWidget):
@@ -69,6 +136,10 @@ class KitchenCanvas(QWidget):
         self._bounds = {sid: self.renderer.boundsOnElement(sid) for sid in STATIONS}
         self._slots = self.renderer.boundsOnElement("card-slots")
         self._card_rects: list[tuple[QRectF, CardView]] = []
+        # What the last paint drew with, for the tests: fonts by station, card texts by number.
+        self.card_font = QFont(self.font())
+        self.label_fonts: dict[str, QFont] = {}
+        self.card_texts: dict[int, str] = {}
         self._background: QPixmap | None = None  # the SVG rendered once per size
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
@@ -202,8 +273,9 @@ class KitchenCanvas(QWidget):
 
     def _paint_cards(self, painter: QPainter, scale: float) -> None:
         slots = self._map(self._slots)
-        cards = list(self.state.cards.values())
+        cards = sorted(self.state.cards.values(), key=lambda card: card.number)
         self._card_rects = []
+        self.card_texts = {}
         cols, rows = 3, 3
         hidden = max(0, len(cards) - cols * rows)
         if hidden:
@@ -217,8 +289,9 @@ class KitchenCanvas(QWidget):
         w = slots.width() / cols
         h = slots.height() / rows
         font = QFont(self.font())
-        font.setPixelSize(max(9, int(12 * scale)))
+        font.setPixelSize(max(MIN_TEXT_PX, int(12 * scale)))
         painter.setFont(font)
+        self.card_font = QFont(font)
         if hidden:
             pile = QRectF(slots.x() + 3, slots.y() + 3, w - 6, h - 6)
             painter.setBrush(QColor("#d9cbb0"))
@@ -243,10 +316,11 @@ class KitchenCanvas(QWidget):
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            label = card_label(card, cards)
+            label = card_label(card, visible)
             text = painter.fontMetrics().elidedText(
-                label, Qt.TextElideMode.ElideRight, int(rect.width() - 4)
+                label, Qt.TextElideMode.ElideMiddle, int(rect.width() - 4)
             )
+            self.card_texts[card.number] = text
             painter.drawText(
                 rect.adjusted(2, 1, -2, -1),
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
@@ -267,20 +341,22 @@ class KitchenCanvas(QWidget):
         for sid, text in names.items():
             rect = self._map(self._bounds[sid])
             width = rect.width() + 40 * scale  # the label may not spill onto its neighbours
-            size = max(7, int(15 * scale))
+            size = max(MIN_TEXT_PX, int(15 * scale))
             font.setPixelSize(size)
             painter.setFont(font)
-            while size > 7 and painter.fontMetrics().horizontalAdvance(text) > width:
+            while size > MIN_TEXT_PX and painter.fontMetrics().horizontalAdvance(text) > width:
                 size -= 1
                 font.setPixelSize(size)
                 painter.setFont(font)
             left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
             label = QRectF(left, target.y() + 200 * scale, width, 40 * scale)
+            self.label_fonts[sid] = QFont(font)
             painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
             painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, text)
         # The status line across the top of the wall.
         status = self.status()
-        font.setPixelSize(max(10, int(17 * scale)))
+        font.setPixelSize(max(MIN_TEXT_PX + 1, int(17 * scale)))
+        self.label_fonts["status"] = QFont(font)
         painter.setFont(font)
         metrics = painter.fontMetrics()
         box = QRectF(target.x() + 150 * scale, target.y() + 4 * scale, 640 * scale, 26 * scale)
@@ -305,7 +381,7 @@ class KitchenCanvas(QWidget):
             pos = event.pos()  # type: ignore[attr-defined]
             for rect, card in self._card_rects:
                 if rect.contains(pos):
-                    QToolTip.showText(event.globalPos(), self._card_tip(card), self)  # type: ignore[attr-defined]
+                    QToolTip.showText(event.globalPos(), self.card_tip(card), self)  # type: ignore[attr-defined]
                     return True
             QToolTip.showText(event.globalPos(), self.toolTip(), self)  # type: ignore[attr-defined]
             return True
@@ -313,7 +389,7 @@ class KitchenCanvas(QWidget):
             self.update()
         return super().event(event)
 
-    def _card_tip(self, card: CardView) -> str:
+    def card_tip(self, card: CardView) -> str:
         return (
             self.tr("Card #%1: compiled by call #%2 in %3, used %4 times since")
             .replace("%1", str(card.number))
@@ -321,7 +397,7 @@ class KitchenCanvas(QWidget):
             .replace("%3", format_ms(card.compile_ms))
             .replace("%4", str(card.hits))
             + "\n"
-            + card.signature
+            + "\n".join(card_tip_lines(card))
         )
 
     def card_at(self, point: QPoint) -> CardView | None:
@@ -337,6 +413,7 @@ class KitchenPanel(QWidget):
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self.failed_ms = 0.0  # trace time of this segment's failed calls
         self.canvas = KitchenCanvas(state, self)
         self.values: dict[str, QLabel] = {}
         self.captions: dict[str, QLabel] = {}
@@ -370,6 +447,12 @@ class KitchenPanel(QWidget):
         state.subscribe(self._changed)
 
     def _changed(self, change: Change) -> None:
+        if change.cleared or change.new_segment:
+            self.failed_ms = 0.0
+        for served in change.served:
+            r = served.record
+            if r.kind is CallKind.ERROR:  # traced, never compiled: not "compiling" time
+                self.failed_ms += r.trace_ms + r.lower_ms + r.compile_ms
         # Not throttled: labels are cheap and Qt paints the canvas once per frame anyway;
         # a phase change (a compile starting) must show at once.
         self.refresh()
@@ -378,7 +461,6 @@ class KitchenPanel(QWidget):
         self.captions["calls"].setText(self.tr("Calls"))
         self.captions["compiles"].setText(self.tr("Compiles (recompiles)"))
         self.captions["hit_rate"].setText(self.tr("Cache hit rate"))
-        self.captions["time_lost"].setText(self.tr("Time lost to compiling"))
         tips = {
             "calls": self.tr("Calls made since the last reset or variant switch."),
             "compiles": self.tr("Calls that traced and compiled; in brackets, the recompiles."),
@@ -407,13 +489,34 @@ class KitchenPanel(QWidget):
         compiles = summary.compiles + summary.recompiles
         self.values["compiles"].setText(f"{compiles} ({summary.recompiles})")
         self.values["hit_rate"].setText(f"{summary.hit_rate:.0%}")
-        self.values["time_lost"].setText(format_ms(summary.time_lost_ms))
+        failed_ms = min(self.failed_ms, summary.time_lost_ms)
+        lost_ms = summary.time_lost_ms - failed_ms
+        if failed_ms > 0 and not compiles:
+            self.captions["time_lost"].setText(self.tr("Time lost tracing failed calls"))
+            self.values["time_lost"].setText(format_ms(failed_ms))
+        else:
+            self.captions["time_lost"].setText(self.tr("Time lost to compiling"))
+            self.values["time_lost"].setText(
+                self.tr("%1 (+%2 failed)")
+                .replace("%1", format_ms(lost_ms))
+                .replace("%2", format_ms(failed_ms))
+                if failed_ms > 0
+                else format_ms(lost_ms)
+            )
         reason = reason_text(self.state.last_reason_of) or self.state.last_reason
-        self.reason.setText(
-            self.tr("Last compile, because: %1").replace("%1", reason)
-            if reason
-            else self.tr("No compile yet: make a call to see why jit compiles.")
-        )
+        error = self.state.last_error.error if self.state.last_error else None
+        if reason:
+            text = self.tr("Last compile, because: %1").replace("%1", reason)
+        elif summary.errors and error is not None:
+            text = (
+                self.tr("%1 of %2 calls failed: %3. Nothing was compiled.")
+                .replace("%1", str(summary.errors))
+                .replace("%2", str(summary.calls))
+                .replace("%3", error.type)
+            )
+        else:
+            text = self.tr("No compile yet: make a call to see why jit compiles.")
+        self.reason.setText(text)
         self.canvas.update()
 
     def changeEvent(self, event: QEvent) -> None:

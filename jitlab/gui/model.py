@@ -177,6 +177,7 @@ class RunState:
         self.variant = variant
         self.segments.append(Segment(variant))
         self.cards: dict[tuple[str, int], CardView] = {}
+        self.card_count = 0  # numbers given out in this segment: each card's is unique
         self.pulled: tuple[str, int] | None = None
         self.phase = Phase.IDLE
         self.in_flight: int | None = None
@@ -237,13 +238,22 @@ class RunState:
         self.last_kind = record.kind
         key = (record.function, record.card) if record.card is not None else None
         if record.kind.compiled and key is not None:
+            text = str(record.signature) if record.signature else "?"
+            held = self.cards.get(key)
+            if held is not None and held.signature != text:
+                # Another function of the same name (a new probe): its card stays on show.
+                self.cards[(*key, held.number)] = self.cards.pop(key)  # type: ignore[index]
+            number = held.number if held is not None and held.signature == text else 0
+            if not number:  # a rewritten card (caches cleared) keeps its number
+                self.card_count += 1
+                number = self.card_count
             self.cards[key] = CardView(
                 key,
-                str(record.signature) if record.signature else "?",
+                text,
                 record.index,
                 record.trace_ms + record.lower_ms + record.compile_ms,
                 sig=record.signature,
-                number=len(self.cards) + 1,
+                number=number,
             )
             self.ever_compiled = True
             self.pulled = key

@@ -160,7 +160,7 @@
     <name>ErrorView</name>
     <message>
         <source>Call #%1 (%2) raised:</source>
-        <translation>第 %1 次调用（%2）抛出了错误：</translation>
+        <translation>调用 #%1（%2）抛出了错误：</translation>
     </message>
     <message>
         <source>JAX&apos;s message</source>
@@ -571,7 +571,15 @@
     </message>
     <message>
         <source>Card #%1: compiled by call #%2 in %3, used %4 times since</source>
-        <translation>%1 号卡片：由第 %2 次调用编译，用时 %3，此后使用 %4 次</translation>
+        <translation>%1 号卡片：由调用 #%2 编译，用时 %3，此后使用 %4 次</translation>
+    </message>
+    <message>
+        <source>1 device</source>
+        <translation>单设备</translation>
+    </message>
+    <message>
+        <source>%1 scalar</source>
+        <translation>%1 标量</translation>
     </message>
 </context>
 <context>
@@ -623,6 +631,18 @@
     <message>
         <source>No compile yet: make a call to see why jit compiles.</source>
         <translation>还没有编译：调用一次，看看 jit 为什么编译。</translation>
+    </message>
+    <message>
+        <source>Time lost tracing failed calls</source>
+        <translation>失败调用的追踪耗时</translation>
+    </message>
+    <message>
+        <source>%1 (+%2 failed)</source>
+        <translation>%1（另有失败 %2）</translation>
+    </message>
+    <message>
+        <source>%1 of %2 calls failed: %3. Nothing was compiled.</source>
+        <translation>%2 次调用中有 %1 次失败：%3。还没有编译出任何程序。</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,194 @@
+"""The card holder explains itself, and the kitchen's texts agree with its counts (issue 12).
+
+Real JAX throughout: the scenarios' own calls through the engine, or the window's worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from guihelp import wait_calls
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QToolTip
+
+from jitlab.core.discovery import scenarios
+from jitlab.core.engine import Run
+from jitlab.core.records import LeafSpec, Signature
+from jitlab.gui.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
+from jitlab.gui.model import CardView, RunState
+
+
+def play(scenario: str, variant: str = "pitfall") -> tuple[RunState, KitchenPanel]:
+    """The scenario's autoplay beats for ``variant``, served to a model and a kitchen."""
+    cls = scenarios()[scenario]
+    state = RunState()
+    state.clear(scenario, variant)
+    panel = KitchenPanel(state)
+    run = Run(cls, variant, listener=state.apply)
+    for beat in cls.autoplay:
+        if beat.variant in (None, variant):
+            run.step(beat.params)
+            state.notify()
+    return state, panel
+
+
+def drawn(qtbot, panel: KitchenPanel, width: int = 900) -> None:
+    qtbot.addWidget(panel)
+    panel.resize(width, panel.heightForWidth(width) if panel.hasHeightForWidth() else 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.canvas.repaint()
+    qtbot.waitUntil(lambda: bool(panel.canvas._card_rects))
+
+
+def test_recompile_cost_cards_have_unique_numbers_and_labels(qtbot) -> None:
+    state, panel = play("recompile-cost")
+    numbers = [card.number for card in state.cards.values()]
+    assert len(numbers) > 3
+    assert len(set(numbers)) == len(numbers), numbers  # was: #7 three times
+    assert sorted(numbers) == list(range(1, len(numbers) + 1))
+    drawn(qtbot, panel)
+    texts = panel.canvas.card_texts
+    assert texts and all(text for text in texts.values())
+
+
+# The offscreen platform cannot raise a tooltip window: not our bug.
+@pytest.mark.qt_log_ignore("does not support raise", "propagateSizeHints")
+def test_a_hovered_card_shows_its_full_signature(qtbot) -> None:
+    _, panel = play("recompile-cost")
+    drawn(qtbot, panel)
+    rect, card = panel.canvas._card_rects[-1]
+    pos = rect.center().toPoint()
+    event = QHelpEvent(QEvent.Type.ToolTip, pos, panel.canvas.mapToGlobal(pos))
+    panel.canvas.event(event)
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and bool(QToolTip.text()))
+    tip = QToolTip.text()
+    assert f"#{card.number}" in tip
+    for leaf in card.sig.leaves:  # every argument, not the first 18 characters
+        assert str(leaf) in tip
+    QToolTip.hideText()
+
+
+SHARDING_LABELS = """
+import json, sys
+from jitlab.core.discovery import scenarios
+from jitlab.core.engine import Run
+from jitlab.gui.model import RunState
+from jitlab.gui.kitchen import card_label
+cls = scenarios()["sharding"]
+state = RunState()
+run = Run(cls, "pitfall", listener=state.apply)
+for beat in cls.autoplay:
+    if beat.variant in (None, "pitfall"):
+        run.step(beat.params)
+cards = sorted(state.cards.values(), key=lambda c: c.number)
+print(json.dumps([card_label(c, cards) for c in cards]))
+"""
+
+
+def test_sharding_cards_are_told_apart_by_their_sharding() -> None:
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    out = subprocess.run(
+        [sys.executable, "-c", SHARDING_LABELS],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    labels = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(labels) == 4
+    assert len(set(labels)) == 4, labels  # was: "[256,…" on two cards
+    assert "P(data,None)" in labels and "P(None,data)" in labels, labels
+    assert not any(label.startswith("[256") for label in labels), labels
+
+
+def card(*leaves: LeafSpec, statics: tuple[tuple[str, str], ...] = (), number: int = 1):
+    sig = Signature(tuple(leaves), statics, "tree")
+    return CardView(("f", number - 1), str(sig), 0, 1.0, sig=sig, number=number)
+
+
+def test_labels_name_what_differs_scalars_and_long_shapes() -> None:
+    w = LeafSpec("w", (64, 64), "float32", False)
+    a = card(w, LeafSpec("lr", (), "float32", True), number=1)
+    b = card(w, LeafSpec("lr", (), "float32", False), number=2)
+    assert card_label(a, [a, b]) == "~f32 scalar"
+    assert card_label(b, [a, b]) == "f32 scalar"
+    alone = card(LeafSpec("x", (), "float32", False))
+    assert card_label(alone, [alone]) == "f32 scalar"  # not "f32[]"
+    s3 = card(LeafSpec("x", (3,), "float32", False), statics=(("n", "3"),), number=1)
+    s4 = card(LeafSpec("x", (3,), "float32", False), statics=(("n", "4"),), number=2)
+    assert [card_label(c, [s3, s4]) for c in (s3, s4)] == ["n=3", "n=4"]
+    big = card(LeafSpec("x", (1024, 1024, 3, 224, 224), "float32", False))
+    assert card_label(big, [big]) == "5-D [1024,…,224]"
+    assert shape_text((2, 3, 4, 5, 6)) == "[2,3,4,5,6]"  # short enough: every dim
+    h16 = card(LeafSpec("x", (8, 64), "float16", False), number=1)
+    h32 = card(LeafSpec("x", (8, 64), "float32", False), number=2)
+    assert card_label(h16, [h16, h32]) == "f16"
+
+
+def test_failed_calls_are_not_called_compiles(qtbot) -> None:
+    cls = scenarios()["static-args"]
+    state = RunState()
+    state.clear("static-args", "pitfall")
+    panel = KitchenPanel(state)
+    qtbot.addWidget(panel)
+    run = Run(cls, "pitfall", listener=state.apply)
+    for _ in range(5):
+        run.step({"n": 3, "scale": 1.0})
+        state.notify()
+    summary = state.segment_summary()
+    assert summary.errors == 5 and summary.compiles + summary.recompiles == 0
+    assert summary.time_lost_ms > 0  # tracing ran, then failed
+    reason = panel.reason.text()
+    assert "No compile yet" not in reason
+    assert "5 of 5 calls failed: ConcretizationTypeError" in reason
+    assert panel.captions["time_lost"].text() == "Time lost tracing failed calls"
+    assert panel.values["compiles"].text() == "0 (0)"
+
+
+def test_card_tip_numbers_calls_like_the_log() -> None:
+    """Call numbers are 0-based everywhere: the log, the chart, the tips, and in Chinese."""
+    import re
+    from pathlib import Path
+
+    ts = (Path(__file__).parents[2] / "resources/i18n/jitlab_zh_CN.ts").read_text("utf-8")
+    for source in ("Card #%1: compiled by call #%2", "Call #%1 (%2) raised:"):
+        found = re.search(re.escape(source) + r".*?<translation>(.*?)</translation>", ts, re.S)
+        assert found, source
+        assert "第 %" not in found.group(1), found.group(1)  # an ordinal: "the 0th call"
+        assert "#%" in found.group(1)
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1280, 800)])
+def test_kitchen_text_is_at_least_11_px(qtbot, make_window, size) -> None:
+    window = make_window(scenario="dynamic-shapes")
+    window.resize(*size)
+    window.briefing.start.click()
+    window.run_controls.step.click()
+    wait_calls(qtbot, window, 1)
+    canvas = window.kitchen.canvas
+    canvas.repaint()
+    qtbot.waitUntil(lambda: bool(canvas.card_texts) and len(canvas.label_fonts) == 5)
+    assert canvas.card_font.pixelSize() >= MIN_TEXT_PX
+    for name, font in canvas.label_fonts.items():
+        assert font.pixelSize() >= MIN_TEXT_PX, name
+    dpi = window.kitchen.logicalDpiY()
+    labels = [*window.kitchen.captions.values(), *window.kitchen.values.values()]
+    for label in [*labels, window.kitchen.reason]:
+        font = label.font()
+        px = font.pixelSize() if font.pixelSize() > 0 else font.pointSizeF() * dpi / 72
+        assert px >= MIN_TEXT_PX, (label.objectName(), px)
+
+
+def test_point_is_inside_a_card(qtbot) -> None:
+    _, panel = play("recompile-cost")
+    drawn(qtbot, panel)
+    rect, card = panel.canvas._card_rects[0]
+    assert panel.canvas.card_at(rect.center().toPoint()) is card
+    assert panel.canvas.card_at(QPoint(-5, -5)) is None
