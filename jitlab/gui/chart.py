@@ -2,18 +2,21 @@
 
 Points live in numpy ring buffers and are pushed to pyqtgraph at most once per frame, so a
 stream of 100,000 cache hits costs a few array copies per frame, never one redraw per call.
+Every compile, recompile, persistent hit, error and eager call keeps its marker; only cache
+hits are thinned to the newest ``SYMBOL_TAIL`` (the line carries them all).
 """
 
 from __future__ import annotations
 
 import html
+import math
 import time
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
@@ -28,6 +31,8 @@ _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
 # per frame at 100k calls than one (benchmarks/chart_100k.py), and looks the same.
 LINE_SAMPLES_PER_PX = 1.0
 PAINT_MS = 200  # bound to a run: the costliest paint, at most 5 times a second in a flood
+EMPTY_X = (-0.5, 8.5)  # the view before the first call: calls 0…8
+EMPTY_LOG_Y = (-1.35, 2.35)  # and about 0.05…200 ms
 
 
 class RingBuffer:
@@ -81,10 +86,13 @@ class ChartView(QWidget):
         self._shown_pos = np.zeros(0, np.int64)
         self._shown_kinds = np.zeros(0, np.int8)
 
-        self.plot = pg.PlotWidget(self, axisItems={"left": DecadeAxis("left")})
+        self.plot = pg.PlotWidget(
+            self, axisItems={"left": DecadeAxis("left"), "bottom": CallAxis("bottom")}
+        )
         self.plot.setObjectName("latencyChart")
         item = self.plot.getPlotItem()
         item.setLogMode(x=False, y=True)
+        item.vb.setRange(xRange=EMPTY_X, yRange=EMPTY_LOG_Y, padding=0)
         # No grid: grid lines make the axes span the plot, so every new point repaints them
         # (3-4x the paint time, measured with benchmarks/gui_responsiveness.py).
         item.showGrid(x=False, y=False)
@@ -128,6 +136,12 @@ class ChartView(QWidget):
                 points.setDownsampling(ds=1, auto=False)  # every marker drawn, a lone one too
                 self.points[(kind, fix)] = points
         self.plot.scene().sigMouseMoved.connect(self._hover)
+        # What to do, over an empty plot; hidden from the first call on.
+        self.empty_hint = QLabel(self.plot)
+        self.empty_hint.setObjectName("chartEmptyHint")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
         self.legend.setObjectName("chartLegend")
         layout = QVBoxLayout(self)
@@ -159,6 +173,9 @@ class ChartView(QWidget):
     def clear(self) -> None:
         self.follow = True
         self._range = (0.0, 0.0, 0.0)
+        self._setting_range = True
+        self.plot.getPlotItem().vb.setRange(xRange=EMPTY_X, yRange=EMPTY_LOG_Y, padding=0)
+        self._setting_range = False
         self.buffer.clear()
         self.records = []
         self._segment_local.clear()
@@ -197,13 +214,15 @@ class ChartView(QWidget):
     def refresh(self) -> None:
         """Push the buffers to pyqtgraph: called at most once per frame, only on change.
 
-        Cheap by construction: only items whose points changed get ``setData``; symbols are
-        drawn for the newest ``SYMBOL_TAIL`` calls (older ones stay on the downsampled line),
-        and the view range is set by hand in steps, so the axes rarely need new ticks.
+        Cheap by construction: only items whose points changed get ``setData``; cache-hit
+        symbols are drawn for the newest ``SYMBOL_TAIL`` calls (older ones stay on the
+        downsampled line), every other kind's for every call in the buffer; the view range is
+        set by hand in steps, so the axes rarely need new ticks.
         """
         if not self._dirty:
             return
         self._dirty = False
+        self._place_hint()
         start = time.perf_counter()
         buf = self.buffer
         kind = buf.column("kind")
@@ -234,10 +253,13 @@ class ChartView(QWidget):
             else:
                 mask = np.ones(kind.size, np.bool_) if not variant_is_fix else None
             self._set(line, x, lat, mask)
-        tail = slice(max(0, kind.size - self.SYMBOL_TAIL), None)
-        tx, tl, tk, tf = x[tail], lat[tail], kind[tail], fix[tail]
+        in_tail = np.zeros(kind.size, np.bool_)
+        in_tail[max(0, kind.size - self.SYMBOL_TAIL) :] = True
         for (k, variant_is_fix), item in self.points.items():
-            self._set(item, tx, tl, (tk == _KIND_CODE[k]) & (tf == variant_is_fix))
+            mask = (kind == _KIND_CODE[k]) & (fix == variant_is_fix)
+            if k is CallKind.CACHE_HIT:
+                mask &= in_tail  # hits are thinned; every other kind keeps its marker
+            self._set(item, x, lat, mask)
         self._follow_range(x, log_lat)
         self.last_refresh_ms = (time.perf_counter() - start) * 1e3
 
@@ -268,10 +290,12 @@ class ChartView(QWidget):
         x_max = float(x.max())
         y_lo, y_hi = float(log_y.min()), float(log_y.max())
         x_hi = self._range[0]
-        if x_max > x_hi or x_hi > 4 * max(x_max, 8):
+        # (x_hi < 8: the first call after a clear, whose range is still unset: -0.5…0.5
+        # would read as −400…400 ×0.001)
+        if x_max > x_hi or x_hi < 8 or x_hi > 4 * max(x_max, 8):
             x_hi = max(8.0, x_max * 1.25)
         lo, hi = self._range[1], self._range[2]
-        if y_lo < lo or y_hi > hi or hi - lo > (y_hi - y_lo) + 3:
+        if hi <= lo or y_lo < lo or y_hi > hi or hi - lo > (y_hi - y_lo) + 3:
             lo, hi = np.floor(y_lo * 2) / 2 - 0.35, np.ceil(y_hi * 2) / 2 + 0.35
         if (x_hi, lo, hi) != self._range:
             self._range = (x_hi, lo, hi)
@@ -279,6 +303,16 @@ class ChartView(QWidget):
             self._setting_range = True
             vb.setRange(xRange=(-0.5, x_hi + 0.5), yRange=(lo, hi), padding=0)
             self._setting_range = False
+
+    def _place_hint(self) -> None:
+        self.empty_hint.setVisible(self.buffer.size == 0)
+        if self.buffer.size == 0:
+            rect = self.plot.rect()
+            self.empty_hint.setGeometry(rect.adjusted(60, 20, -20, -40))
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._place_hint()
 
     def _range_changed_by_user(self, *_: Any) -> None:
         if not self._setting_range:
@@ -305,6 +339,8 @@ class ChartView(QWidget):
     # -- look -----------------------------------------------------------------------------
     def apply_theme(self) -> None:
         dark = is_dark()
+        hint = "#9aa3b2" if dark else "#6b7280"
+        self.empty_hint.setStyleSheet(f"QLabel {{ color: {hint}; font-size: 15px; }}")
         background = self.palette().color(QPalette.ColorRole.Base)
         self.plot.setBackground(background)
         fg = "#d8dde6" if dark else "#2b2f36"
@@ -317,6 +353,7 @@ class ChartView(QWidget):
         item = self.plot.getPlotItem()
         item.setLabel("left", self.tr("latency (ms, log scale)"))
         item.setLabel("bottom", self.tr("call number"))
+        self.empty_hint.setText(self.tr("Drag the batch size or press Step"))
         self.plot.setToolTip(
             self.tr(
                 "One point per call. Hover a point for its phases, signature and reason. "
@@ -360,7 +397,12 @@ class ChartView(QWidget):
         if d2[best] > radius_px**2:
             return None
         pos = int(self._shown_pos[best])
-        return self.records[pos] if 0 <= pos < len(self.records) else None
+        if not 0 <= pos < len(self.records):
+            return None
+        try:  # the model keeps the newest records only (a History): older ones are gone
+            return self.records[pos]
+        except IndexError:
+            return None
 
     def _hover(self, scene_pos: QPointF) -> None:
         record = self.nearest(scene_pos)
@@ -371,28 +413,107 @@ class ChartView(QWidget):
         QToolTip.showText(global_pos, describe(record), self.plot)
 
 
-class DecadeAxis(pg.AxisItem):
-    """A log axis whose labels are the decades only (1, 10, 100 ms); 2…9 get bare ticks.
+class CallAxis(pg.AxisItem):
+    """The call-number axis: whole numbers only, never an SI prefix (no ×0.001)."""
 
-    pyqtgraph labels every 2…9 tick when the range spans few decades, and they pile up.
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> Any:
+        levels = [
+            (spacing, [v for v in values if float(v).is_integer()])
+            for spacing, values in super().tickValues(minVal, maxVal, size)
+            if spacing >= 1
+        ]
+        levels = [(spacing, values) for spacing, values in levels if values]
+        if not levels and math.isfinite(minVal) and math.isfinite(maxVal):
+            first, last = math.ceil(minVal), math.floor(maxVal)
+            if 0 <= last - first <= 20:  # zoomed in: each whole call in view
+                levels = [(1.0, [float(v) for v in range(first, last + 1)])]
+        return levels
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [str(round(v)) for v in values]
+
+
+class DecadeAxis(pg.AxisItem):
+    """A log axis whose labels never pile up and never vanish, whatever the range.
+
+    Over two or more decades only decades are labelled (every 2nd, 3rd… when they would not
+    fit), with 2…9 as bare ticks; under that, 1-2-5, then every 1…9; in a sliver narrower
+    than one of those steps, round linear values. Only the first level gets text.
     """
+
+    LABEL_PITCH = 2.2  # label heights from one label to the next, at least
 
     def __init__(self, orientation: str) -> None:
         super().__init__(orientation)
         self.setStyle(maxTextLevel=0)
+        self.enableAutoSIPrefix(False)  # labels are plain ms: 0.05, never 50 ×0.001
+
+    def _room(self, size: float) -> int:
+        """How many labels fit along ``size`` pixels without touching."""
+        height = QFontMetrics(self.style.get("tickFont") or self.font()).height()
+        return max(2, int(size // (max(height, 8) * self.LABEL_PITCH)))
 
     def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> Any:
-        low, high = int(np.floor(minVal)), int(np.ceil(maxVal))
-        decades = [float(v) for v in range(low, high + 1) if minVal <= v <= maxVal]
-        minor = [
+        if not (math.isfinite(minVal) and math.isfinite(maxVal)):
+            return []
+        if maxVal - minVal < 1e-9:  # a single value: label it
+            return [(None, [minVal])]
+        room = self._room(size)
+        low, high = math.floor(minVal), math.ceil(maxVal)
+        decades = [v for v in range(low, high + 1) if minVal <= v <= maxVal]
+        between = [
             float(v + np.log10(m))
             for v in range(low, high)
             for m in range(2, 10)
             if minVal < v + np.log10(m) < maxVal
         ]
-        if not decades:  # less than a decade in view: label what there is
-            return [(None, minor)]
-        return [(1.0, decades), (None, minor)]
+        if len(decades) >= 2:
+            step = math.ceil(len(decades) / room)
+            labelled = [float(v) for v in decades if v % step == 0]
+            if step == 1:
+                return [(1.0, labelled), (None, between)]
+            bare = [float(v) for v in decades if v % step]
+            return [(float(step), labelled), (None, bare)]
+        for mantissas in ((1, 2, 5), range(1, 10)):
+            values = [
+                float(v + np.log10(m))
+                for v in range(low, high + 1)
+                for m in mantissas
+                if minVal <= v + np.log10(m) <= maxVal
+            ]
+            if 2 <= len(values) <= room:
+                rest = [v for v in between if all(abs(v - w) > 1e-9 for w in values)]
+                return [(None, values), (None, rest)]
+        return [(None, self._linear(minVal, maxVal, min(room, 5)))]
+
+    @staticmethod
+    def _linear(minVal: float, maxVal: float, count: int) -> list[float]:
+        """Round values (1, 2 or 5 × 10ⁿ apart) inside a narrow log range, 2…count of them."""
+        lo, hi = 10.0**minVal, 10.0**maxVal
+        raw = (hi - lo) / max(count - 1, 1)
+        base = 10.0 ** math.floor(math.log10(raw))
+        step = next((m * base for m in (1, 2, 5, 10) if m * base >= raw), 10 * base)
+        first = math.ceil(lo / step) * step
+        values = [first + i * step for i in range(count + 1) if first + i * step <= hi * 1.0000001]
+        if len(values) < 2:  # too narrow for two round values: the ends, as they are
+            values = [lo, hi] if hi > lo else [lo]
+        return [float(np.log10(v)) for v in values if v > 0]
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [_ms_label(10.0**v * scale) for v in values]
+
+
+def _ms_label(value: float) -> str:
+    """A tick label in ms: plain digits (0.05, 2, 1000), as many as the value needs."""
+    if value >= 1:
+        text = f"{value:.4g}"
+        return text if "e" not in text else f"{value:.0f}"
+    text = f"{value:.3g}"
+    return text if "e" not in text else f"{value:.6f}".rstrip("0").rstrip(".")
 
 
 def describe(record: CallRecord) -> str:

@@ -121,6 +121,10 @@
         <translation>调用序号</translation>
     </message>
     <message>
+        <source>Drag the batch size or press Step</source>
+        <translation>拖动“批次大小”滑块，或按“单步”</translation>
+    </message>
+    <message>
         <source>One point per call. Hover a point for its phases, signature and reason. Drag or scroll to zoom; double-click to follow the newest calls again.</source>
         <translation>每次调用一个点。悬停查看各阶段耗时、签名和原因。拖动或滚轮可缩放；双击恢复跟随最新的调用。</translation>
     </message>
