@@ -1,7 +1,9 @@
 """The event log: one row per call, filterable by kind.
 
 A table model over the list of records (rows are appended once per frame in one batch), so a
-long stream of calls stays cheap; a proxy hides the kinds the user unticked.
+long stream of calls stays cheap; a proxy hides the kinds the user unticked. Only the newest
+``cap`` rows are kept (the oldest are removed in chunks), so a session of any length holds a
+fixed amount of memory; ``total`` counts every call exactly.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from superqt.utils import qthrottled
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.chart import describe
 from jitlab.gui.i18n import translate
-from jitlab.gui.model import Change, RunState
+from jitlab.gui.model import Change, RunState, default_cap
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 
@@ -49,8 +51,10 @@ FLUSH_MS = 200  # bound to a run: rows inserted at most 5 times a second in a fl
 class CallTableModel(QAbstractTableModel):
     """Records as rows; appended in batches."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, cap: int | None = None) -> None:
         super().__init__(parent)
+        self.cap = cap if cap is not None else default_cap()  # rows kept at most
+        self.dropped = 0  # rows removed from the top to stay under the cap
         self.records: list[CallRecord] = []
         self._pending: list[CallRecord] = []
         self._texts: dict[int, list[str]] = {}  # display strings, made once per row
@@ -137,13 +141,35 @@ class CallTableModel(QAbstractTableModel):
         self.records.extend(self._pending)
         self._pending = []
         self.endInsertRows()
+        self._trim()
         return count
+
+    @property
+    def total(self) -> int:
+        """Every call the log was given since it was cleared, shown or dropped."""
+        return self.dropped + len(self.records) + len(self._pending)
+
+    def set_cap(self, cap: int) -> None:
+        self.cap = max(1, int(cap))
+        self._trim()
+
+    def _trim(self) -> None:
+        """Remove the oldest rows once over the cap, down to 7/8 of it (one shift per chunk)."""
+        if len(self.records) <= self.cap:
+            return
+        drop = len(self.records) - max(1, self.cap - self.cap // 8)
+        self.beginRemoveRows(QModelIndex(), 0, drop - 1)
+        del self.records[:drop]
+        self._texts = {}  # keyed by row, and every row moved up
+        self.dropped += drop
+        self.endRemoveRows()
 
     def clear(self) -> None:
         self.beginResetModel()
         self.records = []
         self._pending = []
         self._texts = {}
+        self.dropped = 0
         self.endResetModel()
 
     def relabel(self) -> None:
