@@ -369,7 +369,13 @@ class SummaryPage(QWidget):
                 continue
             calls = _compile_calls(segment.records)
             counts[variant] = len(calls)
-            where = ", ".join(str(c) for c in calls) or "–"
+            if not calls:
+                lines.append(
+                    self.tr("The pitfall run did not compile.")
+                    if variant == "pitfall"
+                    else self.tr("The fix run did not compile.")
+                )
+                continue
             lines.append(
                 (
                     self.tr("The pitfall run compiled %1 times: calls %2.")
@@ -377,7 +383,7 @@ class SummaryPage(QWidget):
                     else self.tr("The fix run compiled %1 times: calls %2.")
                 )
                 .replace("%1", str(len(calls)))
-                .replace("%2", where)
+                .replace("%2", ", ".join(str(c) for c in calls))
             )
         said = _first_number(self.prediction_text)
         if said is None or not counts:
@@ -437,6 +443,8 @@ class SummaryPage(QWidget):
                 .replace("%2", str(summary.calls))
                 .replace("%3", _error_types(records))
             )
+        if key == "hit_rate" and summary.errors == summary.calls:
+            return "–"  # no call was served: a rate of nothing
         if key in ("time_lost", "mean_hit", "total") and summary.errors:
             if summary.errors == summary.calls:
                 return self.tr("none: every call failed")

@@ -1621,6 +1621,14 @@
         <source>none: every call failed</source>
         <translation>无：每次调用都失败了</translation>
     </message>
+    <message>
+        <source>The pitfall run did not compile.</source>
+        <translation>陷阱版这次运行没有编译。</translation>
+    </message>
+    <message>
+        <source>The fix run did not compile.</source>
+        <translation>修正版这次运行没有编译。</translation>
+    </message>
 </context>
 <context>
     <name>VerdictPanel</name>

@@ -35,6 +35,8 @@ def test_a_failing_pitfall_is_counted_and_never_cheaper(qtbot, make_window) -> N
     assert cells[("fix", "errors")].text() == "0"
     for key in ("time_lost", "mean_hit", "total"):
         assert cells[("pitfall", key)].text() == "none: every call failed"
+    assert cells[("pitfall", "hit_rate")].text() == "–"
+    assert "The pitfall run did not compile." in window.summary.prediction.text()
     verdict = window.summary.verdict.text()
     assert f"The pitfall failed: {n} of {n} calls raised TracerBoolConversionError" in verdict
     assert "saves" not in verdict and "saved" not in verdict
@@ -42,6 +44,7 @@ def test_a_failing_pitfall_is_counted_and_never_cheaper(qtbot, make_window) -> N
     window.lang_actions["zh"].trigger()
     assert cells[("pitfall", "errors")].text().startswith(f"{n} 次调用中 {n} 次失败")
     assert "陷阱版失败" in window.summary.verdict.text()
+    assert "陷阱版这次运行没有编译。" in window.summary.prediction.text()
 
 
 def _record(kind: CallKind, ms: float, compile_ms: float = 0.0, n: int = 8) -> CallRecord:
