@@ -76,7 +76,11 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
     sig = card.sig
     if sig is None:
         return card.signature[:18]
-    others = [c.sig for c in cards if c is not card and c.sig is not None]
+    name = card.key[0] if isinstance(card.key[0], str) else ""
+    kin = [c for c in cards if c.key[0] == card.key[0]]
+    if len(kin) < len(cards) and len(kin) == 1:
+        return name  # the only card of its function: the function tells it apart
+    others = [c.sig for c in kin if c is not card and c.sig is not None]
     mine = {leaf.path: leaf for leaf in sig.leaves}
     theirs = [{leaf.path: leaf for leaf in o.leaves} for o in others]
     parts: list[str] = []
@@ -109,10 +113,12 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
     if not parts and not others:
         # Alone in the holder: the data argument (not the weights), or the first leaf.
         data = [leaf for leaf in sig.leaves if "[" not in leaf.path] or list(sig.leaves)
+        data = [leaf for leaf in data if leaf.shape] or data  # an array before a scalar
         if data:
-            parts.append(leaf_text(data[-1], {"shape"}))
+            parts.append(leaf_text(data[0], {"shape"}))
         parts += [f"{k}={v}" for k, v in statics.items()][:1]
-    return " ".join(parts) if parts else "="  # identical to another card: another function
+    # Identical to another card: another function object of the same name.
+    return " ".join(parts) if parts else name or "="
 
 
 def card_tip_lines(card: CardView) -> list[str]:
@@ -298,11 +304,10 @@ class KitchenCanvas(QWidget):
             painter.setPen(QPen(QColor("#8a6d3b"), 1, Qt.PenStyle.DashLine))
             painter.drawRoundedRect(pile, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            painter.drawText(
-                pile,
-                Qt.AlignmentFlag.AlignCenter,
-                self.tr("+%1 more").replace("%1", str(hidden)),
-            )
+            more = self.tr("+%1 more").replace("%1", str(hidden))
+            if painter.fontMetrics().horizontalAdvance(more) > pile.width() - 4:
+                more = f"+{hidden}"
+            painter.drawText(pile, Qt.AlignmentFlag.AlignCenter, more)
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
@@ -318,7 +323,7 @@ class KitchenCanvas(QWidget):
             painter.setPen(QColor("#3a2a1e"))
             label = card_label(card, visible)
             text = painter.fontMetrics().elidedText(
-                label, Qt.TextElideMode.ElideMiddle, int(rect.width() - 4)
+                label, Qt.TextElideMode.ElideRight, int(rect.width() - 4)
             )
             self.card_texts[card.number] = text
             painter.drawText(
@@ -348,6 +353,8 @@ class KitchenCanvas(QWidget):
                 size -= 1
                 font.setPixelSize(size)
                 painter.setFont(font)
+            # At the smallest size a label may be wider than its station: widen, keep inside.
+            width = max(width, painter.fontMetrics().horizontalAdvance(text) + 2)
             left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
             label = QRectF(left, target.y() + 200 * scale, width, 40 * scale)
             self.label_fonts[sid] = QFont(font)
