@@ -44,11 +44,6 @@ def _defined_at(fun: Any) -> str | None:
     return frames.defined_at(fun, search_stack=True)
 
 
-def explanation_changes(text: str | None) -> list[Change]:
-    """JAX's own cache-miss explanation as structured changes (tolerant parsing)."""
-    return explain.parse(text)
-
-
 def events_reason(explanation: str | None, first: bool, persistent: bool) -> Reason:
     """Why a function seen only through compile events compiled: JAX's words, as data.
 

@@ -510,7 +510,7 @@ class KitchenPanel(QWidget):
                 if failed_ms > 0
                 else format_ms(lost_ms)
             )
-        reason = reason_text(self.state.last_reason_of) or self.state.last_reason
+        reason = reason_text(self.state.last_reason_of)
         error = self.state.last_error.error if self.state.last_error else None
         if reason:
             text = self.tr("Last compile, because: %1").replace("%1", reason)

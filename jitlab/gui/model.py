@@ -277,6 +277,11 @@ class RunState:
         return change
 
     # -- events ---------------------------------------------------------------------------
+    @property
+    def last_reason(self) -> str:
+        """The last compile's reason in English (see ``last_reason_of`` for the data)."""
+        return str(self.last_reason_of) if self.last_reason_of is not None else ""
+
     def apply(self, event: Event) -> None:
         """Update from one engine event (typed dispatch; the engine itself is not needed)."""
         match event:
@@ -316,8 +321,7 @@ class RunState:
         self.in_flight: int | None = None
         self.phase_note = ""
         self.last_kind: CallKind | None = None
-        self.last_reason: str = ""
-        self.last_reason_of: Reason | None = None  # the same, as the core's typed reason
+        self.last_reason_of: Reason | None = None  # the core's typed reason of the last compile
         self.last_error: CallRecord | None = None
         self.ever_compiled = False
         self.version += 1
@@ -397,9 +401,8 @@ class RunState:
                 card.hits += 1
             self.pulled = key
         if record.reason is not None and (
-            record.kind is not CallKind.COMPILE or not self.last_reason
+            record.kind is not CallKind.COMPILE or self.last_reason_of is None
         ):
-            self.last_reason = str(record.reason)
             self.last_reason_of = record.reason
         if record.error is not None:
             self.last_error = record

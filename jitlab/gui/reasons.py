@@ -7,8 +7,6 @@ English text.
 
 from __future__ import annotations
 
-from typing import Any
-
 from jitlab.core import changes
 from jitlab.core.records import Change, Reason
 from jitlab.gui.i18n import language
@@ -22,9 +20,3 @@ def change_text(change: Change) -> str:
 def reason_text(reason: Reason | None) -> str:
     """The whole reason in the interface language."""
     return changes.reason_text(reason, language())
-
-
-def reason_of(call: dict[str, Any]) -> Reason | None:
-    """The typed reason of a recorded call line (both the structured and older forms)."""
-    data = call.get("reason")
-    return Reason.from_json(data) if data else None

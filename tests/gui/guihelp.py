@@ -82,32 +82,3 @@ class Square(Scenario):
         return (square,)
 """
 )
-
-# A compile that takes about a second (more on a slow machine): a long unfused chain.
-SLOW = (
-    HEADER
-    + """
-import jax.numpy as jnp
-
-def slow(x, steps):
-    for i in range(steps):
-        x = jnp.sin(x * (i + 1)) + jnp.cos(x) * 0.5
-    return x.sum()
-
-class Slow(Scenario):
-    id = "slow"
-    pitfall = Pitfall.RECOMPILE_COST
-    title = Text("A slow compile", "很慢的编译")
-    question = T
-    lesson = Lesson(T, T, T, T)
-    params = (Param("steps", 400, Text("steps", "steps"), T, minimum=1, maximum=3000),)
-    variants = VARIANTS
-
-    def setup(self, lab, variant):
-        f = lab.probe(slow, static_argnames="steps")
-        return lambda values: f(jnp.ones(128), steps=values["steps"])
-
-    def code_objects(self, variant):
-        return (slow,)
-"""
-)
