@@ -61,6 +61,48 @@ class RecordedCall:
             t=float(t) if t is not None else None,
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """The ``call`` line ``jitlab watch`` writes (read back by :meth:`from_json`)."""
+        line = {"type": "call", **self.record.to_json()}
+        if self.events_only:  # no call was timed: JAX's compile events were all we saw
+            line["latency_ms"] = line["execute_ms"] = None
+        line.update(
+            defined_at=self.defined_at,
+            called_from=self.called_from,
+            source="events" if self.events_only else "probe",
+            internal=self.internal,
+            t=self.t,
+        )
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedHits:
+    """A ``hits`` line: a function's cache hits so far (hits are counted, not written)."""
+
+    function: str
+    defined_at: str | None
+    hits: int
+    t: float | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.function, self.defined_at)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "hits",
+            "function": self.function,
+            "defined_at": self.defined_at,
+            "hits": self.hits,
+            "t": self.t,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordedHits:
+        t = data.get("t")
+        return cls(data["function"], data.get("defined_at"), data["hits"], _float(t))
+
 
 @dataclass(frozen=True, slots=True)
 class RecordingStart:
@@ -78,6 +120,17 @@ class RecordingStart:
         time = data.get("time")
         argv = tuple(str(a) for a in data.get("argv") or ())
         return cls(argv, jax, jitlab, float(time) if time is not None else None)
+
+    def to_json(self, **more: Any) -> dict[str, Any]:
+        """The ``start`` line (``more``: fields a newer writer adds, such as ``pid``)."""
+        return {
+            "type": "start",
+            "jitlab": self.jitlab,
+            "jax": self.jax,
+            "argv": list(self.argv),
+            "time": self.time,
+            **more,
+        }
 
 
 @dataclass
@@ -110,7 +163,8 @@ class Recording:
         elif kind == "hits":
             if not _valid_hits(obj):
                 return False
-            self.hits[(obj["function"], obj.get("defined_at"))] = obj["hits"]
+            hits = RecordedHits.from_json(obj)
+            self.hits[hits.key] = hits.hits
         elif kind == "start":
             if not (_is(obj.get("argv"), list, none=True) and _number(obj.get("time"))):
                 return False
@@ -210,6 +264,10 @@ def _is(value: Any, kind: type, none: bool = False) -> bool:
     if value is None:
         return none
     return isinstance(value, kind) and not isinstance(value, bool)
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if _number(value) and value is not None else None
 
 
 def _number(value: Any) -> bool:

@@ -34,6 +34,7 @@ import jitlab
 from jitlab.core import _jax, explain, frames, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
+from jitlab.core.recording import RecordedCall, RecordedHits, RecordingStart
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
@@ -230,7 +231,7 @@ class Recorder:
     def __init__(self, path: str | Path | None = None, *, include_internal: bool = False) -> None:
         self.path = Path(path) if path is not None else None
         self.include_internal = include_internal
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[RecordedCall] = []
         self.stats: dict[Any, FunctionStats] = {}  # by Site, or (events, name, site)
         self.recording = False
         self._lock = threading.RLock()
@@ -254,16 +255,9 @@ class Recorder:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("w", encoding="utf-8")
-            self._write(
-                {
-                    "type": "start",
-                    "jitlab": jitlab.__version__,
-                    "jax": jax.__version__,
-                    "pid": os.getpid(),
-                    "argv": sys.argv,
-                    "time": time.time(),
-                }
-            )
+            argv = tuple(sys.argv)
+            start = RecordingStart(argv, jax.__version__, jitlab.__version__, time.time())
+            self._write(start.to_json(pid=os.getpid()))
         monitor.add_watcher(self)
         _activate(self)
         self.recording = True
@@ -316,16 +310,7 @@ class Recorder:
         stats = self._track(site)
         stats.compiles += record.kind.compiled
         called_from = frames.call_site(1)
-        line = record.to_json()
-        line.update(
-            type="call",
-            function=stats.name,
-            defined_at=stats.defined_at,
-            called_from=called_from,
-            source="probe",
-            t=self._elapsed(),
-        )
-        self._add(line)
+        self._add(RecordedCall(record, stats.defined_at, called_from, t=self._elapsed()))
 
     # -- events from functions jitted before the watch (monitor watcher protocol) ---------
     def _pending(self) -> dict[str, _Pending]:
@@ -394,36 +379,32 @@ class Recorder:
                 reason = Reason(tuple(ours), explanation)
         if new is not None:
             stats.last_signature = new
-        line = {
-            "type": "call",
-            "index": stats.compiles - 1,
-            "function": name,
-            "kind": kind.value,
-            "latency_ms": None,
-            "trace_ms": round(state.trace_ms, 4),
-            "lower_ms": round(state.lower_ms, 4),
-            "compile_ms": round(compile_ms, 4),
-            "execute_ms": None,
-            "variant": None,
-            "params": None,
-            "signature": new.to_json() if new is not None else None,
-            "card": None,
-            "reason": reason.to_json(),
-            "error": None,
-            "stdout": [],
-            "defined_at": stats.defined_at,
-            "called_from": site.called_from,
-            "source": "events",
-            "internal": site.internal,
-            "t": self._elapsed(),
-        }
-        self._add(line)
+        record = CallRecord(
+            index=stats.compiles - 1,
+            function=name,
+            kind=kind,
+            latency_ms=0.0,  # not timed: written as null (see RecordedCall.to_json)
+            trace_ms=round(state.trace_ms, 4),
+            lower_ms=round(state.lower_ms, 4),
+            compile_ms=round(compile_ms, 4),
+            signature=new,
+            reason=reason,
+        )
+        call = RecordedCall(
+            record,
+            stats.defined_at,
+            site.called_from,
+            events_only=True,
+            internal=site.internal,
+            t=self._elapsed(),
+        )
+        self._add(call)
 
     # -- output -----------------------------------------------------------------------------
-    def _add(self, line: dict[str, Any]) -> None:
+    def _add(self, call: RecordedCall) -> None:
         with self._lock:
-            self.calls.append(line)
-            self._write(line)
+            self.calls.append(call)
+            self._write(call.to_json())
 
     def _write_hits(self, only_changed: bool = False) -> None:
         for key, stats in list(self.stats.items()):
@@ -433,15 +414,7 @@ class Recorder:
             if not hits and not stats.compiles:
                 continue  # a function this recording never saw called
             self._hits_written[key] = hits
-            self._write(
-                {
-                    "type": "hits",
-                    "function": stats.name,
-                    "defined_at": stats.defined_at,
-                    "hits": hits,
-                    "t": self._elapsed(),
-                }
-            )
+            self._write(RecordedHits(stats.name, stats.defined_at, hits, self._elapsed()).to_json())
 
     def _flush_hits_periodically(self) -> None:
         # Hits are counted on the hot path without any I/O; this thread writes them out so
@@ -459,10 +432,9 @@ class Recorder:
         return round(time.monotonic() - self._start, 6)
 
     @property
-    def compiles(self) -> list[dict[str, Any]]:
-        """Lines of calls that produced an executable (compile, recompile, persistent hit)."""
-        compiled = {k.value for k in CallKind if k.compiled}
-        return [c for c in self.calls if c["kind"] in compiled]
+    def compiles(self) -> list[RecordedCall]:
+        """Calls that produced an executable (compile, recompile, persistent hit)."""
+        return [c for c in self.calls if c.record.kind.compiled]
 
 
 _base_name = _jax.trace_event_name  # "jit(f)" -> "f"
@@ -487,7 +459,7 @@ class Budget:
     recorder: Recorder = field(repr=False)
 
     @property
-    def compiles(self) -> list[dict[str, Any]]:
+    def compiles(self) -> list[RecordedCall]:
         return self.recorder.compiles
 
     def check(self) -> None:
@@ -498,12 +470,14 @@ class Budget:
         lines = [
             f"{len(compiles)} compile(s) where the budget allows {self.max_compiles}:",
         ]
-        for i, c in enumerate(compiles, 1):
+        for i, call in enumerate(compiles, 1):
+            c = call.record
             over = "  ← over budget" if i > self.max_compiles else ""
-            where = f" at {c['called_from']}" if c.get("called_from") else ""
+            where = f" at {call.called_from}" if call.called_from else ""
+            reason = str(c.reason) if c.reason else "?"
             lines.append(
-                f"  {i}. {c['function']} {c['kind']}{where}: {c['reason']['text']}"
-                f" ({c['trace_ms'] + c['lower_ms'] + c['compile_ms']:.1f} ms){over}"
+                f"  {i}. {c.function} {c.kind.value}{where}: {reason}"
+                f" ({c.trace_ms + c.lower_ms + c.compile_ms:.1f} ms){over}"
             )
         raise CompileBudgetExceeded("\n".join(lines))
 

@@ -54,7 +54,7 @@ def test_a_thousand_blocks_and_nested_blocks_unwind_in_order(tmp_path):
         assert len(inner.compiles) == 1
         f(jnp.ones(4))
     assert jax.jit is original
-    assert [c["kind"] for c in outer.compiles] == ["compile", "recompile"]
+    assert [c.record.kind.value for c in outer.compiles] == ["compile", "recompile"]
     stats = [s for s in outer.stats.values() if s.compiles]
     assert stats[0].hits == 1
 
@@ -158,7 +158,7 @@ def test_a_program_with_logging_sees_no_cache_miss_warnings_it_did_not_ask_for(
     probe(jnp.ones(3))
     assert "CACHE MISS" not in root_warnings.getvalue()
     # ...yet jitlab got JAX's explanation for both.
-    assert recorder.compiles[1]["reason"]["jax"]
+    assert recorder.compiles[1].record.reason.jax_explanation
     assert probe.records[1].reason.jax_explanation
 
 

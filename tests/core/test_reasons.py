@@ -219,10 +219,10 @@ def test_eager_ops_never_get_a_made_up_sharding_reason():
     with Recorder(include_internal=True) as recorder:
         for n in (3, 4):
             jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 2))(jnp.ones(n))
-    later = [c for c in recorder.calls if c["kind"] == "recompile"]
+    later = [c for c in recorder.calls if c.record.kind.value == "recompile"]
     assert later  # eager primitives compiled again for the new shape
     for call in later:
-        reason = Reason.from_json(call["reason"])
+        reason = call.record.reason
         assert "sharding" not in str(reason)
         assert all(c.kind is not K.SHARDING for c in reason.items)
 
@@ -314,9 +314,9 @@ def test_ported_new_function_in_loop():
     with Recorder() as recorder:
         for _ in range(2):
             jax.jit(lambda x: 2 * x)(3)
-    lines = [c for c in recorder.calls if c["function"] == "<lambda>"]
-    assert [c["kind"] for c in lines] == ["compile", "recompile"]
-    second = Reason.from_json(lines[1]["reason"])
+    lines = [c for c in recorder.calls if c.record.function == "<lambda>"]
+    assert [c.record.kind.value for c in lines] == ["compile", "recompile"]
+    second = lines[1].record.reason
     (change,) = second.items
     assert change.kind is K.NEW_FUNCTION_OBJECT and change.count == 2
     assert change.path.endswith(f"{Path(__file__).name}:{_line_of('jax.jit(lambda x: 2 * x)(3)')}")

@@ -297,10 +297,10 @@ def test_a_function_jitted_before_the_watch_counts_its_compiles(tmp_path: Path):
     with watch(tmp_path / "early.jsonl") as recorder:
         for n in (2, 3, 3, 4):
             early(jnp.ones(n))
-    lines = [c for c in recorder.calls if c["function"] == "early"]
-    assert [c["index"] for c in lines] == [0, 1, 2]
-    assert [c["kind"] for c in lines] == ["recompile"] * 3  # it compiled before the watch
-    assert lines[0]["reason"]["changes"] == ["x: f32[2] ← f32[1]"]
+    lines = [c for c in recorder.calls if c.record.function == "early"]
+    assert [c.record.index for c in lines] == [0, 1, 2]
+    assert [c.record.kind.value for c in lines] == ["recompile"] * 3  # it compiled before the watch
+    assert lines[0].record.reason.changes == ("x: f32[2] ← f32[1]",)
     (stats,) = [s for s in recorder.stats.values() if s.name == "early"]
     assert stats.compiles == 3 and stats.hits is None  # hits are not seen for these
 

@@ -76,12 +76,12 @@ def test_watch_filter_jit_made_inside_names_the_users_def(compile_log):
     with watch() as recorder:
         step = make_step()
         run(step)
-    mine = [c for c in recorder.compiles if c["function"] == "step"]
+    mine = [c for c in recorder.compiles if c.record.function == "step"]
     assert len(mine) == compile_log.counts["step"] == 2
     code = step.__wrapped__.__code__
-    assert {c["defined_at"] for c in mine} == {f"{code.co_filename}:{code.co_firstlineno}"}
-    assert all(c["called_from"].startswith(__file__) for c in mine)
-    signature = mine[0]["signature"]
+    assert {c.defined_at for c in mine} == {f"{code.co_filename}:{code.co_firstlineno}"}
+    assert all(c.called_from.startswith(__file__) for c in mine)
+    signature = mine[0].record.signature.to_json()
     paths = [leaf["path"] for leaf in signature["args"]] + list(signature["static"])
     assert "model.layers[0].weight" in paths and "lr" in paths
     assert not any("dynamic" in p for p in paths)
@@ -93,9 +93,9 @@ def test_watch_filter_jit_made_before_counts_like_jax(compile_log):
     step = make_step()
     with watch() as recorder:
         run(step)
-    mine = [c for c in recorder.compiles if c["function"] == "step"]
+    mine = [c for c in recorder.compiles if c.record.function == "step"]
     assert len(mine) == compile_log.counts["step"] == 2
-    assert all(c["called_from"].startswith(__file__) for c in mine)
+    assert all(c.called_from.startswith(__file__) for c in mine)
 
 
 def test_filter_pmap_is_refused_with_a_reason():

@@ -81,12 +81,12 @@ def test_watch_counts_nnx_training_like_jax(compile_log):
         step = make_train_step()  # jitted inside the watch: probed, hits counted
         losses = train(step)
     assert losses[-1] < losses[0]
-    mine = [c for c in recorder.compiles if c["function"] == "train_step"]
+    mine = [c for c in recorder.compiles if c.record.function == "train_step"]
     assert len(mine) == compile_log.counts["train_step"] == 2
     code = step.fun.__code__
-    assert {c["defined_at"] for c in mine} == {f"{code.co_filename}:{code.co_firstlineno}"}
+    assert {c.defined_at for c in mine} == {f"{code.co_filename}:{code.co_firstlineno}"}
     # Called from train() in this file, not from flax's or jitlab's code.
-    assert all(c["called_from"].startswith(__file__) for c in mine)
+    assert all(c.called_from.startswith(__file__) for c in mine)
     stats = [s for s in recorder.stats.values() if s.name == "train_step"]
     assert sum(s.hits or 0 for s in stats) == 4
 
@@ -95,9 +95,9 @@ def test_watch_sees_nnx_jit_made_before_it(compile_log):
     step = make_train_step()  # jitted before the watch: seen through JAX's events
     with watch() as recorder:
         train(step)
-    mine = [c for c in recorder.compiles if c["function"] == "train_step"]
+    mine = [c for c in recorder.compiles if c.record.function == "train_step"]
     assert len(mine) == compile_log.counts["train_step"] == 2
-    assert all(c["called_from"].startswith(__file__) for c in mine)
+    assert all(c.called_from.startswith(__file__) for c in mine)
     # optax's eager ops and nnx's bookkeeping are JAX-internal kernels: not listed.
-    assert {c["function"] for c in recorder.compiles} == {"train_step"}
+    assert {c.record.function for c in recorder.compiles} == {"train_step"}
     jax.block_until_ready(step)

@@ -38,9 +38,9 @@ def test_numpyro_svi_counts_like_jax(compile_log):
     compile_log.counts.clear()
     with watch(include_internal=True) as shown:
         run(1)
-    seen = Counter(c["function"] for c in shown.compiles)
+    seen = Counter(c.record.function for c in shown.compiles)
     assert seen == compile_log.counts
-    assert all(c["internal"] for c in shown.compiles)
+    assert all(c.internal for c in shown.compiles)
 
 
 def test_diffrax_saveat_names_the_users_arguments(compile_log):

@@ -29,12 +29,12 @@ def test_recreated_closure_jit_is_one_function_and_counts_like_jax(compile_log):
     with watch() as recorder:
         for scale in (1.0, 2.0, 3.0):
             sample(jnp.ones(3), scale)
-    mine = [c for c in recorder.compiles if c["function"] == "<lambda>"]
+    mine = [c for c in recorder.compiles if c.record.function == "<lambda>"]
     assert len(mine) == compile_log.counts["<lambda>"] == 3
     # One definition site, the user's line in sample(); called from this test.
-    assert len({c["defined_at"] for c in mine}) == 1
-    assert mine[0]["defined_at"].startswith(__file__)
-    assert all(c["called_from"].startswith(__file__) for c in mine)
+    assert len({c.defined_at for c in mine}) == 1
+    assert mine[0].defined_at.startswith(__file__)
+    assert all(c.called_from.startswith(__file__) for c in mine)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,9 +81,9 @@ def test_eager_ops_are_internal_and_hidden_unless_asked(compile_log):
     with watch(include_internal=True) as shown:
         jnp.log(x + 8.0).block_until_ready()
         jnp.log(jnp.ones(5)).block_until_ready()  # a new shape: log compiles again
-    logs = [c for c in shown.compiles if c["function"] == "log"]
-    assert logs and all(c["internal"] for c in logs)
-    assert all(c["called_from"].startswith(__file__) for c in logs)
+    logs = [c for c in shown.compiles if c.record.function == "log"]
+    assert logs and all(c.internal for c in logs)
+    assert all(c.called_from.startswith(__file__) for c in logs)
 
 
 def test_probe_refuses_what_it_cannot_probe():
