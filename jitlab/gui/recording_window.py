@@ -43,7 +43,7 @@ from jitlab.core.recording import (
     summarize,
 )
 from jitlab.core.records import CallKind
-from jitlab.gui import i18n
+from jitlab.gui import geometry, i18n
 from jitlab.gui.chart import ChartView
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.ledger_view import LedgerView
@@ -52,6 +52,7 @@ from jitlab.gui.model import RunState
 from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
+GEOMETRY_KEY = "recordingGeometry"
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
 _windows: list[RecordingWindow] = []  # parentless windows stay alive until closed
 
@@ -136,7 +137,7 @@ class RecordingWindow(QMainWindow):
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
-        self.resize(1400, 900)
+        geometry.place(self, settings, GEOMETRY_KEY, (1400, 900))
         self.retranslate()
         self.poll()
         self.set_follow(follow)
@@ -173,10 +174,14 @@ class RecordingWindow(QMainWindow):
         left.setMinimumWidth(340)
 
         self.kitchen = RecordingKitchen(self.state, self)
+        # The chart and the log follow the run model, as in the main window: _feed only
+        # files the picked function's calls into it.
         self.chart = RecordingChart(self)
+        self.chart.bind(self.state)
         self.ledger = LedgerView(self)
         self.histogram = ShapeHistogram(self)
         self.log = LogView(self)
+        self.log.bind(self.state)
         self.log.table.setColumnHidden(7, True)  # scenario parameters: none in a recording
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("recordingTabs")
@@ -394,14 +399,12 @@ class RecordingWindow(QMainWindow):
         raise KeyError(function)
 
     def _start_function(self, key: Key) -> None:
-        self.state.clear(key[0], "pitfall")
-        self.chart.clear()
-        self.log.clear()
+        self.state.clear(key[0], "pitfall")  # the views forget the last function (cleared)
         self._fed = 0
         self._cards = 0
 
     def _feed(self) -> None:
-        """Hand the picked function's new lines to the run-state model, chart and log."""
+        """File the picked function's new lines in the run model (its views follow it)."""
         if self.picked is None:
             return
         calls = self.calls_of(self.picked)
@@ -413,10 +416,6 @@ class RecordingWindow(QMainWindow):
             if record.kind.compiled:
                 self._cards += 1
             self.state.call_finished(record)
-            pos = len(self.state.records) - 1
-            self.chart.records = self.state.records
-            self.chart.add(record, 0, "pitfall", pos)
-            self.log.add(record)
         self._fed = len(calls)
 
     def _show_function(self) -> None:
@@ -428,8 +427,6 @@ class RecordingWindow(QMainWindow):
         self.kitchen.hits = summary.hits if summary else None
         self.details.setText(self._function_tip(summary) if summary else "")
         self.state.notify()
-        self.chart.refresh()
-        self.log.flush()
         self.ledger.set_calls(calls)
         signatures = []
         for call in calls:
@@ -582,6 +579,7 @@ class RecordingWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.timer.stop()
+        geometry.remember(self, self.settings, GEOMETRY_KEY)
         if self in _windows:
             _windows.remove(self)
         super().closeEvent(event)
