@@ -17,12 +17,16 @@ __all__ = [
     "Change",
     "ChangeKind",
     "CompileBudgetExceeded",
+    "EquationLine",
     "ErrorInfo",
+    "Figures",
     "Ledger",
     "OutputLine",
     "Probe",
     "Reason",
     "Recorder",
+    "Script",
+    "ScriptDiff",
     "Signature",
     "Summary",
     "budget",
@@ -46,6 +50,10 @@ EXPORTS = {
     "Card": "jitlab.core.probe",
     "Ledger": "jitlab.core.probe",
     "Probe": "jitlab.core.probe",
+    "EquationLine": "jitlab.core.scripts",
+    "Figures": "jitlab.core.scripts",
+    "Script": "jitlab.core.scripts",
+    "ScriptDiff": "jitlab.core.scripts",
     "CompileBudgetExceeded": "jitlab.core.watch",
     "Recorder": "jitlab.core.watch",
     "budget": "jitlab.core.watch",
@@ -64,6 +72,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at runtime the names load on fi
         Signature,
         Summary,
     )
+    from jitlab.core.scripts import EquationLine, Figures, Script, ScriptDiff
     from jitlab.core.watch import CompileBudgetExceeded, Recorder, budget
 
 

@@ -101,6 +101,20 @@ explanation) to a user's line, as JAX skips its own files."""
 summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
 """``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""
 
+
+def user_source(source_info: Any) -> tuple[str, int, str] | None:
+    """(file, line, function) of the user's frame that made a jaxpr equation: the first
+    frame of ``source_info.traceback`` outside JAX and the registered exclusions (jitlab's
+    core). None when JAX recorded none, or when the helper changed."""
+    try:
+        frame = _source_info_util.user_frame(source_info.traceback)
+    except Exception:
+        return None
+    if frame is None:
+        return None
+    return str(frame.file_name), int(frame.start_line), str(frame.function_name)
+
+
 # -- function names ---------------------------------------------------------------------------
 _fun_name: Callable[[Any], str] = _util.fun_name
 

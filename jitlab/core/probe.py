@@ -15,7 +15,7 @@ from typing import Any
 
 import jax
 
-from jitlab.core import _jax, explain, monitor, signature, wrappers
+from jitlab.core import _jax, explain, monitor, scripts, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import (
     CallKind,
@@ -67,6 +67,11 @@ class Card:
     compile_ms: float  # trace + lower + compile (or load) time that made it
     hits: int = 0
     context: tuple[Any, ...] = field(default=(), repr=False)  # JAX's trace context then
+    # Per traced leaf, was the array committed to its device (jit lowers a committed one with
+    # its sharding, an uncommitted one without)? Read on compiles only, for Probe.script.
+    committed: tuple[bool, ...] | None = field(default=None, repr=False, compare=False)
+    # (created_by, Script) once asked for (Probe.script): made again if the card is rewritten.
+    script_cache: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -347,6 +352,30 @@ class Probe:
             self._file(record)
         self.last = record
         return record
+
+    # -- cards and their scripts ----------------------------------------------------------
+    def card(self, index: int) -> Card:
+        """The card numbered ``index`` (``CallRecord.card``) in the card holder."""
+        with self._lock:
+            for card in self.ledger.cards:
+                if card.index == index:
+                    return card
+            numbers = ", ".join(str(c.index) for c in self.ledger.cards) or "none"
+        raise KeyError(f"{self.name} holds no card {index} (cards: {numbers})")
+
+    def script(self, card: int | Card) -> scripts.Script:
+        """The program JAX compiled for this card: source, jaxpr, StableHLO, HLO, figures.
+
+        Made on first request from the card's abstract signature and kept with the card.
+        Asking never changes what the probe records (see :mod:`jitlab.core.scripts`).
+        """
+        held = self.card(card) if isinstance(card, int) else card
+        cached = held.script_cache
+        if cached is not None and cached[0] == held.created_by:
+            return cached[1]
+        made = scripts.make_script(self, held)
+        held.script_cache = (held.created_by, made)
+        return made
 
     # -- the call -------------------------------------------------------------------------
     def _spare(self) -> monitor.CallCollector:
@@ -663,6 +692,7 @@ class Probe:
                 created_by=index,
                 compile_ms=cost_ms,
                 context=context,
+                committed=scripts.committed_flags(self._statics, args, kwargs),
             )
             ledger.cards.append(card)
             if key is not None:

@@ -1,0 +1,710 @@
+"""The chef's scripts: the program JAX compiled for one card, read back on demand.
+
+A card is one compiled signature of a probed function. Its script is that program at every
+stage: the Python source, the jaxpr (each equation with the user's line that made it), the
+lowered StableHLO, the optimized HLO, and figures (equations, HLO instructions, flops, bytes,
+memory, and the trace / lower / compile time of the compile that made the card).
+
+Scripts are made from the card's *abstract* signature — ``jax.ShapeDtypeStruct`` leaves with
+their sharding and weak type, statics as the very values — through JAX's ahead-of-time API
+(``jit(f).trace(...).lower().compile()``), never from the arguments of a call. Asking for one
+must not change what the probe records: while a script is made, this thread's JAX events go
+to a collector nobody files (no probe, no ``jitlab.watch``, no budget sees them), and printed
+text is kept in the script. The probe's own jit object is used, so while JAX still holds the
+card's program its tracing cache answers and the user's Python does not run again; when JAX
+had dropped it, the script says so in its notes.
+
+When a part cannot be made (a card adopted from another process, a wrapper jitlab cannot
+trace abstractly, a backend without cost analysis), the part is ``None`` and
+``Script.unavailable`` says why, by part name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+import time
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+import jax
+
+from jitlab.core import _jax, monitor, signature, wrappers
+from jitlab.core.records import Signature
+
+if TYPE_CHECKING:
+    from jitlab.core.probe import Card, Probe
+
+__all__ = [
+    "EquationLine",
+    "FigureChange",
+    "Figures",
+    "Script",
+    "ScriptDiff",
+    "abstract_call",
+    "compare",
+    "make_script",
+]
+
+PARTS = ("source", "jaxpr", "stablehlo", "hlo", "figures")
+
+
+@dataclass(frozen=True)
+class EquationLine:
+    """One jaxpr equation and the user's line that made it.
+
+    ``index`` counts equations in a depth-first walk (a scan or cond body right after the
+    equation that holds it, ``depth`` one deeper), the order ``jaxpr_lines`` lists them in.
+    """
+
+    index: int
+    depth: int
+    primitive: str
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``file:line (function)``, or ``unknown`` when JAX kept no user frame."""
+        if self.file is None:
+            return "unknown"
+        return f"{self.file}:{self.line} ({self.function})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a compiled program measures. ``None``: JAX or the backend did not say."""
+
+    equations: int  # every equation, each sub-graph (scan body, cond branch) counted once
+    top_level_equations: int
+    hlo_instructions: int | None = None  # in every computation of the optimized HLO
+    stablehlo_ops: int | None = None
+    flops: float | None = None
+    transcendentals: float | None = None
+    bytes_accessed: float | None = None
+    argument_bytes: int | None = None
+    output_bytes: int | None = None
+    temp_bytes: int | None = None
+    generated_code_bytes: int | None = None
+    # The compile that made the card, as the probe recorded it.
+    trace_ms: float | None = None
+    lower_ms: float | None = None
+    compile_ms: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def text(self) -> str:
+        width = max(len(f.name) for f in fields(self))
+        lines = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            shown = "unknown" if value is None else _number(value)
+            lines.append(f"{f.name:<{width}}  {shown}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Script:
+    """The program JAX compiled for one card. Texts are plain ``str`` (they can be long)."""
+
+    function: str
+    card: int
+    signature: Signature
+    created_by: int | None  # the call that compiled the card
+    source: str | None = None  # the user's Python function
+    source_file: str | None = None
+    source_line: int | None = None
+    jaxpr: str | None = None  # as JAX prints it (compare two cards with this)
+    jaxpr_annotated: str | None = None  # the same, each equation followed by its line
+    jaxpr_lines: tuple[EquationLine, ...] = ()
+    stablehlo: str | None = None  # jit(f).lower(...).as_text()
+    hlo: str | None = None  # ....compile().as_text(): after XLA's optimisations
+    figures: Figures | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)  # part -> why not
+    notes: tuple[str, ...] = ()  # what the reader should know (JAX retraced, context differs)
+    stdout: tuple[str, ...] = ()  # printed while JAX traced again for this script
+    produce_ms: float = 0.0  # how long making this script took
+
+    @property
+    def complete(self) -> bool:
+        return not self.unavailable
+
+    def text(self, part: str) -> str:
+        """One part as text: ``source``, ``jaxpr`` (annotated), ``stablehlo``, ``hlo`` or
+        ``figures``; a missing part reads ``unavailable: why``."""
+        if part not in PARTS:
+            raise ValueError(f"unknown script part {part!r}; choose from {', '.join(PARTS)}")
+        if part == "figures":
+            value: str | None = self.figures.text() if self.figures is not None else None
+        elif part == "jaxpr":
+            value = self.jaxpr_annotated or self.jaxpr
+        else:
+            value = getattr(self, part)
+        if value is None:
+            why = self.unavailable.get(part) or self.unavailable.get("script") or "not made"
+            return f"unavailable: {why}"
+        return value
+
+    def to_json(self, parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
+        """Plain JSON values; only the texts named in ``parts`` (figures are always there)."""
+        out: dict[str, Any] = {
+            "function": self.function,
+            "card": self.card,
+            "created_by": self.created_by,
+            "signature": self.signature.to_json(),
+            "figures": self.figures.to_json() if self.figures is not None else None,
+            "unavailable": dict(self.unavailable),
+            "notes": list(self.notes),
+            "stdout": list(self.stdout),
+            "produce_ms": self.produce_ms,
+        }
+        if "source" in parts:
+            out.update(
+                source=self.source, source_file=self.source_file, source_line=self.source_line
+            )
+        if "jaxpr" in parts:
+            out["jaxpr"] = self.jaxpr
+            out["jaxpr_annotated"] = self.jaxpr_annotated
+            out["jaxpr_lines"] = [line.to_json() for line in self.jaxpr_lines]
+        if "stablehlo" in parts:
+            out["stablehlo"] = self.stablehlo
+        if "hlo" in parts:
+            out["hlo"] = self.hlo
+        return out
+
+
+# -- the abstract signature of a card ----------------------------------------------------------
+def committed_flags(
+    spec: signature.StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[bool, ...] | None:
+    """Per traced leaf, in :func:`signature.fast_key`'s order: is it committed to its device?
+
+    jit lowers an uncommitted array (``jnp.ones``) with no sharding and a committed one
+    (``jax.device_put(x, device)``) with its own; the key keeps the sharding, not this.
+    Called by the probe on compiles only. None when the leaves cannot be read.
+    """
+    try:
+        if spec.empty:
+            leaves = jax.tree_util.tree_leaves((args, kwargs))
+        else:
+            traced, _ = spec.split(args, kwargs)
+            leaves = jax.tree_util.tree_leaves([value for _, value in traced])
+        return tuple(bool(getattr(leaf, "committed", True)) for leaf in leaves)
+    except Exception:
+        return None
+
+
+def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruct:
+    """A ``signature.leaf_key`` (``(aval, sharding)``, or an aval for a non-array such as a
+    Python float) back to an abstract argument JAX lowers exactly as it compiled the call."""
+    if isinstance(leaf_key, tuple):
+        aval, sharding = leaf_key
+    else:
+        aval, sharding = leaf_key, None
+    if not committed:
+        sharding = None  # jit placed it: lowered with no sharding of its own
+    return jax.ShapeDtypeStruct(
+        tuple(aval.shape),
+        aval.dtype,
+        sharding=sharding,
+        weak_type=bool(getattr(aval, "weak_type", False)),
+    )
+
+
+def abstract_call(
+    spec: signature.StaticSpec,
+    key: Hashable | None,
+    committed: tuple[bool, ...] | None = None,
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``(args, kwargs)`` of a card's call, abstract: arrays as ``jax.ShapeDtypeStruct`` (with
+    sharding and weak type), statics as the real values. Read from the card's
+    :func:`jitlab.core.signature.fast_key`, which keeps exactly what jit caches on.
+
+    Raises ``ValueError`` when the key does not hold a call (an adopted card, no key).
+    """
+    if not (isinstance(key, tuple) and len(key) == 5):
+        raise ValueError("the card keeps no abstract signature (it was not compiled here)")
+    _, tree, leaf_keys, statics, keywords = key
+    if committed is None or len(committed) != len(leaf_keys):
+        committed = (True,) * len(leaf_keys)
+    leaves = [_abstract_leaf(k, c) for k, c in zip(leaf_keys, committed, strict=True)]
+    if spec.empty:
+        args, kwargs = jax.tree_util.tree_unflatten(tree, leaves)
+        return tuple(args), dict(kwargs)
+    if isinstance(spec, wrappers.FilterSpec):
+        return _filter_call(spec, tree, leaves, statics, keywords)
+    if type(spec) is not signature.StaticSpec:
+        raise ValueError(f"arguments split by {type(spec).__name__} cannot be rebuilt")
+    traced = list(jax.tree_util.tree_unflatten(tree, leaves))
+    static_values = [value for _, value in statics]
+    positional = len(traced) + len(static_values) - len(keywords)
+    args: list[Any] = []
+    for i in range(positional):
+        args.append(static_values.pop(0) if i in spec.argnums else traced.pop(0))
+    kwargs = {
+        name: static_values.pop(0) if name in spec.argnames else traced.pop(0) for name in keywords
+    }
+    if traced or static_values:
+        raise ValueError("the card's key does not match the function's static arguments")
+    return tuple(args), kwargs
+
+
+def _filter_call(
+    spec: wrappers.FilterSpec,
+    tree: Any,
+    leaves: list[Any],
+    statics: tuple[tuple[str, Any], ...],
+    keywords: tuple[str, ...],
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """equinox.filter_jit: arrays were traced, every other leaf kept by its path."""
+    values = list(jax.tree_util.tree_unflatten(tree, leaves))
+    names = list(spec.parameters)
+    by_path = dict(statics)
+    bound: list[tuple[str, Any]] = []
+    positional = len(values) - len(keywords)
+    for i, value in enumerate(values):
+        name = names[i] if i < positional and i < len(names) else None
+        if name is None:
+            name = keywords[i - positional] if i >= positional else f"args[{i}]"
+        if name in by_path:  # the whole argument was one static leaf
+            bound.append((name, by_path[name]))
+            continue
+
+        def put_back(path: Any, leaf: Any, name: str = name) -> Any:
+            return by_path.get(f"{name}{jax.tree_util.keystr(path)}", leaf)
+
+        bound.append(
+            (name, jax.tree_util.tree_map_with_path(put_back, value, is_leaf=lambda x: x is None))
+        )
+    args = tuple(value for _, value in bound[:positional])
+    return args, dict(bound[positional:])
+
+
+# -- making a script ---------------------------------------------------------------------------
+class _Unfiled(monitor.CallCollector):
+    """Takes this thread's JAX events while a script is made, and files them nowhere: no probe
+    sees them (it is no probe's collector) and no watcher does (they hear only threads with no
+    collector). It still notes whether the card's function was traced or compiled again."""
+
+    __slots__ = ()
+
+
+@contextmanager
+def _unfiled(trace_name: str) -> Iterator[_Unfiled]:
+    collector = _Unfiled(trace_name, None, False)
+    local = monitor._local
+    previous = getattr(local, "collector", None)
+    local.collector = collector
+    monitor._route_stdout(collector)  # the user's prints while JAX traces again: kept
+    try:
+        yield collector
+    finally:
+        monitor._unroute_stdout(collector)
+        local.collector = previous
+
+
+def make_script(probe: Probe, card: Card) -> Script:
+    """The script of ``card`` (one of ``probe``'s), made now. See :meth:`Probe.script`,
+    which caches it per card."""
+    start = time.perf_counter()
+    info = probe.wrapper
+    unavailable: dict[str, str] = {}
+    notes: list[str] = []
+    source, source_file, source_line = _source(info.function)
+    if source is None:
+        unavailable["source"] = "the Python source of the function is not available"
+    figures_ms = _compile_times(probe, card)
+    base = dict(
+        function=probe.name,
+        card=card.index,
+        signature=card.signature,
+        created_by=card.created_by,
+        source=source,
+        source_file=source_file,
+        source_line=source_line,
+    )
+    why = _not_traceable(info) or _not_held(probe, card)
+    if why is None:
+        try:
+            args, kwargs = abstract_call(info.spec, card.key, card.committed)
+        except Exception as exc:
+            why = f"the card's abstract signature cannot be rebuilt: {_first_line(exc)}"
+    if why is not None:
+        for part in ("jaxpr", "stablehlo", "hlo", "figures"):
+            unavailable[part] = why
+        return Script(
+            **base,
+            unavailable=unavailable,
+            produce_ms=(time.perf_counter() - start) * 1e3,
+        )
+    context = signature.context_snapshot()
+    if card.context and context and card.context != context:
+        changed = signature.context_changes(context, card.context)
+        names = ", ".join(c.path for c in changed) or "JAX's trace context"
+        notes.append(
+            f"made under another trace context than the compile ({names}): "
+            "the program may differ from the one the call ran"
+        )
+    jaxpr = annotated = stablehlo = hlo = None
+    lines: tuple[EquationLine, ...] = ()
+    equations = top_level = 0
+    hlo_count = stablehlo_count = None
+    cost: dict[str, Any] = {}
+    memory: Any = None
+    with _unfiled(probe._trace_name) as collector:
+        try:
+            closed, traced = _trace(info, args, kwargs, notes)
+            jaxpr = str(closed)
+            annotated = closed.pretty_print(source_info=True)
+            lines = tuple(_equation_lines(closed))
+            equations, top_level = len(lines), len(closed.eqns)
+        except Exception as exc:
+            traced = None
+            for part in ("jaxpr", "stablehlo", "hlo", "figures"):
+                unavailable[part] = (
+                    f"JAX could not trace the abstract signature: {_first_line(exc)}"
+                )
+        lowered = compiled = None
+        if traced is not None:
+            try:
+                lowered = traced()
+                stablehlo = lowered.as_text()
+                stablehlo_count = _count_stablehlo_ops(stablehlo)
+            except Exception as exc:
+                for part in ("stablehlo", "hlo"):
+                    unavailable[part] = f"JAX could not lower it: {_first_line(exc)}"
+        if lowered is not None:
+            try:
+                compiled = lowered.compile()
+                hlo = compiled.as_text()
+                if hlo is None:
+                    unavailable["hlo"] = "the backend gives no text for its executable"
+                else:
+                    hlo_count = _count_hlo_instructions(hlo)
+            except Exception as exc:
+                unavailable["hlo"] = f"XLA could not compile it: {_first_line(exc)}"
+        if compiled is not None:
+            try:
+                cost = _cost_dict(compiled.cost_analysis())
+            except Exception as exc:
+                notes.append(f"no cost analysis: {_first_line(exc)}")
+            try:
+                memory = compiled.memory_analysis()
+            except Exception as exc:
+                notes.append(f"no memory analysis: {_first_line(exc)}")
+    if collector.traced:
+        notes.append(
+            "JAX no longer held this program: it traced the function again for this script "
+            "(its Python ran again; what it printed is in stdout)"
+        )
+    stdout = tuple(text for _, text in collector.output_lines())
+    figures = None
+    if traced is not None:
+        figures = Figures(
+            equations=equations,
+            top_level_equations=top_level,
+            hlo_instructions=hlo_count,
+            stablehlo_ops=stablehlo_count,
+            flops=_float(cost.get("flops")),
+            transcendentals=_float(cost.get("transcendentals")),
+            bytes_accessed=_float(cost.get("bytes accessed")),
+            argument_bytes=_int(getattr(memory, "argument_size_in_bytes", None)),
+            output_bytes=_int(getattr(memory, "output_size_in_bytes", None)),
+            temp_bytes=_int(getattr(memory, "temp_size_in_bytes", None)),
+            generated_code_bytes=_int(getattr(memory, "generated_code_size_in_bytes", None)),
+            **figures_ms,
+        )
+    return Script(
+        **base,
+        jaxpr=jaxpr,
+        jaxpr_annotated=annotated,
+        jaxpr_lines=lines,
+        stablehlo=stablehlo,
+        hlo=hlo,
+        figures=figures,
+        unavailable=unavailable,
+        notes=tuple(notes),
+        stdout=stdout,
+        produce_ms=(time.perf_counter() - start) * 1e3,
+    )
+
+
+def _not_traceable(info: wrappers.Jitted) -> str | None:
+    """Why this wrapper's programs cannot be made from an abstract signature (None: they can)."""
+    if info.kind == wrappers.JAX_JIT:
+        return None
+    if info.kind == wrappers.NNX_JIT and callable(getattr(info.call, "trace", None)):
+        return None
+    if info.kind == wrappers.FILTER_JIT:
+        return None
+    if info.kind == wrappers.PMAP:
+        return "jax.pmap keeps no ahead-of-time trace of a signature jitlab can rebuild"
+    return f"{info.kind} offers no ahead-of-time trace jitlab can call"
+
+
+def _not_held(probe: Probe, card: Card) -> str | None:
+    """Why JAX may no longer hold the card's program (None: it does).
+
+    Made while JAX holds it, a script is read from JAX's caches and leaves them as they were.
+    Made after they were cleared, it would trace and compile the program back into them, and
+    the next call would find it there: a recompile the probe should record would read as a
+    hit. So then there is no script, and the reason says so.
+    """
+    cards = probe.ledger.cards
+    if not any(held is card for held in cards):
+        return "the card was retired when the function's caches were cleared"
+    entries = probe._jax_entries()
+    if entries < 0:
+        return (
+            "jitlab cannot see JAX's cache for this function, so it cannot make the script "
+            "without risking what the next call does"
+        )
+    if entries < len(cards) or entries < probe._entries_after_compile:
+        return (
+            "JAX no longer holds this program (its caches were cleared since it compiled); "
+            "making the script now would compile it back into JAX's caches and change what "
+            "the next call records. Call the function with this signature again first"
+        )
+    return None
+
+
+def _trace(
+    info: wrappers.Jitted, args: tuple[Any, ...], kwargs: dict[str, Any], notes: list[str]
+) -> tuple[Any, Any]:
+    """(closed jaxpr, a callable that lowers it) for this wrapper and abstract call."""
+    if info.kind != wrappers.FILTER_JIT:
+        traced = info.call.trace(*args, **kwargs)
+        # flax.nnx.jit's Traced holds JAX's own as ``traced``: the same program.
+        traced = getattr(traced, "traced", traced)
+        return traced.jaxpr, traced.lower
+    # equinox.filter_jit traces arrays only (a ShapeDtypeStruct would be a static value):
+    # zero-filled stand-ins with the same shape, dtype and placement go in instead.
+    import equinox as eqx
+    import jax.numpy as jnp
+
+    abstract = jax.tree_util.tree_leaves(
+        (args, kwargs), is_leaf=lambda x: isinstance(x, jax.ShapeDtypeStruct)
+    )
+    if any(getattr(leaf, "weak_type", False) for leaf in abstract):
+        raise ValueError("a weak-typed array argument has no zero-filled stand-in")
+    stand_in_bytes = 0
+
+    def stand_in(leaf: Any) -> Any:
+        nonlocal stand_in_bytes
+        if not isinstance(leaf, jax.ShapeDtypeStruct):
+            return leaf
+        zeros = jnp.zeros(leaf.shape, leaf.dtype, device=leaf.sharding)
+        stand_in_bytes += zeros.nbytes
+        return zeros
+
+    args, kwargs = jax.tree_util.tree_map(
+        stand_in, (args, kwargs), is_leaf=lambda x: isinstance(x, jax.ShapeDtypeStruct)
+    )
+    notes.append(
+        f"made with zero-filled stand-ins of the array arguments ({stand_in_bytes:,} bytes): "
+        "equinox.filter_jit traces arrays only"
+    )
+    closed = eqx.filter_make_jaxpr(info.call)(*args, **kwargs)[0]
+    eqns = closed.jaxpr.eqns
+    if len(eqns) == 1 and hasattr(eqns[0].params.get("jaxpr"), "eqns"):
+        closed = eqns[0].params["jaxpr"]  # the one jit equation: its program is the card's
+
+    def lower() -> Any:
+        lowered = info.call.lower(*args, **kwargs)
+        return getattr(lowered, "lowered", lowered)  # equinox's Lowered holds JAX's
+
+    return closed, lower
+
+
+def _compile_times(probe: Probe, card: Card) -> dict[str, float | None]:
+    """trace / lower / compile ms of the call that made the card, from the probe's records."""
+    for record in reversed(probe.notable):
+        if record.index == card.created_by and record.card == card.index:
+            return {
+                "trace_ms": record.trace_ms,
+                "lower_ms": record.lower_ms,
+                "compile_ms": record.compile_ms,
+            }
+    return {"trace_ms": None, "lower_ms": None, "compile_ms": None}
+
+
+def _source(fun: Any) -> tuple[str | None, str | None, int | None]:
+    if fun is None:
+        return None, None, None
+    try:
+        fun = inspect.unwrap(fun)
+        lines, first = inspect.getsourcelines(fun)
+        return "".join(lines), inspect.getsourcefile(fun), first
+    except (OSError, TypeError, ValueError):
+        return None, None, None
+
+
+def _equation_lines(closed: Any) -> Iterator[EquationLine]:
+    counter = iter(range(1 << 62))
+
+    def walk(jaxpr: Any, depth: int) -> Iterator[EquationLine]:
+        for eqn in jaxpr.eqns:
+            where = _jax.user_source(eqn.source_info)
+            file, line, function = where if where is not None else (None, None, None)
+            yield EquationLine(next(counter), depth, str(eqn.primitive), file, line, function)
+            for value in eqn.params.values():
+                for sub in value if isinstance(value, tuple | list) else (value,):
+                    inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr wraps a Jaxpr
+                    if hasattr(inner, "eqns"):
+                        yield from walk(inner, depth + 1)
+
+    yield from walk(closed.jaxpr, 0)
+
+
+# One instruction per line inside a computation: ``%name = type op(...)`` or ``ROOT ...``.
+_HLO_INSTRUCTION = re.compile(r"^\s+(ROOT\s+)?%?[\w.\-]+\s*=\s*\S")
+_HLO_COMPUTATION = re.compile(r"^(ENTRY\s+)?%?[\w.\-]+\s.*\{\s*$")
+_STABLEHLO_OP = re.compile(r"^\s*(%[\w#:, %]+\s*=\s*)?\"?(stablehlo|chlo|sdy|mhlo)\.[\w.]+")
+
+
+def _count_hlo_instructions(hlo: str) -> int:
+    count = 0
+    inside = False
+    for line in hlo.splitlines():
+        if not inside:
+            inside = bool(_HLO_COMPUTATION.match(line)) and not line.startswith("HloModule")
+            continue
+        if line.startswith("}"):
+            inside = False
+        elif _HLO_INSTRUCTION.match(line):
+            count += 1
+    return count
+
+
+def _count_stablehlo_ops(text: str) -> int:
+    return sum(1 for line in text.splitlines() if _STABLEHLO_OP.match(line))
+
+
+def _cost_dict(cost: Any) -> dict[str, Any]:
+    """``Compiled.cost_analysis()``: a dict (older JAX: a list of one dict per device)."""
+    if isinstance(cost, list | tuple):
+        cost = cost[0] if cost else {}
+    return dict(cost) if isinstance(cost, dict) else {}
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+# -- comparing two cards -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class FigureChange:
+    name: str
+    before: float | int | None
+    after: float | int | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return float(self.after) - float(self.before)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "before": self.before, "after": self.after, "delta": self.delta}
+
+
+@dataclass(frozen=True)
+class ScriptDiff:
+    """Two scripts of one function side by side (``before`` → ``after``)."""
+
+    before: Script
+    after: Script
+    jaxpr_diff: str  # unified diff; empty when the jaxprs are identical
+    stablehlo_diff: str
+    hlo_diff: str
+    figures: tuple[FigureChange, ...]  # every figure, changed or not
+
+    @property
+    def same_jaxpr(self) -> bool:
+        return self.before.jaxpr is not None and self.before.jaxpr == self.after.jaxpr
+
+    @property
+    def same_stablehlo(self) -> bool:
+        return self.before.stablehlo is not None and self.before.stablehlo == self.after.stablehlo
+
+    @property
+    def same_hlo(self) -> bool:
+        return self.before.hlo is not None and self.before.hlo == self.after.hlo
+
+    @property
+    def changed_figures(self) -> tuple[FigureChange, ...]:
+        return tuple(c for c in self.figures if c.before != c.after)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "before": {"function": self.before.function, "card": self.before.card},
+            "after": {"function": self.after.function, "card": self.after.card},
+            "same_jaxpr": self.same_jaxpr,
+            "same_stablehlo": self.same_stablehlo,
+            "same_hlo": self.same_hlo,
+            "jaxpr_diff": self.jaxpr_diff,
+            "stablehlo_diff": self.stablehlo_diff,
+            "hlo_diff": self.hlo_diff,
+            "figures": [c.to_json() for c in self.figures],
+        }
+
+
+def _diff(a: str | None, b: str | None, before: str, after: str) -> str:
+    if a is None or b is None or a == b:
+        return ""
+    lines = difflib.unified_diff(
+        a.splitlines(keepends=True), b.splitlines(keepends=True), before, after
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+# Figures that measure the program (compile times vary run to run and are listed after them).
+def compare(a: Script, b: Script) -> ScriptDiff:
+    """What differs between two scripts: their jaxprs, StableHLO and HLO as unified diffs,
+    and every figure before and after."""
+    name_a = f"{a.function} card {a.card}"
+    name_b = f"{b.function} card {b.card}"
+    changes = []
+    for f in fields(Figures):
+        before = getattr(a.figures, f.name) if a.figures is not None else None
+        after = getattr(b.figures, f.name) if b.figures is not None else None
+        changes.append(FigureChange(f.name, before, after))
+    return ScriptDiff(
+        before=a,
+        after=b,
+        jaxpr_diff=_diff(a.jaxpr, b.jaxpr, name_a, name_b),
+        stablehlo_diff=_diff(a.stablehlo, b.stablehlo, name_a, name_b),
+        hlo_diff=_diff(a.hlo, b.hlo, name_a, name_b),
+        figures=tuple(changes),
+    )
