@@ -644,6 +644,39 @@ class ControlFlow(Scenario):
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text(
+            "x is a tracer: True or False is only known when the program runs",
+            "x 是 tracer：是真是假，要到程序运行时才知道",
+        ),
+        Text("a Python float: traced as a scalar", "一个 Python float：作为标量被追踪"),
+        Text("printed while tracing: both branches are", "追踪时打印：两个分支都会打印"),
+        Text("printed when it runs", "运行时打印"),
+        Text(
+            "Both branches go into the graph; at run time the predicate picks one to execute.",
+            "两个分支都进入计算图；运行时由条件选出其中一个执行。",
+        ),
+        Text(
+            "Elementwise choice: both sides are computed, each element picks its own.",
+            "逐元素选择：两边都会计算，每个元素各取所需。",
+        ),
+        Text(
+            "kind is static: a plain Python str while tracing, so if is fine",
+            "kind 是静态参数：追踪时是普通的 Python str，所以可以用 if",
+        ),
+        Text(
+            "a Python loop runs while tracing: steps copies of the cell",
+            "Python 循环在追踪时展开：单元被复制 steps 份",
+        ),
+        Text("range() and scan's length need an int", "range() 和 scan 的 length 都需要 int"),
+        Text("one copy of the cell, run steps times", "只有一份单元，运行 steps 次"),
+        Text(
+            "A traced upper bound makes a while loop: one program for every steps value.",
+            "上界是追踪值时会生成 while 循环：所有 steps 取值共用一个程序。",
+        ),
+    )
+
     def setup(self, lab: Lab, variant: str):
         self.variant = variant
         self.state = {"result": None, "steps": None}

@@ -575,6 +575,55 @@ class DynamicShapes(Scenario):
         ),
     )
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text("batch of any size: a new shape compiles again", "批次大小任意：新形状就要重新编译"),
+        Text(
+            "Padded rows carry mask 0: they cost compute but never touch the loss.",
+            "填充行的 mask 为 0：它们耗费算力，但不影响损失。",
+        ),
+        Text(
+            "The smallest power of two that holds n rows: at most 11 shapes for 1…1024.",
+            "能容纳 n 行的最小的 2 的幂：1…1024 最多只有 11 种形状。",
+        ),
+        Text("one compile per bucket", "每个桶编译一次"),
+        Text(
+            "(start, stop) of each batch in one epoch; the last is short unless it is dropped.",
+            "一个 epoch 中每个批次的 (start, stop)；最后一批不足额，除非丢弃它。",
+        ),
+        Text("drop_last: these rows are not seen this epoch", "drop_last：这些行本轮 epoch 用不到"),
+        Text(
+            "a short last batch is a new shape: it compiles again",
+            "不足额的最后一批是新形状：会再编译一次",
+        ),
+        Text("every batch has the same shape", "每个批次形状都相同"),
+        Text(
+            "Take up to 64 waiting requests, pad them to the smallest serving size"
+            " that holds them.",
+            "取最多 64 个排队的请求，填充到能容纳它们的最小服务尺寸。",
+        ),
+        Text("one of three shapes, whatever the traffic", "不管流量如何，形状只有三种"),
+        Text("answers for the real requests only", "只返回真实请求的结果"),
+        Text("[batch, length, features]", "[批次, 长度, 特征]"),
+        Text(
+            "Mean over real tokens only: padding tokens have mask 0 and change nothing.",
+            "只对真实 token 求平均：填充 token 的 mask 为 0，不产生影响。",
+        ),
+        Text("each new longest length compiles", "每出现一个新的最长长度就编译一次"),
+        Text(
+            "16, 32, 64, 128 or 256: a handful of lengths instead of every length.",
+            "16、32、64、128 或 256：只有几种长度，而不是每种长度各一个。",
+        ),
+        Text(
+            "How many rows are positive is only known at run time: the output shape is unknown.",
+            "有多少行为正要到运行时才知道：输出形状未知。",
+        ),
+        Text(
+            "size= fixes the output shape; missing entries are filled with -1.",
+            "size= 固定了输出形状；不足的位置用 -1 填充。",
+        ),
+    )
+
     def setup(self, lab: Lab, variant: str):
         self._facts: dict[str, Any] = {}
         if variant in ("pitfall", "fix"):

@@ -364,6 +364,36 @@ class ErrorDebugging(Scenario):
     )
     autoplay = tuple(AutoplayStep({"error": error}) for error in ERRORS for _ in range(2))
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text(
+            "a Python if on a traced value: True or False is unknown",
+            "对追踪值用 Python if：真假未知",
+        ),
+        Text("the output has rows * n rows: n must be known", "输出有 rows * n 行：必须知道 n"),
+        Text(
+            "w is stored (outputs, features), as torch.nn.Linear does: the contraction misses.",
+            "w 按 (outputs, features) 存放，和 torch.nn.Linear 一样：收缩维对不上。",
+        ),
+        Text(
+            "gains is marked static below, but it is an array", "gains 在下面被标为静态，但它是数组"
+        ),
+        Text("jit hashes static values", "jit 会对静态值求哈希"),
+        Text(
+            "gains is static (see jit_broken): jit must hash the array",
+            "gains 是静态的（见 jit_broken）：jit 必须对数组求哈希",
+        ),
+        Text("the choice is part of the graph", "选择成为计算图的一部分"),
+        Text("unchanged: n is declared static below", "不变：n 在下面声明为静态"),
+        Text("(rows, features) @ (features, outputs)", "(行, 特征) @ (特征, 输出)"),
+        Text(
+            "unchanged: gains is now an ordinary traced argument",
+            "不变：gains 现在是普通的追踪参数",
+        ),
+        Text("n is known while tracing", "追踪时已知 n"),
+        Text("static: one compile per distinct n", "静态：每个不同的 n 编译一次"),
+    )
+
     def setup(self, lab: Lab, variant: str):
         make_jitted = jit_fixed if variant == "fix" else jit_broken
         call = call_fixed if variant == "fix" else call_broken

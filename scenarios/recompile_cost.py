@@ -435,6 +435,58 @@ class RecompileCost(Scenario):
         *(AutoplayStep({"batch_size": 8}, variant="persistent-cache") for _ in range(3)),
     )
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text("an optional key changes the pytree", "可选的键会改变 pytree 结构"),
+        Text(
+            "Python float on even steps, jnp.float32 on odd ones",
+            "偶数步是 Python float，奇数步是 jnp.float32",
+        ),
+        Text("every other batch from a float16 cache", "每隔一个批次来自 float16 缓存"),
+        Text("some batches carry sample weights", "有些批次带样本权重"),
+        Text("key order: jit sorts keys, no effect", "键的顺序：jit 会排序，没有影响"),
+        Text(
+            "One loop step. ``train`` is jax.jit(train_step) built once; ``jit`` is jax.jit.",
+            "循环的一步。``train`` 是只构建一次的 jax.jit(train_step)；``jit`` 就是 jax.jit。",
+        ),
+        Text("a new function object each step", "每一步都是新的函数对象"),
+        Text("a new partial too", "partial 也是新的"),
+        Text(
+            "a new jit wrapper, but the same function: JAX reuses it",
+            "新的 jit 包装，但函数相同：JAX 会复用",
+        ),
+        Text(
+            '"to free memory": every compiled program is thrown away',
+            "“为了释放内存”：所有编译好的程序都被扔掉",
+        ),
+        Text("one dtype at the door", "入口处统一 dtype"),
+        Text("always the same keys", "键始终相同"),
+        Text(
+            "always a strong float32; train jitted once", "始终是强类型 float32；train 只 jit 一次"
+        ),
+        Text(
+            "cold: the first request of each size pays the compile",
+            "冷启动：每种尺寸的第一个请求承担编译",
+        ),
+        Text(
+            "jit(f).lower(...).compile() for each expected shape; jit reuses these on real calls.",
+            "对每个预期形状执行 jit(f).lower(...).compile()；真实调用时 jit 会复用它们。",
+        ),
+        Text(
+            "By default only compiles longer than 1 s are written to disk:"
+            " this demo model compiles",
+            "默认只有耗时超过 1 秒的编译才写入磁盘：这个演示模型的编译",
+        ),
+        Text(
+            "in a fraction of that, so the thresholds are lowered for the lesson.",
+            "只需其中一小部分时间，所以为了演示把阈值调低了。",
+        ),
+        Text(
+            "Runs in a new spawned Python process: a cold start, except for the disk cache.",
+            "在新启动的 Python 进程中运行：除了磁盘缓存，一切都是冷启动。",
+        ),
+    )
+
     def setup(self, lab: Lab, variant: str):
         self._facts: dict[str, Any] = {}
         if variant in ("pitfall", "fix"):

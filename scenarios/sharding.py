@@ -388,6 +388,13 @@ class Sharding(Scenario):
         for layout in ("rows", "rows", "features", "rows", "replicated", "rows", "single", "rows")
     )
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text("a layout not seen before compiles again, silently", "没见过的布局会悄悄地再编译一次"),
+        Text("always rows over devices", "始终按行分到各设备"),
+        Text("one layout, one compile", "一种布局，一次编译"),
+    )
+
     def setup(self, lab: Lab, variant: str):
         mesh = make_mesh(AxisType.Explicit if variant == "explicit-axes" else AxisType.Auto)
         model = lab.probe(predict)

@@ -563,6 +563,32 @@ class SideEffects(Scenario):
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text(
+            "Python code: runs while tracing, not when the program runs",
+            "Python 代码：在追踪时运行，而不是在程序运行时",
+        ),
+        Text(
+            "keeps the tracer (an abstract stand-in), never a value",
+            "存下的是 tracer（一个抽象的替身），而不是数值",
+        ),
+        Text(
+            "the caller keeps count and passes it back next time", "调用方保存 count，下次再传回来"
+        ),
+        Text(
+            "SCALE is a Python float read while tracing: it becomes a constant of the program.",
+            "SCALE 是追踪时读取的 Python 浮点数：它成了程序里的常量。",
+        ),
+        Text("change the global between calls…", "在两次调用之间修改全局变量……"),
+        Text("…the cached program still uses the old value", "……缓存的程序仍然用旧值"),
+        Text(
+            "scale is an argument: a traced value, read every time the program runs.",
+            "scale 是参数：一个被追踪的值，程序每次运行都会重新读取。",
+        ),
+        Text("pass the setting in: no stale constant", "把设置作为参数传进去：就不会有过期的常量"),
+    )
+
     def setup(self, lab: Lab, variant: str):
         reset_globals()
         self.variant = variant

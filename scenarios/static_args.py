@@ -438,6 +438,30 @@ class StaticArgs(Scenario):
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
 
+    # The comments of the shown code (code_objects), in Chinese for the code view.
+    code_comments = (
+        Text(
+            "Output shape is len(x) * n: jit must know n while tracing."
+            " scale only feeds arithmetic.",
+            "输出形状是 len(x) * n：jit 在追踪时必须知道 n。scale 只参与算术运算。",
+        ),
+        Text("every argument traced, n included", "所有参数都被追踪，n 也不例外"),
+        Text("n arrives as a tracer: its value is unknown", "n 以 tracer 的形式传入：它的值未知"),
+        Text("n is a Python int while tracing", "追踪时 n 是普通的 Python int"),
+        Text(
+            "one program per distinct n; any scale reuses it",
+            "每个不同的 n 一个程序；scale 取什么值都复用它",
+        ),
+        Text("scale too: a mistake", "把 scale 也设为静态：这是个错误"),
+        Text("one factor per element", "每个元素一个系数"),
+        Text("an array cannot be hashed: jit refuses it", "数组无法哈希：jit 拒绝接受"),
+        Text(
+            "Made hashable: a Python float (a tuple of factors behaves the same way).",
+            "改成可哈希的：一个 Python float（系数元组也是一样）。",
+        ),
+        Text("every distinct value compiles a new program", "每个不同的值都会编译一个新程序"),
+    )
+
     def setup(self, lab: Lab, variant: str):
         self.state = {"result": None}
         build, step = self._parts(variant)

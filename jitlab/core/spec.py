@@ -219,6 +219,10 @@ class Scenario:
     # the file that defines the scenario (so a plugin can bring its own).
     icon: ClassVar[str] = "pot"
     exercises: ClassVar[tuple[Any, ...]] = ()
+    # The comments (and one-line docstrings) of the shown code in both languages: each
+    # Text's ``en`` is the comment as written in the source, without the ``#``. The code view
+    # shows ``zh`` instead in Chinese (:func:`translate_comments`); the code itself is unchanged.
+    code_comments: ClassVar[tuple[Text, ...]] = ()
     _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -240,11 +244,15 @@ class Scenario:
         a list holding a tracer, time saved…). The engine copies it into ``record.notes``."""
         return {}
 
-    def source(self, variant: str) -> str:
-        """The code that runs for ``variant`` (shown in the GUI's code view)."""
-        return "\n\n".join(
+    def source(self, variant: str, language: str = "en") -> str:
+        """The code that runs for ``variant`` (shown in the GUI's code view), its comments
+        in ``language`` where :attr:`code_comments` translates them."""
+        text = "\n\n".join(
             textwrap.dedent(inspect.getsource(obj)) for obj in self.code_objects(variant)
         )
+        if language.startswith("zh") and self.code_comments:
+            return translate_comments(text, {c.en: c.zh for c in self.code_comments})
+        return text
 
     def code_objects(self, variant: str) -> tuple[Any, ...]:
         """The functions whose source is the code that runs for ``variant``."""
@@ -283,6 +291,39 @@ def icon_file(cls: type[Scenario]) -> Path:
     return path if path.is_file() else resource("icons", "pot.svg")
 
 
+def translate_comments(source: str, table: Mapping[str, str]) -> str:
+    """``source`` with each comment, and each one-line docstring, whose text is a key of
+    ``table`` replaced by its value. Only comments and docstrings change, never code or other
+    strings; a source that does not tokenize comes back as it was."""
+    import io
+    import tokenize
+
+    edits: list[tuple[int, int, int, str]] = []  # (row, start column, end column, new text)
+    previous = tokenize.INDENT
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            kind, text, (row, col), (end_row, end_col), _ = token
+            if kind == tokenize.COMMENT:
+                key = text[1:].strip()
+                if key in table:
+                    edits.append((row, col, end_col, f"# {table[key]}"))
+            elif kind == tokenize.STRING and row == end_row and previous == tokenize.INDENT:
+                quote = text[:3]  # a docstring is the first statement of a body
+                if quote in ('"""', "'''") and text.endswith(quote):
+                    key = text[3:-3].strip()
+                    if key in table:
+                        edits.append((row, col, end_col, f"{quote}{table[key]}{quote}"))
+            if kind not in (tokenize.NL, tokenize.COMMENT):
+                previous = kind
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    lines = source.splitlines(keepends=True)
+    for row, start, end, new in reversed(edits):  # right to left keeps the columns valid
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + new + line[end:]
+    return "".join(lines)
+
+
 def validate(cls: Any) -> list[str]:
     """Problems with a plugin class, in words (empty when it is well-formed)."""
     problems = []
@@ -298,6 +339,8 @@ def validate(cls: Any) -> list[str]:
         problems.append(f"id must be a non-empty string, not {cls.id!r}")
     problems += _chapter_problems(cls)
     problems += _exercise_problems(cls)
+    if not all(isinstance(c, Text) for c in cls.code_comments):
+        problems.append("code_comments must be a tuple of Text(en, zh)")
     ids = cls.variant_ids()
     if "pitfall" not in ids or "fix" not in ids:
         problems.append("variants must include 'pitfall' and 'fix'")

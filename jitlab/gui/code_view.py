@@ -6,9 +6,17 @@ import difflib
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QEvent
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QFontDatabase,
+    QFontMetricsF,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextCursor,
+    QTextOption,
+)
+from PySide6.QtWidgets import QTabWidget, QTextEdit, QVBoxLayout, QWidget
 from superqt.utils import CodeSyntaxHighlight, qthrottled
 
 from jitlab.core.records import CallRecord
@@ -40,10 +48,11 @@ def _mono(widget: QWidget) -> None:
     widget.setFont(font)
 
 
-def source_of(scenario: type[Scenario], variant: str) -> str:
-    """The scenario's own source for a variant, or the reason it could not be read."""
+def source_of(scenario: type[Scenario], variant: str, lang: str = "en") -> str:
+    """The scenario's own source for a variant (comments in ``lang`` where the scenario
+    translates them), or the reason it could not be read."""
     try:
-        return scenario().source(variant) or "# (this scenario shows no code)"
+        return scenario().source(variant, lang) or "# (this scenario shows no code)"
     except KeyboardInterrupt:  # Ctrl-C belongs to the user
         raise
     except BaseException as exc:  # zip, C extension… or a plugin's sys.exit(): not our end
@@ -60,9 +69,9 @@ def plugin_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def fix_diff(scenario: type[Scenario]) -> str:
+def fix_diff(scenario: type[Scenario], lang: str = "en") -> str:
     """The fix as a unified diff against the pitfall: what to change, nothing else."""
-    sources = [source_of(scenario, "pitfall"), source_of(scenario, "fix")]
+    sources = [source_of(scenario, "pitfall", lang), source_of(scenario, "fix", lang)]
     for text in sources:
         if text.startswith(UNAVAILABLE):  # no diff to make: say why, not "the same code"
             return text
@@ -71,23 +80,95 @@ def fix_diff(scenario: type[Scenario]) -> str:
     return "\n".join(lines) or "# the fix runs the same code"
 
 
+class CodeText(QTextEdit):
+    """Read-only code that wraps at the pane's width with a hanging indent.
+
+    A wrapped line goes on under its own text, ``HANG`` characters further in than the code's
+    indentation (deeper than the next block level), after a grey ↪ drawn in the margin, so a
+    continuation never reads as a line of code at column 0.
+    """
+
+    HANG = 6  # characters, past the line's own indentation
+    MARK = "↪"
+
+    def __init__(self, prefix: int = 0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.prefix = prefix  # characters before the code on each line (a diff's +, - or space)
+        self.setReadOnly(True)
+        self.setAcceptRichText(False)
+        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        _mono(self)
+
+    def set_code(self, text: str) -> None:
+        self.setPlainText(text)
+        self._hang()
+
+    def _hang(self) -> None:
+        width = QFontMetricsF(self.font()).horizontalAdvance(" ")
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        block = self.document().begin()
+        while block.isValid():
+            code = block.text()[self.prefix :]
+            lead = self.prefix + len(code) - len(code.lstrip(" "))
+            hang = (lead + self.HANG) * width
+            form = block.blockFormat()
+            form.setLeftMargin(hang)
+            form.setTextIndent(-hang)  # the first line at column 0, the rest under ``hang``
+            cursor.setPosition(block.position())
+            cursor.setBlockFormat(form)
+            block = block.next()
+        cursor.endEditBlock()
+
+    def continuations(self) -> list[tuple[int, QRectF]]:
+        """The wrapped lines: (block number, line rectangle in document coordinates)."""
+        out = []
+        layout = self.document().documentLayout()
+        block = self.document().begin()
+        while block.isValid():
+            lines = block.layout()
+            if lines is not None and lines.lineCount() > 1:
+                top = layout.blockBoundingRect(block).topLeft()
+                for i in range(1, lines.lineCount()):
+                    out.append((block.blockNumber(), lines.lineAt(i).rect().translated(top)))
+            block = block.next()
+        return out
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        marks = self.continuations()
+        if not marks:
+            return
+        painter = QPainter(self.viewport())
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        painter.setFont(self.font())
+        metrics = QFontMetricsF(self.font())
+        dx = -self.horizontalScrollBar().value()
+        dy = -self.verticalScrollBar().value()
+        for _, rect in marks:
+            x = rect.left() - metrics.horizontalAdvance(self.MARK + " ") + dx
+            painter.drawText(QPointF(x, rect.top() + metrics.ascent() + dy), self.MARK)
+        painter.end()
+
+
 class CodeView(QWidget):
-    """Two tabs: the variant's code, highlighted; the fix as a diff against the pitfall."""
+    """Two tabs: the variant's code, highlighted; the fix as a diff against the pitfall.
+
+    Comments follow the interface language where the scenario translates them
+    (``Scenario.code_comments``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tabs = QTabWidget(self)
-        self.code = QPlainTextEdit(self)
+        self.code = CodeText(0, self)
         self.code.setObjectName("codeView")
-        self.diff = QPlainTextEdit(self)
+        self.diff = CodeText(1, self)
         self.diff.setObjectName("diffView")
-        for editor in (self.code, self.diff):
-            editor.setReadOnly(True)
-            editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-            _mono(editor)
         self.tabs.addTab(self.code, "")
         self.tabs.addTab(self.diff, "")
         self._highlighters = []
+        self._shown: tuple[type[Scenario], str] | None = None
         self.apply_theme()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -102,8 +183,10 @@ class CodeView(QWidget):
         ]
 
     def show_scenario(self, scenario: type[Scenario], variant: str) -> None:
-        self.code.setPlainText(source_of(scenario, variant))
-        self.diff.setPlainText(fix_diff(scenario))
+        self._shown = (scenario, variant)
+        lang = language()
+        self.code.set_code(source_of(scenario, variant, lang))
+        self.diff.set_code(fix_diff(scenario, lang))
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Code that runs"))
@@ -112,6 +195,8 @@ class CodeView(QWidget):
             0, self.tr("The source of the current variant, exactly as it runs.")
         )
         self.tabs.setTabToolTip(1, self.tr("What the fix changes, as a diff against the pitfall."))
+        if self._shown is not None:  # the comments follow the language
+            self.show_scenario(*self._shown)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -208,14 +293,43 @@ class OutputView(QTextEdit):
         super().changeEvent(event)
 
 
+_RED = "#c0392b"
+_GREY = "#6b6f76"
+_LABEL = "#2c6fbb"
+_TIGHT = "margin-top:0px; margin-bottom:2px;"
+_GAP = "margin-top:8px; margin-bottom:1px;"
+
+
+def _fixed_family() -> str:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+
+
+def _inline(code: str) -> str:
+    """A bit of code inside a line of prose: monospace, escaped."""
+    return f"<span style=\"font-family:'{_fixed_family()}'\">{html.escape(code)}</span>"
+
+
+def _code(text: str) -> str:
+    """A block of code or JAX's message: monospace, line breaks kept, long lines wrapped."""
+    return (
+        f"<p style=\"{_TIGHT} white-space:pre-wrap; font-family:'{_fixed_family()}'\">"
+        f"{html.escape(text)}</p>"
+    )
+
+
 class ErrorView(QTextEdit):
-    """The last error in full: type, message and what the scenario was doing."""
+    """The last error: a short what / where / why / fix first, the details and JAX's own
+    words below, every line wrapped to the pane (it is often only a few lines tall)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("errorView")
         self.setReadOnly(True)
-        _mono(self)
+        # Prose in the interface font; only code and JAX's message are monospace (_code).
+        self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.document().setDocumentMargin(4)
         self.record: CallRecord | None = None
         self.retranslate()
 
@@ -238,92 +352,114 @@ class ErrorView(QTextEdit):
         error = record.error
         if error is None:
             return
+        esc = html.escape
         params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
         head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
         head = head.replace("%2", params)
-        lines = error.message.splitlines()
-        message = "\n".join(line[:160] for line in lines[:6]) + ("\n…" if len(lines) > 6 else "")
         notes = record.notes or {}
-        if isinstance(notes.get("anatomy"), dict):
-            # Taken apart first; JAX's own words after, for reference.
-            raw = self.tr("JAX's message")
-            self.setHtml(
-                f"<h3 style='color:#c0392b'>{html.escape(error.type)}</h3>"
-                f"<p>{html.escape(head)}<br><b>{html.escape(notes['anatomy'].get('headline', ''))}"
-                f"</b></p>{self._anatomy_html(notes)}<h4>{raw}</h4><pre>{html.escape(message)}</pre>"
-            )
-            return
-        self.setHtml(
-            f"<h3 style='color:#c0392b'>{html.escape(error.type)}</h3>"
-            f"<p>{html.escape(head)}</p>"
-            f"<pre>{html.escape(message)}</pre>"
+        anatomy = notes.get("anatomy") if isinstance(notes.get("anatomy"), dict) else None
+        lines = error.message.splitlines()
+        headline = (anatomy or {}).get("headline") or (lines[0] if lines else "")
+        what = f"<b style='color:{_RED}'>{esc(error.type)}</b>&nbsp; <b>{esc(headline)}</b>"
+        rows = [self._row(self.tr("What"), what)]
+        if anatomy is not None:
+            rows += self._summary(anatomy)
+        # A table: the labels in one column, so a wrapped line stays under its own text.
+        out = [f"<table cellspacing='0' cellpadding='1' width='100%'>{''.join(rows)}</table>"]
+        if anatomy is not None:
+            out.append(self._details(notes))
+        raw = esc(self.tr("JAX's message"))
+        out.append(
+            f"<p style='{_GAP}'><b>{raw}</b>&nbsp;&nbsp;<span style='color:{_GREY}'>"
+            f"{esc(head)}</span></p>"
+        )
+        out.append(_code(error.message))
+        self.setHtml("".join(out))
+
+    @staticmethod
+    def _row(label: str, body: str) -> str:
+        """One row of the summary: a short bold label, then its text (which may wrap)."""
+        return (
+            f"<tr><td style='white-space:nowrap'><b style='color:{_LABEL}'>"
+            f"{html.escape(label)}</b>&nbsp;</td><td width='100%'>{body}</td></tr>"
         )
 
-    def _anatomy_html(self, notes: dict) -> str:
-        """The error taken apart in three layers, its fix, the eager re-run, the fixed jaxpr."""
-        lang = language()
+    def _summary(self, a: dict) -> list[str]:
+        """Where (the failing line of your code), why (the category), and the usual fix."""
+        lang = language()[:2]
+        esc = html.escape
+        out = []
+        stack = a.get("stack") or []
+        if stack:
+            f = stack[-1]
+            place = esc(f"{Path(f['file']).name}:{f['line']} · {f['function']}()")
+            code = f["code"].split("  # ")[0]  # the line without its comment (details: whole)
+            out.append(self._row(self.tr("Where"), f"{place}&nbsp;&nbsp;{_inline(code)}"))
+        why = esc((a.get("category_title") or {}).get(lang, ""))
+        ctx = a.get("context") or {}
+        if ctx.get("arguments"):
+            needed = self.tr("argument(s): %1").replace("%1", ", ".join(ctx["arguments"]))
+            why += f"<span style='color:{_GREY}'> · {esc(needed)}</span>"
+        out.append(self._row(self.tr("Why"), why))
+        out.append(self._row(self.tr("Fix"), esc((a.get("fix") or {}).get(lang, ""))))
+        return out
+
+    def _details(self, notes: dict) -> str:
+        """The error taken apart in three layers, the eager re-run, the fixed jaxpr."""
         a = notes["anatomy"]
         esc = html.escape
         stack = a.get("stack") or []
         frames = []
         for i, f in enumerate(stack):
-            text = esc(f"{Path(f['file']).name}:{f['line']} in {f['function']}: {f['code']}")
-            last = i == len(stack) - 1
-            frames.append(
-                f"<b style='color:#c0392b'>→ {text}</b>" if last else f"&nbsp;&nbsp;{text}"
-            )
+            text = f"{Path(f['file']).name}:{f['line']} in {f['function']}: {f['code']}"
+            if i == len(stack) - 1:
+                frames.append(f"<b style='color:{_RED}'>→ {_inline(text)}</b>")
+            else:
+                frames.append(f"&nbsp;&nbsp;{_inline(text)}")
         ctx = a.get("context") or {}
         context = [esc(f"{ctx.get('phase', '')} {ctx.get('function') or ''}").strip()]
         if ctx.get("location"):
             context[0] += esc(f" ({ctx['location']})")
         if ctx.get("arguments"):
             context.append(
-                self.tr("argument(s): %1").replace("%1", esc(", ".join(ctx["arguments"])))
+                esc(self.tr("argument(s): %1").replace("%1", ", ".join(ctx["arguments"])))
             )
         if ctx.get("operation"):
-            context.append(self.tr("operation: %1").replace("%1", esc(ctx["operation"])))
+            context.append(esc(self.tr("operation: %1").replace("%1", ctx["operation"])))
         values = [
-            esc(v["text"] if v.get("source") == "message" else f"{v['source']}: {v['text']}")
+            _inline(v["text"] if v.get("source") == "message" else f"{v['source']}: {v['text']}")
             for v in a.get("abstract_values") or []
         ]
         titles = (
             self.tr("① Python stack — your frames only"),
             self.tr("② Tracing context"),
             self.tr("③ Abstract values"),
-            self.tr("Category and fix"),
             self.tr("The same call under jax.disable_jit()"),
             self.tr("jax.make_jaxpr of the fixed function"),
         )
-        out = [
-            f"<h4>{titles[0]}</h4>",
-            "<br>".join(frames) or "-",
-            f"<h4>{titles[1]}</h4>",
-            "<br>".join(context) or "-",
-            f"<h4>{titles[2]}</h4>",
-            "<br>".join(values) or "-",
-            f"<h4>{titles[3]}</h4>",
-            f"<b>{esc((a.get('category_title') or {}).get(lang[:2], ''))}</b><br>",
-            esc((a.get("fix") or {}).get(lang[:2], "")),
-        ]
+        out = []
+        for title, body in zip(titles, (frames, context, values), strict=False):
+            out.append(f"<p style='{_GAP}'><b>{esc(title)}</b></p>")
+            out.append(f"<p style='{_TIGHT}'>{'<br>'.join(body) or '-'}</p>")
         eager = notes.get("eager")
         if isinstance(eager, dict):
-            out.append(f"<h4>{titles[4]}</h4>")
+            out.append(f"<p style='{_GAP}'><b>{esc(titles[3])}</b></p>")
             if eager.get("ok"):
-                out.append(
-                    esc(self.tr("Runs without error: the problem is tracing, not the math."))
-                )
+                said = esc(self.tr("Runs without error: the problem is tracing, not the math."))
             else:
-                out.append(esc(f"{eager.get('error_type')}: {eager.get('message') or ''}"))
+                said = esc(f"{eager.get('error_type')}: {eager.get('message') or ''}")
                 if eager.get("frame"):
-                    out.append(f"<br><b>→ {esc(eager['frame'])}</b>")
+                    said += f"<br><b>→ {_inline(eager['frame'])}</b>"
+            out.append(f"<p style='{_TIGHT}'>{said}</p>")
         if notes.get("fixed_jaxpr"):
-            out.append(f"<h4>{titles[5]}</h4>")
-            out.append(f"<pre>{esc(notes['fixed_jaxpr'])}</pre>")
+            out.append(f"<p style='{_GAP}'><b>{esc(titles[4])}</b></p>")
+            out.append(_code(notes["fixed_jaxpr"]))
         return "".join(out)
 
     def show_text(self, title: str, text: str) -> None:
+        self.record = None
         self.setHtml(
-            f"<h3 style='color:#c0392b'>{html.escape(title)}</h3><pre>{html.escape(text)}</pre>"
+            f"<p style='{_TIGHT}'><b style='color:{_RED}'>{html.escape(title)}</b></p>{_code(text)}"
         )
 
     def retranslate(self) -> None:
@@ -331,6 +467,8 @@ class ErrorView(QTextEdit):
             self.tr("No error so far. A call that raises shows its error here.")
         )
         self.setToolTip(self.tr("The last error a call raised."))
+        if self.record is not None:  # the labels and the fix follow the language
+            self.show_error(self.record)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

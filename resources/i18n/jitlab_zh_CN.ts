@@ -2,49 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>BriefingPage</name>
-    <message>
-        <source>Predict before you run</source>
-        <translation>运行之前，先猜一猜</translation>
-    </message>
-    <message>
-        <source>Your prediction (kept for the summary)…</source>
-        <translation>写下你的预测（总结页会拿它对照结果）…</translation>
-    </message>
-    <message>
-        <source>Write down what you expect; the summary shows it next to what happened.</source>
-        <translation>写下你预计会发生什么；总结页会把它和实际结果放在一起。</translation>
-    </message>
-    <message>
-        <source>Start cooking →</source>
-        <translation>开始下厨 →</translation>
-    </message>
-    <message>
-        <source>Go to the kitchen and make the calls (Execute mode).</source>
-        <translation>进厨房，动手调用函数（执行模式）。</translation>
-    </message>
-    <message>
-        <source>The lesson: what goes wrong, why, the kitchen story and the fix.</source>
-        <translation>本课内容：哪里出错、为什么、厨房里的故事，以及修正办法。</translation>
-    </message>
-    <message>
-        <source>What goes wrong</source>
-        <translation>哪里出了问题</translation>
-    </message>
-    <message>
-        <source>Why</source>
-        <translation>为什么</translation>
-    </message>
-    <message>
-        <source>In Chef Wang&apos;s kitchen</source>
-        <translation>王师傅的厨房里</translation>
-    </message>
-    <message>
-        <source>The fix</source>
-        <translation>修正办法</translation>
-    </message>
-</context>
-<context>
     <name>CallCard</name>
     <message>
         <source>variant</source>
@@ -167,12 +124,28 @@
         <translation>调用 #%1（%2）抛出了错误：</translation>
     </message>
     <message>
+        <source>What</source>
+        <translation>报错</translation>
+    </message>
+    <message>
         <source>JAX&apos;s message</source>
         <translation>JAX 的原始报错</translation>
     </message>
     <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
         <source>argument(s): %1</source>
         <translation>需要具体值的参数：%1</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Fix</source>
+        <translation>改法</translation>
     </message>
     <message>
         <source>operation: %1</source>
@@ -189,10 +162,6 @@
     <message>
         <source>③ Abstract values</source>
         <translation>③ 抽象值</translation>
-    </message>
-    <message>
-        <source>Category and fix</source>
-        <translation>类别与修复</translation>
     </message>
     <message>
         <source>The same call under jax.disable_jit()</source>
@@ -741,6 +710,85 @@
     <message>
         <source>One row per compile. Hover a highlighted cell for its previous value.</source>
         <translation>每次编译一行。鼠标停在高亮格子上可看到它之前的值。</translation>
+    </message>
+</context>
+<context>
+    <name>LessonPanel</name>
+    <message>
+        <source>Predict before you run</source>
+        <translation type="unfinished">运行之前，先猜一猜</translation>
+    </message>
+    <message>
+        <source>The question to keep in mind while you cook, and your prediction.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your prediction (kept for the summary)…</source>
+        <translation type="unfinished">写下你的预测（总结页会拿它对照结果）…</translation>
+    </message>
+    <message>
+        <source>Write down what you expect; the summary shows it next to what happened.</source>
+        <translation type="unfinished">写下你预计会发生什么；总结页会把它和实际结果放在一起。</translation>
+    </message>
+    <message>
+        <source>Start cooking →</source>
+        <translation type="unfinished">开始下厨 →</translation>
+    </message>
+    <message>
+        <source>Keep your prediction and start: move a slider or press Step (Execute mode).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Then move a slider or press Step: each change is one call.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each slider move or Step is one call.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In Chef Wang&apos;s kitchen</source>
+        <translation type="unfinished">王师傅的厨房里</translation>
+    </message>
+    <message>
+        <source>The answer: what goes wrong, why, the fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opens after your first call: predict, run, then compare.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide the answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make your first call to unlock the answer. Predict first!</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>See the fix as code →</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What the fix changes, as a diff against the pitfall.</source>
+        <translation type="unfinished">修正版改了什么：相对陷阱版的差异。</translation>
+    </message>
+    <message>
+        <source>Loading the scenarios…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What goes wrong</source>
+        <translation type="unfinished">哪里出了问题</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>The fix</source>
+        <translation type="unfinished">修正办法</translation>
     </message>
 </context>
 <context>
