@@ -17,8 +17,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from jitlab.core.paths import builtin_dir
+from jitlab.core import manifest
+from jitlab.core.paths import builtin_dir, resource
 from jitlab.core.scenario import Scenario, validate
+from jitlab.core.spec import Chapter
 
 ENTRY_POINT_GROUP = "jitlab.scenarios"
 _BUILTIN_PACKAGE = "jitlab_builtin_scenarios"
@@ -147,3 +149,46 @@ def _describe(exc: BaseException) -> str:
     if not isinstance(exc, Exception):  # SystemExit's str() is a bare code such as "3"
         return f"{exc!r} raised by the plugin{where}"
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+# -- the built-ins' manifest (the scenario list before JAX is loaded) --------------------------
+def listings(scenarios_dir: Path | None = None) -> list[manifest.Listing]:
+    """Listings of the built-ins as discovery finds them now (imports them: JAX)."""
+    folder = scenarios_dir or builtin_dir("scenarios")
+    out = []
+    for entry in discover(folder, entry_points=False):
+        cls = entry.scenario
+        if cls is None or not entry.origin.startswith("builtin:"):
+            continue
+        file = entry.origin.removeprefix("builtin:")
+        chapter = Chapter(int(cls.chapter), cls.chapter.title)
+        icon = str(getattr(cls, "icon", "") or "")
+        sha = manifest.digest(folder / file)
+        out.append(manifest.Listing(cls.id, chapter, cls.title, cls.question, icon, file, sha))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m jitlab.core.discovery --manifest`` rewrites the built-ins' manifest
+    (:mod:`jitlab.core.manifest`); ``--check`` only compares."""
+    args = sys.argv[1:] if argv is None else argv
+    if "--manifest" not in args:
+        print("usage: python -m jitlab.core.discovery --manifest [--check]", file=sys.stderr)
+        return 2
+    text = manifest.render(listings())
+    path = resource(manifest.MANIFEST)
+    if "--check" in args:
+        same = path.is_file() and path.read_text(encoding="utf-8") == text
+        print(
+            "manifest is current"
+            if same
+            else "stale: run python -m jitlab.core.discovery --manifest"
+        )
+        return 0 if same else 1
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

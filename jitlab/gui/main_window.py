@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import signals_blocked
 
+from jitlab.core import manifest
 from jitlab.core.events import CallFinished, CallStarted, PhaseEnded
 from jitlab.core.paths import resource
 from jitlab.core.spec import Scenario, icon_file
@@ -82,6 +83,8 @@ class MainWindow(QMainWindow):
         self.requested_variant = variant
         self.autoplay_requested = autoplay
         self.entries: list[Any] = []  # jitlab.core.discovery.PluginEntry
+        # Listed at once from the built-ins' manifest; replaced when discovery (JAX) ends.
+        self.listed = manifest.listed(scenarios_dir)
         self.scenario: type[Scenario] | None = None
         self.mode = "start"
         self.state = RunState()
@@ -365,7 +368,7 @@ class MainWindow(QMainWindow):
 
     def _fill_tree(self, tree: QTreeWidget, lang: str) -> None:
         groups: dict[Any, QTreeWidgetItem] = {}
-        for entry in self.entries:
+        for entry in self.entries or self.listed:
             cls = entry.scenario
             key = cls.chapter if cls is not None else None  # discovery gives chapter order
             if key not in groups:
@@ -453,6 +456,8 @@ class MainWindow(QMainWindow):
         """Open a scenario: new run on the worker, controls and texts rebuilt, Start mode."""
         cls = next((e.scenario for e in self.entries if e.scenario and e.scenario.id == sid), None)
         if cls is None:
+            if not self.entries:  # picked from the early list: opens when discovery ends
+                self.requested, self.requested_variant = sid, variant
             return
         self.stop_autoplay()
         self.run_controls.set_playing(False)
