@@ -98,15 +98,16 @@ class MainWindow(QMainWindow):
         self.close_grace_s = CLOSE_GRACE_S
         self.compile_grace_s = COMPILE_GRACE_S
 
-        self._build()
+        # JAX and the scenarios load on the executor while the widgets are built.
         self.worker = Worker(scenarios_dir, entry_points)
+        self.worker.start()
+        self._build()
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.drain)
         self._restore_geometry()
         self.retranslate()
-        self.worker.start()
         self.timer.start()
         hints = QApplication.styleHints()
         if hints is not None:
