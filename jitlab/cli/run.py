@@ -32,7 +32,18 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--json", action="store_true", help="one JSON object per call, then a summary"
     )
+    parser.add_argument(
+        "--script",
+        choices=SCRIPT_PARTS,
+        metavar="PART",
+        help="print the program JAX compiled at each compile: "
+        f'{", ".join(SCRIPT_PARTS)} (with --json: under "script" in the call\'s object)',
+    )
     return parser
+
+
+# The parts of a script (jitlab.core.scripts.PARTS, named here: the parser imports no JAX).
+SCRIPT_PARTS = ("jaxpr", "stablehlo", "hlo", "figures", "source")
 
 
 def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
@@ -98,7 +109,14 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 for overrides in _until(stop, calls):
                     record = run.step(overrides)
-                    print(dumps_strict(record.to_json()), flush=True)
+                    line = record.to_json()
+                    if args.script:
+                        script = _script_of(run, record)
+                        if script is not None:
+                            line["script"] = script.to_json((args.script,))
+                    print(dumps_strict(line), flush=True)
+            elif args.script:
+                _print_scripts(run, _until(stop, calls), args.script)
             else:
                 _print_table(run, _until(stop, calls), getattr(args, "lang", None) or "en")
         except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
@@ -143,6 +161,35 @@ def _until(stop: threading.Event, calls: list[dict[str, Any]]) -> Iterator[dict[
         if stop.is_set():
             return
         yield overrides
+
+
+def _script_of(run: Any, record: Any) -> Any:
+    """The script of the card this call compiled; None for a call that compiled nothing."""
+    probe = run.last_probe
+    if probe is None or not record.kind.compiled or record.card is None:
+        return None
+    return probe.script(record.card)
+
+
+def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None:
+    """One line per call; under each compile, the part of its script (plain text: grep it)."""
+    for overrides in calls:
+        record = run.step(overrides)
+        params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
+        head = f"# call {record.index} ({params}): {record.kind.value}"
+        if record.card is not None:
+            head += f", card {record.card}"
+        if record.error:
+            head += f" ({record.error.type})"
+        print(head, flush=True)
+        script = _script_of(run, record)
+        if script is None:
+            continue
+        print(f"## {part} of {script.function} card {script.card}: {script.signature}")
+        print(script.text(part))
+        for note in script.notes:
+            print(f"## note: {note}")
+        print(flush=True)
 
 
 def _short(value: Any, limit: int = 48) -> str:

@@ -400,6 +400,8 @@ def make_script(probe: Probe, card: Card) -> Script:
                 memory = compiled.memory_analysis()
             except Exception as exc:
                 notes.append(f"no memory analysis: {_first_line(exc)}")
+    if hlo is not None and _HLO_LOOP.search(hlo):
+        notes.append("XLA's cost analysis counts the body of a loop once, not once per iteration")
     if collector.traced:
         notes.append(
             "JAX no longer held this program: it traced the function again for this script "
@@ -567,6 +569,7 @@ def _equation_lines(closed: Any) -> Iterator[EquationLine]:
 # One instruction per line inside a computation: ``%name = type op(...)`` or ``ROOT ...``.
 _HLO_INSTRUCTION = re.compile(r"^\s+(ROOT\s+)?%?[\w.\-]+\s*=\s*\S")
 _HLO_COMPUTATION = re.compile(r"^(ENTRY\s+)?%?[\w.\-]+\s.*\{\s*$")
+_HLO_LOOP = re.compile(r"\)?\s+while\(")
 _STABLEHLO_OP = re.compile(r"^\s*(%[\w#:, %]+\s*=\s*)?\"?(stablehlo|chlo|sdy|mhlo)\.[\w.]+")
 
 
