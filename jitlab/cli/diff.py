@@ -1,0 +1,138 @@
+"""``jitlab diff BASE NEW``: does the new run compile more than the base run? (a CI guard)"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from jitlab.cli._usage import fail
+
+REGRESSION = 1  # exit status when the new run exceeds the tolerances
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "diff",
+        help="compare two recordings of `jitlab watch`: exit 1 if the new one compiles more",
+        description="Per function: programs compiled, time lost compiling, signatures added "
+        "or gone, between a base recording and a new one. Exits 1 when the new run "
+        "compiles more than the tolerances allow, 0 otherwise (2 for bad input).",
+    )
+    parser.add_argument("base", metavar="BASE", help="the recording to compare against")
+    parser.add_argument("new", metavar="NEW", help="the recording to judge")
+    parser.add_argument(
+        "--max-extra-compiles",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="compiles the new run may add over the whole run (default 0)",
+    )
+    parser.add_argument(
+        "--max-extra-compile-ms",
+        type=_ms,
+        default=None,
+        metavar="MS",
+        help="milliseconds of compiling the new run may add (default: not checked, "
+        "compile times are noisy)",
+    )
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="also compare kernels JAX compiled for itself (eager ops)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    return parser
+
+
+def _count(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {text!r}")
+    return int(text)
+
+
+def _ms(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected milliseconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number ≥ 0, got {text!r}")
+    return value
+
+
+def _read(path_text: str) -> Any:
+    from jitlab.core.recording import read_recording
+
+    path = Path(path_text)
+    if path.is_dir():
+        fail(f"diff: {path} is a folder, not a recording")
+    try:
+        recording, _ = read_recording(path)
+    except OSError as exc:
+        fail(f"diff: cannot read {path}: {exc.strerror or exc}")
+    if recording.start is None and not recording.calls and not recording.hits:
+        fail(f"diff: {path} is not a recording of `jitlab watch` (no line it could read)")
+    return recording
+
+
+def run(args: argparse.Namespace) -> int:
+    from jitlab.core.compare import compare
+    from jitlab.core.records import dumps_strict
+
+    base, new = _read(args.base), _read(args.new)
+    diff = compare(base, new, include_internal=args.include_internal)
+    problems = diff.regressions(args.max_extra_compiles, args.max_extra_compile_ms)
+    if args.json:
+        data = diff.to_json()
+        data["regressions"] = problems
+        data["skipped_lines"] = {"base": base.bad_lines, "new": new.bad_lines}
+        print(dumps_strict(data))
+        return REGRESSION if problems else 0
+    _print(diff, args, problems, base, new)
+    return REGRESSION if problems else 0
+
+
+def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, new: Any) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    table = Table(title=f"jitlab diff · {args.base} → {args.new}")
+    table.add_column("function", overflow="fold")
+    table.add_column("compiles", justify="right", no_wrap=True)
+    table.add_column("ms compiling", justify="right", no_wrap=True)
+    table.add_column("signatures added / gone", overflow="fold", ratio=1)
+    colours = {"more": "red", "new": "red", "fewer": "green", "gone": "green", "same": "dim"}
+    for f in diff.functions:
+        colour = colours[f.status]
+        where = f"\n[dim]{escape(f.defined_at)}[/dim]" if f.defined_at else ""
+        delta = f" ([{colour}]{f.extra_compiles:+d}[/{colour}])" if f.extra_compiles else ""
+        changes = [f"[red]+ {escape(s)}[/red]" for s in f.added[:6]]
+        changes += [f"[green]- {escape(s)}[/green]" for s in f.gone[:6]]
+        more = len(f.added) + len(f.gone) - len(changes)
+        if more > 0:
+            changes.append(f"[dim]… {more} more[/dim]")
+        table.add_row(
+            f"{escape(f.function)} [{colour}]{f.status}[/{colour}]{where}",
+            f"{f.base_compiles} → {f.new_compiles}{delta}",
+            f"{f.base_ms:.1f} → {f.new_ms:.1f}",
+            "\n".join(changes) or "-",
+        )
+    console.print(table)
+    totals = (
+        f"compiles {diff.base_compiles} → {diff.new_compiles}, "
+        f"ms compiling {diff.base_ms:.1f} → {diff.new_ms:.1f}"
+    )
+    for name, recording in (("base", base), ("new", new)):
+        if recording.bad_lines:
+            console.print(f"[yellow]{name}: {recording.skipped}[/yellow]")
+    if problems:
+        console.print(f"[bold red]regression[/bold red]: {totals}")
+        for problem in problems:
+            console.print(f"  [red]{escape(problem)}[/red]")
+    else:
+        console.print(f"[green]ok[/green]: {totals}")
