@@ -1,8 +1,8 @@
 """The ``jitlab`` command: the desktop app by default, plus one module per subcommand.
 
 Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch`,
-:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff` and :mod:`~jitlab.cli.quiz` has ``add_parser(commands)`` and
-``run(args) -> int``. Importing them is cheap (no JAX, no Qt): `jitlab` builds its parser
+:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff` and :mod:`~jitlab.cli.quiz` has
+``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt): `jitlab` builds its parser
 before the desktop window shows, and JAX must not load first.
 """
 
