@@ -2,8 +2,8 @@
 
 Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch`,
 :mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff` and :mod:`~jitlab.cli.quiz` has
-``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt): `jitlab` builds its parser
-before the desktop window shows, and JAX must not load first.
+``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt):
+`jitlab` builds its parser before the desktop window shows, and JAX must not load first.
 """
 
 from __future__ import annotations
