@@ -1,4 +1,5 @@
-"""The hands-free demo: a scenario's beats on the pitfall, then on the fix, then the summary.
+"""The hands-free demo: the question, the scenario's beats on the pitfall, a look at what
+compiled (Monitor), the beats on the fix, then the summary: every mode of the window.
 
 It drives the window as a user would (variant, reset, sliders) and moves to the next beat
 once the run model has served the call the beat asked for, after a pause a class can follow.
@@ -16,6 +17,9 @@ from jitlab.gui.controls import ParamControls, RunControls
 from jitlab.gui.model import Change, RunState
 
 Beat = tuple[str, dict[str, Any], str]  # (variant to switch to, or ""; parameters; note)
+# A stop on a mode (no call) is written as a beat whose variant is "@" + the mode.
+STOP = "@"
+STOP_BEATS = 3  # a stop lasts this many beat pauses: time to read what the mode shows
 
 
 class Stage(Protocol):
@@ -23,6 +27,7 @@ class Stage(Protocol):
 
     params: ParamControls
     run_controls: RunControls
+    mode: str
 
     def set_mode(self, mode: str) -> None: ...
     def set_variant(self, variant: str) -> None: ...
@@ -76,9 +81,22 @@ class Autoplay(QObject):
         state.subscribe(self._changed)
 
     def start(self, scenario: type[Scenario]) -> None:
-        self.beats = beats(scenario, i18n.language())
+        """Start (the question), the pitfall's beats, Monitor, the fix's beats, Complete."""
+        played = beats(scenario, i18n.language())
+        fix = next((i for i, b in enumerate(played) if b[0] == "fix"), len(played))
+        question = i18n.translate("MainWindow", "Demo: first the question. Make a guess!")
+        monitor = i18n.translate(
+            "MainWindow",
+            "Demo: Monitor. The ledger highlights what changed in each compiled signature; "
+            "the bars show where the compile time went.",
+        )
+        self.beats = [
+            (STOP + "start", {}, question),
+            *played[:fix],
+            (STOP + "monitor", {}, monitor),
+            *played[fix:],
+        ]
         self.stage.run_controls.set_playing(False)
-        self.stage.set_mode("execute")
         self.next()
 
     def measure(self, scenario: type[Scenario]) -> None:
@@ -106,6 +124,14 @@ class Autoplay(QObject):
             return
         variant, params, note = self.beats.pop(0)
         stage = self.stage
+        if variant.startswith(STOP):  # show a mode for a while: no call
+            stage.set_mode(variant[len(STOP) :])
+            self.note_changed.emit(note)
+            self.waiting = False
+            self.timer.start(self.delay_ms * STOP_BEATS)
+            return
+        if stage.mode != "execute":
+            stage.set_mode("execute")
         if variant and variant != stage.run_controls.current_variant():
             stage.set_variant(variant)
         elif variant:

@@ -247,6 +247,11 @@ class RunControls(QGroupBox):
         self.variant_combo = QComboBox(self)
         self.variant_combo.setObjectName("variantCombo")
         self.variant_combo.activated.connect(self._variant_index)
+        # A long variant title must not widen the column: the combo elides, its list shows all.
+        self.variant_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.variant_combo.setMinimumContentsLength(10)
         self.variant_caption = QLabel(self)
         self.variant_caption.setBuddy(self.variant_combo)
         self.variant_label = QLabel(self)
@@ -287,6 +292,7 @@ class RunControls(QGroupBox):
 
         buttons = QHBoxLayout()
         for b in (self.play, self.step, self.reset):
+            b.setMinimumWidth(56)  # narrower than the style's 80 px: the column fits 1024 px
             buttons.addWidget(b)
         rate_row = QHBoxLayout()
         rate_row.addWidget(self.rate_label)

@@ -397,12 +397,16 @@ class KitchenCanvas(QWidget):
         return super().event(event)
 
     def card_tip(self, card: CardView) -> str:
+        n = card.hits
+        text = (
+            self.tr("Card #%1: compiled by call #%2 in %3, used once since", "", n)
+            if n == 1
+            else self.tr("Card #%1: compiled by call #%2 in %3, used %n times since", "", n)
+        )
         return (
-            self.tr("Card #%1: compiled by call #%2 in %3, used %4 times since")
-            .replace("%1", str(card.number))
+            text.replace("%1", str(card.number))
             .replace("%2", str(card.created_by))
             .replace("%3", format_ms(card.compile_ms))
-            .replace("%4", str(card.hits))
             + "\n"
             + "\n".join(card_tip_lines(card))
         )
@@ -515,12 +519,13 @@ class KitchenPanel(QWidget):
         if reason:
             text = self.tr("Last compile, because: %1").replace("%1", reason)
         elif summary.errors and error is not None:
+            n = summary.calls
             text = (
-                self.tr("%1 of %2 calls failed: %3. Nothing was compiled.")
-                .replace("%1", str(summary.errors))
-                .replace("%2", str(summary.calls))
-                .replace("%3", error.type)
+                self.tr("%1 of %n call failed: %3. Nothing was compiled.", "", n)
+                if n == 1
+                else self.tr("%1 of %n calls failed: %3. Nothing was compiled.", "", n)
             )
+            text = text.replace("%1", str(summary.errors)).replace("%3", error.type)
         else:
             text = self.tr("No compile yet: make a call to see why jit compiles.")
         self.reason.setText(text)

@@ -24,6 +24,9 @@ from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
 Index = QModelIndex | QPersistentModelIndex
 _FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
 _TAIL = ("called_from", "reason")  # columns after them
+# A live run (Monitor mode) has no recording clock and no calling line: those columns go.
+_LIVE_FIXED = ("index", "kind", "cost")
+_LIVE_TAIL = ("reason",)
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,10 @@ def signature_columns(rows: list[LedgerRow]) -> list[str]:
 class LedgerModel(QAbstractTableModel):
     """Rows of :class:`LedgerRow`; differing cells carry a highlight and the old value."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, live: bool = False) -> None:
         super().__init__(parent)
+        self.fixed = _LIVE_FIXED if live else _FIXED
+        self.tail = _LIVE_TAIL if live else _TAIL
         self.rows: list[LedgerRow] = []
         self.keys: list[str] = []
         self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
@@ -100,7 +105,7 @@ class LedgerModel(QAbstractTableModel):
         self.endResetModel()
 
     def columns(self) -> list[str]:
-        return [*_FIXED, *self.keys, *_TAIL]
+        return [*self.fixed, *self.keys, *self.tail]
 
     def text(self, row: int, column: int) -> str:
         key = self.columns()[column]
@@ -237,9 +242,10 @@ class LedgerModel(QAbstractTableModel):
 class LedgerView(QWidget):
     """The ledger table with one line that says how to read it."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, live: bool = False) -> None:
         super().__init__(parent)
-        self.model = LedgerModel(self)
+        self.live = live  # a scenario run in the lab, not a recording
+        self.model = LedgerModel(self, live)
         self.table = QTableView(self)
         self.table.setObjectName("signatureLedger")
         self.table.setModel(self.model)
@@ -251,6 +257,8 @@ class LedgerView(QWidget):
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.model.modelReset.connect(self._fit)
+        if live:  # the newest compile is the one to read
+            self.model.rowsInserted.connect(lambda *_: self.table.scrollToBottom())
         self.note = QLabel(self)
         self.note.setObjectName("ledgerNote")
         self.note.setWordWrap(True)
@@ -289,6 +297,11 @@ class LedgerView(QWidget):
     def retranslate(self) -> None:
         self.note.setText(
             self.tr(
+                "Every signature compiled in this run, oldest first. A highlighted cell "
+                "differs from the row above: that is what made JAX compile again."
+            )
+            if self.live
+            else self.tr(
                 "Every signature this function was compiled for, oldest first. A highlighted "
                 "cell differs from the row above: that is what made JAX compile again."
             )

@@ -20,14 +20,15 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTabWidget,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -47,7 +48,8 @@ from jitlab.gui.controls import ParamControls, RunControls
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import Change, Phase, RunState
-from jitlab.gui.pages import BriefingPage, SummaryPage
+from jitlab.gui.monitor_view import MonitorView
+from jitlab.gui.pages import LessonPanel, SummaryPage
 from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
 
 DEFAULT_SCENARIO = "dynamic-shapes"
@@ -59,6 +61,10 @@ CLOSE_GRACE_S = 3.0  # closing: how long a call in flight is waited for before i
 COMPILE_GRACE_S = 10.0  # …and while XLA compiles (real work that ends: a clean exit is better)
 JOB_STUCK_S = 3.0  # a job (a quiz check) that made no progress this long is abandoned too…
 JOB_COMPILE_S = 30.0  # …and one inside a compile this long (a check compiles for seconds)
+# Widths that let the window work at 1024×640 (tests/gui/test_small_screens.py).
+SCENARIO_LIST_MIN_W = 150
+LEFT_MIN_W = 250
+LEFT_MAX_W = 380
 
 
 class MainWindow(QMainWindow):
@@ -119,7 +125,8 @@ class MainWindow(QMainWindow):
         self.scenario_list.setObjectName("scenarioList")
         self.scenario_list.setHeaderHidden(True)
         self.scenario_list.setIconSize(QSize(24, 24))
-        self.scenario_list.setMinimumWidth(240)
+        self.scenario_list.setMinimumWidth(SCENARIO_LIST_MIN_W)  # titles elide; it can fold away
+        self.scenario_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.scenario_list.itemActivated.connect(self._picked)
         self.scenario_list.itemClicked.connect(self._picked)
 
@@ -127,6 +134,13 @@ class MainWindow(QMainWindow):
         self.mode_buttons: dict[str, QPushButton] = {}
         self.mode_group = QButtonGroup(self)
         mode_bar = QHBoxLayout()
+        self.list_button = QToolButton(self)  # folds the scenario list away (Ctrl+B)
+        self.list_button.setObjectName("scenarioListToggle")
+        self.list_button.setCheckable(True)
+        self.list_button.setChecked(True)
+        self.list_button.setText("☰")
+        self.list_button.toggled.connect(self.set_scenario_list_visible)
+        mode_bar.addWidget(self.list_button)
         for i, mode in enumerate(MODES):
             button = QPushButton(self)
             button.setObjectName(f"mode_{mode}")
@@ -139,11 +153,15 @@ class MainWindow(QMainWindow):
         self.autoplay_note = QLabel(self)
         self.autoplay_note.setObjectName("autoplayNote")
         self.autoplay_note.setWordWrap(True)
+        # Long demo notes wrap and never widen the window.
+        self.autoplay_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         mode_bar.addWidget(self.autoplay_note, 1)
 
-        # pages
-        self.briefing = BriefingPage(self)
-        self.briefing.start_clicked.connect(lambda: self.set_mode("execute"))
+        # pages: one lab screen for Start, Execute and Monitor, then the summary
+        self.briefing = LessonPanel(self.state, self)  # the question, story and answer
+        self.briefing.start_clicked.connect(self._start_cooking)
+        self.briefing.answer_toggled.connect(self._answer_toggled)
+        self.briefing.fix_code_clicked.connect(self.show_fix_code)
         self.params = ParamControls(self)
         self.params.changed.connect(self._params_changed)
         self.run_controls = RunControls(self)
@@ -156,6 +174,8 @@ class MainWindow(QMainWindow):
         self.kitchen = KitchenPanel(self.state, self)
         self.chart = ChartView(self)
         self.chart.bind(self.state)
+        # Its legend row wraps on a narrow screen instead of widening the window.
+        self.chart.legend.setWordWrap(True)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
         self.log = LogView(self)
         self.log.bind(self.state)
@@ -168,32 +188,25 @@ class MainWindow(QMainWindow):
         self.bottom.setObjectName("bottomTabs")
         for widget in (self.log, self.output, self.error_view, self.code):
             self.bottom.addTab(widget, "")
+        self._answer_toggled(False)  # the fix's diff is part of the answer
+        self.monitor = MonitorView(self.state, self)  # Monitor mode's own job
 
-        left = QWidget(self)
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.params)
-        left_layout.addWidget(self.run_controls)
-        self.question_box = QGroupBox(self)
-        self.question_label = QLabel(self.question_box)
-        self.question_label.setObjectName("labQuestion")
-        self.question_label.setWordWrap(True)
-        self.question_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        box = QVBoxLayout(self.question_box)
-        box.addWidget(self.question_label)
-        left_layout.addWidget(self.question_box)
-        left_layout.addStretch(1)
-        left.setMinimumWidth(280)
-        left.setMaximumWidth(380)
+        # The left column, in the order a learner thinks: question, sliders, run, story, answer.
+        self.briefing.controls.addWidget(self.params)
+        self.briefing.controls.addWidget(self.run_controls)
+        self.briefing.setMinimumWidth(LEFT_MIN_W)
+        self.briefing.setMaximumWidth(LEFT_MAX_W)
         self.right_split = QSplitter(Qt.Orientation.Vertical, self)
+        self.right_split.addWidget(self.monitor)
         self.right_split.addWidget(self.kitchen)
         self.right_split.addWidget(self.chart)
         self.right_split.addWidget(self.bottom)
         self.right_split.setChildrenCollapsible(False)
+        self.monitor.hide()
         lab = QWidget(self)
         lab_layout = QHBoxLayout(lab)
         lab_layout.setContentsMargins(0, 0, 0, 0)
-        lab_layout.addWidget(left)
+        lab_layout.addWidget(self.briefing)
         lab_layout.addWidget(self.right_split, 1)
         self.summary = SummaryPage(self.state, self)
         self.summary.measure_clicked.connect(self.measure_both)
@@ -205,7 +218,6 @@ class MainWindow(QMainWindow):
         self.summary.export_csv.connect(lambda: self.export_csv())
         self.summary.export_json.connect(lambda: self.export_json())
         self.pages = QStackedWidget(self)
-        self.pages.addWidget(self.briefing)
         self.pages.addWidget(lab)
         self.pages.addWidget(self.summary)
         self.lab_page = lab
@@ -216,10 +228,14 @@ class MainWindow(QMainWindow):
         center_layout.addLayout(mode_bar)
         center_layout.addWidget(self.pages, 1)
         self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_split.setObjectName("mainSplit")
         self.main_split.addWidget(self.scenario_list)
         self.main_split.addWidget(center)
         self.main_split.setStretchFactor(1, 1)
-        self.main_split.setSizes([300, 1200])
+        self.main_split.setCollapsible(0, True)  # the list folds away while cooking
+        self.main_split.setCollapsible(1, False)
+        self.main_split.setSizes([260, 1200])
+        self.main_split.splitterMoved.connect(self._split_moved)
         self.setCentralWidget(self.main_split)
         self.status_label = QLabel(self)
         self.status_label.setObjectName("workerStatus")
@@ -265,6 +281,13 @@ class MainWindow(QMainWindow):
         self.act_interview = QAction(self)
         self.act_interview.triggered.connect(lambda: self.show_quiz(interview=True))
         self.run_menu.addAction(self.act_interview)
+        self.view_menu = bar.addMenu("")
+        self.act_scenarios = QAction(self)
+        self.act_scenarios.setCheckable(True)
+        self.act_scenarios.setChecked(True)
+        self.act_scenarios.setShortcut(QKeySequence("Ctrl+B"))
+        self.act_scenarios.toggled.connect(self.set_scenario_list_visible)
+        self.view_menu.addAction(self.act_scenarios)
         i18n.add_language_menu(self, self.set_language)
         self.help_menu = bar.addMenu("")
         self.act_about = QAction(self)
@@ -291,9 +314,11 @@ class MainWindow(QMainWindow):
             "complete": self.tr("④ Complete"),
         }
         tips = {
-            "start": self.tr("Briefing: the pitfall, the story, the code and a question (Alt+1)."),
+            "start": self.tr("The question: predict what jit will do, then start cooking (Alt+1)."),
             "execute": self.tr("Make calls and watch the kitchen work (Alt+2)."),
-            "monitor": self.tr("Study the chart, the log and the output (Alt+3)."),
+            "monitor": self.tr(
+                "Study what compiled: the signature ledger and where the compile time went (Alt+3)."
+            ),
             "complete": self.tr("Summary: fix vs pitfall side by side, and export (Alt+4)."),
         }
         for mode, button in self.mode_buttons.items():
@@ -323,26 +348,15 @@ class MainWindow(QMainWindow):
         self.act_autoplay.setText(self.tr("Play the demo hands-free"))
         self.lang_menu.setTitle(self.tr("&Language"))
         self.help_menu.setTitle(self.tr("&Help"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.act_scenarios.setText(self.tr("Scenario list"))
+        tip = self.tr("Show or fold away the list of scenarios (Ctrl+B).")
+        self.act_scenarios.setToolTip(tip)
+        self.list_button.setToolTip(tip)
         self.act_about.setText(self.tr("About jitlab"))
         self._fill_scenarios()
         self._update_title()
         self._update_status()
-        self._update_question()
-
-    def _update_question(self) -> None:
-        lang = i18n.language()
-        self.question_box.setTitle(self.tr("Watch for this"))
-        self.question_box.setToolTip(
-            self.tr("The question from the briefing, and your prediction.")
-        )
-        if self.scenario is None:
-            self.question_label.setText("")
-            return
-        text = self.scenario.question.get(lang)
-        guess = self.briefing.prediction.text().strip()
-        if guess:
-            text += "\n\n" + self.tr("Your prediction: %1").replace("%1", guess)
-        self.question_label.setText(text)
 
     def _update_title(self) -> None:
         name = self.scenario.title.get(i18n.language()) if self.scenario else ""
@@ -478,11 +492,13 @@ class MainWindow(QMainWindow):
         self.settings.setValue("last_scenario", cls.id)
         self._fill_scenarios()
         self._update_title()
-        self._update_question()
+        self.set_mode("start")
         self.state.notify()
 
     # -- commands to the worker -----------------------------------------------------------
     def _params_changed(self, values: dict[str, Any]) -> None:
+        if self.mode == "start":
+            self.set_mode("execute")  # the first slider move starts the cooking
         self.worker.set_params(values, call=True)
 
     def _variant_changed(self, variant: str) -> None:
@@ -580,24 +596,65 @@ class MainWindow(QMainWindow):
             self._unstick_later()  # leaving the exercises: a stuck check must not hold on
         self.mode = mode
         self.mode_buttons[mode].setChecked(True)
-        if mode == "start":
-            self.pages.setCurrentWidget(self.briefing)
-        elif mode == "complete":
+        if mode == "complete":
             self.summary.prediction_text = self.briefing.prediction.text().strip()
             self.summary.refresh()
             self.pages.setCurrentWidget(self.summary)
-        else:
-            self._update_question()
-            self.pages.setCurrentWidget(self.lab_page)
-            total = max(self.right_split.height(), 600)
-            # The kitchen gets what its picture needs at this width, no band of empty wall.
-            kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 600) - 8)
-            kitchen = min(kitchen + 85, int(total * 0.5))
-            if mode == "execute":
-                rest = total - kitchen
-                self.right_split.setSizes([kitchen, int(rest * 0.6), int(rest * 0.4)])
-            else:
-                self.right_split.setSizes([int(total * 0.2), int(total * 0.45), int(total * 0.35)])
+            return
+        # Start, Execute and Monitor are one screen: the question, the sliders, the kitchen
+        # and the chart together. Start puts the question forward; Monitor swaps the
+        # kitchen for the signature ledger and the phase timeline.
+        self.briefing.set_stage(mode)
+        monitoring = mode == "monitor"
+        self.monitor.setVisible(monitoring)
+        self.kitchen.setVisible(not monitoring)
+        self.pages.setCurrentWidget(self.lab_page)
+        total = max(self.right_split.height(), 400)
+        if monitoring:
+            self.monitor.refresh()
+            self.right_split.setSizes([int(total * 0.45), 0, int(total * 0.3), int(total * 0.25)])
+            return
+        # The kitchen gets what its picture needs at this width, no band of empty wall.
+        kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 400) - 8)
+        kitchen = min(kitchen + 85, int(total * 0.5))
+        rest = total - kitchen
+        self.right_split.setSizes([0, kitchen, int(rest * 0.6), int(rest * 0.4)])
+
+    def _start_cooking(self) -> None:
+        """The question is answered (or skipped): on to the kitchen, slider in hand."""
+        self.set_mode("execute")
+        first = next((w for w in self.params.widgets.values() if not w.isHidden()), None)
+        (first or self.run_controls.step).setFocus()
+
+    def _answer_toggled(self, shown: bool) -> None:
+        """The fix's diff belongs to the answer: its tab shows only while the answer is open."""
+        tabs = self.code.tabs
+        tabs.setTabVisible(tabs.indexOf(self.code.diff), shown)
+        if not shown and tabs.currentWidget() is self.code.diff:
+            tabs.setCurrentWidget(self.code.code)
+
+    def show_fix_code(self) -> None:
+        """The answer's "see the fix as code": the diff, in the bottom pane."""
+        if self.briefing.answer_shown:
+            self.bottom.setCurrentWidget(self.code)
+            self.code.tabs.setCurrentWidget(self.code.diff)
+
+    # -- the scenario list ------------------------------------------------------------------
+    def set_scenario_list_visible(self, visible: bool) -> None:
+        """Fold the scenario list away (more room for the lab) or bring it back; saved."""
+        for control in (self.act_scenarios, self.list_button):
+            if control.isChecked() != visible:
+                with signals_blocked(control):
+                    control.setChecked(visible)
+        self.scenario_list.setHidden(not visible)
+        if visible and self.main_split.sizes()[0] == 0:  # dragged shut before: open it again
+            width = max(SCENARIO_LIST_MIN_W, 240)
+            self.main_split.setSizes([width, max(1, self.main_split.width() - width)])
+        self.settings.setValue("scenario_list", visible)
+
+    def _split_moved(self, *_: Any) -> None:
+        if self.main_split.sizes()[0] == 0 and not self.scenario_list.isHidden():
+            self.set_scenario_list_visible(False)  # dragged shut: the toggle says so
 
     # -- the frame loop -------------------------------------------------------------------
     def drain(self) -> None:
@@ -652,12 +709,13 @@ class MainWindow(QMainWindow):
             return
         s = self.state.segment_summary()
         state = self.kitchen.canvas.status()
+        n = s.calls
         text = (
-            self.tr("%1 · %2 calls this run · %3 in total")
-            .replace("%1", state)
-            .replace("%2", str(s.calls))
-            .replace("%3", str(len(self.state.records)))
+            self.tr("%1 · %n call this run · %3 in total", "", n)
+            if n == 1
+            else self.tr("%1 · %n calls this run · %3 in total", "", n)
         )
+        text = text.replace("%1", state).replace("%3", str(len(self.state.records)))
         elapsed = time.perf_counter() - self.state.started_at
         if self.state.in_flight is not None and elapsed >= SLOW_CALL_S:
             text += " · " + self.tr(
@@ -733,9 +791,14 @@ class MainWindow(QMainWindow):
     def _scheme_changed(self, *_: Any) -> None:
         self.chart.apply_theme()
         self.code.apply_theme()
-        self.briefing.code.apply_theme()
+        self.briefing.set_stage(self.briefing.stage)  # the question's frame takes the accent
 
     def _restore_geometry(self) -> None:
+        split = self.settings.value("main_split")
+        if isinstance(split, QByteArray) and not split.isEmpty():
+            self.main_split.restoreState(split)
+        shown = self.settings.value("scenario_list", True)
+        self.set_scenario_list_visible(str(shown).lower() not in ("false", "0"))
         forced = os.environ.get("JITLAB_GEOMETRY", "")
         if forced:
             size = _parse_size(forced)
@@ -799,6 +862,8 @@ class MainWindow(QMainWindow):
         if not self._closing:
             self._closing = True
             self.settings.setValue("geometry", self.saveGeometry())
+            self.settings.setValue("main_split", self.main_split.saveState())
+            self.settings.setValue("scenario_list", not self.scenario_list.isHidden())
             self.settings.setValue("language", i18n.language())
             if self.scenario is not None:
                 self.settings.setValue("last_scenario", self.scenario.id)

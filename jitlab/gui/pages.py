@@ -1,4 +1,5 @@
-"""The Start (briefing) and Complete (summary) pages of the four-mode demo."""
+"""The lab's lesson column (question, story, and the answer once a call is made) and the
+Complete (summary) page of the four-mode demo."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -16,8 +18,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
-    QSplitter,
-    QTextBrowser,
+    QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -25,7 +27,6 @@ from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord, Summary
 from jitlab.core.spec import Scenario
-from jitlab.gui.code_view import CodeView
 from jitlab.gui.i18n import language
 from jitlab.gui.model import Change, RunState, Segment
 from jitlab.gui.style import format_ms
@@ -36,28 +37,53 @@ LINE_COLORS = {"pitfall": "#d6336c", "fix": "#3b5bdb"}
 SAME = 0.05  # two costs within 5 % of each other are "about the same": timings are noisy
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 _ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
+# Start mode frames the question in the accent colour.
+_EMPHASIS = (
+    "QGroupBox#questionBox { border: 2px solid ACCENT; border-radius: 6px;"
+    " margin-top: 1.1em; padding-top: 4px; font-weight: bold; }"
+    " QGroupBox#questionBox::title { subcontrol-origin: margin; left: 8px; padding: 0 3px; }"
+)
 
 
-class BriefingPage(QWidget):
-    """Start: the pitfall, the kitchen story, the code, and a question to predict the outcome."""
+class LessonPanel(QScrollArea):
+    """The lab's left column, in the order a learner thinks: what this is about, the question
+    and a prediction, then the controls (the window places its sliders and run controls in
+    :attr:`controls`), the kitchen story, and the answer.
+
+    The answer (what goes wrong, why, the fix) stays locked until the learner has made a call
+    of this scenario; then a click opens it. A new scenario locks it again. The panel follows
+    the run model like any view (:meth:`RunState.subscribe`).
+    """
 
     start_clicked = Signal()
+    answer_toggled = Signal(bool)  # the answer opened (True) or closed
+    fix_code_clicked = Signal()  # show the fix as code (the window's code pane)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("lessonPanel")
+        self.state = state
         self.scenario: type[Scenario] | None = None
-        self.text = QTextBrowser(self)
-        self.text.setObjectName("briefingText")
-        self.text.setOpenExternalLinks(False)
-        self.code = CodeView(self)
-        for editor in (self.code.code, self.code.diff):  # a briefing is read, not scrolled
-            editor.setLineWrapMode(editor.LineWrapMode.WidgetWidth)
-        self.question_box = QGroupBox(self)
+        self.stage = "start"
+        self.unlocked = False  # a call of this scenario has finished
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget(self)
+        inner.setObjectName("lessonInner")
+        self.heading = QLabel(inner)
+        self.heading.setObjectName("lessonHeading")
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+
+        self.question_box = QGroupBox(inner)
+        self.question_box.setObjectName("questionBox")
         self.question = QLabel(self.question_box)
         self.question.setObjectName("question")
         self.question.setWordWrap(True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.question.font()
-        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setPointSizeF(font.pointSizeF() * 1.1)
         font.setBold(True)
         self.question.setFont(font)
         self.prediction = QLineEdit(self.question_box)
@@ -67,59 +93,174 @@ class BriefingPage(QWidget):
         self.start.setDefault(True)
         self.start.clicked.connect(self.start_clicked)
         self.prediction.returnPressed.connect(self.start_clicked)
+        self.hint = QLabel(self.question_box)
+        self.hint.setObjectName("questionHint")
+        self.hint.setWordWrap(True)
         q = QVBoxLayout(self.question_box)
         q.addWidget(self.question)
+        q.addWidget(self.prediction)
         row = QHBoxLayout()
-        row.addWidget(self.prediction, 1)
-        row.addWidget(self.start)
+        row.addWidget(self.hint, 1)
+        row.addWidget(self.start, 0, Qt.AlignmentFlag.AlignTop)
         q.addLayout(row)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.text)
-        split.addWidget(self.code)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.addWidget(split, 1)
+
+        self.controls = QVBoxLayout()  # the sliders and the run controls go here
+        self.controls.setContentsMargins(0, 0, 0, 0)
+
+        self.story_box = QGroupBox(inner)
+        self.story_box.setObjectName("storyBox")
+        self.text = QLabel(self.story_box)  # the kitchen story: it gives nothing away
+        self.text.setObjectName("lessonStory")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        story = QVBoxLayout(self.story_box)
+        story.addWidget(self.text)
+
+        self.answer_button = QToolButton(inner)
+        self.answer_button.setObjectName("answerButton")
+        self.answer_button.setCheckable(True)
+        self.answer_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.answer_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.answer_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.answer_button.toggled.connect(self._show_answer)
+        self.answer_note = QLabel(inner)
+        self.answer_note.setObjectName("answerLocked")
+        self.answer_note.setWordWrap(True)
+        self.answer = QLabel(inner)
+        self.answer.setObjectName("answerText")
+        self.answer.setWordWrap(True)
+        self.answer.setTextFormat(Qt.TextFormat.RichText)
+        self.answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fix_code = QPushButton(inner)
+        self.fix_code.setObjectName("fixCodeButton")
+        self.fix_code.clicked.connect(self.fix_code_clicked)
+        self.answer.hide()
+        self.fix_code.hide()
+
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(0, 0, 4, 0)
+        layout.addWidget(self.heading)
         layout.addWidget(self.question_box)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.story_box)
+        layout.addWidget(self.answer_button)
+        layout.addWidget(self.answer_note)
+        layout.addWidget(self.answer)
+        layout.addWidget(self.fix_code, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addStretch(1)
+        self.setWidget(inner)
+        self._lock()
+        self.set_stage("start")
+        self.retranslate()
+        state.subscribe(self._changed)
+
+    # -- the answer -----------------------------------------------------------------------
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self._lock()
+        if not self.unlocked and self.state.calls > 0:
+            self.unlocked = True
+            self.answer_button.setEnabled(True)
+            self.answer_note.hide()
+
+    def _lock(self) -> None:
+        self.unlocked = False
+        self.answer_button.setChecked(False)
+        self.answer_button.setEnabled(False)
+        self.answer_note.show()
+
+    def _show_answer(self, shown: bool) -> None:
+        self.answer.setVisible(shown)
+        self.fix_code.setVisible(shown)
+        self.answer_button.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+        self.answer_toggled.emit(shown)
+
+    @property
+    def answer_shown(self) -> bool:
+        return self.answer_button.isChecked()
+
+    def reveal(self) -> bool:
+        """Open the answer as a click would; False while it is locked (no call made yet)."""
+        if self.unlocked:
+            self.answer_button.setChecked(True)
+        return self.answer_shown
+
+    # -- stages ---------------------------------------------------------------------------
+    def set_stage(self, stage: str) -> None:
+        """Start puts the question forward (framed, with its Start button); later modes keep
+        it on show, quieter."""
+        self.stage = stage
+        starting = stage == "start"
+        self.start.setVisible(starting)
+        self.question_box.setProperty("emphasis", starting)
+        accent = self.palette().color(self.palette().ColorRole.Highlight).name()
+        self.question_box.setStyleSheet(_EMPHASIS.replace("ACCENT", accent) if starting else "")
         self.retranslate()
 
     def show_scenario(self, scenario: type[Scenario]) -> None:
         self.scenario = scenario
-        self.code.show_scenario(scenario, "pitfall")
         self.prediction.clear()
+        self._lock()
+        self.verticalScrollBar().setValue(0)
         self.retranslate()
 
     def retranslate(self) -> None:
         lang = language()
         self.question_box.setTitle(self.tr("Predict before you run"))
+        self.question_box.setToolTip(
+            self.tr("The question to keep in mind while you cook, and your prediction.")
+        )
         self.prediction.setPlaceholderText(self.tr("Your prediction (kept for the summary)…"))
         self.prediction.setToolTip(
             self.tr("Write down what you expect; the summary shows it next to what happened.")
         )
         self.start.setText(self.tr("Start cooking →"))
-        self.start.setToolTip(self.tr("Go to the kitchen and make the calls (Execute mode)."))
-        self.text.setToolTip(
-            self.tr("The lesson: what goes wrong, why, the kitchen story and the fix.")
+        self.start.setToolTip(
+            self.tr("Keep your prediction and start: move a slider or press Step (Execute mode).")
         )
+        self.hint.setText(
+            self.tr("Then move a slider or press Step: each change is one call.")
+            if self.stage == "start"
+            else self.tr("Each slider move or Step is one call.")
+        )
+        self.story_box.setTitle(self.tr("In Chef Wang's kitchen"))
+        self.answer_button.setText(self.tr("The answer"))
+        self.answer_button.setToolTip(
+            self.tr("Opens after your first call: predict, run, then compare.")
+            if not self.unlocked
+            else self.tr("Show or hide the answer.")
+        )
+        self.answer_note.setText(
+            self.tr("Make your first call to unlock the answer. Predict first!")
+        )
+        self.fix_code.setText(self.tr("See the fix as code →"))
+        self.fix_code.setToolTip(self.tr("What the fix changes, as a diff against the pitfall."))
         s = self.scenario
         if s is None:
-            self.text.setHtml(f"<p>{html.escape(self.tr('Loading the scenarios…'))}</p>")
+            self.heading.setText(html.escape(self.tr("Loading the scenarios…")))
             self.question.setText("")
+            self.text.setText("")
+            self.answer.setText("")
             return
+        self.heading.setText(
+            f"<span style='font-size:large; font-weight:bold'>{html.escape(s.title.get(lang))}"
+            f"</span><br><span style='color:gray'>{html.escape(s.pitfall.title.get(lang))}</span>"
+        )
+        self.question.setText(s.question.get(lang))
+        self.text.setText(s.lesson.kitchen.get(lang))
         sections = (
             (self.tr("What goes wrong"), s.lesson.what),
             (self.tr("Why"), s.lesson.why),
-            (self.tr("In Chef Wang's kitchen"), s.lesson.kitchen),
             (self.tr("The fix"), s.lesson.fix),
         )
-        body = [
-            f"<h2>{html.escape(s.title.get(lang))}</h2>",
-            f"<p style='color:gray'>{html.escape(s.pitfall.title.get(lang))}</p>",
-        ]
-        for heading, text in sections:
-            body.append(f"<h3>{html.escape(heading)}</h3><p>{html.escape(text.get(lang))}</p>")
-        self.text.setHtml("".join(body))
-        self.question.setText(s.question.get(lang))
+        self.answer.setText(
+            "".join(
+                f"<p><b>{html.escape(heading)}</b><br>{html.escape(text.get(lang))}</p>"
+                for heading, text in sections
+            )
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -280,6 +421,7 @@ class SummaryPage(QWidget):
         return out
 
     def refresh(self) -> None:
+        self.lesson.setVisible(self.state.calls > 0)  # the fix is the answer: not before a call
         summaries = self.summaries()
         for variant, summary in summaries.items():
             segment = self.state.latest(variant)
@@ -311,16 +453,22 @@ class SummaryPage(QWidget):
             if s.errors:
                 failed = True
                 records = runs[variant].records  # type: ignore[union-attr]
-                lines.append(
-                    (
-                        self.tr("The pitfall failed: %1 of %2 calls raised %3.")
-                        if variant == "pitfall"
-                        else self.tr("The fix failed: %1 of %2 calls raised %3.")
+                # Qt's plural forms (%n): English has no catalogue, so its two forms are two
+                # source strings (as in recording_window).
+                n = s.calls
+                if variant == "pitfall":
+                    text = (
+                        self.tr("The pitfall failed: %1 of %n call raised %3.", "", n)
+                        if n == 1
+                        else self.tr("The pitfall failed: %1 of %n calls raised %3.", "", n)
                     )
-                    .replace("%1", str(s.errors))
-                    .replace("%2", str(s.calls))
-                    .replace("%3", _error_types(records))
-                )
+                else:
+                    text = (
+                        self.tr("The fix failed: %1 of %n call raised %3.", "", n)
+                        if n == 1
+                        else self.tr("The fix failed: %1 of %n calls raised %3.", "", n)
+                    )
+                lines.append(text.replace("%1", str(s.errors)).replace("%3", _error_types(records)))
         if failed:
             lines.append(
                 self.tr(
@@ -339,22 +487,44 @@ class SummaryPage(QWidget):
 
     def _like_with_like(self, pitfall: Segment, fix: Segment) -> str:
         p, f = pitfall.records, fix.records
-        if len(p) != len(f):
+        n = len(p)
+        if n != len(f):
+            text = (
+                self.tr(
+                    "Not like with like: the pitfall run made %n call, the fix run %2. "
+                    "Press “Measure both” to run both on the same calls.",
+                    "",
+                    n,
+                )
+                if n == 1
+                else self.tr(
+                    "Not like with like: the pitfall run made %n calls, the fix run %2. "
+                    "Press “Measure both” to run both on the same calls.",
+                    "",
+                    n,
+                )
+            )
+            return text.replace("%2", str(len(f)))
+        if [r.params for r in p] != [r.params for r in f]:
             return (
                 self.tr(
-                    "Not like with like: the pitfall run made %1 calls, the fix run %2. "
-                    "Press “Measure both” to run both on the same calls."
+                    "Not like with like: the two runs made their %n call with different "
+                    "parameters. Press “Measure both” to run both on the same calls.",
+                    "",
+                    n,
                 )
-                .replace("%1", str(len(p)))
-                .replace("%2", str(len(f)))
+                if n == 1
+                else self.tr(
+                    "Not like with like: the two runs made their %n calls with different "
+                    "parameters. Press “Measure both” to run both on the same calls.",
+                    "",
+                    n,
+                )
             )
-        if [r.params for r in p] != [r.params for r in f]:
-            return self.tr(
-                "Not like with like: the two runs made their %1 calls with different "
-                "parameters. Press “Measure both” to run both on the same calls."
-            ).replace("%1", str(len(p)))
-        return self.tr("Like with like: both runs made the same %1 calls.").replace(
-            "%1", str(len(p))
+        return (
+            self.tr("Like with like: both runs made the same %n call.", "", n)
+            if n == 1
+            else self.tr("Like with like: both runs made the same %n calls.", "", n)
         )
 
     def prediction_lines(self) -> list[str]:
@@ -376,15 +546,20 @@ class SummaryPage(QWidget):
                     else self.tr("The fix run did not compile.")
                 )
                 continue
-            lines.append(
-                (
-                    self.tr("The pitfall run compiled %1 times: calls %2.")
-                    if variant == "pitfall"
-                    else self.tr("The fix run compiled %1 times: calls %2.")
+            n = len(calls)
+            if variant == "pitfall":
+                text = (
+                    self.tr("The pitfall run compiled once: call %2.", "", n)
+                    if n == 1
+                    else self.tr("The pitfall run compiled %n times: calls %2.", "", n)
                 )
-                .replace("%1", str(len(calls)))
-                .replace("%2", ", ".join(str(c) for c in calls))
-            )
+            else:
+                text = (
+                    self.tr("The fix run compiled once: call %2.", "", n)
+                    if n == 1
+                    else self.tr("The fix run compiled %n times: calls %2.", "", n)
+                )
+            lines.append(text.replace("%2", ", ".join(str(c) for c in calls)))
         said = _first_number(self.prediction_text)
         if said is None or not counts:
             return lines
@@ -437,12 +612,13 @@ class SummaryPage(QWidget):
         if key == "errors":
             if not summary.errors:
                 return "0"
-            return (
-                self.tr("%1 of %2 calls failed: %3")
-                .replace("%1", str(summary.errors))
-                .replace("%2", str(summary.calls))
-                .replace("%3", _error_types(records))
+            n = summary.calls
+            text = (
+                self.tr("%1 of %n call failed: %3", "", n)
+                if n == 1
+                else self.tr("%1 of %n calls failed: %3", "", n)
             )
+            return text.replace("%1", str(summary.errors)).replace("%3", _error_types(records))
         if key == "hit_rate" and summary.errors == summary.calls:
             return "–"  # no call was served: a rate of nothing
         if key in ("time_lost", "mean_hit", "total") and summary.errors:

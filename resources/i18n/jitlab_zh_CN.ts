@@ -542,9 +542,17 @@
         <source>Re-rehearsal!</source>
         <translation>重新排练！</translation>
     </message>
-    <message>
-        <source>Card #%1: compiled by call #%2 in %3, used %4 times since</source>
-        <translation>%1 号卡片：由调用 #%2 编译，用时 %3，此后使用 %4 次</translation>
+    <message numerus="yes">
+        <source>Card #%1: compiled by call #%2 in %3, used once since</source>
+        <translation>
+            <numerusform>%1 号卡片：由调用 #%2 编译，用时 %3，此后使用 %n 次</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Card #%1: compiled by call #%2 in %3, used %n times since</source>
+        <translation>
+            <numerusform>%1 号卡片：由调用 #%2 编译，用时 %3，此后使用 %n 次</numerusform>
+        </translation>
     </message>
     <message>
         <source>1 device</source>
@@ -601,6 +609,18 @@
         <source>Last compile, because: %1</source>
         <translation>最近一次编译的原因：%1</translation>
     </message>
+    <message numerus="yes">
+        <source>%1 of %n call failed: %3. Nothing was compiled.</source>
+        <translation>
+            <numerusform>%n 次调用中有 %1 次失败：%3。还没有编译出任何程序。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n calls failed: %3. Nothing was compiled.</source>
+        <translation>
+            <numerusform>%n 次调用中有 %1 次失败：%3。还没有编译出任何程序。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>No compile yet: make a call to see why jit compiles.</source>
         <translation>还没有编译：调用一次，看看 jit 为什么编译。</translation>
@@ -612,10 +632,6 @@
     <message>
         <source>%1 (+%2 failed)</source>
         <translation>%1（另有失败 %2）</translation>
-    </message>
-    <message>
-        <source>%1 of %2 calls failed: %3. Nothing was compiled.</source>
-        <translation>%2 次调用中有 %1 次失败：%3。还没有编译出任何程序。</translation>
     </message>
 </context>
 <context>
@@ -700,6 +716,10 @@
 <context>
     <name>LedgerView</name>
     <message>
+        <source>Every signature compiled in this run, oldest first. A highlighted cell differs from the row above: that is what made JAX compile again.</source>
+        <translation>本轮编译过的每个签名，从早到晚排列。高亮的格子和上一行不同：正是它让 JAX 又编译了一次。</translation>
+    </message>
+    <message>
         <source>Every signature this function was compiled for, oldest first. A highlighted cell differs from the row above: that is what made JAX compile again.</source>
         <translation>这个函数编译过的每一个签名，最早的在上。高亮的格子与上一行不同：正是它让 JAX 又编译了一次。</translation>
     </message>
@@ -716,71 +736,71 @@
     <name>LessonPanel</name>
     <message>
         <source>Predict before you run</source>
-        <translation type="unfinished">运行之前，先猜一猜</translation>
+        <translation>运行之前，先猜一猜</translation>
     </message>
     <message>
         <source>The question to keep in mind while you cook, and your prediction.</source>
-        <translation type="unfinished"></translation>
+        <translation>下厨时要带着的问题，以及你的预测。</translation>
     </message>
     <message>
         <source>Your prediction (kept for the summary)…</source>
-        <translation type="unfinished">写下你的预测（总结页会拿它对照结果）…</translation>
+        <translation>写下你的预测（总结页会拿它对照结果）…</translation>
     </message>
     <message>
         <source>Write down what you expect; the summary shows it next to what happened.</source>
-        <translation type="unfinished">写下你预计会发生什么；总结页会把它和实际结果放在一起。</translation>
+        <translation>写下你预计会发生什么；总结页会把它和实际结果放在一起。</translation>
     </message>
     <message>
         <source>Start cooking →</source>
-        <translation type="unfinished">开始下厨 →</translation>
+        <translation>开始下厨 →</translation>
     </message>
     <message>
         <source>Keep your prediction and start: move a slider or press Step (Execute mode).</source>
-        <translation type="unfinished"></translation>
+        <translation>记下预测，开始吧：拖动滑块或按“单步”（执行模式）。</translation>
     </message>
     <message>
         <source>Then move a slider or press Step: each change is one call.</source>
-        <translation type="unfinished"></translation>
+        <translation>然后拖动滑块或按“单步”：每改一次就是一次调用。</translation>
     </message>
     <message>
         <source>Each slider move or Step is one call.</source>
-        <translation type="unfinished"></translation>
+        <translation>每拖一次滑块或按一次“单步”，就是一次调用。</translation>
     </message>
     <message>
         <source>In Chef Wang&apos;s kitchen</source>
-        <translation type="unfinished">王师傅的厨房里</translation>
+        <translation>王师傅的厨房里</translation>
     </message>
     <message>
-        <source>The answer: what goes wrong, why, the fix</source>
-        <translation type="unfinished"></translation>
+        <source>The answer</source>
+        <translation>答案</translation>
     </message>
     <message>
         <source>Opens after your first call: predict, run, then compare.</source>
-        <translation type="unfinished"></translation>
+        <translation>做完第一次调用后才能打开：先预测，再运行，然后对照。</translation>
     </message>
     <message>
         <source>Show or hide the answer.</source>
-        <translation type="unfinished"></translation>
+        <translation>显示或收起答案。</translation>
     </message>
     <message>
         <source>Make your first call to unlock the answer. Predict first!</source>
-        <translation type="unfinished"></translation>
+        <translation>先做一次调用，答案才会解锁。记得先猜！</translation>
     </message>
     <message>
         <source>See the fix as code →</source>
-        <translation type="unfinished"></translation>
+        <translation>看修正后的代码 →</translation>
     </message>
     <message>
         <source>What the fix changes, as a diff against the pitfall.</source>
-        <translation type="unfinished">修正版改了什么：相对陷阱版的差异。</translation>
+        <translation>修正版改了哪些地方，以相对陷阱版的差异显示。</translation>
     </message>
     <message>
         <source>Loading the scenarios…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载场景…</translation>
     </message>
     <message>
         <source>What goes wrong</source>
-        <translation type="unfinished">哪里出了问题</translation>
+        <translation>哪里出了问题</translation>
     </message>
     <message>
         <source>Why</source>
@@ -788,7 +808,7 @@
     </message>
     <message>
         <source>The fix</source>
-        <translation type="unfinished">修正办法</translation>
+        <translation>修正办法</translation>
     </message>
 </context>
 <context>
@@ -825,16 +845,16 @@
         <translation>④ 完成</translation>
     </message>
     <message>
-        <source>Briefing: the pitfall, the story, the code and a question (Alt+1).</source>
-        <translation>简介：陷阱、故事、代码和一个问题（Alt+1）。</translation>
-    </message>
-    <message>
         <source>Make calls and watch the kitchen work (Alt+2).</source>
         <translation>发起调用，看厨房如何运转（Alt+2）。</translation>
     </message>
     <message>
-        <source>Study the chart, the log and the output (Alt+3).</source>
-        <translation>细看图表、日志和输出（Alt+3）。</translation>
+        <source>The question: predict what jit will do, then start cooking (Alt+1).</source>
+        <translation>问题：先预测 jit 会怎么做，再开始下厨（Alt+1）。</translation>
+    </message>
+    <message>
+        <source>Study what compiled: the signature ledger and where the compile time went (Alt+3).</source>
+        <translation>细看编译了什么：签名台账，以及编译时间花在了哪里（Alt+3）。</translation>
     </message>
     <message>
         <source>Summary: fix vs pitfall side by side, and export (Alt+4).</source>
@@ -929,20 +949,32 @@
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Scenario list</source>
+        <translation>场景列表</translation>
+    </message>
+    <message>
+        <source>Show or fold away the list of scenarios (Ctrl+B).</source>
+        <translation>显示或收起场景列表（Ctrl+B）。</translation>
+    </message>
+    <message>
         <source>About jitlab</source>
         <translation>关于 jitlab</translation>
     </message>
-    <message>
-        <source>Watch for this</source>
-        <translation>留意这一点</translation>
+    <message numerus="yes">
+        <source>%1 · %n call this run · %3 in total</source>
+        <translation>
+            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>The question from the briefing, and your prediction.</source>
-        <translation>简介里的问题，以及你的预测。</translation>
-    </message>
-    <message>
-        <source>Your prediction: %1</source>
-        <translation>你的预测：%1</translation>
+    <message numerus="yes">
+        <source>%1 · %n calls this run · %3 in total</source>
+        <translation>
+            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
+        </translation>
     </message>
     <message>
         <source>jitlab shows, call by call, what jax.jit really does: trace, compile, cache hit, recompile, why, and what it costs.</source>
@@ -973,10 +1005,6 @@
         <translation>正在工作线程上启动 JAX…</translation>
     </message>
     <message>
-        <source>%1 · %2 calls this run · %3 in total</source>
-        <translation>%1 · 本轮 %2 次调用 · 共 %3 次</translation>
-    </message>
-    <message>
         <source>still running after %1 s (Pause, Reset or another scenario abandons it)</source>
         <translation>已运行 %1 秒仍未返回（暂停、重置或换一个场景即可放弃它）</translation>
     </message>
@@ -987,6 +1015,14 @@
     <message>
         <source>No scenario %1; choose one from the list.</source>
         <translation>没有名为 %1 的场景；请从列表中选择。</translation>
+    </message>
+    <message>
+        <source>Demo: first the question. Make a guess!</source>
+        <translation>演示：先看问题。猜一猜！</translation>
+    </message>
+    <message>
+        <source>Demo: Monitor. The ledger highlights what changed in each compiled signature; the bars show where the compile time went.</source>
+        <translation>演示：监控。台账高亮每个编译签名里变了的部分；条形图显示编译时间花在了哪里。</translation>
     </message>
     <message>
         <source>Demo (%1 left): %2</source>
@@ -1003,6 +1039,37 @@
     <message>
         <source>Closing: waiting for the call in flight to finish… %1 s (at most %2 s)</source>
         <translation>正在关闭：等待进行中的调用结束…… 已等 %1 秒（最多 %2 秒）</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorView</name>
+    <message>
+        <source>Signature ledger: what compiled in this run</source>
+        <translation>签名台账：本轮编译了什么</translation>
+    </message>
+    <message>
+        <source>Every signature compiled since the last reset or variant switch. A highlighted cell is what changed from the signature above: the reason JAX compiled again.</source>
+        <translation>自上次重置或切换版本以来编译过的每个签名。高亮的格子是相对上一个签名变了的地方：JAX 再次编译的原因。</translation>
+    </message>
+    <message>
+        <source>Function:</source>
+        <translation>函数：</translation>
+    </message>
+    <message>
+        <source>This run jitted several functions: pick one.</source>
+        <translation>本轮 jit 了好几个函数：选一个看。</translation>
+    </message>
+    <message>
+        <source>Where the compile time went</source>
+        <translation>编译时间花在了哪里</translation>
+    </message>
+    <message>
+        <source>The newest compiles, one bar each: trace (Python runs to record the program), lower (to XLA&apos;s language), compile (XLA optimises). One scale for all.</source>
+        <translation>最近的几次编译，每次一条：追踪（运行 Python 记下程序）、降级（翻译成 XLA 的语言）、编译（XLA 优化）。所有条形用同一比例尺。</translation>
+    </message>
+    <message>
+        <source>No compile in this run yet: make a call, and each compile gets a bar here.</source>
+        <translation>本轮还没有编译：做一次调用，每次编译都会在这里出现一条。</translation>
     </message>
 </context>
 <context>
@@ -1037,6 +1104,25 @@
     <message>
         <source>This scenario has no parameters.</source>
         <translation>这个场景没有参数。</translation>
+    </message>
+</context>
+<context>
+    <name>PhaseTimeline</name>
+    <message>
+        <source>trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>lower</source>
+        <translation>降级</translation>
+    </message>
+    <message>
+        <source>compile</source>
+        <translation>编译</translation>
+    </message>
+    <message>
+        <source>Call #%1 (%2): trace %3, lower %4, compile %5</source>
+        <translation>调用 #%1（%2）：追踪 %3，降级 %4，编译 %5</translation>
     </message>
 </context>
 <context>
@@ -1465,9 +1551,105 @@
         <source>Run both variants (or press “Measure both”) to compare them side by side.</source>
         <translation>把两个变体都跑一遍（或按“两者都测”），即可并排比较。</translation>
     </message>
+    <message numerus="yes">
+        <source>The pitfall failed: %1 of %n call raised %3.</source>
+        <translation>
+            <numerusform>陷阱版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The pitfall failed: %1 of %n calls raised %3.</source>
+        <translation>
+            <numerusform>陷阱版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The fix failed: %1 of %n call raised %3.</source>
+        <translation>
+            <numerusform>修正版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The fix failed: %1 of %n calls raised %3.</source>
+        <translation>
+            <numerusform>修正版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Not like with like: the pitfall run made %n call, the fix run %2. Press “Measure both” to run both on the same calls.</source>
+        <translation>
+            <numerusform>条件不同：陷阱版运行了 %n 次调用，修正版 %2 次。按“两者都测”可让两者跑同样的调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Not like with like: the pitfall run made %n calls, the fix run %2. Press “Measure both” to run both on the same calls.</source>
+        <translation>
+            <numerusform>条件不同：陷阱版运行了 %n 次调用，修正版 %2 次。按“两者都测”可让两者跑同样的调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Not like with like: the two runs made their %n call with different parameters. Press “Measure both” to run both on the same calls.</source>
+        <translation>
+            <numerusform>条件不同：两次运行的 %n 次调用用了不同的参数。按“两者都测”可让两者跑同样的调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Not like with like: the two runs made their %n calls with different parameters. Press “Measure both” to run both on the same calls.</source>
+        <translation>
+            <numerusform>条件不同：两次运行的 %n 次调用用了不同的参数。按“两者都测”可让两者跑同样的调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Like with like: both runs made the same %n call.</source>
+        <translation>
+            <numerusform>同条件比较：两次运行做的是同样的 %n 次调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Like with like: both runs made the same %n calls.</source>
+        <translation>
+            <numerusform>同条件比较：两次运行做的是同样的 %n 次调用。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Your prediction: %1</source>
         <translation>你的预测：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>The pitfall run compiled once: call %2.</source>
+        <translation>
+            <numerusform>陷阱版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The pitfall run compiled %n times: calls %2.</source>
+        <translation>
+            <numerusform>陷阱版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The fix run compiled once: call %2.</source>
+        <translation>
+            <numerusform>修正版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The fix run compiled %n times: calls %2.</source>
+        <translation>
+            <numerusform>修正版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n call failed: %3</source>
+        <translation>
+            <numerusform>%n 次调用中 %1 次失败：%3</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n calls failed: %3</source>
+        <translation>
+            <numerusform>%n 次调用中 %1 次失败：%3</numerusform>
+        </translation>
     </message>
     <message>
         <source>Summary: %1</source>
@@ -1578,10 +1760,6 @@
         <translation>把每次调用保存为 JSON，字段与 `jitlab run --json` 相同。</translation>
     </message>
     <message>
-        <source>%1 of %2 calls failed: %3</source>
-        <translation>%2 次调用中 %1 次失败：%3</translation>
-    </message>
-    <message>
         <source>(+%1 failed)</source>
         <translation>（另有 %1 次失败）</translation>
     </message>
@@ -1610,18 +1788,6 @@
         <translation>错误</translation>
     </message>
     <message>
-        <source>Like with like: both runs made the same %1 calls.</source>
-        <translation>同条件比较：两次运行做的是同样的 %1 次调用。</translation>
-    </message>
-    <message>
-        <source>Not like with like: the pitfall run made %1 calls, the fix run %2. Press “Measure both” to run both on the same calls.</source>
-        <translation>条件不同：陷阱版运行了 %1 次调用，修正版 %2 次。按“两者都测”可让两者跑同样的调用。</translation>
-    </message>
-    <message>
-        <source>Not like with like: the two runs made their %1 calls with different parameters. Press “Measure both” to run both on the same calls.</source>
-        <translation>条件不同：两次运行的 %1 次调用用了不同的参数。按“两者都测”可让两者跑同样的调用。</translation>
-    </message>
-    <message>
         <source>Per cached call: about the same with the fix (%2) as with the pitfall (%3).</source>
         <translation>每次缓存命中的调用：修正版（%2）与陷阱版（%3）大致相同。</translation>
     </message>
@@ -1632,22 +1798,6 @@
     <message>
         <source>Per cached call: the fix saves %1 (%2 against %3 for the pitfall).</source>
         <translation>每次缓存命中的调用：修正版省下 %1（%2，陷阱版 %3）。</translation>
-    </message>
-    <message>
-        <source>The fix failed: %1 of %2 calls raised %3.</source>
-        <translation>修正版失败：%2 次调用中 %1 次抛出 %3。</translation>
-    </message>
-    <message>
-        <source>The fix run compiled %1 times: calls %2.</source>
-        <translation>修正版这次运行编译了 %1 次：第 %2 次调用。</translation>
-    </message>
-    <message>
-        <source>The pitfall failed: %1 of %2 calls raised %3.</source>
-        <translation>陷阱版失败：%2 次调用中 %1 次抛出 %3。</translation>
-    </message>
-    <message>
-        <source>The pitfall run compiled %1 times: calls %2.</source>
-        <translation>陷阱版这次运行编译了 %1 次：第 %2 次调用。</translation>
     </message>
     <message>
         <source>You said %1: neither run compiled that many times.</source>

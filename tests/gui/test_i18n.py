@@ -54,9 +54,10 @@ def test_switching_language_changes_visible_labels(qtbot, window) -> None:
     assert chinese["param"] == "批次大小"  # lesson texts follow the language too
     assert chinese["status"].startswith("第一份脚本写好了")
     assert [k for k in english if chinese[k] == english[k]] == []
-    briefing = window.briefing.text.toPlainText()
-    assert "忽大忽小的批次" in briefing and "哪里出了问题" in briefing  # lesson and headings
-    assert "What goes wrong" not in briefing
+    lesson = window.briefing  # lesson texts and headings
+    assert "忽大忽小的批次" in lesson.heading.text()
+    assert lesson.story_box.title() == "王师傅的厨房里" and lesson.text.text()
+    assert "哪里出了问题" in lesson.answer.text() and "What goes wrong" not in lesson.answer.text()
     window.lang_actions["en"].trigger()
     assert window.mode_buttons["start"].text() == "① Start"
     assert window.run_controls.step.text() == "Step"

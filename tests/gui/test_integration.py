@@ -25,7 +25,8 @@ def test_exercises_from_the_list_and_back_to_a_scenario(qtbot, window) -> None:
     quiz.scenario_requested.emit("static-args", "fix")
     assert window.scenario.id == "static-args"
     assert window.run_controls.current_variant() == "fix"
-    assert window.mode == "start" and window.pages.currentWidget() is window.briefing
+    assert window.mode == "start" and window.pages.currentWidget() is window.lab_page
+    assert window.briefing.stage == "start" and window.briefing.start.isVisible()
 
 
 def test_complete_mode_offers_this_pitfalls_exercises(qtbot, window) -> None:
