@@ -14,6 +14,7 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -44,6 +45,9 @@ _TOOLTIP = Qt.ItemDataRole.ToolTipRole
 _USER = Qt.ItemDataRole.UserRole
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _COLUMNS = ("#", "kind", "latency", "trace", "lower", "compile", "execute", "params", "reason")
+PHASES = range(3, 7)  # trace, lower, compile, execute
+PARAMS, REASON = 7, 8
+REASON_MIN = 200  # px the reason keeps before the phase columns step aside
 Index = QModelIndex | QPersistentModelIndex
 FLUSH_MS = 200  # bound to a run: rows inserted at most 5 times a second in a flood
 
@@ -214,11 +218,26 @@ class LogView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # Narrow fixed columns for the numbers; the reason takes the rest of the width and
+        # elides (the row's tooltip has it in full). When even that leaves the reason too
+        # little room, the four phase columns step aside (_fit_columns): the tooltip has them.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollMode(QTableView.ScrollMode.ScrollPerPixel)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((44, 110, 76, 56, 56, 62, 62, 120)):
-            self.table.setColumnWidth(column, width)
+        header.setMinimumSectionSize(24)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
+        for column in range(len(_COLUMNS) - 1):
+            mode = (
+                QHeaderView.ResizeMode.Interactive
+                if column == PARAMS
+                else QHeaderView.ResizeMode.Fixed
+            )
+            header.setSectionResizeMode(column, mode)
+        header.setSectionResizeMode(REASON, QHeaderView.ResizeMode.Stretch)
+        self.table.viewport().installEventFilter(self)
+        self.proxy.modelReset.connect(self._size_columns)  # a reset forgets hidden sections
+        self._widths: dict[int, int] = {}  # column widths as sized, hidden or not
         self.filter_label = QLabel(self)
         self.checks: dict[CallKind, QCheckBox] = {}
         row = QHBoxLayout()
@@ -236,6 +255,47 @@ class LogView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.table)
         self.retranslate()
+
+    def _size_columns(self) -> None:
+        """Widths from the font and the header texts: a number fits, nothing more."""
+        metrics = self.table.fontMetrics()
+        head = self.table.horizontalHeader().fontMetrics()
+        pad = 14
+        titles = self.model.headers()
+
+        def fit(column: int, *samples: str) -> int:
+            texts = [titles[column], *samples]
+            return (
+                max(head.horizontalAdvance(titles[column]), *map(metrics.horizontalAdvance, texts))
+                + pad
+            )
+
+        kinds = [kind_name(kind) for kind in KIND_ORDER if kind is not CallKind.PERSISTENT_HIT]
+        self._widths = {
+            0: fit(0, "9999"),
+            1: min(fit(1, *kinds), 12 * metrics.horizontalAdvance("m")),
+            **{column: fit(column, "9999.99") for column in range(2, 7)},
+            PARAMS: max(fit(PARAMS), 10 * metrics.horizontalAdvance("m")),
+        }
+        for column, width in self._widths.items():
+            self.table.setColumnWidth(column, width)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Hide the phase columns while showing them would leave the reason under
+        ``REASON_MIN`` pixels; show them again once there is room."""
+        room = self.table.viewport().width()
+        fixed = sum(self._widths.get(c, 0) for c in range(REASON) if c not in PHASES)
+        phases = sum(self._widths.get(c, 0) for c in PHASES)  # a hidden column has width 0
+        hide = room - fixed - phases < REASON_MIN
+        if hide != self.table.isColumnHidden(PHASES[0]):
+            for column in PHASES:
+                self.table.setColumnHidden(column, hide)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
 
     def bind(self, state: RunState) -> None:
         """Follow a run model: one row per served call, inserted at most every ``FLUSH_MS``
@@ -283,6 +343,7 @@ class LogView(QWidget):
             box.setToolTip(self.tr("Show or hide the calls of this kind in the log."))
         self.table.setToolTip(self.tr("One row per call. Hover a row for the details."))
         self.model.relabel()
+        self._size_columns()  # the header texts change width with the language
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
