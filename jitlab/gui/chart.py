@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
@@ -353,7 +353,7 @@ class ChartView(QWidget):
         item = self.plot.getPlotItem()
         item.setLabel("left", self.tr("latency (ms, log scale)"))
         item.setLabel("bottom", self.tr("call number"))
-        self.empty_hint.setText(self.tr("Drag the batch size or press Step"))
+        self.empty_hint.setText(self.tr("Move a slider on the left or press Step"))
         self.plot.setToolTip(
             self.tr(
                 "One point per call. Hover a point for its phases, signature and reason. "
@@ -532,7 +532,7 @@ def describe(record: CallRecord) -> str:
     rows = [
         f"<b>#{record.index}</b> · <span style='color:{color}'><b>"
         f"{kind_name(record.kind)}</b></span> · {format_ms(record.latency_ms)}",
-        f"{label['variant']}: {record.variant or '-'} · {params}",
+        f"{label['variant']}: {_variant(record.variant)} · {params}",
         f"{label['trace']} {format_ms(record.trace_ms)} · {label['lower']} "
         f"{format_ms(record.lower_ms)} · {label['compile']} {format_ms(record.compile_ms)}"
         f" · {label['execute']} {format_ms(record.execute_ms)}",
@@ -547,6 +547,21 @@ def describe(record: CallRecord) -> str:
     if record.error is not None:
         rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(record.error.message[:300])}")
     return "<br>".join(rows)
+
+
+_VARIANTS = {
+    "pitfall": QT_TRANSLATE_NOOP("CallCard", "pitfall"),
+    "fix": QT_TRANSLATE_NOOP("CallCard", "fix"),
+}
+
+
+def _variant(variant: str | None) -> str:
+    """The two variants every scenario has, in words; another is named by its id, as the
+    variant menu and ``--variant`` spell it."""
+    if not variant:
+        return "-"
+    words = _VARIANTS.get(variant)
+    return translate("CallCard", words) if words else _escape(variant)
 
 
 def _escape(text: str) -> str:

@@ -34,9 +34,11 @@ from jitlab.gui.quiz_widgets import (
     WRONG_COLOR,
     ExerciseCard,
     VerdictPanel,
+    learn_variants,
     option_words,
     scenario_icon,
     text,
+    variant_name,
 )
 
 DEFAULT_COUNT = 5
@@ -228,6 +230,7 @@ class InterviewView(QWidget):
     # -- the round ------------------------------------------------------------------------
     def set_catalogue(self, catalogue: Catalogue) -> None:
         self.catalogue = catalogue
+        learn_variants(catalogue.variants)
         pool = len(catalogue.available)
         self.count.setRange(1, max(1, pool))
         self.count.setValue(min(DEFAULT_COUNT, max(1, pool)))
@@ -410,7 +413,7 @@ class InterviewView(QWidget):
             if verdict.timed_out:
                 you += " " + self.tr("(late)")
             real = option_words(exercise, verdict.answer.value) if verdict.answer else "—"
-            scenario = f"{text(exercise.chapter.title)} ({exercise.variant})"
+            scenario = f"{text(exercise.chapter.title)} ({variant_name(exercise)})"
             item = QTreeWidgetItem(self.review, [text(exercise.title), you, real, scenario])
             item.setIcon(0, scenario_icon(exercise))
             item.setData(0, Qt.ItemDataRole.UserRole, (exercise.scenario, exercise.variant))

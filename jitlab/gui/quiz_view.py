@@ -42,6 +42,7 @@ from jitlab.gui.quiz_runner import QuizRunner
 from jitlab.gui.quiz_widgets import (
     ExerciseCard,
     VerdictPanel,
+    learn_variants,
     list_title,
     scenario_icon,
     text,
@@ -126,6 +127,7 @@ class ExercisesPage(QWidget):
     # -- the list -------------------------------------------------------------------------
     def set_catalogue(self, catalogue: Catalogue) -> None:
         self.catalogue = catalogue
+        learn_variants(catalogue.variants)
         self.fill()
         if self.exercise is None and catalogue.exercises:
             self.select(catalogue.exercises[0].id)

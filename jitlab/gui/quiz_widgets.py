@@ -52,6 +52,29 @@ def text(value: Any) -> str:
     return value.get(i18n.language()) if value is not None else ""
 
 
+_VARIANT_TITLES: dict[tuple[str, str], Any] = {}  # (scenario, variant) -> Text
+_VARIANT_WORDS = {
+    "pitfall": QT_TRANSLATE_NOOP("QuizVariant", "the pitfall"),
+    "fix": QT_TRANSLATE_NOOP("QuizVariant", "the fix"),
+}
+
+
+def learn_variants(titles: Any) -> None:
+    """Remember the variants' titles (``Catalogue.variants``) so views name a variant in
+    words, never by its id."""
+    _VARIANT_TITLES.update(titles or {})
+
+
+def variant_name(exercise: Any) -> str:
+    """The variant an exercise points to, in the interface language: the scenario's own
+    title for it, else "the pitfall" / "the fix", else (a plugin's unknown id) the id."""
+    title = _VARIANT_TITLES.get((exercise.scenario, exercise.variant))
+    if title is not None:
+        return text(title)
+    words = _VARIANT_WORDS.get(exercise.variant)
+    return i18n.translate("QuizVariant", words) if words else str(exercise.variant)
+
+
 def option_words(exercise: Any, value: Any) -> str:
     """An answer as the user saw it: ``b) Both are traced…`` for an option, else the value."""
     for position, option in enumerate(exercise.options):
@@ -504,7 +527,7 @@ class VerdictPanel(QFrame):
         self.open_button.setText(
             self.tr("Open the scenario: %1 (%2)")
             .replace("%1", text(ex.chapter.title))
-            .replace("%2", ex.variant)
+            .replace("%2", variant_name(ex))
         )
 
     def _calls_html(self, evidence: Any) -> str:

@@ -31,6 +31,14 @@
         <source>why</source>
         <translation>原因</translation>
     </message>
+    <message>
+        <source>pitfall</source>
+        <translation>陷阱</translation>
+    </message>
+    <message>
+        <source>fix</source>
+        <translation>修正</translation>
+    </message>
 </context>
 <context>
     <name>CallLog</name>
@@ -78,8 +86,8 @@
         <translation>调用序号</translation>
     </message>
     <message>
-        <source>Drag the batch size or press Step</source>
-        <translation>拖动“批次大小”滑块，或按“单步”</translation>
+        <source>Move a slider on the left or press Step</source>
+        <translation>拖动左边的滑块，或按“单步”</translation>
     </message>
     <message>
         <source>One point per call. Hover a point for its phases, signature and reason. Drag or scroll to zoom; double-click to follow the newest calls again.</source>
@@ -1145,6 +1153,17 @@
     </message>
 </context>
 <context>
+    <name>QuizVariant</name>
+    <message>
+        <source>the pitfall</source>
+        <translation>陷阱版</translation>
+    </message>
+    <message>
+        <source>the fix</source>
+        <translation>修正版</translation>
+    </message>
+</context>
+<context>
     <name>QuizView</name>
     <message>
         <source>The exercises could not be loaded:</source>
@@ -1180,6 +1199,13 @@
     <message>
         <source>Switch the interface language.</source>
         <translation>切换界面语言。</translation>
+    </message>
+</context>
+<context>
+    <name>Reasons</name>
+    <message>
+        <source>as the recording says: %1</source>
+        <translation>录制文件中的原话：%1</translation>
     </message>
 </context>
 <context>

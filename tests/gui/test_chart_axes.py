@@ -54,7 +54,7 @@ def test_an_empty_chart_shows_whole_call_numbers_and_says_what_to_do(qtbot) -> N
     texts = _whole_numbers(chart)
     assert not any(t.startswith("0.") for t in texts)
     assert chart.empty_hint.isVisible()
-    assert chart.empty_hint.text() == "Drag the batch size or press Step"
+    assert chart.empty_hint.text() == "Move a slider on the left or press Step"
     hint = chart.empty_hint.geometry()
     assert chart.plot.rect().contains(hint.center())  # over the plot, not off in a corner
 
@@ -65,11 +65,13 @@ def test_the_hint_is_in_chinese_too(qtbot) -> None:
     chart = _chart(qtbot)
     try:
         assert i18n.set_language("zh")
-        qtbot.waitUntil(lambda: chart.empty_hint.text() != "Drag the batch size or press Step")
-        assert "单步" in chart.empty_hint.text() and "批次大小" in chart.empty_hint.text()
+        qtbot.waitUntil(
+            lambda: chart.empty_hint.text() != "Move a slider on the left or press Step"
+        )
+        assert "单步" in chart.empty_hint.text() and "滑块" in chart.empty_hint.text()
     finally:
         i18n.set_language("en")
-    qtbot.waitUntil(lambda: chart.empty_hint.text() == "Drag the batch size or press Step")
+    qtbot.waitUntil(lambda: chart.empty_hint.text() == "Move a slider on the left or press Step")
 
 
 def test_after_one_real_call_the_axis_counts_whole_calls_and_the_hint_goes(qtbot) -> None:

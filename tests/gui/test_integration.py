@@ -128,7 +128,7 @@ def test_error_view_lays_out_the_anatomy_and_output_shows_facts(qtbot, make_wind
     window.drain()
     text = window.error_view.toPlainText()
     assert "TracerBoolConversionError" in text
-    for layer in ("① Python stack", "② Tracing context", "③ Abstract values", "Category and fix"):
+    for layer in ("① Python stack", "② Tracing context", "③ Abstract values", "Why", "Fix"):
         assert layer in text
     assert "x: float32[8,32]" in text
     assert "jax.make_jaxpr of the fixed function" in text
