@@ -9,6 +9,7 @@ highlighted, so the cause of each recompile stands out without reading the reaso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
@@ -78,6 +79,16 @@ def signature_columns(rows: list[LedgerRow]) -> list[str]:
     return keys
 
 
+def _ever_changed(rows: list[LedgerRow], key: str) -> bool:
+    """Whether column ``key`` differs between two neighbouring rows that both have a signature."""
+    return any(
+        this.signature is not None
+        and before.signature is not None
+        and this.cells.get(key, "—") != before.cells.get(key, "—")
+        for before, this in pairwise(rows)
+    )
+
+
 class LedgerModel(QAbstractTableModel):
     """Rows of :class:`LedgerRow`; differing cells carry a highlight and the old value."""
 
@@ -93,6 +104,9 @@ class LedgerModel(QAbstractTableModel):
     def set_calls(self, calls: list[RecordedCall]) -> None:
         rows = ledger_rows(calls)
         keys = signature_columns(rows)
+        if self.fixed is _LIVE_FIXED:  # what changed comes first: no scrolling to find it
+            changed = [k for k in keys if _ever_changed(rows, k)]
+            keys = changed + [k for k in keys if k not in changed]
         if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
             self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
             self.rows = rows

@@ -393,13 +393,13 @@ class SummaryPage(QWidget):
         layout.addWidget(self.prediction)
         layout.addWidget(self.lesson)
         layout.addWidget(self.compare, 1)
-        layout.addLayout(buttons)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(inner)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
+        outer.addLayout(buttons)  # below the scrolling part: always in reach on a small screen
         self.scenario: type[Scenario] | None = None
         self.retranslate()
         self._refresh_later = qthrottled(self.refresh, timeout=REFRESH_MS, parent=self)

@@ -137,3 +137,46 @@ def test_the_compare_chart_has_its_own_colours_and_a_legend_off_the_data(qtbot, 
         assert line.scatter.opts["brush"].color().name() == pen
     view = page.compare.getPlotItem().getViewBox().sceneBoundingRect()
     assert not legend.sceneBoundingRect().intersects(view)
+
+
+def test_one_call_reads_call_not_calls_in_english_and_chinese(qtbot) -> None:
+    """Qt's plural forms: "1 call", "compiled once", "2 calls"; Chinese has one form."""
+    from jitlab.gui import i18n
+    from jitlab.gui.pages import SummaryPage
+
+    state = RunState()
+    page = SummaryPage(state)
+    qtbot.addWidget(page)
+    state.new_segment("pitfall")
+    state.call_finished(_record(CallKind.COMPILE, 110, 100))
+    state.new_segment("fix")
+    state.call_finished(_record(CallKind.COMPILE, 90, 80))
+    page.refresh()
+    verdict, said = page.verdict.text(), page.prediction.text()
+    assert "Like with like: both runs made the same 1 call." in verdict
+    assert "1 calls" not in verdict + said
+    assert "The pitfall run compiled once: call 0." in said
+    assert "The fix run compiled once: call 0." in said
+    state.call_finished(_record(CallKind.CACHE_HIT, 1.0))
+    page.refresh()
+    assert "the pitfall run made 1 call, the fix run 2." in page.verdict.text()
+    # Failures: "1 of 1 call failed" in the table, "2 calls" once there are two.
+    state.new_segment("pitfall")
+    error = CallRecord(0, "f", CallKind.ERROR, 5.0, params={"n": 8})
+    state.call_finished(error)
+    page.refresh()
+    assert page.cells[("pitfall", "errors")].text() == "1 of 1 call failed: ?"
+    assert "The pitfall failed: 1 of 1 call raised ?." in page.verdict.text()
+    state.call_finished(error)
+    page.refresh()
+    assert page.cells[("pitfall", "errors")].text() == "2 of 2 calls failed: ?"
+    try:
+        i18n.set_language("zh")
+        page.refresh()
+        assert page.cells[("pitfall", "errors")].text() == "2 次调用中 2 次失败：?"
+        state.new_segment("pitfall")
+        state.call_finished(_record(CallKind.COMPILE, 110, 100))
+        page.refresh()
+        assert "陷阱版这次运行编译了 1 次：第 0 次调用。" in page.prediction.text()
+    finally:
+        i18n.set_language("en")
