@@ -1,7 +1,8 @@
 """The ``jitlab`` command: the desktop app by default, plus one module per subcommand.
 
 Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch`,
-:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff` and :mod:`~jitlab.cli.quiz` has
+:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff`, :mod:`~jitlab.cli.summary` and
+:mod:`~jitlab.cli.quiz` has
 ``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt):
 `jitlab` builds its parser before the desktop window shows, and JAX must not load first.
 """
@@ -20,7 +21,7 @@ __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 
 # In the order `jitlab --help` lists them. (Inside this file the submodules `list` and `open`
 # become package attributes that shadow the builtins: neither builtin is used here.)
-COMMANDS = ("list", "run", "watch", "open", "diff", "quiz")
+COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "quiz")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("watch", "open", "diff"):
-        # watch: the user's program keeps its own devices; open, diff: never import JAX.
+    if args.command in ("watch", "open", "diff", "summary"):
+        # watch: the user's program keeps its own devices; open, diff, summary: never JAX.
         return _command(args.command).run(args)
     # The sharding lessons need several devices; XLA only reads this before it starts.
     from jitlab.core.devices import simulate_cpu_devices

@@ -14,10 +14,15 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "watch",
         help="record a Python program's compiles: jitlab watch -- python train.py ARGS",
         description="Run a Python program unchanged, record every compile and recompile of "
-        "its jitted functions to a JSON-lines file, and print a summary per function.",
+        "its jitted functions to a JSON-lines file, and print a summary per function. "
+        "In each process of a jax.distributed job it writes one file per process, "
+        "run.p0.jsonl, run.p1.jsonl, … for --out run.jsonl (see `jitlab summary`).",
     )
     parser.add_argument(
-        "--out", default="jitlab-watch.jsonl", help="recording file (default: %(default)s)"
+        "--out",
+        default="jitlab-watch.jsonl",
+        help="recording file (default: %(default)s); process i of a multi-process job "
+        "writes NAME.p{i}.jsonl",
     )
     parser.add_argument(
         "--include-internal",
@@ -56,8 +61,14 @@ def run(args: argparse.Namespace) -> int:
         fail(f"watch: --out {out} is a folder; name a file, e.g. {out / 'run.jsonl'}")
     try:  # fail now, not after the user's program has run for an hour
         out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a", encoding="utf-8"):
-            pass
+        if out.exists():
+            with out.open("a", encoding="utf-8"):
+                pass
+        else:  # create nothing: a process of a job may write NAME.p1.jsonl instead
+            import tempfile
+
+            with tempfile.TemporaryFile(dir=out.parent):
+                pass
     except OSError as exc:
         fail(f"watch: cannot write the recording {out}: {exc.strerror or exc}")
 
@@ -68,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if program[0] != "-m":
         sys.path.insert(0, str(Path(target).resolve().parent))
     status = 0
-    with watch(args.out, include_internal=args.include_internal):
+    with watch(args.out, include_internal=args.include_internal) as recorder:
         try:
             if program[0] == "-m":
                 runpy.run_module(target, run_name="__main__", alter_sys=True)
@@ -89,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             status = 1
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
-    print_watch_summary(args.out)
+    print_watch_summary(str(recorder.file_path or args.out))
     return status
 
 

@@ -141,6 +141,20 @@ def backends_are_initialized() -> bool:
         return False
 
 
+# -- launchers: which process of a job this is --------------------------------------------------
+LAUNCHER_PROCESS_VARIABLES: tuple[tuple[str, str], ...] = (
+    ("SLURM_PROCID", "SLURM_NTASKS"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+    ("PMI_RANK", "PMI_SIZE"),
+)
+"""(index, count) environment variables a launcher sets in each process, first match wins.
+The Slurm and Open MPI pairs are the ones ``jax.distributed.initialize()`` reads itself when
+it detects the cluster (``jax._src.clusters.slurm_cluster`` / ``ompi_cluster``, 0.10.2);
+``PMI_*`` (MPICH, Intel MPI) is read by no JAX cluster, whose programs pass ``process_id``
+by hand. Read at start only, without touching JAX: the backend must not start before the
+program's own ``jax.distributed.initialize``."""
+
+
 # -- private attributes of jitted objects -------------------------------------------------------
 def cache_size_method(jitted: Any) -> Callable[[], int] | None:
     """The bound ``_cache_size`` of a ``jax.jit`` object: the number of executables in its

@@ -112,6 +112,11 @@ class RecordingStart:
     jax: str | None = None
     jitlab: str | None = None
     time: float | None = None  # wall-clock start (seconds since the epoch)
+    host: str | None = None  # the machine's name (older recordings: None)
+    # Which process of a multi-process job, when a launcher said so at start (SLURM_PROCID,
+    # …); None for a single process, or until JAX knows (then a ``process`` line says).
+    process: int | None = None
+    processes: int | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RecordingStart:
@@ -119,28 +124,101 @@ class RecordingStart:
         jax, jitlab = (None if v is None else str(v) for v in versions)
         time = data.get("time")
         argv = tuple(str(a) for a in data.get("argv") or ())
-        return cls(argv, jax, jitlab, float(time) if time is not None else None)
+        host = data.get("host")
+        return cls(
+            argv,
+            jax,
+            jitlab,
+            float(time) if time is not None else None,
+            host=host if isinstance(host, str) else None,
+            process=_index(data.get("process")),
+            processes=_index(data.get("processes")),
+        )
 
     def to_json(self, **more: Any) -> dict[str, Any]:
         """The ``start`` line (``more``: fields a newer writer adds, such as ``pid``)."""
-        return {
+        line = {
             "type": "start",
             "jitlab": self.jitlab,
             "jax": self.jax,
             "argv": list(self.argv),
             "time": self.time,
+            "host": self.host,
             **more,
         }
+        if self.process is not None:
+            line.update(process=self.process, processes=self.processes)
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessInfo:
+    """Which process of a ``jax.distributed`` job wrote a recording, and on what.
+
+    Written as a ``process`` line once JAX knows (at the first compile, or at the end): the
+    device counts cannot be asked for earlier without starting JAX's backend before the
+    program's own ``jax.distributed.initialize``. Every later line carries ``"process"``.
+    """
+
+    index: int
+    count: int | None = None  # processes in the job
+    host: str | None = None
+    local_devices: int | None = None  # this process's devices
+    devices: int | None = None  # the job's devices
+    t: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "process",
+            "process": self.index,
+            "processes": self.count,
+            "host": self.host,
+            "local_devices": self.local_devices,
+            "devices": self.devices,
+            "t": self.t,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProcessInfo | None:
+        """None when the line names no process index."""
+        index = _index(data.get("process"))
+        if index is None:
+            return None
+        host = data.get("host")
+        return cls(
+            index,
+            _index(data.get("processes")),
+            host if isinstance(host, str) else None,
+            _index(data.get("local_devices")),
+            _index(data.get("devices")),
+            _float(data.get("t")),
+        )
+
+
+def _index(value: Any) -> int | None:
+    """A whole number ≥ 0, or None (any other value, from a damaged or foreign line)."""
+    return value if _is(value, int) and value >= 0 else None
 
 
 @dataclass
 class Recording:
     start: RecordingStart | None = None
+    process_line: ProcessInfo | None = None  # the ``process`` line, in multi-process runs
     calls: list[RecordedCall] = field(default_factory=list)
     hits: dict[Key, int] = field(default_factory=dict)  # latest count
     ended: bool = False
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
+
+    @property
+    def process(self) -> ProcessInfo | None:
+        """Which process of a multi-process job wrote this; None for a single process."""
+        if self.process_line is not None:
+            return self.process_line
+        start = self.start
+        if start is None or start.process is None:
+            return None
+        return ProcessInfo(start.process, start.processes, start.host)
 
     @property
     def skipped(self) -> str:
@@ -169,6 +247,11 @@ class Recording:
             if not (_is(obj.get("argv"), list, none=True) and _number(obj.get("time"))):
                 return False
             self.start = RecordingStart.from_json(obj)
+        elif kind == "process":
+            info = ProcessInfo.from_json(obj)
+            if info is None:
+                return False
+            self.process_line = info
         elif kind == "end":
             self.ended = True
         return True  # other types: from a newer jitlab, ignored

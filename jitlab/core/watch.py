@@ -11,13 +11,26 @@ without changing the user's code:
 
 The file is JSON lines, flushed as it goes: ``start``, one ``call`` line per compile /
 recompile / persistent hit / error, ``hits`` lines with aggregated cache-hit counts, ``end``.
+
+**One recording per process.** Run in every process of a ``jax.distributed`` job, each
+process writes its own file, ``run.p0.jsonl``, ``run.p1.jsonl``, … (``run.jsonl`` named by
+the user), and every line carries ``"process": i``. The index comes from the launcher's
+environment at start (:data:`~jitlab.core._jax.LAUNCHER_PROCESS_VARIABLES`: Slurm, Open MPI,
+PMI). Otherwise the program says it to ``jax.distributed.initialize`` itself: nothing is
+wrapped; at the first line after ``start`` (the first compile, or the end) the recorder asks
+JAX — ``jax.process_count()``, only once the backend runs, which any compile implies and
+which ``jax.distributed.initialize`` must precede — and renames its file. Until then the
+first process to lock ``run.jsonl`` writes there and the others write to a provisional
+``run.pid<PID>.jsonl``. A single process keeps ``run.jsonl``, with no ``process`` field.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
+import socket
 import sys
 import threading
 import time
@@ -34,10 +47,49 @@ import jitlab
 from jitlab.core import _jax, explain, frames, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
-from jitlab.core.recording import RecordedCall, RecordedHits, RecordingStart
+from jitlab.core.recording import ProcessInfo, RecordedCall, RecordedHits, RecordingStart
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
+
+try:  # POSIX: two processes of one job never write the same file
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: the first writer is not protected
+    fcntl = None  # type: ignore[assignment]
+
+
+def launcher_process(environ: Any = None) -> tuple[int, int] | None:
+    """(index, count) from a launcher's environment when it started several processes."""
+    environ = os.environ if environ is None else environ
+    for index_name, count_name in _jax.LAUNCHER_PROCESS_VARIABLES:
+        try:
+            index, count = int(environ[index_name]), int(environ[count_name])
+        except (KeyError, ValueError):
+            continue
+        if count > 1 and 0 <= index < count:
+            return index, count
+    return None
+
+
+def process_path(path: str | Path, index: int) -> Path:
+    """The recording of process ``index``: ``run.jsonl`` -> ``run.p1.jsonl``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.p{index}{path.suffix}")
+
+
+def _claim(path: Path) -> tuple[IO[str], Path]:
+    """Open ``path`` for this process alone, or a provisional file when another holds it."""
+    f = path.open("a", encoding="utf-8")  # "a": never empty a file another process writes
+    try:
+        if fcntl is not None:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        pending = path.with_name(f"{path.stem}.pid{os.getpid()}{path.suffix}")
+        return pending.open("w", encoding="utf-8"), pending
+    f.seek(0)
+    f.truncate()
+    return f, path
 
 
 def _defined_at(fun: Any) -> str | None:
@@ -236,6 +288,10 @@ class Recorder:
         self.recording = False
         self._lock = threading.RLock()
         self._file: IO[str] | None = None
+        self.file_path: Path | None = None  # where the lines go now (see the module docstring)
+        self.process: int | None = None  # this process's index in a multi-process job
+        self._first_line: RecordingStart | None = None
+        self._resolved = False
         self._start = 0.0
         self._hits_written: dict[Any, int] = {}
         self._stopping = threading.Event()
@@ -254,10 +310,25 @@ class Recorder:
         self._start = time.monotonic()
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("w", encoding="utf-8")
-            argv = tuple(sys.argv)
-            start = RecordingStart(argv, jax.__version__, jitlab.__version__, time.time())
-            self._write(start.to_json(pid=os.getpid()))
+            launched = launcher_process()
+            self._resolved = False
+            if launched is not None:
+                self.process = launched[0]
+                self.file_path = process_path(self.path, self.process)
+                self._file = self.file_path.open("w", encoding="utf-8")
+            else:
+                self.process = None
+                self._file, self.file_path = _claim(self.path)
+            self._first_line = RecordingStart(
+                tuple(sys.argv),
+                jax.__version__,
+                jitlab.__version__,
+                time.time(),
+                host=socket.gethostname(),
+                process=self.process,
+                processes=launched[1] if launched else None,
+            )
+            self._write(self._first_line.to_json(pid=os.getpid()))
         monitor.add_watcher(self)
         _activate(self)
         self.recording = True
@@ -424,9 +495,52 @@ class Recorder:
                 self._write_hits(only_changed=True)
 
     def _write(self, obj: dict[str, Any]) -> None:
-        if self._file is not None:
-            self._file.write(dumps_strict(obj) + "\n")  # never a bare NaN
-            self._file.flush()  # a crash or Ctrl-C loses nothing written before it
+        if self._file is None:
+            return
+        if not self._resolved and obj.get("type") != "start":
+            self._resolve_process()
+        if self.process is not None:
+            obj = {**obj, "process": self.process}
+        self._file.write(dumps_strict(obj) + "\n")  # never a bare NaN
+        self._file.flush()  # a crash or Ctrl-C loses nothing written before it
+
+    def _resolve_process(self) -> None:
+        """Ask JAX which process this is, once, before the first line after ``start``.
+
+        Only when the backend already runs (it does at any compile): starting it here would
+        break the program's later ``jax.distributed.initialize``. A multi-process job renames
+        the file to ``run.p{index}.jsonl``, rewrites its one ``start`` line with the index
+        and writes a ``process`` line with the device counts.
+        """
+        self._resolved = True
+        assert self._file is not None and self.path is not None and self.file_path is not None
+        if not _jax.backends_are_initialized():
+            return
+        try:
+            count, index = jax.process_count(), jax.process_index()
+            local, total = jax.local_device_count(), jax.device_count()
+        except Exception:  # a backend that cannot say: leave the file as it is
+            return
+        start = self._first_line or RecordingStart()
+        if count > 1:
+            start = dataclasses.replace(start, process=index, processes=count)
+        elif self.process is None:
+            return  # a single process: run.jsonl, as always
+        else:  # a launcher said so, but JAX runs alone here: keep the launcher's index
+            index, count = self.process, start.processes or count
+        target = process_path(self.path, index)
+        if self.file_path != target:
+            with contextlib.suppress(OSError):  # on failure it stays under its first name
+                os.replace(self.file_path, target)
+                self.file_path = target
+            self.process = index
+            self._file.seek(0)
+            self._file.truncate()
+            self._first_line = start
+            self._write(start.to_json(pid=os.getpid()))
+        self.process = index
+        info = ProcessInfo(index, count, socket.gethostname(), local, total, self._elapsed())
+        self._write(info.to_json())
 
     def _elapsed(self) -> float:
         return round(time.monotonic() - self._start, 6)

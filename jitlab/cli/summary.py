@@ -1,0 +1,115 @@
+"""``jitlab summary run.p*.jsonl``: the processes of one job side by side, and where they
+compiled differently."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from jitlab.cli._usage import fail
+
+DIVERGED = 1  # exit status when the processes did not compile the same programs
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "summary",
+        help="merge the per-process recordings of a job: jitlab summary run.p*.jsonl",
+        description="Per function, one row per process: programs compiled, cache hits, time "
+        "lost compiling, signatures. Names every divergence: a signature some processes "
+        "compiled and others did not, or a different number of compiles; with the "
+        "process, the call and the differing fields of the first. Exits 1 when the "
+        "processes diverged, 0 otherwise (2 for bad input).",
+    )
+    parser.add_argument(
+        "recordings",
+        nargs="+",
+        metavar="RECORDING",
+        help="recordings of `jitlab watch`, one per process (run.p0.jsonl run.p1.jsonl …)",
+    )
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="also compare kernels JAX compiled for itself (eager ops)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    return parser
+
+
+def _read(path_text: str) -> Any:
+    from jitlab.core.recording import read_recording
+
+    path = Path(path_text)
+    if path.is_dir():
+        fail(f"summary: {path} is a folder, not a recording")
+    try:
+        recording, _ = read_recording(path)
+    except OSError as exc:
+        fail(f"summary: cannot read {path}: {exc.strerror or exc}")
+    if recording.start is None and not recording.calls and not recording.hits:
+        fail(f"summary: {path} is not a recording of `jitlab watch` (no line it could read)")
+    return recording
+
+
+def run(args: argparse.Namespace) -> int:
+    from jitlab.core.processes import merge, process_of
+    from jitlab.core.records import dumps_strict
+
+    recordings = [_read(path) for path in args.recordings]
+    indexed = [
+        (process_of(recording, path, position), recording)
+        for position, (path, recording) in enumerate(zip(args.recordings, recordings, strict=True))
+    ]
+    try:
+        merged = merge(indexed, include_internal=args.include_internal)
+    except ValueError as exc:
+        fail(f"summary: {exc}")
+    status = DIVERGED if merged.divergences else 0
+    if args.json:
+        data = merged.to_json()
+        data["files"] = {
+            str(index): path for (index, _), path in zip(indexed, args.recordings, strict=True)
+        }
+        data["skipped_lines"] = {str(index): r.bad_lines for index, r in indexed}
+        print(dumps_strict(data))
+        return status
+    _print(merged, indexed)
+    return status
+
+
+def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    table = Table(title=f"jitlab summary · {len(merged.processes)} processes")
+    table.add_column("function", overflow="fold")
+    table.add_column("process", justify="right", no_wrap=True)
+    for column in ("compiles", "recompiles", "hits", "ms compiling", "signatures"):
+        table.add_column(column, justify="right", no_wrap=True)
+    diverged = {(d.function, d.defined_at) for d in merged.divergences}
+    for f in merged.functions:
+        colour = "red" if (f.function, f.defined_at) in diverged else "default"
+        where = f"\n[dim]{escape(f.defined_at)}[/dim]" if f.defined_at else ""
+        for row, (process, s) in enumerate(sorted(f.per_process.items())):
+            name = f"[{colour}]{escape(f.function)}[/{colour}]{where}" if row == 0 else ""
+            cells = ("0", "0", "-", "0.0", "-")  # never ran in this process
+            if s is not None:
+                hits = "-" if s.hits is None else str(s.hits)
+                signatures = str(len(s.signatures)) if s.signatures else "-"
+                cells = (str(s.executables), str(s.recompiles), hits, s.ms_text, signatures)
+            table.add_row(name, str(process), *cells, end_section=row == len(f.per_process) - 1)
+    console.print(table)
+    for index, recording in indexed:
+        if recording.bad_lines:
+            console.print(f"[yellow]process {index}: {recording.skipped}[/yellow]")
+    if merged.divergences:
+        noun = "divergence" if len(merged.divergences) == 1 else "divergences"
+        console.print(f"[bold red]{len(merged.divergences)} {noun}[/bold red]:")
+        for d in merged.divergences:
+            console.print(f"  [red]{escape(d.message)}[/red]")
+    else:
+        console.print("[green]ok[/green]: every process compiled the same programs")
