@@ -203,3 +203,13 @@ def test_summary_refuses_bad_input_with_status_2(tmp_path: Path, capsys) -> None
         main(["summary", str(junk), str(junk)])
     assert twice.value.code == 2
     assert "same process" in capsys.readouterr().err
+
+
+def test_a_four_process_job(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run.jsonl"
+    distributed.run_job(out, processes=4)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [f"run.p{i}.jsonl" for i in range(4)]
+    assert main(["summary", *(str(tmp_path / n) for n in names)]) == 1
+    text = " ".join(capsys.readouterr().out.split())
+    assert "process 1 compiled preprocess for x: f32[7,8]; processes 0, 2, 3 did not" in text
