@@ -271,7 +271,8 @@ class LedgerView(QWidget):
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.model.modelReset.connect(self._fit)
-        if live:  # the newest compile is the one to read
+        if live:  # the newest compile is the one to read, its cells whole
+            self.model.rowsInserted.connect(self._fit)
             self.model.rowsInserted.connect(lambda *_: self.table.scrollToBottom())
         self.note = QLabel(self)
         self.note.setObjectName("ledgerNote")

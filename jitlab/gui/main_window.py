@@ -50,6 +50,7 @@ from jitlab.gui.log_view import LogView
 from jitlab.gui.model import Change, Phase, RunState
 from jitlab.gui.monitor_view import MonitorView
 from jitlab.gui.pages import LessonPanel, SummaryPage
+from jitlab.gui.script_view import ScriptBook
 from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
 
 DEFAULT_SCENARIO = "dynamic-shapes"
@@ -172,6 +173,10 @@ class MainWindow(QMainWindow):
         self.run_controls.rate_changed.connect(self.worker_rate)
         # The views: each subscribes to the run model and paints at its own pace.
         self.kitchen = KitchenPanel(self.state, self)
+        # Each card opens the program JAX compiled for it, made on the executor (issue 13).
+        self.scripts = ScriptBook(self.state, self.worker, self)
+        self.kitchen.canvas.card_clicked.connect(self.scripts.open)
+        self.kitchen.canvas.card_menu.connect(self.scripts.card_menu)
         self.chart = ChartView(self)
         self.chart.bind(self.state)
         # Its legend row wraps on a narrow screen instead of widening the window.
@@ -652,6 +657,12 @@ class MainWindow(QMainWindow):
             self.main_split.setSizes([width, max(1, self.main_split.width() - width)])
         self.settings.setValue("scenario_list", visible)
 
+    def _first_split(self) -> None:
+        width = self.main_split.width()
+        if width > 0 and not self.scenario_list.isHidden():
+            side = min(240, max(SCENARIO_LIST_MIN_W, width // 5))
+            self.main_split.setSizes([side, width - side])
+
     def _split_moved(self, *_: Any) -> None:
         if self.main_split.sizes()[0] == 0 and not self.scenario_list.isHidden():
             self.set_scenario_list_visible(False)  # dragged shut: the toggle says so
@@ -797,6 +808,8 @@ class MainWindow(QMainWindow):
         split = self.settings.value("main_split")
         if isinstance(split, QByteArray) and not split.isEmpty():
             self.main_split.restoreState(split)
+        else:  # the list takes a fifth of a small window, no more than it needs
+            QTimer.singleShot(0, self._first_split)
         shown = self.settings.value("scenario_list", True)
         self.set_scenario_list_visible(str(shown).lower() not in ("false", "0"))
         forced = os.environ.get("JITLAB_GEOMETRY", "")

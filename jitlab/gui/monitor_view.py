@@ -58,7 +58,7 @@ class PhaseTimeline(QWidget):
         self.setFont(self._font())
 
     def sizeHint(self) -> QSize:
-        return QSize(380, (TIMELINE_COMPILES + 1) * self.ROW_H + 8)
+        return QSize(300, (TIMELINE_COMPILES + 1) * self.ROW_H + 8)
 
     def clear(self) -> None:
         self.records.clear()
