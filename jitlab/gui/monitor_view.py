@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -241,8 +241,12 @@ class MonitorView(QWidget):
             calls.append(RecordedCall(record))
             self.timeline.add(record)
             dirty = True
-        if dirty:
+        if dirty and self.isVisible():  # hidden, it paints when shown (showEvent)
             self._paint()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.refresh()
+        super().showEvent(event)
 
     def refresh(self) -> None:
         self._show_functions()
