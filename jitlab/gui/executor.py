@@ -57,7 +57,10 @@ __all__ = [
     "Executor",
     "Idle",
     "RunReady",
+    "ScriptOf",
+    "ScriptsCompared",
     "WorkerFailed",
+    "card_script",
     "leave_behind",
     "left_behind",
     "load_catalogue",
@@ -148,6 +151,73 @@ def load_catalogue() -> Catalogue:
         Outcome,
         {(sid, v.id): v.title for sid, cls in scenarios().items() for v in cls.variants},
     )
+
+
+# -- the chef's scripts (issue 13), made as jobs ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptOf:
+    """A job's result: the script of one card of the current run, or why there is none.
+
+    ``script`` is a ``jitlab.core.scripts.Script`` (plain data: the views read it without
+    importing JAX); ``why`` says why it is None."""
+
+    function: str
+    card: int  # the card's index in its function's holder (CallRecord.card)
+    created_by: int  # the call that compiled it, as the GUI knows the card
+    script: Any = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class ScriptsCompared:
+    """A job's result: two cards' scripts and what differs (``jitlab.core.scripts.ScriptDiff``;
+    None when either script is missing: their ``why`` says why)."""
+
+    before: ScriptOf
+    after: ScriptOf
+    diff: Any = None
+
+
+def _probe_of(run: Any, function: str, card: int, created_by: int) -> Any:
+    """The current run's probe holding ``function``'s card ``card`` (None if none does)."""
+    lab = getattr(run, "_lab", None) if run is not None else None
+    probes = list(getattr(lab, "probes", ()) or ())
+    if not probes and getattr(run, "last_probe", None) is not None:
+        probes = [run.last_probe]
+    holders = [
+        (p, c)
+        for p in probes
+        if p.name == function
+        for c in list(p.ledger.cards)
+        if c.index == card
+    ]
+    for probe, held in reversed(holders):  # the newest function object of that name first
+        if held.created_by == created_by:
+            return probe
+    return holders[-1][0] if holders else None
+
+
+def card_script(run: Any, function: str, card: int, created_by: int) -> ScriptOf:
+    """A job (``with_run``): the script of a card the kitchen shows. Cached with the card by
+    the probe; asking never changes what the probe records (``jitlab.core.scripts``)."""
+    probe = _probe_of(run, function, card, created_by)
+    if probe is None:
+        why = "the card is no longer in the run's card holder (reset or switched since)"
+        return ScriptOf(function, card, created_by, None, why)
+    return ScriptOf(function, card, created_by, probe.script(card))
+
+
+def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) -> ScriptsCompared:
+    """A job (``with_run``): two cards' scripts (made if needed) and their differences."""
+    from jitlab.core.scripts import compare
+
+    before, after = card_script(run, *a), card_script(run, *b)
+    diff = None
+    if before.script is not None and after.script is not None:
+        diff = compare(before.script, after.script)
+    return ScriptsCompared(before, after, diff)
 
 
 # -- the queue -------------------------------------------------------------------------------
@@ -309,6 +379,16 @@ class Executor(QThread):
             self._queue.append(_Job(token, fn, clears_caches, with_run))
             self._cond.notify_all()
         return token
+
+    def request_script(self, function: str, card: int, created_by: int) -> int:
+        """Queue the making of one card's script (:func:`card_script`); ``job_done`` brings a
+        :class:`ScriptOf`."""
+        return self.submit(lambda run: card_script(run, function, card, created_by), with_run=True)
+
+    def request_comparison(self, a: tuple[str, int, int], b: tuple[str, int, int]) -> int:
+        """Queue the comparison of two cards' scripts, each ``(function, card, created_by)``;
+        ``job_done`` brings a :class:`ScriptsCompared`."""
+        return self.submit(lambda run: compare_scripts(run, a, b), with_run=True)
 
     @property
     def job_busy(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
@@ -132,6 +132,9 @@ def card_tip_lines(card: CardView) -> list[str]:
 
 class KitchenCanvas(QWidget):
     """The drawn kitchen; repaints only when the model changed."""
+
+    card_clicked = Signal(object)  # a CardView: read its script
+    card_menu = Signal(object, QPoint)  # a CardView and where (global) it was right-clicked
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -409,7 +412,27 @@ class KitchenCanvas(QWidget):
             .replace("%3", format_ms(card.compile_ms))
             + "\n"
             + "\n".join(card_tip_lines(card))
+            + "\n"
+            + self.tr("Click to read its script; right-click to compare it with another card.")
         )
+
+    def mouseReleaseEvent(self, event: QEvent) -> None:
+        card = self.card_at(event.position().toPoint())  # type: ignore[attr-defined]
+        if card is not None and event.button() == Qt.MouseButton.LeftButton:  # type: ignore[attr-defined]
+            self.card_clicked.emit(card)
+        super().mouseReleaseEvent(event)  # type: ignore[arg-type]
+
+    def mouseMoveEvent(self, event: QEvent) -> None:
+        over = self.card_at(event.position().toPoint()) is not None  # type: ignore[attr-defined]
+        self.setCursor(Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor)
+        super().mouseMoveEvent(event)  # type: ignore[arg-type]
+
+    def contextMenuEvent(self, event: QEvent) -> None:
+        card = self.card_at(event.pos())  # type: ignore[attr-defined]
+        if card is not None:
+            self.card_menu.emit(card, event.globalPos())  # type: ignore[attr-defined]
+        else:
+            event.ignore()
 
     def card_at(self, point: QPoint) -> CardView | None:
         for rect, card in self._card_rects:

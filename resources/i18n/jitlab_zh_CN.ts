@@ -275,6 +275,29 @@
     </message>
 </context>
 <context>
+    <name>FindBar</name>
+    <message>
+        <source>Find in this text (Ctrl+F)</source>
+        <translation>在此文本中查找（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>line %1</source>
+        <translation>第 %1 行</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>未找到</translation>
+    </message>
+</context>
+<context>
     <name>InterviewView</name>
     <message>
         <source>%1 s left</source>
@@ -561,6 +584,10 @@
         <translation>
             <numerusform>%1 号卡片：由调用 #%2 编译，用时 %3，此后使用 %n 次</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Click to read its script; right-click to compare it with another card.</source>
+        <translation>点击查看它的脚本；右键可与另一张卡片比较。</translation>
     </message>
     <message>
         <source>1 device</source>
@@ -1473,6 +1500,170 @@
     </message>
 </context>
 <context>
+    <name>ScriptBook</name>
+    <message>
+        <source>Read its script</source>
+        <translation>查看它的脚本</translation>
+    </message>
+    <message>
+        <source>Compare with…</source>
+        <translation>与其他卡片比较…</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptDiffWindow</name>
+    <message>
+        <source>No comparison: %1</source>
+        <translation>无法比较：%1</translation>
+    </message>
+    <message>
+        <source>(identical)</source>
+        <translation>（完全相同）</translation>
+    </message>
+    <message>
+        <source>Compare card #%1 with card #%2</source>
+        <translation>比较卡片 #%1 与卡片 #%2</translation>
+    </message>
+    <message>
+        <source>Card #%1 (%2) → card #%3 (%4)</source>
+        <translation>卡片 #%1（%2）→ 卡片 #%3（%4）</translation>
+    </message>
+    <message>
+        <source>jaxpr diff</source>
+        <translation>jaxpr 差异</translation>
+    </message>
+    <message>
+        <source>StableHLO diff</source>
+        <translation>StableHLO 差异</translation>
+    </message>
+    <message>
+        <source>HLO diff</source>
+        <translation>HLO 差异</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptView</name>
+    <message>
+        <source>Card #%1</source>
+        <translation>卡片 #%1</translation>
+    </message>
+    <message>
+        <source>Writing out the script on the executor…</source>
+        <translation>正在执行线程上写出脚本…</translation>
+    </message>
+    <message>
+        <source>%1 · card %2 · compiled by call #%3</source>
+        <translation>%1 · 卡片 %2 · 由调用 #%3 编译</translation>
+    </message>
+    <message>
+        <source>No script: %1</source>
+        <translation>没有脚本：%1</translation>
+    </message>
+    <message>
+        <source>Source — %1, from line %2</source>
+        <translation>源代码 — %1，从第 %2 行起</translation>
+    </message>
+    <message>
+        <source>%1 equations</source>
+        <translation>%1 个方程</translation>
+    </message>
+    <message>
+        <source>%1 HLO instructions</source>
+        <translation>%1 条 HLO 指令</translation>
+    </message>
+    <message>
+        <source>%1 flops</source>
+        <translation>%1 次浮点运算</translation>
+    </message>
+    <message>
+        <source>%1 to compile</source>
+        <translation>编译用时 %1</translation>
+    </message>
+    <message>
+        <source>made in %1</source>
+        <translation>生成用时 %1</translation>
+    </message>
+    <message>
+        <source>Line %1 made no equation of this jaxpr.</source>
+        <translation>第 %1 行没有生成这个 jaxpr 中的任何方程。</translation>
+    </message>
+    <message>
+        <source>Line %1 made one equation of the jaxpr.</source>
+        <translation>第 %1 行生成了 jaxpr 中的 1 个方程。</translation>
+    </message>
+    <message>
+        <source>Line %1 made %2 equations of the jaxpr.</source>
+        <translation>第 %1 行生成了 jaxpr 中的 %2 个方程。</translation>
+    </message>
+    <message>
+        <source>This equation comes from %1.</source>
+        <translation>这个方程来自 %1。</translation>
+    </message>
+    <message>
+        <source>This equation comes from %1, outside the function shown.</source>
+        <translation>这个方程来自 %1，不在所示函数之内。</translation>
+    </message>
+    <message>
+        <source>Source ↔ jaxpr</source>
+        <translation>源代码 ↔ jaxpr</translation>
+    </message>
+    <message>
+        <source>StableHLO (lowered)</source>
+        <translation>StableHLO（降级后）</translation>
+    </message>
+    <message>
+        <source>HLO (optimized by XLA)</source>
+        <translation>HLO（经 XLA 优化）</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>What jit handed to XLA: the program lowered to StableHLO.</source>
+        <translation>jit 交给 XLA 的内容：降级为 StableHLO 的程序。</translation>
+    </message>
+    <message>
+        <source>What XLA made of it after fusing and optimizing: what actually runs.</source>
+        <translation>XLA 融合、优化之后的结果：真正运行的就是它。</translation>
+    </message>
+    <message>
+        <source>jaxpr — select a line to see where it came from</source>
+        <translation>jaxpr — 选中一行，查看它来自哪里</translation>
+    </message>
+    <message>
+        <source>Compare with</source>
+        <translation>与之比较</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptWindow</name>
+    <message>
+        <source>Script of card #%1 — %2</source>
+        <translation>卡片 #%1 的脚本 — %2</translation>
+    </message>
+</context>
+<context>
     <name>ShapeHistogram</name>
     <message>
         <source>%1 (axis %2)</source>
@@ -1939,6 +2130,65 @@
     <message>
         <source>Your prediction against the real run.</source>
         <translation>你的预测与真实运行的对比。</translation>
+    </message>
+</context>
+<context>
+    <name>_Figures</name>
+    <message>
+        <source>jaxpr equations (sub-graphs once)</source>
+        <translation>jaxpr 方程数（子图只计一次）</translation>
+    </message>
+    <message>
+        <source>top-level equations</source>
+        <translation>顶层方程数</translation>
+    </message>
+    <message>
+        <source>StableHLO operations</source>
+        <translation>StableHLO 操作数</translation>
+    </message>
+    <message>
+        <source>HLO instructions (optimized)</source>
+        <translation>HLO 指令数（优化后）</translation>
+    </message>
+    <message>
+        <source>flops (XLA&apos;s estimate)</source>
+        <translation>浮点运算次数（XLA 估计）</translation>
+    </message>
+    <message>
+        <source>transcendentals</source>
+        <translation>超越函数运算次数</translation>
+    </message>
+    <message>
+        <source>bytes accessed</source>
+        <translation>访问字节数</translation>
+    </message>
+    <message>
+        <source>argument memory</source>
+        <translation>参数内存</translation>
+    </message>
+    <message>
+        <source>output memory</source>
+        <translation>输出内存</translation>
+    </message>
+    <message>
+        <source>temporary memory</source>
+        <translation>临时内存</translation>
+    </message>
+    <message>
+        <source>generated code</source>
+        <translation>生成的代码</translation>
+    </message>
+    <message>
+        <source>trace time (when compiled)</source>
+        <translation>追踪时间（编译时）</translation>
+    </message>
+    <message>
+        <source>lower time</source>
+        <translation>降级时间</translation>
+    </message>
+    <message>
+        <source>compile time</source>
+        <translation>编译时间</translation>
     </message>
 </context>
 </TS>
