@@ -20,6 +20,7 @@ def test_the_shipped_manifest_is_what_discovery_finds_now() -> None:
     builtins = [e.name for e in discovery.discover(entry_points=False) if e.ok]
     assert [x.id for x in found] == builtins  # every built-in, in the list's order
 
+
 def test_listing_needs_no_jax_and_takes_milliseconds() -> None:
     code = (
         "import sys, time\n"
