@@ -151,7 +151,7 @@ def exit_status(status: int) -> int:
     A call that never returned holds a thread that can be neither killed nor joined, and Qt
     aborts when a running ``QThread`` is destroyed at exit. Settings were saved on close.
     """
-    from jitlab.gui.worker import left_behind
+    from jitlab.gui.executor import left_behind
 
     if left_behind():
         sys.stdout.flush()

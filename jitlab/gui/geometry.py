@@ -10,6 +10,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 ENV = "JITLAB_GEOMETRY"  # WIDTHxHEIGHT, e.g. 1280x800: screenshots and small-screen checks
+_warned: set[str] = set()
 
 
 def parse_size(text: str) -> tuple[int, int] | None:
@@ -26,7 +27,8 @@ def forced_size() -> tuple[int, int] | None:
     if not forced:
         return None
     size = parse_size(forced)
-    if size is None:
+    if size is None and forced not in _warned:
+        _warned.add(forced)
         print(
             f"jitlab: warning: ignoring {ENV}={forced!r}: expected WIDTHxHEIGHT, e.g. 1280x800",
             file=sys.stderr,
@@ -55,6 +57,6 @@ def place(
 
 
 def remember(window: QWidget, settings: QSettings | None, key: str) -> None:
-    """Save the window's geometry for :func:`place` (skipped under a forced size)."""
-    if settings is not None and forced_size() is None:
+    """Save the window's geometry for :func:`place`."""
+    if settings is not None:
         settings.setValue(key, window.saveGeometry())

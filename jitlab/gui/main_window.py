@@ -9,7 +9,6 @@ subscribed to it what changed; each view decides how often it paints. The demo l
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import time
 from pathlib import Path
@@ -40,18 +39,18 @@ from jitlab.core import manifest
 from jitlab.core.events import CallFinished, CallStarted, PhaseEnded
 from jitlab.core.paths import resource
 from jitlab.core.spec import Scenario, icon_file
-from jitlab.gui import export, i18n
+from jitlab.gui import export, geometry, i18n
 from jitlab.gui.autoplay import Autoplay
 from jitlab.gui.chart import ChartView
 from jitlab.gui.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.controls import ParamControls, RunControls
+from jitlab.gui.executor import Discovered, Executor, Idle, RunReady, WorkerFailed
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import Change, Phase, RunState
 from jitlab.gui.monitor_view import MonitorView
 from jitlab.gui.pages import LessonPanel, SummaryPage
 from jitlab.gui.script_view import ScriptBook
-from jitlab.gui.worker import Discovered, Idle, RunReady, Worker, WorkerFailed
 
 DEFAULT_SCENARIO = "dynamic-shapes"
 FRAME_MS = 16  # ≤ 60 Hz
@@ -106,7 +105,7 @@ class MainWindow(QMainWindow):
         self.compile_grace_s = COMPILE_GRACE_S
 
         # JAX and the scenarios load on the executor while the widgets are built.
-        self.worker = Worker(scenarios_dir, entry_points)
+        self.worker = Executor(scenarios_dir, entry_points)
         self.worker.start()
         self._build()
         self.timer = QTimer(self)
@@ -698,7 +697,7 @@ class MainWindow(QMainWindow):
                 self.state.touch()
         if self.state.dirty:
             if self.worker.playing:
-                # Keep a fast worker off the GIL until this frame is painted (see Worker).
+                # Keep a fast worker off the GIL until this frame is painted (see Executor).
                 self.worker.hold(0.03)
                 QTimer.singleShot(0, self.worker.release)
             self.state.notify()
@@ -812,33 +811,13 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._first_split)
         shown = self.settings.value("scenario_list", True)
         self.set_scenario_list_visible(str(shown).lower() not in ("false", "0"))
-        forced = os.environ.get("JITLAB_GEOMETRY", "")
-        if forced:
-            size = _parse_size(forced)
-            if size is not None:
-                self.resize(*size)
-                return
-            print(
-                f"jitlab: warning: ignoring JITLAB_GEOMETRY={forced!r}: "
-                "expected WIDTHxHEIGHT, e.g. 1280x800",
-                file=sys.stderr,
-            )
-        geometry = self.settings.value("geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-            return
-        screen = QApplication.primaryScreen()
-        if screen is not None:
-            avail = screen.availableGeometry()
-            self.resize(min(1440, avail.width() - 40), min(920, avail.height() - 40))
-        else:
-            self.resize(1440, 920)
+        geometry.place(self, self.settings, "geometry", (1440, 920))
 
     def shutdown(self) -> None:
         """Stop the worker; a call in flight gets a grace period, then is left behind.
 
         Idempotent. Whoever runs the event loop ends the process with ``os._exit`` if a
-        thread was left behind (:func:`jitlab.gui.worker.left_behind`)."""
+        thread was left behind (:func:`jitlab.gui.executor.left_behind`)."""
         self.stop_autoplay()
         self.timer.stop()
         self._unstick = None
@@ -874,7 +853,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
             self._closing = True
-            self.settings.setValue("geometry", self.saveGeometry())
+            geometry.remember(self, self.settings, "geometry")
             self.settings.setValue("main_split", self.main_split.saveState())
             self.settings.setValue("scenario_list", not self.scenario_list.isHidden())
             self.settings.setValue("language", i18n.language())
@@ -884,14 +863,6 @@ class MainWindow(QMainWindow):
             self.shutdown()  # shows the wait while a call in flight may still finish
             self.hide()
         event.accept()
-
-
-def _parse_size(text: str) -> tuple[int, int] | None:
-    """``"1280x800"`` → (1280, 800); None for anything else."""
-    w, sep, h = text.strip().lower().partition("x")
-    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 1 or int(h) < 1:
-        return None
-    return int(w), int(h)
 
 
 _QUIZ = "__quiz__"  # the scenario list's entry for the exercises

@@ -148,7 +148,8 @@ def make_package(site: Path) -> Path:
 def make_window(qtbot, tmp_path: Path) -> Iterator:
     """Real windows on real workers; afterwards every stuck call is released and every
     thread, the abandoned ones included, must have ended."""
-    from jitlab.gui import i18n, worker
+    from jitlab.gui import executor as worker
+    from jitlab.gui import i18n
     from jitlab.gui.app import application
     from jitlab.gui.main_window import MainWindow
 
@@ -348,7 +349,7 @@ def test_a_check_inside_a_compile_gets_the_longer_limit(
 def test_closing_with_a_stuck_call_waits_a_grace_period_then_leaves_it(
     qtbot, make_window, tmp_path
 ) -> None:
-    from jitlab.gui import worker
+    from jitlab.gui import executor as worker
 
     window = make_window(write_plugins(tmp_path / "p", hang=HANG), "hang")
     stuck(qtbot, window)
