@@ -21,6 +21,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -643,6 +644,24 @@ class ControlFlow(Scenario):
 
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
+
+    scripts = ScriptLesson(
+        Text(
+            "Read the two loops' scripts at 16 steps. The Python for loop left 16 copies of "
+            "the cell in the jaxpr: 48 equations (dot_general, add, tanh, 16 times), and XLA "
+            "compiles every one. lax.scan left one scan equation holding the cell once: 4 "
+            "equations. Double the steps and the unrolled script doubles; scan's stays the "
+            "same size.",
+            "对比两个循环在 16 步时的脚本。Python for 循环在 jaxpr 里留下了 16 份单元："
+            "48 条等式（dot_general、add、tanh 各 16 次），XLA 要把每一条都编译一遍。"
+            "lax.scan 只留下一条 scan 等式，里面装着一份单元：共 4 条等式。步数翻倍，"
+            "展开的脚本也翻倍；scan 的脚本大小不变。",
+        ),
+        compare=(
+            CardRef("unrolled-loop", {"steps": 16}),
+            CardRef("scan", {"steps": 16}),
+        ),
+    )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.
     code_comments = (

@@ -20,6 +20,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     AnswerKind,
     Exercise,
@@ -572,6 +573,24 @@ class DynamicShapes(Scenario):
             AutoplayStep({"batch_size": 8}, variant=v)
             for v in ("nonzero", "nonzero-size")
             for _ in range(3)
+        ),
+    )
+
+    scripts = ScriptLesson(
+        Text(
+            "Fed raw, every batch size gets its own script. Compare batch 8 with batch 16: "
+            "the same 24 equations, differing only in the batch dimension of the shapes, "
+            "and XLA compiled each from scratch. With buckets, batches 9 to 16 are all "
+            "padded to 16 and read one script (three more equations, for the mask), so the "
+            "number of scripts is the number of buckets, not of batch sizes.",
+            "原样喂入时，每个批次大小都有自己的脚本。对比批次 8 和批次 16：同样的 24 条"
+            "等式，只有形状里的批次维不同，XLA 却各自从头编译了一遍。用桶时，9 到 16 的"
+            "批次都补齐到 16，读的是同一份脚本（多三条等式，用于掩码），所以脚本的数量等于"
+            "桶的数量，而不是批次大小的数量。",
+        ),
+        compare=(
+            CardRef("pitfall", {"batch_size": 8}),
+            CardRef("pitfall", {"batch_size": 16}),
         ),
     )
 

@@ -25,6 +25,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -363,6 +364,21 @@ class ErrorDebugging(Scenario):
         ),
     )
     autoplay = tuple(AutoplayStep({"error": error}) for error in ERRORS for _ in range(2))
+
+    scripts = ScriptLesson(
+        Text(
+            "A call that fails while tracing leaves no card, so the broken functions have no "
+            "script to read: JAX stopped before a jaxpr existed, and the error and its "
+            "traceback are all there is. The fixed function has one. Read center's: the "
+            "Python if became a select_n equation, with both results computed and the "
+            "choice made inside the program.",
+            "在追踪时就失败的调用不会留下卡片，所以出错的函数没有脚本可读：JAX 在 jaxpr "
+            "生成之前就停下了，能看的只有错误和它的回溯。修好的函数才有脚本。读一读 center "
+            "的脚本：Python 的 if 变成了一条 select_n 等式，两个结果都会计算，选择在程序"
+            "里完成。",
+        ),
+        compare=(CardRef("fix", {"error": "control-flow"}),),
+    )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.
     code_comments = (

@@ -36,6 +36,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 
 if __package__:  # discovered: the exercises live in a sibling module (this file is long)
     from ._recompile_cost_exercises import EXERCISES
@@ -433,6 +434,24 @@ class RecompileCost(Scenario):
             for n in (8, 8, 1, 32, 8, 1)
         ),
         *(AutoplayStep({"batch_size": 8}, variant="persistent-cache") for _ in range(3)),
+    )
+
+    scripts = ScriptLesson(
+        Text(
+            "Compare the first two cards of the weak-type habit. Their jaxprs differ only in "
+            "a few convert_element_type equations (a Python float is a weakly typed scalar, "
+            "an f32 array is not); the optimized HLO has the same number of instructions. "
+            "Yet each card paid a whole trace, lower and compile: read the time rows at the "
+            "bottom of the figures. Every extra card of the same program is that cost again.",
+            "对比 weak-type 习惯留下的前两张卡。它们的 jaxpr 只差几条 convert_element_type"
+            "等式（Python float 是弱类型标量，f32 数组不是）；优化后的 HLO 指令数一模一样。"
+            "可每张卡都付出了完整的追踪、降级和编译：看图表底部的时间几行。同一个程序每多"
+            "一张卡，就再付一次这份代价。",
+        ),
+        compare=(
+            CardRef("pitfall", {"mistake": "weak-type"}, number=1),
+            CardRef("pitfall", {"mistake": "weak-type"}, number=2),
+        ),
     )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.

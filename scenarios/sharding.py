@@ -27,6 +27,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -386,6 +387,25 @@ class Sharding(Scenario):
     autoplay = tuple(
         AutoplayStep({"layout": layout})
         for layout in ("rows", "rows", "features", "rows", "replicated", "rows", "single", "rows")
+    )
+
+    scripts = ScriptLesson(
+        Text(
+            "Compare the rows layout with the features layout. The jaxprs are identical: "
+            "jaxpr knows shapes, not where the data sits. The difference is in the optimized "
+            "HLO that XLA partitioned for each layout: split by rows, every device works on "
+            "its own rows and needs no collective; split by features, each device holds part "
+            "of every dot product, so the HLO gains all-reduce operations to sum them across "
+            "devices.",
+            "对比 rows 布局和 features 布局。两份 jaxpr 完全相同：jaxpr 只知道形状，不知道"
+            "数据放在哪里。区别在 XLA 为每种布局切分后的优化 HLO 里：按行切分时，每台设备"
+            "只算自己的行，不需要集合通信；按特征切分时，每台设备只持有每个点积的一部分，"
+            "所以 HLO 里多出了 all-reduce，用来跨设备求和。",
+        ),
+        compare=(
+            CardRef("pitfall", {"layout": "rows"}),
+            CardRef("pitfall", {"layout": "features"}),
+        ),
     )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.

@@ -17,6 +17,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -562,6 +563,21 @@ class SideEffects(Scenario):
 
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
+
+    scripts = ScriptLesson(
+        Text(
+            "Read the pitfall's script: the print, the counter and the append are not in it. "
+            "The jaxpr is one multiplication, because print and the list ran in Python while "
+            "JAX traced, and only array operations were recorded. In the fix's script, "
+            "jax.debug.print is an equation of its own (debug_print, run as a host callback), "
+            "and the count is an input plus one add: both happen on every call.",
+            "读一读陷阱版本的脚本：print、计数器和 append 都不在里面。jaxpr 只有一次乘法，"
+            "因为 print 和列表操作是在 JAX 追踪时由 Python 执行的，被记录下来的只有数组运算。"
+            "修复版本的脚本里，jax.debug.print 是一条独立的等式（debug_print，运行时作为"
+            "主机回调执行），计数则是一个输入加一次 add：两者每次调用都会发生。",
+        ),
+        compare=(CardRef("pitfall", number=1), CardRef("fix", number=1)),
+    )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.
     code_comments = (

@@ -19,6 +19,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
+from jitlab.core.spec import CardRef, ScriptLesson
 from jitlab.quiz.model import (
     CLAIM,
     Answer,
@@ -437,6 +438,20 @@ class StaticArgs(Scenario):
 
     def __init__(self) -> None:
         self.state: dict[str, Any] = {}
+
+    scripts = ScriptLesson(
+        Text(
+            "With n static, each value of n has its own script. Compare n = 2 with n = 4: "
+            "the equations are the same, but n is written into the program as shapes "
+            "(f32[2,2] → f32[4] against f32[2,4] → f32[8]), so neither program can serve the "
+            "other. scale stays an input (b:f32[]) in both: a new scale reuses the script.",
+            "n 是静态参数时，每个 n 值都有自己的脚本。对比 n = 2 和 n = 4：等式完全相同，"
+            "但 n 以形状的方式写进了程序（f32[2,2] → f32[4] 对 f32[2,4] → f32[8]），所以"
+            "谁也替代不了谁。scale 在两份脚本里都是输入（b:f32[]）：换一个 scale 仍用同一份"
+            "脚本。",
+        ),
+        compare=(CardRef("fix", {"n": 2}), CardRef("fix", {"n": 4})),
+    )
 
     # The comments of the shown code (code_objects), in Chinese for the code view.
     code_comments = (

@@ -29,12 +29,14 @@ if TYPE_CHECKING:  # the lab makes probes, and so imports JAX
 __all__ = [
     "REQUIRED",
     "AutoplayStep",
+    "CardRef",
     "Chapter",
     "ChapterLike",
     "Lesson",
     "Param",
     "Pitfall",
     "Scenario",
+    "ScriptLesson",
     "Step",
     "Text",
     "Variant",
@@ -185,6 +187,29 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class CardRef:
+    """A card of the run, named by a :class:`ScriptLesson`: the newest card compiled by a
+    call of ``variant`` whose parameters include ``params``; with ``number``, only the
+    variant's card of that number (1, 2, … as the kitchen numbers them in a segment)."""
+
+    variant: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class ScriptLesson:
+    """What the chef's scripts show about the pitfall, and which cards to read.
+
+    ``compare`` names two cards whose scripts differ in the way that teaches the pitfall (the
+    GUI opens their diff), or one card whose script is worth reading on its own.
+    """
+
+    text: Text
+    compare: tuple[CardRef, ...] = ()
+
+
+@dataclass(frozen=True)
 class AutoplayStep:
     """One beat of a hands-free demo: change some parameters (and maybe the variant), call."""
 
@@ -223,6 +248,8 @@ class Scenario:
     # Text's ``en`` is the comment as written in the source, without the ``#``. The code view
     # shows ``zh`` instead in Chinese (:func:`translate_comments`); the code itself is unchanged.
     code_comments: ClassVar[tuple[Text, ...]] = ()
+    # What reading the compiled scripts teaches here, and which cards to compare (optional).
+    scripts: ClassVar[ScriptLesson | None] = None
     _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -344,6 +371,7 @@ def validate(cls: Any) -> list[str]:
     ids = cls.variant_ids()
     if "pitfall" not in ids or "fix" not in ids:
         problems.append("variants must include 'pitfall' and 'fix'")
+    problems += _script_lesson_problems(cls, ids)
     for p in cls.params:
         try:
             p.check(p.default)
@@ -377,6 +405,36 @@ def _chapter_problems(cls: type[Scenario]) -> list[str]:
         )
     if not isinstance(chapter.title, Text):
         problems.append(f"chapter title must be a Text, not {chapter.title!r}")
+    return problems
+
+
+def _script_lesson_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[str]:
+    lesson = getattr(cls, "scripts", None)
+    if lesson is None:
+        return []
+    if not isinstance(lesson, ScriptLesson):
+        return [f"scripts must be a ScriptLesson, not {lesson!r}"]
+    problems = []
+    if not isinstance(lesson.text, Text):
+        problems.append("scripts.text must be a Text(en, zh)")
+    refs = lesson.compare
+    if not isinstance(refs, tuple) or len(refs) > 2:
+        return [*problems, "scripts.compare must be a tuple of at most two CardRef"]
+    for ref in refs:
+        if not isinstance(ref, CardRef):
+            problems.append(f"scripts.compare holds {ref!r}, not a CardRef")
+            continue
+        if ref.variant not in ids:
+            problems.append(f"scripts.compare names unknown variant {ref.variant!r}")
+        if ref.number is not None and not (isinstance(ref.number, int) and ref.number >= 1):
+            problems.append(f"scripts.compare card number must be 1 or more, not {ref.number!r}")
+        for name, value in dict(ref.params).items():
+            try:
+                cls.param(name).check(value)
+            except KeyError:
+                problems.append(f"scripts.compare names unknown parameter {name!r}")
+            except ValueError as exc:
+                problems.append(f"scripts.compare: {exc}")
     return problems
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
@@ -71,7 +71,11 @@ class RingBuffer:
 
 
 class ChartView(QWidget):
-    """Per-call latency over call index; pitfall and fix can be overlaid from call 0."""
+    """Per-call latency over call index; pitfall and fix can be overlaid from call 0.
+
+    Clicking a compile or recompile point opens the script of the card it compiled."""
+
+    script_requested = Signal(object)  # the CallRecord whose card's script to open
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,9 +104,7 @@ class ChartView(QWidget):
         item.hideButtons()
         item.vb.disableAutoRange()
         item.vb.sigRangeChangedManually.connect(self._range_changed_by_user)
-        self.plot.scene().sigMouseClicked.connect(
-            lambda ev: self.follow_again() if ev.double() else None
-        )
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.follow = True
         self._setting_range = False
         self._range = (0.0, 0.0, 0.0)
@@ -360,17 +362,24 @@ class ChartView(QWidget):
                 "Drag or scroll to zoom; double-click to follow the newest calls again."
             )
         )
-        parts = [
-            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{kind_name(kind)}"
-            for kind in KIND_ORDER
-        ]
-        pitfall = self.tr("pitfall variant")
-        fix = self.tr("fix variant")
-        parts.append(f"●&nbsp;{pitfall}&nbsp;&nbsp;▲&nbsp;{fix}")
-        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.legend.setText(LEGEND_GAP.join(self.legend_entries()))
         self.legend.setToolTip(
             self.tr("Colour: what JAX did for the call. Shape: which variant made it.")
         )
+
+    def legend_entries(self) -> list[str]:
+        """The legend's entries as HTML: each one unbreakable (``&nbsp;``, and a word joiner
+        between the characters of a name, so that Chinese does not break inside a name
+        either); the legend wraps only between entries."""
+        parts = [
+            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{_unbroken(kind_name(kind))}"
+            for kind in KIND_ORDER
+        ]
+        pitfall = _unbroken(self.tr("pitfall variant"))
+        fix = _unbroken(self.tr("fix variant"))
+        parts.append(f"●&nbsp;{pitfall}")
+        parts.append(f"▲&nbsp;{fix}")
+        return parts
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -403,6 +412,23 @@ class ChartView(QWidget):
             return self.records[pos]
         except IndexError:
             return None
+
+    def _clicked(self, event: Any) -> None:
+        """Double-click: follow the newest calls again. A click on a compile or recompile
+        point opens the script of the card it compiled (:attr:`script_requested`)."""
+        if event.double():
+            self.follow_again()
+            return
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.click_at(event.scenePos())
+
+    def click_at(self, scene_pos: QPointF) -> CallRecord | None:
+        """The compile under ``scene_pos`` asks for its card's script; returns its record."""
+        record = self.nearest(scene_pos)
+        if record is None or not record.kind.compiled or record.card is None:
+            return None
+        self.script_requested.emit(record)
+        return record
 
     def _hover(self, scene_pos: QPointF) -> None:
         record = self.nearest(scene_pos)
@@ -562,6 +588,17 @@ def _variant(variant: str | None) -> str:
         return "-"
     words = _VARIANTS.get(variant)
     return translate("CallCard", words) if words else _escape(variant)
+
+
+# Between two legend entries: a plain space is where the row may wrap.
+LEGEND_GAP = "&nbsp;&nbsp; "
+WORD_JOINER = "\u2060"  # no line break here, in any script (Unicode line breaking: WJ)
+
+
+def _unbroken(text: str) -> str:
+    """``text`` as HTML that never wraps: spaces become ``&nbsp;``, and a word joiner sits
+    between characters (Chinese may otherwise break between any two)."""
+    return "&nbsp;".join(_escape(WORD_JOINER.join(word)) for word in text.split(" "))
 
 
 def _escape(text: str) -> str:

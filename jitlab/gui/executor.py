@@ -220,6 +220,17 @@ def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) 
     return ScriptsCompared(before, after, diff)
 
 
+def diff_made(before: ScriptOf, after: ScriptOf) -> ScriptsCompared:
+    """A job: the differences of two scripts already made (kept by the GUI across a variant
+    switch, when their cards have left the run's card holder)."""
+    from jitlab.core.scripts import compare
+
+    diff = None
+    if before.script is not None and after.script is not None:
+        diff = compare(before.script, after.script)
+    return ScriptsCompared(before, after, diff)
+
+
 # -- the queue -------------------------------------------------------------------------------
 
 
@@ -389,6 +400,11 @@ class Executor(QThread):
         """Queue the comparison of two cards' scripts, each ``(function, card, created_by)``;
         ``job_done`` brings a :class:`ScriptsCompared`."""
         return self.submit(lambda run: compare_scripts(run, a, b), with_run=True)
+
+    def request_diff_of(self, before: ScriptOf, after: ScriptOf) -> int:
+        """Queue the comparison of two scripts already made (:func:`diff_made`); ``job_done``
+        brings a :class:`ScriptsCompared`."""
+        return self.submit(lambda: diff_made(before, after))
 
     @property
     def job_busy(self) -> bool:

@@ -16,8 +16,10 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
+    Signal,
 )
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -203,7 +206,13 @@ class KindFilter(QSortFilterProxyModel):
 
 
 class LogView(QWidget):
-    """The call log with a row of kind check boxes."""
+    """The call log with a row of kind check boxes.
+
+    A row that compiled a card (compile, recompile) opens that card's script: double-click
+    it, or "Read its script" in its context menu (:attr:`script_requested`).
+    """
+
+    script_requested = Signal(object)  # the CallRecord whose card's script to open
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -236,6 +245,9 @@ class LogView(QWidget):
             header.setSectionResizeMode(column, mode)
         header.setSectionResizeMode(REASON, QHeaderView.ResizeMode.Stretch)
         self.table.viewport().installEventFilter(self)
+        self.table.doubleClicked.connect(self._double_clicked)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self.row_menu)
         self.proxy.modelReset.connect(self._size_columns)  # a reset forgets hidden sections
         self._widths: dict[int, int] = {}  # column widths as sized, hidden or not
         self.filter_label = QLabel(self)
@@ -328,6 +340,38 @@ class LogView(QWidget):
 
     def clear(self) -> None:
         self.model.clear()
+
+    # -- a compile row opens its card's script ------------------------------------------
+    def record_at(self, row: int) -> CallRecord | None:
+        """The record shown in ``row`` of the (filtered) table."""
+        if not 0 <= row < self.proxy.rowCount():
+            return None
+        source = self.proxy.mapToSource(self.proxy.index(row, 0)).row()
+        return self.model.records[source] if 0 <= source < len(self.model.records) else None
+
+    @staticmethod
+    def has_script(record: CallRecord | None) -> bool:
+        return record is not None and record.kind.compiled and record.card is not None
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        record = self.record_at(index.row())
+        if self.has_script(record):
+            self.script_requested.emit(record)
+
+    def row_menu(self, where: QPoint) -> QMenu | None:
+        """The row's context menu: "Read its script" (for a row that compiled a card)."""
+        index = self.table.indexAt(where)
+        record = self.record_at(index.row()) if index.isValid() else None
+        if record is None:
+            return None
+        menu = QMenu(self)
+        read = menu.addAction(self.tr("Read its script"))
+        read.setEnabled(self.has_script(record))
+        if not self.has_script(record):
+            read.setToolTip(self.tr("Only a call that compiled has a script of its own."))
+        read.triggered.connect(lambda: self.script_requested.emit(record))
+        menu.popup(self.table.viewport().mapToGlobal(where))
+        return menu
 
     def visible_rows(self) -> list[CallRecord]:
         """Records shown after filtering (tests read this)."""

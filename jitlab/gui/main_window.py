@@ -50,7 +50,7 @@ from jitlab.gui.log_view import LogView
 from jitlab.gui.model import Change, Phase, RunState
 from jitlab.gui.monitor_view import MonitorView
 from jitlab.gui.pages import LessonPanel, SummaryPage
-from jitlab.gui.script_view import ScriptBook
+from jitlab.gui.script_view import LessonScripts, ScriptBook
 
 DEFAULT_SCENARIO = "dynamic-shapes"
 FRAME_MS = 16  # ≤ 60 Hz
@@ -176,13 +176,20 @@ class MainWindow(QMainWindow):
         self.scripts = ScriptBook(self.state, self.worker, self)
         self.kitchen.canvas.card_clicked.connect(self.scripts.open)
         self.kitchen.canvas.card_menu.connect(self.scripts.card_menu)
+        # The lesson's scripts (its ScriptLesson's cards), kept across variant switches.
+        self.lesson_scripts = LessonScripts(self.state, self.scripts, self)
+        self.lesson_scripts.changed.connect(self.briefing.refresh_scripts)
+        self.briefing.scripts_status_of = self.lesson_scripts.status
+        self.briefing.scripts_clicked.connect(self.lesson_scripts.open)
         self.chart = ChartView(self)
         self.chart.bind(self.state)
+        self.chart.script_requested.connect(self.scripts.open_record)
         # Its legend row wraps on a narrow screen instead of widening the window.
         self.chart.legend.setWordWrap(True)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
         self.log = LogView(self)
         self.log.bind(self.state)
+        self.log.script_requested.connect(self.scripts.open_record)
         self.output = OutputView(self)
         self.output.bind(self.state)
         self.error_view = ErrorView(self)
@@ -489,6 +496,7 @@ class MainWindow(QMainWindow):
         self.params.show_for(variant)
         self.run_controls.set_variants(cls.variants, variant)
         self.code.show_scenario(cls, variant)
+        self.lesson_scripts.show_scenario(cls)
         self.briefing.show_scenario(cls)
         self.summary.show_scenario(cls)
         self.worker.select(cls, variant, self.params.values())

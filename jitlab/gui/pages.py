@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord, Summary
-from jitlab.core.spec import Scenario
+from jitlab.core.spec import Scenario, ScriptLesson
 from jitlab.gui.i18n import language
 from jitlab.gui.model import Change, RunState, Segment
 from jitlab.gui.style import format_ms
@@ -58,6 +59,7 @@ class LessonPanel(QScrollArea):
     start_clicked = Signal()
     answer_toggled = Signal(bool)  # the answer opened (True) or closed
     fix_code_clicked = Signal()  # show the fix as code (the window's code pane)
+    scripts_clicked = Signal()  # open the scripts the lesson names (their diff)
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -134,8 +136,24 @@ class LessonPanel(QScrollArea):
         self.fix_code = QPushButton(inner)
         self.fix_code.setObjectName("fixCodeButton")
         self.fix_code.clicked.connect(self.fix_code_clicked)
+        # What the chef's scripts show (the scenario's ScriptLesson), and a button to see it.
+        self.scripts_text = QLabel(inner)
+        self.scripts_text.setObjectName("answerScripts")
+        self.scripts_text.setWordWrap(True)
+        self.scripts_text.setTextFormat(Qt.TextFormat.RichText)
+        self.scripts_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.scripts_button = QPushButton(inner)
+        self.scripts_button.setObjectName("compareScriptsButton")
+        self.scripts_button.clicked.connect(self.scripts_clicked)
+        self.scripts_status = QLabel(inner)
+        self.scripts_status.setObjectName("scriptsStatus")
+        self.scripts_status.setWordWrap(True)
+        self._scripts_note = ""  # what to do before the button works ("" when it does)
+        self.scripts_status_of: Callable[[], str] | None = None  # set by the window
         self.answer.hide()
         self.fix_code.hide()
+        for widget in (self.scripts_text, self.scripts_button, self.scripts_status):
+            widget.hide()
 
         layout = QVBoxLayout(inner)
         layout.setContentsMargins(0, 0, 4, 0)
@@ -147,6 +165,9 @@ class LessonPanel(QScrollArea):
         layout.addWidget(self.answer_note)
         layout.addWidget(self.answer)
         layout.addWidget(self.fix_code, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.scripts_text)
+        layout.addWidget(self.scripts_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.scripts_status)
         layout.addStretch(1)
         self.setWidget(inner)
         self._lock()
@@ -172,10 +193,33 @@ class LessonPanel(QScrollArea):
     def _show_answer(self, shown: bool) -> None:
         self.answer.setVisible(shown)
         self.fix_code.setVisible(shown)
+        self._show_scripts()
         self.answer_button.setArrowType(
             Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
         )
         self.answer_toggled.emit(shown)
+
+    def _lesson_scripts(self) -> ScriptLesson | None:
+        return getattr(self.scenario, "scripts", None)
+
+    def _show_scripts(self) -> None:
+        shown = self.answer_button.isChecked() and self._lesson_scripts() is not None
+        refs = self._lesson_scripts().compare if shown else ()
+        self.scripts_text.setVisible(shown)
+        self.scripts_button.setVisible(bool(refs))
+        self.scripts_status.setVisible(bool(refs) and bool(self._scripts_note))
+
+    def refresh_scripts(self) -> None:
+        """Ask :attr:`scripts_status_of` again (a named card's script arrived)."""
+        if self.scripts_status_of is not None:
+            self.set_scripts_status(self.scripts_status_of())
+
+    def set_scripts_status(self, note: str) -> None:
+        """What to do before the lesson's scripts can be compared (empty: they can)."""
+        self._scripts_note = note
+        self.scripts_status.setText(note)
+        self.scripts_button.setEnabled(not note)
+        self._show_scripts()
 
     @property
     def answer_shown(self) -> bool:
@@ -261,6 +305,24 @@ class LessonPanel(QScrollArea):
                 for heading, text in sections
             )
         )
+        lesson = self._lesson_scripts()
+        if lesson is not None:
+            heading = self.tr("What the scripts show")
+            self.scripts_text.setText(
+                f"<p><b>{html.escape(heading)}</b><br>{html.escape(lesson.text.get(lang))}</p>"
+            )
+            self.scripts_button.setText(
+                self.tr("Compare the scripts")
+                if len(lesson.compare) > 1
+                else self.tr("Read the script")
+            )
+            self.scripts_button.setToolTip(
+                self.tr("Opens the chef's scripts of the calls named above, side by side.")
+            )
+        else:
+            self.scripts_text.setText("")
+        self.refresh_scripts()
+        self._show_scripts()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -65,7 +65,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.core.records import CallRecord
+from jitlab.core.spec import CardRef, Scenario
 from jitlab.gui.executor import Executor, ScriptOf, ScriptsCompared
+from jitlab.gui.i18n import language
 from jitlab.gui.model import CardView, Change, RunState
 from jitlab.gui.style import format_ms, is_dark
 
@@ -74,6 +77,7 @@ __all__ = [
     "HloLexer",
     "JaxprLexer",
     "LazyHighlighter",
+    "LessonScripts",
     "ScriptBook",
     "ScriptDiffWindow",
     "ScriptView",
@@ -664,7 +668,7 @@ class ScriptView(QWidget):
         self.script, self.why = made.script, made.why
         self._number = number
         s = made.script
-        card = f"#{number}" if number is not None else f"{made.card}"
+        card = f"#{number}" if number else "#?"  # the app's numbering, never the core's index
         title = self.tr("%1 · card %2 · compiled by call #%3")
         self.title.setText(
             title.replace("%1", made.function)
@@ -941,9 +945,13 @@ class ScriptDiffWindow(QWidget):
             self.jaxpr.set_text(self.tr("No comparison: %1").replace("%1", why))
             return
         same = self.tr("(identical)")
-        self.jaxpr.set_text(diff.jaxpr_diff or same)
-        self.stablehlo.set_text(diff.stablehlo_diff or same)
-        self.hlo.set_text(diff.hlo_diff or same)
+        a, b = self.cards
+        for pane, text in (
+            (self.jaxpr, diff.jaxpr_diff),
+            (self.stablehlo, diff.stablehlo_diff),
+            (self.hlo, diff.hlo_diff),
+        ):
+            pane.set_text(renumber_diff(text, a, b) or same)
         self._fill()
 
     def _fill(self) -> None:
@@ -997,6 +1005,21 @@ class ScriptDiffWindow(QWidget):
         if event.type() == event.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+
+def renumber_diff(text: str, a: CardView, b: CardView) -> str:
+    """A unified diff whose two header lines name the cards as the app does (``#1``), not
+    by the core's 0-based index in their function's holder (``card 0``)."""
+    if not text.startswith("--- "):
+        return text
+    lines = text.split("\n", 2)
+    if len(lines) < 3 or not lines[1].startswith("+++ "):
+        return text
+    head = [
+        f"{mark} {card.key[0]} #{card.number} (call #{card.created_by})"
+        for mark, card in (("---", a), ("+++", b))
+    ]
+    return "\n".join([*head, lines[2]])
 
 
 # -- the book: asks the executor, caches per card, opens the windows ----------------------------
@@ -1079,6 +1102,68 @@ class ScriptBook(QObject):
         self._pending[token] = window
         return window
 
+    def compare_made(
+        self, a: CardView, b: CardView, made_a: ScriptOf, made_b: ScriptOf
+    ) -> ScriptDiffWindow:
+        """Open a window comparing two scripts already made (their cards may have left the
+        holder since: a lesson compares the pitfall's card with the fix's)."""
+        window = ScriptDiffWindow(a, b, self._parent)
+        self.diffs.append(window)
+        window.show()
+        token = self.executor.request_diff_of(made_a, made_b)
+        self._pending[token] = window
+        return window
+
+    def show_made(self, card: CardView, made: ScriptOf) -> ScriptWindow:
+        """Open a script window showing ``made`` (already made) for ``card``."""
+        key = card_id(card)
+        window = self.windows.get(key)
+        if window is None:
+            window = ScriptWindow(card, self._parent)
+            window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
+            self.windows[key] = window
+        window.view.set_others(self._cards(), card)
+        window.view.set_script(made, card.number)
+        window.show()
+        window.raise_()
+        return window
+
+    def fetch(self, card: CardView, done: Any) -> int:
+        """Ask for ``card``'s script without opening a window; ``done(ScriptOf)`` gets it."""
+        key = card_id(card)
+        made = self.cache.get(key)
+        if made is not None:
+            done(made)
+            return 0
+        token = self.executor.request_script(*key)
+        self._pending[token] = done
+        return token
+
+    def card_of(self, record: CallRecord) -> CardView | None:
+        """The card a call record compiled, as the kitchen numbers it; None when the record
+        made no card (a cache hit, an error, an eager call)."""
+        if record.card is None or not record.kind.compiled:
+            return None
+        held = self.state.cards.get((record.function, record.card))
+        if held is not None and held.created_by == record.index:
+            return held
+        for card in self.state.cards.values():  # a card moved aside by a same-named function
+            if card.key[:2] == (record.function, record.card) and card.created_by == record.index:
+                return card
+        sig = record.signature
+        return CardView(
+            (record.function, record.card),
+            str(sig) if sig is not None else "?",
+            record.index,
+            record.trace_ms + record.lower_ms + record.compile_ms,
+            sig=sig,
+        )
+
+    def open_record(self, record: CallRecord) -> ScriptWindow | None:
+        """Open the script of the card ``record`` compiled (a compile row, a chart point)."""
+        card = self.card_of(record)
+        return self.open(card) if card is not None else None
+
     def _cards(self) -> list[CardView]:
         return sorted(self.state.cards.values(), key=lambda c: c.number)
 
@@ -1088,6 +1173,14 @@ class ScriptBook(QObject):
         if target is None:
             return  # another client's job on the shared executor
         asked = self._asked.pop(token, None)
+        if callable(target) and not isinstance(target, QObject):
+            made = result if isinstance(result, ScriptOf) else None
+            if made is None:
+                made = ScriptOf("?", -1, -1, None, _failure(error))
+            elif made.script is not None:
+                self.cache[(made.function, made.card, made.created_by)] = made
+            target(made)
+            return
         if isinstance(target, ScriptDiffWindow):
             if isinstance(result, ScriptsCompared):
                 target.set_compared(result)
@@ -1122,6 +1215,144 @@ class ScriptBook(QObject):
             action.triggered.connect(lambda _=False, o=other: self.compare(card, o))
         menu.popup(where)
         return menu
+
+
+# -- the lesson's scripts: the two cards a scenario's ScriptLesson names --------------------------
+def ref_matches(ref: CardRef, record: CallRecord, card: CardView | None) -> bool:
+    """Did ``record`` compile the card ``ref`` names (its variant, its parameters, and its
+    number in the kitchen when the ref gives one)?"""
+    if record.variant != ref.variant or not record.kind.compiled or record.card is None:
+        return False
+    params = record.params or {}
+    if any(params.get(name) != value for name, value in dict(ref.params).items()):
+        return False
+    return ref.number is None or (card is not None and card.number == ref.number)
+
+
+class LessonScripts(QObject):
+    """Keeps the scripts of the cards a scenario's :class:`~jitlab.core.spec.ScriptLesson`
+    names, so the lesson can compare them after the run has moved on.
+
+    A card leaves the run's holder when the learner switches variant (the pitfall's loop, then
+    the fix's scan), and its script can only be made while the card is held. So as soon as a
+    call compiles a named card, its script is asked for on the executor and kept here (the
+    newest such card wins). :meth:`open` shows the diff of the two (or the one named).
+    """
+
+    changed = Signal()  # a named card's script arrived, or the scenario changed
+
+    def __init__(self, state: RunState, book: ScriptBook, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.book = book
+        self.scenario: type[Scenario] | None = None
+        self.made: dict[int, tuple[CardView, ScriptOf]] = {}  # ref index -> its card, script
+        self.asking: dict[int, int] = {}  # ref index -> call index whose card is being made
+        state.subscribe(self._changed)
+
+    @property
+    def refs(self) -> tuple[CardRef, ...]:
+        lesson = getattr(self.scenario, "scripts", None)
+        return tuple(lesson.compare) if lesson is not None else ()
+
+    def show_scenario(self, scenario: type[Scenario] | None) -> None:
+        self.scenario = scenario
+        self.made.clear()
+        self.asking.clear()
+        self.changed.emit()
+
+    def _changed(self, change: Change) -> None:
+        if change.cleared:
+            self.made.clear()
+            self.asking.clear()
+            self.changed.emit()
+        refs = self.refs
+        if not refs:
+            return
+        for served in change.served:
+            record = served.record
+            if record.card is None or not record.kind.compiled:
+                continue
+            card = self.book.card_of(record)
+            for i, ref in enumerate(refs):
+                if ref_matches(ref, record, card):
+                    self._ask(i, card)
+
+    def _ask(self, i: int, card: CardView) -> None:
+        self.asking[i] = card.created_by
+
+        def done(made: ScriptOf, i: int = i, card: CardView = card) -> None:
+            if self.asking.get(i) != card.created_by:
+                return  # a newer card of this ref was asked for since
+            del self.asking[i]
+            self.made[i] = (card, made)
+            self.changed.emit()
+
+        self.book.fetch(card, done)
+
+    # -- what the lesson panel shows ----------------------------------------------------
+    def missing(self) -> list[CardRef]:
+        """The named cards with no script yet (their calls not made, or made and failed)."""
+        return [
+            ref
+            for i, ref in enumerate(self.refs)
+            if i not in self.made or self.made[i][1].script is None
+        ]
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.asking)
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.refs) and not self.missing()
+
+    def describe(self, ref: CardRef) -> str:
+        """A call to make, in the interface language: the variant's title, the values."""
+        lang = language()
+        title = ref.variant
+        for v in getattr(self.scenario, "variants", ()):
+            if v.id == ref.variant:
+                title = v.title.get(lang)
+        values = ", ".join(f"{k} = {v}" for k, v in dict(ref.params).items())
+        text = f"“{title}”" + (f" ({values})" if values else "")
+        if ref.number is not None:
+            text += " " + self.tr("until it makes card #%1").replace("%1", str(ref.number))
+        return text
+
+    def status(self) -> str:
+        """Empty when :meth:`open` can show the lesson's scripts; else what to do first."""
+        refs = self.refs
+        if not refs:
+            return ""
+        failed = [
+            made.why
+            for i, (card, made) in self.made.items()
+            if made.script is None and i < len(refs)
+        ]
+        missing = self.missing()
+        if not missing:
+            return ""
+        if self.busy and len(self.asking) >= len(missing):
+            return self.tr("Writing out the scripts on the executor…")
+        text = self.tr("Make these calls first: %1.").replace(
+            "%1", self.tr("; ").join(self.describe(r) for r in missing)
+        )
+        if failed:
+            text += " " + self.tr("(No script: %1)").replace("%1", failed[0])
+        return text
+
+    def open(self) -> QWidget | None:
+        """The diff of the two named cards' scripts (or the one card's script); None while
+        a named card has no script yet (:meth:`status` says which calls to make)."""
+        if not self.ready:
+            return None
+        kept = [self.made[i] for i in range(len(self.refs))]
+        if len(kept) == 1:
+            card, made = kept[0]
+            return self.book.show_made(card, made)
+        (a, made_a), (b, made_b) = kept
+        return self.book.compare_made(a, b, made_a, made_b)
 
 
 def _failure(error: str) -> str:

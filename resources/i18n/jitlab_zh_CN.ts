@@ -845,9 +845,56 @@
         <source>The fix</source>
         <translation>修正办法</translation>
     </message>
+    <message>
+        <source>What the scripts show</source>
+        <translation>脚本里看得出什么</translation>
+    </message>
+    <message>
+        <source>Compare the scripts</source>
+        <translation>对比两份脚本</translation>
+    </message>
+    <message>
+        <source>Read the script</source>
+        <translation>读这份脚本</translation>
+    </message>
+    <message>
+        <source>Opens the chef&apos;s scripts of the calls named above, side by side.</source>
+        <translation>打开上面提到的那几次调用的厨师脚本，并排对照。</translation>
+    </message>
+</context>
+<context>
+    <name>LessonScripts</name>
+    <message>
+        <source>until it makes card #%1</source>
+        <translation>直到它做出第 #%1 张卡</translation>
+    </message>
+    <message>
+        <source>Writing out the scripts on the executor…</source>
+        <translation>正在执行线程上写出脚本…</translation>
+    </message>
+    <message>
+        <source>Make these calls first: %1.</source>
+        <translation>请先做这些调用：%1。</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>(No script: %1)</source>
+        <translation>（没有脚本：%1）</translation>
+    </message>
 </context>
 <context>
     <name>LogView</name>
+    <message>
+        <source>Read its script</source>
+        <translation>读它的脚本</translation>
+    </message>
+    <message>
+        <source>Only a call that compiled has a script of its own.</source>
+        <translation>只有发生了编译的调用才有自己的脚本。</translation>
+    </message>
     <message>
         <source>Show:</source>
         <translation>显示：</translation>
