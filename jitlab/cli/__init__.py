@@ -21,7 +21,7 @@ __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 
 # In the order `jitlab --help` lists them. (Inside this file the submodules `list` and `open`
 # become package attributes that shadow the builtins: neither builtin is used here.)
-COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "quiz")
+COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "report", "quiz")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("watch", "open", "diff", "summary"):
-        # watch: the user's program keeps its own devices; open, diff, summary: never JAX.
+    if args.command in ("watch", "open", "diff", "summary", "report"):
+        # watch: the user's program keeps its own devices; the others never import JAX.
         return _command(args.command).run(args)
     # The sharding lessons need several devices; XLA only reads this before it starts.
     from jitlab.core.devices import simulate_cpu_devices

@@ -1,0 +1,86 @@
+"""``jitlab report run.jsonl -o report.html``: one self-contained HTML page to share."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from jitlab.cli._usage import fail
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "report",
+        help="write one HTML page about a recording, to share: jitlab report run.jsonl -o r.html",
+        description="One self-contained HTML file (no script, no network) about recordings "
+        "of `jitlab watch`: the run's header, then per function its compile timeline, "
+        "signature ledger, reasons, time lost compiling and a bucket suggestion; for the "
+        "per-process recordings of one job (run.p0.jsonl run.p1.jsonl …), where the "
+        "processes diverged. Prints well. Exits 0, or 2 for bad input.",
+    )
+    parser.add_argument(
+        "recordings",
+        nargs="+",
+        metavar="RECORDING",
+        help="a recording of `jitlab watch`, or one per process of a job",
+    )
+    parser.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where to write the page (`-` for stdout)",
+    )
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="also show kernels JAX compiled for itself (eager ops)",
+    )
+    return parser
+
+
+def _read(path_text: str) -> Any:
+    from jitlab.core.recording import read_recording
+
+    path = Path(path_text)
+    if path.is_dir():
+        fail(f"report: {path} is a folder, not a recording")
+    try:
+        recording, _ = read_recording(path)
+    except OSError as exc:
+        fail(f"report: cannot read {path}: {exc.strerror or exc}")
+    if recording.start is None and not recording.calls and not recording.hits:
+        fail(f"report: {path} is not a recording of `jitlab watch` (no line it could read)")
+    return recording
+
+
+def run(args: argparse.Namespace) -> int:
+    import datetime
+
+    import jitlab
+    from jitlab.core.report import render_report
+
+    out = None if args.out == "-" else Path(args.out)
+    if out is not None and out.is_dir():
+        fail(f"report: {out} is a folder; name the HTML file to write")
+    recordings = [(path, _read(path)) for path in args.recordings]
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = render_report(
+        recordings,
+        include_internal=args.include_internal,
+        generated=now,
+        jitlab_version=jitlab.__version__,
+    )
+    if out is None:
+        sys.stdout.write(page)
+        sys.stdout.flush()
+        return 0
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        fail(f"report: cannot write {out}: {exc.strerror or exc}")
+    size = len(page.encode("utf-8"))
+    print(f"jitlab report: wrote {out} ({size / 1024:.0f} KiB)")
+    return 0
