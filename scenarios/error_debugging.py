@@ -329,6 +329,12 @@ class ErrorDebugging(Scenario):
                 "jnp.repeat · shape：权重存反了方向 · static-argument：数组被标成静态参数。",
             ),
             choices=ERRORS,
+            choice_labels=(
+                Text("if on a traced value", "在追踪值上写 if"),
+                Text("a traced repeat count", "重复次数是追踪值"),
+                Text("weights the wrong way round", "权重存反了方向"),
+                Text("an array marked static", "数组被标成静态参数"),
+            ),
         ),
         Param(
             "rows",

@@ -119,11 +119,19 @@ class Param:
     minimum: int | float | None = None
     maximum: int | float | None = None
     choices: tuple[str, ...] = ()
+    # How each choice reads in the GUI, in both languages (default: the choice as written).
+    choice_labels: tuple[Text, ...] = ()
     log_scale: bool = False  # the GUI slider moves in powers (batch sizes, steps)
     variants: tuple[str, ...] = ()  # the variants that read it (empty: every variant)
 
     def applies_to(self, variant: str) -> bool:
         return not self.variants or variant in self.variants
+
+    def choice_label(self, choice: str, language: str) -> str:
+        """A choice in the interface language (its label, or the choice itself)."""
+        if choice in self.choices and len(self.choice_labels) == len(self.choices):
+            return self.choice_labels[self.choices.index(choice)].get(language)
+        return choice
 
     @property
     def type(self) -> type:
@@ -380,6 +388,11 @@ def validate(cls: Any) -> list[str]:
         unknown = set(p.variants) - set(ids)
         if unknown:
             problems.append(f"parameter {p.name} names unknown variants {sorted(unknown)}")
+        if p.choice_labels and (
+            len(p.choice_labels) != len(p.choices)
+            or not all(isinstance(t, Text) for t in p.choice_labels)
+        ):
+            problems.append(f"parameter {p.name}: choice_labels needs one Text per choice")
     if cls.setup is Scenario.setup:
         problems.append("setup() is not implemented")
     return problems

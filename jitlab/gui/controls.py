@@ -149,8 +149,9 @@ class ParamControls(QGroupBox):
             widget.toggled.connect(self._emit)
         elif p.choices:
             widget = QComboBox(self)
-            widget.addItems(list(p.choices))
-            widget.currentTextChanged.connect(self._emit)
+            for choice in p.choices:  # the label shows, the choice is the value
+                widget.addItem(p.choice_label(choice, language()), choice)
+            widget.currentIndexChanged.connect(self._emit)
         elif p.type is int and p.log_scale and p.minimum is not None and p.maximum is not None:
             widget = LogIntSlider(int(p.minimum), int(p.maximum), self)
             widget.valueChanged.connect(self._emit)
@@ -175,7 +176,7 @@ class ParamControls(QGroupBox):
             if isinstance(w, QCheckBox):
                 out[p.name] = w.isChecked()
             elif isinstance(w, QComboBox):
-                out[p.name] = w.currentText()
+                out[p.name] = w.currentData()
             elif isinstance(w, QLineEdit):
                 out[p.name] = w.text()
             elif p.type is int:
@@ -195,7 +196,7 @@ class ParamControls(QGroupBox):
                 if isinstance(w, QCheckBox):
                     w.setChecked(bool(value))
                 elif isinstance(w, QComboBox):
-                    w.setCurrentText(str(value))
+                    w.setCurrentIndex(max(0, w.findData(str(value))))
                 elif isinstance(w, QLineEdit):
                     w.setText(str(value))
                 elif isinstance(w, LogIntSlider):
@@ -219,6 +220,10 @@ class ParamControls(QGroupBox):
         self.empty.setText(self.tr("This scenario has no parameters."))
         for p in self.params:
             self.labels[p.name].setText(p.label.get(lang))
+            widget = self.widgets[p.name]
+            if isinstance(widget, QComboBox):
+                for i, choice in enumerate(p.choices):
+                    widget.setItemText(i, p.choice_label(choice, lang))
             tip = p.help.get(lang) + f"\n({p.describe()})"
             self.labels[p.name].setToolTip(tip)
             self.widgets[p.name].setToolTip(tip)

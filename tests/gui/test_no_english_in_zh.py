@@ -182,3 +182,35 @@ def test_kind_names_and_the_call_card_are_chinese(qapp) -> None:
         assert "修正" in card and ": fix" not in card and "：fix" not in card
     finally:
         i18n.set_language("en")
+
+
+def test_a_choice_parameter_reads_in_words_and_still_passes_its_value(qtbot, make_window) -> None:
+    """error-debugging's "Broken function" combo showed raw ids (control-flow) in Chinese."""
+    from PySide6.QtWidgets import QComboBox
+
+    window = make_window(scenario="error-debugging")
+    i18n.set_language("zh")
+    combo = window.params.widgets["error"]
+    assert isinstance(combo, QComboBox)
+    shown = [combo.itemText(i) for i in range(combo.count())]
+    assert shown[0] == "在追踪值上写 if" and not any("-" in text for text in shown)
+    combo.setCurrentIndex(2)  # weights the wrong way round: the scenario gets its id
+    assert window.params.values()["error"] == "shape"
+    qtbot.waitUntil(lambda: bool(window.state.records), timeout=30_000)
+    assert window.state.records[-1].params["error"] == "shape"
+    i18n.set_language("en")
+    assert combo.itemText(2) == "weights the wrong way round"
+
+
+def test_choice_labels_must_match_the_choices() -> None:
+    import dataclasses
+
+    from jitlab.core.discovery import scenarios
+    from jitlab.core.spec import Param, Text, validate
+
+    cls = scenarios()["error-debugging"]
+    param = Param("e", "a", Text("E", "E"), Text("", ""), choices=("a", "b"))
+    one_label = dataclasses.replace(param, choice_labels=(Text("A", "甲"),))
+    broken = type("Broken", (cls,), {"params": (one_label,)})
+    assert any("choice_labels" in problem for problem in validate(broken))
+    assert param.choice_label("b", "zh") == "b"  # no labels: the choice as written
