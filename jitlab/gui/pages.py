@@ -28,6 +28,7 @@ from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord, Summary
 from jitlab.core.spec import Scenario, ScriptLesson
+from jitlab.gui.chart import CallAxis, DecadeAxis
 from jitlab.gui.i18n import language
 from jitlab.gui.model import Change, RunState, Segment
 from jitlab.gui.style import format_ms
@@ -393,7 +394,10 @@ class SummaryPage(QWidget):
         self.prediction.setWordWrap(True)
         self.lesson = QLabel(self)
         self.lesson.setWordWrap(True)
-        self.compare = pg.PlotWidget(self)
+        # The live chart's axes: labels that never pile up on a log scale, whole call numbers.
+        self.compare = pg.PlotWidget(
+            self, axisItems={"left": DecadeAxis("left"), "bottom": CallAxis("bottom")}
+        )
         self.compare.setObjectName("comparePlot")
         self.compare.setMinimumHeight(220)
         plot = self.compare.getPlotItem()

@@ -180,3 +180,42 @@ def test_one_call_reads_call_not_calls_in_english_and_chinese(qtbot) -> None:
         assert "陷阱版这次运行编译了 1 次：第 0 次调用。" in page.prediction.text()
     finally:
         i18n.set_language("en")
+
+
+def test_the_compare_chart_labels_never_pile_up(qtbot) -> None:
+    """A run from ~1 ms hits to a ~700 ms compile put 2·10², 3·10², … on top of each other."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from jitlab.gui.pages import SummaryPage
+
+    state = RunState()
+    page = SummaryPage(state)
+    qtbot.addWidget(page)
+    page.resize(1100, 800)
+    page.show()
+    qtbot.waitExposed(page)
+    state.new_segment("pitfall")
+    for r in (_record(CallKind.COMPILE, 700, 650), *[_record(CallKind.CACHE_HIT, 1.2)] * 2):
+        state.call_finished(r)
+    page.refresh()
+    page.compare.setFixedHeight(page.compare.minimumHeight())  # as small as the page makes it
+    page.compare.getPlotItem().vb.setYRange(0.0, 2.9, padding=0)  # 1…800 ms
+    axis = page.compare.getPlotItem().getAxis("left")
+
+    def draw_specs() -> list:
+        image = QImage(10, 10, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            return axis.generateDrawSpecs(painter)[2]
+        finally:
+            painter.end()
+
+    qtbot.waitUntil(lambda: len(draw_specs()) >= 2, timeout=3000)
+    texts = draw_specs()
+    rects = [rect for rect, _, _ in texts]
+    labels = [text for _, _, text in texts]
+    assert len(labels) >= 2, labels
+    for i, a in enumerate(rects):
+        for b in rects[i + 1 :]:
+            assert not a.intersects(b), f"overlapping labels {labels}"
+    assert all(float(text) > 0 for text in labels)  # plain ms, not 10² or ×0.001
