@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import read_recording_or_fail
 
 REGRESSION = 1  # exit status when the new run exceeds the tolerances
 
@@ -64,18 +63,7 @@ def _ms(text: str) -> float:
 
 
 def _read(path_text: str) -> Any:
-    from jitlab.core.recording import read_recording
-
-    path = Path(path_text)
-    if path.is_dir():
-        fail(f"diff: {path} is a folder, not a recording")
-    try:
-        recording, _ = read_recording(path)
-    except OSError as exc:
-        fail(f"diff: cannot read {path}: {exc.strerror or exc}")
-    if recording.start is None and not recording.calls and not recording.hits:
-        fail(f"diff: {path} is not a recording of `jitlab watch` (no line it could read)")
-    return recording
+    return read_recording_or_fail("diff", path_text)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, read_recording_or_fail
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -42,18 +42,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def _read(path_text: str) -> Any:
-    from jitlab.core.recording import read_recording
-
-    path = Path(path_text)
-    if path.is_dir():
-        fail(f"report: {path} is a folder, not a recording")
-    try:
-        recording, _ = read_recording(path)
-    except OSError as exc:
-        fail(f"report: cannot read {path}: {exc.strerror or exc}")
-    if recording.start is None and not recording.calls and not recording.hits:
-        fail(f"report: {path} is not a recording of `jitlab watch` (no line it could read)")
-    return recording
+    return read_recording_or_fail("report", path_text)
 
 
 def run(args: argparse.Namespace) -> int:
