@@ -570,7 +570,8 @@ class ScriptView(QWidget):
         super().__init__(parent)
         self.script: Any = None  # jitlab.core.scripts.Script
         self.why = ""
-        self.spans: list[EquationSpan] = []
+        self._spans: list[EquationSpan] | None = []
+        self._spans_of = ""  # the annotated jaxpr the spans are read from, on first use
         self.linked_source: list[int] = []  # source blocks marked by the last link
         self.linked_jaxpr: list[int] = []  # jaxpr blocks marked by the last link
         self._others: list[CardView] = []
@@ -681,6 +682,7 @@ class ScriptView(QWidget):
                 pane.set_text("")
             self.figures.setRowCount(0)
             self.notes.hide()
+            self._spans, self._spans_of = [], ""
             return
         self.title.setToolTip(str(s.signature))
         self.source.set_text(s.source if s.source is not None else s.text("source"))
@@ -688,7 +690,9 @@ class ScriptView(QWidget):
         if jaxpr is not None and s.source_file:  # the function's own file by its name only
             jaxpr = jaxpr.replace(f"# {s.source_file}:", f"# {os.path.basename(s.source_file)}:")
         self.jaxpr.set_text(jaxpr if jaxpr is not None else s.text("jaxpr"))
-        self.spans = equation_spans(jaxpr if s.jaxpr_annotated else "")
+        # Read the equations' spans when a line is first linked, not now: on a big jaxpr
+        # that parse costs tens of ms the GUI thread need not spend up front.
+        self._spans, self._spans_of = None, (jaxpr or "") if s.jaxpr_annotated else ""
         self.stablehlo.set_text(s.text("stablehlo"))
         self.hlo.set_text(s.text("hlo"))
         self._fill_figures()
@@ -705,6 +709,13 @@ class ScriptView(QWidget):
         for highlighter in (self.source.highlighter, self.jaxpr.highlighter):
             if highlighter is not None:
                 highlighter.highlight_visible()
+
+    @property
+    def spans(self) -> list[EquationSpan]:
+        """The jaxpr's equations with their source lines (parsed on first use)."""
+        if self._spans is None:
+            self._spans = equation_spans(self._spans_of)
+        return self._spans
 
     def _fill_summary(self) -> None:
         s = self.script
