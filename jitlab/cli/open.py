@@ -1,4 +1,5 @@
-"""``jitlab open FILE``: a recording made by ``jitlab watch``, in the desktop app."""
+"""``jitlab open FILE…``: a recording made by ``jitlab watch``, in the desktop app; several
+files (``run.p*.jsonl``) are the processes of one job, side by side."""
 
 from __future__ import annotations
 
@@ -13,9 +14,17 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "open",
         help="open a recording made by `jitlab watch` in the desktop app",
         description="Open a JSON-lines recording: per function, the chart, kitchen, log, "
-        "signature ledger and shape histogram. Follows the file while it grows.",
+        "signature ledger and shape histogram. Follows the file while it grows. Several "
+        "files (e.g. run.p*.jsonl of a jax.distributed job) open in one window: one lane "
+        "per process and function, and where the processes diverged. Recorded with "
+        "`jitlab watch --scripts`, a kitchen card opens the script of its compile.",
     )
-    parser.add_argument("recording", metavar="FILE")
+    parser.add_argument(
+        "recording",
+        metavar="FILE",
+        nargs="+",
+        help="a recording; or each process's recording of one multi-process job",
+    )
     parser.add_argument(
         "--no-follow", action="store_true", help="read the file once; do not follow it"
     )
@@ -25,12 +34,18 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    path = Path(args.recording)
-    if path.is_dir():
-        fail(f"open: {path} is a folder, not a recording")
-    if not path.exists() and args.no_follow:
-        fail(f"open: no such recording: {path}")
+    paths = [Path(name) for name in args.recording]
+    for path in paths:
+        if path.is_dir():
+            fail(f"open: {path} is a folder, not a recording")
+        if not path.exists() and args.no_follow:
+            fail(f"open: no such recording: {path}")
+    if len({p.resolve() for p in paths}) != len(paths):
+        fail("open: the same recording is named twice")
     from jitlab.gui.recording_window import open_recording
 
     # A missing file is waited for (a program about to write it); it never imports JAX.
-    return open_recording(str(path), follow=not args.no_follow, language=args.lang)
+    names = [str(p) for p in paths]
+    return open_recording(
+        names[0] if len(names) == 1 else names, follow=not args.no_follow, language=args.lang
+    )

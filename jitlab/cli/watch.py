@@ -29,6 +29,21 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also record kernels JAX compiles for itself (e.g. jnp.ones(n))",
     )
+    parser.add_argument(
+        "--scripts",
+        action="store_true",
+        help="after each compile of a function jitted in the program, also record the "
+        "figures of the program XLA made (equations, HLO instructions, flops, bytes "
+        "accessed, argument/output/temp bytes) and the function's source; `jitlab open` "
+        "shows them when a kitchen card is clicked. Each costs about one more compile of "
+        "that signature, never counted as a compile",
+    )
+    parser.add_argument(
+        "--script-texts",
+        action="store_true",
+        help="with --scripts, keep the jaxpr, StableHLO and optimized HLO texts as well "
+        "(implies --scripts; large programs make large recordings)",
+    )
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
     return parser
 
@@ -79,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if program[0] != "-m":
         sys.path.insert(0, str(Path(target).resolve().parent))
     status = 0
-    with watch(args.out, include_internal=args.include_internal) as recorder:
+    scripts = "texts" if args.script_texts else "figures" if args.scripts else False
+    with watch(args.out, include_internal=args.include_internal, scripts=scripts) as recorder:
         try:
             if program[0] == "-m":
                 runpy.run_module(target, run_name="__main__", alter_sys=True)
@@ -146,4 +162,8 @@ def print_watch_summary(path: str) -> None:
         )
     console.print(table)
     skipped = f"; {recording.skipped}" if recording.skipped else ""
-    console.print(f"recording: {path} ({len(recording.calls)} compile lines{skipped})")
+    scripts = ""
+    if recording.scripts:
+        made = sum(1 for s in recording.scripts.values() if s.script is not None)
+        scripts = f", {made} scripts"
+    console.print(f"recording: {path} ({len(recording.calls)} compile lines{scripts}{skipped})")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlab.core.records import CallKind, CallRecord, Summary
+from jitlab.core.script_data import Script
 
 Key = tuple[str, str | None]  # (function name, where it is defined)
 _KINDS = frozenset(kind.value for kind in CallKind)
@@ -117,6 +118,9 @@ class RecordingStart:
     # …); None for a single process, or until JAX knows (then a ``process`` line says).
     process: int | None = None
     processes: int | None = None
+    # ``jitlab watch --scripts``: "figures" or "texts" (what each ``script`` line keeps);
+    # None: the recording keeps no scripts (older recordings, or not asked for).
+    scripts: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RecordingStart:
@@ -133,6 +137,7 @@ class RecordingStart:
             host=host if isinstance(host, str) else None,
             process=_index(data.get("process")),
             processes=_index(data.get("processes")),
+            scripts=scripts if isinstance(scripts := data.get("scripts"), str) else None,
         )
 
     def to_json(self, **more: Any) -> dict[str, Any]:
@@ -148,7 +153,69 @@ class RecordingStart:
         }
         if self.process is not None:
             line.update(process=self.process, processes=self.processes)
+        if self.scripts is not None:
+            line["scripts"] = self.scripts
         return line
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedScript:
+    """A ``script`` line (``jitlab watch --scripts``): the program one compile made, kept
+    right after that compile's ``call`` line.
+
+    ``card`` and ``created_by`` are the call line's ``card`` and ``index``: together with the
+    function's key they name the card the recording window draws. ``script`` keeps the
+    figures (and, with ``--script-texts``, the jaxpr, StableHLO and HLO); when no script
+    could be made it is None and ``why`` says why. Older readers skip the line (an unknown
+    type), so recordings with scripts still open there.
+    """
+
+    function: str
+    defined_at: str | None
+    card: int
+    created_by: int | None
+    script: Script | None = None
+    why: str = ""
+    t: float | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.function, self.defined_at)
+
+    def to_json(self, parts: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The line; ``parts``: the texts kept (``Script.to_json``; figures always)."""
+        return {
+            "type": "script",
+            "function": self.function,
+            "defined_at": self.defined_at,
+            "card": self.card,
+            "created_by": self.created_by,
+            "script": self.script.to_json(parts) if self.script is not None else None,
+            "why": self.why,
+            "t": self.t,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordedScript | None:
+        """None when the line is not a script line this reader can trust."""
+        function, card = data.get("function"), data.get("card")
+        defined_at, created_by = data.get("defined_at"), data.get("created_by")
+        body, why = data.get("script"), data.get("why")
+        if not (
+            _is(function, str)
+            and _is(defined_at, str, none=True)
+            and _is(card, int)
+            and _is(created_by, int, none=True)
+            and _is(body, dict, none=True)
+            and _is(why, str, none=True)
+            and _number(data.get("t"))
+        ):
+            return None
+        try:
+            script = Script.from_json(body) if body is not None else None
+        except Exception:  # a script body of a shape Script.from_json cannot take
+            return None
+        return cls(function, defined_at, card, created_by, script, why or "", _float(data.get("t")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +273,9 @@ class Recording:
     process_line: ProcessInfo | None = None  # the ``process`` line, in multi-process runs
     calls: list[RecordedCall] = field(default_factory=list)
     hits: dict[Key, int] = field(default_factory=dict)  # latest count
+    # ``jitlab watch --scripts``: per (function key, card index), the script of the compile
+    # that made the card (a card rewritten later keeps the newest).
+    scripts: dict[tuple[Key, int], RecordedScript] = field(default_factory=dict)
     ended: bool = False
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
@@ -252,24 +322,34 @@ class Recording:
             if info is None:
                 return False
             self.process_line = info
+        elif kind == "script":
+            script = RecordedScript.from_json(obj)
+            if script is None:
+                return False
+            self.scripts[(script.key, script.card)] = script
         elif kind == "end":
             self.ended = True
         return True  # other types: from a newer jitlab, ignored
 
 
 def read_recording(
-    path: str | Path, offset: int = 0, into: Recording | None = None
+    path: str | Path, offset: int = 0, into: Recording | None = None, limit: int | None = None
 ) -> tuple[Recording, int]:
     """Parse complete lines from ``offset``; returns the recording and the offset to resume at.
 
     Following a file that is still being written is calling this again with that offset.
+    ``limit``: read about that many bytes (up to the end of the line they stop in), so a
+    window can read a long file a piece at a time; when the offset moved by ``limit`` or
+    more, more may follow.
     Only opening or reading the file can raise (OSError), before anything is filed, so a
     caller that retries never files a line twice.
     """
     recording = into or Recording()
     with Path(path).open("rb") as f:
         f.seek(offset)
-        data = f.read()
+        data = f.read() if limit is None else f.read(limit)
+        if limit is not None and len(data) >= limit and not data.endswith(b"\n"):
+            data += f.readline()  # the piece ends with a whole line (or the file's end)
     complete, _, rest = data.rpartition(b"\n")
     recording.partial_line = bool(rest.strip())
     for raw in complete.split(b"\n") if complete else []:
@@ -280,12 +360,14 @@ def read_recording(
 
 
 _UNREADABLE = object()
+# One decoder for every line (json.loads with an option builds a new one per call).
+# Bare NaN/Infinity (older writers) read as null, the rule jitlab writes by.
+_decode = json.JSONDecoder(parse_constant=lambda _: None).decode
 
 
 def _parse(raw: bytes) -> Any:
     try:
-        # Bare NaN/Infinity (older writers) read as null, the rule jitlab writes by.
-        return json.loads(raw.decode("utf-8"), parse_constant=lambda _: None)
+        return _decode(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
         return _UNREADABLE
 
@@ -412,34 +494,99 @@ def summarize(recording: Recording, include_internal: bool = True) -> list[Funct
     JAX's own kernels (recorded with ``--include-internal``) are one row per primitive,
     wherever they were called from; rows with nothing in them are left out.
     """
-    groups: dict[Key, list[RecordedCall]] = {}
-    for call in recording.calls:
-        if include_internal or not call.internal:
-            groups.setdefault(call.key, []).append(call)
-    for key in recording.hits:
-        groups.setdefault(key, [])
-    rows = [_summary(key, calls, recording.hits.get(key)) for key, calls in groups.items()]
-    rows = [s for s in rows if s.executables or s.errors or s.hits]
-    return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
+    return Summarizer(include_internal).update(recording)
 
 
-def _summary(key: Key, calls: list[RecordedCall], hits: int | None) -> FunctionSummary:
-    signatures: dict[str, None] = {}  # an ordered set
-    changes: Counter[str] = Counter()
-    for call in calls:
-        record = call.record
-        if record.kind.compiled and record.signature is not None:
-            signatures.setdefault(str(record.signature))
-        if record.kind is CallKind.RECOMPILE and record.reason is not None:
-            changes.update(record.reason.changes)
-    return FunctionSummary(
-        *key,
-        totals=Summary.of([call.record for call in calls]),
-        hits=hits,
-        signatures=tuple(signatures),
-        changes=changes,
-        internal=bool(calls) and calls[0].internal,
+class _Tally:
+    """One function's running totals (added in the order :meth:`Summary.of` adds them)."""
+
+    __slots__ = (
+        "changes",
+        "compile",
+        "counts",
+        "first",
+        "internal",
+        "lower",
+        "n",
+        "signatures",
+        "trace",
     )
+
+    def __init__(self, first: int, internal: bool) -> None:
+        self.first = first  # the position of its first call line
+        self.internal = internal
+        self.n = 0
+        self.counts = dict.fromkeys(CallKind, 0)
+        self.trace = self.lower = self.compile = 0.0
+        self.signatures: dict[str, None] = {}  # an ordered set
+        self.changes: Counter[str] = Counter()
+
+
+class Summarizer:
+    """:func:`summarize`, kept up to date as a recording grows: each :meth:`update` reads
+    only the call lines added since the last one, so following a long file (or reading it
+    a piece at a time) costs in proportion to what is new. Same rows, same order."""
+
+    def __init__(self, include_internal: bool = True) -> None:
+        self.include_internal = include_internal
+        self._seen = 0
+        self._tallies: dict[Key, _Tally] = {}
+
+    def update(self, recording: Recording) -> list[FunctionSummary]:
+        calls = recording.calls
+        if len(calls) < self._seen:  # another recording, or read again: start over
+            self._seen, self._tallies = 0, {}
+        tallies = self._tallies
+        for position in range(self._seen, len(calls)):
+            call = calls[position]
+            if call.internal and not self.include_internal:
+                continue
+            key = call.key
+            tally = tallies.get(key)
+            if tally is None:
+                tally = tallies[key] = _Tally(position, call.internal)
+            record = call.record
+            tally.n += 1
+            tally.counts[record.kind] += 1
+            tally.trace += record.trace_ms
+            tally.lower += record.lower_ms
+            tally.compile += record.compile_ms
+            if record.kind.compiled and record.signature is not None:
+                tally.signatures.setdefault(str(record.signature))
+            if record.kind is CallKind.RECOMPILE and record.reason is not None:
+                tally.changes.update(record.reason.changes)
+        self._seen = len(calls)
+        keys = sorted(tallies, key=lambda k: tallies[k].first)
+        keys += [key for key in recording.hits if key not in tallies]
+        rows = [self._row(key, tallies.get(key), recording.hits.get(key)) for key in keys]
+        rows = [s for s in rows if s.executables or s.errors or s.hits]
+        return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
+
+    @staticmethod
+    def _row(key: Key, tally: _Tally | None, hits: int | None) -> FunctionSummary:
+        if tally is None:
+            return FunctionSummary(*key, totals=Summary.of(()), hits=hits)
+        count = tally.counts
+        totals = Summary(
+            calls=tally.n,
+            compiles=count[CallKind.COMPILE],
+            recompiles=count[CallKind.RECOMPILE],
+            cache_hits=count[CallKind.CACHE_HIT],
+            persistent_hits=count[CallKind.PERSISTENT_HIT],
+            errors=count[CallKind.ERROR],
+            eager=count[CallKind.EAGER],
+            trace_ms=tally.trace,
+            lower_ms=tally.lower,
+            compile_ms=tally.compile,
+        )
+        return FunctionSummary(
+            *key,
+            totals=totals,
+            hits=hits,
+            signatures=tuple(tally.signatures),
+            changes=Counter(tally.changes),
+            internal=tally.internal,
+        )
 
 
 def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:
@@ -469,16 +616,38 @@ def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:
 
     inf = float("inf")
     # best[b][j]: least padding covering values[0..j] with b buckets, the last at values[j].
+    # The padding cost is Monge (cost(a,d) + cost(b,c) ≥ cost(a,c) + cost(b,d) for
+    # a ≤ b ≤ c ≤ d), so the best previous bucket moves right as j does: each layer is
+    # solved by divide and conquer in O(m log m), the leftmost best kept as before.
     best = [[inf] * m for _ in range(k + 1)]
     back = [[-1] * m for _ in range(k + 1)]
     for j in range(m):
         best[1][j] = cost(0, j)
+
+    def solve(b: int, lo: int, hi: int, first: int, last: int) -> None:
+        # best[b][j] for j in [lo, hi], its previous bucket i within [first, last].
+        stack = [(lo, hi, first, last)]
+        previous, row, links = best[b - 1], best[b], back[b]
+        while stack:
+            lo, hi, first, last = stack.pop()
+            if lo > hi:
+                continue
+            j = (lo + hi) // 2
+            value, at = inf, -1
+            n_j, sum_j, v_j = prefix_n[j + 1], prefix_sum[j + 1], values[j]
+            for i in range(first, min(last, j - 1) + 1):
+                candidate = (
+                    previous[i] + (n_j - prefix_n[i + 1]) * v_j - (sum_j - prefix_sum[i + 1])
+                )
+                if candidate < value:
+                    value, at = candidate, i
+            row[j], links[j] = value, at
+            split = at if at >= 0 else first
+            stack.append((lo, j - 1, first, split))
+            stack.append((j + 1, hi, split, last))
+
     for b in range(2, k + 1):
-        for j in range(m):
-            for i in range(j):
-                candidate = best[b - 1][i] + cost(i + 1, j)
-                if candidate < best[b][j]:
-                    best[b][j], back[b][j] = candidate, i
+        solve(b, 0, m - 1, 0, m - 1)
     b = min(range(1, k + 1), key=lambda b: (best[b][m - 1], b))
     buckets, j = [], m - 1
     while j >= 0 and b >= 1:

@@ -21,24 +21,31 @@ trace abstractly, a backend without cost analysis), the part is ``None`` and
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 import time
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import jax
 
 from jitlab.core import _jax, monitor, signature, wrappers
-from jitlab.core.records import Signature
+from jitlab.core.script_data import (
+    PARTS,
+    EquationLine,
+    FigureChange,
+    Figures,
+    Script,
+    ScriptDiff,
+    compare,
+)
 
 if TYPE_CHECKING:
     from jitlab.core.probe import Card, Probe
 
 __all__ = [
+    "PARTS",
     "EquationLine",
     "FigureChange",
     "Figures",
@@ -48,137 +55,6 @@ __all__ = [
     "compare",
     "make_script",
 ]
-
-PARTS = ("source", "jaxpr", "stablehlo", "hlo", "figures")
-
-
-@dataclass(frozen=True)
-class EquationLine:
-    """One jaxpr equation and the user's line that made it.
-
-    ``index`` counts equations in a depth-first walk (a scan or cond body right after the
-    equation that holds it, ``depth`` one deeper), the order ``jaxpr_lines`` lists them in.
-    """
-
-    index: int
-    depth: int
-    primitive: str
-    file: str | None = None
-    line: int | None = None
-    function: str | None = None
-
-    @property
-    def where(self) -> str:
-        """``file:line (function)``, or ``unknown`` when JAX kept no user frame."""
-        if self.file is None:
-            return "unknown"
-        return f"{self.file}:{self.line} ({self.function})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-@dataclass(frozen=True)
-class Figures:
-    """What a compiled program measures. ``None``: JAX or the backend did not say."""
-
-    equations: int  # every equation, each sub-graph (scan body, cond branch) counted once
-    top_level_equations: int
-    hlo_instructions: int | None = None  # in every computation of the optimized HLO
-    stablehlo_ops: int | None = None
-    flops: float | None = None
-    transcendentals: float | None = None
-    bytes_accessed: float | None = None
-    argument_bytes: int | None = None
-    output_bytes: int | None = None
-    temp_bytes: int | None = None
-    generated_code_bytes: int | None = None
-    # The compile that made the card, as the probe recorded it.
-    trace_ms: float | None = None
-    lower_ms: float | None = None
-    compile_ms: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    def text(self) -> str:
-        width = max(len(f.name) for f in fields(self))
-        lines = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            shown = "unknown" if value is None else _number(value)
-            lines.append(f"{f.name:<{width}}  {shown}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class Script:
-    """The program JAX compiled for one card. Texts are plain ``str`` (they can be long)."""
-
-    function: str
-    card: int
-    signature: Signature
-    created_by: int | None  # the call that compiled the card
-    source: str | None = None  # the user's Python function
-    source_file: str | None = None
-    source_line: int | None = None
-    jaxpr: str | None = None  # as JAX prints it (compare two cards with this)
-    jaxpr_annotated: str | None = None  # the same, each equation followed by its line
-    jaxpr_lines: tuple[EquationLine, ...] = ()
-    stablehlo: str | None = None  # jit(f).lower(...).as_text()
-    hlo: str | None = None  # ....compile().as_text(): after XLA's optimisations
-    figures: Figures | None = None
-    unavailable: dict[str, str] = field(default_factory=dict)  # part -> why not
-    notes: tuple[str, ...] = ()  # what the reader should know (JAX retraced, context differs)
-    stdout: tuple[str, ...] = ()  # printed while JAX traced again for this script
-    produce_ms: float = 0.0  # how long making this script took
-
-    @property
-    def complete(self) -> bool:
-        return not self.unavailable
-
-    def text(self, part: str) -> str:
-        """One part as text: ``source``, ``jaxpr`` (annotated), ``stablehlo``, ``hlo`` or
-        ``figures``; a missing part reads ``unavailable: why``."""
-        if part not in PARTS:
-            raise ValueError(f"unknown script part {part!r}; choose from {', '.join(PARTS)}")
-        if part == "figures":
-            value: str | None = self.figures.text() if self.figures is not None else None
-        elif part == "jaxpr":
-            value = self.jaxpr_annotated or self.jaxpr
-        else:
-            value = getattr(self, part)
-        if value is None:
-            why = self.unavailable.get(part) or self.unavailable.get("script") or "not made"
-            return f"unavailable: {why}"
-        return value
-
-    def to_json(self, parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
-        """Plain JSON values; only the texts named in ``parts`` (figures are always there)."""
-        out: dict[str, Any] = {
-            "function": self.function,
-            "card": self.card,
-            "created_by": self.created_by,
-            "signature": self.signature.to_json(),
-            "figures": self.figures.to_json() if self.figures is not None else None,
-            "unavailable": dict(self.unavailable),
-            "notes": list(self.notes),
-            "stdout": list(self.stdout),
-            "produce_ms": self.produce_ms,
-        }
-        if "source" in parts:
-            out.update(
-                source=self.source, source_file=self.source_file, source_line=self.source_line
-            )
-        if "jaxpr" in parts:
-            out["jaxpr"] = self.jaxpr
-            out["jaxpr_annotated"] = self.jaxpr_annotated
-            out["jaxpr_lines"] = [line.to_json() for line in self.jaxpr_lines]
-        if "stablehlo" in parts:
-            out["stablehlo"] = self.stablehlo
-        if "hlo" in parts:
-            out["hlo"] = self.hlo
-        return out
 
 
 # -- the abstract signature of a card ----------------------------------------------------------
@@ -463,6 +339,16 @@ def _not_held(probe: Probe, card: Card) -> str | None:
     cards = probe.ledger.cards
     if not any(held is card for held in cards):
         return "the card was retired when the function's caches were cleared"
+    # A ledger shared by several function objects of one definition site (jitlab watch: a
+    # closure jitted again) or a probe swapped to a new one holds cards of each: JAX's cache
+    # of this probe's function object holds only the cards of its generation.
+    generation = getattr(probe, "_generation", card.signature.function)
+    if card.signature.function != generation:
+        return (
+            "the card was compiled for an earlier function object of this code; JAX's cache "
+            "of the current one does not hold it"
+        )
+    cards = [held for held in cards if held.signature.function == generation]
     entries = probe._jax_entries()
     if entries < 0:
         return (
@@ -612,102 +498,6 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _number(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:,.3f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:,.0f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-# -- comparing two cards -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class FigureChange:
-    name: str
-    before: float | int | None
-    after: float | int | None
-
-    @property
-    def delta(self) -> float | None:
-        if self.before is None or self.after is None:
-            return None
-        return float(self.after) - float(self.before)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "before": self.before, "after": self.after, "delta": self.delta}
-
-
-@dataclass(frozen=True)
-class ScriptDiff:
-    """Two scripts of one function side by side (``before`` → ``after``)."""
-
-    before: Script
-    after: Script
-    jaxpr_diff: str  # unified diff; empty when the jaxprs are identical
-    stablehlo_diff: str
-    hlo_diff: str
-    figures: tuple[FigureChange, ...]  # every figure, changed or not
-
-    @property
-    def same_jaxpr(self) -> bool:
-        return self.before.jaxpr is not None and self.before.jaxpr == self.after.jaxpr
-
-    @property
-    def same_stablehlo(self) -> bool:
-        return self.before.stablehlo is not None and self.before.stablehlo == self.after.stablehlo
-
-    @property
-    def same_hlo(self) -> bool:
-        return self.before.hlo is not None and self.before.hlo == self.after.hlo
-
-    @property
-    def changed_figures(self) -> tuple[FigureChange, ...]:
-        return tuple(c for c in self.figures if c.before != c.after)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "before": {"function": self.before.function, "card": self.before.card},
-            "after": {"function": self.after.function, "card": self.after.card},
-            "same_jaxpr": self.same_jaxpr,
-            "same_stablehlo": self.same_stablehlo,
-            "same_hlo": self.same_hlo,
-            "jaxpr_diff": self.jaxpr_diff,
-            "stablehlo_diff": self.stablehlo_diff,
-            "hlo_diff": self.hlo_diff,
-            "figures": [c.to_json() for c in self.figures],
-        }
-
-
-def _diff(a: str | None, b: str | None, before: str, after: str) -> str:
-    if a is None or b is None or a == b:
-        return ""
-    lines = difflib.unified_diff(
-        a.splitlines(keepends=True), b.splitlines(keepends=True), before, after
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-# Figures that measure the program (compile times vary run to run and are listed after them).
-def compare(a: Script, b: Script) -> ScriptDiff:
-    """What differs between two scripts: their jaxprs, StableHLO and HLO as unified diffs,
-    and every figure before and after."""
-    name_a = f"{a.function} card {a.card}"
-    name_b = f"{b.function} card {b.card}"
-    changes = []
-    for f in fields(Figures):
-        before = getattr(a.figures, f.name) if a.figures is not None else None
-        after = getattr(b.figures, f.name) if b.figures is not None else None
-        changes.append(FigureChange(f.name, before, after))
-    return ScriptDiff(
-        before=a,
-        after=b,
-        jaxpr_diff=_diff(a.jaxpr, b.jaxpr, name_a, name_b),
-        stablehlo_diff=_diff(a.stablehlo, b.stablehlo, name_a, name_b),
-        hlo_diff=_diff(a.hlo, b.hlo, name_a, name_b),
-        figures=tuple(changes),
-    )

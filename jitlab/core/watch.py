@@ -47,7 +47,13 @@ import jitlab
 from jitlab.core import _jax, explain, frames, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
-from jitlab.core.recording import ProcessInfo, RecordedCall, RecordedHits, RecordingStart
+from jitlab.core.recording import (
+    ProcessInfo,
+    RecordedCall,
+    RecordedHits,
+    RecordedScript,
+    RecordingStart,
+)
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
 _HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
@@ -202,7 +208,7 @@ class WatchedFunction:
             # The program's prints reach its stream untouched; explanations are on globally
             # while any watch runs (monitor.add_watcher).
             capture_output=False,
-            on_record=functools.partial(_dispatch, site),
+            on_record=functools.partial(_dispatch, site, self),
             ledger=site.ledger,
             generation=generation,
         )
@@ -249,9 +255,9 @@ def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
         return jitted
 
 
-def _dispatch(site: Site, record: CallRecord) -> None:
+def _dispatch(site: Site, watched: WatchedFunction, record: CallRecord) -> None:
     for recorder in list(_recorders):
-        recorder._on_probe_record(site, record)
+        recorder._on_probe_record(site, record, watched)
 
 
 def _activate(recorder: Recorder) -> None:
@@ -280,10 +286,18 @@ def _deactivate(recorder: Recorder) -> None:
 class Recorder:
     """Records compiles of every jitted function while active; optionally to a JSON-lines file."""
 
-    def __init__(self, path: str | Path | None = None, *, include_internal: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        include_internal: bool = False,
+        scripts: bool | str = False,
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.include_internal = include_internal
+        self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
+        self.recorded_scripts: list[RecordedScript] = []  # with ``scripts``: one per compile
         self.stats: dict[Any, FunctionStats] = {}  # by Site, or (events, name, site)
         self.recording = False
         self._lock = threading.RLock()
@@ -327,6 +341,7 @@ class Recorder:
                 host=socket.gethostname(),
                 process=self.process,
                 processes=launched[1] if launched else None,
+                scripts=self.scripts,
             )
             self._write(self._first_line.to_json(pid=os.getpid()))
         monitor.add_watcher(self)
@@ -377,11 +392,55 @@ class Recorder:
             return stats
 
     # -- records from wrapped functions ---------------------------------------------------
-    def _on_probe_record(self, site: Site, record: CallRecord) -> None:
+    def _on_probe_record(
+        self, site: Site, record: CallRecord, watched: WatchedFunction | None = None
+    ) -> None:
         stats = self._track(site)
         stats.compiles += record.kind.compiled
         called_from = frames.call_site(1)
         self._add(RecordedCall(record, stats.defined_at, called_from, t=self._elapsed()))
+        made_card = record.kind.compiled and record.card is not None
+        if made_card and self.scripts is not None and watched is not None:
+            self._add_script(stats, record, watched)
+
+    def _add_script(self, stats: FunctionStats, record: CallRecord, watched: Any) -> None:
+        """The script of the card this compile made, right after its ``call`` line.
+
+        Made by :meth:`Probe.script` (cached per card, so several recorders make it once):
+        its JAX events go to a collector nobody files, so it is no compile of the recording,
+        of a budget or of the program's own probes. Any failure is written as the reason,
+        never raised into the program.
+        """
+        assert record.card is not None
+        script, why = None, ""
+        try:
+            script = watched._probe.script(record.card)
+            if script.figures is not None and script.figures.compile_ms is None:
+                # The watch's probe keeps no records: the compile's times come from this one.
+                times = dict(
+                    trace_ms=record.trace_ms,
+                    lower_ms=record.lower_ms,
+                    compile_ms=record.compile_ms,
+                )
+                script = dataclasses.replace(
+                    script, figures=dataclasses.replace(script.figures, **times)
+                )
+            if self.scripts != "texts":
+                unavailable = dict(script.unavailable)
+                for part in ("jaxpr", "stablehlo", "hlo"):
+                    unavailable.setdefault(part, _TEXTS_NOT_KEPT)
+                script = dataclasses.replace(script, unavailable=unavailable)
+        except Exception as exc:  # the program goes on; the recording says why
+            text = str(exc).strip().splitlines()
+            why = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+            script = None
+        line = RecordedScript(
+            stats.name, stats.defined_at, record.card, record.index, script, why, self._elapsed()
+        )
+        parts = _SCRIPT_PARTS[self.scripts or "figures"]
+        with self._lock:
+            self.recorded_scripts.append(line)
+            self._write(line.to_json(parts))
 
     # -- events from functions jitted before the watch (monitor watcher protocol) ---------
     def _pending(self) -> dict[str, _Pending]:
@@ -553,11 +612,40 @@ class Recorder:
 
 _base_name = _jax.trace_event_name  # "jit(f)" -> "f"
 
+# What a ``script`` line keeps: figures always (and the source, small), texts on request.
+_SCRIPT_PARTS = {"figures": ("source",), "texts": ("source", "jaxpr", "stablehlo", "hlo")}
+_TEXTS_NOT_KEPT = "not kept in the recording (record with jitlab watch --script-texts)"
+
+
+def _scripts_mode(scripts: bool | str | None) -> str | None:
+    """``scripts=`` of :func:`watch`: False/None (none), True or "figures", "texts"."""
+    if scripts is None or scripts is False:
+        return None
+    if scripts is True:
+        return "figures"
+    if scripts in _SCRIPT_PARTS:
+        return str(scripts)
+    raise ValueError(f"scripts={scripts!r}: choose False, True, 'figures' or 'texts'")
+
 
 @contextmanager
-def watch(path: str | Path | None = None, *, include_internal: bool = False) -> Iterator[Recorder]:
-    """Record every jitted function called inside the block (see the module docstring)."""
-    recorder = Recorder(path, include_internal=include_internal)
+def watch(
+    path: str | Path | None = None,
+    *,
+    include_internal: bool = False,
+    scripts: bool | str = False,
+) -> Iterator[Recorder]:
+    """Record every jitted function called inside the block (see the module docstring).
+
+    ``scripts=True`` (or ``"figures"``) also keeps, right after each compile of a function
+    jitted inside the block, the figures of the program it made (equations, HLO
+    instructions, flops, bytes accessed, argument / output / temp bytes) as a ``script``
+    line; ``scripts="texts"`` keeps its jaxpr, StableHLO and optimized HLO too. Making one
+    traces, lowers and compiles the signature again through JAX's ahead-of-time API (about
+    the compile's own time once more); it is never counted as a compile, and a failure is
+    recorded as its reason, never raised.
+    """
+    recorder = Recorder(path, include_internal=include_internal, scripts=scripts)
     with recorder:
         yield recorder
 

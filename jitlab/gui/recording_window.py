@@ -8,6 +8,13 @@ changing size. A file that is still being written is followed: new lines show up
 program runs (a file watcher, with a poll as a fallback; a half-written last line waits for
 its end).
 
+Several recordings of one multi-process job (``run.p0.jsonl``, ``run.p1.jsonl``, …) open in
+one window: the picker lists each function once per process (a lane each), and a banner names
+where the processes diverged (:mod:`jitlab.core.processes`), its rows highlighted. A long file
+is read a piece at a time, so the first view shows at once and the window stays responsive.
+With ``jitlab watch --scripts``, clicking a card in the kitchen opens the script recorded for
+that compile.
+
 Entry points: :func:`open_recording` (its own event loop, for ``jitlab open``),
 :func:`open_recording_window` and :func:`choose_recording` (inside a running app).
 """
@@ -15,6 +22,9 @@ Entry points: :func:`open_recording` (its own event loop, for ``jitlab open``),
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,26 +44,53 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.core.processes import Divergence, merge, process_of
 from jitlab.core.recording import (
     FunctionSummary,
     Key,
     RecordedCall,
     Recording,
+    Summarizer,
     read_recording,
-    summarize,
 )
 from jitlab.core.records import CallKind
+from jitlab.core.script_data import compare
 from jitlab.gui import geometry, i18n
 from jitlab.gui.chart import ChartView
+from jitlab.gui.executor import ScriptOf, ScriptsCompared
 from jitlab.gui.kitchen import KitchenPanel
 from jitlab.gui.ledger_view import LedgerView
 from jitlab.gui.log_view import LogView
-from jitlab.gui.model import RunState
+from jitlab.gui.model import CardView, RunState
+from jitlab.gui.script_view import ScriptDiffWindow, ScriptWindow
 from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 GEOMETRY_KEY = "recordingGeometry"
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
+READ_BYTES = 1 << 20  # read a long file this much at a time, the window answering in between
+# A lane: one function in one process (process None: a single recording).
+Lane = tuple[str, str | None, int | None]
+DIVERGED_BACKGROUND = "#fff1d6"
+
+
+@dataclass
+class _Source:
+    """One file of the window and how far it was read."""
+
+    path: Path
+    position: int  # among the files given
+    recording: Recording = field(default_factory=Recording)
+    offset: int = 0
+    last_size: int = -1
+    missing: bool = False
+
+    def reset(self) -> None:
+        self.recording = Recording()
+        self.offset = 0
+        self.last_size = -1
+
+
 _windows: list[RecordingWindow] = []  # parentless windows stay alive until closed
 
 
@@ -109,7 +146,7 @@ class RecordingWindow(QMainWindow):
 
     def __init__(
         self,
-        path: str | Path,
+        path: str | Path | Sequence[str | Path],
         follow: bool = True,
         settings: QSettings | None = None,
         parent: QWidget | None = None,
@@ -117,19 +154,24 @@ class RecordingWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("recordingWindow")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.path = Path(path)
+        paths = [path] if isinstance(path, str | Path) else list(path)
+        self.sources = [_Source(Path(p), i) for i, p in enumerate(paths)]
+        self.multi = len(self.sources) > 1  # one job's processes, side by side
         self.settings = settings
-        self.recording = Recording()
-        self.offset = 0
-        self.missing = False
         self.summaries: list[FunctionSummary] = []
-        self.picked: Key | None = None
+        self.rows: list[tuple[Lane, FunctionSummary]] = []  # the picker's rows, in order
+        self.divergences: tuple[Divergence, ...] = ()
+        self.picked: Lane | None = None
         self.auto_pick = True
-        self._calls: dict[Key, list[RecordedCall]] = {}
-        self._indexed = 0
+        self._calls: dict[Lane, list[RecordedCall]] = {}
+        self._indexed: dict[int, int] = {}
         self._fed = 0
         self._cards = 0
-        self._last_size = -1
+        self._summarizer = Summarizer()  # the rows, updated with the new lines only
+        self._refreshed_at = 0.0
+        self._refresh_ms = 0.0  # what the last refresh cost: refreshes while loading are spaced
+        self.script_windows: dict[tuple[Lane, int, int], ScriptWindow] = {}
+        self.diff_windows: list[ScriptDiffWindow] = []
         self.state = RunState()
         self._build()
         self.watcher = QFileSystemWatcher(self)
@@ -137,6 +179,10 @@ class RecordingWindow(QMainWindow):
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
+        self._more = QTimer(self)  # the next piece of a long file, once events are handled
+        self._more.setSingleShot(True)
+        self._more.setInterval(0)
+        self._more.timeout.connect(self.poll)
         geometry.place(self, settings, GEOMETRY_KEY, (1400, 900))
         self.retranslate()
         self.poll()
@@ -152,10 +198,21 @@ class RecordingWindow(QMainWindow):
         self.follow_box.setObjectName("followFile")
         self.follow_box.toggled.connect(self.set_follow)
         self.picker_label = QLabel(self)
+        self.banner = QLabel(self)  # where the processes of a job diverged
+        self.banner.setObjectName("divergenceBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.setStyleSheet(
+            "QLabel#divergenceBanner { background: #fff1d6; color: #5a3b00;"
+            " border: 1px solid #e0a030; border-radius: 4px; padding: 6px; }"
+        )
+        self.banner.hide()
         self.picker = QTreeWidget(self)
         self.picker.setObjectName("functionPicker")
         self.picker.setRootIsDecorated(False)
-        self.picker.setColumnCount(5)
+        self.picker.setColumnCount(6)
+        self.picker.header().moveSection(5, 1)  # the process, right after the function
+        self.picker.setColumnHidden(5, not self.multi)
         self.picker.setUniformRowHeights(True)
         self.picker.currentItemChanged.connect(self._picked)
         left = QWidget(self)
@@ -163,6 +220,7 @@ class RecordingWindow(QMainWindow):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.info)
         left_layout.addWidget(self.follow_box)
+        left_layout.addWidget(self.banner)
         left_layout.addWidget(self.picker_label)
         left_layout.addWidget(self.picker, 1)
         self.details = QLabel(self)
@@ -174,6 +232,7 @@ class RecordingWindow(QMainWindow):
         left.setMinimumWidth(340)
 
         self.kitchen = RecordingKitchen(self.state, self)
+        self.kitchen.canvas.card_clicked.connect(self.open_script)
         # The chart and the log follow the run model, as in the main window: _feed only
         # files the picked function's calls into it.
         self.chart = RecordingChart(self)
@@ -232,6 +291,29 @@ class RecordingWindow(QMainWindow):
 
     # -- following the file ---------------------------------------------------------------
     @property
+    def path(self) -> Path:
+        """The first file (the only one, unless the window shows several processes)."""
+        return self.sources[0].path
+
+    @property
+    def recording(self) -> Recording:
+        """The first file's recording (the only one, unless it shows several processes)."""
+        return self.sources[0].recording
+
+    @property
+    def offset(self) -> int:
+        return self.sources[0].offset
+
+    @property
+    def missing(self) -> bool:
+        return any(source.missing for source in self.sources)
+
+    @property
+    def loading(self) -> bool:
+        """True while a long file is still being read, a piece at a time."""
+        return self._more.isActive()
+
+    @property
     def following(self) -> bool:
         return self.timer.isActive()
 
@@ -252,153 +334,298 @@ class RecordingWindow(QMainWindow):
         self._update_status()
 
     def _watch_file(self) -> None:
-        if self.path.exists() and str(self.path) not in self.watcher.files():
-            self.watcher.addPath(str(self.path))  # re-added when the file was replaced
+        watched = self.watcher.files()
+        for source in self.sources:  # re-added when the file was replaced
+            if source.path.exists() and str(source.path) not in watched:
+                self.watcher.addPath(str(source.path))
 
     def reload(self) -> None:
-        """Read the file again from its first line."""
-        self.recording = Recording()
-        self.offset = 0
-        self._last_size = -1
+        """Read the files again from their first line."""
+        for source in self.sources:
+            source.reset()
         self._calls = {}
-        self._indexed = 0
+        self._indexed = {}
+        self._summarizer = Summarizer()
         if self.picked is not None:
             self._start_function(self.picked)
         self.poll()
 
     def poll(self) -> bool:
-        """Read the lines written since the last look; True when something new showed up."""
-        try:
-            size = os.stat(self.path).st_size
-        except OSError:
-            if not self.missing:
-                self.missing = True
-                self._update_status()
-            return False
-        if self.missing:
-            self.missing = False
-            self._update_status()
-        if self.following:
-            self._watch_file()
-        if size < self.offset:  # the program started again and rewrote the file
-            self.reload()
-            return True
-        if size == self._last_size:
-            return False
-        self._last_size = size
-        start = self.recording.start
-        before = (len(self.recording.calls), dict(self.recording.hits), self.recording.ended)
-        try:
-            self.recording, self.offset = read_recording(self.path, self.offset, self.recording)
-        except OSError:
-            return False
-        if start is not None and self.recording.start is not start:
-            self.reload()  # a new run rewrote the file while we were away
-            return True
-        after = (len(self.recording.calls), dict(self.recording.hits), self.recording.ended)
-        if after != before or self.recording.partial_line:
-            self._refresh()
-            self.updated.emit()
+        """Read the lines written since the last look; True when something new showed up.
+
+        A long file is read :data:`READ_BYTES` at a time: the rest follows on the next turns
+        of the event loop (:attr:`loading`), the views refreshed now and then meanwhile.
+        """
+        changed = more = False
+        for source in self.sources:
+            outcome = self._poll_source(source)
+            if outcome == "reload":
+                self.reload()
+                return True
+            changed |= outcome in ("changed", "more")
+            more |= outcome == "more"
+        if more:
+            self._more.start()
+        if changed:
+            # While loading, refresh at most every few times what a refresh costs.
+            now = time.perf_counter()
+            spaced = (now - self._refreshed_at) * 1e3 >= max(150.0, 4 * self._refresh_ms)
+            if not more or spaced or not self._refreshed_at:
+                self._refresh(light=more)
+                self._refreshed_at = time.perf_counter()
+                self._refresh_ms = (self._refreshed_at - now) * 1e3
+                self.updated.emit()
             return True
         self._update_status()
         return False
 
+    def _poll_source(self, source: _Source) -> str:
+        """ "" (nothing new), "changed", "more" (changed, and more to read) or "reload"."""
+        try:
+            size = os.stat(source.path).st_size
+        except OSError:
+            if not source.missing:
+                source.missing = True
+                self._update_status()
+            return ""
+        if source.missing:
+            source.missing = False
+            self._update_status()
+        if self.following:
+            self._watch_file()
+        if size < source.offset:  # the program started again and rewrote the file
+            return "reload"
+        if size == source.last_size:
+            return ""
+        rec = source.recording
+        start = rec.start
+        before = (len(rec.calls), len(rec.hits), sum(rec.hits.values()), len(rec.scripts))
+        ended = rec.ended
+        try:
+            rec, offset = read_recording(source.path, source.offset, rec, limit=READ_BYTES)
+        except OSError:
+            return ""
+        more = offset - source.offset >= READ_BYTES
+        source.recording, source.offset = rec, offset
+        if not more:
+            source.last_size = size
+        if start is not None and rec.start is not start:
+            return "reload"  # a new run rewrote the file while we were away
+        after = (len(rec.calls), len(rec.hits), sum(rec.hits.values()), len(rec.scripts))
+        if after != before or rec.ended != ended or rec.partial_line:
+            return "more" if more else "changed"
+        return "more" if more else ""
+
     # -- content --------------------------------------------------------------------------
+    def process_of(self, source: _Source) -> int | None:
+        """The process a file is of (None when the window shows one recording)."""
+        if not self.multi:
+            return None
+        return process_of(source.recording, source.path.name, source.position)
+
     def _index_calls(self) -> None:
-        for call in self.recording.calls[self._indexed :]:
-            self._calls.setdefault(call.key, []).append(call)
-        self._indexed = len(self.recording.calls)
+        for source in self.sources:
+            process = self.process_of(source)
+            calls = source.recording.calls
+            start = self._indexed.get(source.position, 0)
+            for call in calls[start:]:
+                self._calls.setdefault((*call.key, process), []).append(call)
+            self._indexed[source.position] = len(calls)
 
-    def calls_of(self, key: Key) -> list[RecordedCall]:
-        return self._calls.get(key, [])
+    def calls_of(self, key: Key | Lane) -> list[RecordedCall]:
+        return self._calls.get(self._lane(key), [])
 
-    def _refresh(self) -> None:
+    def _lane(self, key: Key | Lane) -> Lane:
+        """A lane from a (function, defined at) key: its first process's lane."""
+        if len(key) == 3:
+            return key  # type: ignore[return-value]
+        for lane, _ in self.rows:
+            if lane[:2] == tuple(key):
+                return lane
+        return (key[0], key[1], None)
+
+    def _source_of(self, lane: Lane) -> _Source:
+        for source in self.sources:
+            if self.process_of(source) == lane[2]:
+                return source
+        return self.sources[0]
+
+    def _refresh(self, light: bool = False) -> None:
+        """Bring every view up to the lines read. ``light`` (while a long file is still
+        being read): the signature ledger and shape histogram wait for the end."""
         self._index_calls()
-        self.summaries = summarize(self.recording)
+        if self.multi:
+            self._merge()
+        else:
+            self.divergences = ()
+            rows = self._summarizer.update(self.recording)
+            self.rows = [((s.function, s.defined_at, None), s) for s in rows]
+        self.summaries = [s for _, s in self.rows]
         self._fill_picker()
-        top = (self.summaries[0].function, self.summaries[0].defined_at) if self.summaries else None
+        self._update_banner()
+        top = self.rows[0][0] if self.rows else None
         if top is not None and self.auto_pick and self.picked != top:
             self.pick(top, by_user=False)  # until the user picks, show the costliest function
         elif self.picked is not None:
             self._feed()
-            self._show_function()
+            self._show_function(light)
         self._update_info()
         self._update_status()
+
+    def _merge(self) -> None:
+        """Per function, one row per process (the costliest function first); divergences."""
+        pairs = [(self.process_of(source), source.recording) for source in self.sources]
+        try:
+            merged = merge(pairs)  # type: ignore[arg-type]
+        except ValueError:  # two files say they are the same process: keep them apart
+            pairs = [(source.position, source.recording) for source in self.sources]
+            merged = merge(pairs)
+        self.divergences = merged.divergences
+        self.rows = [
+            ((s.function, s.defined_at, process), s)
+            for across in merged.functions
+            for process, s in sorted(across.per_process.items())
+            if s is not None
+        ]
+
+    def diverged(self, lane: Lane) -> Divergence | None:
+        """The divergence a lane is part of (its function, in a process that compiled
+        something the others did not, or more), else None."""
+        name = os.path.basename(lane[1]) if lane[1] else None
+        for d in self.divergences:
+            where = os.path.basename(d.defined_at) if d.defined_at else None
+            if (d.function, where) == (lane[0], name) and lane[2] in d.processes:
+                return d
+        return None
+
+    def _diverged_function(self, lane: Lane) -> bool:
+        name = os.path.basename(lane[1]) if lane[1] else None
+        return any(
+            (d.function, os.path.basename(d.defined_at) if d.defined_at else None)
+            == (lane[0], name)
+            for d in self.divergences
+        )
 
     def _fill_picker(self) -> None:
         tree = self.picker
         tree.blockSignals(True)
         tree.clear()
-        for s in self.summaries:
+        warn = QColor(DIVERGED_BACKGROUND)
+        for lane, s in self.rows:
             hits = "?" if s.hits is None else str(s.hits)
+            process = "" if lane[2] is None else f"p{lane[2]}"
             item = QTreeWidgetItem(
                 tree,
                 # The same figures as the terminal summary of `jitlab watch` (ms to 0.1).
                 [s.function, f"{s.ms_text} ms", str(s.executables), str(s.recompiles), hits],
             )
-            key = (s.function, s.defined_at)
-            item.setData(0, Qt.ItemDataRole.UserRole, key)
+            item.setText(5, process)
+            item.setData(0, Qt.ItemDataRole.UserRole, lane)
             for column in range(1, 5):
                 item.setTextAlignment(
                     column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                 )
-            item.setToolTip(0, self._function_tip(s))
+            item.setToolTip(0, self._function_tip(s, lane))
             if s.recompiles:
                 item.setForeground(3, QColor(KIND_COLORS[CallKind.RECOMPILE]))
-            if key == self.picked:
+            if self._diverged_function(lane):
+                for column in range(6):
+                    item.setBackground(column, warn)
+                    item.setForeground(column, QColor("#3a2600"))
+                if self.diverged(lane) is not None:
+                    item.setText(5, f"⚠ {process}")
+                    font = item.font(5)
+                    font.setBold(True)
+                    item.setFont(5, font)
+                    item.setFont(0, font)
+            if lane == self.picked:
                 tree.setCurrentItem(item)
-        for column in range(5):
+        for column in range(6):
             tree.resizeColumnToContents(column)
         tree.blockSignals(False)
 
-    def _function_tip(self, s: FunctionSummary) -> str:
+    def _update_banner(self) -> None:
+        if not self.divergences:
+            self.banner.hide()
+            return
+        n = len(self.divergences)
+        head = (
+            self.tr("The processes diverged in %1 place:")
+            if n == 1
+            else self.tr("The processes diverged in %1 places:")
+        ).replace("%1", str(n))
+        lines = [f"<b>⚠ {_escape(head)}</b>"]
+        lines += [f"• {_escape(d.message)}" for d in self.divergences[:4]]
+        if n > 4:
+            lines.append(_escape(self.tr("… and %1 more").replace("%1", str(n - 4))))
+        self.banner.setText("<br>".join(lines))
+        self.banner.setToolTip(
+            self.tr(
+                "In SPMD code every process should compile the same programs; a collective "
+                "may wait on a process that is still compiling. Highlighted rows: the "
+                "functions concerned; ⚠: the process that compiled what the others did not."
+            )
+        )
+        self.banner.show()
+
+    def _function_tip(self, s: FunctionSummary, lane: Lane | None = None) -> str:
         lines = [
             f"<b>{s.function}</b>",
             self.tr("defined at %1").replace("%1", s.defined_at or "?"),
         ]
+        if lane is not None and lane[2] is not None:
+            lines.append(self.tr("in process %1").replace("%1", str(lane[2])))
         if s.changes:
             lines.append(self.tr("What changed between its compiles:"))
             lines += [f"• {change} ×{n}" for change, n in s.changes.most_common(8)]
         elif s.executables == 1:
             lines.append(self.tr("Compiled once: nothing to fix here."))
+        if lane is not None and (d := self.diverged(lane)) is not None:
+            lines.append("⚠ " + d.message)
         return "<br>".join(_escape(line) if i else line for i, line in enumerate(lines))
 
     def function_order(self) -> list[str]:
         """Function names as the picker lists them (tests read this)."""
         return [self.picker.topLevelItem(i).text(0) for i in range(self.picker.topLevelItemCount())]
 
+    def lanes(self) -> list[Lane]:
+        """(function, defined at, process) as the picker lists them (tests read this)."""
+        return [lane for lane, _ in self.rows]
+
     def _picked(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
         if item is not None:
-            key = item.data(0, Qt.ItemDataRole.UserRole)
-            self.pick((key[0], key[1]))
+            lane = item.data(0, Qt.ItemDataRole.UserRole)
+            self.pick((lane[0], lane[1], lane[2]))
 
-    def pick(self, key: Key, by_user: bool = True) -> None:
-        """Show one function in every view (a user's pick stays while the file grows)."""
+    def pick(self, key: Key | Lane, by_user: bool = True) -> None:
+        """Show one function (of one process) in every view (a user's pick stays while the
+        file grows). A (function, defined at) key picks its first process."""
         if by_user:
             self.auto_pick = False
-        if key == self.picked:
+        lane = self._lane(key)
+        if lane == self.picked:
             return
-        self.picked = key
-        self._start_function(key)
+        self.picked = lane
+        self._start_function(lane)
         self._feed()
         self._show_function()
         for i in range(self.picker.topLevelItemCount()):
             item = self.picker.topLevelItem(i)
-            if tuple(item.data(0, Qt.ItemDataRole.UserRole)) == key:
+            if tuple(item.data(0, Qt.ItemDataRole.UserRole)) == lane:
                 self.picker.blockSignals(True)
                 self.picker.setCurrentItem(item)
                 self.picker.blockSignals(False)
         self._update_title()
 
-    def pick_name(self, function: str) -> None:
-        """Pick the first function of that name (a convenience for callers and tests)."""
-        for s in self.summaries:
-            if s.function == function:
-                self.pick((s.function, s.defined_at))
+    def pick_name(self, function: str, process: int | None = None) -> None:
+        """Pick the first function of that name (in that process, when given)."""
+        for lane, _ in self.rows:
+            if lane[0] == function and (process is None or lane[2] == process):
+                self.pick(lane)
                 return
         raise KeyError(function)
 
-    def _start_function(self, key: Key) -> None:
+    def _start_function(self, key: Lane) -> None:
         self.state.clear(key[0], "pitfall")  # the views forget the last function (cleared)
         self._fed = 0
         self._cards = 0
@@ -418,15 +645,17 @@ class RecordingWindow(QMainWindow):
             self.state.call_finished(record)
         self._fed = len(calls)
 
-    def _show_function(self) -> None:
+    def _show_function(self, light: bool = False) -> None:
         key = self.picked
         if key is None:
             return
         calls = self.calls_of(key)
-        summary = next((s for s in self.summaries if (s.function, s.defined_at) == key), None)
+        summary = next((s for lane, s in self.rows if lane == key), None)
         self.kitchen.hits = summary.hits if summary else None
-        self.details.setText(self._function_tip(summary) if summary else "")
+        self.details.setText(self._function_tip(summary, key) if summary else "")
         self.state.notify()
+        if light:
+            return
         self.ledger.set_calls(calls)
         signatures = []
         for call in calls:
@@ -441,15 +670,100 @@ class RecordingWindow(QMainWindow):
                     signatures.append(sig)
         self.histogram.set_signatures(key[0], signatures)
 
+    # -- scripts (jitlab watch --scripts) ---------------------------------------------------
+    def script_of(self, card: CardView) -> ScriptOf:
+        """The script recorded for a kitchen card of the picked function, or why there is
+        none (a recording made without ``--scripts``, an events-only function, a failure)."""
+        lane = self.picked
+        function, index = str(card.key[0]), int(card.key[1])
+        if lane is None:
+            return ScriptOf(function, index, card.created_by, None, self._no_scripts())
+        recording = self._source_of(lane).recording
+        kept = recording.scripts.get(((lane[0], lane[1]), index))
+        if kept is not None and (kept.created_by is None or kept.created_by == card.created_by):
+            return ScriptOf(function, index, card.created_by, kept.script, kept.why)
+        calls = self.calls_of(lane)
+        if calls and all(call.events_only for call in calls):
+            why = self.tr(
+                "This function was jitted before the watch began: jitlab saw only JAX's "
+                "compile events, so it has no script."
+            )
+        elif recording.start is None or recording.start.scripts is None:
+            why = self._no_scripts()
+        else:
+            why = self.tr("No script was recorded for this compile.")
+        return ScriptOf(function, index, card.created_by, None, why)
+
+    def _no_scripts(self) -> str:
+        return self.tr(
+            "This recording keeps no scripts. Record the program with `jitlab watch "
+            "--scripts` (figures) or `jitlab watch --script-texts` (jaxpr, StableHLO and HLO "
+            "too) to read them here."
+        )
+
+    def open_script(self, card: CardView) -> ScriptWindow:
+        """Open (or raise) the window of a kitchen card's recorded script."""
+        key = (self.picked or ("", None, None), int(card.key[1]), int(card.created_by))
+        window = self.script_windows.get(key)
+        if window is None:
+            window = ScriptWindow(card, self)
+            window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            window.destroyed.connect(lambda _=None, k=key: self.script_windows.pop(k, None))
+            window.view.compare_requested.connect(
+                lambda other, c=card: self.compare_scripts(c, other)
+            )
+            self.script_windows[key] = window
+        made = self.script_of(card)
+        window.view.set_script(made, card.number)
+        cards = sorted(self.state.cards.values(), key=lambda c: c.number)
+        with_scripts = [c for c in cards if self.script_of(c).script is not None]
+        window.view.set_others(with_scripts if made.script is not None else [], card)
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def compare_scripts(self, a: CardView, b: CardView) -> ScriptDiffWindow:
+        """Two recorded scripts side by side (made here: they are plain data)."""
+        before, after = self.script_of(a), self.script_of(b)
+        diff = None
+        if before.script is not None and after.script is not None:
+            diff = compare(before.script, after.script)
+        window = ScriptDiffWindow(a, b, self)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.set_compared(ScriptsCompared(before, after, diff))
+        self.diff_windows.append(window)
+        window.destroyed.connect(lambda _=None, w=window: self._forget_diff(w))
+        window.show()
+        return window
+
+    def _forget_diff(self, window: ScriptDiffWindow) -> None:
+        if window in self.diff_windows:
+            self.diff_windows.remove(window)
+
     # -- text -----------------------------------------------------------------------------
+    def _files_name(self) -> str:
+        if not self.multi:
+            return self.path.name
+        return (
+            self.tr("%1 processes (%2 …)")
+            .replace("%1", str(len(self.sources)))
+            .replace("%2", self.path.name)
+        )
+
     def _update_title(self) -> None:
-        name = f" — {self.picked[0]}" if self.picked else ""
-        self.setWindowTitle(self.tr("jitlab — recording %1").replace("%1", self.path.name) + name)
+        name = ""
+        if self.picked:
+            name = f" — {self.picked[0]}"
+            if self.picked[2] is not None:
+                name += f" (p{self.picked[2]})"
+        title = self.tr("jitlab — recording %1").replace("%1", self._files_name())
+        self.setWindowTitle(title + name)
 
     def _update_info(self) -> None:
         start = self.recording.start
         argv = " ".join(start.argv) if start else ""
-        parts = [f"<b>{_escape(self.path.name)}</b>"]
+        parts = [f"<b>{_escape(self._files_name())}</b>"]
         if argv:
             parts.append(self.tr("program: %1").replace("%1", _escape(argv)))
         if start is not None and start.jax:
@@ -462,34 +776,58 @@ class RecordingWindow(QMainWindow):
             .replace("%2", str(compiles))
             .replace("%3", format_ms(lost))
         )
+        if self.multi:
+            hosts = {
+                s.recording.start.host
+                for s in self.sources
+                if s.recording.start is not None and s.recording.start.host
+            }
+            parts.append(
+                self.tr("one lane per process and function; hosts: %1").replace(
+                    "%1", str(len(hosts) or "?")
+                )
+            )
         self.info.setText("<br>".join(parts))
-        self.info.setToolTip(str(self.path.resolve()))
+        self.info.setToolTip("\n".join(str(s.path.resolve()) for s in self.sources))
 
     def status_text(self) -> str:
         """Where the file stands: still being written, finished, cut off (tests read this)."""
-        if self.missing:
+        missing = [s for s in self.sources if s.missing]
+        if missing:
             return self.tr("The file %1 does not exist (yet): waiting for it.").replace(
-                "%1", str(self.path)
+                "%1", ", ".join(str(s.path) for s in missing)
             )
-        rec = self.recording
-        if rec.ended:
+        ended = all(s.recording.ended for s in self.sources)
+        if self.loading:
+            read = sum(s.offset for s in self.sources)
+            with_sizes = []
+            for s in self.sources:
+                try:
+                    with_sizes.append(os.stat(s.path).st_size)
+                except OSError:
+                    with_sizes.append(s.offset)
+            total = max(sum(with_sizes), 1)
+            state = self.tr("Reading the file: %1% so far…").replace(
+                "%1", str(int(100 * read / total))
+            )
+        elif ended:
             state = self.tr("The program finished; the recording is complete.")
         elif self.following:
             state = self.tr("Following: new compiles appear as the program writes them.")
         else:
             state = self.tr("Not following: the recording has no end line yet.")
         extra = []
-        if rec.partial_line:
+        if any(s.recording.partial_line for s in self.sources):
             extra.append(
                 self.tr(
                     "The last line is incomplete (still being written, or the program was "
                     "killed); it is skipped until it ends."
                 )
             )
-        if rec.bad_lines:
+        n = sum(s.recording.bad_lines for s in self.sources)
+        if n:
             # Qt's plural forms (%n): one form per count in each catalogue. English has no
             # catalogue, so its two forms are two source strings.
-            n = rec.bad_lines
             extra.append(
                 self.tr("%n unreadable line skipped.", "", n)
                 if n == 1
@@ -521,6 +859,7 @@ class RecordingWindow(QMainWindow):
                 self.tr("cache hits"),
             ]
         )
+        self.picker.headerItem().setText(5, self.tr("process"))
         header = self.picker.headerItem()
         tips = (
             self.tr("The jitted function and, on hover, where it is defined."),
@@ -531,6 +870,9 @@ class RecordingWindow(QMainWindow):
         )
         for column, tip in enumerate(tips):
             header.setToolTip(column, tip)
+        header.setToolTip(
+            5, self.tr("The process of the job that wrote the recording; ⚠: it diverged.")
+        )
         self.picker.setToolTip(
             self.tr("Functions sorted by time lost to compiling: fix the first one first.")
         )
@@ -568,6 +910,7 @@ class RecordingWindow(QMainWindow):
         self._update_status()
         if self.summaries:
             self._fill_picker()
+        self._update_banner()
         if self.picked is not None:
             self._show_function()
 
@@ -590,12 +933,13 @@ def _escape(text: str) -> str:
 
 
 def open_recording_window(
-    path: str | Path,
+    path: str | Path | Sequence[str | Path],
     follow: bool = True,
     parent: QWidget | None = None,
     settings: QSettings | None = None,
 ) -> RecordingWindow:
-    """Open a recording in a new window of a running app (File → Open, tests)."""
+    """Open a recording (or several: one job's processes) in a new window of a running app
+    (File → Open, tests)."""
     window = RecordingWindow(path, follow, settings, parent)
     if parent is None:
         _windows.append(window)
@@ -608,7 +952,8 @@ def choose_recording(
     owner: QWidget | bool | None = True,
     settings: QSettings | None = None,
 ) -> RecordingWindow | None:
-    """Ask for a recording file and open it; None when the user cancelled.
+    """Ask for a recording file (or several processes' files) and open it; None when the
+    user cancelled.
 
     The dialog sits on ``parent``; the new window belongs to ``owner`` (``True``: to
     ``parent``, so it closes with the main window).
@@ -617,18 +962,21 @@ def choose_recording(
     filters = QApplication.translate(
         "RecordingWindow", "Recordings (*.jsonl *.json);;All files (*)"
     )
-    path, _ = QFileDialog.getOpenFileName(parent, caption, "", filters)
-    if not path:
+    paths, _ = QFileDialog.getOpenFileNames(parent, caption, "", filters)
+    if not paths:
         return None
     if owner is True:
         owner = parent
     if settings is None:
         settings = getattr(owner or parent, "settings", None)
-    return open_recording_window(path, True, owner or None, settings)
+    return open_recording_window(paths, True, owner or None, settings)
 
 
-def open_recording(path: str, follow: bool = True, language: str | None = None) -> int:
-    """``jitlab open FILE``: the recording window and its event loop; returns the exit status."""
+def open_recording(
+    path: str | Sequence[str], follow: bool = True, language: str | None = None
+) -> int:
+    """``jitlab open FILE…``: the recording window and its event loop; returns the exit
+    status. Several files: the processes of one job, side by side."""
     from jitlab.gui.app import application, close_on_signals, make_settings
 
     app = application()

@@ -1307,8 +1307,28 @@
 <context>
     <name>RecordingWindow</name>
     <message>
+        <source>The processes diverged in %1 place:</source>
+        <translation>各进程有 %1 处出现分歧：</translation>
+    </message>
+    <message>
+        <source>The processes diverged in %1 places:</source>
+        <translation>各进程有 %1 处出现分歧：</translation>
+    </message>
+    <message>
+        <source>… and %1 more</source>
+        <translation>……另有 %1 处</translation>
+    </message>
+    <message>
+        <source>In SPMD code every process should compile the same programs; a collective may wait on a process that is still compiling. Highlighted rows: the functions concerned; ⚠: the process that compiled what the others did not.</source>
+        <translation>SPMD 代码里，每个进程都应编译同样的程序；否则集合通信可能要等一个还在编译的进程。高亮的行：涉及的函数；⚠：编译了其他进程没编译的程序的那个进程。</translation>
+    </message>
+    <message>
         <source>defined at %1</source>
         <translation>定义于 %1</translation>
+    </message>
+    <message>
+        <source>in process %1</source>
+        <translation>在进程 %1 中</translation>
     </message>
     <message>
         <source>What changed between its compiles:</source>
@@ -1317,6 +1337,22 @@
     <message>
         <source>Compiled once: nothing to fix here.</source>
         <translation>只编译过一次：这里没什么要修的。</translation>
+    </message>
+    <message>
+        <source>This function was jitted before the watch began: jitlab saw only JAX&apos;s compile events, so it has no script.</source>
+        <translation>这个函数在记录开始之前就已被 jit：jitlab 只看到了 JAX 的编译事件，所以没有它的剧本。</translation>
+    </message>
+    <message>
+        <source>No script was recorded for this compile.</source>
+        <translation>这次编译没有记录剧本。</translation>
+    </message>
+    <message>
+        <source>This recording keeps no scripts. Record the program with `jitlab watch --scripts` (figures) or `jitlab watch --script-texts` (jaxpr, StableHLO and HLO too) to read them here.</source>
+        <translation>这份记录里没有剧本。用 `jitlab watch --scripts`（各项数字）或 `jitlab watch --script-texts`（连同 jaxpr、StableHLO 和 HLO）重新记录程序，就能在这里查看。</translation>
+    </message>
+    <message>
+        <source>%1 processes (%2 …)</source>
+        <translation>%1 个进程（%2 …）</translation>
     </message>
     <message>
         <source>jitlab — recording %1</source>
@@ -1335,8 +1371,16 @@
         <translation>%1 个函数，编译 %2 次，编译共耗 %3</translation>
     </message>
     <message>
+        <source>one lane per process and function; hosts: %1</source>
+        <translation>每个函数在每个进程各占一行；主机数：%1</translation>
+    </message>
+    <message>
         <source>The file %1 does not exist (yet): waiting for it.</source>
         <translation>文件 %1 （还）不存在：正在等它出现。</translation>
+    </message>
+    <message>
+        <source>Reading the file: %1% so far…</source>
+        <translation>正在读取文件：已读 %1%…</translation>
     </message>
     <message>
         <source>The program finished; the recording is complete.</source>
@@ -1387,6 +1431,10 @@
         <translation>缓存命中</translation>
     </message>
     <message>
+        <source>process</source>
+        <translation>进程</translation>
+    </message>
+    <message>
         <source>The jitted function and, on hover, where it is defined.</source>
         <translation>被 jit 的函数；鼠标停留可看到它的定义位置。</translation>
     </message>
@@ -1405,6 +1453,10 @@
     <message>
         <source>Calls served from a compiled program; ? when they could not be counted.</source>
         <translation>直接用已编译程序完成的调用；无法计数时显示 ?。</translation>
+    </message>
+    <message>
+        <source>The process of the job that wrote the recording; ⚠: it diverged.</source>
+        <translation>写下这份记录的作业进程；⚠：它出现了分歧。</translation>
     </message>
     <message>
         <source>Functions sorted by time lost to compiling: fix the first one first.</source>
