@@ -11,6 +11,7 @@ from guihelp import wait_calls
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
+from jitlab.core.paths import builtin_dir
 from jitlab.gui.code_view import ErrorView
 
 
@@ -95,7 +96,11 @@ def test_the_anatomy_summary_is_first_and_visible_in_the_small_pane(
     # what / where / why / fix, in this order, before the details and JAX's raw words.
     positions = [text.find(label) for label in labels]
     assert -1 not in positions and positions == sorted(positions), positions
-    assert "error_debugging.py:44 · center()" in text
+    # Where: the line that failed (the `if` on a traced value), in the user's function.
+    path = builtin_dir("scenarios") / "error_debugging.py"
+    source = path.read_text(encoding="utf-8").splitlines()
+    failing = next(i for i, line in enumerate(source, 1) if "if jnp.mean(x) > 0:" in line)
+    assert f"error_debugging.py:{failing} · center()" in text
     assert why in text and fix in text
     assert text.find(fix) < text.find("①")
     # The pane is only a few lines tall: the four summary rows must be on its first screen.
