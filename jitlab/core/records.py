@@ -34,7 +34,14 @@ class CallKind(enum.StrEnum):
     @property
     def compiled(self) -> bool:
         """True when this call produced a new executable (a new card)."""
-        return self in (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT)
+        return self in _COMPILED
+
+
+# Reading a recording looks kinds up by value hundreds of thousands of times: a dict, not
+# Enum's call machinery.
+_CALL_KINDS = {kind.value: kind for kind in CallKind}
+_COMPILED = frozenset((CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT))
+_CHANGE_KINDS = {kind.value: kind for kind in ChangeKind}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +90,17 @@ class Signature:
     statics: tuple[tuple[str, str], ...]  # (name, repr(value)) of static arguments
     tree: str  # the pytree structure of the traced arguments
     function: int = 0  # generation of the function object (see Probe.swap)
+    # The text, made once: summaries and merges of long recordings ask for it again and again.
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __str__(self) -> str:
-        parts = [str(leaf) for leaf in self.leaves]
-        parts += [f"{name}={value} (static)" for name, value in self.statics]
-        return ", ".join(parts) if parts else "()"
+        text = self._text
+        if text is None:
+            parts = [str(leaf) for leaf in self.leaves]
+            parts += [f"{name}={value} (static)" for name, value in self.statics]
+            text = ", ".join(parts) if parts else "()"
+            object.__setattr__(self, "_text", text)
+        return text
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Signature:
@@ -149,9 +162,9 @@ class Change:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
-        try:
-            kind = ChangeKind(data.get("kind"))
-        except ValueError:  # a kind from a newer jitlab: keep its words
+        try:  # a dict lookup first: recordings hold hundreds of thousands of these
+            kind = _CHANGE_KINDS.get(data.get("kind")) or ChangeKind(data.get("kind"))
+        except (ValueError, TypeError):  # a kind from a newer jitlab: keep its words
             return cls(ChangeKind.RECORDED, detail=str(data.get("text") or data))
         return cls(
             kind,
@@ -259,7 +272,7 @@ class CallRecord(NamedTuple):
         return cls(
             index=int(data.get("index") or 0),
             function=str(data.get("function") or "?"),
-            kind=CallKind(data.get("kind", "cache_hit")),
+            kind=_CALL_KINDS.get(data.get("kind", "cache_hit")) or CallKind(data["kind"]),
             # Calls seen only through compile events have no latency: the phases bound it.
             latency_ms=float(latency) if latency is not None else sum(phases),
             trace_ms=phases[0],
