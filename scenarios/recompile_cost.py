@@ -348,6 +348,15 @@ class RecompileCost(Scenario):
                 "dict-keys：可选的键 · clear-caches：每步 jax.clear_caches()。",
             ),
             choices=MISTAKES,
+            choice_labels=(
+                Text("weak type: 0.01 vs float32", "弱类型：0.01 与 float32"),
+                Text("dtype drift: float16 batches", "dtype 漂移：混入 float16"),
+                Text("a new lambda each step", "每步新建 lambda"),
+                Text("a new partial each step", "每步新建 partial"),
+                Text("jax.jit inside the loop", "在循环里调用 jax.jit"),
+                Text("an optional dict key", "可有可无的字典键"),
+                Text("clear_caches each step", "每步 clear_caches"),
+            ),
             variants=("pitfall", "fix"),
         ),
         Param(

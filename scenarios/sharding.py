@@ -330,6 +330,12 @@ class Sharding(Scenario):
                 "replicated 每台设备一份完整拷贝、single 主机数组放在单台设备上。",
             ),
             choices=tuple(LAYOUTS),
+            choice_labels=(
+                Text("rows (data parallel)", "按行切分（数据并行）"),
+                Text("features (columns)", "按列切分"),
+                Text("replicated (a copy each)", "复制（每台一份）"),
+                Text("single (one device)", "单设备（主机数组）"),
+            ),
         ),
         Param(
             "rows",

@@ -151,6 +151,11 @@ class ParamControls(QGroupBox):
             widget = QComboBox(self)
             for choice in p.choices:  # the label shows, the choice is the value
                 widget.addItem(p.choice_label(choice, language()), choice)
+            # Long labels elide in the box (the list shows them whole): the column stays narrow.
+            widget.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            widget.setMinimumContentsLength(10)
             widget.currentIndexChanged.connect(self._emit)
         elif p.type is int and p.log_scale and p.minimum is not None and p.maximum is not None:
             widget = LogIntSlider(int(p.minimum), int(p.maximum), self)
