@@ -112,7 +112,9 @@ class LessonPanel(QScrollArea):
 
         self.story_box = QGroupBox(inner)
         self.story_box.setObjectName("storyBox")
-        self.text = QLabel(self.story_box)  # the kitchen story: it gives nothing away
+        # The kitchen story tells what goes wrong in the kitchen's words (a new portion means
+        # a new rehearsal): it unlocks with the answer, after the learner's first call.
+        self.text = QLabel(self.story_box)
         self.text.setObjectName("lessonStory")
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -153,6 +155,7 @@ class LessonPanel(QScrollArea):
         self.scripts_status_of: Callable[[], str] | None = None  # set by the window
         self.answer.hide()
         self.fix_code.hide()
+        self.story_box.hide()  # until the first call (see _changed)
         for widget in (self.scripts_text, self.scripts_button, self.scripts_status):
             widget.hide()
 
@@ -184,12 +187,14 @@ class LessonPanel(QScrollArea):
             self.unlocked = True
             self.answer_button.setEnabled(True)
             self.answer_note.hide()
+            self.story_box.show()
 
     def _lock(self) -> None:
         self.unlocked = False
         self.answer_button.setChecked(False)
         self.answer_button.setEnabled(False)
         self.answer_note.show()
+        self.story_box.hide()
 
     def _show_answer(self, shown: bool) -> None:
         self.answer.setVisible(shown)
@@ -278,7 +283,9 @@ class LessonPanel(QScrollArea):
             else self.tr("Show or hide the answer.")
         )
         self.answer_note.setText(
-            self.tr("Make your first call to unlock the answer. Predict first!")
+            self.tr(
+                "Make your first call to unlock Chef Wang's story and the answer. Predict first!"
+            )
         )
         self.fix_code.setText(self.tr("See the fix as code →"))
         self.fix_code.setToolTip(self.tr("What the fix changes, as a diff against the pitfall."))

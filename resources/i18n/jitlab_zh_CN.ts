@@ -818,8 +818,8 @@
         <translation>显示或收起答案。</translation>
     </message>
     <message>
-        <source>Make your first call to unlock the answer. Predict first!</source>
-        <translation>先做一次调用，答案才会解锁。记得先猜！</translation>
+        <source>Make your first call to unlock Chef Wang&apos;s story and the answer. Predict first!</source>
+        <translation>先做一次调用，王师傅的故事和答案才会解锁。记得先猜！</translation>
     </message>
     <message>
         <source>See the fix as code →</source>

@@ -34,10 +34,11 @@ def test_the_first_screen_holds_the_question_slider_kitchen_and_chart(window) ->
     assert window.params.widgets["batch_size"].isVisible()
     assert window.run_controls.step.isVisible() and window.run_controls.play.isVisible()
     assert window.kitchen.canvas.isVisible() and window.chart.plot.isVisible()
-    # The kitchen story may show; the answer may not.
-    assert lesson.text.isVisible() and lesson.text.text() == cls.lesson.kitchen.get("en")
+    # Neither the answer nor the kitchen story (it says, in its own words, that a new portion
+    # means a new rehearsal) shows before the first call.
+    assert not lesson.story_box.isVisible()
     shown = visible_text(window)
-    for part in (cls.lesson.what, cls.lesson.why, cls.lesson.fix):
+    for part in (cls.lesson.what, cls.lesson.why, cls.lesson.fix, cls.lesson.kitchen):
         assert part.get("en") not in shown
     assert "What goes wrong" not in shown
     assert not lesson.answer.isVisible() and not lesson.answer_button.isEnabled()
@@ -58,6 +59,7 @@ def test_the_answer_unlocks_after_the_first_call_and_locks_again_for_a_new_scena
     qtbot.waitUntil(lesson.answer_button.isEnabled)
     assert not lesson.answer.isVisible()  # unlocked, not forced on the learner
     assert not lesson.answer_note.isVisible()
+    assert lesson.text.isVisible() and lesson.text.text() == cls.lesson.kitchen.get("en")
     qtbot.mouseClick(lesson.answer_button, Qt.MouseButton.LeftButton)
     assert lesson.answer.isVisible() and lesson.answer_shown
     shown = visible_text(window)
