@@ -498,7 +498,7 @@ def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, numbe
             call, i = group[0][1], group[0][2]
             kind = max((c.record.kind for _, c, _ in group), key=_TIMELINE_KINDS.index)
             cost = max(_cost(c) for _, c, _ in group)
-            h = max(3.0, (lane_h - 12) * cost / most)
+            h = max(8.0, (lane_h - 12) * cost / most)  # a cheap recompile still shows
             tip = (
                 _tooltip(call, i)
                 if len(group) == 1
