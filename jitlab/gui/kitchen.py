@@ -221,6 +221,8 @@ class KitchenCanvas(QWidget):
         card = s.cards.get(s.pulled) if s.pulled else None
         number = card.number if card else 0
         if kind is CallKind.CACHE_HIT:
+            if not number:  # an executable another jax.jit of the function compiled
+                return self.tr("Served from a script already written (cache hit)")
             return self.tr("Served from card #%1 (cache hit)").replace("%1", str(number))
         if kind is CallKind.COMPILE:
             return self.tr("First script written: card #%1").replace("%1", str(number))

@@ -534,6 +534,10 @@
         <translation>照新脚本做菜（运行中）…</translation>
     </message>
     <message>
+        <source>Served from a script already written (cache hit)</source>
+        <translation>用已经写好的脚本出餐（缓存命中）</translation>
+    </message>
+    <message>
         <source>Served from card #%1 (cache hit)</source>
         <translation>按 %1 号卡片出餐（缓存命中）</translation>
     </message>

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QToolTip
 
 from jitlab.core.discovery import scenarios
 from jitlab.core.engine import Run
-from jitlab.core.records import LeafSpec, Signature
+from jitlab.core.records import CallKind, LeafSpec, Signature
 from jitlab.gui.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
 from jitlab.gui.model import CardView, RunState
 
@@ -192,3 +192,21 @@ def test_point_is_inside_a_card(qtbot) -> None:
     rect, card = panel.canvas._card_rects[0]
     assert panel.canvas.card_at(rect.center().toPoint()) is card
     assert panel.canvas.card_at(QPoint(-5, -5)) is None
+
+
+def test_a_hit_on_another_jits_executable_never_reads_card_0(qtbot) -> None:
+    """recompile-cost after jit-in-loop: a hit the probe cannot pin to a card it holds (an
+    executable another jax.jit of the function compiled); the kitchen said "card #0"."""
+    cls = scenarios()["recompile-cost"]
+    state = RunState()
+    state.clear("recompile-cost", "pitfall")
+    panel = KitchenPanel(state)
+    qtbot.addWidget(panel)
+    run = Run(cls, "pitfall", listener=state.apply)
+    texts = []
+    for mistake in ("jit-in-loop",) * 3 + ("dict-keys",) * 2:
+        run.step({"mistake": mistake})  # the autoplay's order: dict-keys hits no card it shows
+        state.notify()
+        texts.append(panel.canvas.status())
+    assert any(record.kind is CallKind.CACHE_HIT for record in state.records), texts
+    assert not any("#0" in text for text in texts), texts
