@@ -68,7 +68,7 @@ from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 GEOMETRY_KEY = "recordingGeometry"
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
-READ_BYTES = 1 << 20  # read a long file this much at a time, the window answering in between
+READ_BYTES = 1 << 18  # read a long file this much at a time, the window answering in between
 # A lane: one function in one process (process None: a single recording).
 Lane = tuple[str, str | None, int | None]
 DIVERGED_BACKGROUND = "#fff1d6"
