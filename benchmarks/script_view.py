@@ -8,6 +8,7 @@ and painted.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from types import SimpleNamespace
@@ -59,7 +60,13 @@ def synthetic_script(lines: int) -> SimpleNamespace:
     )
 
 
+def _headless() -> None:
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
 def main() -> None:
+    _headless()
     lines = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     app = QApplication.instance() or QApplication(sys.argv)
     card = SimpleNamespace(key=("big", 0), number=1, signature="f32[64,64]", created_by=0)
