@@ -363,17 +363,25 @@ class Probe:
             numbers = ", ".join(str(c.index) for c in self.ledger.cards) or "none"
         raise KeyError(f"{self.name} holds no card {index} (cards: {numbers})")
 
-    def script(self, card: int | Card) -> scripts.Script:
+    def script(self, card: int | Card, *, stablehlo: bool = True) -> scripts.Script:
         """The program JAX compiled for this card: source, jaxpr, StableHLO, HLO, figures.
 
         Made on first request from the card's abstract signature and kept with the card.
         Asking never changes what the probe records (see :mod:`jitlab.core.scripts`).
+        ``stablehlo=False`` may leave the StableHLO text out (it is then printed when asked
+        for: ``scripts.STABLEHLO_ON_REQUEST``); a script kept without it is made again in
+        full when it is asked for with it, and a full one serves both.
         """
         held = self.card(card) if isinstance(card, int) else card
         cached = held.script_cache
-        if cached is not None and cached[0] == held.created_by:
+        fresh = cached is not None and cached[0] == held.created_by
+        if fresh and not (stablehlo and cached[1].stablehlo_deferred):
             return cached[1]
-        made = scripts.make_script(self, held)
+        made = (
+            scripts.make_script(self, held)
+            if stablehlo
+            else scripts.make_script(self, held, stablehlo=False)
+        )
         held.script_cache = (held.created_by, made)
         return made
 

@@ -16,6 +16,7 @@ from jitlab.core.records import Signature
 
 __all__ = [
     "PARTS",
+    "STABLEHLO_ON_REQUEST",
     "EquationLine",
     "FigureChange",
     "Figures",
@@ -25,6 +26,10 @@ __all__ = [
 ]
 
 PARTS = ("source", "jaxpr", "stablehlo", "hlo", "figures")
+
+#: ``Script.unavailable["stablehlo"]`` of a script made without its StableHLO text
+#: (``Probe.script(card, stablehlo=False)``): not a failure, the text is printed when asked for.
+STABLEHLO_ON_REQUEST = "printed when asked for"
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,11 @@ class Script:
     @property
     def complete(self) -> bool:
         return not self.unavailable
+
+    @property
+    def stablehlo_deferred(self) -> bool:
+        """Made without its StableHLO text, which is printed when asked for (not a failure)."""
+        return self.stablehlo is None and self.unavailable.get("stablehlo") == STABLEHLO_ON_REQUEST
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Script:

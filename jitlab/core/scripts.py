@@ -33,6 +33,7 @@ import jax
 from jitlab.core import _jax, monitor, signature, wrappers
 from jitlab.core.script_data import (
     PARTS,
+    STABLEHLO_ON_REQUEST,
     EquationLine,
     FigureChange,
     Figures,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PARTS",
+    "STABLEHLO_ON_REQUEST",
     "EquationLine",
     "FigureChange",
     "Figures",
@@ -187,9 +189,14 @@ def _unfiled(trace_name: str) -> Iterator[_Unfiled]:
         local.collector = previous
 
 
-def make_script(probe: Probe, card: Card) -> Script:
+def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
     """The script of ``card`` (one of ``probe``'s), made now. See :meth:`Probe.script`,
-    which caches it per card."""
+    which caches it per card.
+
+    ``stablehlo=False`` leaves the StableHLO text out (printing it holds the GIL for tens of
+    ms on a big program): ``Script.stablehlo`` is None, ``Script.unavailable["stablehlo"]``
+    is :data:`STABLEHLO_ON_REQUEST` and ``figures.stablehlo_ops`` is None."""
+    want_stablehlo = stablehlo
     start = time.perf_counter()
     info = probe.wrapper
     unavailable: dict[str, str] = {}
@@ -252,8 +259,11 @@ def make_script(probe: Probe, card: Card) -> Script:
         if traced is not None:
             try:
                 lowered = traced()
-                stablehlo = lowered.as_text()
-                stablehlo_count = _count_stablehlo_ops(stablehlo)
+                if want_stablehlo:
+                    stablehlo = lowered.as_text()
+                    stablehlo_count = _count_stablehlo_ops(stablehlo)
+                else:
+                    unavailable["stablehlo"] = STABLEHLO_ON_REQUEST
             except Exception as exc:
                 for part in ("stablehlo", "hlo"):
                     unavailable[part] = f"JAX could not lower it: {_first_line(exc)}"
@@ -276,7 +286,7 @@ def make_script(probe: Probe, card: Card) -> Script:
                 memory = compiled.memory_analysis()
             except Exception as exc:
                 notes.append(f"no memory analysis: {_first_line(exc)}")
-    if hlo is not None and _HLO_LOOP.search(hlo):
+    if hlo is not None and "while(" in hlo and _HLO_LOOP.search(hlo):  # `in`: no long regex
         notes.append("XLA's cost analysis counts the body of a loop once, not once per iteration")
     if collector.traced:
         notes.append(

@@ -199,14 +199,17 @@ def _probe_of(run: Any, function: str, card: int, created_by: int) -> Any:
     return holders[-1][0] if holders else None
 
 
-def card_script(run: Any, function: str, card: int, created_by: int) -> ScriptOf:
+def card_script(
+    run: Any, function: str, card: int, created_by: int, stablehlo: bool = True
+) -> ScriptOf:
     """A job (``with_run``): the script of a card the kitchen shows. Cached with the card by
-    the probe; asking never changes what the probe records (``jitlab.core.scripts``)."""
+    the probe; asking never changes what the probe records (``jitlab.core.scripts``).
+    ``stablehlo=False``: its StableHLO text may be left to be printed when asked for."""
     probe = _probe_of(run, function, card, created_by)
     if probe is None:
         why = "the card is no longer in the run's card holder (reset or switched since)"
         return ScriptOf(function, card, created_by, None, why)
-    return ScriptOf(function, card, created_by, probe.script(card))
+    return ScriptOf(function, card, created_by, probe.script(card, stablehlo=stablehlo))
 
 
 def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) -> ScriptsCompared:
@@ -391,10 +394,15 @@ class Executor(QThread):
             self._cond.notify_all()
         return token
 
-    def request_script(self, function: str, card: int, created_by: int) -> int:
+    def request_script(
+        self, function: str, card: int, created_by: int, stablehlo: bool = False
+    ) -> int:
         """Queue the making of one card's script (:func:`card_script`); ``job_done`` brings a
-        :class:`ScriptOf`."""
-        return self.submit(lambda run: card_script(run, function, card, created_by), with_run=True)
+        :class:`ScriptOf`. Its StableHLO text is left to be printed when asked for unless
+        ``stablehlo`` (printing it holds the GIL, and so the GUI, for tens of ms)."""
+        return self.submit(
+            lambda run: card_script(run, function, card, created_by, stablehlo), with_run=True
+        )
 
     def request_comparison(self, a: tuple[str, int, int], b: tuple[str, int, int]) -> int:
         """Queue the comparison of two cards' scripts, each ``(function, card, created_by)``;

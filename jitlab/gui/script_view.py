@@ -35,7 +35,7 @@ from pygments.token import (
     Token,
     Whitespace,
 )
-from PySide6.QtCore import QObject, QPoint, QRect, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -295,11 +295,21 @@ def _mono_font() -> Any:
 
 
 class CodePane(QPlainTextEdit):
-    """Read-only code, no wrap, highlighted as shown; lines can be marked (linking, search)."""
+    """Read-only code, no wrap, highlighted as shown; lines can be marked (linking, search).
+
+    A long text is laid out in parts: the first ``FIRST_LINES`` lines at once, the rest
+    ``CHUNK_LINES`` at a time on zero-delay timers, so no single GUI event lays out a whole
+    10,000-line jaxpr. What reads the text (``text``, find, marking, the current line) sees
+    all of it: the rest is laid out at once when one of those asks first.
+    """
+
+    FIRST_LINES = 500
+    CHUNK_LINES = 1000
 
     def __init__(self, lexer: Lexer | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)  # appended parts would fill an undo stack
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setFont(_mono_font())
         self.setTextInteractionFlags(
@@ -309,32 +319,109 @@ class CodePane(QPlainTextEdit):
         self.highlighter = LazyHighlighter(self, lexer) if lexer is not None else None
         self.marked: list[int] = []  # block numbers marked by mark_lines
         self._pending: str | None = None  # text to lay out once the pane is first shown
+        self._whole: str | None = None  # the text while its rest is still being appended
+        self._done_to = 0  # how much of _whole is laid out
+        self.loading = False  # setting text now (its cursor moves are not the reader's)
+        self._filler = QTimer(self)
+        self._filler.setSingleShot(True)
+        self._filler.setInterval(0)
+        self._filler.timeout.connect(self._fill_more)
 
     def set_text(self, text: str) -> None:
         """Show ``text``; a hidden pane (another tab) takes it when it is first shown, so a
         long HLO costs nothing until someone looks at it."""
+        self._filler.stop()
+        self._whole = None
         self._pending = text
         self.marked = []
         if self.isVisible():
-            self.ensure_filled()
+            if text.count("\n") < self.FIRST_LINES:
+                self._start_filling()
+            else:  # a long one: laid out in events of its own, once this one is done
+                self._filler.start()
 
-    def ensure_filled(self) -> None:
+    @property
+    def filling(self) -> bool:
+        """Part of the text is still to be appended (on the event loop)."""
+        return self._whole is not None
+
+    @staticmethod
+    def _after_lines(text: str, start: int, lines: int) -> int:
+        """The position just before the newline that ends ``lines`` lines from ``start``
+        (``len(text)`` when fewer are left)."""
+        at = start
+        for _ in range(lines):
+            at = text.find("\n", at + 1)
+            if at < 0:
+                return len(text)
+        return at
+
+    def _start_filling(self) -> None:
         if self._pending is None:
             return
         text, self._pending = self._pending, None
         if self.highlighter is not None:
             self.highlighter.reset()
-        self.setPlainText(text)
+        first = self._after_lines(text, -1, self.FIRST_LINES)
+        self.loading = True  # the cursor moves because text came, not because of a reader
+        try:
+            self.setPlainText(text[:first] if first < len(text) else text)
+        finally:
+            self.loading = False
+        if first < len(text):
+            self._whole, self._done_to = text, first
+            self._filler.start()
+
+    def _append(self, end: int) -> None:
+        whole = self._whole
+        assert whole is not None
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        last = cursor.blockNumber()
+        highlighter = self.highlighter
+        if highlighter is not None:
+            highlighter._busy = True  # appended: the blocks coloured so far stay coloured
+        try:
+            cursor.insertText(whole[self._done_to : end])
+        finally:
+            if highlighter is not None:
+                highlighter._busy = False
+                highlighter.done.discard(last)
+        self._done_to = end
+        if end >= len(whole):
+            self._whole = None
+
+    @Slot()
+    def _fill_more(self) -> None:
+        if self._pending is not None:
+            self._start_filling()
+            return
+        if self._whole is None:
+            return
+        self._append(self._after_lines(self._whole, self._done_to, self.CHUNK_LINES))
+        if self._whole is not None:
+            self._filler.start()
+
+    def ensure_filled(self) -> None:
+        """Lay out all of the text now (what is pending and what is still to append)."""
+        self._start_filling()
+        if self._whole is not None:
+            self._filler.stop()
+            self._append(len(self._whole))
 
     def text(self) -> str:
-        return self._pending if self._pending is not None else self.toPlainText()
+        if self._pending is not None:
+            return self._pending
+        if self._whole is not None:
+            return self._whole
+        return self.toPlainText()
 
     def showEvent(self, event: Any) -> None:
-        self.ensure_filled()
+        self._start_filling()
         super().showEvent(event)
 
     def current_line(self) -> int:
-        self.ensure_filled()
+        self._start_filling()  # the cursor is in what is laid out: the rest need not be
         return self.textCursor().blockNumber()
 
     def mark_lines(self, lines: list[int], scroll: bool = True) -> None:
@@ -565,11 +652,13 @@ class ScriptView(QWidget):
     """One card's script: source ↔ jaxpr, StableHLO, HLO, figures; a find bar; compare."""
 
     compare_requested = Signal(object)  # the other CardView
+    stablehlo_wanted = Signal()  # the StableHLO tab is shown and its text was left unprinted
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.script: Any = None  # jitlab.core.scripts.Script
         self.why = ""
+        self._stablehlo_asked = False  # stablehlo_wanted sent for this script
         self._spans: list[EquationSpan] | None = []
         self._spans_of = ""  # the annotated jaxpr the spans are read from, on first use
         self.linked_source: list[int] = []  # source blocks marked by the last link
@@ -651,6 +740,7 @@ class ScriptView(QWidget):
         layout.addWidget(self.notes)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.find_bar)
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.source.cursorPositionChanged.connect(self._source_moved)
         self.jaxpr.cursorPositionChanged.connect(self._jaxpr_moved)
         self.retranslate()
@@ -693,13 +783,13 @@ class ScriptView(QWidget):
         # Read the equations' spans when a line is first linked, not now: on a big jaxpr
         # that parse costs tens of ms the GUI thread need not spend up front.
         self._spans, self._spans_of = None, (jaxpr or "") if s.jaxpr_annotated else ""
-        self.stablehlo.set_text(s.text("stablehlo"))
+        self._stablehlo_asked = False
+        deferred = s.stablehlo_deferred
+        self.stablehlo.set_text("" if deferred else s.text("stablehlo"))
         self.hlo.set_text(s.text("hlo"))
         self._fill_figures()
         self._fill_summary()
-        notes = [*s.notes, *(f"{part}: {why}" for part, why in s.unavailable.items())]
-        self.notes.setText("\n".join(notes))
-        self.notes.setVisible(bool(notes))
+        self._fill_notes()
         where = os.path.basename(s.source_file) if s.source_file else "?"
         self.source_caption.setText(
             self.tr("Source — %1, from line %2")
@@ -709,6 +799,47 @@ class ScriptView(QWidget):
         for highlighter in (self.source.highlighter, self.jaxpr.highlighter):
             if highlighter is not None:
                 highlighter.highlight_visible()
+        if deferred and self.tabs.currentWidget() is self.stablehlo:
+            self._want_stablehlo()
+
+    def _fill_notes(self) -> None:
+        s = self.script
+        notes = [*s.notes]
+        for part, why in s.unavailable.items():
+            if not (part == "stablehlo" and s.stablehlo_deferred):  # not a failure
+                notes.append(f"{part}: {why}")
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
+
+    # -- the StableHLO, printed when its tab is first shown -------------------------------
+    @property
+    def stablehlo_pending(self) -> bool:
+        """The script shown was made without its StableHLO text (printed when asked for)."""
+        return self.script is not None and self.script.stablehlo_deferred
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.stablehlo:
+            self._want_stablehlo()
+
+    def _want_stablehlo(self) -> None:
+        if self.stablehlo_pending and not self._stablehlo_asked:
+            self._stablehlo_asked = True
+            self.stablehlo.setPlaceholderText(self.tr("Printing the StableHLO on the executor…"))
+            self.stablehlo_wanted.emit()
+
+    def set_stablehlo(self, made: ScriptOf) -> None:
+        """Take the StableHLO (and its figure) from ``made``, the same card's script made in
+        full; the other panes, their selection and links stay as they are."""
+        s = made.script
+        if self.script is None or not self.stablehlo_pending:
+            return
+        if s is None:
+            self.stablehlo.set_text(self.tr("No StableHLO: %1").replace("%1", made.why))
+            return
+        self.script = s
+        self.stablehlo.set_text(s.text("stablehlo"))
+        self._fill_figures()
+        self._fill_notes()
 
     @property
     def spans(self) -> list[EquationSpan]:
@@ -838,11 +969,15 @@ class ScriptView(QWidget):
         return span
 
     def _source_moved(self) -> None:
+        if self.source.loading:
+            return
         line = self._source_file_line(self.source.current_line())
         if line is not None:
             self.select_source_line(line)
 
     def _jaxpr_moved(self) -> None:
+        if self.jaxpr.loading:
+            return
         self.select_equation_at(self.jaxpr.current_line())
 
     # -- find ---------------------------------------------------------------------------
@@ -1039,6 +1174,13 @@ def card_id(card: CardView) -> tuple[str, int, int]:
     return (str(card.key[0]), int(card.key[1]), int(card.created_by))
 
 
+@dataclass(frozen=True)
+class _StableHloOf:
+    """What a pending job is for: the StableHLO of the card ``key``'s open window."""
+
+    key: tuple[str, int, int]
+
+
 class ScriptBook(QObject):
     """Opens script windows for the kitchen's cards; scripts are made on the executor.
 
@@ -1088,9 +1230,7 @@ class ScriptBook(QObject):
         key = card_id(card)
         window = self.windows.get(key)
         if window is None:
-            window = ScriptWindow(card, self._parent)
-            window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
-            self.windows[key] = window
+            window = self._window(card, key)
         window.view.set_others(self._cards(), card)
         window.show()
         window.raise_()
@@ -1103,6 +1243,20 @@ class ScriptBook(QObject):
             self._pending[token] = key
             self._asked[token] = time.perf_counter()
         return window
+
+    def _window(self, card: CardView, key: tuple[str, int, int]) -> ScriptWindow:
+        window = ScriptWindow(card, self._parent)
+        window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
+        window.view.stablehlo_wanted.connect(lambda k=key: self.request_stablehlo(k))
+        self.windows[key] = window
+        return window
+
+    def request_stablehlo(self, key: tuple[str, int, int]) -> int:
+        """Ask for the card's script with its StableHLO printed (a script window showed its
+        StableHLO tab); the window then fills that pane only."""
+        token = self.executor.request_script(*key, stablehlo=True)
+        self._pending[token] = _StableHloOf(key)
+        return token
 
     def compare(self, a: CardView, b: CardView) -> ScriptDiffWindow:
         """Open a window comparing ``a``'s script with ``b``'s (made on the executor)."""
@@ -1130,9 +1284,7 @@ class ScriptBook(QObject):
         key = card_id(card)
         window = self.windows.get(key)
         if window is None:
-            window = ScriptWindow(card, self._parent)
-            window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
-            self.windows[key] = window
+            window = self._window(card, key)
         window.view.set_others(self._cards(), card)
         window.view.set_script(made, card.number)
         window.show()
@@ -1143,10 +1295,10 @@ class ScriptBook(QObject):
         """Ask for ``card``'s script without opening a window; ``done(ScriptOf)`` gets it."""
         key = card_id(card)
         made = self.cache.get(key)
-        if made is not None:
+        if made is not None and not made.script.stablehlo_deferred:
             done(made)
             return 0
-        token = self.executor.request_script(*key)
+        token = self.executor.request_script(*key, stablehlo=True)  # lessons compare them
         self._pending[token] = done
         return token
 
@@ -1184,6 +1336,16 @@ class ScriptBook(QObject):
         if target is None:
             return  # another client's job on the shared executor
         asked = self._asked.pop(token, None)
+        if isinstance(target, _StableHloOf):
+            made = result if isinstance(result, ScriptOf) else None
+            if made is None:
+                made = ScriptOf(*target.key, None, _failure(error))
+            elif made.script is not None:
+                self.cache[target.key] = made
+            window = self.windows.get(target.key)
+            if window is not None:
+                window.view.set_stablehlo(made)
+            return
         if callable(target) and not isinstance(target, QObject):
             made = result if isinstance(result, ScriptOf) else None
             if made is None:

@@ -1675,6 +1675,14 @@
         <translation>源代码 — %1，从第 %2 行起</translation>
     </message>
     <message>
+        <source>Printing the StableHLO on the executor…</source>
+        <translation>正在执行器上打印 StableHLO…</translation>
+    </message>
+    <message>
+        <source>No StableHLO: %1</source>
+        <translation>没有 StableHLO：%1</translation>
+    </message>
+    <message>
         <source>%1 equations</source>
         <translation>%1 个方程</translation>
     </message>

@@ -368,3 +368,18 @@ def test_contract_user_source_names_the_users_frame_of_an_equation() -> None:
     closed = jax.make_jaxpr(mlp)(jnp.ones((2, 8)), jnp.ones((8, 8)))
     found = {str(e.primitive): _jax.user_source(e.source_info) for e in closed.eqns}
     assert found["sin"] == (__file__, MLP_LINES["sin"], "mlp")
+
+
+def test_a_script_without_stablehlo_is_made_in_full_when_stablehlo_is_asked() -> None:
+    probe = Probe(mlp)
+    probe(jnp.ones((4, 3)), jnp.ones((3, 2)))
+    lean = probe.script(0, stablehlo=False)
+    assert lean.stablehlo is None and lean.stablehlo_deferred
+    assert lean.unavailable == {"stablehlo": scripts.STABLEHLO_ON_REQUEST}
+    assert lean.jaxpr and lean.hlo and lean.figures.stablehlo_ops is None
+    assert probe.script(0, stablehlo=False) is lean  # kept with the card
+    full = probe.script(0)
+    assert full.stablehlo and "stablehlo." in full.stablehlo and not full.unavailable
+    assert full.figures.stablehlo_ops and full.jaxpr == lean.jaxpr and full.hlo == lean.hlo
+    assert probe.script(0, stablehlo=False) is full  # a full one serves both
+    assert probe.script(0) is full

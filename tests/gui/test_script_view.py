@@ -141,7 +141,8 @@ def test_find_searches_the_hlo_and_ctrl_f_focuses_the_box(qtbot, make_window) ->
     assert not view.find_bar.find()
     assert view.find_bar.result.text() == "not found"
     # StableHLO too, in its own tab.
-    view.tabs.setCurrentWidget(view.stablehlo)
+    view.tabs.setCurrentWidget(view.stablehlo)  # printed on the executor once shown
+    qtbot.waitUntil(lambda: "stablehlo.tanh" in view.stablehlo.text(), timeout=30000)
     view.find_bar.box.setText("stablehlo.tanh")
     assert view.find_bar.find()
     assert view.stablehlo.textCursor().selectedText() == "stablehlo.tanh"
@@ -235,3 +236,44 @@ def test_equation_spans_follow_multiline_params_and_nested_bodies() -> None:
     spans = equation_spans(text)
     assert [(s.first, s.last, s.line) for s in spans] == [(1, 1, 82), (3, 5, 80), (6, 6, 80)]
     assert spans[1].function == "f.<locals>.cell" and spans[0].file == "/x/f.py"
+
+
+@offscreen
+def test_stablehlo_is_printed_only_once_its_tab_is_shown(qtbot, make_window) -> None:
+    window = make_window(scenario="control-flow")
+    cook(qtbot, window, "scan", 4)
+    script_window = click_card(qtbot, window)
+    view = script_window.view
+    assert view.script.stablehlo is None and view.stablehlo_pending
+    assert "printed when asked for" not in view.notes.text()
+    assert view.stablehlo.text() == ""
+    view.source.ensure_filled()
+    view.jaxpr.ensure_filled()
+    view.jaxpr.mark_lines([1])
+    before = (view.source.text(), view.jaxpr.text(), view.hlo.text(), view.jaxpr.marked)
+    view.tabs.setCurrentWidget(view.stablehlo)
+    qtbot.waitUntil(lambda: "stablehlo." in view.stablehlo.text(), timeout=SCRIPT_TIMEOUT_MS)
+    assert not view.stablehlo_pending and view.script.stablehlo
+    after = (view.source.text(), view.jaxpr.text(), view.hlo.text(), view.jaxpr.marked)
+    assert after == before  # the other panes and their marks stay as they were
+    assert view.tabs.currentWidget() is view.stablehlo
+
+
+@offscreen
+def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
+    from jitlab.gui.script_view import CodePane
+
+    pane = CodePane()
+    qtbot.addWidget(pane)
+    pane.show()
+    lines = [f"line {i} = add {i}" for i in range(CodePane.FIRST_LINES + 3 * CodePane.CHUNK_LINES)]
+    text = "\n".join(lines)
+    pane.set_text(text)
+    qtbot.waitUntil(lambda: pane.document().blockCount() > 1)
+    assert pane.filling and pane.document().blockCount() < len(lines)
+    assert pane.text() == text  # what is still to be appended reads too
+    assert pane.find_text(lines[-1])  # find lays out the rest at once
+    assert not pane.filling and pane.toPlainText() == text
+    pane.set_text(text)  # and, left alone, the event loop appends it all
+    qtbot.waitUntil(lambda: not pane.filling and pane.document().blockCount() == len(lines))
+    assert pane.toPlainText() == text
