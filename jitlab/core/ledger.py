@@ -8,8 +8,8 @@ size keeps changing (usually the batch) and proposes bucket sizes with
 :func:`~jitlab.core.recording.suggest_buckets`, plus the code that pads each call up to its
 bucket.
 
-The same logic as the app's ledger and shape histogram (``jitlab/gui/ledger_view.py``,
-``jitlab/gui/shape_histogram.py``), kept here so that ``jitlab report`` needs no Qt.
+The app's ledger and shape histogram (``jitlab/gui/ledger_view.py``,
+``jitlab/gui/shape_histogram.py``) and ``jitlab report`` all read it: the report needs no Qt.
 """
 
 from __future__ import annotations
@@ -139,9 +139,11 @@ class Dimension:
     def distinct(self) -> list[int]:
         return sorted(set(self.sizes))
 
-    def label(self) -> str:
-        """``x (axis 0), y (axis 0)``."""
-        return ", ".join(f"{path} (axis {axis})" for path, axis in self.axes)
+    def label(self, template: str = "%1 (axis %2)") -> str:
+        """``x (axis 0), y (axis 0)``; ``template`` is the translated form of one axis."""
+        return ", ".join(
+            template.replace("%1", path).replace("%2", str(axis)) for path, axis in self.axes
+        )
 
 
 def varying_dimensions(signatures: Sequence[Signature]) -> list[Dimension]:

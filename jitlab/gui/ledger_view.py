@@ -8,16 +8,15 @@ highlighted, so the cause of each recompile stands out without reading the reaso
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from jitlab.core.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
 from jitlab.core.recording import RecordedCall
-from jitlab.core.records import CallKind, Signature
+from jitlab.core.records import CallKind
 from jitlab.gui.i18n import translate
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
@@ -28,65 +27,6 @@ _TAIL = ("called_from", "reason")  # columns after them
 # A live run (Monitor mode) has no recording clock and no calling line: those columns go.
 _LIVE_FIXED = ("index", "kind", "cost")
 _LIVE_TAIL = ("reason",)
-
-
-@dataclass(frozen=True)
-class LedgerRow:
-    """One compiled signature, as a recorded call describes it."""
-
-    call: RecordedCall
-    signature: Signature | None
-    cells: dict[str, str]  # signature column key → text ("" when the leaf is absent)
-
-
-def signature_cells(signature: Signature | None) -> dict[str, str]:
-    """Column key → cell text for one signature (keys: leaf paths, ``static:NAME``)."""
-    if signature is None:
-        return {}
-    cells: dict[str, str] = {}
-    for leaf in signature.leaves:
-        text = leaf.type_text
-        if leaf.sharding:
-            text += f" @ {leaf.sharding}"
-        cells[leaf.path] = text
-    for name, value in signature.statics:
-        cells[f"static:{name}"] = value
-    cells["fn"] = str(signature.function)
-    return cells
-
-
-def ledger_rows(calls: list[RecordedCall]) -> list[LedgerRow]:
-    """The compiled calls of one function, in order, with their signature cells."""
-    return [
-        LedgerRow(call, call.record.signature, signature_cells(call.record.signature))
-        for call in calls
-        if call.record.kind.compiled
-    ]
-
-
-def signature_columns(rows: list[LedgerRow]) -> list[str]:
-    """Union of the signature column keys in order of appearance.
-
-    The function-object generation gets a column only when it changed (a redefined function).
-    """
-    keys: list[str] = []
-    for row in rows:
-        for key in row.cells:
-            if key not in keys and key != "fn":
-                keys.append(key)
-    if len({row.cells.get("fn") for row in rows if row.cells}) > 1:
-        keys.append("fn")
-    return keys
-
-
-def _ever_changed(rows: list[LedgerRow], key: str) -> bool:
-    """Whether column ``key`` differs between two neighbouring rows that both have a signature."""
-    return any(
-        this.signature is not None
-        and before.signature is not None
-        and this.cells.get(key, "—") != before.cells.get(key, "—")
-        for before, this in pairwise(rows)
-    )
 
 
 class LedgerModel(QAbstractTableModel):
@@ -105,7 +45,7 @@ class LedgerModel(QAbstractTableModel):
         rows = ledger_rows(calls)
         keys = signature_columns(rows)
         if self.fixed is _LIVE_FIXED:  # what changed comes first: no scrolling to find it
-            changed = [k for k in keys if _ever_changed(rows, k)]
+            changed = [k for k in keys if ever_changed(rows, k)]
             keys = changed + [k for k in keys if k not in changed]
         if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
             self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)

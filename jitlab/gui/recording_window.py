@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.core.ledger import compiled_signatures
 from jitlab.core.processes import Divergence, merge, process_of
 from jitlab.core.recording import (
     FunctionSummary,
@@ -63,7 +64,7 @@ from jitlab.gui.ledger_view import LedgerView
 from jitlab.gui.log_view import LogView
 from jitlab.gui.model import CardView, RunState
 from jitlab.gui.script_view import ScriptDiffWindow, ScriptWindow
-from jitlab.gui.shape_histogram import ShapeHistogram, signature_from_changes
+from jitlab.gui.shape_histogram import ShapeHistogram
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 GEOMETRY_KEY = "recordingGeometry"
@@ -657,17 +658,7 @@ class RecordingWindow(QMainWindow):
         if light:
             return
         self.ledger.set_calls(calls)
-        signatures = []
-        for call in calls:
-            record = call.record
-            if not record.kind.compiled:
-                continue
-            if record.signature is not None:
-                signatures.append(record.signature)
-            else:  # seen through compile events only: JAX's reason names the new shapes
-                sig = signature_from_changes(record.reason.items if record.reason else ())
-                if sig is not None:
-                    signatures.append(sig)
+        signatures = compiled_signatures(calls)
         self.histogram.set_signatures(key[0], signatures)
 
     # -- scripts (jitlab watch --scripts) ---------------------------------------------------

@@ -7,11 +7,6 @@ chosen number of compiles) and writes the code that pads each call up to its buc
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
@@ -29,133 +24,16 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import CodeSyntaxHighlight
 
-from jitlab.core.changes import ChangeKind, parse_type
+from jitlab.core.ledger import (
+    Dimension,
+    bucket_code,
+    default_compiles,
+    padding,
+    varying_dimensions,
+)
 from jitlab.core.recording import suggest_buckets
-from jitlab.core.records import CallKind, Change, LeafSpec, Signature
+from jitlab.core.records import CallKind, Signature
 from jitlab.gui.style import KIND_COLORS, is_dark
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-@dataclass(frozen=True)
-class Dimension:
-    """Axes that change size together across a function's compiled signatures."""
-
-    axes: tuple[tuple[str, int], ...]  # (leaf path, axis)
-    sizes: tuple[int, ...]  # the size at each compile where the axes exist, in order
-
-    @property
-    def distinct(self) -> list[int]:
-        return sorted(set(self.sizes))
-
-    def label(self, template: str = "%1 (axis %2)") -> str:
-        """``x (axis 0), y (axis 0)``; ``template`` is the translated form of one axis."""
-        return ", ".join(
-            template.replace("%1", path).replace("%2", str(axis)) for path, axis in self.axes
-        )
-
-
-def varying_dimensions(signatures: list[Signature]) -> list[Dimension]:
-    """Axes whose size differs between compiles, grouped when they always change together.
-
-    An axis counts when its leaf keeps its rank in every signature that has it; the most
-    varied dimension comes first (that is usually the batch or the sequence length).
-    """
-    per_axis: dict[tuple[str, int], list[int | None]] = {}
-    ranks: dict[str, set[int]] = {}
-    for sig in signatures:
-        for leaf in sig.leaves:
-            ranks.setdefault(leaf.path, set()).add(len(leaf.shape))
-    for i, sig in enumerate(signatures):
-        for leaf in sig.leaves:
-            if len(ranks[leaf.path]) != 1:
-                continue
-            for axis, size in enumerate(leaf.shape):
-                column = per_axis.setdefault((leaf.path, axis), [None] * len(signatures))
-                column[i] = size
-    groups: dict[tuple[int | None, ...], list[tuple[str, int]]] = {}
-    for axis, column in per_axis.items():
-        if len({s for s in column if s is not None}) > 1:
-            groups.setdefault(tuple(column), []).append(axis)
-    dims = [
-        Dimension(tuple(axes), tuple(s for s in column if s is not None))
-        for column, axes in groups.items()
-    ]
-    return sorted(dims, key=lambda d: (-len(d.distinct), d.axes))
-
-
-_SIZED = (ChangeKind.SHAPE, ChangeKind.DTYPE, ChangeKind.WEAK_TYPE, ChangeKind.NEW_ARGUMENT)
-
-
-def signature_from_changes(changes: Sequence[Change]) -> Signature | None:
-    """The changed leaves' new types, read from a reason's shape changes (data, not text).
-
-    Functions jitted before a watch began are seen through JAX's compile events only: no
-    signature, but JAX names the leaves that changed, which is enough for a histogram.
-    """
-    leaves = []
-    for change in changes:
-        parsed = parse_type(change.after) if change.kind in _SIZED else None
-        if parsed is not None:
-            dtype, shape, weak = parsed
-            leaves.append(LeafSpec(change.path, shape, dtype, weak))
-    return Signature(tuple(leaves), (), "") if leaves else None
-
-
-def padding(sizes: list[int], buckets: list[int]) -> int:
-    """Total padding when every size is padded up to the smallest bucket that holds it."""
-    total = 0
-    for n in sizes:
-        total += min((b for b in buckets if b >= n), default=n) - n
-    return total
-
-
-def default_compiles(distinct: int) -> int:
-    """A first suggestion: about a third of the compiles, always fewer than now."""
-    if distinct <= 1:
-        return 1
-    return max(1, min(distinct - 1, math.ceil(distinct / 3)))
-
-
-def bucket_code(function: str, dim: Dimension, buckets: list[int], comments: dict[str, str]) -> str:
-    """Python that pads each call of ``function`` up to its bucket (comments translated)."""
-    sizes = ", ".join(str(b) for b in buckets)
-    axes = {path: axis for path, axis in dim.axes}
-    lines = [
-        f"# {comments['header']}",
-        f"BUCKETS = ({sizes}{',' if len(buckets) == 1 else ''})",
-        "",
-        "",
-        "def bucket(n: int) -> int:",
-        f'    """{comments["bucket"]}"""',
-        "    for size in BUCKETS:",
-        "        if n <= size:",
-        "            return size",
-        f"    return n  # {comments['larger']}",
-        "",
-        "",
-        "def pad_to(a, size: int, axis: int = 0):",
-        f'    """{comments["pad"]}"""',
-        "    widths = [(0, 0)] * a.ndim",
-        "    widths[axis] = (0, size - a.shape[axis])",
-        "    return jnp.pad(a, widths)",
-        "",
-        "",
-        f"# {comments['usage']}",
-    ]
-    first_path, first_axis = dim.axes[0]
-    lines.append(f"n = {first_path}.shape[{first_axis}]")
-    lines.append("size = bucket(n)")
-    simple = [p for p in axes if _IDENTIFIER.match(p)]
-    for path in simple:
-        lines.append(f"{path} = pad_to({path}, size, axis={axes[path]})")
-    others = [p for p in axes if p not in simple]
-    if others:
-        lines.append(f"# {comments['nested']}: {', '.join(others)}")
-    lines.append(f"# {comments['mask']}")
-    lines.append("mask = jnp.arange(size) < n")
-    lines.append(f"result = {function}(...)  # {comments['call']}")
-    return "\n".join(lines)
 
 
 class ShapeHistogram(QWidget):

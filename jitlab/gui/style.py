@@ -5,17 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
+from jitlab.core.ledger import KIND_COLORS  # one table for the app and the report
 from jitlab.core.records import CallKind
 from jitlab.gui.i18n import translate
-
-KIND_COLORS = {
-    CallKind.COMPILE: "#e3a21a",
-    CallKind.RECOMPILE: "#e0323f",
-    CallKind.CACHE_HIT: "#2f9e4f",
-    CallKind.PERSISTENT_HIT: "#1f9bbf",
-    CallKind.ERROR: "#a347c9",
-    CallKind.EAGER: "#7f8c8d",
-}
 
 _KIND_NAMES = {
     CallKind.COMPILE: QT_TRANSLATE_NOOP("Kinds", "first compile"),
