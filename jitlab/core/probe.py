@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import inspect
 import itertools
+import operator
 import sys
 import threading
 import time
@@ -40,6 +42,7 @@ _swap_explain = monitor._swap_explain
 _set_explain = monitor._set_explain
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 _clock = time.perf_counter
+_index_of = operator.attrgetter("index")
 _new_record = tuple.__new__  # CallRecord without its Python-level __new__ (all fields given)
 _RECORD_HEAD = ("index", "function", "kind", "latency_ms", "trace_ms", "lower_ms")
 _RECORD_HEAD += ("compile_ms", "signature", "card")
@@ -311,6 +314,21 @@ class Probe:
                 if len(notable) > self._cap:
                     del notable[: len(notable) - self._cap + self._slack]
 
+    def _keep(self, record: CallRecord) -> None:
+        """Keep a hit filed before its block: in index order, though another thread's hit
+        may have finished first."""
+        with self._lock:
+            records = self.records
+            if records and records[-1].index > record.index:
+                at = bisect.bisect(records, record.index, key=_index_of)
+                records.insert(at, record)
+                if self._waiting:  # positions of hits waiting for their card move too
+                    self._waiting = [(k, i + (i >= at)) for k, i in self._waiting]
+            else:
+                records.append(record)
+            if len(records) > self._cap:
+                self._trim()
+
     def _trim(self) -> None:
         """Drop the oldest kept records, a slice at a time (lock held)."""
         drop = len(self.records) - self._cap + self._slack
@@ -432,66 +450,77 @@ class Probe:
             lone = len(flight) == 1
             compiles = self._compiles
         start = _clock()
+        card = None  # set when this call is filed, before the block, as a hit on the one card
         try:
-            result = self._fn(*args, **kwargs)
-            if self.block:
-                try:
-                    result.block_until_ready()
-                except AttributeError:  # a pytree of results, or a Python scalar
-                    jax.block_until_ready(result)
-        except Exception as exc:
-            error = exc
-        finally:
-            latency_ms = (_clock() - start) * 1e3
-            # monitor.end, inlined.
-            if capture:
-                _set_explain(collector.user_explain)
-                _unroute_stdout(collector)
-            _tls.collector = None
-            if track:
-                lone = lone and len(flight) == 1 and compiles == self._compiles
-                flight.pop()
-        if collector.quiet and error is None and not eager:
-            if not track:  # counted, not recorded (watching a long program)
-                next(self._unrecorded)
-                next(self._unrecorded_ledger)
-                return result
-            # Steady state: one card, and JAX's cache unchanged since we saw it compile (and
-            # during this call: another thread may have compiled meanwhile), so this hit used
-            # that card. No key needed.
-            ledger = self.ledger
-            cards = ledger.cards
-            if (
-                lone
-                and len(cards) == 1
-                and entries == self._entries_after_compile
-                and self._jax_entries() == entries
-            ):
-                # The fast path: _hit for the one card, inlined.
-                card = cards[0]
-                lock = self._lock
-                lock.acquire()  # acquire/release: a third of what `with` costs
-                try:
+            try:
+                result = self._fn(*args, **kwargs)
+            except Exception as exc:
+                error = exc
+            finally:
+                # Dispatched: JAX has traced, compiled and picked its executable; only the
+                # device's work is left. Do now all that does not need it, while it
+                # computes: after the wait, the interpreter runs cold and every step costs
+                # several times more (benchmarks/probe_overhead.py).
+                if capture:
+                    _set_explain(collector.user_explain)  # explanations come at dispatch
+                _tls.collector = None
+                if track:
+                    lone = lone and len(flight) == 1 and compiles == self._compiles
+                    flight.pop()
+            if track and error is None and collector.quiet and not eager:
+                # Steady state: one card, and JAX's cache unchanged since we saw it
+                # compile (and during this dispatch: another thread may have compiled
+                # meanwhile), so this hit used that card. No key needed.
+                ledger = self.ledger
+                cards = ledger.cards
+                if (
+                    lone
+                    and len(cards) == 1
+                    and entries == self._entries_after_compile
+                    and self._jax_entries() == entries
+                ):
+                    card = cards[0]
+                    lock = self._lock
+                    lock.acquire()  # acquire/release: a third of what `with` costs
                     index = self._calls
                     self._calls = index + 1
                     ledger.steady_hits += 1
                     card.hits += 1
-                    sig, number = card.signature, card.index
-                    head = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, sig, number)
-                    record = _new_record(CallRecord, head + _RECORD_TAIL)
-                    if self.keep_records:
-                        records = self.records
-                        records.append(record)
-                        if len(records) > self._cap:
-                            self._trim()
-                finally:
                     lock.release()
+            if self.block and error is None:
+                try:
+                    result.block_until_ready()
+                except AttributeError:  # a pytree of results, or a Python scalar
+                    jax.block_until_ready(result)
+                except Exception as exc:  # failed on the device: an error, not a hit
+                    error = exc
+        finally:
+            latency_ms = (_clock() - start) * 1e3
+            if capture:  # after the block: jax.debug.print runs while the device computes
+                _unroute_stdout(collector)
+        if error is None and collector.quiet and not eager:
+            if not track:  # counted, not recorded (watching a long program)
+                next(self._unrecorded)
+                next(self._unrecorded_ledger)
+                return result
+            if card is not None:
+                sig = card.signature
+                head = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, sig, card.index)
+                record = _new_record(CallRecord, head + _RECORD_TAIL)
+                if self.keep_records:
+                    self._keep(record)
             else:
                 record = self._keyed_hit(latency_ms, args, kwargs)
         else:
+            if card is not None:  # filed as a hit before the device failed: take it back
+                with self._lock:
+                    self.ledger.steady_hits -= 1
+                    card.hits -= 1
             # Taken from the spares until filed: a callback may call this probe again.
             self._spares.collector = None
-            record = self._record(collector, latency_ms, args, kwargs, error)
+            record = self._record(
+                collector, latency_ms, args, kwargs, error, None if card is None else index
+            )
             collector.reset()
             self._spares.collector = collector
         self.last = record
@@ -508,11 +537,14 @@ class Probe:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         error: BaseException | None,
+        index: int | None = None,
     ) -> CallRecord:
+        """File a call that compiled, failed or ran eagerly (``index``: already taken)."""
         with self._lock:
             self._fold()
-            index = self._calls
-            self._calls += 1
+            if index is None:
+                index = self._calls
+                self._calls += 1
             record = self._slow(index, collector, latency_ms, args, kwargs, error)
             self.ledger.filed[record.kind] += 1
             self._file(record)

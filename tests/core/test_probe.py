@@ -143,6 +143,65 @@ def test_error_kept_when_asked_and_the_function_still_works():
     assert kinds(probe) == ["error", "compile"]
 
 
+def test_a_runtime_error_on_a_hit_is_an_error_not_a_hit():
+    # The executable is cached; its host callback fails while it runs.
+    def check(v):
+        if v < 0:
+            raise ValueError("negative portion")
+        return v
+
+    def f(x):
+        return jax.pure_callback(check, jax.ShapeDtypeStruct((), x.dtype), x.sum())
+
+    probe = Probe(f, keep_going=True)
+    probe(jnp.ones(3))
+    probe(jnp.ones(3))
+    assert probe(-jnp.ones(3)) is None
+    assert probe.last.kind is CallKind.ERROR
+    probe(jnp.ones(3))
+    assert kinds(probe) == ["compile", "cache_hit", "error", "cache_hit"]
+    assert probe.summary().cache_hits == 2
+    (card,) = probe.ledger.cards
+    assert card.hits == 2
+
+
+@jax.tree_util.register_pytree_node_class
+class _Checked:
+    """A result that fails when waited for, as an asynchronous device error does (on CPU
+    JAX raises those at dispatch, so a user's result type stands in for the device)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def tree_flatten(self):
+        return (self.value,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+    def block_until_ready(self):
+        if float(self.value.block_until_ready()) < 0:
+            raise FloatingPointError("negative portion")
+        return self
+
+
+def test_a_hit_that_fails_while_waited_for_is_an_error_and_counted_once():
+    # The probe files a steady hit before it waits for the device: a failure while
+    # waiting must turn that hit into the error it is, not count both.
+    probe = Probe(jax.jit(lambda x: _Checked(x.sum())), keep_going=True)
+    for sign in (1, 1, -1, 1):
+        probe(sign * jnp.ones(3))
+    assert kinds(probe) == ["compile", "cache_hit", "error", "cache_hit"]
+    assert [r.index for r in probe.records] == [0, 1, 2, 3]
+    assert probe.records[2].error.type == "FloatingPointError"
+    counts = probe.ledger.counts
+    assert counts[CallKind.CACHE_HIT] == 2 and counts[CallKind.ERROR] == 1
+    assert probe.summary().calls == 4
+    (card,) = probe.ledger.cards
+    assert card.hits == 2
+
+
 def test_trace_time_and_runtime_output_are_told_apart():
     def f(x):
         print("tracing f")
