@@ -29,6 +29,8 @@ class ChangeKind(enum.StrEnum):
     ARGUMENT_GONE = "argument_gone"
     TRACING_CONTEXT = "tracing_context"  # a config in JAX's trace context (path = its name)
     NEW_FUNCTION_OBJECT = "new_function_object"  # path = definition site, count = how many
+    # the same function jitted again with other jit options (path = the option's name)
+    JIT_OPTIONS = "jit_options"
     # a hit on an executable another jax.jit object of the same function and options compiled
     # (JAX keeps one cache per function and options; path = definition site)
     SHARED_EXECUTABLE = "shared_executable"
@@ -129,6 +131,8 @@ def _en(c: Change) -> str:
             return f"new function object{hint}"
         times = f" ({c.count} function objects so far)" if c.count > 1 else ""
         return f"new function object: the same code at {path} was jitted again{times}{hint}"
+    if k is ChangeKind.JIT_OPTIONS:
+        return f"the same function jitted again with another {path}: {after} ← {before}"
     if k is ChangeKind.SHARED_EXECUTABLE:
         at = f" (defined at {path})" if path else ""
         return (
@@ -195,6 +199,8 @@ def _zh(c: Change) -> str:
             return f"新的函数对象{hint}"
         times = f"（迄今 {c.count} 个函数对象）" if c.count > 1 else ""
         return f"新的函数对象：{path} 处的同一段代码又被 jit 了一次{times}{hint}"
+    if k is ChangeKind.JIT_OPTIONS:
+        return f"同一个函数换了 jit 选项 {path} 又被 jit 了一次：{after} ← {before}"
     if k is ChangeKind.SHARED_EXECUTABLE:
         at = f"（定义于 {path}）" if path else ""
         return (

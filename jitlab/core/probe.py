@@ -90,6 +90,9 @@ class Ledger:
     compile_ms: float = 0.0
     ever_compiled: bool = False
     retired: list[Card] = field(default_factory=list)  # cards dropped by a cache clear
+    # generation -> wrappers.cache_identity of that function object (kind, function, jit
+    # options): tells "jitted again with other options" from a new function object.
+    instances: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     # Probes that share a ledger (instances of one definition site) share its lock too.
     lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
     unrecorded_hits: itertools.count[int] = field(
@@ -209,6 +212,7 @@ class Probe:
         self._spares = threading.local()  # one reusable collector per calling thread
         self._unrecorded_ledger = self.ledger.unrecorded_hits
         self._bind(jitted)
+        self._note_instance()
         self.name = name or self._trace_name
         monitor.install()
 
@@ -244,6 +248,14 @@ class Probe:
         if before is None or self._cache_id != before:
             # A new function object (same function and options: JAX's cache is shared).
             self._generation += 1
+            self._note_instance()
+
+    def _note_instance(self) -> None:
+        instances = self.ledger.instances
+        instances[self._generation] = self._cache_id
+        if len(instances) > 128:  # a closure re-jitted every step: the newest are compared
+            for old in sorted(instances)[:64]:
+                del instances[old]
 
     def clear_cache(self) -> None:
         """Empty JAX's caches for this function and the card holder (``jax.clear_caches``)."""
@@ -770,7 +782,7 @@ class Probe:
             return self._first_reason(sig, kind, key, explanation)
         # The closest card explains best; on a tie the newest one (what the user just did).
         diffs = [
-            signature.diff(sig, card.signature, key, card.key, site)
+            self._options_instead(signature.diff(sig, card.signature, key, card.key, site), card)
             + signature.context_changes(context, card.context)
             for card in reversed(cards)
         ]
@@ -780,6 +792,18 @@ class Probe:
         if not ledger.cards or self._jax_dropped():
             return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
         return Reason(self._jax_or_unknown(explanation), explanation)
+
+    def _options_instead(self, changes: list[Change], card: Card) -> list[Change]:
+        """The same function jitted again with other jit options is not a new function
+        object: JAX would have shared its cache had the options been the same."""
+        if not any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
+            return changes
+        instances = self.ledger.instances
+        new = instances.get(self._generation)
+        options = wrappers.option_changes(new, instances.get(card.signature.function))
+        if not options:
+            return changes
+        return [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] + options
 
     def _first_reason(
         self, sig: Signature, kind: CallKind, key: Hashable | None, explanation: str | None

@@ -68,6 +68,7 @@ _CHANGE_WORDS = {
     ChangeKind.ARGUMENT_GONE: "argument {path} gone",
     ChangeKind.TRACING_CONTEXT: "tracing context {path}",
     ChangeKind.NEW_FUNCTION_OBJECT: "a new function object",
+    ChangeKind.JIT_OPTIONS: "jit option {path}",
     ChangeKind.SHARED_EXECUTABLE: "another jax.jit of the same function",
     ChangeKind.CACHE_CLEARED: "JAX's cache cleared",
     ChangeKind.JAX_EXPLAINED: "JAX's own explanation",

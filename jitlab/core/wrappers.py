@@ -33,6 +33,8 @@ import jax
 import numpy as np
 
 from jitlab.core import _jax, frames
+from jitlab.core.changes import ChangeKind
+from jitlab.core.records import Change
 from jitlab.core.signature import StaticSpec
 
 JAX_JIT = "jax.jit"
@@ -368,6 +370,25 @@ def cache_identity(info: Jitted) -> Any | None:
     except TypeError:
         return None
     return (info.kind, id(fun), options)
+
+
+def option_changes(new: Any, old: Any) -> list[Change]:
+    """The jit options that differ between two ``cache_identity`` values of ``jax.jit``
+    objects of one Python function; empty when they are not that (or nothing differs).
+
+    ``static_argnums``/``static_argnames`` (and the donate pair) are normalised into each
+    other by JAX: when both differ, only the ``…_argnums`` one is named.
+    """
+    if not (new and old) or new[0] != JAX_JIT or old[0] != JAX_JIT or new[1] != old[1]:
+        return []
+    before = dict(old[2])
+    changes = [
+        Change(ChangeKind.JIT_OPTIONS, name, before.get(name), text)
+        for name, text in new[2]
+        if before.get(name) != text
+    ]
+    named = {c.path for c in changes}
+    return [c for c in changes if c.path.removesuffix("names") + "nums" not in named - {c.path}]
 
 
 def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:

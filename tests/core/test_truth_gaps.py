@@ -112,6 +112,35 @@ def test_two_jits_of_one_function_inside_watch_are_one_function_not_a_new_object
     assert (stats.compiles, stats.hits) == (2, 1)
 
 
+def quadruple(x, y):
+    return x * 4 + y
+
+
+def test_one_function_jitted_again_with_other_options_names_the_option_not_a_new_object():
+    # JAX shares one cache per function *and* jit options: the same function jitted again
+    # with the same options is served from the cache; with other options it compiles again,
+    # and that (not "a new function object") is the reason.
+    options = ({}, {}, {"donate_argnums": 0}, {"static_argnames": "y"})
+    with jax_log() as log, jitlab.watch() as rec:
+        for opts in options:
+            jitted = jax.jit(quadruple, **opts)
+            jitted(jnp.ones(3), jnp.ones(3) if not opts.get("static_argnames") else 2.0)
+    assert log.compiled.count("quadruple") == 3  # the second jit hit the first's executable
+    calls = [c for c in written(rec) if c["function"] == "quadruple"]
+    assert [c["kind"] for c in calls] == ["compile", "recompile", "recompile"]
+    donated = calls[1]["reason"]["items"]
+    assert [(i["kind"], i["path"], i["before"], i["after"]) for i in donated] == [
+        ("jit_options", "donate_argnums", "()", "(0,)")
+    ]
+    static = {(i["kind"], i["path"]) for i in calls[2]["reason"]["items"]}
+    assert ("jit_options", "static_argnums") in static and ("static_value", "y") in static
+    assert not any(k == "new_function_object" for k, _ in static)
+    text = calls[1]["reason"]["text"]
+    assert text == "the same function jitted again with another donate_argnums: (0,) ← ()"
+    zh = changes.render(Change.from_json(donated[0]), "zh")
+    assert "donate_argnums" in zh and "选项" in zh
+
+
 # -- 2. a jitted closure re-created per call ------------------------------------------------
 def _run(scale: float):
     def scaled(x):
