@@ -11,23 +11,47 @@ import pytest
 
 
 def jitlab(*args: str) -> subprocess.CompletedProcess[str]:
+    """A real ``jitlab`` process: for the 8 simulated devices, which JAX fixes at startup."""
     return subprocess.run(
         [sys.executable, "-m", "jitlab.cli", *args], capture_output=True, text=True, timeout=600
     )
 
 
-def calls(*args: str) -> list[dict]:
-    done = jitlab("run", *args, "--json")
+@pytest.fixture
+def run_here(capsys, monkeypatch):
+    """``jitlab ARGS`` through the same ``main()`` in this process (a process per case only
+    adds JAX's import time): its exit status, stdout and stderr."""
+    import os
+
+    from jitlab.cli import main
+
+    # main() may ask for 8 CPU devices through XLA_FLAGS: keep that out of later tests.
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:
+            status = exit_.code
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, status, out, err)
+
+    return run
+
+
+def calls(*args: str, run=jitlab) -> list[dict]:
+    done = run("run", *args, "--json")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert "summary" in lines[-1]
     return lines[:-1]
 
 
-def test_unrolled_loop_against_scan_in_equations() -> None:
+def test_unrolled_loop_against_scan_in_equations(run_here) -> None:
     steps = ("--param", "steps=12,12", "--script", "figures")
-    unrolled = calls("control-flow", "--variant", "unrolled-loop", *steps)
-    scan = calls("control-flow", "--variant", "scan", *steps)
+    unrolled = calls("control-flow", "--variant", "unrolled-loop", *steps, run=run_here)
+    scan = calls("control-flow", "--variant", "scan", *steps, run=run_here)
     assert [c["kind"] for c in unrolled] == [c["kind"] for c in scan] == ["compile", "cache_hit"]
     # Only compiles carry a script; figures always come with it.
     assert "script" not in unrolled[1] and "script" not in scan[1]
@@ -40,10 +64,12 @@ def test_unrolled_loop_against_scan_in_equations() -> None:
     assert any("loop once" in note for note in scan[0]["script"]["notes"])
 
 
-def test_batch_13_against_padded_16_in_jaxpr() -> None:
-    raw = calls("dynamic-shapes", "--param", "batch_size=13,16", "--script", "jaxpr")
+def test_batch_13_against_padded_16_in_jaxpr(run_here) -> None:
+    raw = calls("dynamic-shapes", "--param", "batch_size=13,16", "--script", "jaxpr", run=run_here)
     padded = calls(
-        "dynamic-shapes", "--variant", "fix", "--param", "batch_size=13", "--script", "jaxpr"
+        "dynamic-shapes",
+        *("--variant", "fix", "--param", "batch_size=13", "--script", "jaxpr"),
+        run=run_here,
     )
     assert [c["kind"] for c in raw] == ["compile", "recompile"]
     thirteen, sixteen = (c["script"] for c in raw)
@@ -70,8 +96,8 @@ def test_a_sharding_change_keeps_the_jaxpr_and_changes_the_hlo() -> None:
     assert all(c["script"]["unavailable"] == {} for c in jaxprs + hlos)
 
 
-def test_text_output_names_each_call_and_prints_the_part() -> None:
-    done = jitlab(
+def test_text_output_names_each_call_and_prints_the_part(run_here) -> None:
+    done = run_here(
         "run", "control-flow", "--variant", "scan", "--param", "steps=5,5", "--script", "stablehlo"
     )
     assert done.returncode == 0, done.stderr
@@ -83,8 +109,8 @@ def test_text_output_names_each_call_and_prints_the_part() -> None:
 
 
 @pytest.mark.parametrize("part", ["nonsense", ""])
-def test_an_unknown_part_is_a_usage_error(part: str) -> None:
-    done = jitlab("run", "control-flow", "--script", part)
+def test_an_unknown_part_is_a_usage_error(part: str, run_here) -> None:
+    done = run_here("run", "control-flow", "--script", part)
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "--script" in done.stderr

@@ -187,7 +187,7 @@ def test_kitchen_text_is_at_least_11_px(qtbot, make_window, size) -> None:
 
 
 def test_point_is_inside_a_card(qtbot) -> None:
-    _, panel = play("recompile-cost")
+    _, panel = play("dynamic-shapes")  # geometry only: any scenario with cards will do
     drawn(qtbot, panel)
     rect, card = panel.canvas._card_rects[0]
     assert panel.canvas.card_at(rect.center().toPoint()) is card
