@@ -27,8 +27,9 @@ from jitlab.core.recording import (
     paused_collector,
     summarize,
 )
-from jitlab.core.records import Signature
+from jitlab.core.records import CallKind, Signature
 
+_COMPILED = frozenset(kind for kind in CallKind if kind.compiled)
 _NAMED = re.compile(r"\.p(\d+)\.[^.]*$|\.p(\d+)$")
 
 
@@ -190,10 +191,15 @@ def _merge(recordings: Sequence[tuple[int, Recording]], include_internal: bool) 
             key = _key(s.function, s.defined_at)
             summaries.setdefault(key, {})[index] = s
             names.setdefault(key, (s.function, s.defined_at))
+        lists: dict[tuple[str, str | None], list[RecordedCall]] = {}  # call.key: its list
         for call in recording.calls:
-            if call.record.kind.compiled and (include_internal or not call.internal):
-                key = _key(*call.key)
-                calls.setdefault(key, {}).setdefault(index, []).append(call)
+            record = call.record
+            if record.kind in _COMPILED and (include_internal or not call.internal):
+                key = (record.function, None if call.internal else call.defined_at)
+                found = lists.get(key)
+                if found is None:
+                    found = lists[key] = calls.setdefault(_key(*key), {}).setdefault(index, [])
+                found.append(call)
     functions = []
     divergences: list[Divergence] = []
     for key, by_process in summaries.items():

@@ -17,6 +17,8 @@ from __future__ import annotations
 import gc
 import json
 import math
+import re
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,11 +26,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jitlab.core.records import CallKind, CallRecord, Summary
+from jitlab.core.records import (
+    CallKind,
+    CallRecord,
+    ErrorInfo,
+    OutputLine,
+    Reason,
+    Signature,
+    Summary,
+)
 from jitlab.core.script_data import Script
 
 Key = tuple[str, str | None]  # (function name, where it is defined)
 _KINDS = frozenset(kind.value for kind in CallKind)
+_CALL_KINDS = {kind.value: kind for kind in CallKind}
+_COMPILED = frozenset(kind for kind in CallKind if kind.compiled)
 _TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
 
 
@@ -361,22 +373,86 @@ def read_recording(
     window can read a long file a piece at a time; when the offset moved by ``limit`` or
     more, more may follow.
     Only opening or reading the file can raise (OSError), before anything is filed, so a
-    caller that retries never files a line twice.
+    caller that retries never files a line twice (a read that fails later stops the reading
+    there: the offset returned is where to resume).
+    The file is read :data:`READ_PIECE` at a time, so memory holds the records, never the
+    whole file's bytes.
     """
     recording = into or Recording()
-    with Path(path).open("rb") as f:
+    consumed, total, pending = 0, 0, b""
+    with Path(path).open("rb") as f, paused_collector():
         f.seek(offset)
-        data = f.read() if limit is None else f.read(limit)
-        if limit is not None and len(data) >= limit and not data.endswith(b"\n"):
-            data += f.readline()  # the piece ends with a whole line (or the file's end)
-    complete, _, rest = data.rpartition(b"\n")
-    recording.partial_line = bool(rest.strip())
-    with paused_collector():
-        for raw in complete.split(b"\n") if complete else []:
-            if raw.strip() and not recording.add_line(_parse(raw)):
-                recording.bad_lines += 1
-    consumed = len(complete) + 1 if complete else 0
+        while True:
+            size = READ_PIECE if limit is None else min(READ_PIECE, limit - total)
+            try:
+                piece = f.read(size)
+                total += len(piece)
+                done = len(piece) < size or (limit is not None and total >= limit)
+                if done and limit is not None and len(piece) == size and piece[-1:] != b"\n":
+                    piece += f.readline()  # the piece ends with a whole line (or the file's end)
+            except OSError:
+                if not consumed:
+                    raise
+                break
+            complete, newline, pending = (pending + piece).rpartition(b"\n")
+            if newline:
+                _file_lines(recording, complete)
+                consumed += len(complete) + 1
+            if done:
+                break
+    recording.partial_line = bool(pending.strip())
     return recording, offset + consumed
+
+
+READ_PIECE = 1 << 20  # bytes read at a time
+
+
+def _file_lines(recording: Recording, complete: bytes) -> None:
+    """File whole lines (``complete``: lines joined by newlines, the last one's left off)."""
+    hits, hits_line = recording.hits, _HITS_LINE.fullmatch
+    for raw in complete.split(b"\n"):
+        # Most lines of a long recording are ``hits`` lines as jitlab writes them: only the
+        # count is kept, read without building anything (any other line: parsed).
+        match = hits_line(raw)
+        if match is not None:
+            key = _HIT_KEYS.get(match[1]) or _hit_key(match[1])
+            if key is not None:
+                hits[key] = int(match[2])
+                continue
+        if raw.strip() and not recording.add_line(_parse(raw)):
+            recording.bad_lines += 1
+
+
+# A ``hits`` line exactly as jitlab writes it (``RecordedHits.to_json``, then ``process``
+# in a multi-process job): strings without escapes or control characters, the count a
+# plain whole number, ``t`` a JSON number or null. Any other line (whitespace, escapes,
+# another order, a bad value) takes the general path, which decides what it is.
+_STRING = rb'"[^"\\\x00-\x1f]*"'
+_NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_HITS_LINE = re.compile(
+    rb'\{"type": "hits", ("function": '
+    + _STRING
+    + rb', "defined_at": (?:'
+    + _STRING
+    + rb'|null)), "hits": (0|[1-9][0-9]{0,17}), "t": (?:'
+    + _NUMBER
+    + rb"|null)"
+    rb'(?:, "process": (?:0|[1-9][0-9]{0,8}))?\}'
+)
+_HIT_KEYS: dict[bytes, Key] = {}  # a hits line's function and definition: its key
+
+
+def _hit_key(text: bytes) -> Key | None:
+    """The key of a hits line's ``"function": …, "defined_at": …`` (None: not UTF-8)."""
+    try:
+        fields = _decode("{" + text.decode("utf-8") + "}")
+    except ValueError:
+        return None
+    key = (_intern(fields["function"]), fields["defined_at"])
+    if len(_HIT_KEYS) >= _KEPT_AT_MOST:
+        _HIT_KEYS.clear()
+    _HIT_KEYS[text] = key
+    return key
 
 
 _UNREADABLE = object()
@@ -411,47 +487,129 @@ def _call(obj: dict[str, Any]) -> RecordedCall | None:
 
     ``CallRecord.from_json`` is tolerant by design (missing fields default); this is strict
     about the types it reads, so a damaged line is counted rather than read as zeros. JSON
-    gives exact types (dict, list, str, int, float, bool), so ``type(v) is`` checks suffice:
-    reading a long recording spends much of its time here.
+    gives exact types (dict, list, str, int, float, bool), so ``type(v) is`` checks suffice.
+    The value is ``RecordedCall.from_json``'s, made faster: reading a long recording spends
+    most of its time here. A signature or reason already read (an equal JSON object) is the
+    same object again, names are interned: a long recording repeats a few signatures,
+    reasons and names a hundred thousand times (also most of its memory).
     """
     get = obj.get
-    kind = get("kind")
-    if type(get("function")) is not str or type(kind) is not str or kind not in _KINDS:
+    function, kind = get("function"), get("kind")
+    if type(function) is not str or type(kind) is not str or kind not in _KINDS:
         return None
     for name in _TIMES:
         value = get(name)
         if value is not None and (type(value) not in _NUMBER_TYPES or not math.isfinite(value)):
             return None
-    for name in ("index", "card"):
-        value = get(name)
-        if value is not None and type(value) is not int:
-            return None
-    for name in ("defined_at", "variant"):
-        value = get(name)
-        if value is not None and type(value) is not str:
-            return None
-    for name in _DICT_OR_NULL:
-        value = get(name)
+    index, card, defined_at, variant = get("index"), get("card"), get("defined_at"), get("variant")
+    if (index is not None and type(index) is not int) or (
+        card is not None and type(card) is not int
+    ):
+        return None
+    if (defined_at is not None and type(defined_at) is not str) or (
+        variant is not None and type(variant) is not str
+    ):
+        return None
+    signature, reason, error = get("signature"), get("reason"), get("error")
+    params, notes, stdout = get("params"), get("notes"), get("stdout")
+    for value in (signature, reason, error, params, notes):
         if value is not None and type(value) is not dict:
             return None
-    stdout = get("stdout")
     if stdout is not None and type(stdout) is not list:
         return None
-    error = get("error") or {}
-    texts = [(get("signature") or {}).get("text"), error.get("type"), error.get("message")]
+    texts = [error.get("type"), error.get("message")] if error else []
     for line in stdout or ():
         if type(line) is not dict:
             return None
         texts += (line.get("when"), line.get("text"))
     if any(t is not None and type(t) is not str for t in texts):
         return None
-    changes = (get("reason") or {}).get("changes", [])
-    if type(changes) is not list or any(type(c) is not str for c in changes):
-        return None
     try:
-        return RecordedCall.from_json(obj)
-    except Exception:  # any shape from_json cannot take: KeyError, TypeError, AttributeError…
+        if signature:
+            signature = _kept(signature, _SIGNATURES, _signature)
+        if reason:
+            reason = _kept(reason, _REASONS, _reason)
+        trace = float(get("trace_ms") or 0.0)
+        lower = float(get("lower_ms") or 0.0)
+        compile_ms = float(get("compile_ms") or 0.0)
+        latency, called_from, t = get("latency_ms"), get("called_from"), get("t")
+        record = CallRecord(
+            int(index or 0),
+            _intern(function or "?"),
+            _CALL_KINDS[kind],
+            # Calls seen only through compile events have no latency: the phases bound it.
+            float(latency) if latency is not None else 0 + trace + lower + compile_ms,
+            trace,
+            lower,
+            compile_ms,
+            signature or None,
+            card,
+            reason or None,
+            ErrorInfo(error.get("type", "?"), error.get("message", "")) if error else None,
+            tuple(OutputLine(o["when"], o["text"]) for o in stdout) if stdout else (),
+            params,
+            variant,
+            notes,
+        )
+        return RecordedCall(
+            record,
+            defined_at=_intern(defined_at) if defined_at is not None else None,
+            called_from=_intern(called_from) if type(called_from) is str else None,
+            events_only=get("source") == "events",
+            internal=bool(get("internal")),
+            t=float(t) if t is not None else None,
+        )
+    except Exception:  # _Unfit, or a shape from_json cannot take: KeyError, TypeError…
         return None
+
+
+class _Unfit(Exception):
+    """A signature or reason of a type the reader does not trust."""
+
+
+def _signature(data: dict[str, Any]) -> Signature:
+    text = data.get("text")
+    if text is not None and type(text) is not str:
+        raise _Unfit
+    return Signature.from_json(data)
+
+
+def _reason(data: dict[str, Any]) -> Reason:
+    changes = data.get("changes", [])
+    if type(changes) is not list or any(type(c) is not str for c in changes):
+        raise _Unfit
+    return Reason.from_json(data)
+
+
+# Signatures and reasons already read, by their text, with the JSON object each was made
+# from: an equal object (``==``) makes an equal value, so the one made before serves. Only
+# values whose text is the line's own are kept (as jitlab writes them), so a line whose
+# text agrees with its fields reads exactly as it would alone; one that does not (1.0 where
+# jitlab writes 1) may read as the equal value read before. Shared by all recordings read
+# (a merge then compares the same objects); emptied when it grows past _KEPT_AT_MOST.
+_SIGNATURES: dict[str, tuple[dict[str, Any], Signature]] = {}
+_REASONS: dict[str, tuple[dict[str, Any], Reason]] = {}
+_KEPT_AT_MOST = 1 << 16
+_intern = sys.intern
+
+
+def _kept(data: dict[str, Any], kept: dict[str, tuple[dict[str, Any], Any]], make: Any) -> Any:
+    text = data.get("text")
+    if type(text) is not str:  # none, or a damaged line's: made, not kept
+        return make(data)
+    seen = kept.get(text)
+    if seen is not None and seen[0] == data:
+        return seen[1]
+    value = make(data)
+    try:
+        own = str(value) == text
+    except Exception:  # a damaged line's value that cannot be written (dtype {}): not kept
+        return value
+    if own:
+        if len(kept) >= _KEPT_AT_MOST:
+            kept.clear()
+        kept[text] = (data, value)
+    return value
 
 
 def _is(value: Any, kind: type, none: bool = False) -> bool:
@@ -548,7 +706,9 @@ class _Tally:
         self.counts = dict.fromkeys(CallKind, 0)
         self.trace = self.lower = self.compile = 0.0
         self.signatures: dict[str, None] = {}  # an ordered set
-        self.changes: Counter[str] = Counter()
+        # What differed, per recompile: each reason's changes (a few distinct ones, counted
+        # whole; spelt out change by change, in the same order, by Summarizer._row).
+        self.changes: dict[tuple[str, ...], int] = {}
 
 
 class Summarizer:
@@ -566,24 +726,36 @@ class Summarizer:
         if len(calls) < self._seen:  # another recording, or read again: start over
             self._seen, self._tallies = 0, {}
         tallies = self._tallies
+        include_internal = self.include_internal
+        # A recording's reasons are a few objects read again and again: each one's words
+        # once (kept by id while its calls hold it, for this update only).
+        words: dict[int, tuple[str, ...]] = {}
         for position in range(self._seen, len(calls)):
             call = calls[position]
-            if call.internal and not self.include_internal:
+            internal = call.internal
+            if internal and not include_internal:
                 continue
-            key = call.key
+            record = call.record
+            key = (record.function, None if internal else call.defined_at)  # call.key
             tally = tallies.get(key)
             if tally is None:
-                tally = tallies[key] = _Tally(position, call.internal)
-            record = call.record
+                tally = tallies[key] = _Tally(position, internal)
+            kind = record.kind
             tally.n += 1
-            tally.counts[record.kind] += 1
+            tally.counts[kind] += 1
             tally.trace += record.trace_ms
             tally.lower += record.lower_ms
             tally.compile += record.compile_ms
-            if record.kind.compiled and record.signature is not None:
-                tally.signatures.setdefault(str(record.signature))
-            if record.kind is CallKind.RECOMPILE and record.reason is not None:
-                tally.changes.update(record.reason.changes)
+            if kind in _COMPILED:
+                signature = record.signature
+                if signature is not None:
+                    tally.signatures.setdefault(str(signature))
+                reason = record.reason
+                if kind is CallKind.RECOMPILE and reason is not None:
+                    changes = words.get(id(reason))
+                    if changes is None:
+                        changes = words[id(reason)] = reason.changes
+                    tally.changes[changes] = tally.changes.get(changes, 0) + 1
         self._seen = len(calls)
         keys = sorted(tallies, key=lambda k: tallies[k].first)
         keys += [key for key in recording.hits if key not in tallies]
@@ -596,6 +768,10 @@ class Summarizer:
         if tally is None:
             return FunctionSummary(*key, totals=Summary.of(()), hits=hits)
         count = tally.counts
+        changes: Counter[str] = Counter()  # each change first seen first, as counted one by one
+        for words, n in tally.changes.items():
+            for word in words:
+                changes[word] += n
         totals = Summary(
             calls=tally.n,
             compiles=count[CallKind.COMPILE],
@@ -613,7 +789,7 @@ class Summarizer:
             totals=totals,
             hits=hits,
             signatures=tuple(tally.signatures),
-            changes=Counter(tally.changes),
+            changes=changes,
             internal=tally.internal,
         )
 
