@@ -15,6 +15,8 @@ from types import SimpleNamespace
 
 from PySide6.QtWidgets import QApplication
 
+from jitlab.core.records import LeafSpec, Signature
+from jitlab.core.script_data import Script
 from jitlab.gui.executor import ScriptOf
 from jitlab.gui.script_view import ScriptWindow
 
@@ -30,7 +32,7 @@ def synthetic_hlo(lines: int) -> str:
     return "\n".join(out)
 
 
-def synthetic_script(lines: int) -> SimpleNamespace:
+def synthetic_script(lines: int) -> Script:
     hlo = synthetic_hlo(lines)
     stablehlo = "\n".join(
         f"    %{i} = stablehlo.add %arg0, %cst : tensor<64x64xf32>" for i in range(lines)
@@ -39,24 +41,18 @@ def synthetic_script(lines: int) -> SimpleNamespace:
         f"    b{i}:f32[64,64] = add a 1.0:f32[] # /tmp/big.py:{3 + i % 5}:4 (big)"
         for i in range(min(lines, 20_000))
     )
-    return SimpleNamespace(
+    return Script(
         function="big",
         card=0,
-        signature="f32[64,64]",
+        signature=Signature((LeafSpec("a", (64, 64), "float32", False),), (), "PyTreeDef(*)"),
         created_by=0,
         source="def big(a):\n" + "    a = a + 1.0\n" * 5 + "    return a\n",
         source_file="/tmp/big.py",
         source_line=1,
         jaxpr=jaxpr,
         jaxpr_annotated=jaxpr + "\n  in (a,) }",
-        jaxpr_lines=(),
         stablehlo=stablehlo,
         hlo=hlo,
-        figures=None,
-        unavailable={},
-        notes=(),
-        produce_ms=0.0,
-        text=lambda part, d={"stablehlo": stablehlo, "hlo": hlo}: d.get(part, ""),
     )
 
 
@@ -75,7 +71,7 @@ def main() -> None:
     window.show()
     app.processEvents()
     script = synthetic_script(lines)
-    made = ScriptOf("big", 0, 0, script)  # type: ignore[arg-type]
+    made = ScriptOf("big", 0, 0, script)
     view = window.view
     start = time.perf_counter()
     view.set_script(made, 1)

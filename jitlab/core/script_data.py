@@ -9,12 +9,13 @@ opens in ``jitlab open`` without importing JAX. :mod:`jitlab.core.scripts` re-ex
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from jitlab.core.records import Signature
 
 __all__ = [
+    "ON_REQUEST",
     "PARTS",
     "STABLEHLO_ON_REQUEST",
     "EquationLine",
@@ -27,9 +28,11 @@ __all__ = [
 
 PARTS = ("source", "jaxpr", "stablehlo", "hlo", "figures")
 
-#: ``Script.unavailable["stablehlo"]`` of a script made without its StableHLO text
-#: (``Probe.script(card, stablehlo=False)``): not a failure, the text is printed when asked for.
-STABLEHLO_ON_REQUEST = "printed when asked for"
+#: ``Script.unavailable[part]`` of a text a script was made without: not a failure, the text
+#: is printed when asked for (``Probe.script(card, stablehlo=False)`` leaves the StableHLO out;
+#: a script window's script may leave out the plain jaxpr and a big optimized HLO as well).
+ON_REQUEST = "printed when asked for"
+STABLEHLO_ON_REQUEST = ON_REQUEST
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,39 @@ class Script:
     @property
     def stablehlo_deferred(self) -> bool:
         """Made without its StableHLO text, which is printed when asked for (not a failure)."""
-        return self.stablehlo is None and self.unavailable.get("stablehlo") == STABLEHLO_ON_REQUEST
+        return self.stablehlo is None and self.unavailable.get("stablehlo") == ON_REQUEST
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        """The texts it was made without, each printed when asked for (not failures):
+        ``jaxpr`` (the plain one; the annotated one is there), ``stablehlo``, ``hlo``."""
+        return tuple(
+            part
+            for part in ("jaxpr", "stablehlo", "hlo")
+            if getattr(self, part) is None and self.unavailable.get(part) == ON_REQUEST
+        )
+
+    def with_part(self, part: str, other: Script) -> Script:
+        """This script with ``other``'s text ``part`` (``jaxpr``, ``stablehlo`` or ``hlo``,
+        printed after this one was made without it: see :attr:`deferred`), the figure counted
+        from it, why it is missing if it is, and ``other``'s notes this one lacks."""
+        figure = {"stablehlo": "stablehlo_ops", "hlo": "hlo_instructions"}.get(part)
+        figures = self.figures
+        if figure is not None and figures is not None and other.figures is not None:
+            count = getattr(other.figures, figure)
+            if count is not None:
+                figures = replace(figures, **{figure: count})
+        unavailable = {k: v for k, v in self.unavailable.items() if k != part}
+        if getattr(other, part) is None and part in other.unavailable:
+            unavailable[part] = other.unavailable[part]
+        notes = (*self.notes, *(n for n in other.notes if n not in self.notes))
+        return replace(
+            self,
+            **{part: getattr(other, part)},
+            figures=figures,
+            unavailable=unavailable,
+            notes=notes,
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Script:

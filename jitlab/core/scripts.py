@@ -21,6 +21,8 @@ trace abstractly, a backend without cost analysis), the part is ``None`` and
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import inspect
 import re
 import time
@@ -32,6 +34,7 @@ import jax
 
 from jitlab.core import _jax, monitor, signature, wrappers
 from jitlab.core.script_data import (
+    ON_REQUEST,
     PARTS,
     STABLEHLO_ON_REQUEST,
     EquationLine,
@@ -46,6 +49,8 @@ if TYPE_CHECKING:
     from jitlab.core.probe import Card, Probe
 
 __all__ = [
+    "HLO_AT_ONCE",
+    "ON_REQUEST",
     "PARTS",
     "STABLEHLO_ON_REQUEST",
     "EquationLine",
@@ -56,6 +61,7 @@ __all__ = [
     "abstract_call",
     "compare",
     "make_script",
+    "print_part",
 ]
 
 
@@ -189,14 +195,48 @@ def _unfiled(trace_name: str) -> Iterator[_Unfiled]:
         local.collector = previous
 
 
-def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
+#: A script made for a window (``make_script(..., view=True)``) prints the optimized HLO at
+#: once only up to this many instructions. Printing it is one C++ call that holds the GIL (and
+#: so freezes the GUI thread) for about 1 ms per 1,000 instructions; a bigger program's HLO is
+#: printed when its tab is shown (:func:`print_part`).
+HLO_AT_ONCE = 2_000
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a script is made, as while a recording is
+    read: printing a big program makes some 100,000 short-lived objects, and collections on
+    the way promote them and end in a full collection (20-50 ms with the GIL held, so the GUI
+    thread stalls). Refcounting frees them as before."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def make_script(probe: Probe, card: Card, stablehlo: bool = True, *, view: bool = False) -> Script:
     """The script of ``card`` (one of ``probe``'s), made now. See :meth:`Probe.script`,
     which caches it per card.
 
     ``stablehlo=False`` leaves the StableHLO text out (printing it holds the GIL for tens of
     ms on a big program): ``Script.stablehlo`` is None, ``Script.unavailable["stablehlo"]``
-    is :data:`STABLEHLO_ON_REQUEST` and ``figures.stablehlo_ops`` is None."""
-    want_stablehlo = stablehlo
+    is :data:`STABLEHLO_ON_REQUEST` and ``figures.stablehlo_ops`` is None.
+
+    ``view=True`` makes what a script window shows first, holding the GIL as briefly as it
+    can: the StableHLO is left out (as with ``stablehlo=False``), so is the plain jaxpr (the
+    annotated one is there; ``unavailable["jaxpr"]`` is :data:`ON_REQUEST`), and so is the
+    optimized HLO of a program of more than :data:`HLO_AT_ONCE` instructions (its figures
+    are there, counted without printing it). :func:`print_part` prints each of them later.
+    Such a script is kept by the window, never with the card."""
+    with _collector_paused():
+        return _make_script(probe, card, stablehlo and not view, view)
+
+
+def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> Script:
     start = time.perf_counter()
     info = probe.wrapper
     unavailable: dict[str, str] = {}
@@ -214,12 +254,7 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
         source_file=source_file,
         source_line=source_line,
     )
-    why = _not_traceable(info) or _not_held(probe, card)
-    if why is None:
-        try:
-            args, kwargs = abstract_call(info.spec, card.key, card.committed)
-        except Exception as exc:
-            why = f"the card's abstract signature cannot be rebuilt: {_first_line(exc)}"
+    why, args, kwargs = _abstract_or_why(probe, card)
     if why is not None:
         for part in ("jaxpr", "stablehlo", "hlo", "figures"):
             unavailable[part] = why
@@ -240,12 +275,16 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
     lines: tuple[EquationLine, ...] = ()
     equations = top_level = 0
     hlo_count = stablehlo_count = None
+    loops = False
     cost: dict[str, Any] = {}
     memory: Any = None
     with _unfiled(probe._trace_name) as collector:
         try:
             closed, traced = _trace(info, args, kwargs, notes)
-            jaxpr = str(closed)
+            if view:
+                unavailable["jaxpr"] = ON_REQUEST  # a window shows the annotated one
+            else:
+                jaxpr = str(closed)
             annotated = closed.pretty_print(source_info=True)
             lines = tuple(_equation_lines(closed))
             equations, top_level = len(lines), len(closed.eqns)
@@ -260,7 +299,7 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
             try:
                 lowered = traced()
                 if want_stablehlo:
-                    stablehlo = lowered.as_text()
+                    stablehlo = _stablehlo_text(lowered)
                     stablehlo_count = _count_stablehlo_ops(stablehlo)
                 else:
                     unavailable["stablehlo"] = STABLEHLO_ON_REQUEST
@@ -270,11 +309,17 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
         if lowered is not None:
             try:
                 compiled = lowered.compile()
-                hlo = compiled.as_text()
-                if hlo is None:
-                    unavailable["hlo"] = "the backend gives no text for its executable"
+                census = _hlo_census(compiled) if view else None
+                if census is not None and census[0] > HLO_AT_ONCE:
+                    hlo_count, loops = census
+                    unavailable["hlo"] = ON_REQUEST
                 else:
-                    hlo_count = _count_hlo_instructions(hlo)
+                    hlo = compiled.as_text()
+                    if hlo is None:
+                        unavailable["hlo"] = "the backend gives no text for its executable"
+                    else:
+                        hlo_count = _count_hlo_instructions(hlo)
+                        loops = "while(" in hlo and bool(_HLO_LOOP.search(hlo))  # no long regex
             except Exception as exc:
                 unavailable["hlo"] = f"XLA could not compile it: {_first_line(exc)}"
         if compiled is not None:
@@ -286,13 +331,10 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
                 memory = compiled.memory_analysis()
             except Exception as exc:
                 notes.append(f"no memory analysis: {_first_line(exc)}")
-    if hlo is not None and "while(" in hlo and _HLO_LOOP.search(hlo):  # `in`: no long regex
-        notes.append("XLA's cost analysis counts the body of a loop once, not once per iteration")
+    if loops:
+        notes.append(LOOP_NOTE)
     if collector.traced:
-        notes.append(
-            "JAX no longer held this program: it traced the function again for this script "
-            "(its Python ran again; what it printed is in stdout)"
-        )
+        notes.append(RETRACED_NOTE)
     stdout = tuple(text for _, text in collector.output_lines())
     figures = None
     if traced is not None:
@@ -323,6 +365,134 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True) -> Script:
         stdout=stdout,
         produce_ms=(time.perf_counter() - start) * 1e3,
     )
+
+
+LOOP_NOTE = "XLA's cost analysis counts the body of a loop once, not once per iteration"
+RETRACED_NOTE = (
+    "JAX no longer held this program: it traced the function again for this script "
+    "(its Python ran again; what it printed is in stdout)"
+)
+
+
+def print_part(probe: Probe, card: Card, script: Script, part: str) -> Script:
+    """``script`` (``card``'s, made without the text ``part``: ``jaxpr``, ``stablehlo`` or
+    ``hlo``, see ``Script.deferred``) with that text printed now, and its figure counted.
+
+    Only that text is made: the program is traced, lowered (and compiled) again from JAX's
+    caches, and one text printed, so asking for it holds the GIL about as long as that one
+    print. Asking never changes what the probe records. When it cannot be printed the copy's
+    ``unavailable[part]`` says why; a part ``script`` already holds returns ``script``."""
+    if part not in script.deferred:
+        return script
+    with _collector_paused():
+        text, count, why, retraced = _print_part(probe, card, part)
+    figures = script.figures
+    if figures is not None and count is not None:
+        figure = "stablehlo_ops" if part == "stablehlo" else "hlo_instructions"
+        figures = dataclasses.replace(figures, **{figure: count})
+    printed = dataclasses.replace(
+        script,
+        **{part: text},
+        figures=figures,
+        unavailable={part: why} if why is not None else {},
+        notes=(RETRACED_NOTE,) if retraced else (),
+    )
+    return script.with_part(part, printed)
+
+
+def _print_part(
+    probe: Probe, card: Card, part: str
+) -> tuple[str | None, int | None, str | None, bool]:
+    """(text, its count, why there is none, whether JAX traced again) of one part."""
+    why, args, kwargs = _abstract_or_why(probe, card)
+    if why is not None:
+        return None, None, why, False
+    text = count = None
+    with _unfiled(probe._trace_name) as collector:
+        try:
+            closed, traced = _trace(probe.wrapper, args, kwargs, [])
+        except Exception as exc:
+            why = f"JAX could not trace the abstract signature: {_first_line(exc)}"
+        else:
+            try:
+                if part == "jaxpr":
+                    text = str(closed)
+                elif part == "stablehlo":
+                    text = _stablehlo_text(traced())
+                    count = _count_stablehlo_ops(text)
+                else:
+                    text = traced().compile().as_text()
+                    if text is None:
+                        why = "the backend gives no text for its executable"
+                    else:
+                        count = _count_hlo_instructions(text)
+            except Exception as exc:
+                why = f"JAX could not print it: {_first_line(exc)}"
+    return text, count, why, collector.traced
+
+
+def _abstract_or_why(
+    probe: Probe, card: Card
+) -> tuple[str | None, tuple[Any, ...], dict[str, Any]]:
+    """(why no script can be made, or None; the card's abstract call)."""
+    info = probe.wrapper
+    why = _not_traceable(info) or _not_held(probe, card)
+    if why is not None:
+        return why, (), {}
+    try:
+        args, kwargs = abstract_call(info.spec, card.key, card.committed)
+    except Exception as exc:
+        return f"the card's abstract signature cannot be rebuilt: {_first_line(exc)}", (), {}
+    return None, args, kwargs
+
+
+class _Pieces:
+    """A text file that keeps what is written to it. Its ``write`` is Python, so the thread
+    printing into it lets other threads run between two pieces (a C ``write`` would not)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+
+    def write(self, piece: str) -> int:
+        self.pieces.append(piece)
+        return len(piece)
+
+
+def _stablehlo_text(lowered: Any) -> str:
+    """``lowered.as_text()``, printed in pieces: one C++ call prints the whole module (some 50
+    ms with the GIL held, and so the GUI thread stalled, for a 10,000-line program), while
+    MLIR printing into a Python file hands each piece to Python, where the GIL changes hands.
+    The module is JAX's own, verified when it was made (``assume_verified`` skips verifying
+    it again, itself a long C++ step); the text is the same (``tests/core/test_scripts.py``).
+    """
+    try:
+        out = _Pieces()
+        lowered.compiler_ir("stablehlo").operation.print(
+            file=out, enable_debug_info=False, assume_verified=True
+        )
+        return "".join(out.pieces)
+    except Exception:
+        return lowered.as_text()
+
+
+def _hlo_census(compiled: Any) -> tuple[int, bool] | None:
+    """(instructions in every computation, whether any is a loop) of a compiled program,
+    read from its HLO modules without printing them (the count :func:`_count_hlo_instructions`
+    reads from the text); None when the executable does not offer its modules."""
+    try:
+        count = 0
+        loops = False
+        for module in compiled.runtime_executable().hlo_modules():
+            for computation in module.computations():
+                instructions = computation.instructions()
+                count += len(instructions)
+                if not loops:
+                    loops = any(i.opcode.name == "kWhile" for i in instructions)
+        return count, loops
+    except Exception:
+        return None
 
 
 def _not_traceable(info: wrappers.Jitted) -> str | None:

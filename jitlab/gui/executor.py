@@ -64,6 +64,7 @@ __all__ = [
     "leave_behind",
     "left_behind",
     "load_catalogue",
+    "part_script",
 ]
 
 CANCELLED = "cancelled: the job was dropped before it ran"
@@ -200,16 +201,48 @@ def _probe_of(run: Any, function: str, card: int, created_by: int) -> Any:
 
 
 def card_script(
-    run: Any, function: str, card: int, created_by: int, stablehlo: bool = True
+    run: Any,
+    function: str,
+    card: int,
+    created_by: int,
+    stablehlo: bool = True,
+    view: bool = False,
 ) -> ScriptOf:
     """A job (``with_run``): the script of a card the kitchen shows. Cached with the card by
     the probe; asking never changes what the probe records (``jitlab.core.scripts``).
-    ``stablehlo=False``: its StableHLO text may be left to be printed when asked for."""
+    ``stablehlo=False``: its StableHLO text may be left to be printed when asked for.
+    ``view=True``: what a script window shows first (``make_script(..., view=True)``: the
+    texts that hold the GIL longest are left to :func:`part_script`); a script already kept
+    with the card serves as well. It is not kept with the card (the window keeps it)."""
     probe = _probe_of(run, function, card, created_by)
     if probe is None:
-        why = "the card is no longer in the run's card holder (reset or switched since)"
-        return ScriptOf(function, card, created_by, None, why)
-    return ScriptOf(function, card, created_by, probe.script(card, stablehlo=stablehlo))
+        return ScriptOf(function, card, created_by, None, _GONE)
+    if not view:
+        return ScriptOf(function, card, created_by, probe.script(card, stablehlo=stablehlo))
+    from jitlab.core.scripts import make_script
+
+    held = probe.card(card)
+    kept = held.script_cache
+    if kept is not None and kept[0] == held.created_by:
+        return ScriptOf(function, card, created_by, kept[1])
+    return ScriptOf(function, card, created_by, make_script(probe, held, view=True))
+
+
+def part_script(
+    run: Any, function: str, card: int, created_by: int, script: Any, part: str
+) -> ScriptOf:
+    """A job (``with_run``): ``script`` (that card's, made without the text ``part``) with
+    that text printed (``jitlab.core.scripts.print_part``)."""
+    probe = _probe_of(run, function, card, created_by)
+    if probe is None:
+        return ScriptOf(function, card, created_by, None, _GONE)
+    from jitlab.core.scripts import print_part
+
+    made = print_part(probe, probe.card(card), script, part)
+    return ScriptOf(function, card, created_by, made)
+
+
+_GONE = "the card is no longer in the run's card holder (reset or switched since)"
 
 
 def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) -> ScriptsCompared:
@@ -395,13 +428,30 @@ class Executor(QThread):
         return token
 
     def request_script(
-        self, function: str, card: int, created_by: int, stablehlo: bool = False
+        self,
+        function: str,
+        card: int,
+        created_by: int,
+        stablehlo: bool = False,
+        view: bool = False,
     ) -> int:
         """Queue the making of one card's script (:func:`card_script`); ``job_done`` brings a
         :class:`ScriptOf`. Its StableHLO text is left to be printed when asked for unless
-        ``stablehlo`` (printing it holds the GIL, and so the GUI, for tens of ms)."""
+        ``stablehlo`` (printing it holds the GIL, and so the GUI, for tens of ms); ``view``:
+        what a script window shows first (:func:`card_script`)."""
         return self.submit(
-            lambda run: card_script(run, function, card, created_by, stablehlo), with_run=True
+            lambda run: card_script(run, function, card, created_by, stablehlo, view),
+            with_run=True,
+        )
+
+    def request_part(
+        self, function: str, card: int, created_by: int, script: Any, part: str
+    ) -> int:
+        """Queue the printing of one text ``script`` was made without (:func:`part_script`);
+        ``job_done`` brings a :class:`ScriptOf` holding ``script`` with that text."""
+        return self.submit(
+            lambda run: part_script(run, function, card, created_by, script, part),
+            with_run=True,
         )
 
     def request_comparison(self, a: tuple[str, int, int], b: tuple[str, int, int]) -> int:

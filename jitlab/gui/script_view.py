@@ -35,7 +35,7 @@ from pygments.token import (
     Token,
     Whitespace,
 )
-from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -652,13 +652,13 @@ class ScriptView(QWidget):
     """One card's script: source ↔ jaxpr, StableHLO, HLO, figures; a find bar; compare."""
 
     compare_requested = Signal(object)  # the other CardView
-    stablehlo_wanted = Signal()  # the StableHLO tab is shown and its text was left unprinted
+    part_wanted = Signal(str)  # "stablehlo" / "hlo": its tab is shown, its text unprinted
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.script: Any = None  # jitlab.core.scripts.Script
         self.why = ""
-        self._stablehlo_asked = False  # stablehlo_wanted sent for this script
+        self._asked: set[str] = set()  # parts part_wanted was sent for, for this script
         self._spans: list[EquationSpan] | None = []
         self._spans_of = ""  # the annotated jaxpr the spans are read from, on first use
         self.linked_source: list[int] = []  # source blocks marked by the last link
@@ -783,10 +783,10 @@ class ScriptView(QWidget):
         # Read the equations' spans when a line is first linked, not now: on a big jaxpr
         # that parse costs tens of ms the GUI thread need not spend up front.
         self._spans, self._spans_of = None, (jaxpr or "") if s.jaxpr_annotated else ""
-        self._stablehlo_asked = False
-        deferred = s.stablehlo_deferred
-        self.stablehlo.set_text("" if deferred else s.text("stablehlo"))
-        self.hlo.set_text(s.text("hlo"))
+        self._asked = set()
+        deferred = s.deferred
+        for part, pane in self._printed_later():
+            pane.set_text("" if part in deferred else s.text(part))
         self._fill_figures()
         self._fill_summary()
         self._fill_notes()
@@ -799,47 +799,68 @@ class ScriptView(QWidget):
         for highlighter in (self.source.highlighter, self.jaxpr.highlighter):
             if highlighter is not None:
                 highlighter.highlight_visible()
-        if deferred and self.tabs.currentWidget() is self.stablehlo:
-            self._want_stablehlo()
+        self._want(self.tabs.currentWidget())
 
     def _fill_notes(self) -> None:
         s = self.script
         notes = [*s.notes]
+        deferred = s.deferred
         for part, why in s.unavailable.items():
-            if not (part == "stablehlo" and s.stablehlo_deferred):  # not a failure
+            if part not in deferred:  # printed when asked for: not a failure
                 notes.append(f"{part}: {why}")
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
 
-    # -- the StableHLO, printed when its tab is first shown -------------------------------
+    # -- the StableHLO and a big HLO, printed when their tabs are first shown ------------
+    def _printed_later(self) -> tuple[tuple[str, CodePane], ...]:
+        """The texts a script window's script may leave to be printed, and their panes."""
+        return (("stablehlo", self.stablehlo), ("hlo", self.hlo))
+
+    def pending(self, part: str) -> bool:
+        """The script shown was made without the text ``part`` (printed when asked for)."""
+        return self.script is not None and part in self.script.deferred
+
     @property
     def stablehlo_pending(self) -> bool:
         """The script shown was made without its StableHLO text (printed when asked for)."""
-        return self.script is not None and self.script.stablehlo_deferred
+        return self.pending("stablehlo")
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.stablehlo:
-            self._want_stablehlo()
+        self._want(self.tabs.widget(index))
 
-    def _want_stablehlo(self) -> None:
-        if self.stablehlo_pending and not self._stablehlo_asked:
-            self._stablehlo_asked = True
-            self.stablehlo.setPlaceholderText(self.tr("Printing the StableHLO on the executor…"))
-            self.stablehlo_wanted.emit()
+    def _want(self, widget: QWidget | None) -> None:
+        for part, pane in self._printed_later():
+            if widget is pane and self.pending(part) and part not in self._asked:
+                self._asked.add(part)
+                pane.setPlaceholderText(
+                    self.tr("Printing the StableHLO on the executor…")
+                    if part == "stablehlo"
+                    else self.tr("Writing out the script on the executor…")
+                )
+                self.part_wanted.emit(part)
+
+    def set_part(self, made: ScriptOf, part: str) -> None:
+        """Take the text ``part`` (and its figure) from ``made``, the same card's script with
+        that text printed; the other panes, their selection and links stay as they are."""
+        s = made.script
+        if not self.pending(part):
+            return
+        pane = dict(self._printed_later())[part]
+        if s is None:
+            failed = (
+                self.tr("No StableHLO: %1") if part == "stablehlo" else self.tr("No script: %1")
+            )
+            pane.set_text(failed.replace("%1", made.why))
+            return
+        self.script = self.script.with_part(part, s)
+        pane.set_text(self.script.text(part))
+        self._fill_figures()
+        self._fill_summary()
+        self._fill_notes()
 
     def set_stablehlo(self, made: ScriptOf) -> None:
-        """Take the StableHLO (and its figure) from ``made``, the same card's script made in
-        full; the other panes, their selection and links stay as they are."""
-        s = made.script
-        if self.script is None or not self.stablehlo_pending:
-            return
-        if s is None:
-            self.stablehlo.set_text(self.tr("No StableHLO: %1").replace("%1", made.why))
-            return
-        self.script = s
-        self.stablehlo.set_text(s.text("stablehlo"))
-        self._fill_figures()
-        self._fill_notes()
+        """:meth:`set_part` of the StableHLO."""
+        self.set_part(made, "stablehlo")
 
     @property
     def spans(self) -> list[EquationSpan]:
@@ -1174,11 +1195,36 @@ def card_id(card: CardView) -> tuple[str, int, int]:
     return (str(card.key[0]), int(card.key[1]), int(card.created_by))
 
 
+class _AfterPaint(QObject):
+    """Calls ``then`` once ``window`` has been painted (on the next turn of the event loop
+    after its first paint), or after ``latest_ms`` if it is not painted by then."""
+
+    def __init__(self, window: QWidget, then: Any, latest_ms: int = 100) -> None:
+        super().__init__(window)
+        self._then = then
+        self._window = window
+        window.installEventFilter(self)
+        QTimer.singleShot(latest_ms, self, self._fire)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self._then is not None:
+            QTimer.singleShot(0, self, self._fire)
+        return False
+
+    def _fire(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            self._window.removeEventFilter(self)
+            then()
+            self.deleteLater()
+
+
 @dataclass(frozen=True)
-class _StableHloOf:
-    """What a pending job is for: the StableHLO of the card ``key``'s open window."""
+class _PartOf:
+    """What a pending job is for: the text ``part`` of the card ``key``'s open window."""
 
     key: tuple[str, int, int]
+    part: str
 
 
 class ScriptBook(QObject):
@@ -1202,6 +1248,7 @@ class ScriptBook(QObject):
         self._pending: dict[int, Any] = {}  # token -> what to do with the result
         self.produce_ms: dict[tuple[str, int, int], float] = {}  # asked → shown, per card
         self._asked: dict[int, float] = {}
+        self._opening: dict[tuple[str, int, int], float] = {}  # window opened, not asked yet
         self.executor = executor
         self._connect(executor)
         state.subscribe(self._changed)
@@ -1238,25 +1285,49 @@ class ScriptBook(QObject):
         made = self.cache.get(key)
         if made is not None:
             window.view.set_script(made, card.number)
-        elif window.view.script is None and key not in self._pending.values():
-            token = self.executor.request_script(*key)
-            self._pending[token] = key
-            self._asked[token] = time.perf_counter()
+        elif (
+            window.view.script is None
+            and key not in self._pending.values()
+            and key not in self._opening
+        ):
+            # Asked once the window is painted: its first layout and paint (several ms of
+            # GUI thread) run before the executor starts making the script, not against it.
+            self._opening[key] = time.perf_counter()
+            _AfterPaint(window, lambda k=key: self._ask(k))
         return window
+
+    def _ask(self, key: tuple[str, int, int]) -> None:
+        opened = self._opening.pop(key, None)
+        if opened is None:
+            return
+        token = self.executor.request_script(*key, view=True)
+        self._pending[token] = key
+        self._asked[token] = opened
 
     def _window(self, card: CardView, key: tuple[str, int, int]) -> ScriptWindow:
         window = ScriptWindow(card, self._parent)
         window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
-        window.view.stablehlo_wanted.connect(lambda k=key: self.request_stablehlo(k))
+        window.view.part_wanted.connect(lambda part, k=key: self.request_part(k, part))
         self.windows[key] = window
         return window
 
-    def request_stablehlo(self, key: tuple[str, int, int]) -> int:
-        """Ask for the card's script with its StableHLO printed (a script window showed its
-        StableHLO tab); the window then fills that pane only."""
-        token = self.executor.request_script(*key, stablehlo=True)
-        self._pending[token] = _StableHloOf(key)
+    def request_part(self, key: tuple[str, int, int], part: str) -> int:
+        """Ask for the text ``part`` the card's script was made without (a script window
+        showed its tab): only that text is printed; the window then fills that pane."""
+        window = self.windows.get(key)
+        made = self.cache.get(key)
+        script = window.view.script if window is not None else None
+        if script is None and made is not None:
+            script = made.script
+        if script is None:
+            return 0
+        token = self.executor.request_part(*key, script, part)
+        self._pending[token] = _PartOf(key, part)
         return token
+
+    def request_stablehlo(self, key: tuple[str, int, int]) -> int:
+        """:meth:`request_part` of the StableHLO."""
+        return self.request_part(key, "stablehlo")
 
     def compare(self, a: CardView, b: CardView) -> ScriptDiffWindow:
         """Open a window comparing ``a``'s script with ``b``'s (made on the executor)."""
@@ -1295,7 +1366,7 @@ class ScriptBook(QObject):
         """Ask for ``card``'s script without opening a window; ``done(ScriptOf)`` gets it."""
         key = card_id(card)
         made = self.cache.get(key)
-        if made is not None and not made.script.stablehlo_deferred:
+        if made is not None and not made.script.deferred:
             done(made)
             return 0
         token = self.executor.request_script(*key, stablehlo=True)  # lessons compare them
@@ -1336,15 +1407,19 @@ class ScriptBook(QObject):
         if target is None:
             return  # another client's job on the shared executor
         asked = self._asked.pop(token, None)
-        if isinstance(target, _StableHloOf):
+        if isinstance(target, _PartOf):
             made = result if isinstance(result, ScriptOf) else None
             if made is None:
                 made = ScriptOf(*target.key, None, _failure(error))
-            elif made.script is not None:
-                self.cache[target.key] = made
+            kept = self.cache.get(target.key)
+            if made.script is not None:
+                script = made.script
+                if kept is not None and kept.script is not None:
+                    script = kept.script.with_part(target.part, made.script)
+                self.cache[target.key] = ScriptOf(*target.key, script)
             window = self.windows.get(target.key)
             if window is not None:
-                window.view.set_stablehlo(made)
+                window.view.set_part(made, target.part)
             return
         if callable(target) and not isinstance(target, QObject):
             made = result if isinstance(result, ScriptOf) else None

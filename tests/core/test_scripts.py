@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import inspect
 import json
 import os
@@ -383,3 +385,110 @@ def test_a_script_without_stablehlo_is_made_in_full_when_stablehlo_is_asked() ->
     assert full.figures.stablehlo_ops and full.jaxpr == lean.jaxpr and full.hlo == lean.hlo
     assert probe.script(0, stablehlo=False) is full  # a full one serves both
     assert probe.script(0) is full
+
+
+# -- a script window's script: what holds the GIL longest is printed when asked for ------------
+def looped(x):
+    def body(i, c):
+        return jnp.sin(c) * 2 + i
+
+    return jax.lax.fori_loop(0, 3, body, jnp.tanh(x)).sum()
+
+
+@pytest.mark.parametrize("fun", [mlp, looped])
+def test_a_window_script_prints_its_long_texts_when_asked_and_changes_nothing(
+    fun: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scripts, "HLO_AT_ONCE", 0)  # every HLO is "big": printed when asked
+    probe = Probe(fun)
+    args = (jnp.ones((4, 8)), jnp.ones((8, 8))) if fun is mlp else (jnp.ones(8),)
+    probe(*args)
+    card = probe.card(0)
+    before = _snapshot(probe)
+    view = scripts.make_script(probe, card, view=True)
+    assert view.deferred == ("jaxpr", "stablehlo", "hlo")
+    assert (view.jaxpr, view.stablehlo, view.hlo) == (None, None, None)
+    assert set(view.unavailable) == {"jaxpr", "stablehlo", "hlo"}
+    assert card.script_cache is None  # a window keeps it, not the card
+    full = scripts.make_script(probe, card)
+    assert full.complete and full.deferred == ()
+    # What a window shows at once is the full script's: the annotated jaxpr, the figures
+    # (the HLO's instructions counted without printing it), the notes (a loop's).
+    assert view.jaxpr_annotated == full.jaxpr_annotated and view.jaxpr_lines == full.jaxpr_lines
+    assert view.figures.hlo_instructions == full.figures.hlo_instructions > 0
+    assert dataclasses.replace(view.figures, stablehlo_ops=None) == dataclasses.replace(
+        full.figures, stablehlo_ops=None
+    )
+    assert view.notes == full.notes
+    assert (scripts.LOOP_NOTE in view.notes) == (fun is looped)
+    # Each text printed on its own is the full script's, with its figure.
+    printed = view
+    for part in ("hlo", "stablehlo", "jaxpr"):
+        printed = scripts.print_part(probe, card, printed, part)
+        assert part not in printed.deferred and getattr(printed, part) == getattr(full, part)
+    assert printed.complete and printed.figures == full.figures
+    assert scripts.print_part(probe, card, printed, "hlo") is printed  # nothing left to print
+    assert _snapshot(probe) == before
+
+
+def test_a_small_programs_hlo_is_in_a_window_script_at_once() -> None:
+    probe = Probe(mlp)
+    probe(jnp.ones((4, 8)), jnp.ones((8, 8)))
+    view = scripts.make_script(probe, probe.card(0), view=True)
+    assert view.figures.hlo_instructions <= scripts.HLO_AT_ONCE
+    assert view.deferred == ("jaxpr", "stablehlo") and view.hlo == probe.script(0).hlo
+
+
+def test_a_big_programs_hlo_waits_for_its_tab_and_its_count_is_the_texts() -> None:
+    def unrolled(x):
+        for i in range(400):
+            x = jnp.sin(x * (i + 1)) + jnp.cos(x)
+        return x.sum()
+
+    probe = Probe(unrolled)
+    probe(jnp.ones(16))
+    view = scripts.make_script(probe, probe.card(0), view=True)
+    assert "hlo" in view.deferred
+    assert view.figures.hlo_instructions == probe.script(0).figures.hlo_instructions
+    assert view.figures.hlo_instructions > scripts.HLO_AT_ONCE
+
+
+def test_a_part_that_cannot_be_printed_says_why() -> None:
+    probe = Probe(mlp)
+    probe(jnp.ones((4, 8)), jnp.ones((8, 8)))
+    card = probe.card(0)
+    view = scripts.make_script(probe, card, view=True)
+    jax.clear_caches()  # JAX dropped the program: printing it would compile it back
+    printed = scripts.print_part(probe, card, view, "stablehlo")
+    assert printed.stablehlo is None and "stablehlo" not in printed.deferred
+    assert "JAX no longer holds this program" in printed.unavailable["stablehlo"]
+    assert printed.jaxpr_annotated == view.jaxpr_annotated
+
+
+def test_no_garbage_collection_runs_while_a_script_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Printing a big program makes many short-lived objects: collections on the way would
+    hold the GIL for tens of ms (freezing the GUI thread); refcounting frees them."""
+    probe = Probe(mlp)
+    probe(jnp.ones((4, 8)), jnp.ones((8, 8)))
+    collecting: list[bool] = []
+    trace = scripts._trace
+
+    def watched(*args: Any) -> Any:
+        collecting.append(gc.isenabled())
+        return trace(*args)
+
+    monkeypatch.setattr(scripts, "_trace", watched)
+    script = probe.script(0)
+    assert script.complete
+    scripts.print_part(
+        probe, probe.card(0), scripts.make_script(probe, probe.card(0), view=True), "stablehlo"
+    )
+    assert collecting == [False, False, False] and gc.isenabled()
+    gc.disable()  # paused by someone else: left paused
+    try:
+        scripts.make_script(probe, probe.card(0))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

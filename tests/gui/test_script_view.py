@@ -277,3 +277,35 @@ def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
     pane.set_text(text)  # and, left alone, the event loop appends it all
     qtbot.waitUntil(lambda: not pane.filling and pane.document().blockCount() == len(lines))
     assert pane.toPlainText() == text
+
+
+@offscreen
+def test_a_big_programs_hlo_is_printed_once_its_tab_is_shown(
+    qtbot, make_window, monkeypatch
+) -> None:
+    monkeypatch.setattr("jitlab.core.scripts.HLO_AT_ONCE", 0)  # every program is "big"
+    window = make_window(scenario="control-flow")
+    cook(qtbot, window, "scan", 4)
+    script_window = click_card(qtbot, window)
+    view = script_window.view
+    assert view.pending("hlo") and view.script.hlo is None and view.hlo.text() == ""
+    count = view.script.figures.hlo_instructions
+    assert count and f"{count:,} HLO instructions" in view.summary.text()  # counted, not printed
+    assert "printed when asked for" not in view.notes.text()
+    view.source.ensure_filled()
+    view.jaxpr.ensure_filled()
+    before = (view.source.text(), view.jaxpr.text(), view.stablehlo.text())
+    view.tabs.setCurrentWidget(view.hlo)
+    qtbot.waitUntil(lambda: "HloModule" in view.hlo.text(), timeout=SCRIPT_TIMEOUT_MS)
+    assert not view.pending("hlo") and view.script.figures.hlo_instructions == count
+    assert (view.source.text(), view.jaxpr.text(), view.stablehlo.text()) == before
+    view.tabs.setCurrentWidget(view.stablehlo)  # printed on its own: the HLO stays
+    qtbot.waitUntil(lambda: "stablehlo." in view.stablehlo.text(), timeout=SCRIPT_TIMEOUT_MS)
+    assert view.script.hlo and view.script.stablehlo and view.script.figures.stablehlo_ops
+    assert "HloModule" in view.hlo.text()
+    # The book keeps what was printed with the card's script: reopened, it shows at once.
+    key = (script_window.card.key[0], script_window.card.key[1], script_window.card.created_by)
+    assert window.scripts.cache[key].script.deferred == ("jaxpr",)
+    script_window.close()
+    reopened = window.scripts.open(script_window.card).view
+    assert "HloModule" in reopened.hlo.text() and "stablehlo." in reopened.stablehlo.text()
