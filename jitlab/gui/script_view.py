@@ -303,8 +303,8 @@ class CodePane(QPlainTextEdit):
     all of it: the rest is laid out at once when one of those asks first.
     """
 
-    FIRST_LINES = 500
-    CHUNK_LINES = 1000
+    FIRST_LINES = 200
+    CHUNK_LINES = 500
 
     def __init__(self, lexer: Lexer | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -266,7 +266,7 @@ def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
     pane = CodePane()
     qtbot.addWidget(pane)
     pane.show()
-    lines = [f"line {i} = add {i}" for i in range(CodePane.FIRST_LINES + 3 * CodePane.CHUNK_LINES)]
+    lines = [f"line {i} = add {i}" for i in range(CodePane.FIRST_LINES + 25 * CodePane.CHUNK_LINES)]
     text = "\n".join(lines)
     pane.set_text(text)
     qtbot.waitUntil(lambda: pane.document().blockCount() > 1)
