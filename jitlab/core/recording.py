@@ -722,6 +722,18 @@ class Summarizer:
         self._tallies: dict[Key, _Tally] = {}
 
     def update(self, recording: Recording) -> list[FunctionSummary]:
+        """The rows, the call lines added since the last look counted first."""
+        self.count(recording)
+        tallies = self._tallies
+        keys = sorted(tallies, key=lambda k: tallies[k].first)
+        keys += [key for key in recording.hits if key not in tallies]
+        rows = [self._row(key, tallies.get(key), recording.hits.get(key)) for key in keys]
+        rows = [s for s in rows if s.executables or s.errors or s.hits]
+        return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
+
+    def count(self, recording: Recording) -> None:
+        """Count the call lines added since the last look (a window reading a long file
+        counts each piece as it comes, so that showing the rows costs little)."""
         calls = recording.calls
         if len(calls) < self._seen:  # another recording, or read again: start over
             self._seen, self._tallies = 0, {}
@@ -757,11 +769,6 @@ class Summarizer:
                         changes = words[id(reason)] = reason.changes
                     tally.changes[changes] = tally.changes.get(changes, 0) + 1
         self._seen = len(calls)
-        keys = sorted(tallies, key=lambda k: tallies[k].first)
-        keys += [key for key in recording.hits if key not in tallies]
-        rows = [self._row(key, tallies.get(key), recording.hits.get(key)) for key in keys]
-        rows = [s for s in rows if s.executables or s.errors or s.hits]
-        return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
 
     @staticmethod
     def _row(key: Key, tally: _Tally | None, hits: int | None) -> FunctionSummary:

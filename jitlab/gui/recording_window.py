@@ -21,9 +21,10 @@ Entry points: :func:`open_recording` (its own event loop, for ``jitlab open``),
 
 from __future__ import annotations
 
+import gc
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
     QTabWidget,
+    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -69,7 +71,10 @@ from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 
 GEOMETRY_KEY = "recordingGeometry"
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
-READ_BYTES = 1 << 18  # read a long file this much at a time, the window answering in between
+READ_BYTES = 1 << 16  # read a long file this much at a time, the window answering in between
+SLICE_MS = 4.0  # while loading, read pieces for about this long per turn of the event loop
+REFRESH_MS = 150.0  # while loading, refresh the views at most this often (or 4x their cost)
+FREEZE_EVERY = 5000  # calls read between two gc.freeze() (see RecordingWindow._count)
 # A lane: one function in one process (process None: a single recording).
 Lane = tuple[str, str | None, int | None]
 DIVERGED_BACKGROUND = "#fff1d6"
@@ -171,6 +176,13 @@ class RecordingWindow(QMainWindow):
         self._summarizer = Summarizer()  # the rows, updated with the new lines only
         self._refreshed_at = 0.0
         self._refresh_ms = 0.0  # what the last refresh cost: refreshes while loading are spaced
+        # What the next turns of the event loop do before reading on: a refresh, or the
+        # parts of the last one of a long file.
+        self._steps: list[Callable[[], object]] = []
+        self._in_pieces = False  # reading a long file a piece at a time, views refreshed light
+        self._frozen_at = 0  # calls read at the last gc.freeze()
+        self._picker_styles: list[tuple[bool, bool, bool] | None] = []  # per picker row
+        self._picker_widths: list[int] = []  # the longest text per column, as last fitted
         self.script_windows: dict[tuple[Lane, int, int], ScriptWindow] = {}
         self.diff_windows: list[ScriptDiffWindow] = []
         self.state = RunState()
@@ -216,6 +228,7 @@ class RecordingWindow(QMainWindow):
         self.picker.setColumnHidden(5, not self.multi)
         self.picker.setUniformRowHeights(True)
         self.picker.currentItemChanged.connect(self._picked)
+        self.picker.viewport().installEventFilter(self)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -311,8 +324,9 @@ class RecordingWindow(QMainWindow):
 
     @property
     def loading(self) -> bool:
-        """True while a long file is still being read, a piece at a time."""
-        return self._more.isActive()
+        """True while a long file is still being read, a piece at a time (and its views
+        brought up to date)."""
+        return self._more.isActive() or bool(self._steps)
 
     @property
     def following(self) -> bool:
@@ -354,31 +368,75 @@ class RecordingWindow(QMainWindow):
     def poll(self) -> bool:
         """Read the lines written since the last look; True when something new showed up.
 
-        A long file is read :data:`READ_BYTES` at a time: the rest follows on the next turns
-        of the event loop (:attr:`loading`), the views refreshed now and then meanwhile.
+        A long file is read a piece at a time (:data:`READ_BYTES`), for about
+        :data:`SLICE_MS` per turn of the event loop: the rest follows on the next turns
+        (:attr:`loading`). Meanwhile the views are refreshed now and then, each refresh a
+        turn of its own, so that no turn keeps the window from answering for long.
         """
+        if self._steps:  # a refresh, or part of the last one, asked for by the last turn
+            self._steps.pop(0)()
+            self._more.start()  # and the reading goes on (or ends: nothing more to read)
+            return True
         changed = more = False
+        started = time.perf_counter()
         for source in self.sources:
-            outcome = self._poll_source(source)
-            if outcome == "reload":
-                self.reload()
-                return True
-            changed |= outcome in ("changed", "more")
-            more |= outcome == "more"
+            while not more:
+                outcome = self._poll_source(source)
+                if outcome == "reload":
+                    self.reload()
+                    return True
+                changed |= outcome in ("changed", "more")
+                if outcome != "more":
+                    break
+                more = (time.perf_counter() - started) * 1e3 >= SLICE_MS
+        if changed:
+            self._count()
         if more:
             self._more.start()
         if changed:
-            # While loading, refresh at most every few times what a refresh costs.
+            # While loading, refresh at most every few times what a refresh costs, in a turn
+            # of its own; the first view at once.
             now = time.perf_counter()
-            spaced = (now - self._refreshed_at) * 1e3 >= max(150.0, 4 * self._refresh_ms)
-            if not more or spaced or not self._refreshed_at:
-                self._refresh(light=more)
-                self._refreshed_at = time.perf_counter()
-                self._refresh_ms = (self._refreshed_at - now) * 1e3
-                self.updated.emit()
+            spaced = (now - self._refreshed_at) * 1e3 >= max(REFRESH_MS, 4 * self._refresh_ms)
+            if more and self._refreshed_at:
+                self._in_pieces = True
+                if spaced and not self._steps:
+                    self._steps.append(lambda: self._refresh_timed(light=True))
+                self._update_status()
+            elif not more and self._in_pieces:
+                # The end of a long file: the signature ledger and the shape histogram
+                # (which waited) each in a turn of their own.
+                self._in_pieces = False
+                self._refresh_timed(light=True)
+                self._steps += [self._show_ledger, self._show_histogram, self.updated.emit]
+                self._more.start()
+            else:
+                self._refresh_timed(light=more)
             return True
         self._update_status()
         return False
+
+    def _refresh_timed(self, light: bool) -> None:
+        start = time.perf_counter()
+        self._refresh(light=light)
+        self._refreshed_at = time.perf_counter()
+        self._refresh_ms = (self._refreshed_at - start) * 1e3
+        self.updated.emit()
+
+    def _count(self) -> None:
+        """Index and count the lines just read (cheap, a piece at a time); every
+        :data:`FREEZE_EVERY` calls, move what was read out of the garbage collector's way:
+        records are kept for good, and a full collection over the objects of a
+        million-line recording would hold the window ~100 ms (as in MainWindow.drain)."""
+        self._index_calls()
+        if not self.multi:
+            self._summarizer.count(self.recording)
+        calls = sum(len(source.recording.calls) for source in self.sources)
+        if calls < self._frozen_at:  # read again from the start
+            self._frozen_at = 0
+        if calls - self._frozen_at >= FREEZE_EVERY:
+            gc.freeze()
+            self._frozen_at = calls
 
     def _poll_source(self, source: _Source) -> str:
         """ "" (nothing new), "changed", "more" (changed, and more to read) or "reload"."""
@@ -508,42 +566,73 @@ class RecordingWindow(QMainWindow):
         )
 
     def _fill_picker(self) -> None:
+        """The picker's rows, its items kept and rewritten: while a long file loads, every
+        refresh changes every row (rebuilding them, their tips and the column widths each
+        time held the window ~5 ms). A row's tip is made when asked for (eventFilter)."""
         tree = self.picker
         tree.blockSignals(True)
-        tree.clear()
-        warn = QColor(DIVERGED_BACKGROUND)
-        for lane, s in self.rows:
-            hits = "?" if s.hits is None else str(s.hits)
+        if tree.topLevelItemCount() != len(self.rows):
+            tree.clear()
+            items = [QTreeWidgetItem() for _ in self.rows]
+            for item in items:
+                for column in range(1, 5):
+                    item.setTextAlignment(column, _RIGHT)
+            tree.addTopLevelItems(items)
+            self._picker_styles = [None] * len(items)
+        widths = [0] * 6
+        current = None
+        for row, (lane, s) in enumerate(self.rows):
+            item = tree.topLevelItem(row)
             process = "" if lane[2] is None else f"p{lane[2]}"
-            item = QTreeWidgetItem(
-                tree,
+            diverged = self._diverged_function(lane)
+            marked = diverged and self.diverged(lane) is not None
+            texts = (
                 # The same figures as the terminal summary of `jitlab watch` (ms to 0.1).
-                [s.function, f"{s.ms_text} ms", str(s.executables), str(s.recompiles), hits],
+                s.function,
+                f"{s.ms_text} ms",
+                str(s.executables),
+                str(s.recompiles),
+                "?" if s.hits is None else str(s.hits),
+                f"⚠ {process}" if marked else process,
             )
-            item.setText(5, process)
+            for column, text in enumerate(texts):
+                item.setText(column, text)
+                widths[column] = max(widths[column], len(text))
             item.setData(0, Qt.ItemDataRole.UserRole, lane)
-            for column in range(1, 5):
-                item.setTextAlignment(
-                    column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                )
-            item.setToolTip(0, self._function_tip(s, lane))
-            if s.recompiles:
-                item.setForeground(3, QColor(KIND_COLORS[CallKind.RECOMPILE]))
-            if self._diverged_function(lane):
-                for column in range(6):
-                    item.setBackground(column, warn)
-                    item.setForeground(column, QColor("#3a2600"))
-                if self.diverged(lane) is not None:
-                    item.setText(5, f"⚠ {process}")
-                    font = item.font(5)
-                    font.setBold(True)
-                    item.setFont(5, font)
-                    item.setFont(0, font)
+            style = (bool(s.recompiles), diverged, marked)
+            if style != self._picker_styles[row]:
+                _style_row(item, *style)
+                self._picker_styles[row] = style
             if lane == self.picked:
-                tree.setCurrentItem(item)
-        for column in range(6):
-            tree.resizeColumnToContents(column)
+                current = item
+        if current is not None and tree.currentItem() is not current:
+            tree.setCurrentItem(current)
+        elif current is None and tree.currentItem() is not None:
+            tree.setCurrentItem(None)
+        if widths != self._picker_widths:  # longer or shorter texts: widths to fit them
+            self._picker_widths = widths
+            for column in range(6):
+                tree.resizeColumnToContents(column)
         tree.blockSignals(False)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:
+        """A picker row's tip, made when the pointer rests on its function."""
+        if event.type() == QEvent.Type.ToolTip and watched is self.picker.viewport():
+            position = event.pos()  # type: ignore[attr-defined]
+            item = self.picker.itemAt(position)
+            if item is not None and self.picker.columnAt(position.x()) == 0:
+                row = self.picker.indexOfTopLevelItem(item)
+                if 0 <= row < len(self.rows):
+                    lane, s = self.rows[row]
+                    tip = self._function_tip(s, lane)
+                    QToolTip.showText(event.globalPos(), tip, self.picker)  # type: ignore[attr-defined]
+                    return True
+        return super().eventFilter(watched, event)
+
+    def row_tip(self, row: int) -> str:
+        """The tip a picker row shows (tests read this)."""
+        lane, s = self.rows[row]
+        return self._function_tip(s, lane)
 
     def _update_banner(self) -> None:
         if not self.divergences:
@@ -609,7 +698,13 @@ class RecordingWindow(QMainWindow):
         self.picked = lane
         self._start_function(lane)
         self._feed()
-        self._show_function()
+        if self.loading:  # the signature ledger and shape histogram each in a turn of its own
+            self._show_function(light=True)
+            self._steps += [
+                s for s in (self._show_ledger, self._show_histogram) if s not in self._steps
+            ]
+        else:
+            self._show_function()
         for i in range(self.picker.topLevelItemCount()):
             item = self.picker.topLevelItem(i)
             if tuple(item.data(0, Qt.ItemDataRole.UserRole)) == lane:
@@ -650,16 +745,23 @@ class RecordingWindow(QMainWindow):
         key = self.picked
         if key is None:
             return
-        calls = self.calls_of(key)
         summary = next((s for lane, s in self.rows if lane == key), None)
         self.kitchen.hits = summary.hits if summary else None
         self.details.setText(self._function_tip(summary, key) if summary else "")
         self.state.notify()
         if light:
             return
-        self.ledger.set_calls(calls)
-        signatures = compiled_signatures(calls)
-        self.histogram.set_signatures(key[0], signatures)
+        self._show_ledger()
+        self._show_histogram()
+
+    def _show_ledger(self) -> None:
+        if self.picked is not None:
+            self.ledger.set_calls(self.calls_of(self.picked))
+
+    def _show_histogram(self) -> None:
+        if self.picked is not None:
+            signatures = compiled_signatures(self.calls_of(self.picked))
+            self.histogram.set_signatures(self.picked[0], signatures)
 
     # -- scripts (jitlab watch --scripts) ---------------------------------------------------
     def script_of(self, card: CardView) -> ScriptOf:
@@ -917,6 +1019,29 @@ class RecordingWindow(QMainWindow):
         if self in _windows:
             _windows.remove(self)
         super().closeEvent(event)
+
+
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_ROLES = (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole)
+
+
+def _style_row(item: QTreeWidgetItem, recompiles: bool, diverged: bool, marked: bool) -> None:
+    """A picker row's colours and fonts: recompiles in their colour; a function the
+    processes diverged on highlighted, in bold where this process is the odd one."""
+    for column in range(6):  # back to the defaults first: the item showed another row
+        for role in _ROLES:
+            item.setData(column, role, None)
+    if recompiles:
+        item.setForeground(3, QColor(KIND_COLORS[CallKind.RECOMPILE]))
+    if diverged:
+        warn = QColor(DIVERGED_BACKGROUND)
+        for column in range(6):
+            item.setBackground(column, warn)
+            item.setForeground(column, QColor("#3a2600"))
+    font = item.font(5)
+    font.setBold(marked)
+    item.setFont(5, font)
+    item.setFont(0, font)
 
 
 def _escape(text: str) -> str:
