@@ -166,18 +166,29 @@ def _key(function: str, defined_at: str | None) -> tuple[str, str | None]:
 
 
 def merge(
-    recordings: Sequence[tuple[int, Recording]], include_internal: bool = False
+    recordings: Sequence[tuple[int, Recording]],
+    include_internal: bool = False,
+    summaries: Sequence[list[FunctionSummary]] | None = None,
+    divergences: bool = True,
 ) -> MergedRecordings:
     """Pair the processes' functions and name where they diverge (see the module docstring).
 
     ``recordings``: (process index, recording) pairs, indices distinct (``ValueError``
-    otherwise).
+    otherwise). ``summaries``: each recording's ``summarize(recording, include_internal)``
+    when the caller keeps them up to date (a :class:`Summarizer` per file). Without
+    ``divergences``, none are looked for (a window still reading the files: the processes
+    are at different points of their recordings, so what they compiled differs anyway).
     """
     with paused_collector():  # millions of records in memory: see paused_collector
-        return _merge(recordings, include_internal)
+        return _merge(recordings, include_internal, summaries, divergences)
 
 
-def _merge(recordings: Sequence[tuple[int, Recording]], include_internal: bool) -> MergedRecordings:
+def _merge(
+    recordings: Sequence[tuple[int, Recording]],
+    include_internal: bool,
+    summarized: Sequence[list[FunctionSummary]] | None,
+    divergences: bool,
+) -> MergedRecordings:
     indices = [index for index, _ in recordings]
     if len(set(indices)) != len(indices):
         twice = sorted({i for i in indices if indices.count(i) > 1})
@@ -186,30 +197,34 @@ def _merge(recordings: Sequence[tuple[int, Recording]], include_internal: bool) 
     summaries: dict[tuple[str, str | None], dict[int, FunctionSummary]] = {}
     calls: dict[tuple[str, str | None], dict[int, list[RecordedCall]]] = {}
     names: dict[tuple[str, str | None], tuple[str, str | None]] = {}
-    for index, recording in recordings:
-        for s in summarize(recording, include_internal):
+    for position, (index, recording) in enumerate(recordings):
+        rows = summarized[position] if summarized is not None else None
+        for s in summarize(recording, include_internal) if rows is None else rows:
             key = _key(s.function, s.defined_at)
             summaries.setdefault(key, {})[index] = s
             names.setdefault(key, (s.function, s.defined_at))
+        if not divergences:
+            continue
         lists: dict[tuple[str, str | None], list[RecordedCall]] = {}  # call.key: its list
         for call in recording.calls:
             record = call.record
             if record.kind in _COMPILED and (include_internal or not call.internal):
                 key = (record.function, None if call.internal else call.defined_at)
-                found = lists.get(key)
-                if found is None:
-                    found = lists[key] = calls.setdefault(_key(*key), {}).setdefault(index, [])
-                found.append(call)
+                bucket = lists.get(key)
+                if bucket is None:
+                    bucket = lists[key] = calls.setdefault(_key(*key), {}).setdefault(index, [])
+                bucket.append(call)
     functions = []
-    divergences: list[Divergence] = []
+    found: list[Divergence] = []
     for key, by_process in summaries.items():
         function, defined_at = names[key]
         across = FunctionAcross(function, defined_at, {p: by_process.get(p) for p in processes})
         functions.append(across)
-        divergences += _diverged(across, calls.get(key, {}), processes)
+        if divergences:
+            found += _diverged(across, calls.get(key, {}), processes)
     functions.sort(key=lambda f: f.compile_ms, reverse=True)
-    divergences.sort(key=lambda d: d.first.t if d.first and d.first.t is not None else 0.0)
-    return MergedRecordings(processes, tuple(functions), tuple(divergences))
+    found.sort(key=lambda d: d.first.t if d.first and d.first.t is not None else 0.0)
+    return MergedRecordings(processes, tuple(functions), tuple(found))
 
 
 def _diverged(

@@ -90,11 +90,14 @@ class _Source:
     offset: int = 0
     last_size: int = -1
     missing: bool = False
+    # Its rows, counted as they are read (several files: merge() takes them from here).
+    summarizer: Summarizer = field(default_factory=lambda: Summarizer(include_internal=False))
 
     def reset(self) -> None:
         self.recording = Recording()
         self.offset = 0
         self.last_size = -1
+        self.summarizer = Summarizer(include_internal=False)
 
 
 _windows: list[RecordingWindow] = []  # parentless windows stay alive until closed
@@ -374,21 +377,24 @@ class RecordingWindow(QMainWindow):
         turn of its own, so that no turn keeps the window from answering for long.
         """
         if self._steps:  # a refresh, or part of the last one, asked for by the last turn
+            self._more.start()  # then the reading goes on (or ends: nothing more to read)
             self._steps.pop(0)()
-            self._more.start()  # and the reading goes on (or ends: nothing more to read)
             return True
         changed = more = False
         started = time.perf_counter()
-        for source in self.sources:
-            while not more:
-                outcome = self._poll_source(source)
-                if outcome == "reload":
-                    self.reload()
-                    return True
-                changed |= outcome in ("changed", "more")
-                if outcome != "more":
+        waiting = list(self.sources)  # several files: a piece of each in turn
+        while waiting:
+            source = waiting.pop(0)
+            outcome = self._poll_source(source)
+            if outcome == "reload":
+                self.reload()
+                return True
+            changed |= outcome in ("changed", "more")
+            if outcome == "more":  # a long file: the time spent counts
+                waiting.append(source)
+                if (time.perf_counter() - started) * 1e3 >= SLICE_MS:
+                    more = True  # the rest on the next turn
                     break
-                more = (time.perf_counter() - started) * 1e3 >= SLICE_MS
         if changed:
             self._count()
         if more:
@@ -431,6 +437,9 @@ class RecordingWindow(QMainWindow):
         self._index_calls()
         if not self.multi:
             self._summarizer.count(self.recording)
+        else:
+            for source in self.sources:
+                source.summarizer.count(source.recording)
         calls = sum(len(source.recording.calls) for source in self.sources)
         if calls < self._frozen_at:  # read again from the start
             self._frozen_at = 0
@@ -532,13 +541,17 @@ class RecordingWindow(QMainWindow):
         self._update_status()
 
     def _merge(self) -> None:
-        """Per function, one row per process (the costliest function first); divergences."""
+        """Per function, one row per process (the costliest function first); divergences,
+        once the files are read (while they load, the processes are at different points of
+        their recordings: what they compiled differs anyway)."""
         pairs = [(self.process_of(source), source.recording) for source in self.sources]
+        rows = [source.summarizer.update(source.recording) for source in self.sources]
+        diverged = not self.loading
         try:
-            merged = merge(pairs)  # type: ignore[arg-type]
+            merged = merge(pairs, summaries=rows, divergences=diverged)  # type: ignore[arg-type]
         except ValueError:  # two files say they are the same process: keep them apart
             pairs = [(source.position, source.recording) for source in self.sources]
-            merged = merge(pairs)
+            merged = merge(pairs, summaries=rows, divergences=diverged)
         self.divergences = merged.divergences
         self.rows = [
             ((s.function, s.defined_at, process), s)
