@@ -184,6 +184,7 @@ class RecordingWindow(QMainWindow):
         self._steps: list[Callable[[], object]] = []
         self._in_pieces = False  # reading a long file a piece at a time, views refreshed light
         self._frozen_at = 0  # calls read at the last gc.freeze()
+        self._turn = 0  # the file whose piece is read first at the next turn
         self._picker_styles: list[tuple[bool, bool, bool] | None] = []  # per picker row
         self._picker_widths: list[int] = []  # the longest text per column, as last fitted
         self.script_windows: dict[tuple[Lane, int, int], ScriptWindow] = {}
@@ -382,9 +383,12 @@ class RecordingWindow(QMainWindow):
             return True
         changed = more = False
         started = time.perf_counter()
-        waiting = list(self.sources)  # several files: a piece of each in turn
+        # Several files: a piece of each in turn, this turn starting after the last one read.
+        turn = self._turn % len(self.sources)
+        waiting = self.sources[turn:] + self.sources[:turn]
         while waiting:
             source = waiting.pop(0)
+            self._turn = source.position + 1
             outcome = self._poll_source(source)
             if outcome == "reload":
                 self.reload()

@@ -339,3 +339,16 @@ def test_read_a_piece_at_a_time_the_same(
     assert recording.partial_line
     assert limit is not None or calls == 2
     _same(recording, plain_read(data))
+
+
+def test_merge_takes_kept_summaries_and_can_leave_divergences(tmp_path: Path) -> None:
+    from jitlab.core.recording import Summarizer
+
+    pairs = [(2, _read(tmp_path, _lines() * 2, "run.p2.jsonl"))]
+    pairs.append((3, _read(tmp_path, _lines(3), "run.p3.jsonl")))
+    whole = merge(pairs)
+    assert whole.divergences
+    kept = [Summarizer(include_internal=False).update(recording) for _, recording in pairs]
+    assert merge(pairs, summaries=kept) == whole
+    light = merge(pairs, summaries=kept, divergences=False)
+    assert light.functions == whole.functions and light.divergences == ()

@@ -31,7 +31,7 @@ from jitlab.core.records import (
 from jitlab.gui import recording_window as rw
 
 
-def _write(path: Path, lines: int = 3000, functions: int = 6) -> None:
+def _write(path: Path, lines: int = 3000, functions: int = 6, odd: bool = False) -> None:
     """A recording as `jitlab watch` writes it: a third of the lines compiles (shapes
     changing), the rest cache-hit counts."""
     reason = Reason((Change(ChangeKind.SHAPE, path="x", before="f32[8,4]", after="f32[9,4]"),))
@@ -42,7 +42,8 @@ def _write(path: Path, lines: int = 3000, functions: int = 6) -> None:
         name, where = f"step_{fn}", f"/job/train.py:{10 + fn}"
         if i % 3 == 0:
             n = compiles[fn] = compiles.get(fn, -1) + 1
-            signature = Signature((LeafSpec("x", (8 + n % (7 + fn), 4), "float32", False),), (), "")
+            rows = 8 + n % (7 + fn) + (100 if odd and fn == 0 and n == 2 else 0)
+            signature = Signature((LeafSpec("x", (rows, 4), "float32", False),), (), "")
             record = CallRecord(
                 n,
                 name,
@@ -190,3 +191,33 @@ def test_a_picker_row_tip_is_made_on_hover(qtbot, long_recording: Path) -> None:
     function = window.rows[1][1].function
     assert f"<b>{function}</b>" in QToolTip.text()
     assert QToolTip.text() == window.row_tip(1)
+
+
+def test_several_long_files_load_together(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    paths = [tmp_path / "run.p0.jsonl", tmp_path / "run.p1.jsonl"]
+    _write(paths[0])
+    _write(paths[1], odd=True)  # process 1 compiles a shape process 0 never does
+    monkeypatch.setattr(rw, "READ_BYTES", 1 << 30)
+    whole = rw.RecordingWindow(paths, follow=False)
+    qtbot.addWidget(whole)
+    assert not whole.loading and len(whole.divergences) == 1
+    qtbot.waitUntil(lambda: len(whole.log.visible_rows()) == 500)
+    expected = {**_views(whole), "divergences": whole.divergences, "lanes": whole.lanes()}
+
+    monkeypatch.setattr(rw, "READ_BYTES", 4096)
+    monkeypatch.setattr(rw, "SLICE_MS", 0.0)
+    monkeypatch.setattr(rw, "REFRESH_MS", 5.0)
+    window = rw.RecordingWindow(paths, follow=False)
+    qtbot.addWidget(window)
+    assert window.loading
+    # A piece of each file in turn: both grow together.
+    qtbot.waitUntil(lambda: min(s.offset for s in window.sources) > 40_000, timeout=10_000)
+    assert window.loading and window.divergences == ()  # looked for once both are read
+    assert abs(window.sources[0].offset - window.sources[1].offset) < 10_000
+    qtbot.waitUntil(lambda: not window.loading, timeout=20_000)
+    qtbot.waitUntil(lambda: len(window.log.visible_rows()) == 500)
+    views = {**_views(window), "divergences": window.divergences, "lanes": window.lanes()}
+    assert views == expected
+    assert window.banner.isVisibleTo(window)
