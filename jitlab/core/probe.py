@@ -449,9 +449,6 @@ class Probe:
             collector.user_explain = _swap_explain(True)
         error: BaseException | None = None
         result = None
-        # Decide before the call what a plain hit will need: after a long wait for the
-        # device, the interpreter runs cold and every step costs several times more.
-        eager = _disable_jit.value
         track = self.record_hits  # a hit only counted needs no card: nothing to track
         if track:
             entries = self._jax_entries()
@@ -462,7 +459,8 @@ class Probe:
             lone = len(flight) == 1
             compiles = self._compiles
         start = _clock()
-        card = None  # set when this call is filed, before the block, as a hit on the one card
+        plain = False  # a cache hit (nothing compiled, no error, not eager)
+        head = None  # a steady hit's record, all but its latency: filed before the block
         try:
             try:
                 result = self._fn(*args, **kwargs)
@@ -479,7 +477,8 @@ class Probe:
                 if track:
                     lone = lone and len(flight) == 1 and compiles == self._compiles
                     flight.pop()
-            if track and error is None and collector.quiet and not eager:
+            plain = error is None and collector.quiet and not _disable_jit.value
+            if plain and track:
                 # Steady state: one card, and JAX's cache unchanged since we saw it
                 # compile (and during this dispatch: another thread may have compiled
                 # meanwhile), so this hit used that card. No key needed.
@@ -499,6 +498,8 @@ class Probe:
                     ledger.steady_hits += 1
                     card.hits += 1
                     lock.release()
+                    head = (index, self.name, _HIT)
+                    tail = (0.0, 0.0, 0.0, card.signature, card.index, *_RECORD_TAIL)
             if self.block and error is None:
                 try:
                     result.block_until_ready()
@@ -506,32 +507,31 @@ class Probe:
                     jax.block_until_ready(result)
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
+                    plain = False
         finally:
             latency_ms = (_clock() - start) * 1e3
             if capture:  # after the block: jax.debug.print runs while the device computes
                 _unroute_stdout(collector)
-        if error is None and collector.quiet and not eager:
-            if not track:  # counted, not recorded (watching a long program)
+        if plain:
+            if head is not None:
+                record = _new_record(CallRecord, (*head, latency_ms, *tail))
+                if self.keep_records:
+                    self._keep(record)
+            elif not track:  # counted, not recorded (watching a long program)
                 next(self._unrecorded)
                 next(self._unrecorded_ledger)
                 return result
-            if card is not None:
-                sig = card.signature
-                head = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, sig, card.index)
-                record = _new_record(CallRecord, head + _RECORD_TAIL)
-                if self.keep_records:
-                    self._keep(record)
             else:
                 record = self._keyed_hit(latency_ms, args, kwargs)
         else:
-            if card is not None:  # filed as a hit before the device failed: take it back
+            if head is not None:  # filed as a hit before the device failed: take it back
                 with self._lock:
                     self.ledger.steady_hits -= 1
                     card.hits -= 1
             # Taken from the spares until filed: a callback may call this probe again.
             self._spares.collector = None
             record = self._record(
-                collector, latency_ms, args, kwargs, error, None if card is None else index
+                collector, latency_ms, args, kwargs, error, None if head is None else index
             )
             collector.reset()
             self._spares.collector = collector
