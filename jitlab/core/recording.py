@@ -571,6 +571,22 @@ def _signature(data: dict[str, Any]) -> Signature:
     text = data.get("text")
     if text is not None and type(text) is not str:
         raise _Unfit
+    # Texts where jitlab writes texts, numbers in shapes, or the line is unreadable: a dtype
+    # that is a list would be read, and later fail to hash in a summary. (Numbers are not
+    # told apart by type: an equal signature read before serves for 1.0 as for 1.)
+    args, static = data.get("args", []), data.get("static") or {}
+    if type(args) is not list or type(static) is not dict or type(data.get("tree", "")) is not str:
+        raise _Unfit
+    for arg in args:
+        if not (
+            type(arg) is dict
+            and type(arg.get("path")) is str
+            and type(arg.get("dtype")) is str
+            and type(arg.get("sharding")) in (str, type(None))
+            and type(arg.get("shape")) is list
+            and all(isinstance(d, int | float) for d in arg["shape"])
+        ):
+            raise _Unfit
     return Signature.from_json(data)
 
 

@@ -45,6 +45,26 @@ _decode = json.JSONDecoder(parse_constant=lambda _: None).decode
 _TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
 
 
+def _plain_signature_ok(signature: dict[str, Any]) -> bool:
+    """Texts where jitlab writes texts and numbers in shapes (a list as a dtype would fail to
+    hash later); numbers of any type, as an equal signature read before would serve."""
+    args = signature.get("args", [])
+    if not isinstance(args, list) or not isinstance(signature.get("static") or {}, dict):
+        return False
+    if not isinstance(signature.get("tree", ""), str):
+        return False
+    for arg in args:
+        if not isinstance(arg, dict) or not isinstance(arg.get("shape"), list):
+            return False
+        if not all(isinstance(d, (int, float)) for d in arg["shape"]):
+            return False
+        if not (isinstance(arg.get("path"), str) and isinstance(arg.get("dtype"), str)):
+            return False
+        if arg.get("sharding") is not None and not isinstance(arg.get("sharding"), str):
+            return False
+    return True
+
+
 def _plain_call(obj: dict[str, Any]) -> RecordedCall | None:
     get = obj.get
     kind = get("kind")
@@ -78,6 +98,8 @@ def _plain_call(obj: dict[str, Any]) -> RecordedCall | None:
         return None
     changes = (get("reason") or {}).get("changes", [])
     if type(changes) is not list or any(type(c) is not str for c in changes):
+        return None
+    if get("signature") and not _plain_signature_ok(get("signature")):
         return None
     try:
         return RecordedCall.from_json(obj)

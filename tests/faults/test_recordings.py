@@ -37,6 +37,8 @@ def call(kind: str = "compile", **fields: object) -> bytes:
     return line({**obj, **fields})
 
 
+LEAF = {"path": "x", "shape": [8], "dtype": "float32", "weak_type": False, "sharding": None}
+
 # Each is a whole line that must be skipped and counted, never a traceback.
 DAMAGED = {
     "a list": line([1, 2, 3]),
@@ -49,6 +51,11 @@ DAMAGED = {
     "kind unhashable": call(kind=["compile"]),
     "signature a list": call(signature=[1]),
     "signature an empty list": call(signature=[]),
+    "a dtype that is a list": call(signature={"args": [LEAF | {"dtype": ["float32"]}]}),
+    "a dtype that is an object": call(signature={"args": [LEAF | {"dtype": {"f": 32}}]}),
+    "a shape of strings": call(signature={"args": [LEAF | {"shape": ["8"]}]}),
+    "a sharding that is a list": call(signature={"args": [LEAF | {"sharding": [0]}]}),
+    "statics not an object": call(signature={"args": [LEAF], "static": [["n", "3"]]}),
     "function not a string": call(function=["f"]),
     "defined_at unhashable": call(defined_at={"file": "x"}),
     "reason not an object": call(reason="because"),
