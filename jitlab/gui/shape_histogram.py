@@ -1,16 +1,19 @@
 """The shape histogram: which sizes of a batch or length dimension made a function compile.
 
 For a function that recompiles because one dimension keeps changing, it shows the sizes seen,
-suggests bucket sizes (``jitlab.core.recording.suggest_buckets``: the least padding for a
-chosen number of compiles) and writes the code that pads each call up to its bucket.
+suggests bucket sizes (``jitlab.core.ledger.bucket_sizes``, ``suggest_buckets``'s answer: the
+least padding for a chosen number of compiles) and writes the code that pads each call up to
+its bucket.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFontDatabase, QFontMetricsF, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -27,11 +30,11 @@ from superqt.utils import CodeSyntaxHighlight
 from jitlab.core.ledger import (
     Dimension,
     bucket_code,
+    bucket_sizes,
     default_compiles,
     padding,
     varying_dimensions,
 )
-from jitlab.core.recording import suggest_buckets
 from jitlab.core.records import CallKind, Signature
 from jitlab.gui.style import KIND_COLORS, is_dark
 
@@ -44,6 +47,10 @@ class ShapeHistogram(QWidget):
         self.function = ""
         self.dims: list[Dimension] = []
         self.buckets: list[int] = []
+        self._bands: list[pg.BarGraphItem] = []
+        self._bars: list[pg.BarGraphItem] = []
+        self._labels: list[pg.TextItem] = []
+        self._label_at: list[tuple[int, float]] = []  # (bucket, height) of each bucket's label
 
         self.dim_label = QLabel(self)
         self.dim_combo = QComboBox(self)
@@ -159,7 +166,7 @@ class ShapeHistogram(QWidget):
         if dim is None:
             return
         # Cache hits are counted per function, not per shape, so every size weighs the same.
-        self.buckets = suggest_buckets(dim.distinct, self.compiles.value())
+        self.buckets = bucket_sizes(dim.distinct, self.compiles.value())
         self._draw(dim)
         self._describe(dim)
 
@@ -174,42 +181,109 @@ class ShapeHistogram(QWidget):
         return dict(sorted(counts.items()))
 
     # -- drawing --------------------------------------------------------------------------
-    def _draw(self, dim: Dimension) -> None:
+    # A fixed set of items, reused at each draw: the bands and the bars (one item per colour,
+    # drawn in one call each) and a few labels, only as many as fit. An item per band and per
+    # label, made anew at each draw, cost ~0.5 s to make and paint for 500 sizes.
+    def _items(self) -> None:
+        if self._bars:
+            return
         item = self.plot.getPlotItem()
-        item.clear()
+        for _ in range(2):
+            band = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], pen=pg.mkPen(None))
+            band.setZValue(-10)
+            item.addItem(band, ignoreBounds=True)
+            self._bands.append(band)
+        for _ in range(2):  # sizes padded up to a bucket, then the bucket sizes
+            bars = pg.BarGraphItem(x0=[], x1=[], y0=[], height=[])
+            item.addItem(bars)
+            self._bars.append(bars)
+        item.getViewBox().sigResized.connect(self._place_labels)
+
+    def _draw(self, dim: Dimension) -> None:
+        self._items()
+        item = self.plot.getPlotItem()
         counts = self.observed()
         sizes = np.array(list(counts), float)
         heights = np.array(list(counts.values()), float)
         gaps = np.diff(sizes)
         span = float(sizes.max() - sizes.min()) if sizes.size > 1 else 1.0
         width = max(min(float(gaps.min()) if gaps.size else 1.0, span / 12) * 0.7, span / 150)
+        top = float(heights.max()) + 0.6
         # Bands: every size inside a band is padded up to the bucket at its right edge.
-        band_colors = [QColor("#1f9bbf"), QColor("#e3a21a")]
-        low = float(sizes.min()) - width
-        for i, bucket in enumerate(self.buckets):
-            color = QColor(band_colors[i % 2])
+        buckets = np.array(self.buckets, float)
+        right = buckets + width / 2
+        left = np.concatenate(([float(sizes.min()) - width], right[:-1]))
+        for i, (band, name) in enumerate(zip(self._bands, ("#1f9bbf", "#e3a21a"), strict=True)):
+            color = QColor(name)
             color.setAlpha(45 if is_dark() else 35)
-            band = pg.LinearRegionItem(
-                values=(low, bucket + width / 2), movable=False, brush=color, pen=pg.mkPen(None)
+            x0, x1 = left[i::2], right[i::2]
+            y0 = np.full(x0.size, -top)  # beyond the view's padding: the whole height
+            band.setOpts(x0=x0, x1=x1, y0=y0, y1=y0 + 3 * top, brush=color)
+        # Bars: each cut where the next begins (when many sizes make them overlap), so that the
+        # bucket sizes and the others can be drawn by one item each, a colour per item.
+        x0 = sizes - width / 2
+        x1 = np.minimum(sizes + width / 2, np.append(x0[1:], np.inf))
+        cut = bool((x1 < sizes + width / 2).any())  # then no outline: it would spill over
+        is_bucket = np.isin(sizes, buckets)
+        for bars, chosen, kind in zip(
+            self._bars,
+            (~is_bucket, is_bucket),
+            (CallKind.RECOMPILE, CallKind.CACHE_HIT),
+            strict=True,
+        ):
+            color = QColor(KIND_COLORS[kind])
+            bars.setOpts(
+                x0=x0[chosen],
+                x1=x1[chosen],
+                y0=np.zeros(int(chosen.sum())),
+                height=heights[chosen],
+                brush=color,
+                pen=pg.mkPen(None) if cut else color,
             )
-            band.setZValue(-10)
-            item.addItem(band)
-            low = bucket + width / 2
-        is_bucket = np.isin(sizes, self.buckets)
-        hit = QColor(KIND_COLORS[CallKind.CACHE_HIT])
-        miss = QColor(KIND_COLORS[CallKind.RECOMPILE])
-        brushes = [hit if b else miss for b in is_bucket]
-        bars = pg.BarGraphItem(x=sizes, height=heights, width=width, brushes=brushes, pens=brushes)
-        item.addItem(bars)
-        fg = "#d8dde6" if is_dark() else "#2b2f36"
-        for bucket in self.buckets:
-            text = pg.TextItem(f"▼{bucket}", color=fg, anchor=(0.5, 1.0))
-            text.setPos(bucket, float(counts.get(bucket, 0)) + 0.05)
-            item.addItem(text)
+        self._label_at = [(b, float(counts.get(b, 0)) + 0.05) for b in self.buckets]
         item.setXRange(float(sizes.min()) - 2 * width, float(sizes.max()) + 2 * width)
-        item.setYRange(0, float(heights.max()) + 0.6)
-        item.getAxis("left").setTickSpacing(1, 1)
+        item.setYRange(0, top)
+        left_axis = item.getAxis("left")
+        if top <= 20:
+            left_axis.setTickSpacing(1, 1)
+        else:  # a tick per compile would be hundreds of ticks
+            left_axis.setTickSpacing()
         item.setLabel("bottom", self.tr("size of %1").replace("%1", self.dim_text(dim)))
+        self._place_labels()
+
+    def _place_labels(self, *_: object) -> None:
+        """``▼size`` over each bucket, leaving out those that would overlap the next one."""
+        if not self._label_at:
+            for text in self._labels:
+                text.setVisible(False)
+            return
+        view = self.plot.getPlotItem().getViewBox()
+        low, high = view.viewRange()[0]  # the range set in _draw, with the view's padding
+        pixels = view.width()
+        per_pixel = (high - low) / (pixels if pixels > 50 else 600.0)
+        metrics = QFontMetricsF(self._labels[0].textItem.font() if self._labels else self.font())
+        shown: list[tuple[int, float]] = []
+        edge = math.inf  # greedy from the right: the largest bucket always has its label
+        for bucket, height in reversed(self._label_at):
+            half = (metrics.horizontalAdvance(f"▼{bucket}") / 2 + 4) * per_pixel
+            if bucket + half <= edge:
+                shown.append((bucket, height))
+                edge = bucket - half
+        fg = "#d8dde6" if is_dark() else "#2b2f36"
+        item = self.plot.getPlotItem()
+        while len(self._labels) < len(shown):
+            text = pg.TextItem("", anchor=(0.5, 1.0))
+            item.addItem(text)
+            self._labels.append(text)
+        for text, (bucket, height) in zip(self._labels, shown, strict=False):
+            label = f"▼{bucket}"
+            if text.toPlainText() != label:
+                text.setText(label)
+            text.setColor(fg)
+            text.setPos(bucket, height)
+            text.setVisible(True)
+        for text in self._labels[len(shown) :]:
+            text.setVisible(False)
 
     def _describe(self, dim: Dimension) -> None:
         distinct = dim.distinct
@@ -222,7 +296,7 @@ class ShapeHistogram(QWidget):
             )
             .replace("%1", str(len(distinct)))
             .replace("%2", str(len(dim.sizes)))
-            .replace("%3", ", ".join(str(b) for b in self.buckets))
+            .replace("%3", self._bucket_list())
             .replace("%4", str(len(self.buckets)))
             .replace("%5", f"{share:.0%}".rstrip("%"))
         )
@@ -243,6 +317,11 @@ class ShapeHistogram(QWidget):
             "call": self.tr("pass the padded arguments and the mask"),
         }
         self.code.setPlainText(bucket_code(self.function, dim, self.buckets, comments))
+
+    def _bucket_list(self) -> str:
+        """The bucket sizes, the middle left out when there are many (the code has them all)."""
+        b = [str(x) for x in self.buckets]
+        return ", ".join(b if len(b) <= 12 else [*b[:8], "…", *b[-3:]])
 
     def _copy(self) -> None:
         clipboard = QGuiApplication.clipboard()
