@@ -31,6 +31,7 @@ from jitlab.core.ledger import (
     Dimension,
     LedgerRow,
     bucket_code,
+    bucket_sizes,
     column_title,
     compiled_signatures,
     default_compiles,
@@ -45,7 +46,6 @@ from jitlab.core.recording import (
     FunctionSummary,
     RecordedCall,
     Recording,
-    suggest_buckets,
     summarize,
 )
 from jitlab.core.records import CallKind
@@ -651,7 +651,7 @@ def _buckets(f: FunctionReport, number: int) -> str:
         return ""
     dim = dims[0]
     distinct = dim.distinct
-    buckets = suggest_buckets(distinct, min(default_compiles(len(distinct)), MAX_BUCKETS))
+    buckets = bucket_sizes(distinct, min(default_compiles(len(distinct)), MAX_BUCKETS))
     share = padding(distinct, buckets) / max(1, sum(distinct))
     compiles = "1 compile" if len(buckets) == 1 else f"{len(buckets)} compiles"
     text = (
