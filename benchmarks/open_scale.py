@@ -35,12 +35,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--call-share", type=float, default=0.1)
+    parser.add_argument(
+        "--processes", type=int, default=1, help="a job's files, --lines each (process 3 odd)"
+    )
     args = parser.parse_args()
-    path = Path(tempfile.mkdtemp(prefix="jitlab-open-")) / "run.jsonl"
+    folder = Path(tempfile.mkdtemp(prefix="jitlab-open-"))
     start = time.perf_counter()
-    size = write_recording(path, args.lines, 40, call_share=args.call_share)
+    if args.processes == 1:
+        paths = [folder / "run.jsonl"]
+        size = write_recording(paths[0], args.lines, 40, call_share=args.call_share)
+    else:
+        paths = [folder / f"run.p{i}.jsonl" for i in range(args.processes)]
+        size = sum(
+            write_recording(
+                path, args.lines, 40, i, args.processes, args.call_share, odd_one=i == 3
+            )
+            for i, path in enumerate(paths)
+        )
     print(
-        f"wrote {args.lines:,} lines ({size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f} s"
+        f"wrote {len(paths)} × {args.lines:,} lines ({size / 1e6:.0f} MB) "
+        f"in {time.perf_counter() - start:.1f} s"
     )
 
     from PySide6.QtCore import QElapsedTimer, QTimer
@@ -60,7 +74,7 @@ def main() -> None:
     tick.timeout.connect(ticked)
     clock.start()
     start = time.perf_counter()
-    window = RecordingWindow(path, follow=False)
+    window = RecordingWindow(paths if len(paths) > 1 else paths[0], follow=False)
     window.resize(1366, 768)
     window.show()
     app.processEvents()
@@ -75,19 +89,20 @@ def main() -> None:
     gaps = [b - a - 10.0 for a, b in itertools.pairwise(ticks)]
     gaps = sorted(max(0.0, g) for g in gaps) or [0.0]
     p99 = gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))]
-    calls = len(window.recording.calls)
+    calls = sum(len(source.recording.calls) for source in window.sources)
     print(
         f"first view: {first:.2f} s (a function shown: {shown}; target < 2 s), "
         f"{window.status_text()[:60]!r}"
     )
-    print(
-        f"whole file read in {total:.1f} s: {calls:,} call lines, {window.recording.bad_lines} bad"
-    )
+    bad = sum(source.recording.bad_lines for source in window.sources)
+    print(f"whole file read in {total:.1f} s: {calls:,} call lines, {bad} bad")
     print(
         f"event-loop stalls while loading ({len(gaps)} ticks of 10 ms): "
         f"median {statistics.median(gaps):.0f} ms, p99 {p99:.0f} ms, max {gaps[-1]:.0f} ms"
     )
-    print(f"functions listed: {len(window.function_order())}")
+    print(
+        f"functions listed: {len(window.function_order())}, divergences: {len(window.divergences)}"
+    )
     window.close()
 
 

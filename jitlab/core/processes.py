@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -179,34 +179,50 @@ def merge(
     ``divergences``, none are looked for (a window still reading the files: the processes
     are at different points of their recordings, so what they compiled differs anyway).
     """
+    steps = merge_in_steps(recordings, include_internal, summaries, divergences)
     with paused_collector():  # millions of records in memory: see paused_collector
-        return _merge(recordings, include_internal, summaries, divergences)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
 
 
-def _merge(
+# Calls looked at between two yields of merge_in_steps: a few milliseconds of work.
+STEP_CALLS = 5_000
+
+
+def merge_in_steps(
     recordings: Sequence[tuple[int, Recording]],
-    include_internal: bool,
-    summarized: Sequence[list[FunctionSummary]] | None,
-    divergences: bool,
-) -> MergedRecordings:
+    include_internal: bool = False,
+    summaries: Sequence[list[FunctionSummary]] | None = None,
+    divergences: bool = True,
+) -> Generator[None, None, MergedRecordings]:
+    """:func:`merge` a few milliseconds at a time: a generator that yields now and then and
+    returns the merge (``StopIteration.value``). A window drives it a slice per turn of its
+    event loop, so that merging long recordings never holds it for long; the recordings
+    must not change meanwhile."""
+    summarized = summaries
     indices = [index for index, _ in recordings]
     if len(set(indices)) != len(indices):
         twice = sorted({i for i in indices if indices.count(i) > 1})
         raise ValueError(f"two recordings are of the same process: {_plural(twice)}")
     processes = tuple(sorted(indices))
-    summaries: dict[tuple[str, str | None], dict[int, FunctionSummary]] = {}
+    by_key: dict[tuple[str, str | None], dict[int, FunctionSummary]] = {}
     calls: dict[tuple[str, str | None], dict[int, list[RecordedCall]]] = {}
     names: dict[tuple[str, str | None], tuple[str, str | None]] = {}
     for position, (index, recording) in enumerate(recordings):
         rows = summarized[position] if summarized is not None else None
         for s in summarize(recording, include_internal) if rows is None else rows:
             key = _key(s.function, s.defined_at)
-            summaries.setdefault(key, {})[index] = s
+            by_key.setdefault(key, {})[index] = s
             names.setdefault(key, (s.function, s.defined_at))
         if not divergences:
             continue
         lists: dict[tuple[str, str | None], list[RecordedCall]] = {}  # call.key: its list
-        for call in recording.calls:
+        for number, call in enumerate(recording.calls, 1):
+            if not number % STEP_CALLS:
+                yield
             record = call.record
             if record.kind in _COMPILED and (include_internal or not call.internal):
                 key = (record.function, None if call.internal else call.defined_at)
@@ -216,12 +232,13 @@ def _merge(
                 bucket.append(call)
     functions = []
     found: list[Divergence] = []
-    for key, by_process in summaries.items():
+    for key, by_process in by_key.items():
         function, defined_at = names[key]
         across = FunctionAcross(function, defined_at, {p: by_process.get(p) for p in processes})
         functions.append(across)
         if divergences:
             found += _diverged(across, calls.get(key, {}), processes)
+            yield
     functions.sort(key=lambda f: f.compile_ms, reverse=True)
     found.sort(key=lambda d: d.first.t if d.first and d.first.t is not None else 0.0)
     return MergedRecordings(processes, tuple(functions), tuple(found))

@@ -47,13 +47,14 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.core.ledger import compiled_signatures
-from jitlab.core.processes import Divergence, merge, process_of
+from jitlab.core.processes import Divergence, merge, merge_in_steps, process_of
 from jitlab.core.recording import (
     FunctionSummary,
     Key,
     RecordedCall,
     Recording,
     Summarizer,
+    paused_collector,
     read_recording,
 )
 from jitlab.core.records import CallKind
@@ -75,6 +76,9 @@ READ_BYTES = 1 << 16  # read a long file this much at a time, the window answeri
 SLICE_MS = 4.0  # while loading, read pieces for about this long per turn of the event loop
 REFRESH_MS = 150.0  # while loading, refresh the views at most this often (or 4x their cost)
 FREEZE_EVERY = 5000  # calls read between two gc.freeze() (see RecordingWindow._count)
+# Calls in all files above which a job's divergences are looked for a slice per turn
+# (merge_in_steps) rather than at once: 8 x 100,000 lines held the window ~300-440 ms.
+MERGE_AT_ONCE = 20_000
 # A lane: one function in one process (process None: a single recording).
 Lane = tuple[str, str | None, int | None]
 DIVERGED_BACKGROUND = "#fff1d6"
@@ -170,6 +174,8 @@ class RecordingWindow(QMainWindow):
         self.summaries: list[FunctionSummary] = []
         self.rows: list[tuple[Lane, FunctionSummary]] = []  # the picker's rows, in order
         self.divergences: tuple[Divergence, ...] = ()
+        self._divergences_at = -1  # calls read when they were looked for (-1: not yet)
+        self._reloads = 0  # times read again from the start (a slow look at divergences stops)
         self.picked: Lane | None = None
         self.auto_pick = True
         self._calls: dict[Lane, list[RecordedCall]] = {}
@@ -365,6 +371,8 @@ class RecordingWindow(QMainWindow):
         self._calls = {}
         self._indexed = {}
         self._summarizer = Summarizer()
+        self._divergences_at = -1
+        self._reloads += 1
         if self.picked is not None:
             self._start_function(self.picked)
         self.poll()
@@ -549,20 +557,54 @@ class RecordingWindow(QMainWindow):
         once the files are read (while they load, the processes are at different points of
         their recordings: what they compiled differs anyway)."""
         pairs = [(self.process_of(source), source.recording) for source in self.sources]
-        rows = [source.summarizer.update(source.recording) for source in self.sources]
-        diverged = not self.loading
-        try:
-            merged = merge(pairs, summaries=rows, divergences=diverged)  # type: ignore[arg-type]
-        except ValueError:  # two files say they are the same process: keep them apart
+        if len({index for index, _ in pairs}) < len(pairs):
+            # Two files say they are the same process: keep them apart.
             pairs = [(source.position, source.recording) for source in self.sources]
-            merged = merge(pairs, summaries=rows, divergences=diverged)
-        self.divergences = merged.divergences
+        rows = [source.summarizer.update(source.recording) for source in self.sources]
+        read = sum(len(source.recording.calls) for source in self.sources)
+        wanted = not self.loading and self._divergences_at != read
+        later = wanted and read > MERGE_AT_ONCE
+        merged = merge(pairs, summaries=rows, divergences=wanted and not later)  # type: ignore[arg-type]
+        if later:  # the ones shown so far stay until the new ones are found
+            self._look_for_divergences(pairs, rows, read)
+        elif wanted:
+            self.divergences, self._divergences_at = merged.divergences, read
+        elif self.loading:
+            self.divergences = ()
         self.rows = [
             ((s.function, s.defined_at, process), s)
             for across in merged.functions
             for process, s in sorted(across.per_process.items())
             if s is not None
         ]
+
+    def _look_for_divergences(
+        self, pairs: list[tuple[int, Any]], rows: list[list[FunctionSummary]], read: int
+    ) -> None:
+        """Look for a long job's divergences a slice per turn (as its files were read); the
+        files are not read meanwhile (poll runs queued steps first)."""
+        steps = merge_in_steps(pairs, summaries=rows)
+        reloads = self._reloads
+
+        def step() -> None:
+            if self._reloads != reloads:  # read again from the start: these are stale
+                return
+            deadline = time.perf_counter() + SLICE_MS / 1e3
+            with paused_collector():
+                try:
+                    next(steps)  # at least one slice a turn
+                    while time.perf_counter() < deadline:
+                        next(steps)
+                except StopIteration as done:
+                    self.divergences, self._divergences_at = done.value.divergences, read
+                    self._fill_picker()
+                    self._update_banner()
+                    self.updated.emit()
+                    return
+            self._steps.insert(0, step)
+
+        self._steps.append(step)
+        self._more.start()
 
     def diverged(self, lane: Lane) -> Divergence | None:
         """The divergence a lane is part of (its function, in a process that compiled

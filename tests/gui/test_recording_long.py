@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip, QTreeWidgetItem
 
+from jitlab.core import processes
 from jitlab.core.changes import ChangeKind
 from jitlab.core.recording import (
     RecordedCall,
@@ -221,3 +222,44 @@ def test_several_long_files_load_together(
     views = {**_views(window), "divergences": window.divergences, "lanes": window.lanes()}
     assert views == expected
     assert window.banner.isVisibleTo(window)
+
+
+def test_a_long_jobs_divergences_are_looked_for_a_slice_per_turn(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    paths = [tmp_path / "run.p0.jsonl", tmp_path / "run.p1.jsonl"]
+    _write(paths[0])
+    _write(paths[1], odd=True)
+    monkeypatch.setattr(rw, "READ_BYTES", 1 << 30)  # each file read at once
+    whole = rw.RecordingWindow(paths, follow=False)  # few calls: looked for at once
+    qtbot.addWidget(whole)
+    assert not whole.loading and len(whole.divergences) == 1
+    expected = {"divergences": whole.divergences, "lanes": whole.lanes()}
+
+    # As for a long job: the merge that looks for them runs in slices, a turn each.
+    monkeypatch.setattr(rw, "MERGE_AT_ONCE", 0)
+    monkeypatch.setattr(rw, "SLICE_MS", 0.0)
+    monkeypatch.setattr(processes, "STEP_CALLS", 50)
+    slices: list[bool] = []  # per slice of the merge: was the window still loading?
+    stepped = rw.merge_in_steps
+
+    def counted(*args, **kwargs):
+        steps = stepped(*args, **kwargs)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+            slices.append(window.loading)
+            yield
+
+    monkeypatch.setattr(rw, "merge_in_steps", counted)
+    window = rw.RecordingWindow(paths, follow=False)
+    qtbot.addWidget(window)
+    assert window.loading and window.divergences == ()  # not at once: the turns come
+    qtbot.waitUntil(lambda: not window.loading, timeout=20_000)
+    assert {"divergences": window.divergences, "lanes": window.lanes()} == expected
+    assert window.banner.isVisibleTo(window)
+    assert len(slices) > 10 and all(slices)  # many turns, the window answering between
+    window.poll()  # nothing new: not looked for again
+    assert not window.loading and window.divergences == expected["divergences"]
