@@ -287,11 +287,16 @@ def bucket_sizes(sizes: Sequence[int], max_compiles: int) -> list[int]:
     return sorted(buckets)
 
 
+SUGGESTED_AT_MOST = 8  # a first suggestion of buckets never asks for more compiles
+
+
 def default_compiles(distinct: int) -> int:
-    """A first suggestion: about a third of the compiles, always fewer than now."""
+    """A first suggestion: about a third of the compiles, always fewer than now, and at most
+    :data:`SUGGESTED_AT_MOST` (a few buckets is the fix; 1,000 buckets for 3,000 sequence
+    lengths is not, and would take the bucket search ~350 ms)."""
     if distinct <= 1:
         return 1
-    return max(1, min(distinct - 1, math.ceil(distinct / 3)))
+    return max(1, min(distinct - 1, math.ceil(distinct / 3), SUGGESTED_AT_MOST))
 
 
 ENGLISH_COMMENTS = {

@@ -53,7 +53,7 @@ from jitlab.core.records import CallKind
 NOT_RECORDED = "not recorded"
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)
 MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
-MAX_BUCKETS = 8  # suggested at most (a third of the sizes seen, as the app starts with)
+MAX_BUCKETS = 8  # suggested at most (as the app starts with: ledger.SUGGESTED_AT_MOST)
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
 _TIMELINE_KINDS = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT, CallKind.ERROR)
 _CHANGE_WORDS = {
