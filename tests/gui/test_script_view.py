@@ -206,7 +206,8 @@ def test_scripts_are_made_on_the_executor_and_the_gui_keeps_painting(qtbot, make
     gate.set()
     qtbot.waitUntil(lambda: script_window.view.script is not None, timeout=SCRIPT_TIMEOUT_MS)
     timer.stop()
-    assert opened_ms < 500, opened_ms
+    # Opening returned at once, not when the gated executor (held up to 30 s) got to it.
+    assert opened_ms < 5000, opened_ms
     # The GUI loop kept turning while the executor was busy.
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= 10 and max(gaps) < 0.5, max(gaps, default=None)
