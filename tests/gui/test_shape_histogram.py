@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from jitlab.core.ledger import bucket_sizes, default_compiles, padding
+from jitlab.core.ledger import default_compiles, padding
 from jitlab.core.recording import suggest_buckets
 from jitlab.core.records import LeafSpec, Signature
 from jitlab.gui.shape_histogram import ShapeHistogram
@@ -133,18 +133,3 @@ def test_items_reused_and_labels_follow(histogram: ShapeHistogram, qtbot) -> Non
     histogram.compiles.setValue(1)
     assert histogram.buckets == [max(histogram.observed())]
     assert [t.toPlainText() for t in visible_labels(histogram)] == [f"▼{histogram.buckets[0]}"]
-
-
-def test_bucket_sizes_is_suggest_buckets() -> None:
-    rng = random.Random(11)
-    for _ in range(1500):
-        sizes = [
-            rng.randint(0, rng.choice([3, 40, 1000, 10**6])) for _ in range(rng.randint(0, 70))
-        ]
-        k = rng.randint(0, 25)
-        assert bucket_sizes(sizes, k) == suggest_buckets(sizes, k), (sizes, k)
-    for m, k in ((500, 167), (300, 10), (300, 297)):
-        sizes = sorted(rng.sample(range(1, 50_000), m))
-        assert bucket_sizes(sizes, k) == suggest_buckets(sizes, k)
-    big = [2**40, 2**40 + 1, 2**41]  # past float64's exact range: suggest_buckets itself
-    assert bucket_sizes(big, 2) == suggest_buckets(big, 2)
