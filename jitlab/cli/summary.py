@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, read_recording_or_fail
 
 DIVERGED = 1  # exit status when the processes did not compile the same programs
 
@@ -38,26 +37,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path_text: str) -> Any:
-    from jitlab.core.recording import read_recording
-
-    path = Path(path_text)
-    if path.is_dir():
-        fail(f"summary: {path} is a folder, not a recording")
-    try:
-        recording, _ = read_recording(path)
-    except OSError as exc:
-        fail(f"summary: cannot read {path}: {exc.strerror or exc}")
-    if recording.start is None and not recording.calls and not recording.hits:
-        fail(f"summary: {path} is not a recording of `jitlab watch` (no line it could read)")
-    return recording
-
-
 def run(args: argparse.Namespace) -> int:
     from jitlab.core.processes import merge, process_of
     from jitlab.core.records import dumps_strict
 
-    recordings = [_read(path) for path in args.recordings]
+    recordings = [read_recording_or_fail("summary", path) for path in args.recordings]
     indexed = [
         (process_of(recording, path, position), recording)
         for position, (path, recording) in enumerate(zip(args.recordings, recordings, strict=True))

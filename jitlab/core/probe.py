@@ -279,19 +279,8 @@ class Probe:
             kinds = self._kinds
             calls = self._calls
             others = sum(n for kind, n in kinds.items() if kind is not _HIT)
-            trace_ms, lower_ms, compile_ms = self._phase_ms
-            return Summary(
-                calls=calls,
-                compiles=kinds[CallKind.COMPILE],
-                recompiles=kinds[CallKind.RECOMPILE],
-                cache_hits=calls - others,
-                persistent_hits=kinds[CallKind.PERSISTENT_HIT],
-                errors=kinds[CallKind.ERROR],
-                eager=kinds[CallKind.EAGER],
-                trace_ms=trace_ms,
-                lower_ms=lower_ms,
-                compile_ms=compile_ms,
-            )
+            counts = {**kinds, _HIT: calls - others}  # hits only counted are hits too
+            return Summary.from_counts(counts, calls, *self._phase_ms)
 
     def records_since(self, calls: int) -> list[CallRecord]:
         """The kept records of calls made after the first ``calls`` (see :attr:`calls`)."""

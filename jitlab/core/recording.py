@@ -795,18 +795,7 @@ class Summarizer:
         for words, n in tally.changes.items():
             for word in words:
                 changes[word] += n
-        totals = Summary(
-            calls=tally.n,
-            compiles=count[CallKind.COMPILE],
-            recompiles=count[CallKind.RECOMPILE],
-            cache_hits=count[CallKind.CACHE_HIT],
-            persistent_hits=count[CallKind.PERSISTENT_HIT],
-            errors=count[CallKind.ERROR],
-            eager=count[CallKind.EAGER],
-            trace_ms=tally.trace,
-            lower_ms=tally.lower,
-            compile_ms=tally.compile,
-        )
+        totals = Summary.from_counts(count, tally.n, tally.trace, tally.lower, tally.compile)
         return FunctionSummary(
             *key,
             totals=totals,

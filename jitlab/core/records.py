@@ -367,17 +367,35 @@ class Summary:
         count = {kind: 0 for kind in CallKind}
         for record in records:
             count[record.kind] += 1
+        return cls.from_counts(
+            count,
+            len(records),
+            sum(r.trace_ms for r in records),
+            sum(r.lower_ms for r in records),
+            sum(r.compile_ms for r in records),
+        )
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: dict[CallKind, int],
+        calls: int,
+        trace_ms: float,
+        lower_ms: float,
+        compile_ms: float,
+    ) -> Summary:
+        """From calls per kind (every kind a key) and the time spent in each phase."""
         return cls(
-            calls=len(records),
-            compiles=count[CallKind.COMPILE],
-            recompiles=count[CallKind.RECOMPILE],
-            cache_hits=count[CallKind.CACHE_HIT],
-            persistent_hits=count[CallKind.PERSISTENT_HIT],
-            errors=count[CallKind.ERROR],
-            eager=count[CallKind.EAGER],
-            trace_ms=sum(r.trace_ms for r in records),
-            lower_ms=sum(r.lower_ms for r in records),
-            compile_ms=sum(r.compile_ms for r in records),
+            calls=calls,
+            compiles=counts[CallKind.COMPILE],
+            recompiles=counts[CallKind.RECOMPILE],
+            cache_hits=counts[CallKind.CACHE_HIT],
+            persistent_hits=counts[CallKind.PERSISTENT_HIT],
+            errors=counts[CallKind.ERROR],
+            eager=counts[CallKind.EAGER],
+            trace_ms=trace_ms,
+            lower_ms=lower_ms,
+            compile_ms=compile_ms,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -53,7 +53,6 @@ from jitlab.core.records import CallKind
 NOT_RECORDED = "not recorded"
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)
 MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
-MAX_BUCKETS = 8  # suggested at most (as the app starts with: ledger.SUGGESTED_AT_MOST)
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
 _TIMELINE_KINDS = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT, CallKind.ERROR)
 _CHANGE_WORDS = {
@@ -651,7 +650,7 @@ def _buckets(f: FunctionReport, number: int) -> str:
         return ""
     dim = dims[0]
     distinct = dim.distinct
-    buckets = bucket_sizes(distinct, min(default_compiles(len(distinct)), MAX_BUCKETS))
+    buckets = bucket_sizes(distinct, default_compiles(len(distinct)))  # as the app suggests
     share = padding(distinct, buckets) / max(1, sum(distinct))
     compiles = "1 compile" if len(buckets) == 1 else f"{len(buckets)} compiles"
     text = (

@@ -141,18 +141,8 @@ class Totals:
         self.compile_ms += record.compile_ms
 
     def summary(self) -> Summary:
-        c = self.counts
-        return Summary(
-            calls=self.calls,
-            compiles=c[CallKind.COMPILE],
-            recompiles=c[CallKind.RECOMPILE],
-            cache_hits=c[CallKind.CACHE_HIT],
-            persistent_hits=c[CallKind.PERSISTENT_HIT],
-            errors=c[CallKind.ERROR],
-            trace_ms=self.trace_ms,
-            lower_ms=self.lower_ms,
-            compile_ms=self.compile_ms,
-            eager=c[CallKind.EAGER],
+        return Summary.from_counts(
+            self.counts, self.calls, self.trace_ms, self.lower_ms, self.compile_ms
         )
 
 
