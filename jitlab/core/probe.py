@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import collections
 import dataclasses
 import inspect
 import itertools
@@ -43,6 +44,7 @@ _set_explain = monitor._set_explain
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 _clock = time.perf_counter
 _index_of = operator.attrgetter("index")
+_SETTLE_AT = 1024  # steady hits left unfiled at most (see Probe._settle)
 _new_record = tuple.__new__  # CallRecord without its Python-level __new__ (all fields given)
 _RECORD_HEAD = ("index", "function", "kind", "latency_ms", "trace_ms", "lower_ms")
 _RECORD_HEAD += ("compile_ms", "signature", "card")
@@ -184,14 +186,18 @@ class Probe:
         # False: printed text is neither captured nor tagged, and explanations come from
         # JAX's global switch (a watch turns it on for its whole block): the cheapest call.
         self.capture_output = capture_output
-        self.records: list[CallRecord] = []  # the newest max_records records
+        self._records: list[CallRecord] = []  # the newest max_records records
         self.notable: list[CallRecord] = []  # the newest max_records that are not plain hits
         self.dropped_records = 0  # dropped from the front of records to keep it bounded
         self.max_records = max_records
         cap = sys.maxsize if max_records is None else max(1, max_records)
         self._cap = cap
         self._slack = cap // 10  # trimmed this much below the cap: one slice per cap/10 calls
-        self.last: CallRecord | None = None  # the newest record, even when not kept
+        self._last: CallRecord | None = None  # the newest record, even when not kept
+        # Steady hits not filed yet: [index, signature, card, start] plus the end time once
+        # the call returned (None: taken back). _settle makes their records when someone
+        # reads records or last, before any other call is filed, or a batch at a time.
+        self._unfiled: collections.deque[list[Any]] = collections.deque()
         self._calls = 0  # calls filed under the lock (plus unrecorded hits folded in)
         # Hits only counted (record_hits=False): next() on it, lock-free; see _fold.
         self._unrecorded = itertools.count()
@@ -272,6 +278,63 @@ class Probe:
             self._fold()
             return self._calls
 
+    @property
+    def records(self) -> list[CallRecord]:
+        """The newest ``max_records`` records, in call order."""
+        if self._unfiled:
+            with self._lock:
+                self._settle()
+        return self._records
+
+    @property
+    def last(self) -> CallRecord | None:
+        """The newest record, even when records are not kept."""
+        if self._unfiled:
+            with self._lock:
+                self._settle()
+        return self._last
+
+    def _settle(self) -> None:
+        """File the steady hits whose calls have returned, oldest first (lock held).
+
+        A steady hit's record is made here, not in its call: after waiting for the device
+        the interpreter runs cold, and even while the device computes (on a machine whose
+        cores XLA's threads all use) each record cost ~2 % of a 200 µs step, where a batch
+        made warm costs a fraction of that (benchmarks/probe_overhead.py).
+        """
+        unfiled = self._unfiled
+        while unfiled and len(unfiled[0]) == 5:
+            self._file_steady(unfiled.popleft())
+
+    def _file_steady(self, head: list[Any]) -> CallRecord | None:
+        """The record of a steady hit whose call has returned (lock held). Lean: it runs on
+        every hit (``_newest`` and the common case of ``_keep``, inlined)."""
+        index, signature, card, start, end = head
+        if end is None:  # the device failed after dispatch: filed as an error instead
+            return None
+        latency_ms = (end - start) * 1e3
+        fields = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, signature, card)
+        record = _new_record(CallRecord, (*fields, *_RECORD_TAIL))
+        last = self._last
+        if last is None or last.index < index:
+            self._last = record
+        if self.keep_records:
+            records = self._records
+            if records and records[-1].index > index:
+                self._keep(record)  # another thread's later call was filed first
+            else:
+                records.append(record)
+                if len(records) > self._cap:
+                    self._trim()
+        return record
+
+    def _newest(self, record: CallRecord) -> None:
+        """``last`` is the record of the newest call filed so far (lock held): another
+        thread's later call may have been filed first."""
+        last = self._last
+        if last is None or last.index < record.index:
+            self._last = record
+
     def summary(self) -> Summary:
         """Exact over every call (running totals), however few records are kept."""
         with self._lock:
@@ -285,7 +348,8 @@ class Probe:
     def records_since(self, calls: int) -> list[CallRecord]:
         """The kept records of calls made after the first ``calls`` (see :attr:`calls`)."""
         with self._lock:
-            records = self.records
+            self._settle()
+            records = self._records
             start = len(records)
             while start > 0 and records[start - 1].index >= calls:
                 start -= 1
@@ -299,13 +363,16 @@ class Probe:
 
     def _file(self, record: CallRecord) -> None:
         """Running totals and kept records of one filed call (lock held)."""
+        self._newest(record)
         self._kinds[record.kind] += 1
         totals = self._phase_ms
         totals[0] += record.trace_ms
         totals[1] += record.lower_ms
         totals[2] += record.compile_ms
         if self.keep_records:
-            records = self.records
+            if self._unfiled:
+                self._settle()
+            records = self._records
             records.append(record)
             if len(records) > self._cap:
                 self._trim()
@@ -316,24 +383,23 @@ class Probe:
                     del notable[: len(notable) - self._cap + self._slack]
 
     def _keep(self, record: CallRecord) -> None:
-        """Keep a hit filed before its block: in index order, though another thread's hit
-        may have finished first."""
-        with self._lock:
-            records = self.records
-            if records and records[-1].index > record.index:
-                at = bisect.bisect(records, record.index, key=_index_of)
-                records.insert(at, record)
-                if self._waiting:  # positions of hits waiting for their card move too
-                    self._waiting = [(k, i + (i >= at)) for k, i in self._waiting]
-            else:
-                records.append(record)
-            if len(records) > self._cap:
-                self._trim()
+        """Keep a hit filed before its block, in index order though another thread's call
+        may have been filed first (lock held)."""
+        records = self._records
+        if records and records[-1].index > record.index:
+            at = bisect.bisect(records, record.index, key=_index_of)
+            records.insert(at, record)
+            if self._waiting:  # positions of hits waiting for their card move too
+                self._waiting = [(k, i + (i >= at)) for k, i in self._waiting]
+        else:
+            records.append(record)
+        if len(records) > self._cap:
+            self._trim()
 
     def _trim(self) -> None:
         """Drop the oldest kept records, a slice at a time (lock held)."""
-        drop = len(self.records) - self._cap + self._slack
-        del self.records[:drop]
+        drop = len(self._records) - self._cap + self._slack
+        del self._records[:drop]
         self.dropped_records += drop
         if self._waiting:  # positions of hits waiting for their card move with the list
             self._waiting = [(key, position - drop) for key, position in self._waiting]
@@ -369,7 +435,6 @@ class Probe:
                 ledger.ever_compiled = True
                 record = record._replace(card=card.index)
             self._file(record)
-        self.last = record
         return record
 
     # -- cards and their scripts ----------------------------------------------------------
@@ -449,7 +514,9 @@ class Probe:
             compiles = self._compiles
         start = _clock()
         plain = False  # a cache hit (nothing compiled, no error, not eager)
-        head = None  # a steady hit's record, all but its latency: filed before the block
+        # A steady hit, filed before the block: [index, signature, card, start], and its end
+        # time once the call returns (see _settle).
+        head: list[Any] | None = None
         try:
             try:
                 result = self._fn(*args, **kwargs)
@@ -480,15 +547,20 @@ class Probe:
                     and self._jax_entries() == entries
                 ):
                     card = cards[0]
-                    lock = self._lock
-                    lock.acquire()  # acquire/release: a third of what `with` costs
-                    index = self._calls
-                    self._calls = index + 1
-                    ledger.steady_hits += 1
-                    card.hits += 1
-                    lock.release()
-                    head = (index, self.name, _HIT)
-                    tail = (0.0, 0.0, 0.0, card.signature, card.index, *_RECORD_TAIL)
+                    deferred = self.on_record is None  # else the record is wanted at once
+                    # `with`, not acquire/release: a Ctrl-C between the two would leave the
+                    # lock held and the next call hung.
+                    with self._lock:
+                        index = self._calls
+                        self._calls = index + 1
+                        ledger.steady_hits += 1
+                        card.hits += 1
+                        head = [index, card.signature, card.index, start]
+                        if deferred:
+                            unfiled = self._unfiled
+                            unfiled.append(head)
+                            if len(unfiled) > _SETTLE_AT:  # bounded: file a batch, warm
+                                self._settle()
             if self.block and error is None:
                 try:
                     result.block_until_ready()
@@ -497,39 +569,56 @@ class Probe:
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
                     plain = False
+        except BaseException as exc:  # interrupted (Ctrl-C) while waiting: no hit
+            if head is None:
+                raise
+            error = exc  # filed as what it is below, then raised again
+            plain = False
         finally:
-            latency_ms = (_clock() - start) * 1e3
+            end = _clock()
             if capture:  # after the block: jax.debug.print runs while the device computes
                 _unroute_stdout(collector)
         if plain:
             if head is not None:
-                record = _new_record(CallRecord, (*head, latency_ms, *tail))
-                if self.keep_records:
-                    self._keep(record)
+                head.append(end)  # all a steady hit does after its wait: _settle files it
+                if deferred:
+                    return result
+                with self._lock:
+                    record = self._file_steady(head)
             elif not track:  # counted, not recorded (watching a long program)
                 next(self._unrecorded)
                 next(self._unrecorded_ledger)
                 return result
             else:
-                record = self._keyed_hit(latency_ms, args, kwargs)
+                record = self._keyed_hit((end - start) * 1e3, args, kwargs)
         else:
             if head is not None:  # filed as a hit before the device failed: take it back
-                with self._lock:
-                    self.ledger.steady_hits -= 1
-                    card.hits -= 1
+                self._take_back(head, card)
             # Taken from the spares until filed: a callback may call this probe again.
             self._spares.collector = None
             record = self._record(
-                collector, latency_ms, args, kwargs, error, None if head is None else index
+                collector,
+                (end - start) * 1e3,
+                args,
+                kwargs,
+                error,
+                None if head is None else head[0],
             )
             collector.reset()
             self._spares.collector = collector
-        self.last = record
         if self.on_record is not None:
             self.on_record(record)
-        if error is not None and not self.keep_going:
+        if error is not None and not (self.keep_going and isinstance(error, Exception)):
             raise error
         return result
+
+    def _take_back(self, head: list[Any], card: Card) -> None:
+        """Undo a steady hit filed before its block, which then failed or was interrupted."""
+        with self._lock:
+            self.ledger.steady_hits -= 1
+            card.hits -= 1
+            head.append(None)  # _settle skips it
+            self._settle()
 
     def _record(
         self,
@@ -566,7 +655,7 @@ class Probe:
             if card is None and key is not None and record.reason is None:
                 # Another thread compiled this signature and has not filed its card yet:
                 # the hit is filed when the card is (see _file_waiting).
-                self._waiting.append((key, len(self.records) - 1 if self.keep_records else -1))
+                self._waiting.append((key, len(self._records) - 1 if self.keep_records else -1))
                 del self._waiting[:-1000]
         return record
 
@@ -578,8 +667,8 @@ class Probe:
                 still.append((key, position))
                 continue
             card.hits += 1
-            if 0 <= position < len(self.records):
-                self.records[position] = self.records[position]._replace(
+            if 0 <= position < len(self._records):
+                self._records[position] = self._records[position]._replace(
                     signature=card.signature, card=card.index
                 )
         self._waiting = still
@@ -598,8 +687,11 @@ class Probe:
             if card is not None:
                 card.hits += 1
             record = _new_record(CallRecord, (index, *head, *_RECORD_TAIL))
+            self._newest(record)
             if self.keep_records:  # _file, minus what a hit leaves at zero
-                records = self.records
+                if self._unfiled:
+                    self._settle()
+                records = self._records
                 records.append(record)
                 if len(records) > self._cap:
                     self._trim()
@@ -657,8 +749,11 @@ class Probe:
             ChangeKind.SHARED_EXECUTABLE, _definition_site(other._fn), after=str(card.signature)
         )
         served = record._replace(signature=card.signature, reason=Reason((change,)))
-        if self.keep_records and self.records and self.records[-1] is record:
-            self.records[-1] = served
+        records = self._records
+        if self.keep_records and records and records[-1] is record:
+            records[-1] = served
+        if self._last is record:
+            self._last = served
         return served
 
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:

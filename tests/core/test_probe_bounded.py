@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import _thread
 import threading
+import time
 
 import jax
 import jax.numpy as jnp
+import pytest
 
 from jitlab import Probe
+from jitlab.core.probe import _SETTLE_AT
 from jitlab.core.records import CallKind
 
 
@@ -90,3 +94,85 @@ def test_records_since_survives_trimming():
         assert [r.index for r in new] == [before]
         seen.extend(new)
     assert [r.index for r in seen] == list(range(100))
+
+
+# -- steady hits are filed after their call (see Probe._settle) ------------------------------
+def test_steady_hit_records_are_exact_when_read():
+    """A steady hit's record is made after its call returns; what a reader sees is the same:
+    every call, in order, each with its own latency."""
+    probe = Probe(jax.jit(lambda x: x * 5))
+    x = jnp.ones(3)
+    walls = []
+    for i in range(50):
+        start = time.perf_counter()
+        probe(x)
+        walls.append((time.perf_counter() - start) * 1e3)
+        assert probe.last.index == i  # last is the call just made, every time
+    records = probe.records
+    assert [r.index for r in records] == list(range(50))
+    assert [r.kind for r in records] == [CallKind.COMPILE] + [CallKind.CACHE_HIT] * 49
+    for record, wall in zip(records[1:], walls[1:], strict=True):
+        assert 0 < record.latency_ms <= wall  # measured inside the call, not after it
+        assert record.card == 0 and record.signature == records[0].signature
+    assert probe.ledger.cards[0].hits == 49
+
+
+def test_unread_steady_hits_stay_bounded():
+    probe = Probe(jax.jit(lambda x: x - 1), max_records=5000)
+    x = jnp.ones(2)
+    most = 0
+    for _ in range(3 * _SETTLE_AT):
+        probe(x)
+        most = max(most, len(probe._unfiled))
+    assert most <= _SETTLE_AT + 1  # filed a batch at a time, never left to grow
+    assert len(probe.records) == 3 * _SETTLE_AT and not probe._unfiled
+    assert [r.index for r in probe.records] == list(range(3 * _SETTLE_AT))
+
+
+def test_hits_and_other_calls_are_filed_in_call_order():
+    probe = Probe(jax.jit(lambda x: x + 2), keep_going=True)
+    for n in (2, 2, 2, 3, 3, 2, 2):  # steady hits before a recompile, then keyed hits
+        probe(jnp.ones(n))
+    kinds = [r.kind.value for r in probe.records]
+    assert (
+        kinds == ["compile", "cache_hit", "cache_hit", "recompile", "cache_hit"] + ["cache_hit"] * 2
+    )
+    assert [r.index for r in probe.records] == list(range(7))
+
+
+def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
+    """Ctrl-C while a steady hit waits for the device: the call is filed as interrupted,
+    not as a hit, and the next call works (no lock left held)."""
+
+    def spin(x, n):
+        return jax.lax.fori_loop(0, n, lambda i, y: jnp.tanh(y @ y), x)
+
+    probe = Probe(jax.jit(spin))
+    x = jnp.eye(256) * 0.5
+    probe(x, 1)  # compiles; n is traced, so the long call below is a steady hit
+
+    def interrupt_once_filed() -> None:
+        # The hit is filed (its head waits for an end time) before the call blocks.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            unfiled = list(probe._unfiled)
+            if unfiled and len(unfiled[-1]) == 4:
+                _thread.interrupt_main()
+                return
+            time.sleep(0.001)
+
+    interrupter = threading.Thread(target=interrupt_once_filed)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            probe(x, 3000)  # runs ~1 s: the interrupt lands while it waits
+    finally:
+        interrupter.join()
+    interrupted = probe.last
+    assert interrupted.index == 1 and interrupted.kind is CallKind.ERROR
+    assert interrupted.error.type == "KeyboardInterrupt"
+    assert probe.ledger.cards[0].hits == 0
+    probe(x, 1)  # the lock is free and the probe still files hits
+    assert probe.last.kind is CallKind.CACHE_HIT and probe.last.index == 2
+    assert probe.ledger.cards[0].hits == 1
+    assert probe.summary().cache_hits == 1 and probe.summary().errors == 1
