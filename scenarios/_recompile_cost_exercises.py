@@ -61,12 +61,21 @@ def timing_without_waiting(lab):
     work = jax.jit(work)
     a = jnp.full((256, 256), 1 / 256, jnp.float32)
     lab.jit(work)(a)  # compile first, so that only running is timed
-    start = time.perf_counter()
-    y = work(a)  # returns once the work is queued
-    lab.note("timer_ms", (time.perf_counter() - start) * 1e3)
-    lab.note("ready_when_timer_stopped", y.is_ready())
-    y.block_until_ready()
-    lab.note("real_ms", (time.perf_counter() - start) * 1e3)
+    # Up to three tries: on a busy machine this thread can be paused for longer than the
+    # work takes, so that one try finds it done. One try that finds it still running
+    # settles it.
+    for _ in range(3):
+        start = time.perf_counter()
+        y = work(a)  # returns once the work is queued
+        timer_ms = (time.perf_counter() - start) * 1e3
+        ready = y.is_ready()
+        y.block_until_ready()
+        real_ms = (time.perf_counter() - start) * 1e3
+        if not ready:
+            break
+    lab.note("timer_ms", timer_ms)
+    lab.note("ready_when_timer_stopped", ready)
+    lab.note("real_ms", real_ms)
 
 
 def _settle_block(ev: Evidence) -> Answer:

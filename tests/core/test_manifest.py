@@ -29,11 +29,17 @@ def test_listing_needs_no_jax_and_takes_milliseconds() -> None:
         "items = listed()\n"
         "print(len(items), 'jax' in sys.modules, time.perf_counter() - t)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    count, jax_loaded, seconds = out.stdout.split()
-    assert int(count) == len(discovery.listings()) >= 7
-    assert jax_loaded == "False"
-    assert float(seconds) < 0.5  # JAX alone takes longer than this to import
+    timings = []
+    # The fastest of three fresh processes: a stall on a loaded machine is not the listing's.
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        count, jax_loaded, seconds = out.stdout.split()
+        assert int(count) == len(discovery.listings()) >= 7
+        assert jax_loaded == "False"
+        timings.append(float(seconds))
+    assert min(timings) < 0.5, timings  # JAX alone takes longer than this to import
 
 
 def test_a_changed_file_waits_for_discovery(tmp_path: Path, monkeypatch) -> None:

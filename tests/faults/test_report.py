@@ -169,9 +169,11 @@ def test_the_page_holds_header_ledger_reasons_and_buckets(recording: Path, tmp_p
     buckets = suggest_buckets(dim.distinct, 2)  # 6 sizes: a third of them
     assert f"BUCKETS = ({', '.join(map(str, buckets))})" in page
     assert "batch = pad_to(batch, size, axis=0)" in page
-    # Time lost compiling, as the summary reckons it.
+    # Time lost compiling, as the summary reckons it: in seconds from 1000 ms on, which six
+    # real compiles can reach on a loaded machine.
     total = sum(c.record.trace_ms + c.record.lower_ms + c.record.compile_ms for c in compiles)
-    assert any(f"{total:.0f} ms" in " ".join(row) for row in overview["rows"])
+    shown = f"{total / 1000:.2f} s" if total >= 1000 else f"{total:.0f} ms"
+    assert any(shown in " ".join(row) for row in overview["rows"]), (shown, overview["rows"])
 
 
 def _escaped(text: str) -> str:

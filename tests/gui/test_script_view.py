@@ -200,6 +200,9 @@ def test_scripts_are_made_on_the_executor_and_the_gui_keeps_painting(qtbot, make
     script_window = window.scripts.open(card)
     opened_ms = (time.perf_counter() - start) * 1e3
     qtbot.wait(200)
+    # The loop turns while the executor is held: ten ticks, however long a loaded machine
+    # takes to give them (a fixed wait gets fewer ticks the busier the machine).
+    qtbot.waitUntil(lambda: len(ticks) >= 10, timeout=20_000)  # the gate holds for 30 s
     assert script_window.view.script is None  # queued on the executor, not made here
     assert "executor" in script_window.view.summary.text()
     assert len(window.worker.pending_jobs()) == 1
@@ -208,9 +211,11 @@ def test_scripts_are_made_on_the_executor_and_the_gui_keeps_painting(qtbot, make
     timer.stop()
     # Opening returned at once, not when the gated executor (held up to 30 s) got to it.
     assert opened_ms < 5000, opened_ms
-    # The GUI loop kept turning while the executor was busy.
+    # The GUI loop kept turning while the executor was busy: no gap near the 30 s the gated
+    # executor would have held a loop that waited for it. 2 s, not less: a loaded machine
+    # stalls the whole process for hundreds of milliseconds now and then.
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert len(ticks) >= 10 and max(gaps) < 0.5, max(gaps, default=None)
+    assert max(gaps) < 2.0, max(gaps)
     assert script_window.view.script.figures.equations >= 3 * 64
     # Cached per card: opening it again asks the executor for nothing.
     tokens = window.worker._next_token
