@@ -563,9 +563,13 @@ class Probe:
                                 self._settle()
             if self.block and error is None:
                 try:
-                    result.block_until_ready()
-                except AttributeError:  # a pytree of results, or a Python scalar
-                    jax.block_until_ready(result)
+                    # No AttributeError raised and caught on every call of a function that
+                    # returns a pytree (a training step): after the wait, it would run cold.
+                    wait = getattr(result, "block_until_ready", None)
+                    if wait is not None:
+                        wait()
+                    else:  # a pytree of results, or a Python scalar
+                        jax.block_until_ready(result)
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
                     plain = False
