@@ -303,8 +303,14 @@ class Probe:
         made warm costs a fraction of that (benchmarks/probe_overhead.py).
         """
         unfiled = self._unfiled
-        while unfiled and len(unfiled[0]) == 5:
-            self._file_steady(unfiled.popleft())
+        waiting = []  # calls still in flight (or cut short on their way out): left unfiled
+        while unfiled:
+            head = unfiled.popleft()
+            if len(head) == 5:
+                self._file_steady(head)
+            else:
+                waiting.append(head)
+        unfiled.extend(waiting)
 
     def _file_steady(self, head: list[Any]) -> CallRecord | None:
         """The record of a steady hit whose call has returned (lock held). Lean: it runs on
@@ -580,11 +586,16 @@ class Probe:
             plain = False
         finally:
             end = _clock()
+            if plain and head is not None:
+                head.append(end)  # all a steady hit does after its wait: _settle files it
             if capture:  # after the block: jax.debug.print runs while the device computes
-                _unroute_stdout(collector)
+                try:
+                    _unroute_stdout(collector)
+                except BaseException:  # a Ctrl-C raised on entry: sys.stdout must come back
+                    _unroute_stdout(collector)
+                    raise
         if plain:
             if head is not None:
-                head.append(end)  # all a steady hit does after its wait: _settle files it
                 if deferred:
                     return result
                 with self._lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _thread
+import sys
 import threading
 import time
 
@@ -142,7 +143,7 @@ def test_hits_and_other_calls_are_filed_in_call_order():
 
 def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
     """Ctrl-C while a steady hit waits for the device: the call is filed as interrupted,
-    not as a hit, and the next call works (no lock left held)."""
+    not as a hit, sys.stdout is the user's again, and the next call works (no lock held)."""
 
     def spin(x, n):
         return jax.lax.fori_loop(0, n, lambda i, y: jnp.tanh(y @ y), x)
@@ -150,6 +151,7 @@ def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
     probe = Probe(jax.jit(spin))
     x = jnp.eye(256) * 0.5
     probe(x, 1)  # compiles; n is traced, so the long call below is a steady hit
+    stdout = sys.stdout
 
     def interrupt_once_filed() -> None:
         # The hit is filed (its head waits for an end time) before the call blocks.
@@ -159,15 +161,16 @@ def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
             if unfiled and len(unfiled[-1]) == 4:
                 _thread.interrupt_main()
                 return
-            time.sleep(0.001)
+            time.sleep(0.0005)
 
     interrupter = threading.Thread(target=interrupt_once_filed)
     interrupter.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            probe(x, 3000)  # runs ~1 s: the interrupt lands while it waits
+            probe(x, 5000)  # runs ~1-2 s: the interrupt lands while it waits
     finally:
         interrupter.join()
+    assert sys.stdout is stdout
     interrupted = probe.last
     assert interrupted.index == 1 and interrupted.kind is CallKind.ERROR
     assert interrupted.error.type == "KeyboardInterrupt"
@@ -176,3 +179,4 @@ def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
     assert probe.last.kind is CallKind.CACHE_HIT and probe.last.index == 2
     assert probe.ledger.cards[0].hits == 1
     assert probe.summary().cache_hits == 1 and probe.summary().errors == 1
+    assert [r.index for r in probe.records] == [0, 1, 2]
