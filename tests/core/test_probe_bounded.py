@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import _thread
+import json
+import os
+import subprocess
 import sys
 import threading
 import time
 
 import jax
 import jax.numpy as jnp
-import pytest
 
 from jitlab import Probe
 from jitlab.core.probe import _SETTLE_AT
@@ -141,42 +142,69 @@ def test_hits_and_other_calls_are_filed_in_call_order():
     assert [r.index for r in probe.records] == list(range(7))
 
 
+# Run in a fresh interpreter: in a worker that ran GUI tests, a finalizer of a leftover Qt
+# object can run on the main thread and swallow the interrupt before the probe sees it.
+_INTERRUPTED_CHILD = """
+import _thread, json, sys, threading, time
+import jax, jax.numpy as jnp
+from jitlab import Probe
+from jitlab.core.records import CallKind
+
+def spin(x, n):
+    return jax.lax.fori_loop(0, n, lambda i, y: jnp.tanh(y @ y), x)
+
+probe = Probe(jax.jit(spin))
+x = jnp.eye(256) * 0.5
+probe(x, 1)  # compiles; n is traced, so the long call below is a steady hit
+stdout = sys.stdout
+
+def interrupt_once_filed():
+    # The hit is filed (its head waits for an end time) before the call blocks.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        unfiled = list(probe._unfiled)
+        if unfiled and len(unfiled[-1]) == 4:
+            _thread.interrupt_main()
+            return
+        time.sleep(0.0005)
+
+interrupter = threading.Thread(target=interrupt_once_filed)
+interrupter.start()
+try:
+    probe(x, 5000)  # runs ~1-2 s: the interrupt lands while it waits
+    raised = None
+except KeyboardInterrupt:
+    raised = "KeyboardInterrupt"
+interrupter.join()
+facts = {"raised": raised, "stdout_back": sys.stdout is stdout}
+last = probe.last
+facts["interrupted"] = [last.index, last.kind.value, last.error and last.error.type]
+facts["hits_after_interrupt"] = probe.ledger.cards[0].hits
+probe(x, 1)  # the lock is free and the probe still files hits
+facts["next"] = [probe.last.index, probe.last.kind.value, probe.ledger.cards[0].hits]
+summary = probe.summary()
+facts["summary"] = [summary.cache_hits, summary.errors]
+facts["indices"] = [r.index for r in probe.records]
+print(json.dumps(facts))
+"""
+
+
 def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
     """Ctrl-C while a steady hit waits for the device: the call is filed as interrupted,
     not as a hit, sys.stdout is the user's again, and the next call works (no lock held)."""
-
-    def spin(x, n):
-        return jax.lax.fori_loop(0, n, lambda i, y: jnp.tanh(y @ y), x)
-
-    probe = Probe(jax.jit(spin))
-    x = jnp.eye(256) * 0.5
-    probe(x, 1)  # compiles; n is traced, so the long call below is a steady hit
-    stdout = sys.stdout
-
-    def interrupt_once_filed() -> None:
-        # The hit is filed (its head waits for an end time) before the call blocks.
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            unfiled = list(probe._unfiled)
-            if unfiled and len(unfiled[-1]) == 4:
-                _thread.interrupt_main()
-                return
-            time.sleep(0.0005)
-
-    interrupter = threading.Thread(target=interrupt_once_filed)
-    interrupter.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            probe(x, 5000)  # runs ~1-2 s: the interrupt lands while it waits
-    finally:
-        interrupter.join()
-    assert sys.stdout is stdout
-    interrupted = probe.last
-    assert interrupted.index == 1 and interrupted.kind is CallKind.ERROR
-    assert interrupted.error.type == "KeyboardInterrupt"
-    assert probe.ledger.cards[0].hits == 0
-    probe(x, 1)  # the lock is free and the probe still files hits
-    assert probe.last.kind is CallKind.CACHE_HIT and probe.last.index == 2
-    assert probe.ledger.cards[0].hits == 1
-    assert probe.summary().cache_hits == 1 and probe.summary().errors == 1
-    assert [r.index for r in probe.records] == [0, 1, 2]
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+    )
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts["raised"] == "KeyboardInterrupt"
+    assert facts["stdout_back"] is True
+    assert facts["interrupted"] == [1, "error", "KeyboardInterrupt"]
+    assert facts["hits_after_interrupt"] == 0
+    assert facts["next"] == [2, "cache_hit", 1]
+    assert facts["summary"] == [1, 1]
+    assert facts["indices"] == [0, 1, 2]
