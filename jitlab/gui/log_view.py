@@ -305,9 +305,11 @@ class LogView(QWidget):
                 self.table.setColumnHidden(column, hide)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
             self._fit_columns()
-        return super().eventFilter(watched, event)
+        # Not super().eventFilter (QObject's returns False): while the view is destroyed
+        # its children still send events here, and the half-deleted view would raise.
+        return False
 
     def bind(self, state: RunState) -> None:
         """Follow a run model: one row per served call, inserted at most every ``FLUSH_MS``

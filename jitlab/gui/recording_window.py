@@ -686,7 +686,9 @@ class RecordingWindow(QMainWindow):
                     tip = self._function_tip(s, lane)
                     QToolTip.showText(event.globalPos(), tip, self.picker)  # type: ignore[attr-defined]
                     return True
-        return super().eventFilter(watched, event)
+        # Not super().eventFilter (QObject's returns False): while the window is destroyed
+        # its children still send events here, and the half-deleted window would raise.
+        return False
 
     def row_tip(self, row: int) -> str:
         """The tip a picker row shows (tests read this)."""

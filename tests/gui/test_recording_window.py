@@ -308,3 +308,18 @@ def test_reopens_at_the_size_it_was_closed_at(
     again = open_window(recording)
     # Qt fits a restored window to the screen: the offscreen test screen is 800x600.
     assert again.height() == 500
+
+
+def test_events_during_destruction_do_not_raise(qtbot, settings, recording: Path) -> None:
+    """While a window is destroyed its children still send events to its filter; the
+    half-deleted window must not raise (it did, from a finalizer, in a later test)."""
+    import shiboken6
+    from PySide6.QtCore import QEvent
+
+    window = RecordingWindow(recording, follow=False, settings=settings)  # deleted below
+    viewport = window.picker.viewport()
+    log = window.log
+    shiboken6.delete(window)
+    assert not shiboken6.isValid(window)
+    assert window.eventFilter(viewport, QEvent(QEvent.Type.Hide)) is False
+    assert log.eventFilter(viewport, QEvent(QEvent.Type.Hide)) is False
