@@ -606,21 +606,56 @@ class Probe:
                 return result
             else:
                 record = self._keyed_hit((end - start) * 1e3, args, kwargs)
-        else:
-            if head is not None:  # filed as a hit before the device failed: take it back
-                self._take_back(head, card)
-            # Taken from the spares until filed: a callback may call this probe again.
-            self._spares.collector = None
-            record = self._record(
-                collector,
-                (end - start) * 1e3,
-                args,
-                kwargs,
-                error,
-                None if head is None else head[0],
-            )
-            collector.reset()
-            self._spares.collector = collector
+            if self.on_record is not None:
+                self.on_record(record)
+            return result
+        if head is not None:  # filed as a hit before the device failed: take it back
+            self._take_back(head, card)
+        index = None if head is None else head[0]
+        return self._file_call(collector, (end - start) * 1e3, args, kwargs, error, result, index)
+
+    def counted_call(self, *args: Any, **kwargs: Any) -> Any:
+        """``__call__`` for a probe whose hits are only counted, with no output captured and
+        no wait (a watch): a hit costs a thread-local set and two counts. Anything else is
+        filed as ``__call__`` files it."""
+        if getattr(_tls, "collector", None) is not None:
+            return self._inlined(args, kwargs)
+        collector = getattr(self._spares, "collector", None)
+        if collector is None or not collector.quiet or collector.trace_name is not self._trace_name:
+            collector = self._spare()
+        _tls.collector = collector  # JAX's compile events during the call are ours
+        error: Exception | None = None
+        result = None
+        start = _clock()
+        try:
+            result = self._fn(*args, **kwargs)
+        except Exception as exc:
+            error = exc
+        finally:
+            _tls.collector = None
+        if error is None and collector.quiet and not _disable_jit.value:
+            next(self._unrecorded)  # lock-free counts, folded in by _fold
+            next(self._unrecorded_ledger)
+            return result
+        latency_ms = (_clock() - start) * 1e3
+        return self._file_call(collector, latency_ms, args, kwargs, error, result, None)
+
+    def _file_call(
+        self,
+        collector: monitor.CallCollector,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: BaseException | None,
+        result: Any,
+        index: int | None,
+    ) -> Any:
+        """File a call that compiled, failed or ran eagerly, and end it as the call would."""
+        # Taken from the spares until filed: a callback may call this probe again.
+        self._spares.collector = None
+        record = self._record(collector, latency_ms, args, kwargs, error, index)
+        collector.reset()
+        self._spares.collector = collector
         if self.on_record is not None:
             self.on_record(record)
         if error is not None and not (self.keep_going and isinstance(error, Exception)):

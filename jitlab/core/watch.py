@@ -212,10 +212,11 @@ class WatchedFunction:
             ledger=site.ledger,
             generation=generation,
         )
+        self._counted_call = self._probe.counted_call  # bound once: called on every step
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _recorders:
-            return self._probe(*args, **kwargs)
+            return self._counted_call(*args, **kwargs)
         return self._jitted(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …

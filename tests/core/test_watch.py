@@ -318,3 +318,35 @@ def test_a_script_that_raises_still_leaves_its_recording_and_summary(tmp_path: P
     assert "jitlab watch" in done.stderr  # the summary table still comes
     recording, _ = read_recording(tmp_path / "boom.jsonl")
     assert recording.ended and [c.record.kind for c in recording.calls] == ["compile"]
+
+
+def test_a_watched_call_that_fails_or_is_interrupted_leaves_the_next_counted():
+    """A watched hit is only counted (the least it can cost); a call that fails while
+    tracing is filed and raised, one interrupted while tracing (a Ctrl-C) leaves nothing
+    behind on the thread, and the calls after both are counted as they should be."""
+    interrupt = {"now": False}
+    with watch() as recorder:
+
+        @jax.jit
+        def interrupted_step(x):
+            if interrupt["now"]:
+                raise KeyboardInterrupt  # as a Ctrl-C landing while JAX traces
+            return x * 2
+
+        interrupted_step(jnp.ones(2))
+        interrupted_step(jnp.ones(2))  # a hit
+        with pytest.raises(TypeError):
+            interrupted_step("not an array")  # fails while JAX checks the arguments
+        interrupt["now"] = True
+        with pytest.raises(KeyboardInterrupt):
+            interrupted_step(jnp.ones(5))  # a new shape: traces, and is interrupted
+        interrupt["now"] = False
+        interrupted_step(
+            jnp.ones(2)
+        )  # hits again, counted (not taken for a call inlined in a trace)
+        interrupted_step(jnp.ones(3))  # and a real recompile is still seen as one
+        (stats,) = [s for s in recorder.stats.values() if s.name == "interrupted_step"]
+        kinds = [c.record.kind.value for c in recorder.calls if c.record.function == stats.name]
+    assert stats.hits == 2
+    # the interrupted call is not filed (a Ctrl-C ends the call before anything is known)
+    assert kinds == ["compile", "error", "recompile"]
