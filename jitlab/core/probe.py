@@ -313,25 +313,16 @@ class Probe:
         unfiled.extend(waiting)
 
     def _file_steady(self, head: list[Any]) -> CallRecord | None:
-        """The record of a steady hit whose call has returned (lock held). Lean: it runs on
-        every hit (``_newest`` and the common case of ``_keep``, inlined)."""
+        """The record of a steady hit whose call has returned (lock held)."""
         index, signature, card, start, end = head
         if end is None:  # the device failed after dispatch: filed as an error instead
             return None
         latency_ms = (end - start) * 1e3
         fields = (index, self.name, _HIT, latency_ms, 0.0, 0.0, 0.0, signature, card)
         record = _new_record(CallRecord, (*fields, *_RECORD_TAIL))
-        last = self._last
-        if last is None or last.index < index:
-            self._last = record
+        self._newest(record)
         if self.keep_records:
-            records = self._records
-            if records and records[-1].index > index:
-                self._keep(record)  # another thread's later call was filed first
-            else:
-                records.append(record)
-                if len(records) > self._cap:
-                    self._trim()
+            self._keep(record)
         return record
 
     def _newest(self, record: CallRecord) -> None:
