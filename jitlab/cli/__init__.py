@@ -10,17 +10,20 @@ Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail
+from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail, language_in, set_language
 
 __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 
 # In the order `jitlab --help` lists them. (Inside this file the submodules `list` and `open`
 # become package attributes that shadow the builtins: neither builtin is used here.)
+LANG_HELP = "interface language: en (default) or zh (tables, summaries, errors, the report)"
+
 COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "report", "quiz")
 
 
@@ -37,10 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--autoplay", action="store_true", help="play the scenario's demo hands-free"
     )
-    parser.add_argument("--lang", choices=("en", "zh"), help="interface language")
+    parser.add_argument("--lang", choices=("en", "zh"), help=LANG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=UsageParser)
     for name in COMMANDS:
-        _command(name).add_parser(commands)
+        command = _command(name).add_parser(commands)
+        # `jitlab report --lang zh …` as well as `jitlab --lang zh report …`; SUPPRESS keeps a
+        # --lang given to the main command. (quiz has its own: the conflict is suppressed.)
+        with contextlib.suppress(argparse.ArgumentError):
+            command.add_argument(
+                "--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help=LANG_HELP
+            )
     return parser
 
 
@@ -57,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
+    # The language first, from the raw arguments: argparse's own errors are said in it.
+    set_language(language_in(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
+    set_language(getattr(args, "lang", None))  # English unless --lang says otherwise
     if args.command in ("watch", "open", "diff", "summary", "report"):
         # watch: the user's program keeps its own devices; the others never import JAX.
         return _command(args.command).run(args)
