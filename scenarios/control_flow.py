@@ -21,7 +21,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -703,6 +703,18 @@ class ControlFlow(Scenario):
         Text(
             "A traced upper bound makes a while loop: one program for every steps value.",
             "上界是追踪值时会生成 while 循环：所有 steps 取值共用一个程序。",
+        ),
+    )
+
+    # The verdicts: lax.cond fails no call; scan's program stays small (issue 21).
+    comparisons = (
+        Comparison(Measure.ERRORS, tuple({"x": x} for x in (3.0, -2.0, 0.5))),
+        Comparison(
+            Measure.PROGRAM_SIZE,
+            tuple({"steps": s} for s in (8, 16, 32, 64)),
+            "unrolled-loop",
+            "scan",
+            facts=("graph_equations", "graph_equations"),
         ),
     )
 

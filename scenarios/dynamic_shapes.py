@@ -20,7 +20,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     AnswerKind,
     Exercise,
@@ -640,6 +640,37 @@ class DynamicShapes(Scenario):
         Text(
             "size= fixes the output shape; missing entries are filled with -1.",
             "size= 固定了输出形状；不足的位置用 -1 填充。",
+        ),
+    )
+
+    # The verdicts: the fix compiles fewer times on the same calls (issue 21).
+    comparisons = (
+        Comparison(
+            Measure.COMPILES,
+            tuple({"batch_size": n} for n in (5, 8, 13, 16, 7, 29, 32, 8, 12)),
+            note=Text(
+                "Once per bucket: buckets 8, 16 and 32 hold all nine sizes. The question's "
+                "sizes 8, 8, 16, 8, 32, 8 are already buckets (powers of two): on those the "
+                "fix compiles as often as the pitfall.",
+                "每个桶编译一次：8、16、32 三个桶装下了全部九种大小。题目里的 8、8、16、8、"
+                "32、8 本身就是桶"
+                "（2 的幂）：在那组大小上，修复版和陷阱版编译的次数一样多。",
+            ),
+        ),
+        Comparison(
+            Measure.COMPILES,
+            tuple({"batch_size": 32, "dataset_size": 100} for _ in range(6)),
+            "last-batch-raw",
+            "last-batch-pad",
+        ),
+        Comparison(
+            Measure.COMPILES,
+            tuple({"seq_len": n} for n in (13, 17, 21, 30, 33, 40, 64, 9)),
+            "sequences-raw",
+            "sequences-bucket",
+        ),
+        Comparison(
+            Measure.ERRORS, tuple({"batch_size": 8} for _ in range(3)), "nonzero", "nonzero-size"
         ),
     )
 

@@ -25,7 +25,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -414,6 +414,11 @@ class ErrorDebugging(Scenario):
         ),
         Text("n is known while tracing", "追踪时已知 n"),
         Text("static: one compile per distinct n", "静态：每个不同的 n 编译一次"),
+    )
+
+    # The verdict: every broken function fails, every fixed one runs (issue 21).
+    comparisons = (
+        Comparison(Measure.ERRORS, tuple({"error": e} for e in ERRORS for _ in range(2))),
     )
 
     def setup(self, lab: Lab, variant: str):

@@ -36,7 +36,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 
 if __package__:  # discovered: the exercises live in a sibling module (this file is long)
     from ._recompile_cost_exercises import EXERCISES
@@ -512,6 +512,30 @@ class RecompileCost(Scenario):
         Text(
             "Runs in a new spawned Python process: a cold start, except for the disk cache.",
             "在新启动的 Python 进程中运行：除了磁盘缓存，一切都是冷启动。",
+        ),
+    )
+
+    # The verdicts: stable signatures compile once; a warm-up leaves no request waiting.
+    comparisons = (
+        Comparison(
+            Measure.COMPILES,
+            tuple(
+                {"mistake": m}
+                for m in ("weak-type", "dtype-drift", "new-lambda", "dict-keys")
+                for _ in range(3)
+            ),
+        ),
+        Comparison(
+            Measure.COMPILES,
+            tuple({"batch_size": n} for n in (8, 8, 1, 32, 8, 1)),
+            "cold-start",
+            "aot-warmup",
+            note=Text(
+                "The warm-up compiled sizes 1, 8 and 32 at start-up, before the first "
+                "request: no request waited for a compile.",
+                "预热在启动时、第一个请求到来之前就编译好了 1、8、32 三种大小：没有哪个请求"
+                "需要等编译。",
+            ),
         ),
     )
 

@@ -27,7 +27,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -419,6 +419,26 @@ class Sharding(Scenario):
         Text("a layout not seen before compiles again, silently", "没见过的布局会悄悄地再编译一次"),
         Text("always rows over devices", "始终按行分到各设备"),
         Text("one layout, one compile", "一种布局，一次编译"),
+    )
+
+    # The verdict: one fixed sharding compiles once, whatever the loader's layout (issue 21).
+    comparisons = (
+        Comparison(
+            Measure.COMPILES,
+            tuple(
+                {"layout": layout}
+                for layout in (
+                    "rows",
+                    "rows",
+                    "features",
+                    "rows",
+                    "replicated",
+                    "rows",
+                    "single",
+                    "rows",
+                )
+            ),
+        ),
     )
 
     def setup(self, lab: Lab, variant: str):

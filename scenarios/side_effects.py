@@ -17,7 +17,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -603,6 +603,15 @@ class SideEffects(Scenario):
             "scale 是参数：一个被追踪的值，程序每次运行都会重新读取。",
         ),
         Text("pass the setting in: no stale constant", "把设置作为参数传进去：就不会有过期的常量"),
+    )
+
+    # The verdict: the fix's print and count happen on every call (issue 21).
+    comparisons = (
+        Comparison(
+            Measure.OUTPUT,
+            tuple({"length": 4, "scale": s} for s in (1.0, 2.0, 3.0, 4.0, 5.0)),
+            facts=("counter", "count"),
+        ),
     )
 
     def setup(self, lab: Lab, variant: str):

@@ -19,7 +19,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, ScriptLesson
+from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     CLAIM,
     Answer,
@@ -475,6 +475,27 @@ class StaticArgs(Scenario):
             "改成可哈希的：一个 Python float（系数元组也是一样）。",
         ),
         Text("every distinct value compiles a new program", "每个不同的值都会编译一个新程序"),
+    )
+
+    # The verdicts: the fix fails no call; a float kept traced compiles once (issue 21).
+    comparisons = (
+        Comparison(
+            Measure.ERRORS,
+            tuple({"n": n, "scale": 1.0} for n in (3, 4, 3, 2, 4)),
+            note=Text(
+                "With n static the fix compiles once per distinct n: 3, 4 and 2.",
+                "n 设为静态后，修复版每个不同的 n 编译一次：3、4、2。",
+            ),
+        ),
+        Comparison(
+            Measure.COMPILES,
+            tuple({"n": 3, "scale": s} for s in (1.0, 1.5, 2.0, 2.5, 3.0)),
+            "static-explosion",
+            "fix",
+        ),
+        Comparison(
+            Measure.ERRORS, tuple({"n": 3, "scale": s} for s in (2.0, 3.0)), "static-array", "fix"
+        ),
     )
 
     def setup(self, lab: Lab, variant: str):

@@ -32,7 +32,9 @@ __all__ = [
     "CardRef",
     "Chapter",
     "ChapterLike",
+    "Comparison",
     "Lesson",
+    "Measure",
     "Param",
     "Pitfall",
     "Scenario",
@@ -226,6 +228,39 @@ class AutoplayStep:
     note: Text | None = None  # what a presenter would say at this beat
 
 
+class Measure(enum.StrEnum):
+    """What a lesson's fix changes, and so what its verdict counts."""
+
+    COMPILES = "compiles"  # calls that compiled (fewer is better)
+    ERRORS = "errors"  # calls that raised (fewer is better)
+    OUTPUT = "output"  # calls whose side effect happened (printed, counted): more is better
+    PROGRAM_SIZE = "program_size"  # equations in the traced program (fewer is better)
+    LATENCY = "latency"  # time of a cached call, only where the lesson is about latency
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The lesson's verdict as data: two variants, one call sequence, one measure.
+
+    ``calls`` are the parameter overrides of each call, the same for both variants, chosen
+    so the pitfall visibly hurts. ``facts`` names what the measure reads from each variant's
+    ``facts()`` (pitfall's key, fix's key): for ``OUTPUT`` the counter whose final value
+    shows whether the side effect happened on every call; for ``PROGRAM_SIZE`` the size of
+    the traced program. ``note`` is said after the verdict: what the sequence shows.
+    """
+
+    measure: Measure
+    calls: tuple[Mapping[str, Any], ...]
+    pitfall: str = "pitfall"
+    fix: str = "fix"
+    note: Text | None = None
+    facts: tuple[str, str] | tuple[()] = ()
+
+    @property
+    def variants(self) -> tuple[str, str]:
+        return (self.pitfall, self.fix)
+
+
 Step = Callable[[Mapping[str, Any]], Any]
 
 
@@ -258,6 +293,9 @@ class Scenario:
     code_comments: ClassVar[tuple[Text, ...]] = ()
     # What reading the compiled scripts teaches here, and which cards to compare (optional).
     scripts: ClassVar[ScriptLesson | None] = None
+    # What each lesson's fix changes, measured on one call sequence (the first: pitfall and
+    # fix; more for the other faces of the pitfall). None declared: compiles, on the demo.
+    comparisons: ClassVar[tuple[Comparison, ...]] = ()
     _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -308,6 +346,20 @@ class Scenario:
     @classmethod
     def variant_ids(cls) -> tuple[str, ...]:
         return tuple(v.id for v in cls.variants)
+
+    @classmethod
+    def comparison(cls, variant: str | None = None) -> Comparison:
+        """The comparison that holds ``variant`` (default: the pitfall and the fix's)."""
+        for c in cls.comparisons:
+            if (variant is None and c.variants == ("pitfall", "fix")) or variant in c.variants:
+                return c
+        if variant is None and cls.comparisons:
+            return cls.comparisons[0]
+        pitfall, fix = ("pitfall", "fix")
+        if variant not in (None, "pitfall", "fix"):
+            pitfall, fix = variant, "fix"  # an undeclared face: measured against the fix
+        calls = tuple(dict(b.params) for b in cls.autoplay if b.variant in (None, "pitfall", "fix"))
+        return Comparison(Measure.COMPILES, calls or ({},), pitfall, fix)
 
 
 REQUIRED = ("id", "chapter", "title", "lesson", "question", "variants")
@@ -380,6 +432,7 @@ def validate(cls: Any) -> list[str]:
     if "pitfall" not in ids or "fix" not in ids:
         problems.append("variants must include 'pitfall' and 'fix'")
     problems += _script_lesson_problems(cls, ids)
+    problems += _comparison_problems(cls, ids)
     for p in cls.params:
         try:
             p.check(p.default)
@@ -448,6 +501,33 @@ def _script_lesson_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[s
                 problems.append(f"scripts.compare names unknown parameter {name!r}")
             except ValueError as exc:
                 problems.append(f"scripts.compare: {exc}")
+    return problems
+
+
+def _comparison_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[str]:
+    comparisons = getattr(cls, "comparisons", ())
+    if not isinstance(comparisons, tuple):
+        return ["comparisons must be a tuple of Comparison"]
+    problems = []
+    for c in comparisons:
+        if not isinstance(c, Comparison):
+            problems.append(f"comparisons holds {c!r}, not a Comparison")
+            continue
+        if not isinstance(c.measure, Measure):
+            problems.append(f"comparison measure must be a Measure, not {c.measure!r}")
+        unknown = [v for v in c.variants if v not in ids]
+        if unknown:
+            problems.append(f"comparison names unknown variants {unknown}")
+        if not c.calls:
+            problems.append("a comparison needs at least one call")
+        for call in c.calls:
+            for name, value in dict(call).items():
+                try:
+                    cls.param(name).check(value)
+                except KeyError:
+                    problems.append(f"comparison names unknown parameter {name!r}")
+                except ValueError as exc:
+                    problems.append(f"comparison: {exc}")
     return problems
 
 
