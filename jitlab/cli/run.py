@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, language, say
+from jitlab.core import messages
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -53,24 +54,30 @@ def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
         name, sep, values = spec.partition("=")
         name = name.strip()
         if not sep or not values.strip():
-            fail(f"--param expects NAME=V1,V2,..., got {spec!r}")
+            fail(say("usage.param_form", spec=repr(spec)))
         if name in sequences:
-            fail(f"--param {name} is given twice; give all its values once: {name}=V1,V2,...")
+            fail(say("usage.param_twice", name=name))
         try:
             param = scenario.param(name)
         except KeyError:
-            names = ", ".join(p.name for p in scenario.params) or "none"
-            fail(f"unknown parameter {name!r} for {scenario.id}; valid parameters: {names}")
-        try:
-            sequences[name] = [param.parse(v) for v in values.split(",")]
-        except ValueError as exc:
-            fail(str(exc))
+            names = ", ".join(p.name for p in scenario.params) or say("usage.none")
+            fail(say("usage.param_unknown", name=repr(name), scenario=scenario.id, valid=names))
+        parsed = []
+        for v in values.split(","):
+            try:
+                parsed.append(param.parse(v))
+            except ValueError as exc:
+                if language() == "en":
+                    fail(str(exc))  # the parameter's own words
+                allowed = messages.allowed_values(param, language())
+                fail(say("usage.param_value", name=name, allowed=allowed, value=repr(v.strip())))
+        sequences[name] = parsed
     if not sequences:
         return []
     length = max(len(v) for v in sequences.values())
     for name, values in sequences.items():
         if len(values) not in (1, length):
-            fail(f"--param {name} has {len(values)} values; give 1 or {length}")
+            fail(say("usage.param_lengths", name=name, n=len(values), length=length))
     return [
         {name: values[i if len(values) > 1 else 0] for name, values in sequences.items()}
         for i in range(length)
@@ -86,12 +93,25 @@ def run(args: argparse.Namespace) -> int:
     if scenario is None:
         broken = {e.name: e.error for e in entries if not e.ok}
         if args.scenario in broken:
-            fail(f"scenario {args.scenario!r} is broken: {broken[args.scenario]}")
-        fail(f"unknown scenario {args.scenario!r}; valid scenarios: {', '.join(available)}")
-    if args.variant not in scenario.variant_ids():
+            fail(
+                say(
+                    "usage.scenario_broken",
+                    scenario=repr(args.scenario),
+                    error=broken[args.scenario],
+                )
+            )
         fail(
-            f"unknown variant {args.variant!r} for {scenario.id}; "
-            f"valid variants: {', '.join(scenario.variant_ids())}"
+            say("usage.scenario_unknown", scenario=repr(args.scenario), valid=", ".join(available))
+        )
+    if args.variant not in scenario.variant_ids():
+        valid = ", ".join(scenario.variant_ids())
+        fail(
+            say(
+                "usage.variant_unknown",
+                variant=repr(args.variant),
+                scenario=scenario.id,
+                valid=valid,
+            )
         )
     calls = parse_sequences(scenario, args.param)
     if not calls:
@@ -118,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             elif args.script:
                 _print_scripts(run, _until(stop, calls), args.script)
             else:
-                _print_table(run, _until(stop, calls), getattr(args, "lang", None) or "en")
+                _print_table(run, _until(stop, calls), language())
         except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
             stop.set()
     # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
@@ -143,7 +163,7 @@ def _first_ctrl_c_stops_between_calls() -> Iterator[threading.Event]:
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        print("jitlab: stopping after this call (Ctrl-C again to stop now)", file=sys.stderr)
+        print(say("run.stopping"), file=sys.stderr)
 
     try:
         previous = signal.signal(signal.SIGINT, on_sigint)
@@ -175,20 +195,28 @@ def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None
     """One line per call; under each compile, the part of its script (plain text: grep it)."""
     for overrides in calls:
         record = run.step(overrides)
-        params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
-        head = f"# call {record.index} ({params}): {record.kind.value}"
+        params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or say("run.defaults")
+        head = say("run.script_call", index=record.index, params=params, kind=record.kind.value)
         if record.card is not None:
-            head += f", card {record.card}"
+            head += say("run.script_card", card=record.card)
         if record.error:
             head += f" ({record.error.type})"
         print(head, flush=True)
         script = _script_of(run, record)
         if script is None:
             continue
-        print(f"## {part} of {script.function} card {script.card}: {script.signature}")
+        print(
+            say(
+                "run.script_head",
+                part=part,
+                function=script.function,
+                card=script.card,
+                signature=script.signature,
+            )
+        )
         print(script.text(part))
         for note in script.notes:
-            print(f"## note: {note}")
+            print(say("run.script_note", note=note))
         print(flush=True)
 
 
@@ -221,17 +249,17 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
     table = Table(title=f"{run.scenario_cls.id} · {run.variant}")
     for column, justify in (
         ("#", "right"),
-        ("params", "left"),
-        ("kind", "left"),
-        ("latency ms", "right"),
-        ("trace", "right"),
-        ("lower", "right"),
-        ("compile", "right"),
-        ("why / output", "left"),
+        ("col.params", "left"),
+        ("col.kind", "left"),
+        ("col.latency_ms", "right"),
+        ("col.trace", "right"),
+        ("col.lower", "right"),
+        ("col.compile", "right"),
+        ("col.why_output", "left"),
     ):
-        last = column == "why / output"
+        last = column == "col.why_output"
         table.add_column(
-            column,
+            column if column == "#" else messages.say(column, lang),
             justify=justify,  # type: ignore[arg-type]
             overflow="fold",
             no_wrap=not last,
@@ -252,6 +280,8 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
         for overrides in calls:
             record = run.step(overrides)
             kind = record.kind.value
+            # English shows the kind as the JSON names it; Chinese, by its name.
+            kind_text = kind if lang == "en" else messages.kind_name(kind, lang)
             # Reasons are data; words in the user's language (jitlab --lang zh run …).
             note = reason_text(record.reason, lang)
             if record.error:
@@ -268,8 +298,9 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
                 note += "\n[dim]" + escape(facts) + "[/dim]"
             table.add_row(
                 str(record.index),
-                ", ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults",
-                f"[{_KIND_STYLE[kind]}]{kind}[/]",
+                ", ".join(f"{k}={v}" for k, v in overrides.items())
+                or messages.say("run.defaults", lang),
+                f"[{_KIND_STYLE[kind]}]{kind_text}[/]",
                 f"{record.latency_ms:.3f}",
                 f"{record.trace_ms:.1f}",
                 f"{record.lower_ms:.1f}",
@@ -281,14 +312,26 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
 
 def _print_summary(run: Any, interrupted: bool) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
     console = Console(width=None if sys.stdout.isatty() else 120)
     console.print()  # Live leaves the cursor on the table's last line when piped
     if interrupted:
-        console.print("[yellow]interrupted (Ctrl-C): the calls made so far[/yellow]")
-    s = run.summary()
-    console.print(
-        f"{s.calls} calls: {s.compiles} compile, {s.recompiles} recompile, "
-        f"{s.cache_hits} cache hit, {s.persistent_hits} persistent hit, {s.errors} error · "
-        f"hit rate {s.hit_rate:.0%} · time lost to compiling {s.time_lost_ms:.1f} ms"
+        console.print(f"[yellow]{escape(say('run.interrupted'))}[/yellow]")
+    console.print(escape(summary_line(run.summary(), language())))
+
+
+def summary_line(s: Any, lang: str) -> str:
+    """A run's counts in one line, each noun in the number it has."""
+    return messages.say(
+        "run.summary",
+        lang,
+        calls=messages.say("n.calls", lang, n=s.calls),
+        compiles=messages.say("n.first_compiles", lang, n=s.compiles),
+        recompiles=messages.say("n.recompiles", lang, n=s.recompiles),
+        hits=messages.say("n.cache_hits", lang, n=s.cache_hits),
+        persistent=messages.say("n.persistent_hits", lang, n=s.persistent_hits),
+        errors=messages.say("n.errors", lang, n=s.errors),
+        rate=f"{s.hit_rate:.0%}",
+        ms=f"{s.time_lost_ms:.1f}",
     )

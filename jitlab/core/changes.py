@@ -88,7 +88,8 @@ def render(change: Change, lang: str = "en") -> str:
 def reason_text(reason: Reason | None, lang: str = "en") -> str:
     if reason is None:
         return ""
-    return "; ".join(render(change, lang) for change in reason.items)
+    separator = "；" if lang == "zh" else "; "  # full-width in Chinese
+    return separator.join(render(change, lang) for change in reason.items)
 
 
 def _en(c: Change) -> str:
