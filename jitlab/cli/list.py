@@ -12,24 +12,36 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace | None = None) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._usage import language, say
     from jitlab.core.discovery import discover
+    from jitlab.core.messages import allowed_values
 
-    table = Table(title="jitlab scenarios", show_lines=True)
-    for column in ("scenario", "pitfall", "variants", "parameters"):
-        table.add_column(column, overflow="fold")
+    lang = language()
+    table = Table(title=say("list.title"), show_lines=True)
+    for column in ("col.scenario", "col.pitfall", "col.variants", "col.parameters"):
+        table.add_column(say(column), overflow="fold")
     for entry in discover():
         if entry.scenario is None:
-            table.add_row(f"[red]{entry.name}[/red]", "[red]broken[/red]", "", entry.error or "")
+            table.add_row(
+                f"[red]{escape(entry.name)}[/red]",
+                f"[red]{say('list.broken')}[/red]",
+                "",
+                escape(entry.error or ""),
+            )
             continue
         cls = entry.scenario
-        params = "\n".join(f"{p.name}={p.default} ({p.describe()})" for p in cls.params)
+        params = "\n".join(
+            say("list.param", name=p.name, default=p.default, allowed=allowed_values(p, lang))
+            for p in cls.params
+        )
         table.add_row(
-            f"{cls.id}\n[dim]{cls.title.en}[/dim]",
-            cls.pitfall.title.en,
+            f"{cls.id}\n[dim]{escape(cls.title.get(lang))}[/dim]",
+            escape(cls.pitfall.title.get(lang)),
             ", ".join(cls.variant_ids()),
-            params or "-",
+            escape(params) or "-",
         )
     Console(soft_wrap=False).print(table)
     return 0

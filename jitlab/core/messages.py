@@ -132,6 +132,7 @@ CATALOGUE: dict[str, Message] = {
     # -- jitlab list --------------------------------------------------------------------
     "list.title": _M("jitlab scenarios", "jitlab 场景"),
     "list.broken": _M("broken", "已损坏"),
+    "list.param": _M("{name}={default} ({allowed})", "{name}={default}（{allowed}）"),
     # -- jitlab run ---------------------------------------------------------------------
     "run.defaults": _M("defaults", "默认值"),
     "run.interrupted": _M(
@@ -307,12 +308,12 @@ CATALOGUE: dict[str, Message] = {
     ),
     "usage.none": _M("none", "无"),
     "usage.param_value": _M(
-        "{name} must be {allowed}, not {value}", "{name} 应为{allowed}，而不是 {value}"
+        "{name} must be {allowed}, not {value}", "{name} 的取值应为：{allowed}，而不是 {value}"
     ),
-    "allowed.choices": _M("one of {choices}", " {choices} 之一"),
-    "allowed.bool": _M("true or false", " true 或 false"),
-    "allowed.int_range": _M("an integer in {lo}…{hi}", " {lo}…{hi} 之间的整数"),
-    "allowed.number_range": _M("a number in {lo}…{hi}", " {lo}…{hi} 之间的数"),
+    "allowed.choices": _M("one of {choices}", "{choices} 之一"),
+    "allowed.bool": _M("true or false", "true 或 false"),
+    "allowed.int_range": _M("an integer in {lo}…{hi}", "{lo}…{hi} 之间的整数"),
+    "allowed.number_range": _M("a number in {lo}…{hi}", "{lo}…{hi} 之间的数"),
     "allowed.int": _M("an integer", "整数"),
     "allowed.finite": _M("a finite number", "有限的数"),
     "usage.param_lengths": _M(
@@ -589,7 +590,8 @@ def divergence_text(d: Any, lang: str) -> str:
 
 
 def allowed_values(param: Any, lang: str) -> str:
-    """What a scenario parameter (a ``spec.Param``) accepts, as ``Param.describe`` says it."""
+    """What a scenario parameter (a ``spec.Param``) accepts, as ``Param.describe`` says it
+    in English."""
     if param.choices:
         return say("allowed.choices", lang, choices=listing(param.choices, lang))
     if param.type is bool:
