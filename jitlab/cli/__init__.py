@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `jitlab run … --json | head`: the reader left, nothing to say
         sys.stderr.close()
         return 0
+    finally:  # main() called in a process that goes on (tests): back to the default
+        set_language(None)
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

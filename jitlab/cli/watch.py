@@ -122,37 +122,50 @@ def run(args: argparse.Namespace) -> int:
 
 def print_watch_summary(path: str) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._usage import language, say
+    from jitlab.core import messages
+    from jitlab.core.changes import render
     from jitlab.core.recording import read_recording, summarize
 
     recording, _ = read_recording(path)
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
-    table = Table(title=f"jitlab watch · {path}")
+    table = Table(title=escape(say("watch.title", path=path)))
     for column, justify in (
-        ("function", "left"),
-        ("compiles", "right"),
-        ("recompiles", "right"),
-        ("hits", "right"),
-        ("ms compiling", "right"),
-        ("signatures", "right"),
-        ("what differed", "left"),
+        ("col.function", "left"),
+        ("col.compiles", "right"),
+        ("col.recompiles", "right"),
+        ("col.hits", "right"),
+        ("col.ms_compiling", "right"),
+        ("col.signatures", "right"),
+        ("col.what_differed", "left"),
     ):
-        last = column == "what differed"
+        last = column == "col.what_differed"
         table.add_column(
-            column,
+            say(column),
             justify=justify,  # type: ignore[arg-type]
             overflow="fold",
-            no_wrap=not last and column != "function",
+            no_wrap=not last and column != "col.function",
             ratio=1 if last else None,
         )
+    # The summary counts each change by its English words; the same changes in the
+    # command's language, from the recorded changes themselves.
+    words = {}
+    if language() != "en":
+        for call in recording.calls:
+            for change in call.record.reason.items if call.record.reason else ():
+                words[render(change, "en")] = render(change, language())
     for s in summarize(recording):
-        where = f"\n[dim]{s.defined_at}[/dim]" if s.defined_at else ""
+        where = f"\n[dim]{escape(s.defined_at)}[/dim]" if s.defined_at else ""
         if s.internal:
-            where = "\n[dim]eager op (JAX's own kernel)[/dim]"
-        differed = "\n".join(f"{change} ×{n}" for change, n in s.changes.most_common(4))
+            where = f"\n[dim]{escape(say('watch.eager_op'))}[/dim]"
+        differed = "\n".join(
+            escape(f"{words.get(change, change)} ×{n}") for change, n in s.changes.most_common(4)
+        )
         table.add_row(
-            f"{s.function}{where}",
+            f"{escape(s.function)}{where}",
             str(s.executables),  # the recording window's "compiles": the same count
             str(s.recompiles),
             "-" if s.hits is None else str(s.hits),
@@ -161,9 +174,11 @@ def print_watch_summary(path: str) -> None:
             differed,
         )
     console.print(table)
-    skipped = f"; {recording.skipped}" if recording.skipped else ""
-    scripts = ""
+    rest = ""
     if recording.scripts:
         made = sum(1 for s in recording.scripts.values() if s.script is not None)
-        scripts = f", {made} scripts"
-    console.print(f"recording: {path} ({len(recording.calls)} compile lines{scripts}{skipped})")
+        rest += say("sep") + say("n.scripts", n=made)
+    if recording.bad_lines:
+        rest += say("sep.semi") + messages.skipped_lines(recording.bad_lines, language())
+    lines = say("n.compile_lines", n=len(recording.calls))
+    console.print(escape(say("watch.recording", path=path, lines=lines, rest=rest)))
