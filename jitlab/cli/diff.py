@@ -7,7 +7,7 @@ import math
 import sys
 from typing import Any
 
-from jitlab.cli._usage import read_recording_or_fail
+from jitlab.cli._usage import language, read_recording_or_fail, say
 
 REGRESSION = 1  # exit status when the new run exceeds the tolerances
 
@@ -48,7 +48,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def _count(text: str) -> int:
     if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {text!r}")
+        raise argparse.ArgumentTypeError(say("diff.bad_count", text=repr(text)))
     return int(text)
 
 
@@ -56,9 +56,9 @@ def _ms(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected milliseconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(say("diff.bad_ms", text=repr(text))) from None
     if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number ≥ 0, got {text!r}")
+        raise argparse.ArgumentTypeError(say("diff.bad_finite", text=repr(text)))
     return value
 
 
@@ -88,39 +88,84 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.core.messages import skipped_lines
+
     console = Console(width=None if sys.stdout.isatty() else 120)
-    table = Table(title=f"jitlab diff · {args.base} → {args.new}")
-    table.add_column("function", overflow="fold")
-    table.add_column("compiles", justify="right", no_wrap=True)
-    table.add_column("ms compiling", justify="right", no_wrap=True)
-    table.add_column("signatures added / gone", overflow="fold", ratio=1)
+    table = Table(title=escape(say("diff.title", base=args.base, new=args.new)))
+    table.add_column(say("col.function"), overflow="fold")
+    table.add_column(say("col.compiles"), justify="right", no_wrap=True)
+    table.add_column(say("col.ms_compiling"), justify="right", no_wrap=True)
+    table.add_column(say("col.signatures_changed"), overflow="fold", ratio=1)
     colours = {"more": "red", "new": "red", "fewer": "green", "gone": "green", "same": "dim"}
     for f in diff.functions:
         colour = colours[f.status]
         where = f"\n[dim]{escape(f.defined_at)}[/dim]" if f.defined_at else ""
-        delta = f" ([{colour}]{f.extra_compiles:+d}[/{colour}])" if f.extra_compiles else ""
+        opening, closing = ("（", "）") if language() == "zh" else (" (", ")")
+        delta = f"[{colour}]{f.extra_compiles:+d}[/{colour}]"
+        delta = f"{opening}{delta}{closing}" if f.extra_compiles else ""
         changes = [f"[red]+ {escape(s)}[/red]" for s in f.added[:6]]
         changes += [f"[green]- {escape(s)}[/green]" for s in f.gone[:6]]
         more = len(f.added) + len(f.gone) - len(changes)
         if more > 0:
-            changes.append(f"[dim]… {more} more[/dim]")
+            changes.append(f"[dim]{escape(say('n.more', n=more))}[/dim]")
+        status = f.status if language() == "en" else say(f"diff.{f.status}")
         table.add_row(
-            f"{escape(f.function)} [{colour}]{f.status}[/{colour}]{where}",
+            f"{escape(f.function)} [{colour}]{status}[/{colour}]{where}",
             f"{f.base_compiles} → {f.new_compiles}{delta}",
             f"{f.base_ms:.1f} → {f.new_ms:.1f}",
             "\n".join(changes) or "-",
         )
     console.print(table)
-    totals = (
-        f"compiles {diff.base_compiles} → {diff.new_compiles}, "
-        f"ms compiling {diff.base_ms:.1f} → {diff.new_ms:.1f}"
+    totals = say(
+        "diff.totals",
+        base=diff.base_compiles,
+        new=diff.new_compiles,
+        base_ms=f"{diff.base_ms:.1f}",
+        new_ms=f"{diff.new_ms:.1f}",
     )
-    for name, recording in (("base", base), ("new", new)):
+    colon = "：" if language() == "zh" else ": "
+    for name, recording in (("diff.base", base), ("diff.new_run", new)):
         if recording.bad_lines:
-            console.print(f"[yellow]{name}: {recording.skipped}[/yellow]")
+            skipped = skipped_lines(recording.bad_lines, language())
+            console.print(f"[yellow]{escape(say(name) + colon + skipped)}[/yellow]")
     if problems:
-        console.print(f"[bold red]regression[/bold red]: {totals}")
-        for problem in problems:
+        console.print(f"[bold red]{say('diff.regression')}[/bold red]{colon}{escape(totals)}")
+        for problem in _in_language(problems, diff, args):
             console.print(f"  [red]{escape(problem)}[/red]")
     else:
-        console.print(f"[green]ok[/green]: {totals}")
+        console.print(f"[green]{say('diff.ok')}[/green]{colon}{escape(totals)}")
+
+
+def _in_language(problems: list[str], diff: Any, args: argparse.Namespace) -> list[str]:
+    """The regressions :meth:`~jitlab.core.compare.Diff.regressions` found, in the command's
+    language (English: its own words; else said again from the same counts)."""
+    if language() == "en":
+        return problems
+    found = []
+    extra = diff.new_compiles - diff.base_compiles
+    if extra > args.max_extra_compiles:
+        worse = [
+            f"{f.function} +{f.extra_compiles}" for f in diff.functions if f.extra_compiles > 0
+        ]
+        found.append(
+            say(
+                "diff.extra_compiles",
+                n=extra,
+                new=diff.new_compiles,
+                base=diff.base_compiles,
+                allowed=args.max_extra_compiles,
+                worse=", ".join(worse),
+            )
+        )
+    extra_ms = diff.new_ms - diff.base_ms
+    if args.max_extra_compile_ms is not None and extra_ms > args.max_extra_compile_ms:
+        found.append(
+            say(
+                "diff.extra_ms",
+                ms=f"{extra_ms:.1f}",
+                new=f"{diff.new_ms:.1f}",
+                base=f"{diff.base_ms:.1f}",
+                allowed=f"{args.max_extra_compile_ms:g}",
+            )
+        )
+    return found
