@@ -68,12 +68,23 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._usage import language
+    from jitlab.core import messages
+
     console = Console(width=None if sys.stdout.isatty() else 120)
-    table = Table(title=f"jitlab summary · {len(merged.processes)} processes")
-    table.add_column("function", overflow="fold")
-    table.add_column("process", justify="right", no_wrap=True)
-    for column in ("compiles", "recompiles", "hits", "ms compiling", "signatures"):
-        table.add_column(column, justify="right", no_wrap=True)
+    lang = language()
+    processes = messages.say("n.processes", lang, n=len(merged.processes))
+    table = Table(title=escape(messages.say("summary.title", lang, processes=processes)))
+    table.add_column(messages.say("col.function", lang), overflow="fold")
+    table.add_column(messages.say("col.process", lang), justify="right", no_wrap=True)
+    for column in (
+        "col.compiles",
+        "col.recompiles",
+        "col.hits",
+        "col.ms_compiling",
+        "col.signatures",
+    ):
+        table.add_column(messages.say(column, lang), justify="right", no_wrap=True)
     diverged = {(d.function, d.defined_at) for d in merged.divergences}
     for f in merged.functions:
         colour = "red" if (f.function, f.defined_at) in diverged else "default"
@@ -89,11 +100,16 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     console.print(table)
     for index, recording in indexed:
         if recording.bad_lines:
-            console.print(f"[yellow]process {index}: {recording.skipped}[/yellow]")
+            skipped = messages.skipped_lines(recording.bad_lines, lang)
+            line = messages.say("summary.process_skipped", lang, index=index, skipped=skipped)
+            console.print(f"[yellow]{escape(line)}[/yellow]")
+    colon = "：" if lang == "zh" else ":"
     if merged.divergences:
-        noun = "divergence" if len(merged.divergences) == 1 else "divergences"
-        console.print(f"[bold red]{len(merged.divergences)} {noun}[/bold red]:")
+        count = messages.say("n.divergences", lang, n=len(merged.divergences))
+        console.print(f"[bold red]{count}[/bold red]{colon}")
         for d in merged.divergences:
-            console.print(f"  [red]{escape(d.message)}[/red]")
+            console.print(f"  [red]{escape(messages.divergence_text(d, lang))}[/red]")
     else:
-        console.print("[green]ok[/green]: every process compiled the same programs")
+        same = messages.say("summary.same", lang)
+        colon = "：" if lang == "zh" else ": "
+        console.print(f"[green]{messages.say('diff.ok', lang)}[/green]{colon}{escape(same)}")

@@ -200,7 +200,7 @@ CATALOGUE: dict[str, Message] = {
     "summary.same": _M("every process compiled the same programs", "每个进程编译的程序都相同"),
     "div.signature": _M(
         "{who} compiled {function} for {signature}; {others} did not",
-        "{who}为 {signature} 编译了 {function}，{others}没有",
+        "{who} 为 {signature} 编译了 {function}，{others} 没有",
     ),
     "div.fields": _M(" (differs in {fields})", "（不同之处：{fields}）"),
     "div.counts": _M(
@@ -532,6 +532,22 @@ CATALOGUE: dict[str, Message] = {
     "change.jax_explained": _M("JAX's own explanation", "JAX 自己的解释"),
     "change.recorded": _M("words from an older recording", "旧记录里的原话"),
     "change.unknown": _M("jitlab cannot tell", "jitlab 无法判断"),
+    # the watch and the probe, on stderr
+    "listeners_cleared": _M(
+        "jitlab: the program removed jitlab's JAX listeners "
+        "(jax.monitoring.clear_event_listeners()); registered again. Compiles in between "
+        "were not seen: counts are a lower bound, and a compile budget fails.",
+        "jitlab：程序移除了 jitlab 的 JAX 监听器（jax.monitoring.clear_event_listeners()），"
+        "已重新注册。其间的编译没有被看到：计数只是下限，编译预算判为失败。",
+    ),
+    "budget.blinded": _M(
+        "the compile budget could not see: jitlab's JAX listeners were removed during the "
+        "block (jax.monitoring.clear_event_listeners()), so compiles may have gone uncounted "
+        "({n} counted, the budget allows {max}).",
+        "编译预算看不见：块运行期间 jitlab 的 JAX 监听器被移除了"
+        "（jax.monitoring.clear_event_listeners()），编译可能没有被计入"
+        "（计入 {n} 次，预算允许 {max} 次）。",
+    ),
 }
 
 
