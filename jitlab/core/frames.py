@@ -267,10 +267,10 @@ def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
             spec = info.spec if info else None
         else:
             jit_info = call[0]
-            spec = signature.StaticSpec(
+            spec = signature.StaticSpec.for_function(
                 getattr(jit_info, "static_argnums", ()) or (),
                 getattr(jit_info, "static_argnames", ()) or (),
-                wrappers._parameters(fun),
+                fun,
             )
         return signature.describe(spec, 0, call[1], call[2]) if spec is not None else None
     except Exception:  # no signature rather than a wrong one

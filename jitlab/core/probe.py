@@ -11,6 +11,7 @@ import operator
 import sys
 import threading
 import time
+import types
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -237,6 +238,13 @@ class Probe:
                 for gone in [k for k, probes in _sharing.items() if not probes]:
                     del _sharing[gone]
             _sharing.setdefault(self._cache_id, weakref.WeakSet()).add(self)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """``@Probe`` on a method binds like ``@jax.jit`` does: ``m.fwd(x)`` calls this
+        probe with ``(m, x)`` — one probe, one ledger for every instance."""
+        if instance is None:
+            return self
+        return types.MethodType(self, instance)
 
     @property
     def function(self) -> Callable[..., Any]:

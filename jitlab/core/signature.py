@@ -17,19 +17,33 @@ from jitlab.core.records import Change, LeafSpec, Signature
 
 
 class StaticSpec:
-    """Which arguments of a jitted function are static, and the names of its parameters."""
+    """Which arguments of a jitted function are static, and the names of its parameters.
+
+    Arguments are named as Python binds them (and as JAX's own explanations name them):
+    ``rest[0]`` for the first value caught by ``*rest``, ``kwargs['y']`` for a keyword
+    caught by ``**kwargs``, ``args[3]`` past the end of a signature without ``*args``.
+    """
 
     def __init__(
         self,
         static_argnums: Sequence[int] = (),
         static_argnames: Sequence[str] = (),
         parameters: Sequence[str] = (),
+        *,
+        positional: int | None = None,
+        var_positional: str | None = None,
+        var_keyword: str | None = None,
     ) -> None:
         self.parameters = tuple(parameters)
+        # The parameters a positional argument can fill (all of them when not told).
+        self.positional = len(self.parameters) if positional is None else positional
+        self.var_positional = var_positional
+        self.var_keyword = var_keyword
+        self._named = frozenset(self.parameters) - {var_positional, var_keyword}
         nums = {i for i in static_argnums}
         names = set(static_argnames)
         # jit treats a static position and its parameter name as the same argument.
-        for i, name in enumerate(self.parameters):
+        for i, name in enumerate(self.parameters[: self.positional]):
             if name in names:
                 nums.add(i)
             if i in nums:
@@ -40,19 +54,34 @@ class StaticSpec:
     @classmethod
     def of(cls, jitted: Any, fun: Any) -> StaticSpec:
         info = _jax.jit_info(jitted)  # private, so read defensively
-        try:
-            parameters = tuple(inspect.signature(fun).parameters)
-        except (TypeError, ValueError):
-            parameters = ()
-        return cls(
+        return cls.for_function(
             getattr(info, "static_argnums", ()) or (),
             getattr(info, "static_argnames", ()) or (),
-            parameters,
+            fun,
         )
+
+    @classmethod
+    def for_function(
+        cls, static_argnums: Sequence[int], static_argnames: Sequence[str], fun: Any
+    ) -> StaticSpec:
+        """The split of ``fun``'s arguments, its parameters read from its signature."""
+        return cls(static_argnums, static_argnames, **parameter_layout(fun))
 
     @property
     def empty(self) -> bool:
         return not self.argnums and not self.argnames
+
+    def positional_name(self, i: int) -> str:
+        if i < self.positional:
+            return self.parameters[i]
+        if self.var_positional is not None:
+            return f"{self.var_positional}[{i - self.positional}]"
+        return f"args[{i}]"
+
+    def keyword_name(self, name: str) -> str:
+        if self.var_keyword is not None and name not in self._named:
+            return f"{self.var_keyword}[{name!r}]"
+        return name
 
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -61,11 +90,36 @@ class StaticSpec:
         traced: list[tuple[str, Any]] = []
         static: list[tuple[str, Any]] = []
         for i, value in enumerate(args):
-            name = self.parameters[i] if i < len(self.parameters) else f"args[{i}]"
-            (static if i in self.argnums else traced).append((name, value))
+            (static if i in self.argnums else traced).append((self.positional_name(i), value))
         for name, value in kwargs.items():
-            (static if name in self.argnames else traced).append((name, value))
+            side = static if name in self.argnames else traced
+            side.append((self.keyword_name(name), value))
         return traced, static
+
+
+def parameter_layout(fun: Any) -> dict[str, Any]:
+    """``fun``'s parameter names, how many a positional argument can fill, and the names
+    of its ``*args`` and ``**kwargs`` parameters (StaticSpec's keyword arguments)."""
+    try:
+        parameters = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return {"parameters": ()}
+    kind = inspect.Parameter
+    var_positional = var_keyword = None
+    positional = 0
+    for p in parameters:
+        if p.kind in (kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD):
+            positional += 1
+        elif p.kind is kind.VAR_POSITIONAL:
+            var_positional = p.name
+        elif p.kind is kind.VAR_KEYWORD:
+            var_keyword = p.name
+    return {
+        "parameters": tuple(p.name for p in parameters),
+        "positional": positional,
+        "var_positional": var_positional,
+        "var_keyword": var_keyword,
+    }
 
 
 def leaf_key(leaf: Any) -> Hashable:
@@ -198,11 +252,57 @@ def diff(
     for path, before in old_leaves.items():
         if path not in new_leaves:
             changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
+    changes = _regrown(changes, new.leaves, old.leaves)
     if new.tree != old.tree and not changes:
         changes.append(Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree))
     changes += _static_changes(new, old, key_statics(new_key), key_statics(old_key))
     changes += _keyword_changes(new, old, key_keywords(new_key), key_keywords(old_key))
     return changes
+
+
+def _regrown(
+    changes: list[Change], new: Sequence[LeafSpec], old: Sequence[LeafSpec]
+) -> list[Change]:
+    """An argument whose leaves are new and gone at once (``args[1]`` a leaf before, a
+    tuple now) changed its pytree structure there: one change at that argument, as JAX's
+    ``different input pytree … at input path`` says, not a new and a gone argument."""
+    grown = [c.path for c in changes if c.kind is ChangeKind.NEW_ARGUMENT]
+    gone = [c.path for c in changes if c.kind is ChangeKind.ARGUMENT_GONE]
+    if not grown or not gone:
+        return changes
+    roots = set()
+    for a in grown:
+        for b in gone:
+            if _under(a, b):
+                roots.add(b)
+            elif _under(b, a):
+                roots.add(a)
+    if not roots:
+        return changes
+    kept = [
+        c
+        for c in changes
+        if c.kind not in (ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE)
+        or not any(c.path == r or _under(c.path, r) for r in roots)
+    ]
+    for root in sorted(roots):
+        before, after = _subtree_text(old, root), _subtree_text(new, root)
+        kept.append(Change(ChangeKind.TREE_STRUCTURE, root, before, after))
+    return kept
+
+
+def _under(path: str, root: str) -> bool:
+    return path.startswith(root) and path[len(root) : len(root) + 1] in ("[", ".")
+
+
+def _subtree_text(leaves: Sequence[LeafSpec], root: str, limit: int = 60) -> str:
+    parts = [
+        f"{leaf.path[len(root) :]}: {leaf.type_text}" if leaf.path != root else leaf.type_text
+        for leaf in leaves
+        if leaf.path == root or _under(leaf.path, root)
+    ]
+    text = ", ".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _static_changes(

@@ -35,7 +35,7 @@ import numpy as np
 from jitlab.core import _jax, frames
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import Change
-from jitlab.core.signature import StaticSpec
+from jitlab.core.signature import StaticSpec, parameter_layout
 
 JAX_JIT = "jax.jit"
 NNX_JIT = "flax.nnx.jit"
@@ -144,12 +144,20 @@ def recognise(fn: Any) -> Jitted | None:
         argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         argnames = getattr(fn, "static_argnames", ()) or ()
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
-        spec = StaticSpec(argnums, argnames, _parameters(user))
+        spec = StaticSpec.for_function(argnums, argnames, user)
         return Jitted(NNX_JIT, fn, user, _fun_name(inner), spec)
     if _is_pmap(fn):
         # pmap runs as jit(shard_map(_fun)): JAX's events are named after its inner _fun.
         user = getattr(fn, "__wrapped__", None)
-        return Jitted(PMAP, fn, user, _jax.PMAP_TRACE_NAME, StaticSpec((), (), _parameters(user)))
+        spec = StaticSpec.for_function((), (), user)
+        return Jitted(PMAP, fn, user, _jax.PMAP_TRACE_NAME, spec)
+    if inspect.ismethod(fn) and _is_pjit(fn.__func__):
+        # A jax.jit method bound to an instance (``m.fwd``): jit sees ``self`` first, with
+        # its static_argnums counted from it. Named and split as jit sees the call.
+        inner = recognise(fn.__func__)
+        if inner is not None and inner.kind == JAX_JIT:
+            spec = BoundSpec(inner.spec, fn.__self__)
+            return Jitted(JAX_JIT, fn, inner.function, inner.trace_name, spec)
     if _is_pjit(fn):
         fun = getattr(fn, "__wrapped__", fn)
         if _is_eqx_inner(fun):
@@ -261,6 +269,25 @@ class EqxInnerSpec(StaticSpec):
         return self._spec(fun).split(user_args, user_kwargs)
 
 
+class BoundSpec(StaticSpec):
+    """The argument split of a jitted method bound to an instance: the instance is the
+    call's first argument (``self``, static or traced as the jit's options say)."""
+
+    def __init__(self, spec: StaticSpec, instance: Any) -> None:
+        self.__dict__.update(spec.__dict__)
+        self._spec = spec
+        self._instance = instance
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        return self._spec.split((self._instance, *args), kwargs)
+
+
 class NnxInnerSpec(StaticSpec):
     """nnx.jit's inner ``jax.jit(JitFn)`` seen by a watch: back to the user's arguments.
 
@@ -271,7 +298,7 @@ class NnxInnerSpec(StaticSpec):
 
     def __init__(self, fun: Any) -> None:
         self._fun = fun
-        super().__init__((), (), _parameters(fun))
+        super().__init__((), (), **parameter_layout(fun))
         self._user: StaticSpec | None = None
 
     @property
@@ -289,7 +316,9 @@ class NnxInnerSpec(StaticSpec):
                 if isinstance(call_args, tuple) and isinstance(call_kwargs, dict):
                     if self._user is None:
                         info = recognise(owner)
-                        self._user = info.spec if info else StaticSpec((), (), self.parameters)
+                        self._user = (
+                            info.spec if info else StaticSpec.for_function((), (), self._fun)
+                        )
                     return self._user.split(call_args, call_kwargs)
             frame = frame.f_back
         return super().split(args, kwargs)
