@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from jitlab.cli._usage import UsageParser, fail
+from jitlab.cli._usage import UsageParser, fail, language_in, set_language
+from jitlab.core import messages
 from jitlab.core.records import dumps_strict
 
 if TYPE_CHECKING:
@@ -89,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    set_language(language_in(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
+    set_language(getattr(args, "lang", None))
     # The sharding exercises need several devices; XLA reads this only before it starts.
     from jitlab.core.devices import simulate_cpu_devices
 
@@ -104,26 +107,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 # -- dispatch -------------------------------------------------------------------------------
 def run(args: argparse.Namespace) -> int:
     """Run ``jitlab quiz`` with parsed arguments; usage errors exit with status 2."""
-    language = getattr(args, "lang", None) or "en"
+    language = messages.language_of(getattr(args, "lang", None))
+    set_language(language)  # `python -m jitlab.cli.quiz` as well as `jitlab quiz`
     _check_combinations(args)
     from jitlab.quiz import exercises as catalogue
 
     for problem in catalogue.catalogue().problems:  # a plugin's exercise that was left out
-        print(f"jitlab quiz: {problem} (left out)", file=sys.stderr)
+        print(_say("quiz.left_out", problem=problem), file=sys.stderr)
     if args.scenario is not None and args.scenario not in catalogue.SCENARIOS:
         fail(
-            f"unknown scenario {args.scenario!r}; scenarios with exercises: "
-            f"{', '.join(catalogue.SCENARIOS)}"
+            _say(
+                "quiz.err.scenario",
+                scenario=repr(args.scenario),
+                valid=", ".join(catalogue.SCENARIOS),
+            )
         )
     for exercise_id in args.exercise:
         if exercise_id not in catalogue.BY_ID:
             fail(
-                f"unknown exercise {exercise_id!r}; valid exercises: "
-                f"{', '.join(catalogue.BY_ID)} (see `jitlab quiz --list`)"
+                _say(
+                    "quiz.err.exercise",
+                    exercise=repr(exercise_id),
+                    valid=", ".join(catalogue.BY_ID),
+                )
             )
     selected = _select(args, catalogue.EXERCISES)
     if not selected:
-        fail("no exercise matches --exercise and --scenario together")
+        fail(_say("quiz.err.no_match"))
     if args.gui:
         from jitlab.gui.quiz_view import open_quiz
 
@@ -147,20 +157,20 @@ def _check_combinations(args: argparse.Namespace) -> None:
     if args.interview is not None:
         modes.append("interview")
     if len(modes) > 1:
-        fail(f"choose one of --list, --solve and --interview, not {' and '.join(modes)}")
+        fail(_say("quiz.err.modes", modes=" / ".join(f"--{m}" for m in modes)))
     if args.answer and modes and modes[0] != "interview":
-        fail(f"--answer does not apply to --{modes[0]}")
+        fail(_say("quiz.err.answer_mode", mode=modes[0]))
     if args.interview is not None and (args.exercise or args.scenario):
-        fail("--interview draws from all exercises: drop --exercise/--scenario")
+        fail(_say("quiz.err.interview_select"))
     if args.interview is None and (args.seed is not None or args.seconds is not None):
-        fail("--seed and --seconds apply to --interview only")
+        fail(_say("quiz.err.seed_seconds"))
     # float() takes "nan" and "inf": NaN slips past `<= 0`, and inf is no time limit at all.
     if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
-        fail(f"--seconds must be positive and finite, not {args.seconds:g}")
+        fail(_say("quiz.err.seconds", value=f"{args.seconds:g}"))
     if args.json and not modes and not args.answer:
-        fail("--json needs --answer (one per question), --solve or --list")
+        fail(_say("quiz.err.json"))
     if args.json and modes == ["interview"] and not args.answer:
-        fail("--json needs --answer (one per question)")
+        fail(_say("quiz.err.json_interview"))
 
 
 def _select(args: argparse.Namespace, every: Sequence[Exercise]) -> list[Exercise]:
@@ -172,7 +182,7 @@ def _select(args: argparse.Namespace, every: Sequence[Exercise]) -> list[Exercis
 
 def _parse_answers(answers: list[str], questions: Sequence[Exercise]) -> list[int | str]:
     if len(answers) != len(questions):
-        fail(f"got {len(answers)} --answer for {len(questions)} question(s); give one each")
+        fail(_say("quiz.err.answers", got=len(answers), n=len(questions)))
     parsed = []
     for exercise, text in zip(questions, answers, strict=True):
         try:
@@ -207,7 +217,7 @@ def _interview(args: argparse.Namespace, view: _View, pool: Sequence[Exercise]) 
     try:
         interview = Interview(args.interview, seed=args.seed, seconds=seconds, pool=pool)
     except ValueError as exc:
-        fail(f"--interview: {exc}")
+        fail(_say("quiz.err.interview", error=exc))
     given = _parse_answers(args.answer, interview.questions) if args.answer else None
     view.interview_start(interview)
     while not interview.done:
@@ -227,6 +237,12 @@ def _interview(args: argparse.Namespace, view: _View, pool: Sequence[Exercise]) 
 
 
 _STOP: Any = object()  # the user left (end of input, or "q")
+
+
+def _say(key: str, /, **fields: Any) -> str:
+    from jitlab.cli._usage import say
+
+    return say(key, **fields)
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -278,60 +294,6 @@ def play_command(exercise: Exercise) -> str:
     return f"jitlab run {exercise.scenario}{variant}"
 
 
-_WORDS = {
-    "en": {
-        "exercise": "Exercise",
-        "question": "Question",
-        "claim": "Claim",
-        "prompt_number": "Your prediction (a whole number)",
-        "prompt_choice": "Your prediction (a letter)",
-        "prompt_error": "Your prediction (an exception name, a letter, or none)",
-        "right": "✓ Right.",
-        "close": "✓ Right — precisely, it is",
-        "wrong": "✗ Not this time.",
-        "late": "⏱ Too late: not scored",
-        "run_says": "The run says",
-        "skipped": "Skipped",
-        "broken": "The run broke",
-        "play": "Play with it",
-        "score": "Score",
-        "review": "To review",
-        "nothing": "Nothing to review: well done.",
-        "stopped": "Stopped",
-        "seconds_left": "s left",
-        "answer": "answer",
-        "quit": "(q to stop)",
-        "lab": "# lab.jit is jax.jit with jitlab's probe around it; lab.note keeps a value",
-        "you": "You predicted",
-    },
-    "zh": {
-        "exercise": "练习",
-        "question": "题目",
-        "claim": "说法",
-        "prompt_number": "你的预测（一个整数）",
-        "prompt_choice": "你的预测（一个字母）",
-        "prompt_error": "你的预测（异常名、字母或 none）",
-        "right": "✓ 答对了。",
-        "close": "✓ 答对了——确切地说是",
-        "wrong": "✗ 这次没猜中。",
-        "late": "⏱ 超时：不计分",
-        "run_says": "实际运行结果",
-        "skipped": "已跳过",
-        "broken": "运行出了意外",
-        "play": "动手试试",
-        "score": "得分",
-        "review": "需要复习",
-        "nothing": "没有需要复习的，干得好。",
-        "stopped": "已停止",
-        "seconds_left": " 秒",
-        "answer": "答案",
-        "quit": "（输入 q 退出）",
-        "lab": "# lab.jit 就是套上 jitlab 探针的 jax.jit；lab.note 记下一个值",
-        "you": "你的预测",
-    },
-}
-
-
 class _View:
     """Text (rich) or JSON lines for every step of the quiz."""
 
@@ -340,11 +302,14 @@ class _View:
 
         self.language = language
         self.as_json = as_json
-        self.words = _WORDS["zh" if language.startswith("zh") else "en"]
+        self.lang = messages.language_of(language)
         self.console: Console = Console(highlight=False)
 
     def _t(self, text: Any) -> str:
         return text.get(self.language)
+
+    def _w(self, key: str, /, **fields: Any) -> str:
+        return messages.say(f"quiz.{key}", self.lang, **fields)
 
     def _emit(self, obj: dict[str, Any]) -> None:
         print(dumps_strict(obj), flush=True)  # strict JSON: NaN and ±inf as null
@@ -360,14 +325,16 @@ class _View:
             for exercise in selected:
                 self._emit(exercise_json(exercise, self.language))
             return 0
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table(title="jitlab quiz", show_lines=False)
-        for column in ("exercise", "scenario", "kind", "title"):
-            table.add_column(column, overflow="fold")
+        for column in ("col.exercise", "col.scenario", "col.kind", "col.title"):
+            table.add_column(messages.say(column, self.lang), overflow="fold")
         for exercise in selected:
             kind = "misconception" if exercise.misconception else exercise.kind.value
-            table.add_row(exercise.id, exercise.scenario, kind, self._t(exercise.title))
+            kind = kind if self.lang == "en" else self._w(f"kind.{kind}")
+            table.add_row(exercise.id, exercise.scenario, kind, escape(self._t(exercise.title)))
         self.console.print(table)
         return 0
 
@@ -391,17 +358,17 @@ class _View:
         from rich.rule import Rule
         from rich.syntax import Syntax
 
-        w = self.words
-        head = f"{w['exercise']} {position + 1}/{total} · {exercise.id}"
+        head = f"{self._w('exercise')} {position + 1}/{total} · {exercise.id}"
         if seconds is not None:
-            head += f" · {seconds:g}{w['seconds_left']}"
+            head += f" · {self._w('seconds_left', s=f'{seconds:g}')}"
         self.console.print(Rule(head))
         self._print(self._t(exercise.title), "bold")
         self._print(self._t(exercise.pitfall.title), "dim")
         if exercise.claim is not None:
-            self._print(f"{w['claim']}: “{self._t(exercise.claim)}”", "italic")
+            colon = "：" if self.lang == "zh" else ": "
+            self._print(f"{self._w('claim')}{colon}“{self._t(exercise.claim)}”", "italic")
         if "lab.jit" in exercise.source:
-            self._print(w["lab"], "dim")
+            self._print(self._w("lab"), "dim")
         self.console.print(Syntax(exercise.source, "python", theme="ansi_dark", word_wrap=True))
         self._print(self._t(exercise.question))
         for position_, option in enumerate(exercise.options):
@@ -412,7 +379,6 @@ class _View:
 
         from jitlab.quiz.model import AnswerKind
 
-        w = self.words
         key = {
             AnswerKind.NUMBER: "prompt_number",
             AnswerKind.CHOICE: "prompt_choice",
@@ -421,9 +387,12 @@ class _View:
         while True:
             extra = ""
             if interview is not None:
-                extra = f" [{max(0, round(interview.remaining()))}{w['seconds_left']}]"
+                left = self._w("seconds_left", s=max(0, round(interview.remaining())))
+                extra = f" [{left}]"
+            colon = "：" if self.lang == "zh" else ": "
+            prompt = f"{self._w(key)}{extra} {self._w('quit')}{colon}"
             try:
-                text = self.console.input(escape(f"{w[key]}{extra} {w['quit']}: "))
+                text = self.console.input(escape(prompt))
             except EOFError:
                 return _STOP
             if text.strip().lower() in ("q", "quit", "exit"):
@@ -440,23 +409,22 @@ class _View:
                 obj["elapsed_s"] = round(elapsed, 3)
             self._emit(obj)
             return
-        w = self.words
         answer = verdict.answer
         if verdict.prediction is not None:
-            self._print(f"{w['you']}: {self._label(exercise, verdict.prediction)}")
+            self._print(self._w("you", value=self._label(exercise, verdict.prediction)))
         if verdict.timed_out:
-            self._print(f"{w['late']} ({elapsed or 0:.0f} s).", "yellow")
+            self._print(self._w("late_after", s=f"{elapsed or 0:.0f}"), "yellow")
         elif answer is None:
             pass
         elif verdict.correct and not verdict.exact:
-            self._print(f"{w['close']} {answer.value}.", "green")
+            self._print(self._w("close", value=answer.value), "green")
         elif verdict.correct:
-            self._print(w["right"], "bold green")
+            self._print(self._w("right"), "bold green")
         else:
-            self._print(w["wrong"], "bold red")
+            self._print(self._w("wrong"), "bold red")
         self._outcome(exercise, verdict.outcome)
         self._print(self._t(exercise.explanation))
-        self._print(f"{w['play']}: {play_command(exercise)}", "cyan")
+        self._print(self._w("play", command=play_command(exercise)), "cyan")
         self._print()
 
     def _label(self, exercise: Exercise, value: int | str) -> str:
@@ -468,13 +436,13 @@ class _View:
         return str(value)
 
     def _outcome(self, exercise: Exercise, outcome: Outcome) -> None:
-        w = self.words
         if outcome.skipped is not None:
-            self._print(f"{w['skipped']}: {self._t(outcome.skipped)}", "yellow")
+            self._print(self._w("skipped", why=self._t(outcome.skipped)), "yellow")
         elif outcome.failure is not None:
-            self._print(f"{w['broken']}: {outcome.failure}", "red")
+            self._print(self._w("broken", why=outcome.failure), "red")
         elif outcome.answer is not None:
-            self._print(f"{w['run_says']}: {self._label(exercise, outcome.answer.value)}", "bold")
+            value = self._label(exercise, outcome.answer.value)
+            self._print(self._w("run_says", value=value), "bold")
             self._print(self._t(outcome.answer.detail), "dim")
 
     # -- endings --------------------------------------------------------------------------
@@ -482,31 +450,32 @@ class _View:
         if self.as_json:
             self._emit({"summary": {"score": score, "total": total}})
         else:
-            self._print(f"{self.words['score']}: {score}/{total}", "bold")
+            self._print(self._w("score", score=score, total=total), "bold")
 
     def stopped(self, score: int, answered: int) -> int:
         if not self.as_json:
-            self._print(f"{self.words['stopped']}. {self.words['score']}: {score}/{answered}")
+            self._print(self._w("stopped", score=score, total=answered))
         return 1
 
     def interview_start(self, interview: Interview) -> None:
         if not self.as_json:
             ids = ", ".join(e.id for e in interview.questions)
-            self._print(f"seed {interview.seed}: {ids}", "dim")
+            self._print(self._w("seed", seed=interview.seed, ids=ids), "dim")
 
     def interview_end(self, interview: Interview) -> None:
         if self.as_json:
             self._emit({"interview": interview.to_json(self.language)})
             return
-        w = self.words
-        self._print(f"{w['score']}: {interview.score}/{interview.total}", "bold")
+        self._print(self._w("score", score=interview.score, total=interview.total), "bold")
         review = interview.review()
         if not review:
-            self._print(w["nothing"], "green")
+            self._print(self._w("nothing"), "green")
             return
-        self._print(f"{w['review']}:", "bold")
+        self._print(self._w("review"), "bold")
         for result in review:
-            late = f" ({w['late']})" if result.verdict.timed_out else ""
+            late = ""
+            if result.verdict.timed_out:
+                late = f"（{self._w('late')}）" if self.lang == "zh" else f" ({self._w('late')})"
             self._print(
                 f"  {result.exercise.id} — {self._t(result.exercise.title)}{late} → "
                 f"{play_command(result.exercise)}"
