@@ -4,6 +4,11 @@ Points live in numpy ring buffers and are pushed to pyqtgraph at most once per f
 stream of 100,000 cache hits costs a few array copies per frame, never one redraw per call.
 Every compile, recompile, persistent hit, error and eager call keeps its marker; only cache
 hits are thinned to the newest ``SYMBOL_TAIL`` (the line carries them all).
+
+A failed call has no latency worth plotting (it stopped while tracing): it is marked in a row
+of its own above the plot, with its error's name, never on the latency axis. A labelled
+vertical line marks where each run (a variant switch or a reset) begins, and the shape of a
+point says which variant made it: ● the pitfall, ▲ the fix, ■ any other variant.
 """
 
 from __future__ import annotations
@@ -11,22 +16,57 @@ from __future__ import annotations
 import html
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
-from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.i18n import translate
 from jitlab.gui.model import Change, RunState
 from jitlab.gui.reasons import reason_text
-from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, is_dark, kind_name
+from jitlab.gui.style import (
+    KIND_COLORS,
+    KIND_ORDER,
+    VARIANT_COLORS,
+    format_ms,
+    is_dark,
+    kind_name,
+)
 
 _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
+_ERROR = _KIND_CODE[CallKind.ERROR]
+# Which variant made a point: its shape. Only the fix is drawn as the fix (▲).
+PITFALL, FIX, OTHER = 0, 1, 2
+ROLE_SYMBOLS = {PITFALL: "o", FIX: "t", OTHER: "s"}
+ROLE_NAMES = {PITFALL: "pitfall", FIX: "fix", OTHER: "other"}
+ERROR_ROW_PX = 58  # the failed calls' own row above the plot
+AXIS_W = 64  # both plots' left axes: the same width keeps their call numbers aligned
+RUN_LABELS = 40  # run boundaries labelled, at most (the newest)
+
+
+def variant_role(variant: str | None) -> int:
+    """● for the pitfall, ▲ for the fix, ■ for any other variant (a third face)."""
+    if variant == "fix":
+        return FIX
+    if variant in ("pitfall", "", None):
+        return PITFALL
+    return OTHER
+
+
 # pyqtgraph's default of 5 samples per pixel (x2 for peak's min and max) cost ~4 ms more
 # per frame at 100k calls than one (benchmarks/chart_100k.py), and looks the same.
 LINE_SAMPLES_PER_PX = 1.0
@@ -45,6 +85,7 @@ class RingBuffer:
         self.latency = np.ones(capacity, np.float64)
         self.kind = np.zeros(capacity, np.int8)
         self.fix = np.zeros(capacity, np.bool_)  # made by a non-pitfall variant
+        self.role = np.zeros(capacity, np.int8)  # PITFALL, FIX or OTHER: the point's shape
         self.segment = np.zeros(capacity, np.int32)
         self.record = np.zeros(capacity, np.int64)  # position in RunState.records
         self.size = 0
@@ -54,11 +95,20 @@ class RingBuffer:
         self.size = self.head = 0
 
     def append(
-        self, index: int, local: int, latency: float, kind: int, fix: bool, seg: int, pos: int
+        self,
+        index: int,
+        local: int,
+        latency: float,
+        kind: int,
+        fix: bool,
+        seg: int,
+        pos: int,
+        role: int | None = None,
     ) -> None:
         h = self.head
         self.index[h], self.local[h], self.latency[h] = index, local, max(latency, 1e-4)
         self.kind[h], self.fix[h], self.segment[h], self.record[h] = kind, fix, seg, pos
+        self.role[h] = (FIX if fix else PITFALL) if role is None else role
         self.head = (h + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
@@ -76,10 +126,22 @@ class ChartView(QWidget):
     Clicking a compile or recompile point opens the script of the card it compiled."""
 
     script_requested = Signal(object)  # the CallRecord whose card's script to open
+    next_step = Signal(str)  # "fix": try the fix now; "complete": compare the two
+    show_runs = True  # mark where each run begins (a recording has no runs)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.buffer = RingBuffer()
+        # How a variant is named on a run's line (the window passes the picker's names, which
+        # stay neutral until a variant has run).
+        self.name_of: Callable[[str], str] = lambda variant: variant
+        self._segment_first: dict[int, int] = {}  # segment → call index of its first call
+        self._run_lines: list[pg.InfiniteLine] = []
+        self._runs_key: tuple = ()
+        self._error_labels: list[pg.TextItem] = []
+        self._errors_key: tuple = ()
+        self._error_x = np.zeros(0)
+        self._error_pos = np.zeros(0, np.int64)
         self.records: list[CallRecord] = []
         self.overlay = False
         self._dirty = False
@@ -104,7 +166,23 @@ class ChartView(QWidget):
         item.hideButtons()
         item.vb.disableAutoRange()
         item.vb.sigRangeChangedManually.connect(self._range_changed_by_user)
+        item.getAxis("left").setWidth(AXIS_W)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        # The failed calls' row: the same call axis, no latency axis at all.
+        self.error_plot = pg.PlotWidget(self)
+        self.error_plot.setObjectName("errorRow")
+        self.error_plot.setFixedHeight(ERROR_ROW_PX)
+        erow = self.error_plot.getPlotItem()
+        erow.setMenuEnabled(False)
+        erow.hideButtons()
+        erow.hideAxis("bottom")
+        erow.getAxis("left").setWidth(AXIS_W)
+        erow.getAxis("left").setTicks([[]])
+        erow.vb.setMouseEnabled(x=False, y=False)
+        erow.vb.setYRange(-1.0, 1.6, padding=0)
+        erow.setXLink(item)
+        self.error_plot.scene().sigMouseMoved.connect(self._hover_error)
+        self.error_plot.hide()
         self.follow = True
         self._setting_range = False
         self._range = (0.0, 0.0, 0.0)
@@ -112,8 +190,9 @@ class ChartView(QWidget):
         self.last_refresh_ms = 0.0
         self.lines: dict[bool, pg.PlotDataItem] = {}
         for fix in (False, True):
+            color = VARIANT_COLORS["fix" if fix else "pitfall"]
             line = pg.PlotDataItem(
-                pen=pg.mkPen("#8a8f98", width=1, style=Qt.PenStyle.DashLine if fix else None),
+                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine if fix else None),
                 autoDownsampleFactor=LINE_SAMPLES_PER_PX,
             )
             item.addItem(line)  # (addItem imposes the plot's defaults: configure after it)
@@ -122,21 +201,24 @@ class ChartView(QWidget):
             line.setClipToView(True)
             line.setDownsampling(auto=True, method="peak")
             self.lines[fix] = line
-        self.points: dict[tuple[CallKind, bool], pg.PlotDataItem] = {}
+        # Keyed (kind, role); role 0 and 1 are also False and True (the pitfall, the fix).
+        # An error's markers live in the error row, at the call's number, never at a latency.
+        self.points: dict[tuple[CallKind, int], pg.PlotDataItem] = {}
         for kind in KIND_ORDER:
-            for fix in (False, True):
+            for role, symbol in ROLE_SYMBOLS.items():
                 color = QColor(KIND_COLORS[kind])
+                error = kind is CallKind.ERROR
                 points = pg.PlotDataItem(
                     pen=None,
-                    symbol="t" if fix else "o",
-                    symbolSize=8 if fix else 7,
+                    symbol="x" if error else symbol,
+                    symbolSize=11 if error else (8 if role == FIX else 7),
                     symbolBrush=color,
                     symbolPen=pg.mkPen(color.darker(140), width=1),
                 )
-                item.addItem(points)
+                (erow if error else item).addItem(points)
                 points.setClipToView(True)
                 points.setDownsampling(ds=1, auto=False)  # every marker drawn, a lone one too
-                self.points[(kind, fix)] = points
+                self.points[(kind, role)] = points
         self.plot.scene().sigMouseMoved.connect(self._hover)
         # What to do, over an empty plot; hidden from the first call on.
         self.empty_hint = QLabel(self.plot)
@@ -146,10 +228,22 @@ class ChartView(QWidget):
         self.empty_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
         self.legend.setObjectName("chartLegend")
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # The next step of the lesson, where the eye is: "Now try the fix →", then "compare".
+        self.next_button = QPushButton(self)
+        self.next_button.setObjectName("nextStepButton")
+        self.next_button.clicked.connect(lambda: self.next_step.emit(self._next))
+        self.next_button.hide()
+        self._next = ""
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.legend, 1)
+        header.addWidget(self.next_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.legend)
+        layout.addLayout(header)
+        layout.addWidget(self.error_plot)
         layout.addWidget(self.plot)
         self.apply_theme()
         self.retranslate()
@@ -169,8 +263,44 @@ class ChartView(QWidget):
             record = served.record
             self.add(record, served.segment, record.variant or "", served.position)
         self.records = self._state.records
+        if change.cleared or change.served or change.new_segment:
+            self._offer_next()
         if change.cleared or change.served:
             self._paint()
+
+    def _offer_next(self) -> None:
+        """After the pitfall has shown what it does, offer the fix; after the fix, the
+        comparison. Read from the run model, so it follows Step, Run and autoplay alike."""
+        state = self._state
+        segment = state.segments[-1] if state.segments else None
+        nxt = ""
+        if segment is not None and segment.records:
+            counts = segment.counts
+            shown = (
+                segment.calls >= 2 or counts[CallKind.ERROR] > 0 or counts[CallKind.RECOMPILE] > 0
+            )
+            if segment.variant == "pitfall" and shown:
+                nxt = "fix" if state.latest("fix") is None else "complete"
+            elif segment.variant == "fix" and state.latest("pitfall") is not None:
+                nxt = "complete"
+        if nxt != self._next:
+            self._next = nxt
+            self._label_next()
+        self.next_button.setVisible(bool(nxt))
+
+    def _label_next(self) -> None:
+        if self._next == "fix":
+            self.next_button.setText(self.tr("Now try the fix →"))
+            self.next_button.setToolTip(
+                self.tr(
+                    "Switch to the fix and make the same calls: the chart marks where it begins."
+                )
+            )
+        elif self._next == "complete":
+            self.next_button.setText(self.tr("Compare pitfall and fix →"))
+            self.next_button.setToolTip(
+                self.tr("④ Complete: the two runs side by side, and what the fix changed.")
+            )
 
     def clear(self) -> None:
         self.follow = True
@@ -182,6 +312,7 @@ class ChartView(QWidget):
         self.records = []
         self._segment_local.clear()
         self._segment_variant.clear()
+        self._segment_first.clear()
         self._dirty = True
 
     def add(self, record: CallRecord, segment: int, variant: str, pos: int) -> None:
@@ -189,6 +320,7 @@ class ChartView(QWidget):
         local = self._segment_local.get(segment, 0)
         self._segment_local[segment] = local + 1
         self._segment_variant[segment] = variant
+        self._segment_first.setdefault(segment, record.index)
         self.buffer.append(
             record.index,
             local,
@@ -197,6 +329,7 @@ class ChartView(QWidget):
             variant != "pitfall",
             segment,
             pos,
+            variant_role(variant),
         )
         self._dirty = True
 
@@ -206,12 +339,30 @@ class ChartView(QWidget):
         self.refresh()
 
     def point_count(self) -> int:
-        return int(self._shown_x.size)
+        """Calls on the chart: latency points and the error row's marks."""
+        return int(self._shown_x.size + self._error_x.size)
 
     def kinds_shown(self) -> list[CallKind]:
-        """Kind of every point on screen, in call order (tests read this)."""
+        """Kind of every call on the chart, in call order (tests read this)."""
         codes = self._shown_kinds
-        return [KIND_ORDER[c] for c in codes]
+        kinds = [KIND_ORDER[c] for c in codes]
+        if self._error_x.size:  # the error row's calls, in their places
+            at = list(zip(self._shown_x.tolist(), kinds, strict=True))
+            at += [(x, CallKind.ERROR) for x in self._error_x.tolist()]
+            kinds = [k for _, k in sorted(at, key=lambda p: p[0])]
+        return kinds
+
+    def latency_calls(self) -> list[int]:
+        """Call numbers plotted at a latency (failed calls never are)."""
+        return [int(x) for x in self._shown_x]
+
+    def error_calls(self) -> list[int]:
+        """Call numbers marked in the failed calls' row."""
+        return [int(x) for x in self._error_x]
+
+    def run_starts(self) -> list[tuple[float, str]]:
+        """The run boundaries drawn: (x, label) each (tests read this)."""
+        return [(line.value(), line.label.toPlainText()) for line in self._run_lines]
 
     def refresh(self) -> None:
         """Push the buffers to pyqtgraph: called at most once per frame, only on change.
@@ -229,6 +380,7 @@ class ChartView(QWidget):
         buf = self.buffer
         kind = buf.column("kind")
         fix = buf.column("fix")
+        role = buf.column("role")
         seg = buf.column("segment")
         lat = buf.column("latency")
         pos = buf.column("record")
@@ -244,26 +396,114 @@ class ChartView(QWidget):
                     keep |= seg == max(segs)
             x = buf.column("local")[keep]
             kind, fix, lat, pos = kind[keep], fix[keep], lat[keep], pos[keep]
+            role, seg = role[keep], seg[keep]
         else:
             x = buf.column("index")
+        failed = kind == _ERROR
+        ok = ~failed
         log_lat = np.log10(lat)
-        self._shown_x, self._shown_y, self._shown_pos = x, log_lat, pos
-        self._shown_kinds = kind
+        # Failed calls stopped while tracing: their time is no latency, so they are marked in
+        # the row above, and the latency axis (and its range) holds the calls that ran.
+        self._shown_x, self._shown_y, self._shown_pos = x[ok], log_lat[ok], pos[ok]
+        self._shown_kinds = kind[ok]
+        self._error_x, self._error_pos = x[failed], pos[failed]
         for variant_is_fix, line in self.lines.items():
             if self.overlay:
-                mask = fix == variant_is_fix
+                mask = (fix == variant_is_fix) & ok
             else:
-                mask = np.ones(kind.size, np.bool_) if not variant_is_fix else None
+                mask = ok.copy() if not variant_is_fix else None
             self._set(line, x, lat, mask)
         in_tail = np.zeros(kind.size, np.bool_)
         in_tail[max(0, kind.size - self.SYMBOL_TAIL) :] = True
-        for (k, variant_is_fix), item in self.points.items():
-            mask = (kind == _KIND_CODE[k]) & (fix == variant_is_fix)
+        row = np.zeros(kind.size)  # the error row's marks sit on one line
+        for (k, r), item in self.points.items():
+            mask = (kind == _KIND_CODE[k]) & (role == r)
             if k is CallKind.CACHE_HIT:
                 mask &= in_tail  # hits are thinned; every other kind keeps its marker
-            self._set(item, x, lat, mask)
-        self._follow_range(x, log_lat)
+            self._set(item, x, row if k is CallKind.ERROR else lat, mask)
+        self._mark_errors(x[failed], pos[failed])
+        self._mark_runs(seg, x)
+        self._follow_range(x, log_lat[ok] if ok.any() else np.zeros(0), x_all=x)
         self.last_refresh_ms = (time.perf_counter() - start) * 1e3
+
+    def _mark_errors(self, xs: np.ndarray, positions: np.ndarray) -> None:
+        """The row of failed calls: shown while there are any, each run of one error's
+        calls named once (alternating lanes, so neighbouring names do not overlap)."""
+        self.error_plot.setVisible(xs.size > 0)
+        key = (xs.size, float(xs[-1]) if xs.size else -1.0, self.overlay)
+        if key == self._errors_key:
+            return
+        self._errors_key = key
+        erow = self.error_plot.getPlotItem()
+        for label in self._error_labels:
+            erow.removeItem(label)
+        self._error_labels = []
+        names: list[tuple[float, str]] = []
+        last = None
+        for x, pos in zip(xs.tolist()[-200:], positions.tolist()[-200:], strict=True):
+            record = self._record(int(pos))
+            name = record.error.type if record is not None and record.error else "?"
+            if name != last:
+                names.append((x, name))
+            last = name
+        color = KIND_COLORS[CallKind.ERROR]
+        for i, (x, name) in enumerate(names[-RUN_LABELS:]):
+            label = pg.TextItem(name, color=color, anchor=(0, 0.5))
+            label.setPos(x + 0.15, 0.55 if i % 2 == 0 else 1.15)
+            erow.addItem(label)
+            self._error_labels.append(label)
+
+    def _record(self, pos: int) -> CallRecord | None:
+        if not 0 <= pos < len(self.records):
+            return None
+        try:
+            return self.records[pos]
+        except IndexError:
+            return None
+
+    def _mark_runs(self, seg: np.ndarray, x: np.ndarray) -> None:
+        """A labelled vertical line where each run begins: the variant it runs."""
+        if not self.show_runs or self.overlay or seg.size == 0:
+            starts: list[tuple[float, int]] = []
+        else:
+            firsts = np.flatnonzero(np.diff(seg, prepend=seg[0] - 1))
+            starts = [(float(x[i]), int(seg[i])) for i in firsts][-RUN_LABELS:]
+        key = (
+            tuple(starts),
+            tuple(self.name_of(self._segment_variant.get(s, "")) for _, s in starts),
+        )
+        if key == self._runs_key:
+            return
+        self._runs_key = key
+        vb = self.plot.getPlotItem()
+        for line in self._run_lines:
+            vb.removeItem(line)
+        self._run_lines = []
+        previous = None
+        dark = is_dark()
+        for i, (x0, s) in enumerate(starts):
+            variant = self._segment_variant.get(s, "")
+            name = self.name_of(variant)
+            if variant == previous:  # the same variant again: a reset emptied the caches
+                name = self.tr("%1 · caches cleared").replace("%1", name)
+            previous = variant
+            color = VARIANT_COLORS[ROLE_NAMES[variant_role(variant)]]
+            line = pg.InfiniteLine(
+                pos=x0 - 0.5,
+                angle=90,
+                movable=False,
+                pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                label=name,
+                labelOpts={
+                    "position": 0.94 if i % 2 == 0 else 0.82,
+                    "anchors": [(0, 0.5), (0, 0.5)],
+                    "color": "#d8dde6" if dark else color,
+                    "fill": (0, 0, 0, 0),
+                },
+            )
+            line.setZValue(-10)  # behind the points
+            vb.addItem(line)
+            self._run_lines.append(line)
 
     SYMBOL_TAIL = 500
 
@@ -285,11 +525,16 @@ class ChartView(QWidget):
             item.setData(xs, ys)
             item.setVisible(True)
 
-    def _follow_range(self, x: np.ndarray, log_y: np.ndarray) -> None:
+    def _follow_range(
+        self, x: np.ndarray, log_y: np.ndarray, x_all: np.ndarray | None = None
+    ) -> None:
         """Keep every call in view, widening in steps (a stable range keeps the axes cached)."""
-        if not self.follow or x.size == 0:
+        x_all = x if x_all is None else x_all
+        if not self.follow or x_all.size == 0:
             return
-        x_max = float(x.max())
+        x_max = float(x_all.max())
+        if log_y.size == 0:  # only failed calls so far: the empty plot's latencies
+            log_y = np.array(EMPTY_LOG_Y) + np.array([0.35, -0.35])
         y_lo, y_hi = float(log_y.min()), float(log_y.max())
         x_hi = self._range[0]
         # (x_hi < 8: the first call after a clear, whose range is still unset: -0.5…0.5
@@ -364,21 +609,37 @@ class ChartView(QWidget):
         )
         self.legend.setText(LEGEND_GAP.join(self.legend_entries()))
         self.legend.setToolTip(
-            self.tr("Colour: what JAX did for the call. Shape: which variant made it.")
+            self.tr(
+                "Colour: what JAX did for the call. Shape: which variant made it. A dashed "
+                "vertical line marks where a run begins; failed calls are marked in their own "
+                "row above the plot, never at a latency."
+            )
         )
+        self.error_plot.getPlotItem().setLabel("left", self.tr("failed"))
+        self._label_next()
+        self._runs_key = ()  # the run lines' names follow the language
+        self._dirty = True
 
     def legend_entries(self) -> list[str]:
         """The legend's entries as HTML: each one unbreakable (``&nbsp;``, and a word joiner
         between the characters of a name, so that Chinese does not break inside a name
         either); the legend wraps only between entries."""
-        parts = [
+        error = CallKind.ERROR
+        parts = [  # a failed call first: it is counted before any latency
+            f"<span style='color:{KIND_COLORS[error]}'>✕</span>&nbsp;"
+            f"{_unbroken(self.tr('failed call (own row)'))}"
+        ]
+        parts += [
             f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{_unbroken(kind_name(kind))}"
             for kind in KIND_ORDER
+            if kind is not error
         ]
         pitfall = _unbroken(self.tr("pitfall variant"))
         fix = _unbroken(self.tr("fix variant"))
+        other = _unbroken(self.tr("another variant"))
         parts.append(f"●&nbsp;{pitfall}")
         parts.append(f"▲&nbsp;{fix}")
+        parts.append(f"■&nbsp;{other}")
         return parts
 
     def changeEvent(self, event: QEvent) -> None:
@@ -429,6 +690,28 @@ class ChartView(QWidget):
             return None
         self.script_requested.emit(record)
         return record
+
+    def nearest_error(self, scene_pos: QPointF, radius_px: float = 12.0) -> CallRecord | None:
+        """The failed call whose mark in the error row is under the mouse, if any."""
+        if self._error_x.size == 0:
+            return None
+        vb = self.error_plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = vb.mapSceneToView(scene_pos)
+        (x0, x1), _ = vb.viewRange()
+        sx = vb.sceneBoundingRect().width() / max(x1 - x0, 1e-9)
+        d = np.abs(self._error_x - p.x()) * sx
+        best = int(np.argmin(d))
+        return self._record(int(self._error_pos[best])) if d[best] <= radius_px else None
+
+    def _hover_error(self, scene_pos: QPointF) -> None:
+        record = self.nearest_error(scene_pos)
+        if record is None:
+            QToolTip.hideText()
+            return
+        where = self.error_plot.mapFromScene(scene_pos).toPoint()
+        QToolTip.showText(self.error_plot.mapToGlobal(where), describe(record), self.error_plot)
 
     def _hover(self, scene_pos: QPointF) -> None:
         record = self.nearest(scene_pos)

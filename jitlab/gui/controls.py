@@ -31,6 +31,7 @@ from jitlab.gui.i18n import language
 
 if TYPE_CHECKING:
     from jitlab.core.spec import Param, Variant
+    from jitlab.gui.model import Change, RunState
 
 
 def log_positions(minimum: int, maximum: int) -> list[int]:
@@ -242,7 +243,12 @@ class ParamControls(QGroupBox):
 
 
 class RunControls(QGroupBox):
-    """Variant switch, run / pause, single step, call rate and reset."""
+    """Variant switch, run / pause, single step, call rate and reset.
+
+    The picker spoils nothing: a variant's own title and summary often state its outcome
+    ("…: TracerBoolConversionError"), so until that variant has made a call in this run
+    (:meth:`bind`) it goes by a neutral name ("the code as first written", "variant 3").
+    """
 
     variant_changed = Signal(str)
     play_toggled = Signal(bool)
@@ -254,6 +260,8 @@ class RunControls(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.variants: list[Variant] = []
+        self.revealed: set[str] = set()  # variants that made a call: their names are shown
+        self._state: RunState | None = None
         self.variant_combo = QComboBox(self)
         self.variant_combo.setObjectName("variantCombo")
         self.variant_combo.activated.connect(self._variant_index)
@@ -319,8 +327,35 @@ class RunControls(QGroupBox):
         layout.addWidget(self.overlay)
         self.retranslate()
 
+    def bind(self, state: RunState) -> None:
+        """Follow a run model: a variant's name is revealed once it has made a call."""
+        self._state = state
+        state.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        ran = {s.record.variant for s in change.served if s.record.variant}
+        if change.cleared or ran - self.revealed:
+            self.revealed = (set() if change.cleared else self.revealed) | ran
+            self.retranslate()
+
+    def variant_name(self, variant_id: str) -> str:
+        """The variant's name as the picker shows it now: neutral until it has run."""
+        lang = language()
+        for i, v in enumerate(self.variants):
+            if v.id == variant_id:
+                if v.id in self.revealed:
+                    return v.title.get(lang)
+                if v.id == "pitfall":
+                    return self.tr("the code as first written")
+                if v.id == "fix":
+                    return self.tr("the fix")
+                return self.tr("variant %1").replace("%1", str(i + 1))
+        return variant_id
+
     def set_variants(self, variants: tuple[Variant, ...], current: str) -> None:
         self.variants = list(variants)
+        # A new scenario: nothing of it has run yet (a bare, unbound widget hides nothing).
+        self.revealed = set() if self._state is not None else {v.id for v in variants}
         with QSignalBlocker(self.variant_combo):
             self.variant_combo.clear()
             for variant in variants:
@@ -357,7 +392,11 @@ class RunControls(QGroupBox):
         lang = language()
         for v in self.variants:
             if v.id == variant_id:
-                self.variant_label.setText(v.summary.get(lang))
+                self.variant_label.setText(
+                    v.summary.get(lang)
+                    if v.id in self.revealed
+                    else self.tr("Run it and watch the kitchen: what will jit do?")
+                )
 
     def _play(self, playing: bool) -> None:
         self.play.setText(self.tr("Pause") if playing else self.tr("Run"))
@@ -397,8 +436,11 @@ class RunControls(QGroupBox):
             self.tr("Which version of the code runs. Switching starts a fresh run (Ctrl+1…9).")
         )
         for i, v in enumerate(self.variants):
-            self.variant_combo.setItemText(i, f"{i + 1}. {v.title.get(lang)}")
-            self.variant_combo.setItemData(i, v.summary.get(lang), Qt.ItemDataRole.ToolTipRole)
+            shown = v.id in self.revealed
+            self.variant_combo.setItemText(i, f"{i + 1}. {self.variant_name(v.id)}")
+            self.variant_combo.setItemData(
+                i, v.summary.get(lang) if shown else None, Qt.ItemDataRole.ToolTipRole
+            )
         self._describe(self.current_variant())
 
     def changeEvent(self, event: QEvent) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -44,8 +44,17 @@ def sharding_text(sharding: str | None) -> str:
     return text.replace("'", "").replace('"', "").replace(" ", "")
 
 
-def leaf_text(leaf: LeafSpec, what: set[str]) -> str:
-    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``)."""
+def varying_shape_text(shape: tuple[int, ...], varying: set[int]) -> str:
+    """Only the dims that tell cards apart, the others as ``·``: ``[8,·]`` for ``[8,64]``
+    among ``[16,64]`` and ``[32,64]`` (the 64 is on every card: it tells nothing apart)."""
+    if not varying or len(varying) == len(shape):
+        return shape_text(shape)
+    return "[" + ",".join(str(d) if i in varying else "·" for i, d in enumerate(shape)) + "]"
+
+
+def leaf_text(leaf: LeafSpec, what: set[str], varying: set[int] | None = None) -> str:
+    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``);
+    ``varying``: the dims that differ from other cards (only those are spelled out)."""
     dtype = ("~" if leaf.weak_type else "") + leaf.type_text.split("[")[0].lstrip("~")
     parts = []
     if not leaf.shape and what & {"dtype", "shape"}:
@@ -54,7 +63,11 @@ def leaf_text(leaf: LeafSpec, what: set[str]) -> str:
         if "dtype" in what:
             parts.append(dtype)
         if "shape" in what:
-            parts.append(shape_text(leaf.shape))
+            parts.append(
+                varying_shape_text(leaf.shape, varying)
+                if varying is not None
+                else shape_text(leaf.shape)
+            )
     if "sharding" in what:
         parts.append(sharding_text(leaf.sharding))
     return " ".join(parts)
@@ -84,20 +97,35 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
     mine = {leaf.path: leaf for leaf in sig.leaves}
     theirs = [{leaf.path: leaf for leaf in o.leaves} for o in others]
     parts: list[str] = []
+    told: set[tuple] = set()  # the values already named (x [8,64] and y [8]: one batch size)
     for path, leaf in mine.items():
         what: set[str] = set()
+        varying: set[int] = set()
         for other in theirs:
             twin = other.get(path)
             if twin is None:
                 continue
             if twin.shape != leaf.shape:
                 what.add("shape")
+                if len(twin.shape) == len(leaf.shape):
+                    varying |= {
+                        i
+                        for i, (a, b) in enumerate(zip(twin.shape, leaf.shape, strict=True))
+                        if a != b
+                    }
+                else:
+                    varying |= set(range(len(leaf.shape)))
             if twin.dtype != leaf.dtype or twin.weak_type != leaf.weak_type:
                 what.add("dtype")
             if twin.sharding != leaf.sharding:
                 what.add("sharding")
+        if what == {"shape"}:
+            values = tuple(leaf.shape[i] for i in sorted(varying))
+            if values in told:
+                continue  # the same differing value as a leaf already named
+            told.add(values)
         if what:
-            parts.append(leaf_text(leaf, what))
+            parts.append(leaf_text(leaf, what, varying))
         elif others and any(path not in other for other in theirs):
             parts.append("+" + _short_path(path))
     for other in theirs:
@@ -128,6 +156,23 @@ def card_tip_lines(card: CardView) -> list[str]:
     lines = [str(leaf) for leaf in card.sig.leaves]
     lines += [f"{name}={value} (static)" for name, value in card.sig.statics]
     return lines or ["()"]
+
+
+def fit_card_text(label: str, metrics: QFontMetrics, rect: QRectF) -> str:
+    """The card's label in its width: whole if it fits; else with the dims every card shares
+    left out (``[8,·]`` → ``8``), then on two lines, and cut only when nothing else fits."""
+    width = int(rect.width() - 4)
+    if metrics.horizontalAdvance(label) <= width:
+        return label
+    bare = re.sub(r"[\[\]]", "", re.sub(r",?·,?", "", label))
+    if bare and metrics.horizontalAdvance(bare) <= width:
+        return bare
+    lines = 2 if rect.height() - 4 >= 3 * metrics.height() else 1
+    if lines == 2 and " " in label:
+        first, _, rest = label.partition(" ")
+        if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
+            return f"{first}\n{rest}"
+    return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
 
 
 class KitchenCanvas(QWidget):
@@ -326,10 +371,7 @@ class KitchenCanvas(QWidget):
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            label = card_label(card, visible)
-            text = painter.fontMetrics().elidedText(
-                label, Qt.TextElideMode.ElideRight, int(rect.width() - 4)
-            )
+            text = fit_card_text(card_label(card, visible), painter.fontMetrics(), rect)
             self.card_texts[card.number] = text
             painter.drawText(
                 rect.adjusted(2, 1, -2, -1),
@@ -348,6 +390,8 @@ class KitchenCanvas(QWidget):
         }
         font = QFont(self.font())
         font.setBold(True)
+        self.label_rects: dict[str, QRectF] = {}
+        right_of_last = target.left()
         for sid, text in names.items():
             rect = self._map(self._bounds[sid])
             width = rect.width() + 40 * scale  # the label may not spill onto its neighbours
@@ -361,7 +405,20 @@ class KitchenCanvas(QWidget):
             # At the smallest size a label may be wider than its station: widen, keep inside.
             width = max(width, painter.fontMetrics().horizontalAdvance(text) + 2)
             left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
+            left = max(left, right_of_last + 2)  # never over the label before it
+            if left + width > target.right():  # no room left: elide to what is left
+                width = max(8.0, target.right() - left)
+                text = painter.fontMetrics().elidedText(
+                    text, Qt.TextElideMode.ElideRight, int(width)
+                )
             label = QRectF(left, target.y() + 200 * scale, width, 40 * scale)
+            # What the text really covers (the rect is wider than its text): the next one
+            # only needs to clear that.
+            drawn = painter.fontMetrics().horizontalAdvance(text)
+            self.label_rects[sid] = QRectF(
+                label.center().x() - drawn / 2, label.y(), drawn, painter.fontMetrics().height()
+            )
+            right_of_last = label.center().x() + drawn / 2
             self.label_fonts[sid] = QFont(font)
             painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
             painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, text)

@@ -170,6 +170,7 @@ class MainWindow(QMainWindow):
         self.run_controls.step_clicked.connect(self.step)
         self.run_controls.reset_clicked.connect(self.reset)
         self.run_controls.rate_changed.connect(self.worker_rate)
+        self.run_controls.bind(self.state)  # variant names stay neutral until they have run
         # The views: each subscribes to the run model and paints at its own pace.
         self.kitchen = KitchenPanel(self.state, self)
         # Each card opens the program JAX compiled for it, made on the executor (issue 13).
@@ -184,6 +185,8 @@ class MainWindow(QMainWindow):
         self.chart = ChartView(self)
         self.chart.bind(self.state)
         self.chart.script_requested.connect(self.scripts.open_record)
+        self.chart.name_of = self.run_controls.variant_name  # a run's line names its variant
+        self.chart.next_step.connect(self._next_step)
         # Its legend row wraps on a narrow screen instead of widening the window.
         self.chart.legend.setWordWrap(True)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
@@ -631,6 +634,14 @@ class MainWindow(QMainWindow):
         kitchen = min(kitchen + 85, int(total * 0.5))
         rest = total - kitchen
         self.right_split.setSizes([0, kitchen, int(rest * 0.6), int(rest * 0.4)])
+
+    def _next_step(self, step: str) -> None:
+        """The chart's "Now try the fix →" (then "Compare →"): the lesson's next step."""
+        if step == "fix":
+            self.run_controls.choose_variant("fix")
+            self.run_controls.step.setFocus()
+        elif step == "complete":
+            self.set_mode("complete")
 
     def _start_cooking(self) -> None:
         """The question is answered (or skipped): on to the kitchen, slider in hand."""

@@ -31,11 +31,12 @@ from jitlab.core.spec import Scenario, ScriptLesson
 from jitlab.gui.chart import CallAxis, DecadeAxis
 from jitlab.gui.i18n import language
 from jitlab.gui.model import Change, RunState, Segment
-from jitlab.gui.style import format_ms
+from jitlab.gui.style import VARIANT_COLORS, format_ms
 
 REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
-# The comparison chart's own colours: not a call kind's (red recompile, green hit, ...).
-LINE_COLORS = {"pitfall": "#d6336c", "fix": "#3b5bdb"}
+# The comparison chart's colours: the live chart's for the variants, never a call kind's
+# (red recompile, green hit, ...).
+LINE_COLORS = {"pitfall": VARIANT_COLORS["pitfall"], "fix": VARIANT_COLORS["fix"]}
 SAME = 0.05  # two costs within 5 % of each other are "about the same": timings are noisy
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 _ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})

@@ -49,8 +49,10 @@ from PySide6.QtWidgets import (
 from jitlab.core.ledger import compiled_signatures
 from jitlab.core.processes import Divergence, merge, merge_in_steps, process_of
 from jitlab.core.recording import (
+    MAX_LINE_BYTES,
     FunctionSummary,
     Key,
+    NotARegularFile,
     RecordedCall,
     Recording,
     Summarizer,
@@ -94,6 +96,7 @@ class _Source:
     offset: int = 0
     last_size: int = -1
     missing: bool = False
+    refused: bool = False  # not a regular file (a FIFO, a device): never read
     # Its rows, counted as they are read (several files: merge() takes them from here).
     summarizer: Summarizer = field(default_factory=lambda: Summarizer(include_internal=False))
 
@@ -101,6 +104,7 @@ class _Source:
         self.recording = Recording()
         self.offset = 0
         self.last_size = -1
+        self.refused = False
         self.summarizer = Summarizer(include_internal=False)
 
 
@@ -135,6 +139,8 @@ class RecordingKitchen(KitchenPanel):
 
 class RecordingChart(ChartView):
     """The latency chart without the variant legend (a recording has no variants)."""
+
+    show_runs = False  # no variant runs to mark
 
     def retranslate(self) -> None:
         super().retranslate()
@@ -483,8 +489,16 @@ class RecordingWindow(QMainWindow):
         ended = rec.ended
         try:
             rec, offset = read_recording(source.path, source.offset, rec, limit=READ_BYTES)
+        except NotARegularFile:  # a FIFO would hold the window, /dev/zero never end
+            if not source.refused:
+                source.refused = True
+                self._update_status()
+            return ""
         except OSError:
             return ""
+        if source.refused:
+            source.refused = False
+            self._update_status()
         more = offset - source.offset >= READ_BYTES
         source.recording, source.offset = rec, offset
         if not more:
@@ -951,6 +965,12 @@ class RecordingWindow(QMainWindow):
             return self.tr("The file %1 does not exist (yet): waiting for it.").replace(
                 "%1", ", ".join(str(s.path) for s in missing)
             )
+        refused = [s for s in self.sources if s.refused]
+        if refused:
+            return self.tr(
+                "%1 is not a recording file (a named pipe, a device or a socket): only "
+                "regular files are read."
+            ).replace("%1", ", ".join(str(s.path) for s in refused))
         ended = all(s.recording.ended for s in self.sources)
         if self.loading:
             read = sum(s.offset for s in self.sources)
@@ -986,6 +1006,13 @@ class RecordingWindow(QMainWindow):
                 self.tr("%n unreadable line skipped.", "", n)
                 if n == 1
                 else self.tr("%n unreadable lines skipped.", "", n)
+            )
+        long_lines = sum(s.recording.long_lines for s in self.sources)
+        if long_lines:
+            extra.append(
+                self.tr("Lines longer than %1 MiB, not read: %2.")
+                .replace("%1", str(MAX_LINE_BYTES >> 20))
+                .replace("%2", str(long_lines))
             )
         return " ".join([state, *extra])
 
