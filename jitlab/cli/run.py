@@ -34,6 +34,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--json", action="store_true", help="one JSON object per call, then a summary"
     )
     parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="run the pitfall and the fix on the lesson's own call sequence (or on --param's) "
+        'and print the lesson\'s verdict (with --json: the last line is {"compare": …}); '
+        "--variant picks another face of the pitfall",
+    )
+    parser.add_argument(
         "--script",
         choices=SCRIPT_PARTS,
         metavar="PART",
@@ -114,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     calls = parse_sequences(scenario, args.param)
+    if getattr(args, "compare", False):
+        return compare(scenario, args.variant, calls, args.json)
     if not calls:
         # The variant's own demo beats if it has some, else the scenario's shared ones.
         own = [dict(b.params) for b in scenario.autoplay if b.variant == args.variant]
@@ -335,3 +344,72 @@ def summary_line(s: Any, lang: str) -> str:
         rate=f"{s.hit_rate:.0%}",
         ms=f"{s.time_lost_ms:.1f}",
     )
+
+
+# -- jitlab run SCENARIO --compare: the lesson's verdict ------------------------------------
+def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: bool) -> int:
+    """Both variants on one call sequence, judged by the function the Complete page uses.
+
+    ``calls`` from --param: one value each sets it on every call of the lesson's sequence;
+    a sequence of values replaces the lesson's sequence."""
+    from jitlab.core.records import dumps_strict
+    from jitlab.core.verdict_run import run_comparison
+
+    lang = language()
+    comparison = scenario.comparison(None if variant == "pitfall" else variant)
+    sequence = [dict(c) for c in comparison.calls]
+    if len(calls) == 1:
+        sequence = [{**call, **calls[0]} for call in sequence]
+    elif calls:
+        sequence = calls
+
+    def on_record(record: Any) -> None:
+        if as_json:
+            print(dumps_strict(record.to_json()), flush=True)
+
+    verdict = run_comparison(scenario, comparison, sequence, on_record=on_record)
+    if as_json:
+        print(dumps_strict({"compare": verdict.to_json(lang)}), flush=True)
+    else:
+        print_compare(scenario, verdict, comparison.variants, lang)
+    return 0
+
+
+_COMPARE_ROWS = (  # (key of Side.to_json, English, Chinese)
+    ("calls", "calls", "调用次数"),
+    ("compiles", "compiles", "编译次数"),
+    ("errors", "failed calls", "失败的调用"),
+    ("runtime_lines", "lines printed at run time", "运行时打印的行数"),
+    ("trace_lines", "lines printed while tracing", "追踪时打印的行数"),
+    ("counter", "counter at the end", "计数最终值"),
+    ("program_size", "largest program (equations)", "最大程序（等式数）"),
+    ("compile_ms", "time lost to compiling (ms)", "编译耗时（毫秒）"),
+)
+
+
+def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: str) -> None:
+    """The two runs side by side, then the verdict first in words, the note, the timing."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    zh = lang.startswith("zh")
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    title = f"{scenario.id} · {variants[0]} ↔ {variants[1]}"
+    table = Table(title=title)
+    table.add_column("")
+    heads = ("陷阱版", "修复版") if zh else ("pitfall", "fix")
+    for head, variant in zip(heads, variants, strict=True):
+        named = variant in ("pitfall", "fix")
+        table.add_column(head if named else f"{head} ({variant})", justify="right")
+    p, f = verdict.pitfall.to_json(), verdict.fix.to_json()
+    for key, en, zh_words in _COMPARE_ROWS:
+        if key not in ("calls", "compiles", "errors") and not (p[key] or f[key]):
+            continue  # nothing to say: no line printed, no counter, no program size
+        table.add_row(zh_words if zh else en, *(escape(str(side[key])) for side in (p, f)))
+    console.print(table)
+    mark = "✔" if verdict.better == "fix" else "✘" if verdict.better == "pitfall" else "="
+    console.print(f"[bold]{mark} {escape(verdict.text(lang))}[/bold]")
+    if verdict.note is not None:
+        console.print(escape(verdict.note.get(lang)))
+    console.print(f"[dim]{escape(verdict.timing.sentence.get(lang))}[/dim]")
