@@ -83,17 +83,24 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(USAGE_ERROR)
 
 
+def not_regular(command: str, path: Path, exc: Any) -> str:
+    """The one line that refuses a FIFO, a device or a socket given as a recording."""
+    return say("usage.not_regular", command=command, path=path, what=say(f"file.{exc.kind}"))
+
+
 def read_recording_or_fail(command: str, path_text: str) -> Any:
     """A recording of `jitlab watch`, read whole; anything else is a usage error naming it.
 
     Used by the commands that read recordings (``diff``, ``summary``, ``report``)."""
-    from jitlab.core.recording import read_recording
+    from jitlab.core.recording import NotARegularFile, read_recording
 
     path = Path(path_text)
     if path.is_dir():
         fail(say("usage.folder_not_recording", command=command, path=path))
     try:
         recording, _ = read_recording(path)
+    except NotARegularFile as exc:  # a FIFO would wait for a writer, /dev/zero never end
+        fail(not_regular(command, path, exc))
     except OSError as exc:
         fail(say("usage.cannot_read", command=command, path=path, error=exc.strerror or exc))
     if recording.start is None and not recording.calls and not recording.hits:

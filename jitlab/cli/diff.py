@@ -126,7 +126,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     colon = "：" if language() == "zh" else ": "
     for name, recording in (("diff.base", base), ("diff.new_run", new)):
         if recording.bad_lines:
-            skipped = skipped_lines(recording.bad_lines, language())
+            skipped = skipped_lines(recording.bad_lines, language(), recording.long_lines)
             console.print(f"[yellow]{escape(say(name) + colon + skipped)}[/yellow]")
     if problems:
         console.print(f"[bold red]{say('diff.regression')}[/bold red]{colon}{escape(totals)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, not_regular
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -34,12 +34,20 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from jitlab.core.recording import NotARegularFile, check_regular
+
     paths = [Path(name) for name in args.recording]
     for path in paths:
         if path.is_dir():
             fail(f"open: {path} is a folder, not a recording")
         if not path.exists() and args.no_follow:
             fail(f"open: no such recording: {path}")
+        try:  # a FIFO would hang the window, /dev/zero be read forever
+            check_regular(path)
+        except NotARegularFile as exc:
+            fail(not_regular("open", path, exc))
+        except OSError:
+            pass  # missing (waited for) or unreadable: the window says so
     if len({p.resolve() for p in paths}) != len(paths):
         fail("open: the same recording is named twice")
     from jitlab.gui.recording_window import open_recording

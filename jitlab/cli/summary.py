@@ -100,7 +100,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     console.print(table)
     for index, recording in indexed:
         if recording.bad_lines:
-            skipped = messages.skipped_lines(recording.bad_lines, lang)
+            skipped = messages.skipped_lines(recording.bad_lines, lang, recording.long_lines)
             line = messages.say("summary.process_skipped", lang, index=index, skipped=skipped)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     colon = "：" if lang == "zh" else ":"

@@ -103,6 +103,7 @@ CATALOGUE: dict[str, Message] = {
     "n.divergences": _M("{n} divergence", "{n} 处分歧", "{n} divergences"),
     "n.scripts": _M("{n} script", "{n} 份脚本", "{n} scripts"),
     "n.compile_lines": _M("{n} compile line", "{n} 行编译记录", "{n} compile lines"),
+    "n.long_lines": _M(" ({n} longer than {mib} MiB)", "（其中 {n} 行超过 {mib} MiB，未读取）"),
     "n.skipped_lines": _M(
         "{n} unreadable line skipped", "跳过了 {n} 行无法读取的记录", "{n} unreadable lines skipped"
     ),
@@ -338,6 +339,17 @@ CATALOGUE: dict[str, Message] = {
     "usage.cannot_read": _M(
         "{command}: cannot read {path}: {error}", "{command}：无法读取 {path}：{error}"
     ),
+    # A FIFO, a device, a socket given as a recording (jitlab.core.recording.NotARegularFile).
+    "usage.not_regular": _M(
+        "{command}: {path} is {what}, not a recording file",
+        "{command}：{path} 是{what}，不是记录文件",
+    ),
+    "file.fifo": _M("a named pipe (FIFO)", "命名管道（FIFO）"),
+    "file.char_device": _M("a character device", "字符设备"),
+    "file.block_device": _M("a block device", "块设备"),
+    "file.socket": _M("a socket", "套接字"),
+    "file.folder": _M("a folder", "文件夹"),
+    "file.other": _M("not a regular file", "非普通文件"),
     "usage.not_recording": _M(
         "{command}: {path} is not a recording of `jitlab watch` (no line it could read)",
         "{command}：{path} 不是 `jitlab watch` 的记录（没有一行能读懂）",
@@ -556,9 +568,15 @@ def kind_name(kind: object, lang: str) -> str:
     return say(f"kind.{getattr(kind, 'value', kind)}", lang)
 
 
-def skipped_lines(bad_lines: int, lang: str) -> str:
-    """``"3 unreadable lines skipped"``, or ``""`` when every line was read."""
-    return say("n.skipped_lines", lang, n=bad_lines) if bad_lines else ""
+def skipped_lines(bad_lines: int, lang: str, long_lines: int = 0, mib: int = 16) -> str:
+    """``"3 unreadable lines skipped"``, or ``""`` when every line was read; with how many
+    of them were too long to read (``long_lines``, over ``mib`` MiB)."""
+    if not bad_lines:
+        return ""
+    text = say("n.skipped_lines", lang, n=bad_lines)
+    if long_lines:
+        text += say("n.long_lines", lang, n=long_lines, mib=mib)
+    return text
 
 
 def processes_text(processes: Sequence[int], lang: str) -> str:

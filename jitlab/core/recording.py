@@ -9,15 +9,21 @@ JAX's compile events only. Counts per function are the probe's own
 Reading is defensive: a file cut off mid-line by a killed process still opens (its last,
 partial line waits until it ends), and a line that is not what ``jitlab watch`` writes —
 garbage bytes, JSON that is not an object, a field of the wrong type — is skipped and
-counted, so whatever reads the recording can trust the types of what it gets.
+counted, so whatever reads the recording can trust the types of what it gets. So is a
+number no recording holds (a 400-digit count, a time past 1e18) and a line longer than
+:data:`MAX_LINE_BYTES` (read no further than that: memory stays bounded). Only regular files
+are read: a FIFO or a device (``/dev/zero``) is refused (:class:`NotARegularFile`), never
+waited on or read forever.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
-import math
+import os
 import re
+import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -219,8 +225,8 @@ class RecordedScript:
         if not (
             _is(function, str)
             and _is(defined_at, str, none=True)
-            and _is(card, int)
-            and _is(created_by, int, none=True)
+            and _index(card) is not None
+            and (created_by is None or _index(created_by) is not None)
             and _is(body, dict, none=True)
             and _is(why, str, none=True)
             and _number(data.get("t"))
@@ -278,8 +284,9 @@ class ProcessInfo:
 
 
 def _index(value: Any) -> int | None:
-    """A whole number ≥ 0, or None (any other value, from a damaged or foreign line)."""
-    return value if _is(value, int) and value >= 0 else None
+    """A whole number ≥ 0 (and in range), or None (any other value, from a damaged or
+    foreign line)."""
+    return value if _is(value, int) and 0 <= value < _HIGH else None
 
 
 @dataclass
@@ -294,6 +301,10 @@ class Recording:
     ended: bool = False
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
+    long_lines: int = 0  # of which: longer than MAX_LINE_BYTES (read no further than that)
+    # Inside a line too long to read: the bytes up to its end are skipped (a reader that
+    # resumes at the offset returned goes on skipping).
+    skipping_line: bool = False
 
     @property
     def process(self) -> ProcessInfo | None:
@@ -307,11 +318,15 @@ class Recording:
 
     @property
     def skipped(self) -> str:
-        """``"3 unreadable lines skipped"``, or ``""`` when every line was read."""
+        """``"3 unreadable lines skipped"``, or ``""`` when every line was read (with how
+        many were too long: ``"… (1 longer than 16 MiB)"``)."""
         if not self.bad_lines:
             return ""
         noun = "line" if self.bad_lines == 1 else "lines"
-        return f"{self.bad_lines} unreadable {noun} skipped"
+        text = f"{self.bad_lines} unreadable {noun} skipped"
+        if self.long_lines:
+            text += f" ({self.long_lines} longer than {MAX_LINE_BYTES >> 20} MiB)"
+        return text
 
     def add_line(self, obj: Any) -> bool:
         """File one parsed line; False (and nothing filed) when it is not a valid line."""
@@ -331,10 +346,14 @@ class Recording:
         elif kind == "start":
             if not (_is(obj.get("argv"), list, none=True) and _number(obj.get("time"))):
                 return False
+            if any(_is(obj.get(n), int) and _index(obj.get(n)) is None for n in _COUNTS):
+                return False  # a process index no job has (a 400-digit number)
             self.start = RecordingStart.from_json(obj)
         elif kind == "process":
             info = ProcessInfo.from_json(obj)
-            if info is None:
+            if info is None or not _number(obj.get("t")):
+                return False
+            if any(_is(obj.get(n), int) and _index(obj.get(n)) is None for n in _COUNTS):
                 return False
             self.process_line = info
         elif kind == "script":
@@ -376,11 +395,13 @@ def read_recording(
     caller that retries never files a line twice (a read that fails later stops the reading
     there: the offset returned is where to resume).
     The file is read :data:`READ_PIECE` at a time, so memory holds the records, never the
-    whole file's bytes.
+    whole file's bytes; a line longer than :data:`MAX_LINE_BYTES` is counted and skipped as
+    it is read. A path that is not a regular file (a FIFO, ``/dev/zero``, a socket) raises
+    :class:`NotARegularFile` (an OSError) before anything is read.
     """
     recording = into or Recording()
     consumed, total, pending = 0, 0, b""
-    with Path(path).open("rb") as f, paused_collector():
+    with _open_regular(path) as f, paused_collector():
         f.seek(offset)
         while True:
             size = READ_PIECE if limit is None else min(READ_PIECE, limit - total)
@@ -389,15 +410,29 @@ def read_recording(
                 total += len(piece)
                 done = len(piece) < size or (limit is not None and total >= limit)
                 if done and limit is not None and len(piece) == size and piece[-1:] != b"\n":
-                    piece += f.readline()  # the piece ends with a whole line (or the file's end)
+                    # The piece ends with a whole line (or the file's end, or a line too long).
+                    piece += f.readline(MAX_LINE_BYTES + 1)
             except OSError:
                 if not consumed:
                     raise
                 break
-            complete, newline, pending = (pending + piece).rpartition(b"\n")
+            buffer = pending + piece
+            if recording.skipping_line:  # the rest of a line too long to read
+                end = buffer.find(b"\n")
+                skipped = len(buffer) if end < 0 else end + 1
+                consumed += skipped
+                buffer = buffer[skipped:]
+                recording.skipping_line = end < 0
+            complete, newline, pending = buffer.rpartition(b"\n")
             if newline:
                 _file_lines(recording, complete)
                 consumed += len(complete) + 1
+            if len(pending) > MAX_LINE_BYTES:  # counted now, its rest skipped as it comes
+                recording.bad_lines += 1
+                recording.long_lines += 1
+                recording.skipping_line = True
+                consumed += len(pending)
+                pending = b""
             if done:
                 break
     recording.partial_line = bool(pending.strip())
@@ -405,12 +440,75 @@ def read_recording(
 
 
 READ_PIECE = 1 << 20  # bytes read at a time
+# The longest line read (a ``call`` line of a 70,000-argument signature, a script line with
+# long texts): a longer one is skipped and counted, so that no line holds memory without
+# bound (a 220 MB signature line took 1.4 GB to summarise).
+MAX_LINE_BYTES = 16 << 20
+
+
+class NotARegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a folder: not a recording to read
+    (a FIFO would wait for a writer, ``/dev/zero`` never ends). ``kind`` says which
+    (``fifo``, ``char_device``, ``block_device``, ``socket``, ``folder``, ``other``),
+    ``what`` in English."""
+
+    def __init__(self, path: str | Path, kind: str) -> None:
+        self.kind = kind
+        self.what = _KIND_WORDS.get(kind, "not a regular file")
+        super().__init__(errno.EINVAL, f"not a regular file ({self.what})", str(path))
+
+
+_KIND_WORDS = {
+    "fifo": "a named pipe (FIFO)",
+    "char_device": "a character device",
+    "block_device": "a block device",
+    "socket": "a socket",
+    "folder": "a folder",
+}
+
+
+def _open_regular(path: str | Path) -> Any:
+    """The file opened for reading, once it is known to be a regular file (checked on the
+    opened file itself, so a name swapped in between cannot slip through; opened without
+    blocking, so a FIFO with no writer does not hold the caller)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(path, _file_kind(mode))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_regular(path: str | Path) -> None:
+    """Raise :class:`NotARegularFile` when ``path`` exists and is not a regular file (an
+    OSError when it cannot be opened at all)."""
+    _open_regular(path).close()
+
+
+def _file_kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISFIFO, "fifo"),
+        (stat.S_ISCHR, "char_device"),
+        (stat.S_ISBLK, "block_device"),
+        (stat.S_ISSOCK, "socket"),
+    )
+    return next((kind for test, kind in kinds if test(mode)), "other")
 
 
 def _file_lines(recording: Recording, complete: bytes) -> None:
     """File whole lines (``complete``: lines joined by newlines, the last one's left off)."""
     hits, hits_line = recording.hits, _HITS_LINE.fullmatch
     for raw in complete.split(b"\n"):
+        if len(raw) > MAX_LINE_BYTES:  # whole in this piece, yet too long: not parsed
+            recording.bad_lines += 1
+            recording.long_lines += 1
+            continue
         # Most lines of a long recording are ``hits`` lines as jitlab writes them: only the
         # count is kept, read without building anything (any other line: parsed).
         match = hits_line(raw)
@@ -473,8 +571,7 @@ def _valid_hits(obj: dict[str, Any]) -> bool:
     return (
         _is(obj.get("function"), str)
         and _is(obj.get("defined_at"), str, none=True)
-        and _is(hits, int)
-        and hits >= 0
+        and _index(hits) is not None
     )
 
 
@@ -499,11 +596,12 @@ def _call(obj: dict[str, Any]) -> RecordedCall | None:
         return None
     for name in _TIMES:
         value = get(name)
-        if value is not None and (type(value) not in _NUMBER_TYPES or not math.isfinite(value)):
+        # A number in range: finite, and no 400-digit count (float() would overflow later).
+        if value is not None and not (type(value) in _NUMBER_TYPES and _LOW < value < _HIGH):
             return None
     index, card, defined_at, variant = get("index"), get("card"), get("defined_at"), get("variant")
-    if (index is not None and type(index) is not int) or (
-        card is not None and type(card) is not int
+    if (index is not None and (type(index) is not int or not _LOW < index < _HIGH)) or (
+        card is not None and (type(card) is not int or not _LOW < card < _HIGH)
     ):
         return None
     if (defined_at is not None and type(defined_at) is not str) or (
@@ -584,7 +682,7 @@ def _signature(data: dict[str, Any]) -> Signature:
             and type(arg.get("dtype")) is str
             and type(arg.get("sharding")) in (str, type(None))
             and type(arg.get("shape")) is list
-            and all(isinstance(d, int | float) for d in arg["shape"])
+            and all(type(d) in _NUMBER_TYPES and 0 <= d < _HIGH for d in arg["shape"])
         ):
             raise _Unfit
     return Signature.from_json(data)
@@ -638,11 +736,19 @@ def _float(value: Any) -> float | None:
     return float(value) if _number(value) and value is not None else None
 
 
+# The numbers a recording holds (counts, sizes, times) lie well inside these; a value outside
+# (a 400-digit number, 1e300) is damage, and the line is skipped: float() of it would
+# overflow in whatever shows it. Comparing an int with a float is exact (no overflow), and
+# NaN and the infinities compare false.
+_LOW, _HIGH = -1e18, 1e18
+_COUNTS = ("process", "processes", "local_devices", "devices")
+
+
 def _number(value: Any) -> bool:
-    """A finite number or null (JSON's true and false are not times)."""
+    """A finite number in range, or null (JSON's true and false are not times)."""
     if value is None:
         return True
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return type(value) in _NUMBER_TYPES and _LOW < value < _HIGH
 
 
 @dataclass(frozen=True)

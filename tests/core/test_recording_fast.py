@@ -56,7 +56,7 @@ def _plain_signature_ok(signature: dict[str, Any]) -> bool:
     for arg in args:
         if not isinstance(arg, dict) or not isinstance(arg.get("shape"), list):
             return False
-        if not all(isinstance(d, (int, float)) for d in arg["shape"]):
+        if not all(isinstance(d, (int, float)) and 0 <= d < 1e18 for d in arg["shape"]):
             return False
         if not (isinstance(arg.get("path"), str) and isinstance(arg.get("dtype"), str)):
             return False
@@ -76,8 +76,10 @@ def _plain_call(obj: dict[str, Any]) -> RecordedCall | None:
         value = get(name)
         if value is not None and (type(value) not in (int, float) or not math.isfinite(value)):
             return None
+        if value is not None and abs(value) >= 1e18:  # out of range: damage
+            return None
     for name in ("index", "card"):
-        if get(name) is not None and type(get(name)) is not int:
+        if get(name) is not None and (type(get(name)) is not int or abs(get(name)) >= 1e18):
             return None
     for name in ("defined_at", "variant"):
         if get(name) is not None and type(get(name)) is not str:
@@ -111,7 +113,7 @@ def _plain_hits(obj: dict[str, Any]) -> RecordedHits | None:
     function, defined_at, hits = obj.get("function"), obj.get("defined_at"), obj.get("hits")
     if type(function) is not str or (defined_at is not None and type(defined_at) is not str):
         return None
-    if type(hits) is not int or hits < 0:
+    if type(hits) is not int or not 0 <= hits < 1e18:
         return None
     return RecordedHits.from_json(obj)
 
