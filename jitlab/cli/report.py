@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail, read_recording_or_fail
+from jitlab.cli._usage import fail, language, read_recording_or_fail, say
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = None if args.out == "-" else Path(args.out)
     if out is not None and out.is_dir():
-        fail(f"report: {out} is a folder; name the HTML file to write")
+        fail(say("usage.report_folder", out=out))
     recordings = [(path, _read(path)) for path in args.recordings]
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page = render_report(
@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         include_internal=args.include_internal,
         generated=now,
         jitlab_version=jitlab.__version__,
+        lang=language(),
     )
     if out is None:
         sys.stdout.write(page)
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
-        fail(f"report: cannot write {out}: {exc.strerror or exc}")
+        fail(say("usage.report_write", out=out, error=exc.strerror or exc))
     size = len(page.encode("utf-8"))
-    print(f"jitlab report: wrote {out} ({size / 1024:.0f} KiB)")
+    print(say("report.wrote", out=out, size=f"{size / 1024:.0f}"))
     return 0

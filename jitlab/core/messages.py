@@ -150,7 +150,7 @@ CATALOGUE: dict[str, Message] = {
         " · 编译耗费 {ms} ms",
     ),
     "run.script_call": _M(
-        "# call {index} ({params}): {kind}", "# 第 {index} 次调用（{params}）：{kind}"
+        "# call {index} ({params}): {kind}", "# 调用 #{index}（{params}）：{kind}"
     ),
     "run.script_card": _M(", card {card}", "，卡片 {card}"),
     "run.script_head": _M(
@@ -461,7 +461,7 @@ CATALOGUE: dict[str, Message] = {
         "row above: that is what made JAX compile again.",
         "每编译一个程序一行，最早的在前。高亮的单元格与上一行不同：正是它让 JAX 又编译了一次。",
     ),
-    "report.tip.call": _M("call {index}", "第 {index} 次调用"),
+    "report.tip.call": _M("call {index}", "调用 #{index}"),
     "report.tip.at": _M("at {t} s", "在 {t} s"),
     "report.timeline": _M(
         "Compile timeline of {function}: {count} compiled or failed, over {span}",
@@ -498,6 +498,8 @@ CATALOGUE: dict[str, Message] = {
         "… {n} more compiles not listed; the timeline shows them all.",
     ),
     "report.buckets.title": _M("Bucket suggestion", "分桶建议"),
+    # one axis of a dimension (the GUI's .ts says it the same way)
+    "report.axis": _M("%1 (axis %2)", "%1（第 %2 轴）"),
     "report.buckets": _M(
         "The size of {dim} took {values} values in {compiles}. Padding each call up to one "
         "of the bucket sizes {buckets} cuts this to {fewer}, at the cost of {share} padding "

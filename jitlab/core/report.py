@@ -4,14 +4,15 @@ The page holds the run's header (what the ``start`` and ``process`` lines say, a
 recorded" for the rest), then per function: a compile timeline (inline SVG drawn here, one
 lane per process, a ``<title>`` tooltip per mark), the signature ledger (one row per compile,
 a cell that differs from the row above highlighted: :mod:`jitlab.core.ledger`), the reasons
-in English (:func:`jitlab.core.changes.render`), the time lost compiling, and, when one
+(:func:`jitlab.core.changes.render`), the time lost compiling, and, when one
 dimension keeps changing size, bucket sizes from
 :func:`~jitlab.core.recording.suggest_buckets` with the code that pads to them. Several
 recordings of one ``jax.distributed`` job also get the divergence table of
 :func:`jitlab.core.processes.merge`.
 
 No script, no network, no external file: it opens in any browser and prints on white. Every
-text that comes from a recording is escaped. JAX-free: reads recordings only.
+text that comes from a recording is escaped. In English or Chinese (``lang``): its words are
+:mod:`jitlab.core.messages`'s. JAX-free: reads recordings only.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from pathlib import PurePath
 from jitlab.core.changes import ChangeKind, render
 from jitlab.core.ledger import (
     KIND_COLORS,
-    KIND_NAMES,
     Dimension,
     LedgerRow,
     bucket_code,
@@ -41,6 +41,15 @@ from jitlab.core.ledger import (
     signature_columns,
     varying_dimensions,
 )
+from jitlab.core.messages import (
+    CATALOGUE,
+    first_call_text,
+    kind_name,
+    language_of,
+    listing,
+    say,
+    skipped_lines,
+)
 from jitlab.core.processes import MergedRecordings, merge, process_of
 from jitlab.core.recording import (
     FunctionSummary,
@@ -50,30 +59,10 @@ from jitlab.core.recording import (
 )
 from jitlab.core.records import CallKind
 
-NOT_RECORDED = "not recorded"
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)
 MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
 _TIMELINE_KINDS = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT, CallKind.ERROR)
-_CHANGE_WORDS = {
-    ChangeKind.SHAPE: "shape of {path}",
-    ChangeKind.DTYPE: "dtype of {path}",
-    ChangeKind.WEAK_TYPE: "weak type of {path}",
-    ChangeKind.SHARDING: "sharding of {path}",
-    ChangeKind.STATIC_VALUE: "static argument {path}",
-    ChangeKind.TREE_STRUCTURE: "pytree structure",
-    ChangeKind.KEYWORD_VS_POSITIONAL: "{path} passed by keyword or position",
-    ChangeKind.NEW_ARGUMENT: "new argument {path}",
-    ChangeKind.ARGUMENT_GONE: "argument {path} gone",
-    ChangeKind.TRACING_CONTEXT: "tracing context {path}",
-    ChangeKind.NEW_FUNCTION_OBJECT: "a new function object",
-    ChangeKind.JIT_OPTIONS: "jit option {path}",
-    ChangeKind.SHARED_EXECUTABLE: "another jax.jit of the same function",
-    ChangeKind.CACHE_CLEARED: "JAX's cache cleared",
-    ChangeKind.JAX_EXPLAINED: "JAX's own explanation",
-    ChangeKind.RECORDED: "words from an older recording",
-    ChangeKind.UNKNOWN: "jitlab cannot tell",
-}
 
 
 @dataclass(frozen=True)
@@ -163,8 +152,11 @@ def render_report(
     generated: str | None = None,
     jitlab_version: str | None = None,
     max_functions: int = MAX_FUNCTIONS,
+    lang: str = "en",
 ) -> str:
-    """The whole page for ``recordings`` ((file name, recording) pairs, at least one)."""
+    """The whole page for ``recordings`` ((file name, recording) pairs, at least one), in
+    ``lang`` (``en`` or ``zh``)."""
+    lang = language_of(lang)
     if not recordings:
         raise ValueError("a report needs at least one recording")
     sources, job = sources_of(recordings)
@@ -174,31 +166,29 @@ def render_report(
         (c.t for s in sources for c in s.recording.calls if c.t is not None),
         default=0.0,
     )
-    title = "jitlab report"
+    title = say("report.title", lang)
     start = sources[0].recording.start
     if start is not None and start.argv:
         title += " · " + " ".join(start.argv)[:120]
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title>",
         f"<style>{_CSS}</style></head><body><main>",
         f"<h1>{_e(title)}</h1>",
-        _made(generated, jitlab_version),
-        _header(sources, job),
-        _overview(functions, sources, job, max_functions),
+        _made(generated, jitlab_version, lang),
+        _header(sources, job, lang),
+        _overview(functions, sources, job, max_functions, lang),
     ]
     if merged is not None:
-        parts.append(_divergences(merged))
+        parts.append(_divergences(merged, lang))
     for number, f in enumerate(functions[:max_functions], 1):
-        parts.append(_function(number, f, sources, span))
+        parts.append(_function(number, f, sources, span, lang))
     if len(functions) > max_functions:
-        parts.append(
-            f'<p class="note">{len(functions) - max_functions} more functions are in the '
-            "overview table only.</p>"
-        )
-    parts.append(_LEGEND_NOTE)
+        more = say("n.functions_more", lang, n=len(functions) - max_functions)
+        parts.append(f'<p class="note">{_e(more)}</p>')
+    parts.append(_legend_note(lang))
     parts.append("</main></body></html>\n")
     return "\n".join(parts)
 
@@ -208,13 +198,13 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _made(generated: str | None, version: str | None) -> str:
-    bits = ["Made by <code>jitlab report</code>"]
-    if version:
-        bits.append(f" {_e(version)}")
-    if generated:
-        bits.append(f", {_e(generated)}")
-    return f'<p class="made">{"".join(bits)}. One file: no script, no network.</p>'
+def _made(generated: str | None, version: str | None, lang: str = "en") -> str:
+    version_text = f" {_e(version)}" if version else ""
+    when = say("report.made_when", lang, when=_e(generated)) if generated else ""
+    made = say(
+        "report.made", lang, tool="<code>jitlab report</code>", version=version_text, when=when
+    )
+    return f'<p class="made">{made}</p>'
 
 
 def format_ms(ms: float) -> str:
@@ -225,29 +215,32 @@ def format_ms(ms: float) -> str:
     return f"{ms:.2f} ms"
 
 
-def _when(seconds: float | None) -> str:
+def _when(seconds: float | None) -> str | None:
     if seconds is None:
-        return NOT_RECORDED
+        return None
     moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _or_missing(value: object) -> str:
+def _or_missing(value: object, lang: str = "en") -> str:
     if value is None or value == "":
-        return f'<span class="missing">{NOT_RECORDED}</span>'
+        return f'<span class="missing">{say("report.not_recorded", lang)}</span>'
     return _e(value)
 
 
-def _header(sources: Sequence[Source], job: bool) -> str:
+def _header(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
     """The run: one column per recording, one row per thing a recording may say."""
     heads = "".join(
-        f"<th>{'process ' + str(s.process) if job else _e(PurePath(s.path).name)}</th>"
+        f"<th>{say('report.process', lang, n=s.process) if job else _e(PurePath(s.path).name)}</th>"
         for s in sources
     )
     rows: list[tuple[str, list[str]]] = []
 
     def row(name: str, cells: list[str]) -> None:
-        rows.append((name, cells))
+        rows.append((say(f"report.row.{name}", lang), cells))
+
+    def missing(value: object = None) -> str:
+        return _or_missing(value, lang)
 
     row("file", [f"<code>{_e(s.path)}</code>" for s in sources])
     starts = [s.recording.start for s in sources]
@@ -255,76 +248,81 @@ def _header(sources: Sequence[Source], job: bool) -> str:
     row(
         "program",
         [
-            f"<code>{_e(shlex.join(st.argv))}</code>" if st and st.argv else _or_missing(None)
+            f"<code>{_e(shlex.join(st.argv))}</code>" if st and st.argv else missing()
             for st in starts
         ],
     )
-    row("started", [_or_missing(_when(st.time) if st and st.time else None) for st in starts])
+    row("started", [missing(_when(st.time) if st and st.time else None) for st in starts])
     row(
         "host",
         [
-            _or_missing((st.host if st else None) or (info.host if info else None))
+            missing((st.host if st else None) or (info.host if info else None))
             for st, info in zip(starts, infos, strict=True)
         ],
     )
-    row("JAX", [_or_missing(st.jax if st else None) for st in starts])
-    row("jitlab (recording)", [_or_missing(st.jitlab if st else None) for st in starts])
-    row("backend", [_or_missing(None) for _ in sources])
-    row("devices", [_devices(info) for info in infos])
-    row("JAX flags (XLA_FLAGS, config)", [_or_missing(None) for _ in sources])
-    row("process", [_process(info) for info in infos])
+    row("jax", [missing(st.jax if st else None) for st in starts])
+    row("jitlab", [missing(st.jitlab if st else None) for st in starts])
+    row("backend", [missing() for _ in sources])
+    row("devices", [_devices(info, lang) for info in infos])
+    row("flags", [missing() for _ in sources])
+    row("process", [_process(info, lang) for info in infos])
     compiled = [sum(c.record.kind.compiled for c in s.recording.calls) for s in sources]
-    row("programs compiled", [str(n) for n in compiled])
-    row("ended", [_ended(s.recording) for s in sources])
+    row("compiled", [str(n) for n in compiled])
+    row("ended", [_ended(s.recording, lang) for s in sources])
     body = "".join(
         f"<tr><th scope=row>{name}</th>{''.join(f'<td>{c}</td>' for c in cells)}</tr>"
         for name, cells in rows
     )
     return (
-        '<section id="run"><h2>The run</h2>'
+        f'<section id="run"><h2>{say("report.run", lang)}</h2>'
         f'<table class="header"><thead><tr><th></th>{heads}</tr></thead>'
         f"<tbody>{body}</tbody></table></section>"
     )
 
 
-def _devices(info: object) -> str:
+def _devices(info: object, lang: str = "en") -> str:
     local = getattr(info, "local_devices", None)
     total = getattr(info, "devices", None)
     if local is None and total is None:
-        return _or_missing(None)
+        return _or_missing(None, lang)
     parts = []
     if local is not None:
-        parts.append(f"{local} on this process")
+        parts.append(say("report.devices_here", lang, n=local))
     if total is not None:
-        parts.append(f"{total} in the job")
-    return _e(", ".join(parts))
+        parts.append(say("report.devices_job", lang, n=total))
+    return _e(say("sep", lang).join(parts))
 
 
-def _process(info: object) -> str:
+def _process(info: object, lang: str = "en") -> str:
     if info is None:
-        return "single process"
+        return say("report.single_process", lang)
     index, count = getattr(info, "index", None), getattr(info, "count", None)
-    return _e(f"{index} of {count}" if count is not None else f"{index}")
+    if count is None:
+        return _e(f"{index}")
+    return _e(say("report.process_of", lang, index=index, count=count))
 
 
-def _ended(recording: Recording) -> str:
-    words = "yes" if recording.ended else "no: the program was stopped, or is still running"
+def _ended(recording: Recording, lang: str = "en") -> str:
+    words = say("report.ended_yes" if recording.ended else "report.ended_no", lang)
     if recording.partial_line:
-        words += "; the last line was cut off"
+        words += say("sep.semi", lang) + say("report.cut_off", lang)
     if recording.bad_lines:
-        words += f"; {recording.skipped}"
+        words += say("sep.semi", lang) + skipped_lines(recording.bad_lines, lang)
     return _e(words)
 
 
 def _overview(
-    functions: Sequence[FunctionReport], sources: Sequence[Source], job: bool, shown: int
+    functions: Sequence[FunctionReport],
+    sources: Sequence[Source],
+    job: bool,
+    shown: int,
+    lang: str = "en",
 ) -> str:
     total = sum(f.compile_ms for f in functions)
+    heading = f'<section id="functions"><h2>{say("report.functions", lang)}</h2>'
     if not functions:
-        return (
-            '<section id="functions"><h2>Functions</h2><p>Nothing was compiled while '
-            "recording.</p></section>"
-        )
+        return f"{heading}<p>{say('report.nothing_compiled', lang)}</p></section>"
+
     rows = []
     for number, f in enumerate(functions, 1):
         name = _e(f.function)
@@ -339,87 +337,110 @@ def _overview(
             f"<td class=num>{format_ms(f.compile_ms)}</td><td class=num>{share}</td>"
             f"<td class=num>{f.signatures}</td></tr>"
         )
-    across = f" across {len(sources)} processes" if job else ""
+    across = ""
+    if job:
+        across = say("report.across", lang, processes=say("n.processes", lang, n=len(sources)))
+    programs = say("n.programs", lang, n=sum(f.executables for f in functions))
+    time_lost = say(
+        "report.time_lost",
+        lang,
+        across=across,
+        total=f"<strong>{format_ms(total)}</strong>",
+        programs=programs,
+    )
+    heads = "".join(
+        f"<th>{say(f'report.head.{h}', lang)}</th>"
+        for h in ("function", "compiled", "recompiles", "hits", "time_lost", "share", "signatures")
+    )
     return (
-        '<section id="functions"><h2>Functions</h2>'
-        f"<p>Time lost compiling{across}: <strong>{format_ms(total)}</strong> "
-        f"(trace + lower + compile) in {sum(f.executables for f in functions)} programs. "
-        "Most time lost first.</p>"
-        '<table class="overview"><thead><tr><th>function</th><th>programs compiled</th>'
-        "<th>recompiles</th><th>cache hits</th><th>time lost compiling</th><th>share</th>"
-        f"<th>signatures</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+        f"{heading}<p>{time_lost}</p>"
+        f'<table class="overview"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
     )
 
 
-def _divergences(merged: MergedRecordings) -> str:
+def _divergences(merged: MergedRecordings, lang: str = "en") -> str:
     if not merged.divergences:
-        body = '<p class="ok">Every process compiled the same programs: no divergence.</p>'
+        body = f'<p class="ok">{say("report.div.none", lang)}</p>'
     else:
         rows = []
         for d in merged.divergences:
             what = (
-                f"compiled <code>{_e(d.signature)}</code>"
+                say("report.div.compiled", lang, signature=f"<code>{_e(d.signature)}</code>")
                 if d.kind == "signature"
-                else "compiled a different number of programs"
+                else say("report.div.count", lang)
             )
             differing = "<br>".join(f"<code>{_e(x)}</code>" for x in d.fields) or "–"
             counts = ", ".join(f"{p}: {n}" for p, n in sorted(d.counts.items())) or "–"
-            first = _e(d.first) if d.first else "–"
+            first = _e(first_call_text(d.first, lang)) if d.first else "–"
             rows.append(
                 f"<tr><td>{_e(d.function)}"
                 + (f"<br><small><code>{_e(d.defined_at)}</code></small>" if d.defined_at else "")
-                + f"</td><td>{_e(', '.join(map(str, d.processes)))}</td>"
-                f"<td>{_e(', '.join(map(str, d.others)))}</td><td>{what}</td>"
+                + f"</td><td>{_e(listing(d.processes, lang))}</td>"
+                f"<td>{_e(listing(d.others, lang))}</td><td>{what}</td>"
                 f"<td>{differing}</td><td class=num>{_e(counts)}</td><td>{first}</td></tr>"
             )
-        noun = "divergence" if len(rows) == 1 else "divergences"
+        bad = say("report.div.bad", lang, divergences=say("n.divergences", lang, n=len(rows)))
+        keys = ("processes", "but_not", "what", "differs", "per_process", "first")
+        heads = f"<th>{say('report.head.function', lang)}</th>" + "".join(
+            f"<th>{say(f'report.div.head.{k}', lang)}</th>" for k in keys
+        )
         body = (
-            f'<p class="bad">{len(rows)} {noun}: the processes did not compile the same '
-            "programs. In SPMD code a collective then waits on the process still compiling, "
-            "or two processes run different programs.</p>"
-            '<table class="divergence"><thead><tr><th>function</th><th>processes</th>'
-            "<th>but not</th><th>what</th><th>differs from the others in</th>"
-            "<th>programs per process</th><th>first seen</th></tr></thead>"
+            f'<p class="bad">{bad}</p>'
+            f'<table class="divergence"><thead><tr>{heads}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>"
         )
-    return f'<section id="divergence"><h2>Divergence between processes</h2>{body}</section>'
+    title = say("report.div.title", lang)
+    return f'<section id="divergence"><h2>{title}</h2>{body}</section>'
 
 
 # -- one function ----------------------------------------------------------------------------
-def _function(number: int, f: FunctionReport, sources: Sequence[Source], span: float) -> str:
+def _function(
+    number: int, f: FunctionReport, sources: Sequence[Source], span: float, lang: str = "en"
+) -> str:
     several = len(sources) > 1
     processes = [s.process for s in sources if s.process in f.calls or s.process in f.summaries]
-    where = f" <small>defined at <code>{_e(f.defined_at)}</code></small>" if f.defined_at else ""
+    where = ""
+    if f.defined_at:
+        defined = say("report.defined_at", lang, where=f"<code>{_e(f.defined_at)}</code>")
+        where = f" <small>{defined}</small>"
     totals = [s.totals for s in f.summaries.values()]
     trace = sum(t.trace_ms for t in totals)
     lower = sum(t.lower_ms for t in totals)
     compile_ = sum(t.compile_ms for t in totals)
-    hits = "not counted" if f.hits is None else str(f.hits)
-    facts = (
-        f"<p class=facts><strong>{f.executables}</strong> programs compiled "
-        f"({f.recompiles} recompiles), cache hits: {hits}. "
-        f"Time lost compiling: <strong>{format_ms(f.compile_ms)}</strong> "
-        f"(trace {format_ms(trace)}, lower {format_ms(lower)}, compile {format_ms(compile_)})."
-        "</p>"
+    hits = say("report.not_counted", lang) if f.hits is None else str(f.hits)
+    programs = say("n.programs", lang, n=f.executables).replace(
+        str(f.executables), f"<strong>{f.executables}</strong>", 1
     )
+    facts = say(
+        "report.facts",
+        lang,
+        programs=programs,
+        recompiles=say("n.recompiles", lang, n=f.recompiles),
+        hits=hits,
+        total=f"<strong>{format_ms(f.compile_ms)}</strong>",
+        trace=format_ms(trace),
+        lower=format_ms(lower),
+        compile=format_ms(compile_),
+    )
+    facts = f"<p class=facts>{facts}</p>"
     parts = [
         f'<section class="function" id="fn-{number}"><div class="keep">',
         f"<h2>{number}. <code>{_e(f.function)}</code>{where}</h2>",
         facts,
-        "<h3>When it compiled</h3>",
-        timeline_svg(f, processes, span, number),
+        f"<h3>{say('report.when', lang)}</h3>",
+        timeline_svg(f, processes, span, number, lang),
         "</div>",
-        _reasons(f),
-        "<h3>Signature ledger</h3>",
-        '<p class="note">One row per program compiled, oldest first. A highlighted cell '
-        "differs from the row above: that is what made JAX compile again.</p>",
+        _reasons(f, lang),
+        f"<h3>{say('report.ledger', lang)}</h3>",
+        f'<p class="note">{say("report.ledger_note", lang)}</p>',
     ]
     for process in processes:
         calls = f.calls.get(process, [])
         if several:
-            parts.append(f"<h4>process {process}</h4>")
-        parts.append(ledger_table(ledger_rows(calls)))
-    parts.append(_buckets(f, number))
+            parts.append(f"<h4>{say('report.process', lang, n=process)}</h4>")
+        parts.append(ledger_table(ledger_rows(calls), lang=lang))
+    parts.append(_buckets(f, number, lang))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -433,25 +454,27 @@ def _cost(call: RecordedCall) -> float:
     return r.trace_ms + r.lower_ms + r.compile_ms
 
 
-def _tooltip(call: RecordedCall, number: int) -> str:
+def _tooltip(call: RecordedCall, number: int, lang: str = "en") -> str:
     r = call.record
-    bits = [f"{KIND_NAMES[r.kind]} #{number}"]
+    bits = [f"{kind_name(r.kind, lang)} #{number}"]
     if not call.events_only:
-        bits.append(f"call {r.index}")
+        bits.append(say("report.tip.call", lang, index=r.index))
     if call.t is not None:
-        bits.append(f"at {call.t:.2f} s")
+        bits.append(say("report.tip.at", lang, t=f"{call.t:.2f}"))
     bits.append(format_ms(_cost(call)))
-    text = ", ".join(bits)
+    text = say("sep", lang).join(bits)
     if r.signature is not None:
         text += f"\n{r.signature}"
     if r.reason is not None and r.kind is not CallKind.COMPILE:
-        text += "\n" + "; ".join(render(c, "en") for c in r.reason.items)
+        text += "\n" + say("sep.semi", lang).join(render(c, lang) for c in r.reason.items)
     if r.error is not None:
         text += f"\n{r.error.type}: {r.error.message}"
     return text
 
 
-def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, number: int = 0) -> str:
+def timeline_svg(
+    f: FunctionReport, processes: Sequence[int], span: float, number: int = 0, lang: str = "en"
+) -> str:
     """The compiles of one function: one lane per process, a bar per compile at its time
     (its height the time it cost), coloured by kind, each with a ``<title>`` tooltip."""
     width, left, right, lane_h, top, bottom = 1000, 90, 16, 64, 10, 34
@@ -467,8 +490,16 @@ def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, numbe
         domain = float(max((len(m) for m in all_marks.values()), default=1))
     most = max((_cost(c) for m in all_marks.values() for c in m), default=0.0) or 1.0
     count = sum(len(m) for m in all_marks.values())
-    label = f"Compile timeline of {f.function}: {count} programs compiled or failed, over " + (
-        f"{domain:.1f} s of recording" if timed else "the order of compiles"
+    label = say(
+        "report.timeline",
+        lang,
+        function=f.function,
+        count=say("report.timeline.count", lang, n=count),
+        span=(
+            say("report.timeline.seconds", lang, s=f"{domain:.1f}")
+            if timed
+            else say("report.timeline.order", lang)
+        ),
     )
     out = [
         f'<svg class="timeline" viewBox="0 0 {width} {height}" role="img" '
@@ -484,7 +515,11 @@ def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, numbe
                 f'<line x1="{left}" x2="{left + plot_w}" y1="{top + lane_h * lane}" '
                 f'y2="{top + lane_h * lane}" stroke="#d0d4da"/>'
             )
-        name = f"process {process}" if len(lanes) > 1 else "compiles"
+        name = (
+            say("report.process", lang, n=process)
+            if len(lanes) > 1
+            else say("report.lane.compiles", lang)
+        )
         out.append(
             f'<text x="{left - 8}" y="{base - lane_h / 2 + 8}" text-anchor="end" '
             f'class="lane">{_e(name)}</text>'
@@ -500,9 +535,9 @@ def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, numbe
             cost = max(_cost(c) for _, c, _ in group)
             h = max(8.0, (lane_h - 12) * cost / most)  # a cheap recompile still shows
             tip = (
-                _tooltip(call, i)
+                _tooltip(call, i, lang)
                 if len(group) == 1
-                else f"{len(group)} compiles here, the costliest {format_ms(cost)}"
+                else say("report.binned", lang, n=len(group), ms=format_ms(cost))
             )
             shape = (
                 f'<rect x="{x - 1.5:.1f}" y="{base - h:.1f}" width="3" height="{h:.1f}" '
@@ -522,16 +557,15 @@ def timeline_svg(f: FunctionReport, processes: Sequence[int], span: float, numbe
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{axis_y}" y2="{axis_y + 5}" stroke="#6b7280"/>'
             f'<text x="{x:.1f}" y="{axis_y + 18}" text-anchor="middle" class="tick">{text}</text>'
         )
-    caption = (
-        "seconds since the recording started" if timed else "compiles in order (no times recorded)"
-    )
+    caption = say("report.caption.timed" if timed else "report.caption.order", lang)
+    caption = say("report.caption.height", lang, caption=caption, ms=format_ms(most))
     out.append(
         f'<text x="{left + plot_w}" y="{height - 2}" text-anchor="end" class="tick">'
-        f"{caption}; bar height: time lost, up to {format_ms(most)}</text>"
+        f"{caption}</text>"
     )
     out.append("</svg>")
     legend = "".join(
-        f'<span class="key"><i style="background:{KIND_COLORS[k]}"></i>{KIND_NAMES[k]}</span>'
+        f'<span class="key"><i style="background:{KIND_COLORS[k]}"></i>{kind_name(k, lang)}</span>'
         for k in _TIMELINE_KINDS
         if any(c.record.kind is k for m in all_marks.values() for c in m)
     )
@@ -561,8 +595,8 @@ def _ticks(domain: float) -> list[float]:
     return ticks
 
 
-def _reasons(f: FunctionReport) -> str:
-    """Why it compiled again, in English, most frequent first (one example each)."""
+def _reasons(f: FunctionReport, lang: str = "en") -> str:
+    """Why it compiled again, most frequent first (one example each)."""
     counts: Counter[tuple[ChangeKind, str]] = Counter()
     examples: dict[tuple[ChangeKind, str], str] = {}
     recompiles = 0
@@ -575,30 +609,42 @@ def _reasons(f: FunctionReport) -> str:
             for change in r.reason.items:
                 key = (change.kind, change.path)
                 counts[key] += 1
-                examples.setdefault(key, render(change, "en"))
+                examples.setdefault(key, render(change, lang))
     if not recompiles:
         return ""
     items = []
     for (kind, path), n in counts.most_common(12):
-        what = _CHANGE_WORDS.get(kind, str(kind)).replace("{path}", path or "?")
-        times = "once" if n == 1 else f"{n} times"
-        items.append(
-            f"<li><strong>{_e(what)}</strong> — {times}; e.g. "
-            f"<code>{_e(examples[(kind, path)])}</code></li>"
+        what = _change_words(kind, path, lang)
+        item = say(
+            "report.reason",
+            lang,
+            what=f"<strong>{_e(what)}</strong>",
+            times=say("n.times", lang, n=n),
+            example=f"<code>{_e(examples[(kind, path)])}</code>",
         )
+        items.append(f"<li>{item}</li>")
     if len(counts) > 12:
-        items.append(f"<li>… {len(counts) - 12} more</li>")
-    return f"<h3>Why it compiled again</h3><ul class=reasons>{''.join(items)}</ul>"
+        items.append(f"<li>{_e(say('n.more', lang, n=len(counts) - 12))}</li>")
+    return f"<h3>{say('report.why', lang)}</h3><ul class=reasons>{''.join(items)}</ul>"
 
 
-def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS) -> str:
+def _change_words(kind: ChangeKind, path: str | None, lang: str) -> str:
+    """What changed, briefly: ``shape of x`` (the change's kind itself if it has no words)."""
+    key = f"change.{kind}"
+    if key not in CATALOGUE:
+        return str(kind)
+    return say(key, lang, path=path or "?")
+
+
+def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: str = "en") -> str:
     """The signature ledger as a table; a changed cell is marked, with the old value in its
     ``title``."""
     if not rows:
-        return '<p class="note">Nothing compiled.</p>'
+        return f'<p class="note">{say("report.nothing", lang)}</p>'
     keys = signature_columns(rows)
-    heads = ["#", "kind", "at", "cost", *(column_title(k) for k in keys), "called from"]
-    heads.append("what changed")
+    heads = ["#", *(say(f"report.ledger.{h}", lang) for h in ("kind", "at", "cost"))]
+    heads += [_column_title(k, lang) for k in keys]
+    heads += [say("report.ledger.called_from", lang), say("report.ledger.changed", lang)]
     out = [
         '<div class="scroll"><table class="ledger"><thead><tr>',
         "".join(f"<th>{_e(h)}</th>" for h in heads),
@@ -608,7 +654,8 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS) -> str
         call, r = row.call, row.call.record
         cells = [
             "?" if call.events_only else str(r.index),
-            f'<span class="kind" style="color:{KIND_COLORS[r.kind]}">{KIND_NAMES[r.kind]}</span>',
+            f'<span class="kind" style="color:{KIND_COLORS[r.kind]}">'
+            f"{kind_name(r.kind, lang)}</span>",
             f"{call.t:.2f} s" if call.t is not None else "",
             format_ms(_cost(call)),
         ]
@@ -619,28 +666,36 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS) -> str
             text = "?" if row.signature is None else row.cells.get(key, "—")
             if differs(rows, i, key):
                 before = rows[i - 1].cells.get(key, "—")
+                changed = _e(say("report.ledger.before", lang, before=before))
                 tds.append(
-                    f'<td class="sig changed" title="changed, before: {_e(before)}">'
-                    f"<mark>{_e(text)}</mark></td>"
+                    f'<td class="sig changed" title="{changed}"><mark>{_e(text)}</mark></td>'
                 )
             else:
                 tds.append(f"<td class=sig>{_e(text)}</td>")
         tds.append(f"<td><small>{_e(call.called_from or '')}</small></td>")
-        reason = "; ".join(render(c, "en") for c in r.reason.items) if r.reason else ""
+        semi = say("sep.semi", lang)
+        reason = semi.join(render(c, lang) for c in r.reason.items) if r.reason else ""
         jax_words = r.reason.jax_explanation if r.reason else None
         title = f' title="JAX: {_e(jax_words)}"' if jax_words else ""
         tds.append(f"<td class=reason{title}>{_e(reason)}</td>")
         out.append(f"<tr>{''.join(tds)}</tr>")
     out.append("</tbody></table></div>")
     if len(rows) > limit:
-        out.append(
-            f'<p class="note">… {len(rows) - limit} more compiles not listed; '
-            "the timeline shows them all.</p>"
-        )
+        more = say("report.ledger.more", lang, n=len(rows) - limit)
+        out.append(f'<p class="note">{_e(more)}</p>')
     return "".join(out)
 
 
-def _buckets(f: FunctionReport, number: int) -> str:
+def _column_title(key: str, lang: str) -> str:
+    """:func:`~jitlab.core.ledger.column_title` in ``lang``."""
+    if key == "fn":
+        return say("report.ledger.function_object", lang)
+    if key.startswith("static:"):
+        return say("report.ledger.static", lang, name=key[7:])
+    return column_title(key)
+
+
+def _buckets(f: FunctionReport, number: int, lang: str = "en") -> str:
     """Bucket sizes for the dimension that varies most, with the code that pads to them."""
     signatures = []
     for calls in f.calls.values():
@@ -652,24 +707,28 @@ def _buckets(f: FunctionReport, number: int) -> str:
     distinct = dim.distinct
     buckets = bucket_sizes(distinct, default_compiles(len(distinct)))  # as the app suggests
     share = padding(distinct, buckets) / max(1, sum(distinct))
-    compiles = "1 compile" if len(buckets) == 1 else f"{len(buckets)} compiles"
-    text = (
-        f"<p>The size of <code>{_e(dim.label())}</code> took {len(distinct)} values in "
-        f"{len(dim.sizes)} compiles. Padding each call up to one of the bucket sizes "
-        f"<strong>{_e(', '.join(map(str, buckets)))}</strong> cuts this to {compiles}, "
-        f"at the cost of {share:.0%} padding over the sizes seen "
-        f"(<code>suggest_buckets</code>: the least padding for {compiles}).</p>"
+    text = say(
+        "report.buckets",
+        lang,
+        dim=f"<code>{_e(dim.label(say('report.axis', lang)))}</code>",
+        values=len(distinct),
+        compiles=say("n.compiles", lang, n=len(dim.sizes)),
+        buckets=f"<strong>{_e(listing(buckets, lang))}</strong>",
+        fewer=say("n.compiles", lang, n=len(buckets)),
+        share=f"{share:.0%}",
+        tool="<code>suggest_buckets</code>",
     )
+    text = f"<p>{text}</p>"
     code = bucket_code(" ".join(f.function.split()) or "f", dim, buckets)
     return (
-        '<div class="buckets"><h3>Bucket suggestion</h3>'
+        f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3>'
         + text
-        + histogram_svg(dim, buckets, number)
+        + histogram_svg(dim, buckets, number, lang)
         + f'<pre class="code"><code>{_e(code)}</code></pre></div>'
     )
 
 
-def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0) -> str:
+def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0, lang: str = "en") -> str:
     """Compiles per size of the varying dimension; bucket sizes green, others red."""
     counts = Counter(dim.sizes)
     sizes = sorted(counts)
@@ -680,7 +739,12 @@ def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0) -> st
     plot_w = width - left - 20
     bar = max(3.0, min(40.0, plot_w / (len(sizes) * 1.6), plot_w / spread * 0.7))
     most = max(counts.values())
-    label = f"Compiles per size of {dim.label()}; suggested buckets {', '.join(map(str, buckets))}"
+    label = say(
+        "report.histogram",
+        lang,
+        dim=dim.label(say("report.axis", lang)),
+        buckets=listing(buckets, lang),
+    )
     out = [
         f'<svg class="histogram" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="hg-{number}" preserveAspectRatio="xMinYMin meet">',
@@ -693,8 +757,13 @@ def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0) -> st
         h = max(2.0, (plot_h - 14) * counts[size] / most)
         is_bucket = size in buckets
         colour = KIND_COLORS[CallKind.CACHE_HIT if is_bucket else CallKind.RECOMPILE]
-        tip = f"size {size}: {counts[size]} compile{'s' if counts[size] > 1 else ''}"
-        tip += " (a bucket)" if is_bucket else f" (padded to {_bucket_of(size, buckets)})"
+        compiles = say("n.compiles", lang, n=counts[size])
+        tip = say("report.hist.tip", lang, size=size, compiles=compiles)
+        tip += (
+            say("report.hist.bucket", lang)
+            if is_bucket
+            else say("report.hist.padded", lang, bucket=_bucket_of(size, buckets))
+        )
         out.append(
             f'<rect x="{x - bar / 2:.1f}" y="{top + plot_h - h:.1f}" width="{bar:.1f}" '
             f'height="{h:.1f}" fill="{colour}"><title>{_e(tip)}</title></rect>'
@@ -717,12 +786,17 @@ def _bucket_of(size: int, buckets: Sequence[int]) -> int:
     return min((b for b in buckets if b >= size), default=size)
 
 
-_LEGEND_NOTE = (
-    '<footer><p class="note">Kinds: <em>first compile</em> is the first program of a function; '
-    "<em>recompile</em> any later one (a new signature, or a cache JAX no longer had); "
-    "<em>persistent-cache hit</em> a program loaded from disk instead of compiled. Time lost "
-    "is trace + lower + compile. Hover a mark or a highlighted cell for details.</p></footer>"
-)
+def _legend_note(lang: str = "en") -> str:
+    kinds = {
+        name: f"<em>{kind_name(kind, lang)}</em>"
+        for name, kind in (
+            ("first", CallKind.COMPILE),
+            ("recompile", CallKind.RECOMPILE),
+            ("persistent", CallKind.PERSISTENT_HIT),
+        )
+    }
+    return f'<footer><p class="note">{say("report.legend", lang, **kinds)}</p></footer>'
+
 
 _CSS = """
 :root { color-scheme: light; }
