@@ -84,7 +84,8 @@ CATALOGUE: dict[str, Message] = {
     # -- counts (plurals) ---------------------------------------------------------------
     "n.calls": _M("{n} call", "{n} 次调用", "{n} calls"),
     "n.compiles": _M("{n} compile", "{n} 次编译", "{n} compiles"),
-    "n.first_compiles": _M("{n} first compile", "{n} 次首次编译", "{n} first compiles"),
+    # a run's first compiles: "compile" in English, as the table's kind says it
+    "n.first_compiles": _M("{n} compile", "{n} 次首次编译", "{n} compiles"),
     "n.recompiles": _M("{n} recompile", "{n} 次重编译", "{n} recompiles"),
     "n.cache_hits": _M("{n} cache hit", "{n} 次缓存命中", "{n} cache hits"),
     "n.persistent_hits": _M(
