@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from jitlab.cli._usage import fail, language, read_recording_or_fail, say
@@ -49,11 +48,12 @@ def run(args: argparse.Namespace) -> int:
     import datetime
 
     import jitlab
+    from jitlab.cli._output import checked_output
+    from jitlab.core.outputs import REPORT, is_stream
     from jitlab.core.report import render_report
 
-    out = None if args.out == "-" else Path(args.out)
-    if out is not None and out.is_dir():
-        fail(say("usage.report_folder", out=out))
+    # Never over a user's file or one of the recordings it reads (one line, exit 2).
+    out = None if args.out == "-" else checked_output("report", args.out, REPORT, args.recordings)
     recordings = [(path, _read(path)) for path in args.recordings]
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page = render_report(
@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
-        fail(say("usage.report_write", out=out, error=exc.strerror or exc))
+        fail(say("usage.report_write", out=args.out, error=exc.strerror or exc))
+    if is_stream(out):  # /dev/stdout | …: the page is the output, nothing more
+        return 0
     size = len(page.encode("utf-8"))
-    print(say("report.wrote", out=out, size=f"{size / 1024:.0f}"))
+    print(say("report.wrote", out=args.out, size=f"{size / 1024:.0f}"))
     return 0

@@ -1,0 +1,44 @@
+"""The one check every command that writes a file makes first (see jitlab.core.outputs).
+
+Refused in one line, exit status 2, before anything runs: a folder, a user's file that is not
+a jitlab file of the same kind, an input of the same command, a place that cannot be written.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from jitlab.cli._usage import fail
+from jitlab.core.outputs import refusal
+
+
+def checked_output(
+    command: str,
+    text: str,
+    kind: str,
+    inputs: Iterable[str | Path] = (),
+    *,
+    make_folders: bool = False,
+) -> Path:
+    """``text`` as an absolute path that ``command`` may write (resolved against the folder
+    it started in: a program that changes folder does not move it); ``make_folders``: its
+    missing folders are made (watch: the recording's place is ready before the program runs)."""
+    why = refusal(text, kind, inputs)
+    path = Path(os.path.abspath(text))
+    if why is not None:
+        fail(f"{command}: {why}")
+    try:
+        if path.exists():
+            if not os.access(path, os.W_OK):
+                raise PermissionError(13, "Permission denied")
+        else:  # create nothing yet: a process of a job may write NAME.p1.jsonl instead
+            if make_folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=path.parent):
+                pass
+    except OSError as exc:
+        fail(f"{command}: cannot write {text}: {exc.strerror or exc}")
+    return path

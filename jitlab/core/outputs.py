@@ -1,0 +1,91 @@
+"""Where jitlab may write: never over a user's file, never over its own input.
+
+One rule for every command that writes a file (``jitlab watch --out``, ``jitlab report -o``)
+and for the files a recording renames itself to (``run.p1.jsonl``) or a forked child opens:
+
+* a path that does not exist, or an empty regular file, may be written;
+* an existing regular file only when it is a jitlab file *of the same kind* (a recording
+  for ``watch``, a report page for ``report``) and not one of the command's inputs;
+* a device or a pipe (``/dev/null``, ``/dev/stdout | cat``) is written as a stream: no
+  truncation, no seek, no rename.
+
+JAX-free: the reading commands use it too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+RECORDING = "recording"
+REPORT = "report"
+
+_SNIFF_BYTES = 4096
+# The first bytes of what jitlab writes: a recording's ``start`` line (dumps_strict's
+# default separators) and the report page's head (jitlab/core/report.py).
+_RECORDING_HEAD = b'{"type": "start"'
+_REPORT_HEAD = b"<!DOCTYPE html>"
+_REPORT_TITLE = b"<title>jitlab report"
+
+
+def _head(path: Path) -> bytes | None:
+    try:
+        with path.open("rb") as f:
+            return f.read(_SNIFF_BYTES)
+    except OSError:
+        return None
+
+
+def is_kind(path: str | Path, kind: str) -> bool:
+    """Whether the regular file ``path`` is a jitlab file of ``kind`` (its first bytes say)."""
+    head = _head(Path(path))
+    if head is None:
+        return False
+    if kind == RECORDING:
+        return head.startswith(_RECORDING_HEAD)
+    if kind == REPORT:
+        return head.lstrip().startswith(_REPORT_HEAD) and _REPORT_TITLE in head
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def is_stream(path: str | Path) -> bool:
+    """A device, pipe or socket (after symlinks): written as it comes, never truncated."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refusal(path: str | Path, kind: str, inputs: Iterable[str | Path] = ()) -> str | None:
+    """Why ``path`` must not be written as a file of ``kind``, or None when it may be.
+
+    ``inputs``: the files the same command reads (never written over, whatever they are).
+    """
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot use {path}: {exc.strerror or exc}"
+    if stat.S_ISDIR(info.st_mode):
+        return f"{path} is a folder; name a file in it"
+    for source in inputs:
+        if _same_file(path, Path(source)):
+            return f"{path} is an input of this command; name another file to write"
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a device or a pipe: written as a stream
+    if info.st_size == 0 or is_kind(path, kind):
+        return None
+    what = "a recording of `jitlab watch`" if kind == RECORDING else "a page of `jitlab report`"
+    return f"{path} exists and is not {what}; refusing to write over it (name a new file)"
