@@ -48,18 +48,17 @@ def beats(scenario: type[Scenario], language: str) -> list[Beat]:
     return out or [("pitfall", {}, ""), ("fix", {}, "")]
 
 
-def measure_beats(scenario: type[Scenario]) -> list[Beat]:
-    """ "Measure both": one call sequence, the same on the pitfall and on the fix.
-
-    The sequence is every parameter change of the demo that the pitfall or the fix plays, in
-    order; each variant starts from a fresh run, so the two summaries compare like with like.
+def measure_beats(
+    scenario: type[Scenario], variants: tuple[str, ...] = ("pitfall", "fix")
+) -> list[Beat]:
+    """ "Measure both" (and Complete's missing runs): the lesson's comparison sequence, the
+    same on the pitfall and on the fix (``Scenario.comparison``: chosen so the pitfall
+    visibly hurts); each variant starts from a fresh run, so the two compare like with like.
     """
-    sequence = [
-        dict(beat.params) for beat in scenario.autoplay if beat.variant in (None, "pitfall", "fix")
-    ] or [{}]
+    sequence = [dict(call) for call in scenario.comparison().calls] or [{}]
     return [
         (variant if i == 0 else "", params, "")
-        for variant in ("pitfall", "fix")
+        for variant in variants
         for i, params in enumerate(sequence)
     ]
 
@@ -99,9 +98,11 @@ class Autoplay(QObject):
         self.stage.run_controls.set_playing(False)
         self.next()
 
-    def measure(self, scenario: type[Scenario]) -> None:
-        """Run the pitfall and the fix on the same call sequence, then show the summary."""
-        self.beats = measure_beats(scenario)
+    def measure(
+        self, scenario: type[Scenario], variants: tuple[str, ...] = ("pitfall", "fix")
+    ) -> None:
+        """Run the variants on the lesson's call sequence, then show the summary."""
+        self.beats = measure_beats(scenario, variants)
         self.stage.run_controls.set_playing(False)
         self.stage.set_mode("execute")
         self.next()

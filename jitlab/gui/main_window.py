@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
             button.setObjectName(f"mode_{mode}")
             button.setCheckable(True)
             button.setShortcut(QKeySequence(f"Alt+{i + 1}"))
-            button.clicked.connect(lambda _=False, m=mode: self.set_mode(m))
+            button.clicked.connect(lambda _=False, m=mode: self.go_to(m))
             self.mode_group.addButton(button)
             self.mode_buttons[mode] = button
             mode_bar.addWidget(button)
@@ -780,6 +780,14 @@ class MainWindow(QMainWindow):
         """Play the scenario's demo: its beats on the pitfall, then on the fix, then the summary."""
         if self.scenario is not None:
             self.autoplay.start(self.scenario)
+
+    def go_to(self, mode: str) -> None:
+        """A mode button: Complete first runs what its comparison is missing (issue 21)."""
+        missing = self.summary.missing() if mode == "complete" and self.scenario else ()
+        if missing and not self.autoplay.beats:
+            self.autoplay.measure(self.scenario, missing)  # ends on Complete
+        else:
+            self.set_mode(mode)
 
     def measure_both(self) -> None:
         """The pitfall and the fix on the same call sequence, then the summary."""

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 from jitlab.core.records import CallKind, CallRecord, Summary
-from jitlab.core.spec import Scenario, ScriptLesson
+from jitlab.core.spec import Comparison, Measure, Scenario, ScriptLesson, Text
+from jitlab.core.verdict import Verdict, judge, matches
 from jitlab.gui.chart import CallAxis, DecadeAxis
 from jitlab.gui.i18n import language
 from jitlab.gui.model import Change, RunState, Segment
@@ -37,7 +38,8 @@ REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
 # The comparison chart's colours: the live chart's for the variants, never a call kind's
 # (red recompile, green hit, ...).
 LINE_COLORS = {"pitfall": VARIANT_COLORS["pitfall"], "fix": VARIANT_COLORS["fix"]}
-SAME = 0.05  # two costs within 5 % of each other are "about the same": timings are noisy
+# Where a failed call sits on the comparison chart: a row of its own, never a latency.
+FAILED = Text("failed call (no latency)", "失败的调用（没有耗时）")
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 _ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
 # Start mode frames the question in the accent colour.
@@ -432,6 +434,17 @@ class SummaryPage(QWidget):
                 symbolBrush=pg.mkBrush(LINE_COLORS["fix"]),
             ),
         }
+        # A failed call has no latency: a cross on a row of its own, below every latency.
+        self.failed_marks = {
+            variant: plot.plot(
+                pen=None,
+                symbol="x",
+                symbolSize=11,
+                symbolPen=pg.mkPen(LINE_COLORS[variant], width=2),
+                symbolBrush=pg.mkBrush(LINE_COLORS[variant]),
+            )
+            for variant in ("pitfall", "fix")
+        }
         # The legend sits in the title row above the plot: it never covers a point.
         self.compare_legend = pg.LegendItem(colCount=2)
         self.compare_legend.setLabelTextColor(self.palette().color(self.foregroundRole()))
@@ -462,8 +475,8 @@ class SummaryPage(QWidget):
         inner = QWidget(self)
         layout = QVBoxLayout(inner)
         layout.addWidget(self.title)
+        layout.addWidget(self.verdict)  # the lesson's verdict first, then the table
         layout.addWidget(self.table_box)
-        layout.addWidget(self.verdict)
         layout.addWidget(self.prediction)
         layout.addWidget(self.lesson)
         layout.addWidget(self.compare, 1)
@@ -506,44 +519,56 @@ class SummaryPage(QWidget):
         self._plot_compare()
         p, f = summaries["pitfall"], summaries["fix"]
         if p and f and p.calls and f.calls:
-            self.verdict.setText("<br>".join(html.escape(line) for line in self.verdict_lines()))
+            first, *rest = (html.escape(line) for line in self.verdict_lines())
+            self.verdict.setText("<br>".join([f"<b>{first}</b>", *rest]))
         else:
             self.verdict.setText(
                 self.tr("Run both variants (or press “Measure both”) to compare them side by side.")
             )
         self.prediction.setText("<br>".join(html.escape(line) for line in self.prediction_lines()))
 
+    def lesson_verdict(self) -> Verdict | None:
+        """The lesson's verdict on the latest pitfall and fix runs: the scenario's own measure,
+        judged by the function ``jitlab run --compare`` prints (jitlab.core.verdict)."""
+        runs = [self.state.latest(v) for v in ("pitfall", "fix")]
+        if not all(run and run.records for run in runs):
+            return None
+        pitfall, fix = (list(run.records) for run in runs)  # type: ignore[union-attr]
+        return judge(self._comparison(), pitfall, fix)
+
+    def _comparison(self) -> Comparison:
+        """The lesson's comparison (without a scenario: compiles, on the calls made)."""
+        return self.scenario.comparison() if self.scenario else Comparison(Measure.COMPILES, ())
+
+    def missing(self) -> tuple[str, ...]:
+        """What Complete must run first so the pitfall and the fix are like with like: the
+        variants whose latest run is not the lesson's comparison sequence (none when the two
+        runs already made the same calls)."""
+        if self.scenario is None:
+            return ()
+        comparison = self.scenario.comparison()
+        runs = {v: self.state.latest(v) for v in comparison.variants}
+        records = {v: list(run.records) if run else [] for v, run in runs.items()}
+        p, f = records[comparison.pitfall], records[comparison.fix]
+        if p and f and [r.params for r in p] == [r.params for r in f]:
+            return ()
+        return tuple(v for v in comparison.variants if not matches(comparison, records[v]))
+
     def verdict_lines(self) -> list[str]:
-        """What the two latest runs say, in words, signed: never a clamped or flattering number."""
+        """The lesson's verdict first, on its own measure; then time per cached call, said
+        only outside the noise of its rounds; then whether the runs are like with like."""
         runs = {v: self.state.latest(v) for v in ("pitfall", "fix")}
-        p, f = (runs[v].summary() for v in ("pitfall", "fix"))  # type: ignore[union-attr]
-        lines = [
-            self.tr("Compiles: %1 with the pitfall, %2 with the fix.")
-            .replace("%1", str(p.compiles + p.recompiles))
-            .replace("%2", str(f.compiles + f.recompiles))
-        ]
-        failed = False
-        for variant, s in (("pitfall", p), ("fix", f)):
-            if s.errors:
-                failed = True
-                records = runs[variant].records  # type: ignore[union-attr]
-                # Qt's plural forms (%n): English has no catalogue, so its two forms are two
-                # source strings (as in recording_window).
-                n = s.calls
-                if variant == "pitfall":
-                    text = (
-                        self.tr("The pitfall failed: %1 of %n call raised %3.", "", n)
-                        if n == 1
-                        else self.tr("The pitfall failed: %1 of %n calls raised %3.", "", n)
-                    )
-                else:
-                    text = (
-                        self.tr("The fix failed: %1 of %n call raised %3.", "", n)
-                        if n == 1
-                        else self.tr("The fix failed: %1 of %n calls raised %3.", "", n)
-                    )
-                lines.append(text.replace("%1", str(s.errors)).replace("%3", _error_types(records)))
-        if failed:
+        verdict = self.lesson_verdict()
+        assert verdict is not None  # refresh asks only once both variants have run
+        lang = language()
+        lines = [verdict.text(lang)]
+        comparison = self._comparison()
+        if verdict.note is not None and all(
+            matches(comparison, list(run.records))  # type: ignore[union-attr]
+            for run in runs.values()
+        ):
+            lines.append(verdict.note.get(lang))  # what these calls show (the lesson's words)
+        if verdict.pitfall.errors or verdict.fix.errors:
             lines.append(
                 self.tr(
                     "A call that raises gives no result, so its time is no saving: "
@@ -551,11 +576,7 @@ class SummaryPage(QWidget):
                 )
             )
         else:
-            lines.append(self._signed("compile", p.time_lost_ms, f.time_lost_ms))
-            hp = _mean_hit(runs["pitfall"].records)  # type: ignore[union-attr]
-            hf = _mean_hit(runs["fix"].records)  # type: ignore[union-attr]
-            if hp is not None and hf is not None:
-                lines.append(self._signed("hit", hp, hf))
+            lines.append(verdict.timing.sentence.get(lang))
         lines.append(self._like_with_like(runs["pitfall"], runs["fix"]))  # type: ignore[arg-type]
         return lines
 
@@ -649,37 +670,6 @@ class SummaryPage(QWidget):
         lines.append(verdict.replace("%1", str(said)))
         return lines
 
-    def _signed(self, what: str, pitfall_ms: float, fix_ms: float) -> str:
-        """One signed sentence: what the fix saves, or what it costs more, or about the same."""
-        diff = fix_ms - pitfall_ms
-        if abs(diff) <= SAME * max(pitfall_ms, fix_ms):
-            text = (
-                self.tr("Compiling: about the same with the fix (%2) as with the pitfall (%3).")
-                if what == "compile"
-                else self.tr(
-                    "Per cached call: about the same with the fix (%2) as with the pitfall (%3)."
-                )
-            )
-        elif diff > 0:
-            text = (
-                self.tr("Compiling: the fix costs %1 more (%2 against %3 for the pitfall).")
-                if what == "compile"
-                else self.tr(
-                    "Per cached call: the fix costs %1 more (%2 against %3 for the pitfall)."
-                )
-            )
-        else:
-            text = (
-                self.tr("Compiling: the fix saves %1 (%2 against %3 for the pitfall).")
-                if what == "compile"
-                else self.tr("Per cached call: the fix saves %1 (%2 against %3 for the pitfall).")
-            )
-        return (
-            text.replace("%1", format_ms(abs(diff)))
-            .replace("%2", format_ms(fix_ms))
-            .replace("%3", format_ms(pitfall_ms))
-        )
-
     def _cell(self, key: str, summary: Summary | None, records: list[CallRecord]) -> str:
         if summary is None or not summary.calls:
             return "–"
@@ -714,16 +704,33 @@ class SummaryPage(QWidget):
         # Calls are whole numbers: no ticks at 0.5 on a short run.
         major = max(1, int(np.ceil(longest / 10)))
         self.compare.getPlotItem().getAxis("bottom").setTickSpacing(major, major)
-        for variant, line in self.compare_lines.items():
+        kept = {}
+        for variant in self.compare_lines:
             segment = self.state.latest(variant)
-            records = segment.records[-5000:] if segment else []
-            if not records:
-                line.setData([], [])
-                continue
+            kept[variant] = segment.records[-5000:] if segment else []
+        served = [r.latency_ms for rs in kept.values() for r in rs if r.kind is not CallKind.ERROR]
+        floor = max(min(served, default=1.0) / 4, 1e-4)  # the failed calls' row
+        for variant, line in self.compare_lines.items():
+            records = kept[variant]
+            ok = [i for i, r in enumerate(records) if r.kind is not CallKind.ERROR]
+            failed = [i for i, r in enumerate(records) if r.kind is CallKind.ERROR]
             line.setData(
-                np.arange(len(records)),
-                np.array([max(r.latency_ms, 1e-4) for r in records]),
+                np.array(ok, dtype=float),
+                np.array([max(records[i].latency_ms, 1e-4) for i in ok], dtype=float),
             )
+            self.failed_marks[variant].setData(
+                np.array(failed, dtype=float), np.full(len(failed), floor)
+            )
+        self._legend_failed(any(r.kind is CallKind.ERROR for rs in kept.values() for r in rs))
+
+    def _legend_failed(self, shown: bool) -> None:
+        """The failed-call cross in the legend only while a failed call is on the chart."""
+        mark = self.failed_marks["pitfall"]
+        listed = any(sample.item is mark for sample, _ in self.compare_legend.items)
+        if shown and not listed:
+            self.compare_legend.addItem(mark, FAILED.get(language()))
+        elif listed and not shown:
+            self.compare_legend.removeItem(mark)
 
     def retranslate(self) -> None:
         lang = language()
@@ -803,11 +810,6 @@ def _cell(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
         hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
         return format_ms(sum(hits) / len(hits)) if hits else "–"
     return format_ms(sum(r.latency_ms for r in records))
-
-
-def _mean_hit(records: list[CallRecord]) -> float | None:
-    hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
-    return sum(hits) / len(hits) if hits else None
 
 
 def _compile_calls(records: list[CallRecord]) -> list[int]:

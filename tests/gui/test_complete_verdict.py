@@ -1,0 +1,138 @@
+"""The Complete page leads with the lesson's verdict, on the lesson's own measure, after it has
+run whatever the comparison was missing (issue 21)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from guihelp import wait_calls
+
+from jitlab.core.verdict import judge
+
+RUN_MS = 180_000  # both variants of a lesson's sequence, with real compiles
+FIRST_LINE = {  # what each lesson concludes, in English
+    "side-effects": r"In 5 calls, the pitfall printed 1 line \(1 while tracing, 0 at run time\)"
+    r" and its counter ended at 1; the fix printed 5 lines \(0 while tracing, 5 at run time\)"
+    r" and its count ended at 5\.",
+    "static-args": r"The pitfall failed all 5 calls \(ConcretizationTypeError\); "
+    r"the fix failed none and compiled 3 times\.",
+    "control-flow": r"The pitfall failed all 3 calls \(TracerBoolConversionError\); "
+    r"the fix failed none and compiled once\.",
+    "dynamic-shapes": r"The pitfall compiled 8 times in 9 calls; the fix compiled 3 times\.",
+    "recompile-cost": r"The pitfall compiled \d+ times in 12 calls; the fix compiled once\.",
+    "error-debugging": r"The pitfall failed all 8 calls \(.*\); the fix failed none and "
+    r"compiled 4 times\.",
+    "sharding": r"The pitfall compiled \d+ times in 8 calls; the fix compiled once\.",
+}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def complete(qtbot, window) -> None:
+    """Press the Complete mode button, as a learner would, and wait for the page."""
+    window.mode_buttons["complete"].click()
+    qtbot.waitUntil(lambda: window.mode == "complete" and not window.autoplay.beats, timeout=RUN_MS)
+    window.summary.refresh()
+
+
+def first_line(window) -> str:
+    text = window.summary.verdict.text()
+    assert text.startswith("<b>")  # the verdict leads, in bold, above the table
+    return html.unescape(text[3 : text.index("</b>")])
+
+
+@pytest.mark.parametrize("sid", sorted(FIRST_LINE))
+def test_complete_runs_both_and_leads_with_the_lessons_verdict(qtbot, make_window, sid) -> None:
+    if sid == "sharding":
+        import jax  # the test's own check: the GUI never imports it
+
+        if jax.device_count() < 2:
+            pytest.skip("one device in this process (jitlab simulates 8 when it starts)")
+    window = make_window(scenario=sid)
+    complete(qtbot, window)
+    comparison = window.scenario.comparison()
+    pitfall = list(window.state.latest("pitfall").records)
+    fix = list(window.state.latest("fix").records)
+    assert len(pitfall) == len(fix) == len(comparison.calls)
+    assert [r.params for r in pitfall] == [r.params for r in fix]
+    verdict = judge(comparison, pitfall, fix)
+    assert verdict.better == "fix"
+    line = first_line(window)
+    assert line == verdict.text("en")
+    assert re.fullmatch(FIRST_LINE[sid], line), line
+    assert "Like with like" in window.summary.verdict.text()
+    # The same page in Chinese leads with the same verdict in Chinese.
+    window.lang_actions["zh"].trigger()
+    window.summary.refresh()
+    line = first_line(window)
+    assert line == verdict.text("zh") and CJK.search(line) and line.endswith("。")
+
+
+def test_complete_runs_only_the_variant_not_yet_run(qtbot, make_window) -> None:
+    """The pitfall played by hand on the lesson's sizes: Complete runs the fix on the same."""
+    window = make_window(scenario="dynamic-shapes")
+    sizes = [call["batch_size"] for call in window.scenario.comparison().calls]
+    for i, size in enumerate(sizes, start=1):
+        window.params.set_values({"batch_size": size}, emit=True)
+        wait_calls(qtbot, window, i)
+    played = window.state.latest("pitfall")
+    assert window.summary.missing() == ("fix",)
+    complete(qtbot, window)
+    assert window.state.latest("pitfall") is played  # not run again
+    fix = window.state.latest("fix").records
+    assert [r.params["batch_size"] for r in fix] == sizes
+    assert (
+        first_line(window) == "The pitfall compiled 8 times in 9 calls; the fix compiled 3 times."
+    )
+    assert "already buckets" in window.summary.verdict.text()
+    assert window.summary.missing() == ()
+
+
+def test_failed_calls_are_crosses_off_the_latency_line(qtbot, make_window) -> None:
+    window = make_window(scenario="control-flow")
+    complete(qtbot, window)
+    page = window.summary
+    n = len(window.scenario.comparison().calls)
+    x, _ = page.compare_lines["pitfall"].getData()
+    assert x is None or len(x) == 0  # every pitfall call failed: no latency plotted
+    fx, fy = page.failed_marks["pitfall"].getData()
+    assert list(fx) == list(range(n)) and len(set(fy)) == 1
+    lx, ly = page.compare_lines["fix"].getData()
+    assert list(lx) == list(range(n)) and min(ly) > fy[0]  # the row sits below every latency
+    labels = [label.text for _, label in page.compare_legend.items]
+    assert "failed call (no latency)" in labels
+
+
+def test_sharding_complete_page_on_eight_devices() -> None:
+    """The sharding case above, in a fresh process with 8 simulated CPU devices (this one
+    keeps the single device it started with)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if os.environ.get("XLA_FLAGS", "").find("device_count=8") >= 0:
+        pytest.skip("this is the child process")
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    test = f"{Path(__file__)}::test_complete_runs_both_and_leads_with_the_lessons_verdict"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "0",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            test + "[sharding]",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).parent,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
