@@ -45,7 +45,8 @@ class Side:
     cached_ms: float | None  # median latency of a cached call (None: no cached call)
 
     @classmethod
-    def of(cls, records: Sequence[CallRecord], fact: str = "") -> Side:
+    def of(cls, records: Sequence[CallRecord], counter: str = "", size: str = "") -> Side:
+        """``counter``/``size``: the facts key whose final value / largest value is read."""
         errors = [r for r in records if r.kind is CallKind.ERROR]
         types: list[str] = []
         for r in errors:
@@ -53,8 +54,15 @@ class Side:
             if name not in types:
                 types.append(name)
         hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
-        facts = [r.notes.get(fact) for r in records if fact and r.notes and fact in r.notes]
-        sizes = [int(v) for v in facts if isinstance(v, int | float) and not isinstance(v, bool)]
+        counts = [r.notes[counter] for r in records if counter and r.notes and counter in r.notes]
+        sizes = [
+            int(v)
+            for r in records
+            if size
+            and r.notes
+            and isinstance(v := r.notes.get(size), int | float)
+            and not isinstance(v, bool)
+        ]
         return cls(
             calls=len(records),
             compiles=sum(1 for r in records if r.kind in _COMPILED),
@@ -64,7 +72,7 @@ class Side:
             trace_lines=sum(1 for r in records for o in r.stdout if o.when == "trace"),
             runtime_lines=sum(1 for r in records for o in r.stdout if o.when != "trace"),
             printed_calls=sum(1 for r in records if any(o.when != "trace" for o in r.stdout)),
-            counter=facts[-1] if facts else None,
+            counter=counts[-1] if counts else None,
             program_size=max(sizes) if sizes else None,
             compile_ms=sum(r.trace_ms + r.lower_ms + r.compile_ms for r in records),
             cached_ms=statistics.median(hits) if hits else None,
@@ -158,11 +166,14 @@ def judge(
     """The lesson's verdict on two runs. ``timing``: cached-call latencies measured in rounds
     (else the runs' own cache hits); the measure decides, timing only where it is the measure."""
     facts = comparison.facts or ("", "")
-    p, f = Side.of(pitfall, facts[0]), Side.of(fix, facts[1])
+    measure = comparison.measure
+    if measure is Measure.PROGRAM_SIZE:
+        p, f = Side.of(pitfall, size=facts[0]), Side.of(fix, size=facts[1])
+    else:
+        p, f = Side.of(pitfall, counter=facts[0]), Side.of(fix, counter=facts[1])
     if timing is None:
         timing = (_hits(pitfall), _hits(fix))
     clock = judge_timing(*timing)
-    measure = comparison.measure
     n = max(p.calls, f.calls)
     if measure is Measure.LATENCY:
         better = "same" if clock.better == "unknown" else clock.better
@@ -243,15 +254,16 @@ def _compiles(p: Side, f: Side, n: int) -> tuple[str, Text]:
 def _errors(p: Side, f: Side, n: int, measure: Measure) -> tuple[str, Text]:
     """Failed calls first: a call that raised gave no result, whatever it cost."""
     better = _fewer(p.errors, f.errors)
-    p_en, p_zh = _failed(p, n)
-    f_en, f_zh = _failed(f, n)
+    p_en, p_zh = _failed(p)
+    f_en, f_zh = _failed(f)
     if f.errors == 0:
         f_en = f"the fix failed none and compiled {_times(f.compiles)}"
         f_zh = f"一次也没有失败，编译了 {f.compiles} 次"
     return better, Text(f"The pitfall {p_en}; {f_en}.", f"陷阱版{p_zh}；修复版{f_zh}。")
 
 
-def _failed(side: Side, n: int) -> tuple[str, str]:
+def _failed(side: Side) -> tuple[str, str]:
+    n = side.calls
     types, types_zh = ", ".join(side.error_types), "、".join(side.error_types)
     if side.errors == 0:
         return "failed none", "一次也没有失败"
