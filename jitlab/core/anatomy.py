@@ -22,6 +22,7 @@ from typing import Any
 
 import jax
 
+from jitlab.core.error_words import explain_headline
 from jitlab.core.records import Signature
 from jitlab.core.scenario import Text
 
@@ -188,6 +189,12 @@ class ErrorAnatomy:
                 for v in self.abstract_values
             ],
             "category_title": {"en": self.category.title.en, "zh": self.category.title.zh},
+            # The headline in our words (None where we have none): JAX's own text stays.
+            "headline_explained": (
+                {"en": explained.en, "zh": explained.zh}
+                if (explained := explain_headline(self.error_type, self.category.value))
+                else None
+            ),
             "fix": {"en": self.fix.en, "zh": self.fix.zh},
             "docs_url": self.docs_url,
         }

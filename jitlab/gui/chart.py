@@ -53,7 +53,7 @@ _ERROR = _KIND_CODE[CallKind.ERROR]
 PITFALL, FIX, OTHER = 0, 1, 2
 ROLE_SYMBOLS = {PITFALL: "o", FIX: "t", OTHER: "s"}
 ROLE_NAMES = {PITFALL: "pitfall", FIX: "fix", OTHER: "other"}
-ERROR_ROW_PX = 58  # the failed calls' own row above the plot
+ERROR_ROW_PX = 46  # the failed calls' own row above the plot
 AXIS_W = 64  # both plots' left axes: the same width keeps their call numbers aligned
 RUN_LABELS = 40  # run boundaries labelled, at most (the newest)
 
@@ -625,9 +625,9 @@ class ChartView(QWidget):
         between the characters of a name, so that Chinese does not break inside a name
         either); the legend wraps only between entries."""
         error = CallKind.ERROR
+        failed = _unbroken(self.tr("failed call (own row)"))
         parts = [  # a failed call first: it is counted before any latency
-            f"<span style='color:{KIND_COLORS[error]}'>✕</span>&nbsp;"
-            f"{_unbroken(self.tr('failed call (own row)'))}"
+            f"<span style='color:{KIND_COLORS[error]}'>✕</span>&nbsp;{failed}"
         ]
         parts += [
             f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{_unbroken(kind_name(kind))}"

@@ -15,7 +15,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.core.paths import resource
-from jitlab.core.records import CallKind, LeafSpec
+from jitlab.core.records import CallKind, CallRecord, LeafSpec
 from jitlab.gui.model import CardView, Change, Phase, RunState
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms
@@ -194,11 +194,12 @@ class KitchenCanvas(QWidget):
         self.card_font = QFont(self.font())
         self.label_fonts: dict[str, QFont] = {}
         self.card_texts: dict[int, str] = {}
+        self.label_rects: dict[str, QRectF] = {}  # where each station's label was drawn
         self._background: QPixmap | None = None  # the SVG rendered once per size
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
-        self.setMinimumSize(420, 110)
+        self.setMinimumSize(420, 90)  # smaller while the error or the diff is the point
         self.setMouseTracking(True)
 
     def sizeHint(self) -> QSize:
@@ -507,6 +508,7 @@ class KitchenPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.failed_ms = 0.0  # trace time of this segment's failed calls
+        self.last_compile: CallRecord | None = None  # this run's newest compile
         self.canvas = KitchenCanvas(state, self)
         self.values: dict[str, QLabel] = {}
         self.captions: dict[str, QLabel] = {}
@@ -528,6 +530,7 @@ class KitchenPanel(QWidget):
             self.captions[key] = caption
         self.reason = QLabel(self)
         self.reason.setObjectName("lastReason")
+        self.reason.setTextFormat(Qt.TextFormat.PlainText)  # recorded reasons, errors: as text
         self.reason.setWordWrap(True)
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
@@ -542,8 +545,11 @@ class KitchenPanel(QWidget):
     def _changed(self, change: Change) -> None:
         if change.cleared or change.new_segment:
             self.failed_ms = 0.0
+            self.last_compile = None
         for served in change.served:
             r = served.record
+            if r.kind.compiled:
+                self.last_compile = r
             if r.kind is CallKind.ERROR:  # traced, never compiled: not "compiling" time
                 self.failed_ms += r.trace_ms + r.lower_ms + r.compile_ms
         # Not throttled: labels are cheap and Qt paints the canvas once per frame anyway;
@@ -596,10 +602,18 @@ class KitchenPanel(QWidget):
                 if failed_ms > 0
                 else format_ms(lost_ms)
             )
-        reason = reason_text(self.state.last_reason_of)
+        # The newest compile's own reason, never an older one (nor a hit's or an error's).
+        last = self.last_compile
+        reason = reason_text(last.reason) if last is not None else ""
         error = self.state.last_error.error if self.state.last_error else None
         if reason:
-            text = self.tr("Last compile, because: %1").replace("%1", reason)
+            text = self.tr("Last compile (call #%1), because: %2")
+            text = text.replace("%1", str(last.index)).replace("%2", reason)
+        elif last is not None:
+            text = self.tr(
+                "Last compile (call #%1): the first call of %2, nothing to compare it with."
+            )
+            text = text.replace("%1", str(last.index)).replace("%2", last.function or "?")
         elif summary.errors and error is not None:
             n = summary.calls
             text = (

@@ -661,6 +661,7 @@ class MainWindow(QMainWindow):
         if self.briefing.answer_shown:
             self.bottom.setCurrentWidget(self.code)
             self.code.tabs.setCurrentWidget(self.code.diff)
+            self.give_bottom_room(0.55)
 
     # -- the scenario list ------------------------------------------------------------------
     def set_scenario_list_visible(self, visible: bool) -> None:
@@ -724,13 +725,40 @@ class MainWindow(QMainWindow):
 
     def _follow_panes(self, change: Change) -> None:
         """Bring forward the pane that has news: the first print, then any error."""
-        if not self._shown_output and any(
-            (s.record.stdout or s.record.notes) and s.record.error is None for s in change.served
+        if (
+            not self._shown_output
+            and self.output.entries > 0  # an empty pane is never brought forward
+            and any(s.record.error is None for s in change.served)
         ):
             self._shown_output = True  # the first print: show where it went
             self.bottom.setCurrentWidget(self.output)
         if change.failure or any(s.record.error is not None for s in change.served):
             self.bottom.setCurrentWidget(self.error_view)
+            self.give_bottom_room()
+
+    def give_bottom_room(self, share: float = 0.5) -> None:
+        """The error's anatomy or the fix's diff is the point now: the bottom pane gets
+        ``share`` of the column (taken from the kitchen first), not a 140 px strip."""
+        if self.mode not in ("start", "execute", "monitor"):
+            return
+        sizes = self.right_split.sizes()
+        total = sum(sizes)
+        want = int(total * share)
+        if total <= 0 or sizes[3] >= want:
+            return
+        need = want - sizes[3]
+        panes = (self.monitor, self.kitchen, self.chart)
+        for i in (1, 0, 2):  # the kitchen's picture gives first, the chart last
+            if sizes[i] == 0 and i != 2:
+                continue
+            # What each keeps: its own minimum (the splitter would not go lower), and the
+            # chart a strip that still shows its points.
+            floor = max(panes[i].minimumSizeHint().height(), 150 if i == 2 else 0)
+            give = max(0, min(need, sizes[i] - floor))
+            sizes[i] -= give
+            need -= give
+        sizes[3] = want - need
+        self.right_split.setSizes(sizes)
 
     def _update_status(self) -> None:
         if not self.entries:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -207,6 +207,14 @@ class LessonPanel(QScrollArea):
             Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
         )
         self.answer_toggled.emit(shown)
+        if shown:  # the opened answer is the point: scroll it up, once it is laid out
+            QTimer.singleShot(0, self._scroll_to_answer)
+
+    def _scroll_to_answer(self) -> None:
+        """Bring the answer's heading to the top of the column (as far as it scrolls)."""
+        if self.answer_button.isChecked():
+            self.widget().layout().activate()
+            self.verticalScrollBar().setValue(self.answer_button.y() - 4)
 
     def _lesson_scripts(self) -> ScriptLesson | None:
         return getattr(self.scenario, "scripts", None)

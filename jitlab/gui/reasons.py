@@ -9,6 +9,12 @@ of untranslated interface.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import os
+import re
+from pathlib import Path
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from jitlab.core import changes
@@ -17,11 +23,40 @@ from jitlab.core.records import Change, Reason
 from jitlab.gui.i18n import language, translate
 
 _RECORDED = QT_TRANSLATE_NOOP("Reasons", "as the recording says: %1")
+# An absolute path in a reason (a definition site, JAX's own words): up to a quote, a
+# bracket, a space or the ``:line`` after it.
+_ABSOLUTE = re.compile(r"(?<![\w.~])(/[^\s:'\"()\[\],;]+|[A-Za-z]:\\[^\s:'\"()\[\],;]+)")
+
+
+@functools.lru_cache(maxsize=4096)  # the log asks again for every row it paints
+def relative_path(path: str, folder: str | None = None) -> str:
+    """``path`` as the user would type it from their folder: relative to it when inside,
+    ``~/…`` under the home folder, else as it is."""
+    try:
+        here = Path(folder or os.getcwd()).resolve()
+        target = Path(path).resolve()
+    except (OSError, ValueError):
+        return path
+    if target.is_relative_to(here):
+        return str(target.relative_to(here)) or "."
+    home = Path.home()
+    if target.is_relative_to(home):
+        return "~" + os.sep + str(target.relative_to(home))
+    return path
+
+
+def relative_paths(text: str, folder: str | None = None) -> str:
+    """Every absolute path in ``text`` shortened by :func:`relative_path`."""
+    return _ABSOLUTE.sub(lambda m: relative_path(m.group(0), folder), text)
 
 
 def change_text(change: Change) -> str:
-    """One change in the interface language."""
+    """One change in the interface language (paths relative to the user's folder)."""
     lang = language()
+    if "/" in change.path or "\\" in change.path or "/" in change.detail:
+        change = dataclasses.replace(
+            change, path=relative_paths(change.path), detail=relative_paths(change.detail)
+        )
     text = changes.render(change, lang)
     if change.kind is ChangeKind.RECORDED and lang != "en":
         return translate("Reasons", _RECORDED).replace("%1", text)

@@ -78,6 +78,26 @@
 <context>
     <name>ChartView</name>
     <message>
+        <source>Now try the fix →</source>
+        <translation>现在试试修正版 →</translation>
+    </message>
+    <message>
+        <source>Switch to the fix and make the same calls: the chart marks where it begins.</source>
+        <translation>切换到修正版，做同样的调用：图上会标出它从哪里开始。</translation>
+    </message>
+    <message>
+        <source>Compare pitfall and fix →</source>
+        <translation>对比陷阱与修正 →</translation>
+    </message>
+    <message>
+        <source>④ Complete: the two runs side by side, and what the fix changed.</source>
+        <translation>④ 完成：两次运行并排对比，看修正改变了什么。</translation>
+    </message>
+    <message>
+        <source>%1 · caches cleared</source>
+        <translation>%1 · 缓存已清空</translation>
+    </message>
+    <message>
         <source>latency (ms, log scale)</source>
         <translation>耗时（毫秒，对数坐标）</translation>
     </message>
@@ -94,6 +114,18 @@
         <translation>每次调用一个点。悬停查看各阶段耗时、签名和原因。拖动或滚轮可缩放；双击恢复跟随最新的调用。</translation>
     </message>
     <message>
+        <source>Colour: what JAX did for the call. Shape: which variant made it. A dashed vertical line marks where a run begins; failed calls are marked in their own row above the plot, never at a latency.</source>
+        <translation>颜色：JAX 对这次调用做了什么。形状：哪个变体发出的调用。竖直虚线标出一次运行从哪里开始；失败的调用标在图上方单独的一行，从不画成耗时。</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>failed call (own row)</source>
+        <translation>失败的调用（单独一行）</translation>
+    </message>
+    <message>
         <source>pitfall variant</source>
         <translation>陷阱变体</translation>
     </message>
@@ -102,8 +134,8 @@
         <translation>修正变体</translation>
     </message>
     <message>
-        <source>Colour: what JAX did for the call. Shape: which variant made it.</source>
-        <translation>颜色：JAX 对这次调用做了什么。形状：由哪个变体发起。</translation>
+        <source>another variant</source>
+        <translation>其他变体</translation>
     </message>
 </context>
 <context>
@@ -130,6 +162,10 @@
     <message>
         <source>Call #%1 (%2) raised:</source>
         <translation>调用 #%1（%2）抛出了错误：</translation>
+    </message>
+    <message>
+        <source>failed after %1</source>
+        <translation>%1 后失败</translation>
     </message>
     <message>
         <source>What</source>
@@ -498,6 +534,10 @@
         <source>eager (jit disabled)</source>
         <translation>即时执行（jit 已关闭）</translation>
     </message>
+    <message>
+        <source>traced into an outer computation</source>
+        <translation>被并入外层计算追踪</translation>
+    </message>
 </context>
 <context>
     <name>KitchenCanvas</name>
@@ -645,8 +685,12 @@
         <translation>最近一次编译的原因，来自 jitlab 的签名对比。</translation>
     </message>
     <message>
-        <source>Last compile, because: %1</source>
-        <translation>最近一次编译的原因：%1</translation>
+        <source>Last compile (call #%1), because: %2</source>
+        <translation>最近一次编译（调用 #%1），原因：%2</translation>
+    </message>
+    <message>
+        <source>Last compile (call #%1): the first call of %2, nothing to compare it with.</source>
+        <translation>最近一次编译（调用 #%1）：%2 的第一次调用，没有可比较的对象。</translation>
     </message>
     <message numerus="yes">
         <source>%1 of %n call failed: %3. Nothing was compiled.</source>
@@ -1161,10 +1205,6 @@
 <context>
     <name>OutputView</name>
     <message>
-        <source>noted</source>
-        <translation>记录</translation>
-    </message>
-    <message>
         <source>trace</source>
         <translation>追踪</translation>
     </message>
@@ -1383,6 +1423,10 @@
         <translation>文件 %1 （还）不存在：正在等它出现。</translation>
     </message>
     <message>
+        <source>%1 is not a recording file (a named pipe, a device or a socket): only regular files are read.</source>
+        <translation>%1 不是记录文件（而是命名管道、设备或套接字）：只读取普通文件。</translation>
+    </message>
+    <message>
         <source>Reading the file: %1% so far…</source>
         <translation>正在读取文件：已读 %1%…</translation>
     </message>
@@ -1413,6 +1457,10 @@
         <translation>
             <numerusform>跳过了 %n 行无法读取的内容。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Lines longer than %1 MiB, not read: %2.</source>
+        <translation>超过 %1 MiB 的行未读取：%2。</translation>
     </message>
     <message>
         <source>function</source>
@@ -1545,6 +1593,22 @@
 </context>
 <context>
     <name>RunControls</name>
+    <message>
+        <source>the code as first written</source>
+        <translation>最初写下的代码</translation>
+    </message>
+    <message>
+        <source>the fix</source>
+        <translation>修正版</translation>
+    </message>
+    <message>
+        <source>variant %1</source>
+        <translation>变体 %1</translation>
+    </message>
+    <message>
+        <source>Run it and watch the kitchen: what will jit do?</source>
+        <translation>运行它，看看厨房：jit 会怎么做？</translation>
+    </message>
     <message>
         <source>Pause</source>
         <translation>暂停</translation>
@@ -1880,30 +1944,6 @@
         <translation>把两个变体都跑一遍（或按“两者都测”），即可并排比较。</translation>
     </message>
     <message numerus="yes">
-        <source>The pitfall failed: %1 of %n call raised %3.</source>
-        <translation>
-            <numerusform>陷阱版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The pitfall failed: %1 of %n calls raised %3.</source>
-        <translation>
-            <numerusform>陷阱版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The fix failed: %1 of %n call raised %3.</source>
-        <translation>
-            <numerusform>修正版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The fix failed: %1 of %n calls raised %3.</source>
-        <translation>
-            <numerusform>修正版失败：%n 次调用中 %1 次抛出 %3。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Not like with like: the pitfall run made %n call, the fix run %2. Press “Measure both” to run both on the same calls.</source>
         <translation>
             <numerusform>条件不同：陷阱版运行了 %n 次调用，修正版 %2 次。按“两者都测”可让两者跑同样的调用。</numerusform>
@@ -2096,36 +2136,8 @@
         <translation>报错的调用没有结果，它花的时间谈不上省：只比较能跑通的运行的开销。</translation>
     </message>
     <message>
-        <source>Compiles: %1 with the pitfall, %2 with the fix.</source>
-        <translation>编译次数：陷阱版 %1 次，修正版 %2 次。</translation>
-    </message>
-    <message>
-        <source>Compiling: about the same with the fix (%2) as with the pitfall (%3).</source>
-        <translation>编译：修正版（%2）与陷阱版（%3）大致相同。</translation>
-    </message>
-    <message>
-        <source>Compiling: the fix costs %1 more (%2 against %3 for the pitfall).</source>
-        <translation>编译：修正版多花 %1（%2，陷阱版 %3）。</translation>
-    </message>
-    <message>
-        <source>Compiling: the fix saves %1 (%2 against %3 for the pitfall).</source>
-        <translation>编译：修正版省下 %1（%2，陷阱版 %3）。</translation>
-    </message>
-    <message>
         <source>Errors</source>
         <translation>错误</translation>
-    </message>
-    <message>
-        <source>Per cached call: about the same with the fix (%2) as with the pitfall (%3).</source>
-        <translation>每次缓存命中的调用：修正版（%2）与陷阱版（%3）大致相同。</translation>
-    </message>
-    <message>
-        <source>Per cached call: the fix costs %1 more (%2 against %3 for the pitfall).</source>
-        <translation>每次缓存命中的调用：修正版多花 %1（%2，陷阱版 %3）。</translation>
-    </message>
-    <message>
-        <source>Per cached call: the fix saves %1 (%2 against %3 for the pitfall).</source>
-        <translation>每次缓存命中的调用：修正版省下 %1（%2，陷阱版 %3）。</translation>
     </message>
     <message>
         <source>You said %1: neither run compiled that many times.</source>
