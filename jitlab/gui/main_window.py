@@ -640,8 +640,8 @@ class MainWindow(QMainWindow):
         if step == "fix":
             self.run_controls.choose_variant("fix")
             self.run_controls.step.setFocus()
-        elif step == "complete":
-            self.set_mode("complete")
+        elif step == "complete":  # Complete as its mode button goes there (when it can)
+            self.go_to("complete")
 
     def _start_cooking(self) -> None:
         """The question is answered (or skipped): on to the kitchen, slider in hand."""
