@@ -487,7 +487,8 @@ def timeline_svg(
         last = max((c.t or 0.0) for m in all_marks.values() for c in m)
         domain = max(span, last, 1e-3) * 1.04
     else:
-        domain = float(max((len(m) for m in all_marks.values()), default=1))
+        # At least 1: a function the recording has only hits for has no mark at all.
+        domain = float(max((len(m) for m in all_marks.values()), default=1)) or 1.0
     most = max((_cost(c) for m in all_marks.values() for c in m), default=0.0) or 1.0
     count = sum(len(m) for m in all_marks.values())
     label = say(

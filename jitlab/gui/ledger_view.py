@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 from jitlab.core.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
 from jitlab.core.recording import RecordedCall
 from jitlab.core.records import CallKind
+from jitlab.gui import plain
 from jitlab.gui.i18n import translate
 from jitlab.gui.reasons import reason_text
 from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
@@ -160,7 +161,7 @@ class LedgerModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and self.columns()[column] == "kind":
             return QColor(KIND_COLORS[self.rows[row].call.record.kind])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tooltip(row, column)
+            return plain.tip(self.tooltip(row, column))  # recorded strings: as text
         return None
 
     def tooltip(self, row: int, column: int) -> str:

@@ -61,7 +61,7 @@ from jitlab.core.recording import (
 )
 from jitlab.core.records import CallKind
 from jitlab.core.script_data import compare
-from jitlab.gui import geometry, i18n
+from jitlab.gui import geometry, i18n, plain
 from jitlab.gui.chart import ChartView
 from jitlab.gui.executor import ScriptOf, ScriptsCompared
 from jitlab.gui.kitchen import KitchenPanel
@@ -219,8 +219,10 @@ class RecordingWindow(QMainWindow):
 
     # -- construction ---------------------------------------------------------------------
     def _build(self) -> None:
+        # Rich text (bold, line breaks) made here, every recorded string in it escaped.
         self.info = QLabel(self)
         self.info.setObjectName("recordingInfo")
+        self.info.setTextFormat(Qt.TextFormat.RichText)
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.follow_box = QCheckBox(self)
@@ -229,6 +231,7 @@ class RecordingWindow(QMainWindow):
         self.picker_label = QLabel(self)
         self.banner = QLabel(self)  # where the processes of a job diverged
         self.banner.setObjectName("divergenceBanner")
+        self.banner.setTextFormat(Qt.TextFormat.RichText)
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.setStyleSheet(
@@ -255,6 +258,7 @@ class RecordingWindow(QMainWindow):
         left_layout.addWidget(self.picker, 1)
         self.details = QLabel(self)
         self.details.setObjectName("functionDetails")
+        self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setWordWrap(True)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -293,6 +297,7 @@ class RecordingWindow(QMainWindow):
         self.setCentralWidget(self.main_split)
         self.status_label = QLabel(self)
         self.status_label.setObjectName("recordingStatus")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # it names the files
         self.statusBar().addWidget(self.status_label, 1)
         self._build_menus()
 
@@ -735,7 +740,7 @@ class RecordingWindow(QMainWindow):
 
     def _function_tip(self, s: FunctionSummary, lane: Lane | None = None) -> str:
         lines = [
-            f"<b>{s.function}</b>",
+            f"<b>{_escape(s.function)}</b>",  # escaped here, the others below
             self.tr("defined at %1").replace("%1", s.defined_at or "?"),
         ]
         if lane is not None and lane[2] is not None:
@@ -935,7 +940,7 @@ class RecordingWindow(QMainWindow):
         if argv:
             parts.append(self.tr("program: %1").replace("%1", _escape(argv)))
         if start is not None and start.jax:
-            parts.append(self.tr("JAX %1").replace("%1", start.jax))
+            parts.append(self.tr("JAX %1").replace("%1", _escape(start.jax)))
         compiles = sum(s.executables for s in self.summaries)
         lost = sum(s.compile_ms for s in self.summaries)
         parts.append(
@@ -956,7 +961,7 @@ class RecordingWindow(QMainWindow):
                 )
             )
         self.info.setText("<br>".join(parts))
-        self.info.setToolTip("\n".join(str(s.path.resolve()) for s in self.sources))
+        self.info.setToolTip(plain.tip("\n".join(str(s.path.resolve()) for s in self.sources)))
 
     def status_text(self) -> str:
         """Where the file stands: still being written, finished, cut off (tests read this)."""
@@ -1132,8 +1137,7 @@ def _style_row(item: QTreeWidgetItem, recompiles: bool, diverged: bool, marked: 
     item.setFont(0, font)
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+_escape = plain.escape  # a recorded string in rich text, shown as written
 
 
 def open_recording_window(

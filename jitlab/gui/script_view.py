@@ -67,6 +67,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.core.records import CallRecord
 from jitlab.core.spec import CardRef, Scenario
+from jitlab.gui import plain
 from jitlab.gui.executor import Executor, ScriptOf, ScriptsCompared
 from jitlab.gui.i18n import language
 from jitlab.gui.model import CardView, Change, RunState
@@ -743,6 +744,16 @@ class ScriptView(QWidget):
         self.tabs.currentChanged.connect(self._tab_changed)
         self.source.cursorPositionChanged.connect(self._source_moved)
         self.jaxpr.cursorPositionChanged.connect(self._jaxpr_moved)
+        # They show recorded strings (names, files, why no script): as text, never markup.
+        for label in (
+            self.title,
+            self.summary,
+            self.notes,
+            self.source_caption,
+            self.jaxpr_caption,
+            self.link,
+        ):
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.retranslate()
         self.show_waiting(None)
 
@@ -774,7 +785,7 @@ class ScriptView(QWidget):
             self.notes.hide()
             self._spans, self._spans_of = [], ""
             return
-        self.title.setToolTip(str(s.signature))
+        self.title.setToolTip(plain.tip(str(s.signature)))
         self.source.set_text(s.source if s.source is not None else s.text("source"))
         jaxpr = s.jaxpr_annotated or s.jaxpr
         if jaxpr is not None and s.source_file:  # the function's own file by its name only
@@ -1077,6 +1088,7 @@ class ScriptDiffWindow(QWidget):
         self.cards = (a, b)
         self.compared: ScriptsCompared | None = None
         self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # the cards' signatures
         self.title.setWordWrap(True)
         font = self.title.font()
         font.setBold(True)

@@ -36,6 +36,7 @@ from jitlab.core.ledger import (
     varying_dimensions,
 )
 from jitlab.core.records import CallKind, Signature
+from jitlab.gui import plain
 from jitlab.gui.style import KIND_COLORS, is_dark
 
 
@@ -86,6 +87,7 @@ class ShapeHistogram(QWidget):
         self.copy.clicked.connect(self._copy)
         self.empty = QLabel(self)
         self.empty.setObjectName("histogramEmpty")
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)  # it names the function
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
@@ -248,7 +250,9 @@ class ShapeHistogram(QWidget):
             left_axis.setTickSpacing(1, 1)
         else:  # a tick per compile would be hundreds of ticks
             left_axis.setTickSpacing()
-        item.setLabel("bottom", self.tr("size of %1").replace("%1", self.dim_text(dim)))
+        # pyqtgraph's axis labels are HTML: the argument's path, escaped, shows as written.
+        name = plain.escape(self.dim_text(dim))
+        item.setLabel("bottom", self.tr("size of %1").replace("%1", name))
         self._place_labels()
 
     def _place_labels(self, *_: object) -> None:
