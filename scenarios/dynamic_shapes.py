@@ -654,7 +654,7 @@ class DynamicShapes(Scenario):
                 "fix compiles as often as the pitfall.",
                 "每个桶编译一次：8、16、32 三个桶装下了全部九种大小。题目里的 8、8、16、8、"
                 "32、8 本身就是桶"
-                "（2 的幂）：在那组大小上，修复版和陷阱版编译的次数一样多。",
+                "（2 的幂）：在那组大小上，修正版和陷阱版编译的次数一样多。",
             ),
         ),
         Comparison(

@@ -484,7 +484,7 @@ class StaticArgs(Scenario):
             tuple({"n": n, "scale": 1.0} for n in (3, 4, 3, 2, 4)),
             note=Text(
                 "With n static the fix compiles once per distinct n: 3, 4 and 2.",
-                "n 设为静态后，修复版每个不同的 n 编译一次：3、4、2。",
+                "n 设为静态后，修正版每个不同的 n 编译一次：3、4、2。",
             ),
         ),
         Comparison(

@@ -86,5 +86,5 @@ def test_compare_prints_a_table_and_the_verdict_in_chinese() -> None:
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert "陷阱版" in done.stdout and "修复版" in done.stdout
+    assert "陷阱版" in done.stdout and "修正版" in done.stdout
     assert "5 次调用全部失败（ConcretizationTypeError）" in done.stdout

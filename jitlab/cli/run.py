@@ -242,6 +242,7 @@ _KIND_STYLE = {
     "persistent_hit": "cyan",
     "error": "bold magenta",
     "eager": "dim",
+    "traced": "dim",
 }
 
 
@@ -398,7 +399,7 @@ def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: 
     title = f"{scenario.id} · {variants[0]} ↔ {variants[1]}"
     table = Table(title=title)
     table.add_column("")
-    heads = ("陷阱版", "修复版") if zh else ("pitfall", "fix")
+    heads = ("陷阱版", "修正版") if zh else ("pitfall", "fix")
     for head, variant in zip(heads, variants, strict=True):
         named = variant in ("pitfall", "fix")
         table.add_column(head if named else f"{head} ({variant})", justify="right")

@@ -34,6 +34,14 @@ class ChangeKind(enum.StrEnum):
     # a hit on an executable another jax.jit object of the same function and options compiled
     # (JAX keeps one cache per function and options; path = definition site)
     SHARED_EXECUTABLE = "shared_executable"
+    # the mesh in JAX's context changed (jax.set_mesh / with mesh:); before/after: the mesh
+    # (``mesh(x=8)``) or None outside any; path: JAX's name of the context entry
+    MESH_CONTEXT = "mesh_context"
+    # the call ran inside a transformation (path: the transformations from the innermost
+    # out, e.g. ``linearize,vmap``; ``transpose`` for grad's backward pass); after: what JAX
+    # ran or compiled for it, None when the call was staged into an enclosing trace; count:
+    # 1 when JAX compiled a new executable for it
+    TRANSFORMED = "transformed"
     CACHE_CLEARED = "cache_cleared"  # only when it happened: clear_caches() or a size drop
     FIRST_CALL = "first_call"
     FIRST_SEEN = "first_seen"  # first compile jitlab saw; earlier calls hit older executables
@@ -140,6 +148,31 @@ def _en(c: Change) -> str:
             f"served by an executable compiled for another jax.jit of the same function{at}: "
             "JAX keeps one cache per function and jit options"
         )
+    if k is ChangeKind.MESH_CONTEXT:
+        if after and not before:
+            return (
+                f"called inside jax.set_mesh({after}), before outside any mesh: the mesh in "
+                "context is part of JAX's cache key"
+            )
+        if before and not after:
+            return (
+                f"called outside jax.set_mesh, before inside it ({before}): the mesh in "
+                "context is part of JAX's cache key"
+            )
+        return f"another mesh in context (jax.set_mesh): {after} ← {before}"
+    if k is ChangeKind.TRANSFORMED:
+        under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
+        if after is None:
+            return (
+                f"traced under {under}: staged into the enclosing computation, which JAX "
+                "compiles as a whole; no executable of this function ran"
+            )
+        if c.count:
+            return (
+                f"traced under {under}: a transformed function is another program, so JAX "
+                f"compiled a new executable for it ({after})"
+            )
+        return f"ran under {under}: JAX reused the executable it compiled for it ({after})"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
     if k is ChangeKind.FIRST_CALL:
@@ -208,6 +241,31 @@ def _zh(c: Change) -> str:
             f"用的是同一函数的另一个 jax.jit 已编译好的可执行程序{at}："
             "JAX 按函数和 jit 选项共用一份缓存"
         )
+    if k is ChangeKind.MESH_CONTEXT:
+        if after and not before:
+            return (
+                f"这次在 jax.set_mesh({after}) 之内调用，之前不在任何网格之内："
+                "上下文中的网格是 JAX 缓存键的一部分"
+            )
+        if before and not after:
+            return (
+                f"这次在 jax.set_mesh 之外调用，之前在其中（{before}）："
+                "上下文中的网格是 JAX 缓存键的一部分"
+            )
+        return f"上下文中换了一个网格（jax.set_mesh）：{after} ← {before}"
+    if k is ChangeKind.TRANSFORMED:
+        under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
+        if after is None:
+            return (
+                f"在 {under} 之下追踪：被并入外层计算，由 JAX 整体编译；"
+                "这个函数自己的可执行程序没有运行"
+            )
+        if c.count:
+            return (
+                f"在 {under} 之下追踪：变换后的函数是另一个程序，"
+                f"JAX 为它编译了新的可执行程序（{after}）"
+            )
+        return f"在 {under} 之下运行：JAX 复用了为它编译过的可执行程序（{after}）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
     if k is ChangeKind.FIRST_CALL:
@@ -226,6 +284,19 @@ def _zh(c: Change) -> str:
     if c.detail:
         return f"jitlab 无法判断原因；JAX 的说法：{c.detail}"
     return "jitlab 无法判断原因，JAX 也没有给出解释"
+
+
+# The transformations named in a TRANSFORMED change's path (see jitlab.core._jax).
+_TRANSFORMS_EN = {
+    "linearize": "grad (linearize)",
+    "trace": "an enclosing trace (jit, lax.scan, …)",
+    "transpose": "grad's backward pass (transpose)",
+}
+_TRANSFORMS_ZH = {
+    "linearize": "grad（linearize）",
+    "trace": "外层追踪（jit、lax.scan 等）",
+    "transpose": "grad 的反向传播（转置）",
+}
 
 
 def _says(detail: str) -> str:

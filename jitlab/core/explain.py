@@ -30,6 +30,11 @@ _NEVER_SEEN = re.compile(
 _OLD_TYPES = re.compile(r"^\*\s*at (?P<path>.+?), seen (?P<before>.+?), but now given (?P<now>.+)$")
 
 
+# The trace-context entries that hold the mesh in context (``jax.set_mesh(mesh)``, ``with
+# mesh:``), as JAX names them in its trace context and in its bullets (0.10).
+MESH_CONTEXT_NAMES = frozenset(("mesh_context_manager", "abstract_mesh_context_manager"))
+
+
 def is_explanation(text: str | None) -> bool:
     return bool(text) and "CACHE MISS" in (text or "").upper()
 
@@ -97,6 +102,8 @@ def summary(text: str | None) -> str:
 
 def _bullet(line: str) -> Change | None:
     m = _CONTEXT.match(line)
+    if m and m["name"] in MESH_CONTEXT_NAMES:
+        return Change(ChangeKind.MESH_CONTEXT, m["name"], _mesh(m["before"]), _mesh(m["now"]))
     if m:
         return Change(ChangeKind.TRACING_CONTEXT, m["name"], m["before"], m["now"])
     m = _TREE.match(line)
@@ -156,3 +163,14 @@ def _jax_type(text: str) -> dict[str, object] | None:
         "layout": layout,
         "text": f"{'~' if weak else ''}{m['dtype']}[{dims}]",
     }
+
+
+_MESH_AXES = re.compile(r"'(?P<name>[^']+)':\s*(?P<size>\d+)")
+
+
+def _mesh(text: str) -> str | None:
+    """``AbstractMesh('x': 8, axis_types=…)`` as ``mesh(x=8)``; None for no mesh."""
+    axes = _MESH_AXES.findall(text or "")
+    if not axes:
+        return None if text.strip() in ("None", "()", "") else text.strip()
+    return "mesh(" + ",".join(f"{name}={size}" for name, size in axes) + ")"

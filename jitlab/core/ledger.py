@@ -34,6 +34,7 @@ KIND_COLORS = {
     CallKind.PERSISTENT_HIT: "#1f9bbf",
     CallKind.ERROR: "#a347c9",
     CallKind.EAGER: "#7f8c8d",
+    CallKind.TRACED: "#95a5a6",
 }
 KIND_NAMES = {
     CallKind.COMPILE: "first compile",
@@ -42,6 +43,7 @@ KIND_NAMES = {
     CallKind.PERSISTENT_HIT: "persistent-cache hit",
     CallKind.ERROR: "error",
     CallKind.EAGER: "eager (jit disabled)",
+    CallKind.TRACED: "traced into an outer computation",
 }
 
 

@@ -76,6 +76,7 @@ _KINDS = {
     "persistent_hit": ("persistent-cache hit", "持久缓存命中"),
     "error": ("error", "错误"),
     "eager": ("eager (jit disabled)", "即时执行（jit 已关闭）"),
+    "traced": ("traced into an outer computation", "被并入外层计算追踪"),
 }
 
 _M = Message

@@ -24,6 +24,9 @@ class CallKind(enum.StrEnum):
     PERSISTENT_HIT = "persistent_hit"  # executable loaded from the persistent cache
     ERROR = "error"  # the call raised
     EAGER = "eager"  # under jax.disable_jit(): ran op by op, nothing traced or compiled
+    # inside a transformation's trace (a jit, an eager lax.scan's body, grad under jit):
+    # staged into the enclosing computation, no executable of this function used or built
+    TRACED = "traced"
 
     # Enum hashes through a Python-level method; the probe's hot path keys dicts by kind.
     __hash__ = str.__hash__
@@ -351,6 +354,7 @@ class Summary:
     lower_ms: float
     compile_ms: float
     eager: int = 0
+    traced: int = 0
 
     @property
     def time_lost_ms(self) -> float:
@@ -359,7 +363,7 @@ class Summary:
 
     @property
     def hit_rate(self) -> float:
-        served = self.calls - self.errors - self.eager
+        served = self.calls - self.errors - self.eager - self.traced
         return self.cache_hits / served if served else 0.0
 
     @classmethod
@@ -393,6 +397,7 @@ class Summary:
             persistent_hits=counts[CallKind.PERSISTENT_HIT],
             errors=counts[CallKind.ERROR],
             eager=counts[CallKind.EAGER],
+            traced=counts.get(CallKind.TRACED, 0),
             trace_ms=trace_ms,
             lower_ms=lower_ms,
             compile_ms=compile_ms,
@@ -409,6 +414,7 @@ class Summary:
                 "persistent_hits": self.persistent_hits,
                 "errors": self.errors,
                 "eager": self.eager,
+                "traced": self.traced,
                 "hit_rate": round(self.hit_rate, 4),
                 "trace_ms": round(self.trace_ms, 3),
                 "lower_ms": round(self.lower_ms, 3),

@@ -11,7 +11,7 @@ from typing import Any
 import jax
 from jax.sharding import SingleDeviceSharding
 
-from jitlab.core import _jax
+from jitlab.core import _jax, explain
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import Change, LeafSpec, Signature
 
@@ -178,8 +178,44 @@ def _sharding_text(leaf: Any) -> str | None:
     mesh = getattr(sharding, "mesh", None)
     if spec is not None and mesh is not None:
         axes = ",".join(f"{name}={size}" for name, size in mesh.shape.items())
-        return f"{spec} on mesh({axes})"
+        return f"{normal_spec(spec)} on mesh({axes})"
     return f"{type(sharding).__name__} over {len(sharding.device_set)} devices"
+
+
+def normal_spec(spec: Any) -> Any:
+    """A PartitionSpec as JAX's cache compares it: trailing ``None`` entries (unsharded
+    dimensions) dropped, so ``P(None, None)`` is ``P()`` — the same executable."""
+    entries = list(spec)
+    if not entries or entries[-1] is not None:
+        return spec
+    while entries and entries[-1] is None:
+        entries.pop()
+    try:
+        return type(spec)(*entries)
+    except Exception:  # a spec type that cannot be rebuilt: shown as it is
+        return spec
+
+
+def equivalent_keys(a: Hashable, b: Hashable) -> bool:
+    """Two :func:`fast_key` values of calls JAX serves with one executable, though their
+    shardings are not ``==`` (``NamedSharding(mesh, P())`` and ``P(None, None)``): compared
+    with ``Sharding.is_equivalent_to``, as JAX's cache does. Off the hot path: asked only
+    when a hit matches no card exactly."""
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 5):
+        return False
+    if a[0] != b[0] or a[1] != b[1] or a[3] != b[3] or a[4] != b[4] or len(a[2]) != len(b[2]):
+        return False
+    for x, y in zip(a[2], b[2], strict=True):
+        if x == y:
+            continue
+        if not (isinstance(x, tuple) and isinstance(y, tuple)) or x[0] != y[0]:
+            return False
+        try:
+            if not x[1].is_equivalent_to(y[1], len(x[0].shape)):
+                return False
+        except Exception:
+            return False
+    return True
 
 
 def describe(
@@ -419,8 +455,25 @@ def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:
             differs = a is not b
         if differs:
             name = names[i] if len(names) == len(new) else f"trace context #{i}"
+            if name in explain.MESH_CONTEXT_NAMES:
+                change = Change(ChangeKind.MESH_CONTEXT, name, mesh_text(b), mesh_text(a))
+                if not any(c.kind is ChangeKind.MESH_CONTEXT for c in changes):
+                    changes.append(change)  # jax.set_mesh sets both: one change
+                continue
             changes.append(Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a)))
     return changes
+
+
+def mesh_text(mesh: Any) -> str | None:
+    """``mesh(x=8)`` for a mesh in JAX's context; None for none (outside ``jax.set_mesh``)."""
+    shape = getattr(mesh, "shape", None)
+    if not shape or not hasattr(shape, "items"):
+        return None
+    try:
+        axes = ",".join(f"{name}={size}" for name, size in shape.items())
+    except Exception:
+        return _short_text(mesh)
+    return f"mesh({axes})"
 
 
 def _short_text(value: Any, limit: int = 60) -> str:

@@ -201,7 +201,7 @@ def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing
             f"Per cached call: too few cached calls to tell a difference in time "
             f"({len(pitfall_ms)} for the pitfall, {len(fix_ms)} for the fix).",
             f"每次缓存调用的耗时：缓存命中的调用太少，看不出差别"
-            f"（陷阱版 {len(pitfall_ms)} 次，修复版 {len(fix_ms)} 次）。",
+            f"（陷阱版 {len(pitfall_ms)} 次，修正版 {len(fix_ms)} 次）。",
         )
         p_mid = statistics.median(pitfall_ms) if pitfall_ms else None
         f_mid = statistics.median(fix_ms) if fix_ms else None
@@ -218,7 +218,7 @@ def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing
     if better == "same":
         sentence = Text(
             f"Per cached call: about the same (±{sm}): the fix {fm}, the pitfall {pm}.",
-            f"每次缓存调用的耗时：差不多（±{sm}）：修复版 {fm}，陷阱版 {pm}。",
+            f"每次缓存调用的耗时：差不多（±{sm}）：修正版 {fm}，陷阱版 {pm}。",
         )
     else:
         en = "faster" if better == "fix" else "slower"
@@ -226,7 +226,7 @@ def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing
         sentence = Text(
             f"Per cached call the fix is {en}: {fm} against {pm} for the pitfall "
             f"(medians of {r} rounds each, ±{sm} between rounds).",
-            f"每次缓存调用，修复版{zh}：{fm}，陷阱版 {pm}（各 {r} 轮的中位数，轮与轮相差 ±{sm}）。",
+            f"每次缓存调用，修正版{zh}：{fm}，陷阱版 {pm}（各 {r} 轮的中位数，轮与轮相差 ±{sm}）。",
         )
     return Timing(p_mid, f_mid, spread, rounds, better, sentence)
 
@@ -240,14 +240,14 @@ def _compiles(p: Side, f: Side, n: int) -> tuple[str, Text]:
         return better, Text(
             f"{head_en}; the fix compiled {_times(f.compiles)} too: on these calls the fix "
             f"saves no compile.",
-            f"{head_zh}；修复版也编译了 {f.compiles} 次：在这组调用上修复版没有省下编译。",
+            f"{head_zh}；修正版也编译了 {f.compiles} 次：在这组调用上修正版没有省下编译。",
         )
     tail_en = "" if better == "fix" else ": on these calls the fix compiles more"
-    tail_zh = "" if better == "fix" else "：在这组调用上，修复版编译得更多"
+    tail_zh = "" if better == "fix" else "：在这组调用上，修正版编译得更多"
     fix_en = f"compiled {_times(f.compiles)}" if f.compiles else "never compiled"
     fix_zh = f"编译了 {f.compiles} 次" if f.compiles else "一次也没有编译"
     return better, Text(
-        f"{head_en}; the fix {fix_en}{tail_en}.", f"{head_zh}；修复版{fix_zh}{tail_zh}。"
+        f"{head_en}; the fix {fix_en}{tail_en}.", f"{head_zh}；修正版{fix_zh}{tail_zh}。"
     )
 
 
@@ -259,7 +259,7 @@ def _errors(p: Side, f: Side, n: int, measure: Measure) -> tuple[str, Text]:
     if f.errors == 0:
         f_en = f"the fix failed none and compiled {_times(f.compiles)}"
         f_zh = f"一次也没有失败，编译了 {f.compiles} 次"
-    return better, Text(f"The pitfall {p_en}; {f_en}.", f"陷阱版{p_zh}；修复版{f_zh}。")
+    return better, Text(f"The pitfall {p_en}; {f_en}.", f"陷阱版{p_zh}；修正版{f_zh}。")
 
 
 def _failed(side: Side) -> tuple[str, str]:
@@ -289,7 +289,7 @@ def _output(p: Side, f: Side, n: int, facts: tuple[str, str]) -> tuple[str, Text
     f_en, f_zh = _printed(f, n, facts[1])
     return better, Text(
         f"In {_calls(n)}, the pitfall {p_en}; the fix {f_en}.",
-        f"{n} 次调用中，陷阱版{p_zh}；修复版{f_zh}。",
+        f"{n} 次调用中，陷阱版{p_zh}；修正版{f_zh}。",
     )
 
 
@@ -315,8 +315,8 @@ def _program_size(p: Side, f: Side, n: int) -> tuple[str, Text]:
         f"The pitfall's largest program had {_count(p.program_size, 'equation')}, the fix's "
         f"{f.program_size}; compiling the {_calls(n)} took {pm} for the pitfall and "
         f"{fm} for the fix.",
-        f"陷阱版最大的程序有 {p.program_size} 条等式，修复版 {f.program_size} 条；"
-        f"{n} 次调用的编译共用了：陷阱版 {pm}，修复版 {fm}。",
+        f"陷阱版最大的程序有 {p.program_size} 条等式，修正版 {f.program_size} 条；"
+        f"{n} 次调用的编译共用了：陷阱版 {pm}，修正版 {fm}。",
     )
 
 

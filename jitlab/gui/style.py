@@ -16,6 +16,7 @@ _KIND_NAMES = {
     CallKind.PERSISTENT_HIT: QT_TRANSLATE_NOOP("Kinds", "persistent-cache hit"),
     CallKind.ERROR: QT_TRANSLATE_NOOP("Kinds", "error"),
     CallKind.EAGER: QT_TRANSLATE_NOOP("Kinds", "eager (jit disabled)"),
+    CallKind.TRACED: QT_TRANSLATE_NOOP("Kinds", "traced into an outer computation"),
 }
 
 KIND_ORDER = (

@@ -345,6 +345,7 @@ _KIND_WORDS = {
     "persistent_hit": ("disk-cache load", "从磁盘缓存加载"),
     "error": ("error", "报错"),
     "eager": ("ran eagerly (jit disabled)", "逐行执行（jit 已关闭）"),
+    "traced": ("traced into an outer computation", "被并入外层计算追踪"),
 }
 
 

@@ -86,8 +86,8 @@ def test_the_fix_wins_on_the_lessons_measure_in_both_languages(sid, comparison) 
         times = {1: "once", 2: "twice"}.get(p.compiles, f"{p.compiles} times")
         assert f"compiled {times} in {len(calls_p)} calls" in en
         assert f"编译了 {p.compiles} 次" in zh
-        assert f"修复版编译了 {compiled_f} 次" in zh or (
-            compiled_f == 0 and "修复版一次也没有编译" in zh
+        assert f"修正版编译了 {compiled_f} 次" in zh or (
+            compiled_f == 0 and "修正版一次也没有编译" in zh
         )
     elif comparison.measure is Measure.OUTPUT:
         n = len(calls_p)
@@ -153,4 +153,4 @@ def test_sharding_compiles_once_on_eight_devices() -> None:
     assert (
         verdict["verdict"] == f"The pitfall compiled {p} times in 8 calls; the fix compiled once."
     )
-    assert out["zh"] == f"陷阱版在 8 次调用中编译了 {p} 次；修复版编译了 1 次。"
+    assert out["zh"] == f"陷阱版在 8 次调用中编译了 {p} 次；修正版编译了 1 次。"
