@@ -307,7 +307,9 @@ def _ended(recording: Recording, lang: str = "en") -> str:
     if recording.partial_line:
         words += say("sep.semi", lang) + say("report.cut_off", lang)
     if recording.bad_lines:
-        words += say("sep.semi", lang) + skipped_lines(recording.bad_lines, lang)
+        words += say("sep.semi", lang) + skipped_lines(
+            recording.bad_lines, lang, recording.long_lines
+        )
     return _e(words)
 
 
