@@ -368,7 +368,11 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
         if as_json:
             print(dumps_strict(record.to_json()), flush=True)
 
-    verdict = run_comparison(scenario, comparison, sequence, on_record=on_record)
+    try:
+        verdict = run_comparison(scenario, comparison, sequence, on_record=on_record)
+    except KeyboardInterrupt:  # half a comparison is no verdict: say so, exit as a shell expects
+        print("jitlab: interrupted (Ctrl-C): no verdict", file=sys.stderr)
+        return 130
     if as_json:
         print(dumps_strict({"compare": verdict.to_json(lang)}), flush=True)
     else:

@@ -154,3 +154,33 @@ def test_sharding_compiles_once_on_eight_devices() -> None:
         verdict["verdict"] == f"The pitfall compiled {p} times in 8 calls; the fix compiled once."
     )
     assert out["zh"] == f"陷阱版在 8 次调用中编译了 {p} 次；修正版编译了 1 次。"
+
+
+def test_a_plugin_without_comparisons_is_judged_on_compiles_and_bad_ones_are_named() -> None:
+    from jitlab.core.spec import AutoplayStep, Param, Text, Variant, validate
+
+    t = Text("t", "t")
+
+    class Plugin(BUILTINS["dynamic-shapes"]):
+        id = "plugin"
+        comparisons = ()
+        autoplay = (AutoplayStep({"batch_size": 4}), AutoplayStep({"batch_size": 8}, "fix"))
+
+    default = Plugin.comparison()
+    assert default.measure is Measure.COMPILES and default.variants == ("pitfall", "fix")
+    assert [dict(c) for c in default.calls] == [{"batch_size": 4}, {"batch_size": 8}]
+
+    class Broken(Plugin):
+        params = (Param("n", 1, t, t, minimum=0, maximum=3),)
+        variants = (Variant("pitfall", t, t), Variant("fix", t, t))
+        comparisons = (
+            Comparison(Measure.ERRORS, ({"n": 9},), "pitfall", "nope"),
+            Comparison(Measure.ERRORS, ({"m": 1},)),
+            Comparison(Measure.ERRORS, ()),
+        )
+
+    problems = validate(Broken)
+    assert "comparison names unknown variants ['nope']" in problems
+    assert any(p.startswith("comparison: n must be") for p in problems)
+    assert "comparison names unknown parameter 'm'" in problems
+    assert "a comparison needs at least one call" in problems
