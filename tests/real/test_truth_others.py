@@ -5,6 +5,7 @@ tests, methods, transformations, shardings), each checked against JAX's own
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 from collections.abc import Iterator
 
@@ -182,11 +183,13 @@ def test_spmd_mnist_called_outside_set_mesh_is_a_mesh_context_change(jax_log):
 
     def train_step(params, batch):
         grads = jax.grad(loss)(params, batch)
-        return [(w - 0.01 * dw, b - 0.01 * db) for (w, b), (dw, db) in zip(params, grads)]
+        return [
+            (w - 0.01 * dw, b - 0.01 * db) for (w, b), (dw, db) in zip(params, grads, strict=True)
+        ]
 
     mesh = jax.make_mesh((jax.device_count(),), ("batch",), axis_types=(AxisType.Explicit,))
     sizes = [6, 5, 4, 3]
-    params = [(jnp.ones((m, n)) * 0.1, jnp.zeros(n)) for m, n in zip(sizes[:-1], sizes[1:])]
+    params = [(jnp.ones((m, n)) * 0.1, jnp.zeros(n)) for m, n in itertools.pairwise(sizes)]
     params = jax.device_put(params, NamedSharding(mesh, P()))
     batch = jax.device_put((jnp.ones((8, 6)), jnp.ones((8, 3))), NamedSharding(mesh, P("batch")))
     step = Probe(jax.jit(train_step))
