@@ -82,6 +82,7 @@ def flat(text: str) -> str:
 
 
 def main_in_process(argv: list[str], monkeypatch) -> int:
+    """For commands that stop before any JAX computation (a usage error, a listing)."""
     from jitlab.cli import main
 
     # main() may ask for 8 CPU devices through XLA_FLAGS: keep that out of later tests.
@@ -186,22 +187,23 @@ def test_english_plurals_for_1_and_2(key, one, two):
 
 
 # -- jitlab run and list ------------------------------------------------------------------
-def test_run_summary_counts_in_the_right_number(monkeypatch, capsys):
-    assert main_in_process(["run", "dynamic-shapes", "--param", "batch_size=4"], monkeypatch) == 0
-    one = flat(capsys.readouterr().out)
+def test_run_summary_counts_in_the_right_number():
+    done = jitlab("run", "dynamic-shapes", "--param", "batch_size=4")
+    assert done.returncode == 0, done.stderr
+    one = flat(done.stdout)
     assert "1 call: 1 compile, 0 recompiles, 0 cache hits, 0 persistent-cache hits, 0 errors" in one
-    argv = ["run", "dynamic-shapes", "--param", "batch_size=4,8,8"]
-    assert main_in_process(argv, monkeypatch) == 0
-    three = flat(capsys.readouterr().out)
+    done = jitlab("run", "dynamic-shapes", "--param", "batch_size=4,8,8")
+    assert done.returncode == 0, done.stderr
+    three = flat(done.stdout)
     assert (
         "3 calls: 1 compile, 1 recompile, 1 cache hit, 0 persistent-cache hits, 0 errors" in three
     )
 
 
-def test_run_in_chinese(monkeypatch, capsys):
-    argv = ["--lang", "zh", "run", "dynamic-shapes", "--param", "batch_size=8,16,8"]
-    assert main_in_process(argv, monkeypatch) == 0
-    out = capsys.readouterr().out
+def test_run_in_chinese():
+    done = jitlab("--lang", "zh", "run", "dynamic-shapes", "--param", "batch_size=8,16,8")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     text = flat(out)
     for head in ("参数", "类型", "延迟 ms", "追踪", "降级", "编译", "原因 / 输出"):
         assert head in text, head
@@ -323,9 +325,11 @@ def test_report_of_a_job_in_chinese(recordings, tmp_path):
 def test_quiz_prompts_and_scoring_in_chinese(monkeypatch, capsys):
     from jitlab.quiz.exercises import BY_ID
 
-    argv = ["--lang", "zh", "quiz", "--exercise", "static-if", "--answer", "2"]
-    assert main_in_process(argv, monkeypatch) == 0
-    out = capsys.readouterr().out
+    # A process of its own: the exercise runs JAX, whose backend would start here with the
+    # 8 devices the command asks for.
+    done = jitlab("--lang", "zh", "quiz", "--exercise", "static-if", "--answer", "2")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     text = flat(out)
     assert "练习 1/1 · static-if" in text and "你的预测：2" in text
     assert "✓ 答对了。" in text and "实际运行结果：2" in text and "得分：1/1" in text
@@ -339,6 +343,24 @@ def test_quiz_prompts_and_scoring_in_chinese(monkeypatch, capsys):
     listing = capsys.readouterr().out
     assert "练习" in listing and "场景" in listing and "标题" in listing and "数字" in listing
     assert not leftover_english(listing), leftover_english(listing)
+
+
+def test_quiz_asks_in_chinese():
+    from jitlab.quiz.exercises import BY_ID
+
+    done = subprocess.run(
+        [JITLAB, "--lang", "zh", "quiz", "--exercise", "static-if"],
+        input="two\n2\n",  # a bad answer is asked again, in Chinese
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    text = flat(done.stdout)
+    assert "你的预测（一个整数）（输入 q 退出）：" in text
+    assert "static-if 需要一个整数，而不是 'two'" in text and "得分：1/1" in text
+    source = tuple(line.strip() for line in BY_ID["static-if"].source.splitlines() if line.strip())
+    assert not leftover_english(done.stdout, source), leftover_english(done.stdout, source)
 
 
 # -- usage errors ---------------------------------------------------------------------------
@@ -369,6 +391,10 @@ def test_quiz_prompts_and_scoring_in_chinese(monkeypatch, capsys):
         (["report", "--lang", "zh", "x.jsonl"], "缺少以下参数：-o/--out"),
         (["--lang", "zh", "diff", "a", "b", "--max-extra-compiles", "x"], "应为 ≥ 0 的整数"),
         (["--lang", "zh", "quiz", "--list", "--solve"], "只能选一个"),
+        (
+            ["--lang", "zh", "quiz", "--exercise", "static-if", "--answer", "two"],
+            "static-if 需要一个整数，而不是 'two'",
+        ),
         (["--lang", "zh", "summary", "/"], "是文件夹，不是记录文件"),
     ],
 )

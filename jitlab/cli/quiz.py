@@ -186,7 +186,7 @@ def _parse_answers(answers: list[str], questions: Sequence[Exercise]) -> list[in
     parsed = []
     for exercise, text in zip(questions, answers, strict=True):
         try:
-            parsed.append(exercise.parse(text))
+            parsed.append(parse_prediction(exercise, text))
         except ValueError as exc:
             fail(str(exc))
     return parsed
@@ -237,6 +237,28 @@ def _interview(args: argparse.Namespace, view: _View, pool: Sequence[Exercise]) 
 
 
 _STOP: Any = object()  # the user left (end of input, or "q")
+
+
+def parse_prediction(exercise: Exercise, text: str) -> int | str:
+    """:meth:`Exercise.parse`, its complaint said in the command's language."""
+    from jitlab.cli._usage import language
+    from jitlab.quiz.model import AnswerKind
+
+    try:
+        return exercise.parse(text)
+    except ValueError:
+        if language() == "en":
+            raise  # the exercise's own words
+        raw = repr(str(text).strip())
+        if exercise.kind is AnswerKind.NUMBER:
+            whole = str(text).strip().lstrip("-").isdigit()
+            key = "quiz.parse.negative" if whole else "quiz.parse.number"
+            raise ValueError(_say(key, exercise=exercise.id, value=raw)) from None
+        allowed = messages.listing(
+            (f"{'abcdefghij'[i]}/{o.id}" for i, o in enumerate(exercise.options)), language()
+        )
+        key = "quiz.parse.error" if exercise.kind is AnswerKind.ERROR else "quiz.parse.choice"
+        raise ValueError(_say(key, exercise=exercise.id, allowed=allowed, value=raw)) from None
 
 
 def _say(key: str, /, **fields: Any) -> str:
@@ -389,8 +411,8 @@ class _View:
             if interview is not None:
                 left = self._w("seconds_left", s=max(0, round(interview.remaining())))
                 extra = f" [{left}]"
-            colon = "：" if self.lang == "zh" else ": "
-            prompt = f"{self._w(key)}{extra} {self._w('quit')}{colon}"
+            colon, gap = ("：", "") if self.lang == "zh" else (": ", " ")
+            prompt = f"{self._w(key)}{extra}{gap}{self._w('quit')}{colon}"
             try:
                 text = self.console.input(escape(prompt))
             except EOFError:
@@ -398,7 +420,7 @@ class _View:
             if text.strip().lower() in ("q", "quit", "exit"):
                 return _STOP
             try:
-                return exercise.parse(text)
+                return parse_prediction(exercise, text)
             except ValueError as exc:
                 self._print(str(exc), "yellow")
 

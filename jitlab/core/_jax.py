@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any
 
 from jax._src import config as _config
+from jax._src import monitoring as _monitoring
 from jax._src import source_info_util as _source_info_util
 from jax._src import util as _util
 
@@ -72,6 +73,28 @@ EXPLAINING_LOGGERS = (
 )
 CACHE_MISS_MARKER = "CACHE MISS"
 
+# With the persistent cache on, ``compiler.py`` and ``compilation_cache.py`` log their cache
+# writes ("Writing jit_f to persistent compilation cache …", "Not writing persistent cache
+# entry …", "PERSISTENT COMPILATION CACHE MISS …") at WARNING while explanations are on and
+# at DEBUG otherwise. ("Persistent compilation cache hit" follows jax_log_compiles instead.)
+_RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+_RAISED_BY_EXPLAIN_TEXTS = (
+    "persistent cache entry",
+    "to persistent compilation cache",
+    "persistent compilation cache miss",
+    "_get_cache: unsupported runtime",
+)
+
+
+def raised_by_explain(logger_name: str, message: str) -> bool:
+    """Is this a message JAX logs at WARNING only because ``jax_explain_cache_misses`` is on
+    (at DEBUG without it)?"""
+    if logger_name not in _RAISED_BY_EXPLAIN_LOGGERS:
+        return False
+    text = message.lower()
+    return any(marker in text for marker in _RAISED_BY_EXPLAIN_TEXTS)
+
+
 # -- JAX's config states (private) ------------------------------------------------------------
 EXPLAIN: Any = _config.explain_cache_misses
 """``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
@@ -81,6 +104,44 @@ public ``jax.config.update`` has only the global value; a probed call needs the 
 
 UNSET: Any = _config.config_ext.unset
 """The value of a config state's thread-local slot that holds nothing (``get_local()``)."""
+
+
+def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
+    """Call ``callback(value)`` after each ``jax.config.update("jax_explain_cache_misses", v)``
+    (the global value the *program* sets; ``EXPLAIN.set_global`` runs no hook). Returns the
+    function that puts the state's previous hook back (only if ours is still in place).
+
+    Relies on ``State._set`` calling ``State._update_global_hook`` (None for this option on
+    0.10.2; a hook JAX had is chained)."""
+    state = _config.explain_cache_misses
+    previous = state._update_global_hook
+
+    def hook(value: Any) -> None:
+        if previous is not None:
+            previous(value)
+        callback(value)
+
+    state._update_global_hook = hook
+
+    def unhook() -> None:
+        if state._update_global_hook is hook:
+            state._update_global_hook = previous
+
+    return unhook
+
+
+# -- jax.monitoring's listener lists ----------------------------------------------------------
+def duration_listeners() -> list[Any]:
+    """The list ``record_event_duration_secs`` calls. ``clear_event_listeners()`` (public)
+    *rebinds* it to a new empty list, so holding the one jitlab registered into and comparing
+    identities tells, in one attribute read, that jitlab's listeners were cleared."""
+    return _monitoring._event_duration_secs_listeners  # type: ignore[no-any-return]
+
+
+def event_listeners() -> list[Any]:
+    """The list ``record_event`` calls (rebound by ``clear_event_listeners()`` likewise)."""
+    return _monitoring._event_listeners  # type: ignore[no-any-return]
+
 
 DISABLE_JIT: Any = _config.disable_jit
 """``jax_disable_jit`` as a state: ``.value`` is this thread's effective value (true inside
@@ -225,90 +286,3 @@ def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
     if "jit_info" not in local or not frame.f_code.co_filename.endswith(_CACHE_MISS_FILE):
         return None
     return local.get("fun"), local.get("jit_info"), local.get("args"), local.get("kwargs")
-
-
-# -- transformations: tracers a probed call receives or returns --------------------------------
-# A probed call inside ``jax.vmap`` / ``jax.grad`` / ``jax.jvp`` or an enclosing trace (a jit,
-# an eager ``lax.scan``'s body) gets tracers, not arrays. Each tracer class wraps the value of
-# the level below (``BatchTracer.val`` holds the batch, ``JVPTracer.primal`` and
-# ``LinearizeTracer.primal`` the primal); a ``DynamicJaxprTracer`` is a value being staged out
-# (nothing runs). Checked on 0.10.2.
-def _tracer_kinds() -> tuple[tuple[type, str, str | None], ...]:
-    from jax._src.interpreters import ad, batching
-    from jax._src.interpreters import partial_eval as pe
-
-    found = []
-    for module, name, label, inner in (
-        (batching, "BatchTracer", "vmap", "val"),
-        (ad, "JVPTracer", "jvp", "primal"),
-        (ad, "LinearizeTracer", "linearize", "primal"),
-        (pe, "JaxprTracer", "linearize", None),
-        (pe, "DynamicJaxprTracer", "trace", None),
-    ):
-        cls = getattr(module, name, None)
-        if isinstance(cls, type):
-            found.append((cls, label, inner))
-    return tuple(found)
-
-
-_TRACERS: tuple[tuple[type, str, str | None], ...] | None = None
-
-
-def tracer_class() -> type:
-    """JAX's ``Tracer`` base class (every transformation's values are instances of it)."""
-    from jax._src import core
-
-    return core.Tracer  # type: ignore[no-any-return]
-
-
-def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
-    """(transformations from the innermost out, the value under them) of a tracer: a leaf
-    inside ``vmap(grad(f))`` gives ``(("linearize", "vmap"), <the concrete batch>)``; a staged
-    value ends in ``"trace"`` and is still a tracer. An unknown tracer is named by its class."""
-    global _TRACERS
-    if _TRACERS is None:
-        _TRACERS = _tracer_kinds()
-    base = tracer_class()
-    labels: list[str] = []
-    for _ in range(32):  # nested transformations, bounded
-        if not isinstance(value, base):
-            break
-        for cls, label, inner in _TRACERS:
-            if isinstance(value, cls):
-                labels.append(label)
-                value = getattr(value, inner, None) if inner else value
-                break
-        else:
-            labels.append(type(value).__name__)
-            break
-        if inner is None:
-            break
-    return tuple(labels), value
-
-
-def in_backward_pass(frame: FrameType | None) -> bool:
-    """Is this compile event fired while JAX transposes a jitted function (the backward pass
-    of ``jax.grad`` / ``jax.vjp``: ``pjit._pjit_transpose*`` under ``ad.backward_pass*``)?"""
-    for _ in range(64):
-        if frame is None:
-            return False
-        name = frame.f_code.co_name
-        if name.startswith(("_pjit_transpose", "backward_pass")):
-            return True
-        frame = frame.f_back
-    return False
-
-
-def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...]] | None:
-    """(``func_src_info``, input avals) of the jaxpr a compile event is about, found up the
-    stack from the listener; None when no frame of JAX's compile entry is found."""
-    for _ in range(64):
-        if frame is None:
-            return None
-        if frame.f_code.co_name == _IMPL_FRAME:
-            jaxpr = getattr(frame.f_locals.get("jaxpr"), "jaxpr", None)
-            info = getattr(jaxpr, "debug_info", None)
-            avals = tuple(v.aval for v in getattr(jaxpr, "invars", ()))
-            return getattr(info, "func_src_info", None), avals
-        frame = frame.f_back
-    return None

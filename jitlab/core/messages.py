@@ -293,6 +293,21 @@ CATALOGUE: dict[str, Message] = {
         "给了 {got} 个 --answer，但有 {n} 道题；每题给一个",
         "got {got} --answer for {n} questions; give one each",
     ),
+    "quiz.parse.number": _M(
+        "{exercise} expects a whole number, not {value}", "{exercise} 需要一个整数，而不是 {value}"
+    ),
+    "quiz.parse.negative": _M(
+        "{exercise} expects a whole number ≥ 0, not {value}",
+        "{exercise} 需要 ≥ 0 的整数，而不是 {value}",
+    ),
+    "quiz.parse.choice": _M(
+        "{exercise} expects one of {allowed}, not {value}",
+        "{exercise} 需要 {allowed} 之一，而不是 {value}",
+    ),
+    "quiz.parse.error": _M(
+        "{exercise} expects one of {allowed} or an exception name, not {value}",
+        "{exercise} 需要 {allowed} 之一或一个异常名，而不是 {value}",
+    ),
     "quiz.err.interview": _M("--interview: {error}", "--interview：{error}"),
     # -- usage errors ---------------------------------------------------------------------
     "usage.error": _M("jitlab: error: {message}", "jitlab：错误：{message}"),

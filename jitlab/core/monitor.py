@@ -8,6 +8,7 @@ routes what arrives to the collector of the probed call running on the *calling 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -43,6 +44,7 @@ _set_explain = _EXPLAIN.set_local
 _watchers: list[Any] = []
 _unset = _jax.UNSET  # "no thread-local value" in JAX's config
 _saved_global_explain: Any = _unset  # the user's global value while watchers override it
+_unhook_explain: Callable[[], None] | None = None  # while watchers run: see add_watcher
 
 
 class CallCollector:
@@ -64,6 +66,7 @@ class CallCollector:
         "lowered",
         "persistent",
         "quiet",
+        "restore_explain",
         "source",
         "trace_ms",
         "trace_name",
@@ -90,6 +93,7 @@ class CallCollector:
         self.source = weakref.ref(source) if source is not None else None
         self.busy = False
         self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
+        self.restore_explain: Any = None  # the thread's value before begin() (nested calls)
         self.reset()
 
     def reset(self) -> None:
@@ -201,12 +205,16 @@ def begin(collector: CallCollector) -> CallCollector | None:
     previous = getattr(_local, "collector", None)
     _local.collector = collector
     _route_stdout(collector)
-    collector.user_explain = _swap_explain(True)
+    restore = collector.restore_explain = _swap_explain(True)
+    # Inside another probed call the thread's value is that call's (jitlab's own True): what
+    # the user asked for is what the outer call saved (None: a watched call that swaps none).
+    outer = previous.user_explain if previous is not None else None
+    collector.user_explain = restore if outer is None else outer
     return previous
 
 
 def end(collector: CallCollector, previous: CallCollector | None = None) -> None:
-    _set_explain(collector.user_explain)
+    _set_explain(collector.restore_explain)
     _unroute_stdout(collector)
     _local.collector = previous
 
@@ -216,26 +224,44 @@ def add_watcher(watcher: Any) -> None:
     are called for everything that happens on threads with no probed call in flight.
 
     While any watcher is active JAX explains its cache misses on every thread (functions
-    jitlab did not wrap need it too); the user's own setting comes back with the last one.
+    jitlab did not wrap need it too); the user's own setting comes back with the last one —
+    the value the program set meanwhile, if it set one (``jax.config.update``), which also
+    decides meanwhile whether the program sees JAX's explanations.
     """
-    global _saved_global_explain
+    global _saved_global_explain, _unhook_explain
     install()
     with _install_lock:
         if not _watchers:
             _saved_global_explain = _EXPLAIN.get_global()
             _EXPLAIN.set_global(True)
+            _unhook_explain = _jax.hook_explain_updates(_program_set_explain)
         _watchers.append(watcher)
 
 
 def remove_watcher(watcher: Any) -> None:
-    global _saved_global_explain
+    global _saved_global_explain, _unhook_explain
     with _install_lock:
         if watcher not in _watchers:
             return
         _watchers.remove(watcher)
         if not _watchers and _saved_global_explain is not _unset:
+            if _unhook_explain is not None:
+                _unhook_explain()
+                _unhook_explain = None
             _EXPLAIN.set_global(_saved_global_explain)
             _saved_global_explain = _unset
+
+
+def _program_set_explain(value: Any) -> None:
+    """The program ran ``jax.config.update("jax_explain_cache_misses", value)`` while
+    watchers need explanations on: its value is the user's now (restored at the end, and
+    what the program gets to see), and the global switch stays on for the watchers."""
+    global _saved_global_explain
+    if _saved_global_explain is _unset:  # no watcher (a hook left behind): nothing to do
+        return
+    _saved_global_explain = bool(value)
+    if not value:
+        _EXPLAIN.set_global(True)
 
 
 def user_wants_explanations() -> bool:
@@ -280,6 +306,15 @@ class _ExplanationFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
+        if record.levelno == logging.WARNING and _jax.raised_by_explain(record.name, message):
+            if user_wants_explanations():
+                return True
+            # Without jitlab's switch JAX logs this at DEBUG: so it is, seen only by a
+            # program that listens to DEBUG (persistent-cache writes, never explanations).
+            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+                return False
+            record.levelno, record.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
+            return True
         if _jax.CACHE_MISS_MARKER not in message.upper():
             return True
         collector = getattr(_local, "collector", None)
@@ -397,8 +432,7 @@ def install() -> None:
     with _install_lock:
         if _installed:
             return
-        jax.monitoring.register_event_duration_secs_listener(_on_duration)
-        jax.monitoring.register_event_listener(_on_event)
+        _register_listeners()
         explanation_filter = _ExplanationFilter()
         for name in _EXPLAINING_LOGGERS:
             logging.getLogger(name).addFilter(explanation_filter)
@@ -406,3 +440,64 @@ def install() -> None:
         # make that the user's line, not the probe's.
         _jax.register_source_exclusion(os.path.dirname(os.path.abspath(__file__)) + os.sep)
         _installed = True
+
+
+# -- listeners a program cleared ----------------------------------------------------------------
+# ``jax.monitoring.clear_event_listeners()`` is public: a program or a library may remove every
+# listener, jitlab's included, and every compile after it would look like a cache hit. It
+# rebinds JAX's lists, so comparing the list jitlab registered into with JAX's current one
+# (LISTENING[0], one identity test) tells on each watched or probed call that they are gone.
+LISTENING: list[Any] = [None]  # the duration-listener list jitlab's listener is in
+listeners_now = _jax.duration_listeners  # ``listeners_now() is not LISTENING[0]``: cleared
+_losses = 0  # how many times jitlab found its listeners gone and registered them again
+
+
+def _register_listeners() -> bool:
+    """Register whichever of jitlab's listeners JAX no longer holds (lock held); True when
+    one was missing."""
+    missing = False
+    if _on_duration not in _jax.duration_listeners():
+        jax.monitoring.register_event_duration_secs_listener(_on_duration)
+        missing = True
+    if _on_event not in _jax.event_listeners():
+        jax.monitoring.register_event_listener(_on_event)
+        missing = True
+    LISTENING[0] = _jax.duration_listeners()
+    return missing
+
+
+def losses() -> int:
+    """How many times jitlab's listeners were found removed (a recorder compares counts)."""
+    return _losses
+
+
+def revive() -> bool:
+    """Make sure jitlab's listeners are registered; when a program had removed them,
+    register them again, say so on stderr and tell the watchers. True when they were gone.
+
+    Compiles between the removal and now were not seen: watchers must say so (a budget
+    that could not see fails)."""
+    global _losses
+    with _install_lock:
+        if not _installed:
+            return False
+        if not _register_listeners():
+            return False
+        _losses += 1
+        watchers = list(_watchers)
+    from jitlab.core import messages
+
+    with contextlib.suppress(Exception):  # a closed stderr must not break the program
+        print(messages.say("listeners_cleared", user_language()), file=sys.stderr)
+    for watcher in watchers:
+        lost = getattr(watcher, "listeners_lost", None)
+        if lost is not None:
+            lost()
+    return True
+
+
+def user_language() -> str:
+    """``zh`` or ``en`` for what jitlab itself prints from inside a program (the locale's)."""
+    from jitlab.core import messages
+
+    return messages.language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))

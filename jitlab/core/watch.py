@@ -29,11 +29,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import operator
 import os
 import socket
 import sys
 import threading
 import time
+import types
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,7 +46,7 @@ from typing import IO, Any
 import jax
 
 import jitlab
-from jitlab.core import _jax, explain, frames, monitor, signature, wrappers
+from jitlab.core import _jax, explain, frames, messages, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.recording import (
@@ -100,7 +102,13 @@ def _claim(path: Path) -> tuple[IO[str], Path]:
 
 def _defined_at(fun: Any) -> str | None:
     # Called while jax.jit runs: a library's inner function maps to the user's def.
-    return frames.defined_at(fun, search_stack=True)
+    site = frames.defined_at(fun, search_stack=True)
+    for _ in range(8):  # jax.shard_map(f) and the like: JAX's wrapper, the user's f inside
+        fun = getattr(fun, "__wrapped__", None)
+        if fun is None or site is None or not frames.is_library(site.rpartition(":")[0]):
+            break
+        site = frames.defined_at(fun) or site
+    return site
 
 
 def events_reason(explanation: str | None, first: bool, persistent: bool) -> Reason:
@@ -187,11 +195,52 @@ class _Pending:
     persistent: bool = False
 
 
+class _WatchProbe(Probe):
+    """The probe of a watched function: also when the program's own :class:`Probe` calls it.
+
+    Then the program's probe is the call in flight on this thread, and JAX's events go to
+    it; the watch files what that call did from what it saw (a hit counted, a compile
+    recorded), so both the program's probe and the recording count every call.
+    """
+
+    def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        outer = monitor.current()
+        source = outer.source() if outer is not None and outer.source is not None else None
+        if getattr(getattr(source, "_fn", None), "_probe", None) is not self or outer is None:
+            return super()._inlined(args, kwargs)  # inside another function's trace
+        start = time.perf_counter()
+        error: Exception | None = None
+        result = None
+        try:
+            result = self._fn(*args, **kwargs)
+        except Exception as exc:
+            error = exc
+        if error is None and outer.quiet:
+            return self.counted_hit(result)
+        seen = monitor.CallCollector(self._trace_name, None, False)
+        for name in ("trace_ms", "lower_ms", "compile_ms", "traced", "lowered", "compiled"):
+            setattr(seen, name, getattr(outer, name))
+        seen.persistent, seen.quiet = outer.persistent, False
+        seen.explanations = list(outer.explanations)
+        latency_ms = (time.perf_counter() - start) * 1e3
+        return self._file_call(seen, latency_ms, args, kwargs, error, result, None)
+
+    def counted_hit(self, result: Any) -> Any:
+        next(self._unrecorded)  # as counted_call counts a hit: lock-free, folded in later
+        next(self._unrecorded_ledger)
+        return result
+
+
 class WatchedFunction:
-    """What ``jax.jit`` returns while a watch is on: the real jitted function, probed.
+    """What ``jax.jit`` (and ``jax.pmap``) return while a watch is on: the real jitted
+    function, probed.
 
     Outside any watch it calls the real jitted function directly (and is otherwise the same
     object, so a function jitted in one block and called in the next is seen by the next).
+    To the program it is JAX's own jitted function: the same ``repr``, hash and equality
+    (a static argument JAX caches on), ``__wrapped__``/``__name__``/``__doc__``/
+    ``inspect.signature``, a bound method as a class attribute, copies that keep working
+    (and stay watched), and pickling exactly as JAX allows it.
     """
 
     def __init__(self, jitted: Any, fun: Any, site: Site) -> None:
@@ -199,7 +248,7 @@ class WatchedFunction:
         self._jitted = jitted
         self._site = site
         generation = site.generation(fun, jitted)
-        self._probe = Probe(
+        probe = _WatchProbe(
             jitted,
             keep_records=False,
             echo_output=True,
@@ -208,25 +257,59 @@ class WatchedFunction:
             # The program's prints reach its stream untouched; explanations are on globally
             # while any watch runs (monitor.add_watcher).
             capture_output=False,
-            on_record=functools.partial(_dispatch, site, self),
             ledger=site.ledger,
             generation=generation,
         )
-        self._counted_call = self._probe.counted_call  # bound once: called on every step
+        # Weakly: nothing of jitlab's may keep the user's function alive (JAX's caches hold
+        # it weakly; a bound method jitted per call must die with its call, as in a plain run).
+        probe.on_record = functools.partial(_dispatch, site, weakref.ref(probe))
+        self._probe = probe
+        self._counted_call = probe.counted_call  # bound once: called on every step
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _recorders:
+            if _listeners_now() is not _LISTENING[0]:  # one identity test: still registered?
+                monitor.revive()
             return self._counted_call(*args, **kwargs)
         return self._jitted(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
-        return getattr(self._jitted, name)
+        try:
+            jitted = self.__dict__["_jitted"]
+        except KeyError:  # half-made (a copy being built): nothing to delegate to
+            raise AttributeError(name) from None
+        return getattr(jitted, name)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
-        return self if obj is None else functools.partial(self, obj)
+        # As JAX's jitted function: a bound method (inspect.ismethod, __self__, __func__).
+        return self if obj is None else types.MethodType(self, obj)
 
     def __repr__(self) -> str:
-        return f"<watched {self._jitted!r}>"
+        return repr(self._jitted)  # a static argument is shown as the program's own
+
+    def __hash__(self) -> int:
+        return hash(self._jitted)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self or other is self._jitted:
+            return True
+        return NotImplemented  # type: ignore[no-any-return]  # then identity, as JAX's
+
+    def __copy__(self) -> WatchedFunction:
+        # JAX's copy is a new object sharing the function's cache; so is this one (watched).
+        twin = object.__new__(WatchedFunction)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> WatchedFunction:
+        # JAX deep-copies a jitted function into one that reuses its compiled programs
+        # (the user's function is copied by reference): a twin, like copy.copy.
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Pickled as JAX's own jitted function (plain pickle refuses it as JAX does;
+        # cloudpickle and the like store JAX's object, loaded unwatched, without jitlab).
+        return operator.getitem, ((self._jitted,), 0)
 
 
 # -- the process-wide jax.jit stand-in -------------------------------------------------------
@@ -236,14 +319,27 @@ class WatchedFunction:
 _patch_lock = threading.RLock()
 _recorders: list[Recorder] = []  # active recorders, in start order
 _real_jit: Callable[..., Any] | None = None
+_real_pmap: Callable[..., Any] | None = None  # jax.pmap is stood in for likewise
 _sites: dict[tuple[str, str | None], Site] = {}
+_listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
+_LISTENING = monitor.LISTENING
 
 
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
     real = _real_jit if _real_jit is not None else jax.jit
     if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
         return lambda f: _watched_jit(f, **options)
-    jitted = real(fun, **options)
+    return _watched(real(fun, **options), fun)
+
+
+def _watched_pmap(fun: Any = None, /, *args: Any, **options: Any) -> Any:
+    real = _real_pmap if _real_pmap is not None else jax.pmap
+    if fun is None:  # functools.partial(jax.pmap, axis_name=...)-style factories
+        return lambda f: _watched_pmap(f, *args, **options)
+    return _watched(real(fun, *args, **options), fun)
+
+
+def _watched(jitted: Any, fun: Any) -> Any:
     try:
         name = getattr(fun, "__name__", None) or type(fun).__name__
         key = (name, _defined_at(fun))
@@ -251,29 +347,33 @@ def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
             site = _sites.get(key)
             if site is None:
                 site = _sites[key] = Site(*key)
+                for recorder in _recorders:  # counted from now, compiled here or not
+                    recorder._track(site)
         return WatchedFunction(jitted, fun, site)
     except Exception:  # whatever we cannot wrap keeps working unwatched
         return jitted
 
 
-def _dispatch(site: Site, watched: WatchedFunction, record: CallRecord) -> None:
+def _dispatch(site: Site, probe_ref: weakref.ref[Probe], record: CallRecord) -> None:
+    probe = probe_ref()
     for recorder in list(_recorders):
-        recorder._on_probe_record(site, record, watched)
+        recorder._on_probe_record(site, record, probe)
 
 
 def _activate(recorder: Recorder) -> None:
-    global _real_jit
+    global _real_jit, _real_pmap
     with _patch_lock:
         if not _recorders:
-            _real_jit = jax.jit
+            _real_jit, _real_pmap = jax.jit, jax.pmap
             jax.jit = _watched_jit  # type: ignore[assignment]
+            jax.pmap = _watched_pmap  # type: ignore[assignment]
         _recorders.append(recorder)
         for site in _sites.values():  # functions jitted in earlier blocks: count from now
             recorder._track(site)
 
 
 def _deactivate(recorder: Recorder) -> None:
-    global _real_jit
+    global _real_jit, _real_pmap
     with _patch_lock:
         if recorder in _recorders:
             _recorders.remove(recorder)
@@ -281,7 +381,9 @@ def _deactivate(recorder: Recorder) -> None:
             if jax.jit is _watched_jit:  # type: ignore[comparison-overlap]
                 jax.jit = _real_jit  # type: ignore[assignment]
             # else: the program replaced jax.jit itself meanwhile; its choice stands.
-            _real_jit = None
+            if jax.pmap is _watched_pmap and _real_pmap is not None:  # type: ignore[comparison-overlap]
+                jax.pmap = _real_pmap  # type: ignore[assignment]
+            _real_jit = _real_pmap = None
 
 
 class Recorder:
@@ -312,6 +414,9 @@ class Recorder:
         self._stopping = threading.Event()
         self._flusher: threading.Thread | None = None
         self._local = threading.local()
+        # Times jitlab's listeners were found removed while this recorded (the program ran
+        # jax.monitoring.clear_event_listeners()): compiles may have gone unseen.
+        self.blinded = 0
 
     # -- lifecycle ------------------------------------------------------------------------
     def __enter__(self) -> Recorder:
@@ -345,6 +450,7 @@ class Recorder:
                 scripts=self.scripts,
             )
             self._write(self._first_line.to_json(pid=os.getpid()))
+        monitor.revive()  # removed before the block: registered again before it counts
         monitor.add_watcher(self)
         _activate(self)
         self.recording = True
@@ -363,6 +469,7 @@ class Recorder:
         if self._flusher is not None:
             self._flusher.join()
             self._flusher = None
+        monitor.revive()  # removed meanwhile? Then this recording says it could not see
         _deactivate(self)
         monitor.remove_watcher(self)
         with self._lock:
@@ -374,6 +481,13 @@ class Recorder:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+    def listeners_lost(self) -> None:
+        """jitlab's JAX listeners were found removed (and registered again): compiles in
+        between went unseen. Written as a ``notice`` line; a budget that could not see fails."""
+        with self._lock:
+            self.blinded += 1
+            self._write({"type": "notice", "notice": "listeners_removed", "t": self._elapsed()})
 
     def _track(self, site: Site) -> FunctionStats:
         """This recording's row for a probed function, counting its hits from now on."""
@@ -393,18 +507,16 @@ class Recorder:
             return stats
 
     # -- records from wrapped functions ---------------------------------------------------
-    def _on_probe_record(
-        self, site: Site, record: CallRecord, watched: WatchedFunction | None = None
-    ) -> None:
+    def _on_probe_record(self, site: Site, record: CallRecord, probe: Probe | None = None) -> None:
         stats = self._track(site)
         stats.compiles += record.kind.compiled
         called_from = frames.call_site(1)
         self._add(RecordedCall(record, stats.defined_at, called_from, t=self._elapsed()))
         made_card = record.kind.compiled and record.card is not None
-        if made_card and self.scripts is not None and watched is not None:
-            self._add_script(stats, record, watched)
+        if made_card and self.scripts is not None and probe is not None:
+            self._add_script(stats, record, probe)
 
-    def _add_script(self, stats: FunctionStats, record: CallRecord, watched: Any) -> None:
+    def _add_script(self, stats: FunctionStats, record: CallRecord, probe: Probe) -> None:
         """The script of the card this compile made, right after its ``call`` line.
 
         Made by :meth:`Probe.script` (cached per card, so several recorders make it once):
@@ -415,7 +527,7 @@ class Recorder:
         assert record.card is not None
         script, why = None, ""
         try:
-            script = watched._probe.script(record.card)
+            script = probe.script(record.card)
             if script.figures is not None and script.figures.compile_ms is None:
                 # The watch's probe keeps no records: the compile's times come from this one.
                 times = dict(
@@ -551,6 +663,7 @@ class Recorder:
         # Hits are counted on the hot path without any I/O; this thread writes them out so
         # that a killed program still leaves recent counts in the file.
         while not self._stopping.wait(_HITS_EVERY_S):
+            monitor.revive()  # a program that cleared jitlab's listeners is blind no longer
             with self._lock:
                 self._write_hits(only_changed=True)
 
@@ -668,11 +781,16 @@ class Budget:
     def check(self) -> None:
         __tracebackhide__ = True  # pytest shows the user's line, not ours
         compiles = self.compiles
-        if len(compiles) <= self.max_compiles:
+        blinded = self.recorder.blinded > 0
+        if len(compiles) <= self.max_compiles and not blinded:
             return
         lines = [
             f"{len(compiles)} compile(s) where the budget allows {self.max_compiles}:",
         ]
+        if blinded:  # never a pass that could not see
+            lang = monitor.user_language()
+            n = len(compiles)
+            lines = [messages.say("budget.blinded", lang, n=n, max=self.max_compiles)]
         for i, call in enumerate(compiles, 1):
             c = call.record
             over = "  ← over budget" if i > self.max_compiles else ""

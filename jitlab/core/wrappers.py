@@ -55,6 +55,13 @@ class Jitted:
     trace_name: str  # ``fun_name`` of JAX's trace event (``jit(<name>)`` for lower/compile)
     spec: StaticSpec
 
+    @property
+    def name(self) -> str:
+        """The function's name as the user wrote it (pmap's events say JAX's ``_fun``)."""
+        if self.kind == PMAP and self.function is not None:
+            return _fun_name(self.function)
+        return self.trace_name
+
 
 _fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
 
