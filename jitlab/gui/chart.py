@@ -837,7 +837,8 @@ def describe(record: CallRecord) -> str:
         "why": translate("CallCard", "why"),
     }
     color = KIND_COLORS[record.kind]
-    params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+    # A recording's parameters are its own strings: escaped, as every recorded text here.
+    params = _escape(", ".join(f"{k}={v}" for k, v in (record.params or {}).items()))
     rows = [
         f"<b>#{record.index}</b> · <span style='color:{color}'><b>"
         f"{kind_name(record.kind)}</b></span> · {format_ms(record.latency_ms)}",

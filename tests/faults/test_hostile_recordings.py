@@ -301,7 +301,11 @@ def test_summary_and_report_of_a_line_too_long(long_file: Path, tmp_path: Path) 
 # -- markup in every string: the report shows it as text --------------------------------
 @pytest.fixture(scope="module")
 def real_lines(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    return record_real(tmp_path_factory.mktemp("real"))
+    lines = record_real(tmp_path_factory.mktemp("real"))
+    for obj in lines:  # a recording may hold parameters too (made markup with the rest)
+        if obj.get("type") == "call":
+            obj["params"] = {"batch": "size"}
+    return lines
 
 
 class _Page(HTMLParser):
@@ -361,8 +365,10 @@ def test_the_terminal_summary_shows_markup_as_text(real_lines: list[dict], tmp_p
 WINDOW = """
 import json, sys
 from pathlib import Path
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtWidgets import QToolTip
 from jitlab.gui.app import application
+from jitlab.gui.chart import describe
 from jitlab.gui.recording_window import open_recording_window
 
 app = application()
@@ -375,8 +381,13 @@ for lane in window.lanes():
     window.pick(lane)
     for _ in range(20):
         app.processEvents()
-    for row in range(len(window.rows)):
-        window.row_tip(row)
+    # Every tip the window shows on hover, shown for real (Qt renders it as it would).
+    tips = [window.row_tip(row) for row in range(len(window.rows))]
+    tips += [describe(call.record) for call in window.calls_of(lane)]
+    tips += [window.kitchen.canvas.card_tip(c) for c in window.state.cards.values()]
+    for tip in tips:
+        QToolTip.showText(QPoint(0, 0), tip, window)
+        app.processEvents()
     for card in list(window.state.cards.values()):
         window.open_script(card).grab()
         opened += 1
@@ -433,6 +444,10 @@ def test_the_recording_window_shows_every_string_as_text(
     lines, written = make_hostile(real_lines, HARMLESS_IMG)
     path = tmp_path / "hostile.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
+    from PySide6.QtGui import Qt
+
+    from jitlab.gui.chart import describe
+
     window = open_window(path)
     qtbot.waitUntil(lambda: not window.loading and len(window.lanes()) == 3, timeout=30_000)
     shown: list[tuple[str, str]] = []
@@ -443,7 +458,11 @@ def test_the_recording_window_shows_every_string_as_text(
         for row in range(len(window.rows)):
             tip = window.row_tip(row)
             shown.append((f"picker tip {row}", rendered(tip, True)))
+        for call in window.calls_of(lane):  # a chart point's tip (rich text)
+            shown.append(("chart tip", rendered(describe(call.record), True)))
         for card in list(window.state.cards.values()):
+            tip = window.kitchen.canvas.card_tip(card)
+            shown.append(("card tip", rendered(tip, bool(Qt.mightBeRichText(tip)))))
             shown += [(f"script: {w}", t) for w, t in shown_texts(window.open_script(card))]
     assert check_literal(shown, written) == []
     found = markers_in(shown)
@@ -452,7 +471,7 @@ def test_the_recording_window_shows_every_string_as_text(
     # recompile's reason and the failing call's error: shown literally, markup and all.
     expected = {recording.start.argv[0], recording.start.jax}
     for call in recording.calls:
-        expected |= {call.record.function, call.defined_at}
+        expected |= {call.record.function, call.defined_at, *call.record.params}
         if call.record.error is not None:
             expected.add(call.record.error.type)
     numbers = {n for n, s in written.items() if s in expected}
