@@ -286,3 +286,90 @@ def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
     if "jit_info" not in local or not frame.f_code.co_filename.endswith(_CACHE_MISS_FILE):
         return None
     return local.get("fun"), local.get("jit_info"), local.get("args"), local.get("kwargs")
+
+
+# -- transformations: tracers a probed call receives or returns --------------------------------
+# A probed call inside ``jax.vmap`` / ``jax.grad`` / ``jax.jvp`` or an enclosing trace (a jit,
+# an eager ``lax.scan``'s body) gets tracers, not arrays. Each tracer class wraps the value of
+# the level below (``BatchTracer.val`` holds the batch, ``JVPTracer.primal`` and
+# ``LinearizeTracer.primal`` the primal); a ``DynamicJaxprTracer`` is a value being staged out
+# (nothing runs). Checked on 0.10.2.
+def _tracer_kinds() -> tuple[tuple[type, str, str | None], ...]:
+    from jax._src.interpreters import ad, batching
+    from jax._src.interpreters import partial_eval as pe
+
+    found = []
+    for module, name, label, inner in (
+        (batching, "BatchTracer", "vmap", "val"),
+        (ad, "JVPTracer", "jvp", "primal"),
+        (ad, "LinearizeTracer", "linearize", "primal"),
+        (pe, "JaxprTracer", "linearize", None),
+        (pe, "DynamicJaxprTracer", "trace", None),
+    ):
+        cls = getattr(module, name, None)
+        if isinstance(cls, type):
+            found.append((cls, label, inner))
+    return tuple(found)
+
+
+_TRACERS: tuple[tuple[type, str, str | None], ...] | None = None
+
+
+def tracer_class() -> type:
+    """JAX's ``Tracer`` base class (every transformation's values are instances of it)."""
+    from jax._src import core
+
+    return core.Tracer  # type: ignore[no-any-return]
+
+
+def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
+    """(transformations from the innermost out, the value under them) of a tracer: a leaf
+    inside ``vmap(grad(f))`` gives ``(("linearize", "vmap"), <the concrete batch>)``; a staged
+    value ends in ``"trace"`` and is still a tracer. An unknown tracer is named by its class."""
+    global _TRACERS
+    if _TRACERS is None:
+        _TRACERS = _tracer_kinds()
+    base = tracer_class()
+    labels: list[str] = []
+    for _ in range(32):  # nested transformations, bounded
+        if not isinstance(value, base):
+            break
+        for cls, label, inner in _TRACERS:
+            if isinstance(value, cls):
+                labels.append(label)
+                value = getattr(value, inner, None) if inner else value
+                break
+        else:
+            labels.append(type(value).__name__)
+            break
+        if inner is None:
+            break
+    return tuple(labels), value
+
+
+def in_backward_pass(frame: FrameType | None) -> bool:
+    """Is this compile event fired while JAX transposes a jitted function (the backward pass
+    of ``jax.grad`` / ``jax.vjp``: ``pjit._pjit_transpose*`` under ``ad.backward_pass*``)?"""
+    for _ in range(64):
+        if frame is None:
+            return False
+        name = frame.f_code.co_name
+        if name.startswith(("_pjit_transpose", "backward_pass")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...]] | None:
+    """(``func_src_info``, input avals) of the jaxpr a compile event is about, found up the
+    stack from the listener; None when no frame of JAX's compile entry is found."""
+    for _ in range(64):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == _IMPL_FRAME:
+            jaxpr = getattr(frame.f_locals.get("jaxpr"), "jaxpr", None)
+            info = getattr(jaxpr, "debug_info", None)
+            avals = tuple(v.aval for v in getattr(jaxpr, "invars", ()))
+            return getattr(info, "func_src_info", None), avals
+        frame = frame.f_back
+    return None

@@ -19,13 +19,14 @@ from typing import Any
 
 import jax
 
-from jitlab.core import _jax, explain, monitor, scripts, signature, wrappers
+from jitlab.core import _jax, explain, frames, monitor, scripts, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.records import (
     CallKind,
     CallRecord,
     Change,
     ErrorInfo,
+    LeafSpec,
     OutputLine,
     Reason,
     Signature,
@@ -577,8 +578,12 @@ class Probe:
                     wait = getattr(result, "block_until_ready", None)
                     if wait is not None:
                         wait()
-                    else:  # a pytree of results, or a Python scalar
+                    else:  # a pytree of results, a Python scalar, or tracers
                         jax.block_until_ready(result)
+                        if plain and _holds_tracer(result):
+                            # It ran inside a transformation (an eager scan's body, vmap,
+                            # grad): not a hit on a card. Filed by what JAX did (see _slow).
+                            plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
                     plain = False
@@ -656,7 +661,7 @@ class Probe:
         """File a call that compiled, failed or ran eagerly, and end it as the call would."""
         # Taken from the spares until filed: a callback may call this probe again.
         self._spares.collector = None
-        record = self._record(collector, latency_ms, args, kwargs, error, index)
+        record = self._record(collector, latency_ms, args, kwargs, error, index, result)
         collector.reset()
         self._spares.collector = collector
         if self.on_record is not None:
@@ -681,6 +686,7 @@ class Probe:
         kwargs: dict[str, Any],
         error: BaseException | None,
         index: int | None = None,
+        result: Any = None,
     ) -> CallRecord:
         """File a call that compiled, failed or ran eagerly (``index``: already taken)."""
         with self._lock:
@@ -688,7 +694,7 @@ class Probe:
             if index is None:
                 index = self._calls
                 self._calls += 1
-            record = self._slow(index, collector, latency_ms, args, kwargs, error)
+            record = self._slow(index, collector, latency_ms, args, kwargs, error, result)
             self.ledger.filed[record.kind] += 1
             self._file(record)
         return record
@@ -702,6 +708,8 @@ class Probe:
         key = self._key(args, kwargs)
         with self._lock:
             card = self._by_key.get(key)
+            if card is None and key is not None:
+                card = self._equivalent_card(key)
             record = self._hit(latency_ms, card)
             if card is None and key is not None and self._cache_id is not None:
                 record = self._served_elsewhere(record, key)
@@ -711,6 +719,22 @@ class Probe:
                 self._waiting.append((key, len(self._records) - 1 if self.keep_records else -1))
                 del self._waiting[:-1000]
         return record
+
+    def _equivalent_card(self, key: Hashable) -> Card | None:
+        """The card of a call JAX serves with the same executable though its key is not
+        equal (``P()`` and ``P(None, None)`` on one mesh: JAX compares shardings normalised).
+        Remembered under this key too (bounded), so the next such hit is one lookup (lock
+        held)."""
+        for card in self.ledger.cards:
+            if signature.equivalent_keys(key, card.key):
+                if len(self._by_key) < 4 * len(self.ledger.cards) + 64:
+                    self._by_key[key] = card
+                if len(self.ledger.cards) == 1:
+                    # JAX's C++ cache grew by an entry for the equivalent sharding, without a
+                    # compile: the steady path may serve the next hits again.
+                    self._entries_after_compile = self._jax_entries()
+                return card
+        return None
 
     def _file_waiting(self, card: Card) -> None:
         """File the hits that ran on ``card``'s executable before the card existed."""
@@ -823,6 +847,7 @@ class Probe:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         error: BaseException | None,
+        result: Any = None,
     ) -> CallRecord:
         ledger = self.ledger
         ledger.trace_ms += collector.trace_ms
@@ -851,6 +876,9 @@ class Probe:
         if _disable_jit.value:
             # jax.disable_jit(): the function ran op by op as plain Python, nothing compiled.
             return CallRecord(kind=CallKind.EAGER, **common)
+        layers, staged = _transformation(args, kwargs, result)
+        if layers:
+            return self._transformed(common, collector, layers, staged, args, kwargs)
         if not (collector.lowered or collector.compiled or collector.persistent):
             # Traced (or printed) but reused an executable: JAX served it from a cache.
             key = self._key(args, kwargs)
@@ -893,6 +921,76 @@ class Probe:
         ledger.ever_compiled = True
         self._entries_after_compile = self._jax_entries()
         return CallRecord(kind=kind, card=card.index, reason=reason, **common)
+
+    def _transformed(
+        self,
+        common: dict[str, Any],
+        collector: monitor.CallCollector,
+        layers: tuple[str, ...],
+        staged: bool,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> CallRecord:
+        """A call that got (or returned) tracers: it ran inside a transformation.
+
+        JAX did not use this function's own executables: it ran (or compiled) the
+        transformed function — under ``vmap`` the batched one, so the signature is the batch
+        JAX compiled — or staged the call into an enclosing trace, where nothing ran. No card:
+        the function's own cache is untouched. Under ``grad`` the backward pass compiles
+        after the call returns: :func:`_follow_backward` files that executable too.
+        """
+        try:
+            sig = signature.describe(self._statics, self._generation, *_untraced(args, kwargs))
+        except Exception:
+            sig = common["signature"]
+        common = {**common, "signature": sig}
+        explanation = "\n".join(collector.explanations) or None
+        path = ",".join(layers)
+        built = collector.lowered or collector.compiled or collector.persistent
+        if staged:
+            reason = Reason((Change(ChangeKind.TRANSFORMED, path),), explanation)
+            return CallRecord(kind=CallKind.TRACED, reason=reason, **common)
+        change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1 if built else 0)
+        if "linearize" in layers:
+            _follow_backward(self)
+        if not built:
+            return CallRecord(kind=_HIT, reason=Reason((change,), explanation), **common)
+        self._compiles += 1
+        kind = CallKind.RECOMPILE if self.ledger.ever_compiled else CallKind.COMPILE
+        return CallRecord(kind=kind, reason=Reason((change,), explanation), **common)
+
+    def _file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
+        """File the executable JAX compiled for this function's backward pass (grad's
+        transpose), after the probed call that ran under grad returned."""
+        leaves = tuple(
+            LeafSpec(f"in[{i}]", tuple(int(d) for d in a.shape), str(a.dtype), bool(a.weak_type))
+            for i, a in enumerate(avals)
+            if hasattr(a, "shape") and hasattr(a, "dtype")
+        )
+        sig = Signature(leaves, (), "", self._generation)
+        change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
+        with self._lock:
+            self._fold()
+            index = self._calls
+            self._calls += 1
+            ledger = self.ledger
+            ledger.lower_ms += lower_ms
+            ledger.compile_ms += compile_ms
+            self._compiles += 1
+            record = CallRecord(
+                index=index,
+                function=self.name,
+                kind=CallKind.RECOMPILE,
+                latency_ms=lower_ms + compile_ms,
+                lower_ms=lower_ms,
+                compile_ms=compile_ms,
+                signature=sig,
+                reason=Reason((change,)),
+            )
+            ledger.filed[record.kind] += 1
+            self._file(record)
+        if self.on_record is not None:
+            self.on_record(record)
 
     def _reason(
         self,
@@ -996,6 +1094,88 @@ class Probe:
 # Probes of jax.jit objects that share one JAX cache (same function, same options), by
 # wrappers.cache_identity: a hit on none of a probe's cards may be another one's executable.
 _sharing: dict[Hashable, weakref.WeakSet[Probe]] = {}
+
+
+_Tracer = _jax.tracer_class()
+_tree_leaves = jax.tree_util.tree_leaves
+_repeat = itertools.repeat
+
+
+def _holds_tracer(tree: Any) -> bool:
+    """Does a result hold a tracer (the call ran inside a transformation)? Asked only of
+    results that are no array, and on the slow path."""
+    return any(map(isinstance, _tree_leaves(tree), _repeat(_Tracer)))
+
+
+def _transformation(
+    args: tuple[Any, ...], kwargs: dict[str, Any], result: Any
+) -> tuple[tuple[str, ...], bool]:
+    """(the transformations a call ran under, innermost first; was it staged into an
+    enclosing trace, so that nothing ran?) — ``((), False)`` for a plain call."""
+    try:
+        found = [leaf for leaf in _tree_leaves((args, kwargs)) if isinstance(leaf, _Tracer)]
+        if not found and result is not None:
+            # Concrete arguments, yet tracers out: a call staged into an outer trace.
+            found = [leaf for leaf in _tree_leaves(result) if isinstance(leaf, _Tracer)]
+        if not found:
+            return (), False
+        layers, base = max((_jax.tracer_layers(leaf) for leaf in found), key=lambda lb: len(lb[0]))
+    except Exception:  # a private class that changed: a plain call, as before
+        return (), False
+    return layers, isinstance(base, _Tracer)
+
+
+def _untraced(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The arguments with each tracer replaced by the value under it (a ``vmap``'s batch):
+    what JAX compiled the transformed function for."""
+
+    def under(leaf: Any) -> Any:
+        return _jax.tracer_layers(leaf)[1] if isinstance(leaf, _Tracer) else leaf
+
+    return jax.tree_util.tree_map(under, (args, kwargs))
+
+
+# The probe whose call just ran under grad on this thread: the backward pass that follows
+# compiles the transposed function outside any probed call (see _on_backward_compile).
+_backward = threading.local()
+_backward_lock = threading.Lock()
+_backward_listening = False
+
+
+def _follow_backward(probe: Probe) -> None:
+    global _backward_listening
+    _backward.probe = weakref.ref(probe)
+    _backward.lower_ms = 0.0
+    if not _backward_listening:
+        with _backward_lock:
+            if not _backward_listening:
+                jax.monitoring.register_event_duration_secs_listener(_on_backward_compile)
+                _backward_listening = True
+
+
+def _on_backward_compile(event: str, duration: float, **kwargs: Any) -> None:
+    """A compile of the function the last grad-traced probed call on this thread ran,
+    fired by JAX's backward pass outside any probed call: another executable JAX made."""
+    if event != monitor.COMPILE_EVENT and event != monitor.LOWER_EVENT:
+        return
+    ref = getattr(_backward, "probe", None)
+    if ref is None or getattr(_tls, "collector", None) is not None:
+        return
+    probe = ref()
+    if probe is None or kwargs.get("fun_name") != _jax.jit_event_name(probe._trace_name):
+        return
+    frame = sys._getframe(1)
+    if not _jax.in_backward_pass(frame):
+        return
+    if event == monitor.LOWER_EVENT:
+        _backward.lower_ms = duration * 1e3
+        return
+    found = _jax.compiling_avals(frame)
+    site = frames.defined_at(probe._fn)
+    if found is None or not site or not (found[0] or "").endswith(site):
+        return  # another function of the same name: not ours
+    lower_ms, _backward.lower_ms = _backward.lower_ms, 0.0
+    probe._file_backward(lower_ms, duration * 1e3, found[1])
 
 
 def _same_call(a: Hashable, b: Hashable) -> bool:
