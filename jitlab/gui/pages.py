@@ -401,6 +401,7 @@ class SummaryPage(QWidget):
             for col, variant in enumerate(("pitfall", "fix"), start=1):
                 cell = QLabel("–", self)
                 cell.setObjectName(f"summary_{variant}_{key}")
+                cell.setWordWrap(key == "errors")  # a list of error names: never page-wide
                 cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.cells[(variant, key)] = cell
                 self.grid.addWidget(cell, row, col)
