@@ -299,6 +299,8 @@ def test_report_in_chinese(recordings, tmp_path):
     text = " ".join(page_text(page).split())
     assert "编译了 3 个程序（2 次重编译），缓存命中：1。" in text
     assert "x 的形状" in text and "——2 次；例如" in text
+    # The bucket code's comments too (its identifiers stay code).
+    assert "# 每次调用前，补齐到所在的桶：" in page and "Before each call" not in page
     assert not leftover_english(text), leftover_english(text)
     # The English page says the same counts in its own words.
     english = tmp_path / "en.html"

@@ -524,6 +524,21 @@ CATALOGUE: dict[str, Message] = {
         "{dim} 的大小取了 {values} 个不同的值，共 {compiles}。把每次调用填充到分桶大小 {buckets} "
         "之一，可以降到 {fewer}，代价是比见过的大小多填充 {share}（{tool}：{fewer}时填充最少）。",
     ),
+    # the comments of the bucket code (the GUI's .ts says them the same way)
+    "code.header": _M(
+        "%2: bucket sizes for %1, one compile each (%4 sizes seen)",
+        "%2：%1 的桶大小，每个桶编译一次（出现过 %4 种大小）",
+    ),
+    "code.bucket": _M("The smallest bucket that holds n.", "能装下 n 的最小桶。"),
+    "code.larger": _M("larger than every bucket: one more compile", "比所有桶都大：会多编译一次"),
+    "code.pad": _M("Pad a with zeros along axis up to size.", "沿 axis 用 0 把 a 补齐到 size。"),
+    "code.usage": _M("Before each call, pad to the bucket:", "每次调用前，补齐到所在的桶："),
+    "code.nested": _M("pad these leaves the same way", "这些叶子也照样补齐"),
+    "code.mask": _M(
+        "Only the first n rows are real: mask the padding out of sums and means",
+        "只有前 n 行是真数据：求和、求均值时用掩码去掉补齐部分",
+    ),
+    "code.call": _M("pass the padded arguments and the mask", "传入补齐后的参数和掩码"),
     "report.histogram": _M(
         "Compiles per size of {dim}; suggested buckets {buckets}",
         "{dim} 每个大小的编译次数；建议的分桶：{buckets}",

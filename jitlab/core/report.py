@@ -27,6 +27,7 @@ from pathlib import PurePath
 
 from jitlab.core.changes import ChangeKind, render
 from jitlab.core.ledger import (
+    ENGLISH_COMMENTS,
     KIND_COLORS,
     Dimension,
     LedgerRow,
@@ -36,6 +37,7 @@ from jitlab.core.ledger import (
     compiled_signatures,
     default_compiles,
     differs,
+    ever_changed,
     ledger_rows,
     padding,
     signature_columns,
@@ -61,6 +63,9 @@ from jitlab.core.records import CallKind
 
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)
 MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
+# Signature columns per ledger, those that changed first: a 100,000-argument signature would
+# make a page of 100,000 columns (and hundreds of MB to write it).
+MAX_LEDGER_COLUMNS = 64
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
 _TIMELINE_KINDS = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT, CallKind.ERROR)
 
@@ -465,8 +470,9 @@ def _tooltip(call: RecordedCall, number: int, lang: str = "en") -> str:
         bits.append(say("report.tip.at", lang, t=f"{call.t:.2f}"))
     bits.append(format_ms(_cost(call)))
     text = say("sep", lang).join(bits)
-    if r.signature is not None:
-        text += f"\n{r.signature}"
+    if r.signature is not None:  # a tip, not the ledger: a huge signature is cut short
+        signature = str(r.signature)
+        text += "\n" + (signature if len(signature) <= 500 else signature[:499] + "…")
     if r.reason is not None and r.kind is not CallKind.COMPILE:
         text += "\n" + say("sep.semi", lang).join(render(c, lang) for c in r.reason.items)
     if r.error is not None:
@@ -645,6 +651,14 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: 
     if not rows:
         return f'<p class="note">{say("report.nothing", lang)}</p>'
     keys = signature_columns(rows)
+    hidden = max(0, len(keys) - MAX_LEDGER_COLUMNS)
+    if hidden:
+        kept = set([k for k in keys if ever_changed(rows, k)][:MAX_LEDGER_COLUMNS])
+        for key in keys:
+            if len(kept) >= MAX_LEDGER_COLUMNS:
+                break
+            kept.add(key)
+        keys = [k for k in keys if k in kept]
     heads = ["#", *(say(f"report.ledger.{h}", lang) for h in ("kind", "at", "cost"))]
     heads += [_column_title(k, lang) for k in keys]
     heads += [say("report.ledger.called_from", lang), say("report.ledger.changed", lang)]
@@ -683,6 +697,9 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: 
         tds.append(f"<td class=reason{title}>{_e(reason)}</td>")
         out.append(f"<tr>{''.join(tds)}</tr>")
     out.append("</tbody></table></div>")
+    if hidden:
+        more = say("report.ledger.more_columns", lang, n=hidden)
+        out.append(f'<p class="note">{_e(more)}</p>')
     if len(rows) > limit:
         more = say("report.ledger.more", lang, n=len(rows) - limit)
         out.append(f'<p class="note">{_e(more)}</p>')
@@ -722,7 +739,17 @@ def _buckets(f: FunctionReport, number: int, lang: str = "en") -> str:
         tool="<code>suggest_buckets</code>",
     )
     text = f"<p>{text}</p>"
-    code = bucket_code(" ".join(f.function.split()) or "f", dim, buckets)
+    function = " ".join(f.function.split()) or "f"
+    comments = None  # English: bucket_code's own
+    if lang != "en":
+        comments = {key: say(f"code.{key}", lang) for key in ENGLISH_COMMENTS}
+        comments["header"] = (
+            comments["header"]
+            .replace("%1", dim.label(say("report.axis", lang)))
+            .replace("%2", function)
+            .replace("%4", str(len(distinct)))
+        )
+    code = bucket_code(function, dim, buckets, comments)
     return (
         f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3>'
         + text
