@@ -421,20 +421,24 @@ class ChartView(QWidget):
             if k is CallKind.CACHE_HIT:
                 mask &= in_tail  # hits are thinned; every other kind keeps its marker
             self._set(item, x, row if k is CallKind.ERROR else lat, mask)
-        self._mark_errors(x[failed], pos[failed])
         self._mark_runs(seg, x)
         self._follow_range(x, log_lat[ok] if ok.any() else np.zeros(0), x_all=x)
+        self._mark_errors(x[failed], pos[failed])  # after the range: names are placed in px
+        self._place_hint()
         self.last_refresh_ms = (time.perf_counter() - start) * 1e3
 
     def _mark_errors(self, xs: np.ndarray, positions: np.ndarray) -> None:
         """The row of failed calls: shown while there are any, each run of one error's
-        calls named once (alternating lanes, so neighbouring names do not overlap)."""
+        calls named once, in one of two lanes where the name has room (a name that would
+        cover another is left to the mark's tooltip)."""
         self.error_plot.setVisible(xs.size > 0)
-        key = (xs.size, float(xs[-1]) if xs.size else -1.0, self.overlay)
+        erow = self.error_plot.getPlotItem()
+        (x0, x1), _ = erow.vb.viewRange()
+        px_per_call = max(erow.vb.width(), 1.0) / max(x1 - x0, 1e-9)
+        key = (xs.size, float(xs[-1]) if xs.size else -1.0, self.overlay, round(px_per_call, 1))
         if key == self._errors_key:
             return
         self._errors_key = key
-        erow = self.error_plot.getPlotItem()
         for label in self._error_labels:
             erow.removeItem(label)
         self._error_labels = []
@@ -447,9 +451,16 @@ class ChartView(QWidget):
                 names.append((x, name))
             last = name
         color = KIND_COLORS[CallKind.ERROR]
-        for i, (x, name) in enumerate(names[-RUN_LABELS:]):
+        metrics = QFontMetrics(self.font())
+        lanes = [-math.inf, -math.inf]  # where each lane's last name ends, in calls
+        for x, name in names[-RUN_LABELS:]:
+            width = (metrics.horizontalAdvance(name) + 8) / px_per_call
+            lane = next((i for i, end in enumerate(lanes) if x >= end), None)
+            if lane is None:
+                continue  # no room: the mark's tooltip names it
+            lanes[lane] = x + 0.15 + width
             label = pg.TextItem(name, color=color, anchor=(0, 0.5))
-            label.setPos(x + 0.15, 0.55 if i % 2 == 0 else 1.15)
+            label.setPos(x + 0.15, 0.55 if lane == 0 else 1.15)
             erow.addItem(label)
             self._error_labels.append(label)
 
@@ -552,14 +563,26 @@ class ChartView(QWidget):
             self._setting_range = False
 
     def _place_hint(self) -> None:
-        self.empty_hint.setVisible(self.buffer.size == 0)
-        if self.buffer.size == 0:
+        # Before the first call: what to do. When every call so far failed: why the plot is
+        # empty (a failed call has no latency; its mark is in the row above).
+        failed_only = self.buffer.size > 0 and self._shown_x.size == 0 and self._error_x.size > 0
+        self.empty_hint.setText(
+            self.tr("Every call so far failed: no latency to plot (see the row above)")
+            if failed_only
+            else self.tr("Move a slider on the left or press Step")
+        )
+        shown = self.buffer.size == 0 or failed_only
+        self.empty_hint.setVisible(shown)
+        if shown:
             rect = self.plot.rect()
-            self.empty_hint.setGeometry(rect.adjusted(60, 20, -20, -40))
+            self.empty_hint.setGeometry(rect.adjusted(60, 4, -20, -30))
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         self._place_hint()
+        if self._error_x.size and hasattr(self, "_paint"):  # the error names' room changed
+            self._dirty = True
+            self._paint()
 
     def _range_changed_by_user(self, *_: Any) -> None:
         if not self._setting_range:
@@ -590,17 +613,20 @@ class ChartView(QWidget):
         self.empty_hint.setStyleSheet(f"QLabel {{ color: {hint}; font-size: 15px; }}")
         background = self.palette().color(QPalette.ColorRole.Base)
         self.plot.setBackground(background)
+        self.error_plot.setBackground(background)
         fg = "#d8dde6" if dark else "#2b2f36"
         for name in ("left", "bottom"):
             axis = self.plot.getPlotItem().getAxis(name)
             axis.setPen(pg.mkPen(fg))
             axis.setTextPen(pg.mkPen(fg))
+        axis = self.error_plot.getPlotItem().getAxis("left")
+        axis.setPen(pg.mkPen(fg))
+        axis.setTextPen(pg.mkPen(fg))
 
     def retranslate(self) -> None:
         item = self.plot.getPlotItem()
         item.setLabel("left", self.tr("latency (ms, log scale)"))
         item.setLabel("bottom", self.tr("call number"))
-        self.empty_hint.setText(self.tr("Move a slider on the left or press Step"))
         self.plot.setToolTip(
             self.tr(
                 "One point per call. Hover a point for its phases, signature and reason. "
@@ -616,6 +642,7 @@ class ChartView(QWidget):
             )
         )
         self.error_plot.getPlotItem().setLabel("left", self.tr("failed"))
+        self._place_hint()
         self._label_next()
         self._runs_key = ()  # the run lines' names follow the language
         self._dirty = True

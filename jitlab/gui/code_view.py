@@ -595,7 +595,13 @@ class ErrorView(QTextEdit):
             else:
                 frames.append(f"&nbsp;&nbsp;{_inline(text)}")
         ctx = a.get("context") or {}
-        context = [esc(f"{ctx.get('phase', '')} {ctx.get('function') or ''}").strip()]
+        phases = {  # the anatomy's phase, in the interface language
+            "tracing": self.tr("while tracing"),
+            "before tracing": self.tr("before tracing"),
+            "running": self.tr("while running"),
+        }
+        phase = str(ctx.get("phase") or "")
+        context = [esc(f"{phases.get(phase, phase)} {ctx.get('function') or ''}").strip()]
         if ctx.get("location"):
             context[0] += esc(f" ({ctx['location']})")
         if ctx.get("arguments"):

@@ -110,6 +110,10 @@
         <translation>拖动左边的滑块，或按“单步”</translation>
     </message>
     <message>
+        <source>Every call so far failed: no latency to plot (see the row above)</source>
+        <translation>到目前为止每次调用都失败了：没有耗时可画（见上面一行）</translation>
+    </message>
+    <message>
         <source>One point per call. Hover a point for its phases, signature and reason. Drag or scroll to zoom; double-click to follow the newest calls again.</source>
         <translation>每次调用一个点。悬停查看各阶段耗时、签名和原因。拖动或滚轮可缩放；双击恢复跟随最新的调用。</translation>
     </message>
@@ -190,6 +194,18 @@
     <message>
         <source>Fix</source>
         <translation>改法</translation>
+    </message>
+    <message>
+        <source>while tracing</source>
+        <translation>追踪时</translation>
+    </message>
+    <message>
+        <source>before tracing</source>
+        <translation>追踪之前</translation>
+    </message>
+    <message>
+        <source>while running</source>
+        <translation>运行时</translation>
     </message>
     <message>
         <source>operation: %1</source>
