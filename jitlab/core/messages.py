@@ -514,6 +514,11 @@ CATALOGUE: dict[str, Message] = {
         "……另有 {n} 次编译没有列出；时间线上都有。",
         "… {n} more compiles not listed; the timeline shows them all.",
     ),
+    "report.ledger.more_columns": _M(
+        "… {n} more argument column not shown; the columns that changed come first.",
+        "……另有 {n} 个参数列没有列出；有变化的列排在前面。",
+        "… {n} more argument columns not shown; the columns that changed come first.",
+    ),
     "report.buckets.title": _M("Bucket suggestion", "分桶建议"),
     # one axis of a dimension (the GUI's .ts says it the same way)
     "report.axis": _M("%1 (axis %2)", "%1（第 %2 轴）"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -521,3 +522,23 @@ def test_the_window_skips_numbers_out_of_range(qtbot, open_window, tmp_path: Pat
     assert window.lanes() == [("f", "t.py:1", None)]
     window.pick_name("f")
     qtbot.waitUntil(lambda: len(window.state.cards) == 2, timeout=10_000)
+
+
+def test_the_reports_ledger_shows_the_columns_that_changed_first(tmp_path: Path) -> None:
+    """200 arguments, one of them changing: the page lists a bounded number of columns,
+    the changed one among them, and says how many it left out."""
+    from jitlab.core.report import MAX_LEDGER_COLUMNS
+
+    first = _wide_call(200)
+    second = _with(first, ("kind",), "recompile") | {"index": 1, "card": 1}
+    second["signature"]["args"][150]["shape"] = [9, 9]
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(START) + line(first) + line(second) + line(END), encoding="utf-8")
+    recording, _ = read_recording(path)
+    page = _Page()
+    page.feed(render_report([(str(path), recording)]))
+    heads = [t for t in page.text if re.fullmatch(r"a\[\d+\]", t)]  # the column heads
+    assert "a[150]" in heads and "a[0]" in heads
+    assert len(heads) == MAX_LEDGER_COLUMNS
+    text = "".join(page.text)
+    assert f"{200 - MAX_LEDGER_COLUMNS} more argument columns not shown" in text
