@@ -323,6 +323,19 @@ def test_report_of_a_job_in_chinese(recordings, tmp_path):
     assert not leftover_english(text), leftover_english(text)
 
 
+def test_summary_of_one_process_twice_is_refused_in_chinese(recordings, monkeypatch, capsys):
+    p0 = str(recordings["p0"])
+    with pytest.raises(SystemExit) as exit_:
+        main_in_process(["--lang", "zh", "summary", p0, p0], monkeypatch)
+    err = capsys.readouterr().err
+    assert (
+        exit_.value.code == 2 and err == "jitlab：错误：summary：两份记录属于同一个进程：进程 0\n"
+    )
+    with pytest.raises(SystemExit):
+        main_in_process(["summary", p0, p0], monkeypatch)
+    assert capsys.readouterr().err.endswith("two recordings are of the same process: process 0\n")
+
+
 # -- quiz ---------------------------------------------------------------------------------
 def test_quiz_prompts_and_scoring_in_chinese(monkeypatch, capsys):
     from jitlab.quiz.exercises import BY_ID

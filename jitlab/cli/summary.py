@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from jitlab.cli._usage import fail, read_recording_or_fail
+from jitlab.cli._usage import fail, language, read_recording_or_fail, say
+from jitlab.core.messages import processes_text
 
 DIVERGED = 1  # exit status when the processes did not compile the same programs
 
@@ -49,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         merged = merge(indexed, include_internal=args.include_internal)
     except ValueError as exc:
-        fail(f"summary: {exc}")
+        indices = [index for index, _ in indexed]
+        twice = sorted({i for i in indices if indices.count(i) > 1})
+        if not twice:
+            fail(f"summary: {exc}")
+        fail(say("summary.same_process", processes=processes_text(twice, language())))
     status = DIVERGED if merged.divergences else 0
     if args.json:
         data = merged.to_json()

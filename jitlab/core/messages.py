@@ -200,6 +200,10 @@ CATALOGUE: dict[str, Message] = {
     # -- jitlab summary -------------------------------------------------------------------
     "summary.title": _M("jitlab summary · {processes}", "jitlab summary · {processes}"),
     "summary.process_skipped": _M("process {index}: {skipped}", "进程 {index}：{skipped}"),
+    "summary.same_process": _M(
+        "summary: two recordings are of the same process: {processes}",
+        "summary：两份记录属于同一个进程：{processes}",
+    ),
     "summary.same": _M("every process compiled the same programs", "每个进程编译的程序都相同"),
     "div.signature": _M(
         "{who} compiled {function} for {signature}; {others} did not",
