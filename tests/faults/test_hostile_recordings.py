@@ -343,6 +343,33 @@ def test_the_report_shows_markup_as_text(real_lines: list[dict], tmp_path: Path)
     assert " ".join(recording.start.argv) in text
 
 
+def test_a_jobs_report_and_summary_show_markup_as_text(real_lines: list[dict], tmp_path: Path):
+    """Two processes of a job, one with a compile the other lacks: the divergence (its
+    function, signature and call) is said in the page and in the terminal as written."""
+    lines, written = make_hostile(real_lines, CRASHING)
+    calls = [i for i, text in enumerate(lines) if '"type": "call"' in text]
+    p0, p1 = tmp_path / "run.p0.jsonl", tmp_path / "run.p1.jsonl"
+    p0.write_text("".join(lines), encoding="utf-8")
+    p1.write_text("".join(t for i, t in enumerate(lines) if i != calls[1]), encoding="utf-8")
+    recordings = [(str(p), read_recording(p)[0]) for p in (p0, p1)]
+    assert merge([(0, recordings[0][1]), (1, recordings[1][1])]).divergences
+    page = _Page()
+    page.feed(render_report(recordings))
+    assert not {"img", "lambda", "u"} & {tag for tag, _ in page.tags}
+    assert check_literal([("page", "".join(page.text))], written) == []
+    done = subprocess.run(
+        [str(JITLAB), "summary", p0.name, p1.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "COLUMNS": "400"},
+    )
+    assert done.returncode == 1, done.stderr  # they diverged
+    assert check_literal([("summary", done.stdout)], written) == []
+    assert markers_in([("summary", done.stdout)])
+
+
 def test_the_terminal_summary_shows_markup_as_text(real_lines: list[dict], tmp_path: Path):
     lines, written = make_hostile(real_lines)
     path = tmp_path / "hostile.jsonl"
