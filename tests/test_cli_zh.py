@@ -411,6 +411,8 @@ def test_quiz_asks_in_chinese():
             "static-if 需要一个整数，而不是 'two'",
         ),
         (["--lang", "zh", "summary", "/"], "是文件夹，不是记录文件"),
+        (["--lang", "zh", "open", "/no/such.jsonl", "--no-follow"], "open：没有这个记录文件："),
+        (["--lang", "zh", "open", "/"], "open：/ 是文件夹，不是记录文件"),
     ],
 )
 def test_usage_errors_in_chinese(argv, words, monkeypatch, capsys):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from jitlab.cli._usage import fail, not_regular
+from jitlab.cli._usage import fail, not_regular, say
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     paths = [Path(name) for name in args.recording]
     for path in paths:
         if path.is_dir():
-            fail(f"open: {path} is a folder, not a recording")
+            fail(say("usage.folder_not_recording", command="open", path=path))
         if not path.exists() and args.no_follow:
-            fail(f"open: no such recording: {path}")
+            fail(say("usage.no_recording", command="open", path=path))
         try:  # a FIFO would hang the window, /dev/zero be read forever
             check_regular(path)
         except NotARegularFile as exc:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError:
             pass  # missing (waited for) or unreadable: the window says so
     if len({p.resolve() for p in paths}) != len(paths):
-        fail("open: the same recording is named twice")
+        fail(say("usage.named_twice", command="open"))
     from jitlab.gui.recording_window import open_recording
 
     # A missing file is waited for (a program about to write it); it never imports JAX.

@@ -357,6 +357,12 @@ CATALOGUE: dict[str, Message] = {
     "usage.folder_not_recording": _M(
         "{command}: {path} is a folder, not a recording", "{command}：{path} 是文件夹，不是记录文件"
     ),
+    "usage.no_recording": _M(
+        "{command}: no such recording: {path}", "{command}：没有这个记录文件：{path}"
+    ),
+    "usage.named_twice": _M(
+        "{command}: the same recording is named twice", "{command}：同一份记录给了两次"
+    ),
     "usage.cannot_read": _M(
         "{command}: cannot read {path}: {error}", "{command}：无法读取 {path}：{error}"
     ),
