@@ -821,11 +821,11 @@ def _cell(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
     return format_ms(sum(r.latency_ms for r in records))
 
 
-def _compile_calls(records: list[CallRecord]) -> list[int]:
-    """Where a run compiled, numbered from call 0 as on the chart (of the records kept)."""
+def _compile_calls(records: list[CallRecord]) -> list[str]:
+    """Where a run compiled, by the call numbers the log, the live chart and the ledger show
+    (``#6``, not "call 0 of the fix run": one numbering everywhere)."""
     kinds = (CallKind.COMPILE, CallKind.RECOMPILE)
-    start = getattr(records, "first", 0)  # a capped history drops its oldest records
-    return [start + i for i, r in enumerate(records) if r.kind in kinds]
+    return [f"#{r.index}" for r in records if r.kind in kinds]
 
 
 def _error_types(records: list[CallRecord]) -> str:

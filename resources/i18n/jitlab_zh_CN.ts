@@ -2002,25 +2002,25 @@
     <message numerus="yes">
         <source>The pitfall run compiled once: call %2.</source>
         <translation>
-            <numerusform>陷阱版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+            <numerusform>陷阱版这次运行编译了 %n 次：调用 %2。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>The pitfall run compiled %n times: calls %2.</source>
         <translation>
-            <numerusform>陷阱版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+            <numerusform>陷阱版这次运行编译了 %n 次：调用 %2。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>The fix run compiled once: call %2.</source>
         <translation>
-            <numerusform>修正版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+            <numerusform>修正版这次运行编译了 %n 次：调用 %2。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>The fix run compiled %n times: calls %2.</source>
         <translation>
-            <numerusform>修正版这次运行编译了 %n 次：第 %2 次调用。</numerusform>
+            <numerusform>修正版这次运行编译了 %n 次：调用 %2。</numerusform>
         </translation>
     </message>
     <message numerus="yes">

@@ -120,11 +120,11 @@ def test_the_prediction_is_judged_against_the_runs(qtbot, window) -> None:
     window.set_mode("complete")
     text = window.summary.prediction.text()
     assert "Your prediction: 2 compiles, I think" in text
-    assert "The pitfall run compiled 3 times: calls 0, 2, 4." in text
+    assert "The pitfall run compiled 3 times: calls #0, #2, #4." in text
     assert "You said 2: neither run compiled that many times." in text
     window.lang_actions["zh"].trigger()
     text = window.summary.prediction.text()
-    assert "陷阱版这次运行编译了 3 次：第 0, 2, 4 次调用。" in text
+    assert "陷阱版这次运行编译了 3 次：调用 #0, #2, #4。" in text
     assert "你说 2 次" in text
 
 
@@ -167,8 +167,8 @@ def test_one_call_reads_call_not_calls_in_english_and_chinese(qtbot) -> None:
     verdict, said = page.verdict.text(), page.prediction.text()
     assert "Like with like: both runs made the same 1 call." in verdict
     assert "1 calls" not in verdict + said
-    assert "The pitfall run compiled once: call 0." in said
-    assert "The fix run compiled once: call 0." in said
+    assert "The pitfall run compiled once: call #0." in said
+    assert "The fix run compiled once: call #0." in said
     state.call_finished(_record(CallKind.CACHE_HIT, 1.0))
     page.refresh()
     assert "the pitfall run made 1 call, the fix run 2." in page.verdict.text()
@@ -189,7 +189,7 @@ def test_one_call_reads_call_not_calls_in_english_and_chinese(qtbot) -> None:
         state.new_segment("pitfall")
         state.call_finished(_record(CallKind.COMPILE, 110, 100))
         page.refresh()
-        assert "陷阱版这次运行编译了 1 次：第 0 次调用。" in page.prediction.text()
+        assert "陷阱版这次运行编译了 1 次：调用 #0。" in page.prediction.text()
     finally:
         i18n.set_language("en")
 
