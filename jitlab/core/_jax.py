@@ -315,6 +315,18 @@ def _tracer_kinds() -> tuple[tuple[type, str, str | None], ...]:
 _TRACERS: tuple[tuple[type, str, str | None], ...] | None = None
 
 
+def _trace_states() -> tuple[Any, Any]:
+    from jax._src import core
+
+    return core.trace_state_strong_ref, core.eval_trace
+
+
+TRACE_STATE, EVAL_TRACE = _trace_states()
+"""``TRACE_STATE.value`` is this thread's innermost trace: ``EVAL_TRACE`` (the same object)
+outside any transformation, a ``BatchTrace``/``LinearizeTrace``/``DynamicJaxprTrace`` … inside
+``vmap``, ``grad`` or an enclosing trace. One config read (~40 ns)."""
+
+
 def tracer_class() -> type:
     """JAX's ``Tracer`` base class (every transformation's values are instances of it)."""
     from jax._src import core

@@ -205,6 +205,12 @@ CATALOGUE: dict[str, Message] = {
         "summary：两份记录属于同一个进程：{processes}",
     ),
     "summary.same": _M("every process compiled the same programs", "每个进程编译的程序都相同"),
+    "summary.no_end": _M(
+        "process {index}: the recording has no end line: the program was killed or ended "
+        "with os._exit (or it is still running); its counts are those written before",
+        "进程 {index}：记录没有结束行：程序被终止或以 os._exit 退出（或仍在运行）；"
+        "计数为此前写入的部分",
+    ),
     "div.signature": _M(
         "{who} compiled {function} for {signature}; {others} did not",
         "{who} 为 {signature} 编译了 {function}，{others} 没有",

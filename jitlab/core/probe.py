@@ -46,6 +46,8 @@ _set_explain = monitor._set_explain
 _listeners_now = monitor.listeners_now
 _LISTENING = monitor.LISTENING
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
+# This thread's innermost trace: JAX's eval trace unless inside a transformation.
+_TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _clock = time.perf_counter
 _index_of = operator.attrgetter("index")
 _SETTLE_AT = 1024  # steady hits left unfiled at most (see Probe._settle)
@@ -580,9 +582,9 @@ class Probe:
                         wait()
                     else:  # a pytree of results, a Python scalar, or tracers
                         jax.block_until_ready(result)
-                        if plain and _holds_tracer(result):
-                            # It ran inside a transformation (an eager scan's body, vmap,
-                            # grad): not a hit on a card. Filed by what JAX did (see _slow).
+                        if plain and _TRACE_STATE.value is not _EVAL_TRACE:
+                            # Called inside a transformation (an eager scan's body, vmap,
+                            # grad): not a plain hit on a card. _slow files what JAX did.
                             plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
@@ -1098,13 +1100,6 @@ _sharing: dict[Hashable, weakref.WeakSet[Probe]] = {}
 
 _Tracer = _jax.tracer_class()
 _tree_leaves = jax.tree_util.tree_leaves
-_repeat = itertools.repeat
-
-
-def _holds_tracer(tree: Any) -> bool:
-    """Does a result hold a tracer (the call ran inside a transformation)? Asked only of
-    results that are no array, and on the slow path."""
-    return any(map(isinstance, _tree_leaves(tree), _repeat(_Tracer)))
 
 
 def _transformation(
