@@ -262,7 +262,7 @@ def test_diff_in_chinese(recordings):
     assert done.returncode == 1, done.stderr
     text = flat(done.stdout)
     assert "函数" in text and "新增 / 消失的签名" in text and "更多" in text
-    assert "退步：编译次数 3 → 4" in text and "比基准多编译 1 次（4 对 3；允许 0）" in text
+    assert "退化：编译次数 3 → 4" in text and "比基准多编译 1 次（4 对 3；允许 0）" in text
     allowed = (str(recordings["folder"]),)
     assert not leftover_english(done.stdout, allowed), leftover_english(done.stdout, allowed)
     english = jitlab("diff", str(recordings["base"]), str(recordings["new"]))
