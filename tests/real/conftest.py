@@ -23,6 +23,7 @@ class JaxCompileLog(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self.counts: Counter[str] = Counter()
         self.messages: list[str] = []
+        self.misses: list[str] = []  # JAX's "TRACING CACHE MISS" explanations, in order
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
@@ -30,6 +31,12 @@ class JaxCompileLog(logging.Handler):
         match = _COMPILED.search(message) or _PERSISTENT.search(message)
         if match:
             self.counts[match["name"]] += 1
+        if "TRACING CACHE MISS" in message:
+            self.misses.append(message)
+
+    def misses_of(self, name: str) -> list[str]:
+        """JAX's explanations of the misses of the function called ``name``."""
+        return [m for m in self.misses if f"for {name} defined at" in m or f" {name} id=" in m]
 
 
 @contextmanager
@@ -45,6 +52,19 @@ def jax_compile_log() -> Iterator[JaxCompileLog]:
     finally:
         jax.config.update("jax_log_compiles", before)
         logger.removeHandler(handler)
+
+
+@contextmanager
+def jax_account() -> Iterator[JaxCompileLog]:
+    """JAX's whole account of the block: ``jax_log_compiles`` and ``jax_explain_cache_misses``
+    both on (the user asked for explanations, so jitlab lets them through)."""
+    before = jax.config.jax_explain_cache_misses
+    jax.config.update("jax_explain_cache_misses", True)
+    try:
+        with jax_compile_log() as log:
+            yield log
+    finally:
+        jax.config.update("jax_explain_cache_misses", before)
 
 
 @pytest.fixture

@@ -1,0 +1,230 @@
+"""Other people's example programs, run as ``python prog.py`` and as
+``jitlab watch --out X -- python prog.py``, both with ``JAX_LOG_COMPILES=1``.
+
+The programs (tests/real/programs/, each naming its source) are JAX's, Flax's and Equinox's
+examples shrunk to synthetic data and a few steps. For each, in real subprocesses:
+
+* per function, the executables the recording counts equal the compiles in JAX's own log
+  of the same watched run, and JAX compiled exactly what it compiled without jitlab;
+* the program's stdout, exit status, and stderr (less JAX's compile-log lines and jitlab's
+  summary) are those of the plain run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from jitlab.core.changes import ChangeKind
+from jitlab.core.recording import Recording, read_recording, summarize
+from jitlab.core.records import CallKind
+
+K = ChangeKind
+PROGRAMS = Path(__file__).parent / "programs"
+_TIMEOUT_S = 180
+_COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
+# What jax_log_compiles writes, one line each (the run asked for it, with or without jitlab).
+_JAX_LOG = re.compile(
+    r"^(Finished tracing |Compiling jit\(|Finished jaxpr to MLIR|Finished XLA compilation"
+    r"|Persistent compilation cache hit )"
+)
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def jax_compiles(self) -> Counter[str]:
+        return Counter(m["name"] for m in _COMPILED.finditer(self.stderr))
+
+    def program_stderr(self) -> list[str]:
+        """stderr without JAX's compile log and without jitlab's summary (the last part)."""
+        lines = self.stderr.splitlines()
+        for n, line in enumerate(lines):
+            if "jitlab watch · " in line:
+                lines = lines[:n]
+                break
+        return [line for line in lines if not _JAX_LOG.match(line)]
+
+
+def _run(command: list[str], cwd: Path) -> Ran:
+    env = {**os.environ, "JAX_LOG_COMPILES": "1", "JAX_PLATFORMS": "cpu"}
+    env.pop("XLA_FLAGS", None)  # the programs that need 8 devices set it themselves
+    done = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=_TIMEOUT_S
+    )
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+@dataclass(frozen=True)
+class Program:
+    file: str
+    functions: tuple[str, ...]  # the program's jitted functions, as JAX's log names them
+    args: Callable[[Path], list[str]] = lambda tmp: []
+    needs: tuple[str, ...] = ()  # modules it imports beyond JAX
+    xfail: dict[str, str] = field(default_factory=dict)  # "output" / "counts" -> what differs
+
+
+def _calls(recording: Recording, name: str):
+    return [c for c in recording.calls if c.record.function == name and not c.internal]
+
+
+_ITEM7 = (
+    "under jitlab watch stderr gains 'Writing jit__lambda to persistent compilation cache "
+    "...' and 'Not writing persistent cache entry ...'; plainly: nothing"
+)
+_DEVICE = (
+    "jitlab: 1 executable of on_device (the call on device 1 a cache hit); JAX: 2 compiles "
+    "(an array committed to another device is lowered and compiled again)"
+)
+PROGRAM_LIST = [
+    Program("jax_mnist_classifier.py", ("update",)),
+    Program("jax_spmd_mnist.py", ("train_step", "accuracy")),
+    Program(
+        "jax_pjit_sharding.py", ("mismatch", "on_device", "doubled"), xfail={"counts": _DEVICE}
+    ),
+    Program(
+        "jax_persistent_cache.py",
+        ("<lambda>",),
+        args=lambda tmp: [str(tmp / "jax-cache")],
+        xfail={"output": _ITEM7},
+    ),
+    Program("flax_nnx_functional_api.py", ("train_step", "test_step"), needs=("flax",)),
+    Program("equinox_train_rnn.py", ("loss",), needs=("equinox", "optax")),
+]
+PROGRAMS_BY_FILE = {p.file: p for p in PROGRAM_LIST}
+
+
+@dataclass
+class Runs:
+    plain: Ran
+    watched: Ran
+    recording: Recording
+
+
+_runs: dict[str, Runs] = {}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Callable[[Program], Runs]:
+    """Each program run twice (plainly, then under jitlab watch), once per test module."""
+
+    def get(program: Program) -> Runs:
+        if program.file in _runs:
+            return _runs[program.file]
+        for module in program.needs:
+            pytest.importorskip(module)
+        script = str(PROGRAMS / program.file)
+        base = tmp_path_factory.mktemp(program.file.removesuffix(".py"))
+        plain_dir, watched_dir = base / "plain", base / "watched"
+        plain_dir.mkdir()
+        watched_dir.mkdir()
+        plain = _run([sys.executable, script, *program.args(plain_dir)], plain_dir)
+        assert plain.returncode == 0, plain.stderr[-3000:]
+        out = watched_dir / "run.jsonl"
+        command = [sys.executable, "-m", "jitlab.cli", "watch", "--out", str(out), "--"]
+        watched = _run([*command, "python", script, *program.args(watched_dir)], watched_dir)
+        assert out.exists(), watched.stderr[-3000:]
+        recording, _ = read_recording(out)
+        _runs[program.file] = Runs(plain, watched, recording)
+        return _runs[program.file]
+
+    return get
+
+
+def _params(part: str):
+    for program in PROGRAM_LIST:
+        marks = []
+        if part in program.xfail:
+            marks.append(pytest.mark.xfail(strict=True, reason=program.xfail[part]))
+        yield pytest.param(program, id=program.file.removesuffix(".py"), marks=marks)
+
+
+@pytest.mark.parametrize("program", list(_params("output")))
+def test_program_under_watch_prints_and_exits_as_the_plain_run(program, runs):
+    ran = runs(program)
+    assert ran.watched.returncode == ran.plain.returncode, ran.watched.stderr[-3000:]
+    assert ran.watched.stdout == ran.plain.stdout
+    assert ran.watched.program_stderr() == ran.plain.program_stderr()
+    assert ran.recording.ended
+
+
+@pytest.mark.parametrize("program", list(_params("counts")))
+def test_program_under_watch_counts_each_functions_compiles_like_jax(program, runs):
+    ran = runs(program)
+    # JAX compiled under jitlab exactly what it compiled without it (eager ops included).
+    assert ran.watched.jax_compiles == ran.plain.jax_compiles
+    counted: Counter[str] = Counter()
+    for row in summarize(ran.recording, include_internal=False):
+        counted[row.function] += row.executables
+    assert set(program.functions) <= set(counted), (counted, ran.watched.jax_compiles)
+    for name, executables in counted.items():
+        assert executables == ran.watched.jax_compiles[name], (name, counted)
+
+
+# -- what the recordings say, against what JAX did and said -------------------------------------
+@pytest.mark.xfail(
+    strict=True,
+    reason="jitlab: four 'sharding of params[..] changed: P(None, None) <- P()' beside the "
+    "mesh-context change; JAX: only the context (abstract_mesh) differs",
+)
+def test_spmd_train_step_outside_set_mesh_blames_no_sharding(runs):
+    """The SPMD example calls train_step once outside ``jax.set_mesh`` between epochs: JAX
+    compiles it again because the mesh context changed; the shardings are the same to JAX
+    (``P()`` is ``P(None, None)``)."""
+    recording = runs(PROGRAMS_BY_FILE["jax_spmd_mnist.py"]).recording
+    first, again = _calls(recording, "train_step")
+    assert first.record.reason.kinds() == (K.FIRST_CALL,)
+    reason = again.record.reason
+    assert "abstract_mesh" in (reason.jax_explanation or "")  # JAX: the mesh context
+    assert K.TRACING_CONTEXT in reason.kinds()
+    assert K.SHARDING not in reason.kinds(), str(reason)
+
+
+def test_pjit_sharding_mismatch_names_x_as_jax_does(runs):
+    """pjit_test.py::test_cache_miss_explanations_sharding_mismatch."""
+    recording = runs(PROGRAMS_BY_FILE["jax_pjit_sharding.py"]).recording
+    _, mismatch = _calls(recording, "mismatch")
+    reason = mismatch.record.reason
+    assert "at x, now f32[8]({Auto: ('x',)}) and before f32[8]({})" in reason.jax_explanation
+    assert {(c.kind, c.path) for c in reason.items} == {(K.SHARDING, "x")}
+
+
+@pytest.mark.xfail(strict=True, reason=_DEVICE)
+def test_pjit_different_device_recompilation_is_a_recompile(runs):
+    """pjit_test.py::test_pjit_different_device_recompilation: JAX compiles twice."""
+    recording = runs(PROGRAMS_BY_FILE["jax_pjit_sharding.py"]).recording
+    kinds = [c.record.kind for c in _calls(recording, "on_device")]
+    assert kinds == [CallKind.COMPILE, CallKind.RECOMPILE]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="jitlab: 'w: bf16 <- f32; sharding of w changed: P(None, None) <- P()'; JAX's "
+    "cache: P() and P(None, None) are one sharding, only the dtype changed",
+)
+def test_equivalent_shardings_are_not_blamed(runs):
+    recording = runs(PROGRAMS_BY_FILE["jax_pjit_sharding.py"]).recording
+    calls = _calls(recording, "doubled")
+    assert [c.record.kind for c in calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
+    assert {(c.kind, c.path) for c in calls[1].record.reason.items} == {(K.DTYPE, "w")}
+
+
+def test_persistent_cache_load_of_a_new_lambda(runs):
+    """compilation_cache_test.py::test_persistent_cache_hit_logging: the second lambda is
+    loaded from the persistent cache; JAX logs a hit for it."""
+    ran = runs(PROGRAMS_BY_FILE["jax_persistent_cache.py"])
+    assert ran.watched.stderr.count("Persistent compilation cache hit for 'jit__lambda'") == 1
+    kinds = [c.record.kind for c in _calls(ran.recording, "<lambda>")]
+    assert kinds == [CallKind.COMPILE, CallKind.PERSISTENT_HIT, CallKind.COMPILE]
