@@ -108,6 +108,10 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
             skipped = messages.skipped_lines(recording.bad_lines, lang, recording.long_lines)
             line = messages.say("summary.process_skipped", lang, index=index, skipped=skipped)
             console.print(f"[yellow]{escape(line)}[/yellow]")
+    for index, recording in indexed:
+        if not recording.ended:  # an abrupt end is said, never passed off as complete
+            line = messages.say("summary.no_end", lang, index=index)
+            console.print(f"[yellow]{escape(line)}[/yellow]")
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:
         count = messages.say("n.divergences", lang, n=len(merged.divergences))

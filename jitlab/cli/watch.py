@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
+import re
+import signal
 import sys
+import types
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jitlab.cli._usage import fail
@@ -49,78 +58,391 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    import runpy
-    import traceback
-    from pathlib import Path
+    from jitlab.cli._output import checked_output
+    from jitlab.core.outputs import RECORDING
 
-    program = list(args.program)
-    if program and program[0] == "--":
-        program = program[1:]
-    if program and Path(program[0]).name.startswith("python"):
-        program = program[1:]  # it runs in this interpreter, where the watch is
-    if not program:
-        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
-    if program[0] == "-m":
-        if len(program) < 2:
-            fail("watch: -m needs a module name")
-        target, argv = program[1], program[1:]
-    elif program[0].startswith("-"):
-        fail(f"watch runs a script or `-m module`; option {program[0]!r} is not supported")
-    else:
-        target, argv = program[0], program
-        if not Path(target).is_file():
-            fail(f"watch: no such script: {target}")
+    program = _parse_program(list(args.program))
+    # Resolved now, against the folder the program starts in (it may chdir before the end).
+    scripts_read = [program.target] if program.file else []
+    out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
+    if program.options:
+        _reexec(args, out, program)  # never returns
 
-    out = Path(args.out)
-    if out.is_dir():
-        fail(f"watch: --out {out} is a folder; name a file, e.g. {out / 'run.jsonl'}")
-    try:  # fail now, not after the user's program has run for an hour
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.exists():
-            with out.open("a", encoding="utf-8"):
-                pass
-        else:  # create nothing: a process of a job may write NAME.p1.jsonl instead
-            import tempfile
-
-            with tempfile.TemporaryFile(dir=out.parent):
-                pass
-    except OSError as exc:
-        fail(f"watch: cannot write the recording {out}: {exc.strerror or exc}")
-
+    import jitlab.core.recording  # noqa: F401  (imported before sys.path becomes the program's)
     from jitlab.core.watch import watch
 
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = argv
-    if program[0] != "-m":
-        sys.path.insert(0, str(Path(target).resolve().parent))
-    status = 0
     scripts = "texts" if args.script_texts else "figures" if args.scripts else False
-    with watch(args.out, include_internal=args.include_internal, scripts=scripts) as recorder:
+    me = os.getpid()
+    sys.argv = list(program.argv)  # the recording's start line names the program's argv
+    saved_path = sys.path[:]
+    with watch(out, include_internal=args.include_internal, scripts=scripts) as recorder:
+        restore = _stop_on_signals(recorder)
         try:
-            if program[0] == "-m":
-                runpy.run_module(target, run_name="__main__", alter_sys=True)
-            else:
-                runpy.run_path(target, run_name="__main__")
-        except SystemExit as exc:
-            # As plain Python does: sys.exit("message") prints the message and exits 1.
-            code = exc.code
-            if code is None or isinstance(code, int):
-                status = code or 0
-            else:
-                print(code, file=sys.stderr)
-                status = 1
-        except KeyboardInterrupt:
-            status = 130
-        except BaseException:
-            traceback.print_exc()
-            status = 1
+            status, interrupted = _run_program(program)
         finally:
-            sys.argv, sys.path[:] = saved_argv, saved_path
-    print_watch_summary(str(recorder.file_path or args.out))
+            restore()
+            sys.path[:] = saved_path  # jitlab's own imports for the summary, as before
+    if os.getpid() != me:  # a forked child left the program: its own file, no summary
+        return status
+    _print_summaries(args.out, out, recorder)
+    if interrupted:  # as plain Python does after an unhandled Ctrl-C: die of SIGINT
+        _die_of(signal.SIGINT)
     return status
 
 
-def print_watch_summary(path: str) -> None:
+# -- what `python ARGS` would run ---------------------------------------------------------------
+_INTERPRETER = re.compile(r"python(\d+(\.\d+)*)?[a-z]?(\.exe)?", re.IGNORECASE)
+_NO_ARGUMENT = set("bBdEIOPqRsuv")  # options honoured by starting the interpreter with them
+_WITH_ARGUMENT = set("WX")
+# Options `python` takes that leave no program for watch to run, or that it cannot honour.
+_CANNOT = {
+    "i": "-i (an interactive prompt after the program)",
+    "S": "-S (no site: jitlab itself is installed there)",
+    "x": "-x (skip the first line of the source)",
+    "h": "-h (python's help)",
+    "V": "-V (python's version)",
+    "?": "-? (python's help)",
+}
+
+
+@dataclass
+class _Program:
+    mode: str  # "file", "main" (a folder or zip with __main__), "module", "command"
+    target: str  # the script / folder / zip as given, the module name, or the command
+    argv: list[str]  # sys.argv as python would set it
+    options: list[str] = field(default_factory=list)  # interpreter options, as given
+
+    @property
+    def file(self) -> bool:
+        return self.mode in ("file", "main")
+
+
+def _is_interpreter(word: str) -> bool:
+    if _INTERPRETER.fullmatch(Path(word).name):
+        return True
+    try:
+        return os.path.samefile(word, sys.executable)
+    except OSError:
+        return False
+
+
+def _parse_program(program: list[str]) -> _Program:
+    """``[python] [OPTIONS] (SCRIPT | -m MODULE | -c COMMAND) ARGS`` as python reads them."""
+    if program and program[0] == "--":
+        program = program[1:]
+    if program and _is_interpreter(program[0]):
+        program = program[1:]  # it runs in this interpreter, where the watch is
+    else:  # `jitlab watch -- train.py ARGS`: no interpreter, no interpreter options
+        program = ["--", *program] if program else program
+    if not program:
+        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+    options: list[str] = []
+    i = 0
+    while i < len(program):
+        word = program[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if word.startswith("--"):
+            name, _, value = word.partition("=")
+            if name != "--check-hash-based-pycs":
+                fail(f"watch: python's option {name} runs no program; give a script")
+            if not value:
+                i += 1
+                if i >= len(program):
+                    fail("watch: --check-hash-based-pycs needs a value")
+                value = program[i]
+            options += [name, value]
+            i += 1
+            continue
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            if letter in ("m", "c"):
+                rest = word[j + 1 :] or (program[i + 1] if i + 1 < len(program) else None)
+                if rest is None:
+                    fail(
+                        f"watch: -{letter} needs a {'module name' if letter == 'm' else 'command'}"
+                    )
+                after = program[i + (1 if word[j + 1 :] else 2) :]
+                if letter == "m":
+                    return _Program("module", rest, ["-m", *after], options)
+                return _Program("command", rest, ["-c", *after], options)
+            if letter in _WITH_ARGUMENT:
+                value = word[j + 1 :]
+                if not value:
+                    i += 1
+                    if i >= len(program):
+                        fail(f"watch: -{letter} needs a value")
+                    value = program[i]
+                options.append(f"-{letter}{value}")
+                break
+            if letter in _CANNOT:
+                fail(f"watch cannot honour python's {_CANNOT[letter]}; run without it")
+            if letter not in _NO_ARGUMENT:
+                fail(f"watch: unknown python option -{letter}")
+            options.append(f"-{letter}")
+            j += 1
+        i += 1
+    rest = program[i:]
+    if not rest:
+        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+    target = rest[0]
+    if target == "-":
+        fail("watch cannot run a program read from standard input; save it to a file")
+    path = Path(target)
+    if path.is_dir() or (path.is_file() and zipfile.is_zipfile(path)):
+        main = path / "__main__.py" if path.is_dir() else None
+        if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
+            fail(f"watch: can't find '__main__' module in {target!r}")
+        return _Program("main", target, rest, options)
+    if not path.is_file():
+        fail(f"watch: no such script: {target}")
+    return _Program("file", target, rest, options)
+
+
+def _reexec(args: argparse.Namespace, out: Path, program: _Program) -> None:
+    """Start this interpreter again with the program's interpreter options (``-X dev``,
+    ``-W error``, ``-O``, ``-u``, …): most act only at start-up, and then they hold exactly as
+    under plain python (sys.flags, warnings, buffering), for jitlab's code as for the program's."""
+    own = ["--out", str(out)]
+    own += ["--include-internal"] * args.include_internal
+    own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
+    if program.mode == "module":
+        tail = ["-m", program.target, *program.argv[1:]]
+    elif program.mode == "command":
+        tail = ["-c", program.target, *program.argv[1:]]
+    else:
+        tail = program.argv
+    argv = [sys.executable, *program.options, "-m", "jitlab.cli", "watch", *own, "--", "python"]
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        os.execv(sys.executable, argv + tail)
+    except OSError as exc:
+        fail(f"watch: cannot start {sys.executable}: {exc.strerror or exc}")
+
+
+def _fresh_main(**names: Any) -> types.ModuleType:
+    """A ``__main__`` module as python makes it, installed as ``sys.modules["__main__"]``."""
+    import builtins
+
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins, **names)
+    sys.modules["__main__"] = main
+    return main
+
+
+def _run_program(program: _Program) -> tuple[int, bool]:
+    """Run it as ``python ARGS`` would: (exit status, whether Ctrl-C ended it)."""
+    import runpy
+
+    sys.argv = list(program.argv)
+    safe_path = getattr(sys.flags, "safe_path", False)
+    if program.mode == "file":
+        path = os.path.abspath(program.target)
+        first = os.path.dirname(os.path.realpath(path))
+    elif program.mode == "main":
+        path = first = os.path.abspath(program.target)
+    elif program.mode == "module":
+        path, first = "", os.getcwd()
+    else:
+        path, first = "", ""
+    if not safe_path:  # python puts the program's place first, where jitlab's own entry was
+        if sys.path:
+            sys.path[0] = first
+        else:
+            sys.path.insert(0, first)
+    try:
+        if program.mode == "file":
+            from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+
+            pyc = path.endswith((".pyc", ".pyo"))
+            loader = (SourcelessFileLoader if pyc else SourceFileLoader)("__main__", path)
+            main = _fresh_main(__loader__=loader, __file__=path, __cached__=None)
+            if pyc:
+                code = loader.get_code("__main__")
+            else:
+                with io.open_code(path) as f:
+                    source = f.read()
+                code = compile(source, path, "exec", dont_inherit=True)
+            _exec(code, main.__dict__)
+        elif program.mode == "command":
+            import importlib
+
+            main = _fresh_main(__loader__=importlib.machinery.BuiltinImporter)
+            _exec(compile(program.target, "<string>", "exec", dont_inherit=True), main.__dict__)
+        else:  # what python itself calls for a folder, a zip or -m (its frames show as then)
+            import importlib
+
+            _fresh_main(__loader__=importlib.machinery.BuiltinImporter)
+            name = "__main__" if program.mode == "main" else program.target
+            _run_as_main(runpy, name, program.mode == "module")
+    except SystemExit as exc:
+        return _exit_status(exc), False
+    except BaseException as exc:  # as python: the program's own sys.excepthook, from its frames
+        _unhandled(exc)
+        return 1, isinstance(exc, KeyboardInterrupt)
+    finally:
+        _join_threads()
+    return 0, False
+
+
+def _exec(code: Any, namespace: dict[str, Any]) -> None:
+    exec(code, namespace)  # the traceback's first frame here is dropped (see _unhandled)
+
+
+def _run_as_main(runpy: Any, name: str, alter_argv: bool) -> None:
+    runpy._run_module_as_main(name, alter_argv=alter_argv)  # what `python -m` calls
+
+
+_OUR_FRAMES = {"_exec", "_run_as_main"}
+
+
+def _unhandled(exc: BaseException) -> None:
+    tb = exc.__traceback__
+    # Drop jitlab's frames: the traceback starts where python's would (the program's code,
+    # or runpy's for -m and folders, as under plain python).
+    while tb is not None and (
+        tb.tb_frame.f_code.co_filename == __file__ or tb.tb_frame.f_code.co_name in _OUR_FRAMES
+    ):
+        seen = tb.tb_frame.f_code.co_name in _OUR_FRAMES
+        tb = tb.tb_next
+        if seen:
+            break
+    exc.__traceback__ = tb
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except BaseException as hook_error:  # as python says it
+        err = sys.stderr
+        if err is not None:
+            with contextlib.suppress(Exception):
+                print("Error in sys.excepthook:", file=err)
+                sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+                print("\nOriginal exception was:", file=err)
+                sys.__excepthook__(type(exc), exc, tb)
+
+
+def _exit_status(exc: SystemExit) -> int:
+    """What python exits with for ``SystemExit(code)`` (a message printed, then 1)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    err = sys.stderr
+    if err is not None:
+        with contextlib.suppress(Exception):
+            print(code, file=err)
+    return 1
+
+
+def _join_threads() -> None:
+    """Python waits for the program's non-daemon threads before it ends: so does watch."""
+    import threading
+
+    for _ in range(10_000):
+        alive = [
+            t
+            for t in threading.enumerate()
+            if t is not threading.current_thread() and not t.daemon and t.is_alive()
+        ]
+        if not alive:
+            return
+        for thread in alive:
+            thread.join()
+
+
+# -- the end: signals, summaries --------------------------------------------------------------
+def _die_of(signum: int) -> None:
+    """End with ``signum``'s status, as the plain program would (the shell sees -N)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _stop_on_signals(recorder: Any) -> Any:
+    """SIGTERM / SIGHUP: write the last ``hits`` and the ``end`` line, then die of the signal."""
+    me = os.getpid()
+    saved: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if os.getpid() == me or recorder.recording:
+            with contextlib.suppress(BaseException):
+                recorder.stop(signal=signal.Signals(signum).name)
+        _die_of(signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signum) == signal.SIG_DFL:  # an ignored signal stays ignored
+                saved[signum] = signal.signal(signum, on_signal)
+
+    def restore() -> None:
+        for signum, handler in saved.items():
+            with contextlib.suppress(ValueError, OSError):
+                if signal.getsignal(signum) is on_signal:  # the program's own choice stands
+                    signal.signal(signum, handler)
+
+    return restore
+
+
+def _error_stream() -> Any:
+    """The program's stderr, or (when it closed it) a fresh one on the same descriptor."""
+    err = sys.stderr
+    if err is not None and not getattr(err, "closed", False):
+        return err
+    try:
+        return open(os.dup(2), "w", encoding="utf-8", errors="backslashreplace")
+    except OSError:
+        return None
+
+
+def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
+    from jitlab.core.watch import child_recordings
+
+    err = _error_stream()
+    if err is None:
+        return
+    written = recorder.file_path or out
+    name = str(written) if written != out else shown
+    try:
+        if written.is_file():
+            print_watch_summary(name, file=err, read_from=str(written))
+        else:  # a device or a pipe: nothing to read back
+            n = len(recorder.calls)
+            print(f"recording: {name} (a stream: {n} call line{'' if n == 1 else 's'})", file=err)
+        children = child_recordings(recorder)
+        if children:
+            names = ", ".join(str(p) for p in children)
+            print(
+                f"jitlab watch: forked child processes recorded their own files: {names}", file=err
+            )
+        if "multiprocessing.popen_spawn_posix" in sys.modules or (
+            "multiprocessing.popen_forkserver" in sys.modules
+        ):
+            print(
+                "jitlab watch: processes started with spawn or forkserver are not watched "
+                "(their compiles are not in any recording)",
+                file=err,
+            )
+        err.flush()
+    except Exception as exc:  # the program's status stands; say what went wrong, briefly
+        with contextlib.suppress(Exception):
+            print(f"jitlab watch: no summary ({type(exc).__name__}: {exc})", file=err)
+
+
+def print_watch_summary(path: str, file: Any = None, read_from: str | None = None) -> None:
+    """The table on ``file`` (default stderr) for the recording shown as ``path`` (and read
+    from ``read_from`` when that differs, e.g. its absolute name)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -130,8 +452,9 @@ def print_watch_summary(path: str) -> None:
     from jitlab.core.changes import render
     from jitlab.core.recording import read_recording, summarize
 
-    recording, _ = read_recording(path)
-    console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+    recording, _ = read_recording(read_from or path)
+    stream = sys.stderr if file is None else file
+    console = Console(file=stream, width=None if stream.isatty() else 120)
     table = Table(title=escape(say("watch.title", path=path)))
     for column, justify in (
         ("col.function", "left"),

@@ -59,6 +59,25 @@ def is_stream(path: str | Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def _held_by_a_writer(path: Path) -> bool:
+    """Another jitlab process is writing this recording (it holds the lock a recorder takes,
+    see jitlab.core.watch._claim): nothing is written over it, a provisional file is used."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no locks to see
+        return False
+    try:
+        with path.open("rb") as f:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -86,6 +105,8 @@ def refusal(path: str | Path, kind: str, inputs: Iterable[str | Path] = ()) -> s
     if not stat.S_ISREG(info.st_mode):
         return None  # a device or a pipe: written as a stream
     if info.st_size == 0 or is_kind(path, kind):
+        return None
+    if kind == RECORDING and _held_by_a_writer(path):
         return None
     what = "a recording of `jitlab watch`" if kind == RECORDING else "a page of `jitlab report`"
     return f"{path} exists and is not {what}; refusing to write over it (name a new file)"

@@ -26,10 +26,12 @@ first process to lock ``run.jsonl`` writes there and the others write to a provi
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
 import operator
+import json
 import os
 import socket
 import sys
@@ -48,6 +50,7 @@ import jax
 import jitlab
 from jitlab.core import _jax, explain, frames, messages, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
+from jitlab.core.outputs import RECORDING, is_kind, is_stream, refusal
 from jitlab.core.probe import Ledger, Probe
 from jitlab.core.recording import (
     ProcessInfo,
@@ -58,7 +61,13 @@ from jitlab.core.recording import (
 )
 from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_strict
 
-_HITS_EVERY_S = 2.0  # how often aggregated hit counts are written while a program runs
+# How often aggregated hit counts are written while a program runs (and before every
+# compile's line): a program that ends with os._exit loses at most this much of its counts.
+_HITS_EVERY_S = 0.5
+# Failing calls kept in memory per function, in full: the first and the latest few (every
+# one is still written to the file and counted exactly): a call failing 20,000 times in a loop
+# would otherwise hold each failure's traceback and its frames.
+_ERRORS_KEPT = 20
 
 try:  # POSIX: two processes of one job never write the same file
     import fcntl
@@ -85,19 +94,73 @@ def process_path(path: str | Path, index: int) -> Path:
     return path.with_name(f"{path.stem}.p{index}{path.suffix}")
 
 
+def _open_lines(path: Path, mode: str) -> IO[str]:
+    # Strict UTF-8; a line holding a lone surrogate (a non-UTF-8 byte in argv or a message)
+    # is written escaped instead (see Recorder._write_line).
+    return path.open(mode, encoding="utf-8")
+
+
 def _claim(path: Path) -> tuple[IO[str], Path]:
     """Open ``path`` for this process alone, or a provisional file when another holds it."""
-    f = path.open("a", encoding="utf-8")  # "a": never empty a file another process writes
+    if is_stream(path):  # /dev/null, /dev/stdout | cat: written as it comes, never truncated
+        return _open_lines(path, "w"), path
+    f = _open_lines(path, "a")  # "a": never empty a file another process writes
     try:
         if fcntl is not None:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         f.close()
         pending = path.with_name(f"{path.stem}.pid{os.getpid()}{path.suffix}")
-        return pending.open("w", encoding="utf-8"), pending
+        return _open_lines(pending, "w"), pending
     f.seek(0)
     f.truncate()
     return f, path
+
+
+def _without_traceback(call: RecordedCall) -> RecordedCall:
+    """The call with its error's exception dropped: the recording keeps its type and
+    message; the exception would keep its traceback's frames (and their arrays) alive."""
+    error = call.record.error
+    if error is None or error.exception is None:
+        return call
+    record = call.record._replace(error=dataclasses.replace(error, exception=None))
+    return dataclasses.replace(call, record=record)
+
+
+def child_path(path: str | Path, pid: int) -> Path:
+    """A forked child's own recording: ``run.jsonl`` -> ``run.pid4242.jsonl``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.pid{pid}{path.suffix}")
+
+
+def child_recordings(recorder: Recorder) -> list[Path]:
+    """The files forked children of this recording's process wrote (their ``start`` line
+    names this process as ``parent``)."""
+    if recorder.path is None or recorder._stream:
+        return []
+    found = []
+    pattern = f"{recorder.path.stem}.pid*{recorder.path.suffix}"
+    for candidate in sorted(recorder.path.parent.glob(pattern)):
+        if not is_kind(candidate, RECORDING):
+            continue
+        try:
+            with candidate.open("rb") as f:
+                start = json.loads(f.readline(1 << 16))
+        except (OSError, ValueError):
+            continue
+        if isinstance(start, dict) and start.get("parent") == recorder._pid:
+            found.append(candidate)
+    return found
+
+
+def _after_fork_in_child() -> None:
+    # A forked child (multiprocessing's "fork", os.fork) records as a process of its own,
+    # never into its parent's file: run.pid<PID>.jsonl, its start line naming the parent.
+    global _patch_lock
+    _patch_lock = threading.RLock()  # another thread of the parent may have held it
+    for recorder in list(_recorders):
+        with contextlib.suppress(Exception):
+            recorder._become_child()
 
 
 def _defined_at(fun: Any) -> str | None:
@@ -321,6 +384,8 @@ _recorders: list[Recorder] = []  # active recorders, in start order
 _real_jit: Callable[..., Any] | None = None
 _real_pmap: Callable[..., Any] | None = None  # jax.pmap is stood in for likewise
 _sites: dict[tuple[str, str | None], Site] = {}
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 _listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
 _LISTENING = monitor.LISTENING
 
@@ -414,6 +479,13 @@ class Recorder:
         self._stopping = threading.Event()
         self._flusher: threading.Thread | None = None
         self._local = threading.local()
+        self._stream = False  # writing to a device or a pipe: no rename, no rewrite
+        self._pid = os.getpid()
+        self._inherited: list[IO[str]] = []  # a forked child's copy of its parent's file
+        # Failing calls: counted exactly per function, the first _ERRORS_KEPT kept in
+        # ``calls``, the latest _ERRORS_KEPT here (see _add).
+        self.errors: collections.Counter[Any] = collections.Counter()
+        self.latest_errors: dict[Any, collections.deque[RecordedCall]] = {}
         # Times jitlab's listeners were found removed while this recorded (the program ran
         # jax.monitoring.clear_event_listeners()): compiles may have gone unseen.
         self.blinded = 0
@@ -428,16 +500,26 @@ class Recorder:
 
     def start(self) -> None:
         self._start = time.monotonic()
+        self._pid = os.getpid()
         if self.path is not None:
+            # Absolute now: a program that changes folder does not move its recording.
+            self.path = Path(os.path.abspath(self.path))
+            why = refusal(self.path, RECORDING)
+            if why is not None:  # never over a user's file
+                raise FileExistsError(why)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             launched = launcher_process()
             self._resolved = False
-            if launched is not None:
+            self._stream = is_stream(self.path)
+            if launched is not None and not self._stream:
                 self.process = launched[0]
                 self.file_path = process_path(self.path, self.process)
-                self._file = self.file_path.open("w", encoding="utf-8")
+                why = refusal(self.file_path, RECORDING)
+                if why is not None:
+                    raise FileExistsError(why)
+                self._file = _open_lines(self.file_path, "w")
             else:
-                self.process = None
+                self.process = launched[0] if launched is not None else None
                 self._file, self.file_path = _claim(self.path)
             self._first_line = RecordingStart(
                 tuple(sys.argv),
@@ -454,20 +536,27 @@ class Recorder:
         monitor.add_watcher(self)
         _activate(self)
         self.recording = True
+        self._start_flusher()
+
+    def _start_flusher(self) -> None:
         if self._file is not None:
-            self._stopping.clear()
+            self._stopping = threading.Event()
             self._flusher = threading.Thread(
                 target=self._flush_hits_periodically, name="jitlab-watch-flush", daemon=True
             )
             self._flusher.start()
 
-    def stop(self) -> None:
+    def stop(self, *, signal: str | None = None) -> None:
+        """Write the last counts and the ``end`` line (``signal``: the one that ends the
+        program, from jitlab watch's handler, written on the ``end`` line)."""
         if not self.recording:
             return
         self.recording = False
         self._stopping.set()
         if self._flusher is not None:
-            self._flusher.join()
+            # Bounded: from a signal handler the interrupted thread may hold the lock the
+            # flusher waits for; the handler writes the end regardless (the lock is an RLock).
+            self._flusher.join(timeout=5.0)
             self._flusher = None
         monitor.revive()  # removed meanwhile? Then this recording says it could not see
         _deactivate(self)
@@ -477,7 +566,10 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
-            self._write({"type": "end", "t": self._elapsed()})
+            end: dict[str, Any] = {"type": "end", "t": self._elapsed()}
+            if signal is not None:
+                end["signal"] = signal
+            self._write(end)
             if self._file is not None:
                 self._file.close()
                 self._file = None
@@ -488,6 +580,50 @@ class Recorder:
         with self._lock:
             self.blinded += 1
             self._write({"type": "notice", "notice": "listeners_removed", "t": self._elapsed()})
+
+    def _become_child(self) -> None:
+        """In a forked child: leave the parent's file, open this process's own."""
+        parent, self._pid = self._pid, os.getpid()
+        self._lock = threading.RLock()
+        self._flusher = None
+        if self._file is not None:  # never closed here: its lock may be held from the fork
+            self._inherited.append(self._file)
+            self._file = None
+        self.calls, self.recorded_scripts = [], []
+        self.errors, self.latest_errors = collections.Counter(), {}
+        self._hits_written = {}
+        for stats in self.stats.values():  # this process counts from the fork on
+            stats.compiles = 0
+            if stats.site is not None:
+                stats.hits_base = stats.site.hits
+        self._start = time.monotonic()
+        if self.path is None or self._stream:  # a stream is the parent's: nothing written
+            self.file_path = None
+            return
+        self.file_path = child_path(self.path, self._pid)
+        self._file = _open_lines(self.file_path, "w")
+        self.process, self._resolved = None, True
+        self._first_line = RecordingStart(
+            tuple(sys.argv),
+            jax.__version__,
+            jitlab.__version__,
+            time.time(),
+            host=socket.gethostname(),
+            scripts=self.scripts,
+        )
+        self._write(self._first_line.to_json(pid=self._pid, parent=parent))
+        self._start_flusher()
+        # multiprocessing ends its children with os._exit after its exit functions: the
+        # end line is written by one of them (its registry is cleared first, so it is
+        # registered by an after-fork callback, which runs after that).
+        util = sys.modules.get("multiprocessing.util")
+        if util is not None:
+            util.register_after_fork(self, Recorder._stop_at_child_exit)
+
+    def _stop_at_child_exit(self) -> None:
+        util = sys.modules.get("multiprocessing.util")
+        if util is not None:
+            util.Finalize(self, self.stop, exitpriority=0)
 
     def _track(self, site: Site) -> FunctionStats:
         """This recording's row for a probed function, counting its hits from now on."""
@@ -645,7 +781,23 @@ class Recorder:
 
     # -- output -----------------------------------------------------------------------------
     def _add(self, call: RecordedCall) -> None:
+        record = call.record
         with self._lock:
+            if record.kind.compiled:
+                # Counts so far go out before each compile: a program ended by os._exit or
+                # a kill loses at most the hits since its last compile or _HITS_EVERY_S.
+                self._write_hits(only_changed=True)
+            if record.error is not None:
+                call = _without_traceback(call)
+                key = (record.function, call.defined_at)
+                self.errors[key] += 1
+                if self.errors[key] > _ERRORS_KEPT:  # bounded: the latest few in full
+                    latest = self.latest_errors.get(key)
+                    if latest is None:
+                        latest = self.latest_errors[key] = collections.deque(maxlen=_ERRORS_KEPT)
+                    latest.append(call)
+                    self._write(call.to_json())
+                    return
             self.calls.append(call)
             self._write(call.to_json())
 
@@ -674,8 +826,15 @@ class Recorder:
             self._resolve_process()
         if self.process is not None:
             obj = {**obj, "process": self.process}
-        self._file.write(dumps_strict(obj) + "\n")  # never a bare NaN
+        self._write_line(dumps_strict(obj))  # never a bare NaN
         self._file.flush()  # a crash or Ctrl-C loses nothing written before it
+
+    def _write_line(self, line: str) -> None:
+        assert self._file is not None
+        try:
+            self._file.write(line + "\n")
+        except UnicodeEncodeError:  # a lone surrogate (argv's undecodable bytes): escaped
+            self._file.write(json.dumps(json.loads(line), ensure_ascii=True) + "\n")
 
     def _resolve_process(self) -> None:
         """Ask JAX which process this is, once, before the first line after ``start``.
@@ -702,7 +861,11 @@ class Recorder:
         else:  # a launcher said so, but JAX runs alone here: keep the launcher's index
             index, count = self.process, start.processes or count
         target = process_path(self.path, index)
-        if self.file_path != target:
+        if self._stream:  # a device or a pipe: lines marked with the index, no rename
+            self.process = index
+        elif self.file_path != target and refusal(target, RECORDING) is not None:
+            pass  # a user's file has that name: the lines stay under the first one
+        elif self.file_path != target:
             with contextlib.suppress(OSError):  # on failure it stays under its first name
                 os.replace(self.file_path, target)
                 self.file_path = target
