@@ -257,3 +257,46 @@ def test_eager_scan_body_calling_a_probe_is_traced_not_a_hit(jax_log):
     # JAX compiled the scan as a whole, and this function once, for the plain call.
     assert jax_log.counts["scan"] == 1
     assert compiled(probe.records) == jax_log.counts["<lambda>"] == 1
+
+
+def test_a_probe_called_inside_an_outer_jit_is_traced_and_jax_compiles_the_outer(jax_log):
+    probe = Probe(jax.jit(lambda x: x + 1.0))
+    probe(jnp.ones(3))
+
+    @jax.jit
+    def outer(x):
+        return probe(x) * 2.0
+
+    outer(jnp.ones(3))
+    outer(jnp.ones(3))  # JAX's cache hit on outer: the probe is not even called
+    assert [r.kind for r in probe.records] == [K.COMPILE, K.TRACED]
+    assert jax_log.counts["outer"] == 1
+    assert compiled(probe.records) == jax_log.counts["<lambda>"] == 1
+
+
+def test_a_probe_of_constants_inside_a_scan_body_is_traced_not_a_hit(jax_log):
+    """Concrete arguments, yet staged: the scan traces its body, the call's result is a
+    tracer (told by JAX's trace state on the hit path)."""
+    probe = Probe(jax.jit(lambda x: x * 3.0))
+    const = jnp.ones(2)
+    probe(const)
+
+    def body(carry, _):
+        return carry + probe(const), None
+
+    total, _ = jax.lax.scan(body, jnp.zeros(2), None, length=4)
+    assert float(total[0]) == 12.0
+    assert [r.kind for r in probe.records] == [K.COMPILE, K.TRACED]
+    assert probe.summary().cache_hits == 0
+    assert compiled(probe.records) == jax_log.counts["<lambda>"] == 1
+
+
+def test_a_second_eager_vmap_is_a_hit_on_the_batched_executable(jax_log):
+    probe = Probe(jax.jit(lambda x: x - 1.0))
+    batch = jnp.ones((5, 2))
+    jax.vmap(probe)(batch)
+    jax.vmap(probe)(batch)
+    assert [r.kind for r in probe.records] == [K.COMPILE, K.CACHE_HIT]
+    assert [str(r.signature) for r in probe.records] == ["x: f32[5,2]"] * 2
+    assert [c.count for c in probe.records[1].reason.items] == [0]  # reused, not compiled
+    assert compiled(probe.records) == jax_log.counts["<lambda>"] == 1
