@@ -230,6 +230,27 @@ def test_run_on_a_terminal_in_chinese():
     assert not leftover_english(result.output, VARIANT), leftover_english(result.output, VARIANT)
 
 
+def test_ctrl_c_on_a_terminal_is_said_in_chinese():
+    sys.path.insert(0, str(Path(__file__).parent / "faults"))
+    from ptyrun import run_on_pty
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    sizes = ",".join(str(n) for n in range(1, 400))  # every call recompiles: a long run
+    result = run_on_pty(
+        [JITLAB, "--lang", "zh", "run", "dynamic-shapes", "--param", f"batch_size={sizes}"],
+        env=env,
+        timeout=180,
+        ctrl_c_after=("重编译", 1),
+    )
+    text = flat(result.output)
+    assert result.status == 130, text[-2000:]
+    assert "jitlab：这次调用结束后停止（再按一次 Ctrl-C 立即停止）" in text
+    assert "已中断（Ctrl-C）：以下是已完成的调用" in text
+    assert re.search(r"\d+ 次调用：1 次首次编译，\d+ 次重编译", text)
+    assert not leftover_english(result.output, VARIANT), leftover_english(result.output, VARIANT)
+
+
 def test_list_in_chinese(monkeypatch, capsys):
     assert main_in_process(["list", "--lang", "zh"], monkeypatch) == 0
     out = capsys.readouterr().out
