@@ -371,6 +371,7 @@ class MainWindow(QMainWindow):
         self._fill_scenarios()
         self._update_title()
         self._update_status()
+        self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)  # the labels' widths change too
 
     def _update_title(self) -> None:
         name = self.scenario.title.get(i18n.language()) if self.scenario else ""
@@ -501,6 +502,7 @@ class MainWindow(QMainWindow):
         self.code.show_scenario(cls, variant)
         self.lesson_scripts.show_scenario(cls)
         self.briefing.show_scenario(cls)
+        self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)  # its sliders and buttons, uncut
         self.summary.show_scenario(cls)
         self.worker.select(cls, variant, self.params.values())
         self._unstick_later()

@@ -210,6 +210,14 @@ class LessonPanel(QScrollArea):
         if shown:  # the opened answer is the point: scroll it up, once it is laid out
             QTimer.singleShot(0, self._scroll_to_answer)
 
+    def fit_width(self, least: int, most: int) -> None:
+        """As wide as the widest control needs (never cut at the right edge: it does not
+        scroll sideways), between ``least`` and ``most`` pixels."""
+        inner = self.widget()
+        inner.layout().activate()
+        need = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 6
+        self.setMinimumWidth(max(least, min(most, need)))
+
     def _scroll_to_answer(self) -> None:
         """Bring the answer's heading to the top of the column (as far as it scrolls)."""
         if self.answer_button.isChecked():

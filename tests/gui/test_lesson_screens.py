@@ -326,3 +326,29 @@ def test_the_error_pane_and_the_diff_get_room_when_shown(qtbot, make_window, siz
             == window.briefing.answer_button.height()
         )
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lesson_column_is_never_cut_at_its_right_edge(qtbot, make_window, lang) -> None:
+    """It does not scroll sideways: at 1024×640 a control wider than it was cut off (the
+    Reset button, the habit picker of recompile-cost)."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QSpinBox
+
+    window = make_window(scenario="recompile-cost")
+    if lang == "zh":
+        window.set_language("zh")
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() <= 1024)
+    panel = window.briefing
+    panel.widget().layout().activate()
+    qtbot.wait(0)
+    right = panel.viewport().width()
+    kinds = (QAbstractButton, QComboBox, QSpinBox)
+    cut = [
+        (w.objectName() or type(w).__name__, w.mapTo(panel.widget(), w.rect().topRight()).x())
+        for w in panel.widget().findChildren(QWidget)
+        if isinstance(w, kinds)
+        and w.isVisibleTo(panel)
+        and w.mapTo(panel.widget(), w.rect().topRight()).x() > right
+    ]
+    assert cut == [], (right, cut)
