@@ -205,7 +205,9 @@ def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None
     for overrides in calls:
         record = run.step(overrides)
         params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or say("run.defaults")
-        head = say("run.script_call", index=record.index, params=params, kind=record.kind.value)
+        kind = record.kind.value  # English: as the JSON names it (grep for it); else by name
+        kind = kind if language() == "en" else messages.kind_name(kind, language())
+        head = say("run.script_call", index=record.index, params=params, kind=kind)
         if record.card is not None:
             head += say("run.script_card", card=record.card)
         if record.error:
