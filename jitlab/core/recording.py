@@ -471,13 +471,14 @@ def _open_regular(path: str | Path) -> Any:
     """The file opened for reading, once it is known to be a regular file (checked on the
     opened file itself, so a name swapped in between cannot slip through; opened without
     blocking, so a FIFO with no writer does not hold the caller)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)  # none on Windows (no FIFOs there either)
+    fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise NotARegularFile(path, _file_kind(mode))
-        os.set_blocking(fd, True)
+        if nonblocking:
+            os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
