@@ -258,3 +258,50 @@ def test_a_watched_function_as_a_static_argument_looks_and_caches_like_jax_s():
     statics = [value for name, value in row.signature.statics]
     assert statics and all("<watched" not in str(v) for v in statics), statics
     assert str(statics[0]).startswith("<PjitFunction of <function ")
+
+
+NUTS = """
+import contextlib, json, sys
+import jax, jax.numpy as jnp
+import jitlab
+from tests.real.conftest import jax_compile_log
+
+watched = sys.argv[1] == "watch"
+with jax_compile_log() as log, (jitlab.watch() if watched else contextlib.nullcontext()) as rec:
+    # Imported inside the watch, as under `jitlab watch`: numpyro's `from jax import jit`
+    # binds the stand-in.
+    import numpyro, numpyro.distributions as dist
+    from numpyro.infer import MCMC, NUTS
+
+    def model(y=None):
+        mu = numpyro.sample("mu", dist.Normal(0, 1))
+        numpyro.sample("y", dist.Normal(mu, 1), obs=y)
+
+    mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10, progress_bar=False)
+    mcmc.run(jax.random.PRNGKey(0), y=jnp.ones(5))
+statics = [
+    value
+    for call in (rec.compiles if watched else ())
+    if call.record.function == "_fori_collect_loop"
+    for name, value in call.record.signature.statics
+]
+print(json.dumps({"log": dict(log.counts), "mu": mcmc.get_samples()["mu"].tolist(),
+                  "statics": statics}))
+"""
+
+
+def test_numpyro_nuts_under_a_watch_shows_its_static_function_as_jax_does():
+    pytest.importorskip("numpyro")
+    runs = {}
+    for mode in ("plain", "watch"):
+        done = _run(NUTS.replace("sys.argv[1]", repr(mode)), cwd=Path(__file__).parents[2])
+        assert done.returncode == 0, done.stderr
+        runs[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    plain, watched = runs["plain"], runs["watch"]
+    assert watched["mu"] == plain["mu"]  # the same chain, watched or not
+    loop = "_fori_collect_loop"
+    assert watched["log"][loop] == plain["log"][loop] >= 1  # hashed and compared alike
+    # The loop's body is a static argument: shown as the program's own jitted function.
+    statics = watched["statics"]
+    assert statics and statics[0].startswith("<PjitFunction of <function "), statics
+    assert not any("<watched" in value for value in statics)
