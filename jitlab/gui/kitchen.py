@@ -80,6 +80,11 @@ def _short_path(path: str) -> str:
 
 
 def card_label(card: CardView, cards: list[CardView]) -> str:
+    """What tells this card's signature apart from the other cards on show, in one line."""
+    return " ".join(card_parts(card, cards))
+
+
+def card_parts(card: CardView, cards: list[CardView]) -> list[str]:
     """What tells this card's signature apart from the other cards on show.
 
     Only the aspects that differ are named: a shape, a dtype, a sharding, a static value, an
@@ -88,11 +93,11 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
     """
     sig = card.sig
     if sig is None:
-        return card.signature[:18]
+        return [card.signature[:18]]
     name = card.key[0] if isinstance(card.key[0], str) else ""
     kin = [c for c in cards if c.key[0] == card.key[0]]
     if len(kin) < len(cards) and len(kin) == 1:
-        return name  # the only card of its function: the function tells it apart
+        return [name]  # the only card of its function: the function tells it apart
     others = [c.sig for c in kin if c is not card and c.sig is not None]
     mine = {leaf.path: leaf for leaf in sig.leaves}
     theirs = [{leaf.path: leaf for leaf in o.leaves} for o in others]
@@ -146,7 +151,7 @@ def card_label(card: CardView, cards: list[CardView]) -> str:
             parts.append(leaf_text(data[0], {"shape"}))
         parts += [f"{k}={v}" for k, v in statics.items()][:1]
     # Identical to another card: another function object of the same name.
-    return " ".join(parts) if parts else name or "="
+    return parts if parts else [name or "="]
 
 
 def card_tip_lines(card: CardView) -> list[str]:
@@ -158,12 +163,23 @@ def card_tip_lines(card: CardView) -> list[str]:
     return lines or ["()"]
 
 
-def fit_card_text(label: str, metrics: QFontMetrics, rect: QRectF) -> str:
-    """The card's label in its width: whole if it fits; else with the dims every card shares
-    left out (``[8,·]`` → ``8``), then on two lines, and cut only when nothing else fits."""
+def fit_card_text(
+    label: str,
+    metrics: QFontMetrics,
+    rect: QRectF,
+    parts: list[str] | None = None,
+    others: list[list[str]] | None = None,
+) -> str:
+    """The card's label in its width: whole if it fits; else the one part no other card
+    has (``f16`` of ``f16 ~f32 scalar``), or the dims every card shares left out (``[8,·]``
+    → ``8``), then on two lines, and cut only when nothing else fits."""
     width = int(rect.width() - 4)
     if metrics.horizontalAdvance(label) <= width:
         return label
+    taken = {p for other in others or [] for p in other}
+    for part in sorted(parts or [], key=len):
+        if part not in taken and metrics.horizontalAdvance(part) <= width:
+            return part
     bare = re.sub(r"[\[\]]", "", re.sub(r",?·,?", "", label))
     if bare and metrics.horizontalAdvance(bare) <= width:
         return bare
@@ -359,6 +375,7 @@ class KitchenCanvas(QWidget):
             if painter.fontMetrics().horizontalAdvance(more) > pile.width() - 4:
                 more = f"+{hidden}"
             painter.drawText(pile, Qt.AlignmentFlag.AlignCenter, more)
+        parts = {card.number: card_parts(card, visible) for card in visible}
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
@@ -372,12 +389,23 @@ class KitchenCanvas(QWidget):
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            text = fit_card_text(card_label(card, visible), painter.fontMetrics(), rect)
+            metrics = painter.fontMetrics()
+            others = [parts[c.number] for c in visible if c is not card]
+            text = fit_card_text(
+                " ".join(parts[card.number]), metrics, rect, parts[card.number], others
+            )
             self.card_texts[card.number] = text
+            number = f"#{card.number}"
+            if rect.height() - 2 >= 2 * metrics.height():
+                shown = f"{number}\n{text}"
+            elif metrics.horizontalAdvance(f"{number} {text}") <= rect.width() - 4:
+                shown = f"{number} {text}"  # a short card: one line
+            else:
+                shown = text  # the label tells it apart; its number is in the tooltip
             painter.drawText(
                 rect.adjusted(2, 1, -2, -1),
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
-                f"#{card.number}\n{text}",
+                shown,
             )
 
     def _paint_labels(
