@@ -25,7 +25,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         description="Run a Python program unchanged, record every compile and recompile of "
         "its jitted functions to a JSON-lines file, and print a summary per function. "
         "In each process of a jax.distributed job it writes one file per process, "
-        "run.p0.jsonl, run.p1.jsonl, … for --out run.jsonl (see `jitlab summary`).",
+        "run.p0.jsonl, run.p1.jsonl, … for --out run.jsonl (see `jitlab summary`). "
+        "The program runs as `python ARGS` would run it: a script, a folder or zip with "
+        "__main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, -O, "
+        "-u, -B, -I, …; not -i, -S or -x). A child forked by the program (multiprocessing's "
+        "fork) writes its own NAME.pid<PID>.jsonl; children started by spawn or forkserver "
+        "are not watched. --out never writes over a file that is not a recording.",
     )
     parser.add_argument(
         "--out",
@@ -66,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
     if program.options:
-        _reexec(args, out, program)  # never returns
+        _reexec(args, program)  # never returns
 
     import jitlab.core.recording  # noqa: F401  (imported before sys.path becomes the program's)
     from jitlab.core.watch import watch
@@ -203,11 +208,11 @@ def _parse_program(program: list[str]) -> _Program:
     return _Program("file", target, rest, options)
 
 
-def _reexec(args: argparse.Namespace, out: Path, program: _Program) -> None:
+def _reexec(args: argparse.Namespace, program: _Program) -> None:
     """Start this interpreter again with the program's interpreter options (``-X dev``,
     ``-W error``, ``-O``, ``-u``, …): most act only at start-up, and then they hold exactly as
     under plain python (sys.flags, warnings, buffering), for jitlab's code as for the program's."""
-    own = ["--out", str(out)]
+    own = ["--out", args.out]  # the same folder: exec keeps the working directory
     own += ["--include-internal"] * args.include_internal
     own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
     if program.mode == "module":

@@ -335,3 +335,37 @@ def test_a_call_failing_thousands_of_times_is_kept_bounded_and_counted_exactly()
     assert len(errors) == 20 and len(recorder.latest_errors[key]) == 20  # first and latest
     assert all(c.record.error.exception is None for c in errors)  # no traceback's frames kept
     assert grown < 2_000_000, grown  # was ~12 KB per failing call
+
+
+def test_ctrl_c_on_a_terminal_ends_as_under_python_with_the_recording_complete(tmp_path):
+    from ptyrun import run_on_pty
+
+    (tmp_path / "prog.py").write_text(
+        textwrap.dedent(
+            """
+            import time
+            import jax, jax.numpy as jnp
+            f = jax.jit(lambda x: x + 1)
+            for i in range(10_000):
+                f(jnp.ones(2))
+                print("step", i, flush=True)
+                time.sleep(0.05)
+            """
+        )
+    )
+    env = {**os.environ, "TERM": "xterm-256color"}
+    plain = run_on_pty(
+        [sys.executable, str(tmp_path / "prog.py")], env=env, ctrl_c_after=("step", 3)
+    )
+    out = str(tmp_path / "r.jsonl")
+    watched = run_on_pty(
+        [*JITLAB, "watch", "--out", out, "--", "python", str(tmp_path / "prog.py")],
+        env=env,
+        ctrl_c_after=("step", 3),
+    )
+    assert watched.status == plain.status == -signal.SIGINT  # the shell shows 130 for both
+    assert "KeyboardInterrupt" in watched.output and "KeyboardInterrupt" in plain.output
+    assert "jitlab" not in watched.output.split("KeyboardInterrupt")[0].split("Traceback")[-1]
+    lines = lines_of(Path(out))
+    assert lines[-1]["type"] == "end" and lines[-1]["t"] > 0
+    assert [line["hits"] for line in lines if line["type"] == "hits"][-1] >= 2
