@@ -183,6 +183,9 @@ def fit_card_text(
     bare = re.sub(r"[\[\]]", "", re.sub(r",?·,?", "", label))
     if bare and metrics.horizontalAdvance(bare) <= width:
         return bare
+    head = label.split(" ")[0]  # "f32" of "f32 scalar": the dtype says most
+    if len(parts or []) <= 1 and head != label and metrics.horizontalAdvance(head) <= width:
+        return head
     lines = 2 if rect.height() - 4 >= 3 * metrics.height() else 1
     if lines == 2 and " " in label:
         first, _, rest = label.partition(" ")
