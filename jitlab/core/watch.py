@@ -30,8 +30,8 @@ import collections
 import contextlib
 import dataclasses
 import functools
-import operator
 import json
+import operator
 import os
 import socket
 import sys
@@ -111,6 +111,9 @@ def _claim(path: Path) -> tuple[IO[str], Path]:
     except OSError:
         f.close()
         pending = path.with_name(f"{path.stem}.pid{os.getpid()}{path.suffix}")
+        why = refusal(pending, RECORDING)
+        if why is not None:  # never over a user's file, whatever its name
+            raise FileExistsError(why) from None
         return _open_lines(pending, "w"), pending
     f.seek(0)
     f.truncate()
@@ -601,6 +604,9 @@ class Recorder:
             self.file_path = None
             return
         self.file_path = child_path(self.path, self._pid)
+        if refusal(self.file_path, RECORDING) is not None:  # a user's file by that name
+            self.file_path = None
+            return
         self._file = _open_lines(self.file_path, "w")
         self.process, self._resolved = None, True
         self._first_line = RecordingStart(
