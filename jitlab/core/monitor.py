@@ -452,13 +452,27 @@ listeners_now = _jax.duration_listeners  # ``listeners_now() is not LISTENING[0]
 _losses = 0  # how many times jitlab found its listeners gone and registered them again
 
 
+_more_duration_listeners: list[Callable[..., None]] = []  # see add_duration_listener
+
+
+def add_duration_listener(listener: Callable[..., None]) -> None:
+    """Register another jitlab duration listener, kept registered like the router's own
+    (a program that clears them gets it back too)."""
+    with _install_lock:
+        if listener not in _more_duration_listeners:
+            _more_duration_listeners.append(listener)
+        if listener not in _jax.duration_listeners():
+            jax.monitoring.register_event_duration_secs_listener(listener)
+
+
 def _register_listeners() -> bool:
     """Register whichever of jitlab's listeners JAX no longer holds (lock held); True when
     one was missing."""
     missing = False
-    if _on_duration not in _jax.duration_listeners():
-        jax.monitoring.register_event_duration_secs_listener(_on_duration)
-        missing = True
+    for listener in (_on_duration, *_more_duration_listeners):
+        if listener not in _jax.duration_listeners():
+            jax.monitoring.register_event_duration_secs_listener(listener)
+            missing = True
     if _on_event not in _jax.event_listeners():
         jax.monitoring.register_event_listener(_on_event)
         missing = True

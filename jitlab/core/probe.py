@@ -1144,7 +1144,7 @@ def _follow_backward(probe: Probe) -> None:
     if not _backward_listening:
         with _backward_lock:
             if not _backward_listening:
-                jax.monitoring.register_event_duration_secs_listener(_on_backward_compile)
+                monitor.add_duration_listener(_on_backward_compile)  # kept registered
                 _backward_listening = True
 
 

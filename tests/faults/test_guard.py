@@ -85,6 +85,35 @@ def test_a_program_that_clears_jax_listeners_is_still_watched_and_says_so(tmp_pa
     assert lines[-1]["type"] == "end"
 
 
+GRAD = """
+import json
+import jax, jax.numpy as jnp
+import jitlab
+from tests.real.conftest import jax_compile_log
+
+first = jitlab.Probe(jax.jit(lambda x: jnp.sum(jnp.sin(x))))
+jax.grad(first)(jnp.ones(3))  # jitlab follows grad's backward passes from here on
+jax.monitoring.clear_event_listeners()
+
+def loss(x):
+    return jnp.sum(jnp.cos(x) * 2)
+
+probe = jitlab.Probe(jax.jit(loss))
+with jax_compile_log() as log:
+    jax.grad(probe)(jnp.ones(4))
+print(json.dumps({"log": log.counts["loss"], "probe": sum(r.kind.compiled for r in probe.records)}))
+"""
+
+
+def test_every_listener_of_jitlab_comes_back_after_a_clear():
+    # grad compiles the function's backward pass after the probed call returned: jitlab's
+    # listener for it is registered again with the others.
+    done = _run(GRAD)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["log"] == 2 and seen["probe"] == seen["log"]
+
+
 BUDGET = """
 import json
 import jax, jax.numpy as jnp
