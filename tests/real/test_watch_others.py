@@ -81,6 +81,7 @@ def double(x):
 def body(x):
     return x * 3
 
+originals = (jax.jit, jax.pmap)
 with jax_compile_log() as log, jitlab.watch(sys.argv[1]):
     p = jax.pmap(double)
     p(jnp.ones((8, 3))); p(jnp.ones((8, 3))); p(jnp.ones((8, 5)))
@@ -90,6 +91,7 @@ with jax_compile_log() as log, jitlab.watch(sys.argv[1]):
 probe = jitlab.Probe(jax.pmap(double))
 probe(jnp.ones((8, 2)))
 print(json.dumps({"log": dict(log.counts), "probe": probe.name,
+                  "restored": (jax.jit, jax.pmap) == originals,
                   "probe_function": probe.records[0].function,
                   "probe_compiles": sum(r.kind.compiled for r in probe.records)}))
 """
@@ -111,6 +113,7 @@ def test_watch_sees_pmap_and_shard_map_under_the_users_names(tmp_path):
         by_name.setdefault(call["function"], []).append(call["kind"])
     # pmap runs as jit(shard_map(_fun)): JAX's log says _fun; the recording says double.
     assert seen["log"]["_fun"] == 2
+    assert seen["restored"]  # jax.jit and jax.pmap are the very objects found
     assert by_name["double"] == ["compile", "recompile"]
     assert "_fun" not in by_name
     hits = {line["function"]: line["hits"] for line in lines if line["type"] == "hits"}
