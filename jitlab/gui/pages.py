@@ -493,10 +493,15 @@ class SummaryPage(QWidget):
         layout = QVBoxLayout(inner)
         layout.addWidget(self.title)
         layout.addWidget(self.verdict)  # the lesson's verdict first, then the table
-        layout.addWidget(self.table_box)
+        # The table and the chart side by side: both above the fold at 1024×640 (stacked,
+        # the chart began below it).
+        payoff = QHBoxLayout()
+        payoff.addWidget(self.table_box, 0)
+        payoff.addWidget(self.compare, 1)
+        self.table_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
+        layout.addLayout(payoff, 1)
         layout.addWidget(self.prediction)
         layout.addWidget(self.lesson)
-        layout.addWidget(self.compare, 1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(inner)

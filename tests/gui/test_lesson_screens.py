@@ -352,3 +352,27 @@ def test_the_lesson_column_is_never_cut_at_its_right_edge(qtbot, make_window, la
         and w.mapTo(panel.widget(), w.rect().topRight()).x() > right
     ]
     assert cut == [], (right, cut)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 640)])
+def test_the_complete_chart_is_above_the_fold(qtbot, make_window, size, lang) -> None:
+    window = make_window(scenario="dynamic-shapes")
+    if lang == "zh":
+        window.set_language("zh")
+    window.resize(*size)
+    window.briefing.start.click()
+    call_with(qtbot, window, batch_size=8)
+    call_with(qtbot, window, batch_size=16)
+    switch(qtbot, window, "fix")
+    call_with(qtbot, window, batch_size=8)
+    call_with(qtbot, window, batch_size=16)
+    window.set_mode("complete")
+    page = window.summary
+    page.refresh()
+    qtbot.wait(0)
+    scroll = page.compare.parentWidget().parentWidget()  # the inner widget's viewport
+    top = page.compare.mapTo(scroll, page.compare.rect().topLeft()).y()
+    bottom = top + page.compare.height()
+    assert page.compare.height() >= 200
+    assert top >= 0 and bottom <= scroll.height(), (top, bottom, scroll.height())
