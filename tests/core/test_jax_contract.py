@@ -217,6 +217,67 @@ def test_explain_state_has_thread_local_and_global_slots() -> None:
         jax.config.update("jax_explain_cache_misses", before)
 
 
+def test_a_programs_explain_update_runs_the_states_global_hook() -> None:
+    seen: list[Any] = []
+    unhook = _jax.hook_explain_updates(seen.append)
+    before = _jax.EXPLAIN.get_global()
+    try:
+        jax.config.update("jax_explain_cache_misses", not before)  # the program's update
+        _jax.EXPLAIN.set_global(before)  # jitlab's own: no hook
+    finally:
+        unhook()
+        jax.config.update("jax_explain_cache_misses", before)
+    assert seen == [not before]
+
+
+def test_persistent_cache_writes_are_raised_to_warning_by_explain() -> None:
+    # The texts compiler.py / compilation_cache.py log at WARNING only while explaining.
+    assert _jax.raised_by_explain(
+        "jax._src.compilation_cache", "Writing jit_f to persistent compilation cache with key 'k'"
+    )
+    assert _jax.raised_by_explain(
+        "jax._src.compiler", "Not writing persistent cache entry for 'jit_f' because it took < 0s"
+    )
+    assert not _jax.raised_by_explain(
+        "jax._src.compiler", "Persistent compilation cache hit for 'jit_f' with key 'k'"
+    )
+    source = "\n".join(
+        inspect.getsource(module)
+        for module in (
+            __import__("jax._src.compiler", fromlist=["x"]),
+            __import__("jax._src.compilation_cache", fromlist=["x"]),
+        )
+    )
+    assert "Writing %s to persistent compilation cache" in source
+    assert "if config.explain_cache_misses.value" in source
+
+
+def test_clear_event_listeners_rebinds_the_listener_lists() -> None:
+    # In a process of its own: clearing here would drop other tests' listeners.
+    code = (
+        "import jax\n"
+        "from jitlab.core import _jax\n"
+        "held = (_jax.duration_listeners(), _jax.event_listeners())\n"
+        "f = lambda *a, **k: None\n"
+        "jax.monitoring.register_event_duration_secs_listener(f)\n"
+        "assert f in held[0]\n"
+        "jax.monitoring.clear_event_listeners()\n"
+        "assert _jax.duration_listeners() is not held[0]\n"
+        "assert _jax.event_listeners() is not held[1]\n"
+        "jax.monitoring.register_event_duration_secs_listener(f)\n"
+        "assert f in _jax.duration_listeners()\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=HERE.parents[2],
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
 def test_source_exclusion_points_explanations_past_excluded_files(explained) -> None:
     monitor.install()  # registers jitlab/core as excluded
 
