@@ -75,6 +75,7 @@ class Program:
     needs: tuple[str, ...] = ()  # modules it imports beyond JAX
     returncode: int = 0  # the plain run's exit status
     relative: bool = False  # run as `python programs/NAME.py` from tests/real
+    jax_names: dict[str, str] = field(default_factory=dict)  # ours -> JAX's log's, if not equal
     xfail: dict[str, str] = field(default_factory=dict)  # "output" / "counts" -> what differs
 
 
@@ -89,6 +90,10 @@ _ITEM7 = (
 _DEVICE = (
     "jitlab: 1 executable of on_device (the call on device 1 a cache hit); JAX: 2 compiles "
     "(an array committed to another device is lowered and compiled again)"
+)
+_ITEM4 = (
+    "jitlab watch records no compile of the pmapped spmd_update (0 lines; an eager op '_fun' "
+    "with --include-internal); JAX's log: 3 compiles of jit(_fun)"
 )
 _ITEM9 = (
     "under jitlab watch the script's __file__ is relative (it cannot find its file after a "
@@ -108,6 +113,12 @@ PROGRAM_LIST = [
         xfail={"output": _ITEM7},
     ),
     Program("jax_dp_sgd.py", ("private_update",)),
+    Program(
+        "jax_spmd_mnist_pmap.py",
+        ("spmd_update", "accuracy"),
+        jax_names={"spmd_update": "_fun"},  # pmap compiles as jit(shard_map(_fun))
+        xfail={"counts": _ITEM4},
+    ),
     Program(
         "jax_jit_docs_error.py",
         ("f",),
@@ -189,7 +200,8 @@ def test_program_under_watch_counts_each_functions_compiles_like_jax(program, ru
         counted[row.function] += row.executables
     assert set(program.functions) <= set(counted), (counted, ran.watched.jax_compiles)
     for name, executables in counted.items():
-        assert executables == ran.watched.jax_compiles[name], (name, counted)
+        jax_name = program.jax_names.get(name, name)
+        assert executables == ran.watched.jax_compiles[jax_name], (name, counted)
 
 
 # -- what the recordings say, against what JAX did and said -------------------------------------
