@@ -496,7 +496,7 @@ class SummaryPage(QWidget):
         # The table and the chart side by side: both above the fold at 1024×640 (stacked,
         # the chart began below it).
         payoff = QHBoxLayout()
-        payoff.addWidget(self.table_box, 0)
+        payoff.addWidget(self.table_box, 0, Qt.AlignmentFlag.AlignTop)
         payoff.addWidget(self.compare, 1)
         self.table_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
         layout.addLayout(payoff, 1)
