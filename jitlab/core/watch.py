@@ -63,7 +63,7 @@ from jitlab.core.records import CallKind, CallRecord, Change, Reason, dumps_stri
 
 # How often aggregated hit counts are written while a program runs (and before every
 # compile's line): a program that ends with os._exit loses at most this much of its counts.
-_HITS_EVERY_S = 0.5
+_HITS_EVERY_S = 1.0
 # Failing calls kept in memory per function, in full: the first and the latest few (every
 # one is still written to the file and counted exactly): a call failing 20,000 times in a loop
 # would otherwise hold each failure's traceback and its frames.
@@ -823,6 +823,8 @@ class Recorder:
         while not self._stopping.wait(_HITS_EVERY_S):
             monitor.revive()  # a program that cleared jitlab's listeners is blind no longer
             with self._lock:
+                if self._stopping.is_set():  # stop() writes the last counts, then the end
+                    return
                 self._write_hits(only_changed=True)
 
     def _write(self, obj: dict[str, Any]) -> None:
