@@ -1153,24 +1153,45 @@ def _on_backward_compile(event: str, duration: float, **kwargs: Any) -> None:
     fired by JAX's backward pass outside any probed call: another executable JAX made."""
     if event != monitor.COMPILE_EVENT and event != monitor.LOWER_EVENT:
         return
-    ref = getattr(_backward, "probe", None)
-    if ref is None or getattr(_tls, "collector", None) is not None:
+    if getattr(_backward, "probe", None) is None or getattr(_tls, "collector", None) is not None:
         return
-    probe = ref()
-    if probe is None or kwargs.get("fun_name") != _jax.jit_event_name(probe._trace_name):
+    if getattr(monitor, "_watchers", None):
+        # A watch files every compile outside probed calls itself (it may ask
+        # backward_compile whose it is): filing it here too would count it twice.
         return
+    fun_name = kwargs.get("fun_name")
     frame = sys._getframe(1)
-    if not _jax.in_backward_pass(frame):
-        return
     if event == monitor.LOWER_EVENT:
-        _backward.lower_ms = duration * 1e3
+        if backward_compile(fun_name, frame, lowering=True) is not None:
+            _backward.lower_ms = duration * 1e3
         return
+    found = backward_compile(fun_name, frame)
+    if found is not None:
+        probe, avals = found
+        lower_ms, _backward.lower_ms = getattr(_backward, "lower_ms", 0.0), 0.0
+        probe._file_backward(lower_ms, duration * 1e3, avals)
+
+
+def backward_compile(
+    fun_name: Any, frame: Any, *, lowering: bool = False
+) -> tuple[Probe, tuple[Any, ...]] | None:
+    """Called from a compile event listener outside any probed call: is this JAX compiling
+    the backward pass (grad's transpose) of the function a probe on this thread last ran
+    under grad? Then (that probe, the transposed function's input avals); else None.
+    ``probe._file_backward(lower_ms, compile_ms, avals)`` files it as that function's."""
+    ref = getattr(_backward, "probe", None)
+    probe = ref() if ref is not None else None
+    if probe is None or fun_name != _jax.jit_event_name(probe._trace_name):
+        return None
+    if not _jax.in_backward_pass(frame):
+        return None
+    if lowering:
+        return probe, ()
     found = _jax.compiling_avals(frame)
     site = frames.defined_at(probe._fn)
     if found is None or not site or not (found[0] or "").endswith(site):
-        return  # another function of the same name: not ours
-    lower_ms, _backward.lower_ms = _backward.lower_ms, 0.0
-    probe._file_backward(lower_ms, duration * 1e3, found[1])
+        return None  # another function of the same name: not ours
+    return probe, found[1]
 
 
 def _same_call(a: Hashable, b: Hashable) -> bool:

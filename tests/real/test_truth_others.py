@@ -300,3 +300,18 @@ def test_a_second_eager_vmap_is_a_hit_on_the_batched_executable(jax_log):
     assert [str(r.signature) for r in probe.records] == ["x: f32[5,2]"] * 2
     assert [c.count for c in probe.records[1].reason.items] == [0]  # reused, not compiled
     assert compiled(probe.records) == jax_log.counts["<lambda>"] == 1
+
+
+def test_grad_under_watch_counts_like_jax_and_names_the_transformation(jax_log):
+    from jitlab.core.watch import watch
+
+    with watch() as recorder:
+        f = jax.jit(lambda x: jnp.sum(jnp.cos(x)))
+        x = jnp.ones(3)
+        f(x)
+        jax.grad(f)(x)
+        jax.vmap(f)(jnp.ones((4, 3)))
+    mine = [c.record for c in recorder.compiles if c.record.function == "<lambda>"]
+    assert len(mine) == jax_log.counts["<lambda>"] == 4  # the backward pass counted once
+    assert kinds(mine[1]) == [C.TRANSFORMED] and mine[1].reason.items[0].path == "linearize"
+    assert str(mine[3].signature) == "x: f32[4,3]" and kinds(mine[3]) == [C.TRANSFORMED]
