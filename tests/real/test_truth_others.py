@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.core import changes
+from jitlab.core import changes, explain
 from jitlab.core.changes import ChangeKind
 from jitlab.core.probe import Probe
 from jitlab.core.records import CallKind
@@ -205,6 +205,11 @@ def test_spmd_mnist_called_outside_set_mesh_is_a_mesh_context_change(jax_log):
     assert "outside jax.set_mesh" in changes.render(reason.items[0], "en")
     assert "jax.set_mesh" in changes.render(reason.items[0], "zh")
     assert "abstract_mesh_context_manager differs" in misses(jax_log)[-1]
+    # JAX's own bullet reads the same, for a call jitlab sees only through JAX's words.
+    parsed = explain.parse(misses(jax_log)[-1])
+    assert [(c.kind, c.before, c.after) for c in parsed] == [
+        (C.MESH_CONTEXT, reason.items[0].before, None)
+    ]
     assert compiled(step.records) == jax_log.counts["train_step"] == 2
 
 
