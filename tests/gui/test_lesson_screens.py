@@ -376,3 +376,25 @@ def test_the_complete_chart_is_above_the_fold(qtbot, make_window, size, lang) ->
     bottom = top + page.compare.height()
     assert page.compare.height() >= 200
     assert top >= 0 and bottom <= scroll.height(), (top, bottom, scroll.height())
+
+
+@pytest.mark.qt_log_ignore("does not support raise", "propagateSizeHints")
+def test_the_script_windows_figures_equal_the_compare_views(qtbot, make_window) -> None:
+    from test_script_view import SCRIPT_TIMEOUT_MS, click_card
+
+    window = make_window(scenario="control-flow")
+    switch(qtbot, window, "unrolled-loop")
+    for steps in (4, 8):
+        call_with(qtbot, window, steps=steps)
+    first = click_card(qtbot, window, number=1)
+    view = first.view
+    view.compare_button.click()
+    diff_window = window.scripts.diffs[-1]
+    qtbot.waitUntil(lambda: diff_window.compared is not None, timeout=SCRIPT_TIMEOUT_MS)
+    rows = {
+        diff_window.figures.item(r, 0).text(): diff_window.figures.item(r, 1).text()
+        for r in range(diff_window.figures.rowCount())
+    }
+    summary = view.summary.text()
+    assert f"{rows['compile time']} to compile" in summary, (summary, rows)
+    assert f"{rows['jaxpr equations (sub-graphs once)']} equations" in summary
