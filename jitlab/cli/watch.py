@@ -256,11 +256,12 @@ def _run_program(program: _Program) -> tuple[int, bool]:
         path, first = "", os.getcwd()
     else:
         path, first = "", ""
-    if not safe_path:  # python puts the program's place first, where jitlab's own entry was
-        if sys.path:
-            sys.path[0] = first
-        else:
-            sys.path.insert(0, first)
+    # Python puts the program's place first (where jitlab's own entry was); with -P or -I
+    # only a folder or zip is put there (python must import its __main__ from it).
+    if not safe_path and sys.path:
+        sys.path[0] = first
+    elif not safe_path or program.mode == "main":
+        sys.path.insert(0, first)
     try:
         if program.mode == "file":
             from importlib.machinery import SourceFileLoader, SourcelessFileLoader
