@@ -169,6 +169,7 @@ def fit_card_text(
     rect: QRectF,
     parts: list[str] | None = None,
     others: list[list[str]] | None = None,
+    two_lines: bool = False,
 ) -> str:
     """The card's label in its width: whole if it fits; else the one part no other card
     has (``f16`` of ``f16 ~f32 scalar``), or the dims every card shares left out (``[8,·]``
@@ -183,14 +184,20 @@ def fit_card_text(
     bare = re.sub(r"[\[\]]", "", re.sub(r",?·,?", "", label))
     if bare and metrics.horizontalAdvance(bare) <= width:
         return bare
-    head = label.split(" ")[0]  # "f32" of "f32 scalar": the dtype says most
-    if len(parts or []) <= 1 and head != label and metrics.horizontalAdvance(head) <= width:
+    if two_lines:  # at a natural break: "P(None,\ndata)", "f32\n[8,·]"
+        for at in [m.end() for m in re.finditer(r"[ ,]", label)]:
+            first, rest = label[:at].rstrip(), label[at:].lstrip()
+            if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
+                return f"{first}\n{rest}"
+    head = label.split(" ")[0]  # "f32" of "f32 scalar": the dtype says most (not "1" of
+    # "1 device": a bare number would say nothing)
+    if (
+        len(parts or []) <= 1
+        and head != label
+        and re.search(r"[A-Za-z]", head)
+        and metrics.horizontalAdvance(head) <= width
+    ):
         return head
-    lines = 2 if rect.height() - 4 >= 3 * metrics.height() else 1
-    if lines == 2 and " " in label:
-        first, _, rest = label.partition(" ")
-        if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
-            return f"{first}\n{rest}"
     return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
 
 
@@ -394,12 +401,15 @@ class KitchenCanvas(QWidget):
             painter.setPen(QColor("#3a2a1e"))
             metrics = painter.fontMetrics()
             others = [parts[c.number] for c in visible if c is not card]
-            text = fit_card_text(
-                " ".join(parts[card.number]), metrics, rect, parts[card.number], others
-            )
-            self.card_texts[card.number] = text
+            # Two lines fit when the card is two lines high, give or take their leading.
+            two = rect.height() >= 2 * metrics.height() - 2
+            label = " ".join(parts[card.number])
+            text = fit_card_text(label, metrics, rect, parts[card.number], others, two)
+            self.card_texts[card.number] = text.replace("\n", " ")
             number = f"#{card.number}"
-            if rect.height() - 2 >= 2 * metrics.height():
+            if "\n" in text:
+                shown = text  # the label needs both lines; its number is in the tooltip
+            elif two:
                 shown = f"{number}\n{text}"
             elif metrics.horizontalAdvance(f"{number} {text}") <= rect.width() - 4:
                 shown = f"{number} {text}"  # a short card: one line

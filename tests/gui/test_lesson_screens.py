@@ -398,3 +398,26 @@ def test_the_script_windows_figures_equal_the_compare_views(qtbot, make_window) 
     summary = view.summary.text()
     assert f"{rows['compile time']} to compile" in summary, (summary, rows)
     assert f"{rows['jaxpr equations (sub-graphs once)']} equations" in summary
+
+
+def test_a_card_too_narrow_for_its_label_breaks_it_or_names_what_differs(qtbot) -> None:
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from jitlab.gui.kitchen import fit_card_text
+
+    font = QFont()
+    font.setPixelSize(MIN_TEXT_PX)
+    metrics = QFontMetrics(font)
+    narrow = QRectF(0, 0, metrics.horizontalAdvance("P(None,") + 8, 2 * metrics.height())
+    text = fit_card_text("P(None,data)", metrics, narrow, ["P(None,data)"], [["P()"]], True)
+    assert text == "P(None,\ndata)"  # was "P(No…"
+    tiny = QRectF(0, 0, metrics.horizontalAdvance("f32") + 8, metrics.height())
+    label = "1 device"
+    assert fit_card_text(label, metrics, tiny, [label], [], False) != "1"  # a bare number
+    assert fit_card_text("f32 scalar", metrics, tiny, ["f32 scalar"], [], False) == "f32"
+    wide = QRectF(0, 0, 400, metrics.height())
+    assert fit_card_text("f16 ~f32 scalar", metrics, wide, None, None) == "f16 ~f32 scalar"
+    mid = QRectF(0, 0, metrics.horizontalAdvance("f16") + 8, metrics.height())
+    parts = ["f16", "~f32 scalar"]
+    assert fit_card_text("f16 ~f32 scalar", metrics, mid, parts, [["f32", "~f32 scalar"]]) == "f16"
