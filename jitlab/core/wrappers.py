@@ -23,6 +23,7 @@ Not probeable (:func:`recognise` raises ``TypeError`` saying so): an AOT ``Compi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import sys
 from collections.abc import Callable
@@ -158,13 +159,15 @@ def recognise(fn: Any) -> Jitted | None:
         user = getattr(fn, "__wrapped__", None)
         spec = StaticSpec.for_function((), (), user)
         return Jitted(PMAP, fn, user, _jax.PMAP_TRACE_NAME, spec)
-    if inspect.ismethod(fn) and _is_pjit(fn.__func__):
-        # A jax.jit method bound to an instance (``m.fwd``): jit sees ``self`` first, with
-        # its static_argnums counted from it. Named and split as jit sees the call.
-        inner = recognise(fn.__func__)
-        if inner is not None and inner.kind == JAX_JIT:
-            spec = BoundSpec(inner.spec, fn.__self__)
-            return Jitted(JAX_JIT, fn, inner.function, inner.trace_name, spec)
+    bound = _bound_call(fn)
+    if bound is not None:
+        # A jitted method bound to an instance (``m.fwd`` of a jax.jit, filter_jit or
+        # nnx.jit method): the wrapper sees ``self`` first, its static_argnums counted from
+        # it. Named and split as the wrapper sees the call.
+        inner = recognise(bound[0])
+        if inner is not None and inner.kind in (JAX_JIT, FILTER_JIT, NNX_JIT):
+            spec = BoundSpec(inner.spec, *bound[1])
+            return Jitted(inner.kind, fn, inner.function, inner.trace_name, spec)
     if _is_pjit(fn):
         fun = getattr(fn, "__wrapped__", fn)
         if _is_eqx_inner(fun):
@@ -276,14 +279,31 @@ class EqxInnerSpec(StaticSpec):
         return self._spec(fun).split(user_args, user_kwargs)
 
 
-class BoundSpec(StaticSpec):
-    """The argument split of a jitted method bound to an instance: the instance is the
-    call's first argument (``self``, static or traced as the jit's options say)."""
+def _bound_call(fn: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(the jit wrapper, the arguments bound before the call's) of a bound method of a jit
+    wrapper: a method object (``jax.jit`` on a method), a ``functools.partial`` (what
+    ``nnx.jit``'s ``__get__`` returns) or an equinox ``Partial`` (``filter_jit``'s)."""
+    if inspect.ismethod(fn):
+        return fn.__func__, (fn.__self__,)
+    if isinstance(fn, functools.partial) or (
+        _module_of(fn).startswith("equinox") and type(fn).__name__ == "Partial"
+    ):
+        func, args = getattr(fn, "func", None), getattr(fn, "args", None)
+        if func is None or not isinstance(args, tuple) or getattr(fn, "keywords", None):
+            return None
+        if _is_pjit(func) or _jax.is_nnx_jit(func) or type(func).__name__ == "_JitWrapper":
+            return func, args
+    return None
 
-    def __init__(self, spec: StaticSpec, instance: Any) -> None:
+
+class BoundSpec(StaticSpec):
+    """The argument split of a jitted method bound to an instance: the instance (and any
+    other bound argument) comes first, static or traced as the wrapper's options say."""
+
+    def __init__(self, spec: StaticSpec, *bound: Any) -> None:
         self.__dict__.update(spec.__dict__)
         self._spec = spec
-        self._instance = instance
+        self._bound = bound
 
     @property
     def empty(self) -> bool:
@@ -292,7 +312,7 @@ class BoundSpec(StaticSpec):
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-        return self._spec.split((self._instance, *args), kwargs)
+        return self._spec.split((*self._bound, *args), kwargs)
 
 
 class NnxInnerSpec(StaticSpec):
@@ -353,6 +373,12 @@ def unpack_filter_jit_call(
 
 
 # -- JAX's cache size, through the wrapper ---------------------------------------------------
+def _unbound(fn: Any) -> Any:
+    """The jit wrapper behind a bound method of one (see :func:`_bound_call`)."""
+    bound = _bound_call(fn)
+    return fn if bound is None else bound[0]
+
+
 def _unknown_cache_size() -> int:
     return -1
 
@@ -364,7 +390,7 @@ def cache_size(info: Jitted) -> Callable[[], int]:
     Looked up once, when a probe binds: the probe calls it on every call, so it must be the
     very method (one attribute call), not a search through the wrapper.
     """
-    fn = info.call
+    fn = _unbound(info.call)
     if info.kind == FILTER_JIT:
         inner = _jax.equinox_inner_jit(fn)
     elif info.kind == NNX_JIT:
@@ -390,7 +416,7 @@ def cache_identity(info: Jitted) -> Any | None:
     function and the jit options, not on the jit object. Wrappers are compared by the inner
     ``jax.jit`` they call and the user's function.
     """
-    fn = info.call
+    fn = _unbound(info.call)
     if info.kind == JAX_JIT:
         fun = getattr(fn, "__wrapped__", None)
         options = _options_text(_jax.jit_info(fn))

@@ -320,3 +320,33 @@ def test_grad_under_watch_counts_like_jax_and_names_the_transformation(jax_log):
     assert len(mine) == jax_log.counts["<lambda>"] == 4  # the backward pass counted once
     assert kinds(mine[1]) == [C.TRANSFORMED] and mine[1].reason.items[0].path == "linearize"
     assert str(mine[3].signature) == "x: f32[4,3]" and kinds(mine[3]) == [C.TRANSFORMED]
+
+
+def test_probe_of_bound_filter_jit_and_nnx_jit_methods_counts_like_jax(jax_log):
+    import equinox as eqx
+    from flax import nnx
+
+    class Eqx(eqx.Module):
+        w: jax.Array
+
+        @eqx.filter_jit
+        def apply(self, x):
+            return self.w * x
+
+    class Nnx(nnx.Module):
+        def __init__(self) -> None:
+            self.w = nnx.Param(jnp.ones(3))
+
+        @nnx.jit
+        def run(self, x):
+            return self.w[...] * x
+
+    for method, name in ((Eqx(jnp.ones(3)).apply, "apply"), (Nnx().run, "run")):
+        probe = Probe(method)  # a bound method: the wrapper's own __get__ made it
+        for n in (3, 3, 4):
+            probe(jnp.ones(n) if n == 3 else jnp.ones((n, 3)))
+        assert [r.kind for r in probe.records] == [K.COMPILE, K.CACHE_HIT, K.RECOMPILE], name
+        first = [leaf.path for leaf in probe.records[0].signature.leaves]
+        assert first[0].startswith("self.w") and first[-1] == "x", first
+        assert [(c.kind, c.path) for c in probe.records[2].reason.items] == [(C.SHAPE, "x")]
+        assert compiled(probe.records) == jax_log.counts[name] == 2, (name, jax_log.counts)
