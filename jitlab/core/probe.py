@@ -1134,18 +1134,17 @@ def _untraced(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
 # compiles the transposed function outside any probed call (see _on_backward_compile).
 _backward = threading.local()
 _backward_lock = threading.Lock()
-_backward_listening = False
 
 
 def _follow_backward(probe: Probe) -> None:
-    global _backward_listening
     _backward.probe = weakref.ref(probe)
     _backward.lower_ms = 0.0
-    if not _backward_listening:
+    # Registered on the first call under grad; again if the program cleared the listeners
+    # (jax.monitoring.clear_event_listeners() rebinds JAX's list). Slow path only.
+    if _on_backward_compile not in _jax.duration_listeners():
         with _backward_lock:
-            if not _backward_listening:
-                monitor.add_duration_listener(_on_backward_compile)  # kept registered
-                _backward_listening = True
+            if _on_backward_compile not in _jax.duration_listeners():
+                jax.monitoring.register_event_duration_secs_listener(_on_backward_compile)
 
 
 def _on_backward_compile(event: str, duration: float, **kwargs: Any) -> None:

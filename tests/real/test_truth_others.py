@@ -350,3 +350,20 @@ def test_probe_of_bound_filter_jit_and_nnx_jit_methods_counts_like_jax(jax_log):
         assert first[0].startswith("self.w") and first[-1] == "x", first
         assert [(c.kind, c.path) for c in probe.records[2].reason.items] == [(C.SHAPE, "x")]
         assert compiled(probe.records) == jax_log.counts[name] == 2, (name, jax_log.counts)
+
+
+def test_backward_pass_is_counted_after_the_program_clears_the_listeners(jax_log):
+    probe = Probe(jax.jit(lambda x: jnp.sum(x**3)))
+    x = jnp.ones(2)
+    jax.grad(probe)(x)
+    jax.monitoring.clear_event_listeners()  # public: a program may do it
+    jax.grad(probe)(x * 2)  # the same shapes: JAX hits both executables
+    jax.grad(probe)(jnp.ones(5))  # a new shape: forward and backward compile again
+    assert jax_log.counts["<lambda>"] == 4
+    assert compiled(probe.records) == 4
+    assert [c.path for r in probe.records if r.kind.compiled for c in r.reason.items] == [
+        "linearize",
+        "transpose",
+        "linearize",
+        "transpose",
+    ]
