@@ -416,7 +416,7 @@ class KitchenCanvas(QWidget):
             else:
                 shown = text  # the label tells it apart; its number is in the tooltip
             painter.drawText(
-                rect.adjusted(2, 1, -2, -1),
+                rect.adjusted(2, 0, -2, 0),  # two lines use the card's whole height
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
                 shown,
             )
