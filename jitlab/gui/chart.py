@@ -37,7 +37,7 @@ from superqt.utils import qthrottled
 from jitlab.core.records import CallKind, CallRecord
 from jitlab.gui.i18n import translate
 from jitlab.gui.model import Change, RunState
-from jitlab.gui.reasons import reason_text
+from jitlab.gui.reasons import error_words, reason_text
 from jitlab.gui.style import (
     KIND_COLORS,
     KIND_ORDER,
@@ -882,6 +882,9 @@ def describe(record: CallRecord) -> str:
     if record.reason is not None:
         rows.append(f"{label['why']}: {_escape(reason_text(record.reason))}")
     if record.error is not None:
+        words = error_words(record)  # in Chinese: what the headline means, then JAX's text
+        if words:
+            rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(words)}")
         rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(record.error.message[:300])}")
     return "<br>".join(rows)
 

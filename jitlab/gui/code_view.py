@@ -19,11 +19,11 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTabWidget, QTextEdit, QVBoxLayout, QWidget
 from superqt.utils import CodeSyntaxHighlight, qthrottled
 
-from jitlab.core.error_words import explain_headline
 from jitlab.core.records import CallRecord
 from jitlab.core.spec import Scenario, Text
 from jitlab.gui.i18n import language, translate
 from jitlab.gui.model import Change, RunState
+from jitlab.gui.reasons import error_words
 from jitlab.gui.style import format_ms, is_dark
 
 FLUSH_MS = 200  # bound to a run: printed lines appended at most 5 times a second in a flood
@@ -543,16 +543,7 @@ class ErrorView(QTextEdit):
     @staticmethod
     def explained(record: CallRecord) -> str:
         """JAX's headline in the interface language, where it is not English ("" else)."""
-        lang = language()[:2]
-        if lang == "en" or record.error is None:
-            return ""
-        notes = record.notes or {}
-        anatomy = notes.get("anatomy") if isinstance(notes.get("anatomy"), dict) else {}
-        words = (anatomy or {}).get("headline_explained")
-        if isinstance(words, dict) and words.get(lang):
-            return str(words[lang])
-        found = explain_headline(record.error.type, (anatomy or {}).get("category"))
-        return found.get(lang) if found is not None else ""
+        return error_words(record)
 
     @staticmethod
     def _row(label: str, body: str) -> str:

@@ -19,7 +19,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from jitlab.core import changes
 from jitlab.core.changes import ChangeKind
-from jitlab.core.records import Change, Reason
+from jitlab.core.error_words import explain_headline
+from jitlab.core.records import CallRecord, Change, Reason
 from jitlab.gui.i18n import language, translate
 
 _RECORDED = QT_TRANSLATE_NOOP("Reasons", "as the recording says: %1")
@@ -68,3 +69,19 @@ def reason_text(reason: Reason | None) -> str:
     if reason is None:
         return ""
     return "; ".join(change_text(change) for change in reason.items)
+
+
+def error_words(record: CallRecord) -> str:
+    """JAX's error headline explained in the interface language where that is not English
+    (JAX's own words are English: they are shown as they are, beside this); "" when there
+    is nothing to explain or no words for this error."""
+    lang = language()[:2]
+    if lang == "en" or record.error is None:
+        return ""
+    notes = record.notes or {}
+    anatomy = notes.get("anatomy") if isinstance(notes.get("anatomy"), dict) else None
+    words = (anatomy or {}).get("headline_explained")
+    if isinstance(words, dict) and words.get(lang):
+        return str(words[lang])
+    found = explain_headline(record.error.type, (anatomy or {}).get("category"))
+    return found.get(lang) if found is not None else ""

@@ -299,6 +299,7 @@ def test_jax_error_headline_is_explained_in_chinese(qtbot, make_window, scenario
         "ConcretizationTypeError": "追踪时就需要一个具体的数",
     }[record.error.type]
     assert expected in text
+    assert expected in describe(record)  # the chart's and the log's card of the call too
     window.set_language("en")
     assert expected not in window.error_view.toPlainText()
 
