@@ -400,11 +400,10 @@ def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
     return _watched(real(fun, **options), fun)
 
 
-def _watched_pmap(fun: Any = None, /, *args: Any, **options: Any) -> Any:
+def _watched_pmap(*args: Any, **options: Any) -> Any:
     real = _real_pmap if _real_pmap is not None else jax.pmap
-    if fun is None:  # functools.partial(jax.pmap, axis_name=...)-style factories
-        return lambda f: _watched_pmap(f, *args, **options)
-    return _watched(real(fun, *args, **options), fun)
+    pmapped = real(*args, **options)  # called as the program called it: JAX's own errors
+    return _watched(pmapped, args[0] if args else options.get("fun"))
 
 
 def _watched(jitted: Any, fun: Any) -> Any:
