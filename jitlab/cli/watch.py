@@ -308,6 +308,44 @@ def _run_as_main(runpy: Any, name: str, alter_argv: bool) -> None:
 _OUR_FRAMES = {"_exec", "_run_as_main"}
 
 
+def _our_files() -> set[str]:
+    """The files whose frames a watched call passes through (the stand-in, the probe)."""
+    import jitlab.core.monitor
+    import jitlab.core.probe
+    import jitlab.core.watch
+
+    modules = (jitlab.core.watch, jitlab.core.probe, jitlab.core.monitor)
+    return {__file__, *(str(m.__file__) for m in modules)}
+
+
+def _without_our_frames(tb: Any, ours: set[str]) -> Any:
+    """The traceback with jitlab's frames left out (rebuilt: traceback objects are linked
+    from the outermost frame in)."""
+    kept = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename not in ours:
+            kept.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt
+
+
+def _strip_chain(exc: BaseException, ours: set[str]) -> None:
+    """Drop jitlab's frames from an exception and those it was raised from or during."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = _without_our_frames(e.__traceback__, ours)
+        todo += [e.__cause__, e.__context__]
+        todo += list(getattr(e, "exceptions", ()) or ())  # an ExceptionGroup's
+
+
 def _unhandled(exc: BaseException) -> None:
     tb = exc.__traceback__
     # Drop jitlab's frames: the traceback starts where python's would (the program's code,
@@ -320,6 +358,9 @@ def _unhandled(exc: BaseException) -> None:
         if seen:
             break
     exc.__traceback__ = tb
+    with contextlib.suppress(Exception):  # and those of the watched calls on the way
+        _strip_chain(exc, _our_files())
+    tb = exc.__traceback__
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
     try:
         sys.excepthook(type(exc), exc, tb)

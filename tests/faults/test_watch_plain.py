@@ -115,8 +115,13 @@ import jax, jax.numpy as jnp
 def step(x):
     return jax.jit(lambda v: v * 2)(x)
 
+def bad(x):
+    raise ValueError("bad batch")
+
 def train():
     step(jnp.ones(2))
+    if "--in-jit" in sys.argv:
+        jax.jit(bad)(jnp.ones(2))  # raised inside the watched call
     raise ValueError("bad batch")
 
 if "--hook" in sys.argv:
@@ -140,6 +145,12 @@ def test_a_traceback_starts_at_the_users_code_and_its_own_hook_runs(tmp_path):
     assert watched.returncode == plain.returncode == 1
     assert _traceback(watched.stderr) == _traceback(plain.stderr)
     assert "jitlab" not in "\n".join(_traceback(watched.stderr))
+    plain = run([sys.executable, "prog.py", "--in-jit"], tmp_path)
+    watched = run(
+        [*JITLAB, "watch", "--out", "r.jsonl", "--", "python", "prog.py", "--in-jit"], tmp_path
+    )
+    assert watched.returncode == plain.returncode == 1
+    assert _traceback(watched.stderr) == _traceback(plain.stderr)  # no probe frames inside
     hooked = run(
         [*JITLAB, "watch", "--out", "r.jsonl", "--", "python", "prog.py", "--hook"], tmp_path
     )

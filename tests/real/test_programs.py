@@ -99,11 +99,6 @@ _DEVICE = (
     "jitlab: 1 executable of on_device (the call on device 1 a cache hit); JAX: 2 compiles "
     "(an array committed to another device is lowered and compiled again)"
 )
-_ITEM9 = (
-    "under jitlab watch the script's __file__ is relative (it cannot find its file after a "
-    "chdir), no SourceFileLoader, a dict __builtins__, and the traceback gains jitlab and "
-    "runpy frames; plainly: absolute, SourceFileLoader, a module, the user's frames"
-)
 PROGRAM_LIST = [
     Program("jax_mnist_classifier.py", ("update",)),
     Program("jax_spmd_mnist.py", ("train_step", "accuracy")),
@@ -127,7 +122,6 @@ PROGRAM_LIST = [
         args=lambda tmp: ["a", "b"],
         returncode=1,
         relative=True,
-        xfail={"output": _ITEM9, "counts": _ITEM9},
     ),
     Program(
         "jax_persistent_cache.py",
