@@ -63,16 +63,20 @@ def run(args: argparse.Namespace) -> int:
         jitlab_version=jitlab.__version__,
         lang=language(),
     )
+    # The page is UTF-8 (its <meta charset>); a lone surrogate from a recording (a non-UTF-8
+    # byte in the program's argv) is written escaped, never a UnicodeEncodeError.
+    data = page.encode("utf-8", errors="backslashreplace")
     if out is None:
-        sys.stdout.write(page)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return 0
     try:
-        out.write_text(page, encoding="utf-8")
+        out.write_bytes(data)
     except OSError as exc:
         fail(say("usage.report_write", out=args.out, error=exc.strerror or exc))
     if is_stream(out):  # /dev/stdout | …: the page is the output, nothing more
         return 0
-    size = len(page.encode("utf-8"))
+    size = len(data)
     print(say("report.wrote", out=args.out, size=f"{size / 1024:.0f}"))
     return 0

@@ -267,6 +267,11 @@ def test_undecodable_argv_and_a_surrogate_in_a_message_are_recorded(tmp_path):
     assert lines[0]["argv"] == ["prog.py", "\udcff"]
     errors = [line for line in lines if line["type"] == "call" and line["kind"] == "error"]
     assert errors and "\udcff" in errors[0]["error"]["message"]
+    for command in (["summary", "r.jsonl"], ["report", "r.jsonl", "-o", "r.html"]):
+        shown = subprocess.run(
+            [*JITLAB, *command], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
+        )
+        assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
 
 
 CHILDREN = """
