@@ -261,6 +261,26 @@ def is_pmap_code(filename: str) -> bool:
     return filename.replace("\\", "/").endswith(("jax/_src/pmap.py", "jax/_src/api.py"))
 
 
+def pmap_user_function(frame: FrameType | None) -> Any | None:
+    """From inside a compile event: the user's function of the ``jax.pmap`` object running
+    on this stack, or None. pmap's ``wrapped`` (pmap.py) closes over ``infer_params``, which
+    closes over ``wrapped_fun``, a ``linear_util.WrappedFun`` whose ``.f`` is the user's."""
+    for _ in range(100):
+        if frame is None:
+            return None
+        code = frame.f_code
+        if code.co_name == "wrapped" and is_pmap_code(code.co_filename):
+            try:
+                infer = frame.f_locals["infer_params"]
+                cells = zip(infer.__code__.co_freevars, infer.__closure__, strict=True)
+                wrapped_fun = dict(cells)["wrapped_fun"].cell_contents
+                return getattr(wrapped_fun, "f", None)
+            except Exception:  # another pmap implementation: not known
+                return None
+        frame = frame.f_back
+    return None
+
+
 # -- JAX's own frames, seen from a compile event listener -----------------------------------------
 # A compile event fires inside ``pjit._pjit_call_impl_python`` (a local ``jaxpr``, a
 # ClosedJaxpr whose ``jaxpr.debug_info`` has ``func_name`` and ``func_src_info`` —

@@ -735,10 +735,20 @@ class Recorder:
 
     def _finish_unwrapped(self, name: str, state: _Pending, compile_ms: float) -> None:
         site = frames.compile_site(1)
+        event_name = name
+        if site.internal and name == _jax.PMAP_TRACE_NAME:
+            # A jax.pmap made before the watch (it runs as jit(shard_map(_fun)), JAX's own
+            # function): named and placed as the user's function it maps.
+            user = _jax.pmap_user_function(sys._getframe(1))
+            if user is not None:
+                name = _jax.fun_name(user)
+                site = dataclasses.replace(site, internal=False, defined_at=_defined_at(user))
         if site.internal and not self.include_internal:
             return
         explanations = self._local.explanations
-        mine = [t for t in explanations if f"for {name} defined" in t or f"{name} id=" in t]
+        mine = [
+            t for t in explanations if f"for {event_name} defined" in t or f"{event_name} id=" in t
+        ]
         for text in mine:
             explanations.remove(text)
         explanation = "\n".join(mine) or None
@@ -751,6 +761,13 @@ class Recorder:
             kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
         stats.compiles += 1
         reason = events_reason(explanation, stats.compiles == 1, state.persistent)
+        if event_name != name and not state.persistent:
+            # JAX's words are about its own _fun, a new one per argument structure ("never
+            # seen function"): they say nothing of the user's. No guess of ours either.
+            kind = CallKind.COMPILE if stats.compiles == 1 else CallKind.RECOMPILE
+            first = Change(ChangeKind.FIRST_SEEN)
+            vague = Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation))
+            reason = Reason((first if stats.compiles == 1 else vague,), explanation)
         new = site.signature
         if new is not None and stats.last_signature is not None:
             # The call's signature in the user's names (through eqx.filter_jit / nnx.jit):

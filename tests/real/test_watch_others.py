@@ -88,10 +88,22 @@ with jax_compile_log() as log, jitlab.watch(sys.argv[1]):
     mesh = Mesh(jax.devices(), ("i",))
     s = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P("i")))
     s(jnp.ones(8)); s(jnp.ones(16))
+def halve(x):
+    return x / 2
+
+early = jax.pmap(halve)  # made before the watch: seen through JAX's events only
+early(jnp.ones((8, 2)))
+with jax_compile_log() as early_log, jitlab.watch(sys.argv[1] + ".early") as early_rec:
+    early(jnp.ones((8, 2))); early(jnp.ones((8, 7))); early(jnp.ones((8, 9)))
+early_calls = [(c.record.function, c.record.kind.value, c.defined_at)
+               for c in early_rec.calls]
+early_reasons = [[k.value for k in c.record.reason.kinds()] for c in early_rec.calls]
 probe = jitlab.Probe(jax.pmap(double))
 probe(jnp.ones((8, 2)))
 print(json.dumps({"log": dict(log.counts), "probe": probe.name,
                   "restored": (jax.jit, jax.pmap) == originals,
+                  "early": early_calls, "early_log": early_log.counts["_fun"],
+                  "early_reasons": early_reasons,
                   "probe_function": probe.records[0].function,
                   "probe_compiles": sum(r.kind.compiled for r in probe.records)}))
 """
@@ -121,7 +133,16 @@ def test_watch_sees_pmap_and_shard_map_under_the_users_names(tmp_path):
     # shard_map inside jit: as jit, defined at the user's def (not inside JAX).
     assert by_name["body"] == ["compile", "recompile"] and seen["log"]["body"] == 2
     body = [c for c in calls if c["function"] == "body"]
-    assert body[0]["defined_at"].endswith("<string>:11"), body[0]
+    assert body[0]["defined_at"] == f"<string>:{PMAP.splitlines().index('def body(x):') + 1}"
+    # A pmap made before the watch: each compile JAX made, under the user's name and def.
+    early = seen["early"]
+    assert len(early) == seen["early_log"] == 2, early
+    assert {name for name, _, _ in early} == {"halve"}
+    # The first jitlab saw (not the first call: it ran before the watch), then a recompile.
+    assert [kind for _, kind, _ in early] == ["compile", "recompile"]
+    halve_line = PMAP.splitlines().index("def halve(x):") + 1
+    assert all(where == f"<string>:{halve_line}" for _, _, where in early), early
+    assert seen["early_reasons"] == [["first_seen"], ["shape"]]  # jitlab's own diff
     # A Probe of a pmap is named after the user's function too, and counts like JAX.
     assert seen["probe"] == seen["probe_function"] == "double"
     assert seen["probe_compiles"] == 1
