@@ -115,6 +115,24 @@ def test_pmap_events_are_named_after_jax_inner_fun(events) -> None:
     assert _jax.is_pmap_code(pmapped.__code__.co_filename)
 
 
+def test_a_pmap_compile_event_can_reach_the_function_pmap_maps() -> None:
+    def contract_mapped(x):
+        return x * 5
+
+    found: list[Any] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(_fun)":
+            found.append(_jax.pmap_user_function(sys._getframe(1)))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        jax.pmap(contract_mapped)(jnp.ones((1, 4)))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    assert found == [contract_mapped]
+
+
 PERSISTENT = """
 import sys, jax, jax.numpy as jnp
 from jitlab.core import _jax
