@@ -213,11 +213,6 @@ def test_program_under_watch_counts_each_functions_compiles_like_jax(program, ru
 
 
 # -- what the recordings say, against what JAX did and said -------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="jitlab: four 'sharding of params[..] changed: P(None, None) <- P()' beside the "
-    "mesh-context change; JAX: only the context (abstract_mesh) differs",
-)
 def test_spmd_train_step_outside_set_mesh_blames_no_sharding(runs):
     """The SPMD example calls train_step once outside ``jax.set_mesh`` between epochs: JAX
     compiles it again because the mesh context changed; the shardings are the same to JAX
@@ -227,7 +222,9 @@ def test_spmd_train_step_outside_set_mesh_blames_no_sharding(runs):
     assert first.record.reason.kinds() == (K.FIRST_CALL,)
     reason = again.record.reason
     assert "abstract_mesh" in (reason.jax_explanation or "")  # JAX: the mesh context
-    assert K.TRACING_CONTEXT in reason.kinds()
+    # The mesh context named (as such, or as the trace-context entry JAX names), and no
+    # sharding change: the shardings are those of the first call to JAX's cache.
+    assert set(reason.kinds()) & {K.MESH_CONTEXT, K.TRACING_CONTEXT}, str(reason)
     assert K.SHARDING not in reason.kinds(), str(reason)
 
 
@@ -248,12 +245,8 @@ def test_pjit_different_device_recompilation_is_a_recompile(runs):
     assert kinds == [CallKind.COMPILE, CallKind.RECOMPILE]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jitlab: 'w: bf16 <- f32; sharding of w changed: P(None, None) <- P()'; JAX's "
-    "cache: P() and P(None, None) are one sharding, only the dtype changed",
-)
 def test_equivalent_shardings_are_not_blamed(runs):
+    """Issue 19's item 2: ``P()`` and ``P(None, None)`` are one sharding to JAX's cache."""
     recording = runs(PROGRAMS_BY_FILE["jax_pjit_sharding"]).recording
     calls = _calls(recording, "doubled")
     assert [c.record.kind for c in calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
