@@ -468,6 +468,12 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
             n = len(recorder.calls)
             print(f"recording: {name} (a stream: {n} call line{'' if n == 1 else 's'})", file=err)
         children = child_recordings(recorder)
+        if recorder.forks and not written.is_file():
+            print(
+                f"jitlab watch: {recorder.forks} forked child process(es) not recorded "
+                "(the recording goes to a device or a pipe, which only this process writes)",
+                file=err,
+            )
         if children:
             names = ", ".join(str(p) for p in children)
             print(

@@ -387,8 +387,15 @@ _recorders: list[Recorder] = []  # active recorders, in start order
 _real_jit: Callable[..., Any] | None = None
 _real_pmap: Callable[..., Any] | None = None  # jax.pmap is stood in for likewise
 _sites: dict[tuple[str, str | None], Site] = {}
+
+
+def _after_fork_in_parent() -> None:
+    for recorder in list(_recorders):
+        recorder.forks += 1
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(after_in_child=_after_fork_in_child, after_in_parent=_after_fork_in_parent)
 _listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
 _LISTENING = monitor.LISTENING
 
@@ -484,6 +491,7 @@ class Recorder:
         self._stream = False  # writing to a device or a pipe: no rename, no rewrite
         self._pid = os.getpid()
         self._inherited: list[IO[str]] = []  # a forked child's copy of its parent's file
+        self.forks = 0  # children this process forked while recording (each writes its own)
         # Failing calls: counted exactly per function, the first _ERRORS_KEPT kept in
         # ``calls``, the latest _ERRORS_KEPT here (see _add).
         self.errors: collections.Counter[Any] = collections.Counter()

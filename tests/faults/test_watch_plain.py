@@ -317,6 +317,11 @@ def test_forked_children_record_their_own_files_and_spawned_ones_are_said_unwatc
         assert [line["hits"] for line in lines if line["type"] == "hits"][-1] == 3
         assert lines[-1]["type"] == "end"
     assert "run.pid" in done.stderr  # the summary names them
+    streamed = run(
+        [*JITLAB, "watch", "--out", "/dev/null", "--", "python", "prog.py", "fork"], tmp_path
+    )
+    assert streamed.returncode == 0, streamed.stderr
+    assert "2 forked child process(es) not recorded" in streamed.stderr  # said, never silent
     spawned = run(
         [*JITLAB, "watch", "--out", "s.jsonl", "--", "python", "prog.py", "spawn"], tmp_path
     )
