@@ -37,11 +37,14 @@ def shape_text(shape: tuple[int, ...], limit: int = 14) -> str:
 
 
 def sharding_text(sharding: str | None) -> str:
-    """``P('data', None) on mesh(data=8)`` → ``P(data,None)``; no sharding → ``1 device``."""
+    """``P(None, 'data') on mesh(data=8)`` → ``P(None,data)``; no sharding → ``1 device``.
+    Specs arrive normalised as JAX's cache compares them (``P('data', None)`` is
+    ``P('data',)``), and a one-entry tuple's comma is not shown: ``P(data)``."""
     if not sharding:
         return QCoreApplication.translate("KitchenCanvas", "1 device")
     text = sharding.split(" on ")[0]
-    return text.replace("'", "").replace('"', "").replace(" ", "")
+    text = text.replace("'", "").replace('"', "").replace(" ", "")
+    return text.replace(",)", ")")
 
 
 def varying_shape_text(shape: tuple[int, ...], varying: set[int]) -> str:

@@ -135,7 +135,12 @@ def test_opens_a_recording_per_function(qtbot, open_window, recording: Path) -> 
 
 def test_follows_a_growing_recording(qtbot, open_window, recording: Path, tmp_path: Path) -> None:
     lines = _lines(recording)
-    train_lines = [i for i, line in enumerate(lines) if '"train_step"' in line]
+    # Call lines only: the watch also writes a `hits` line for the function before a compile.
+    train_lines = [
+        i
+        for i, line in enumerate(lines)
+        if '"train_step"' in line and json.loads(line).get("type") == "call"
+    ]
     live = tmp_path / "live.jsonl"
     first_recompile = train_lines[1]
     live.write_text("".join(lines[:first_recompile]), encoding="utf-8")
