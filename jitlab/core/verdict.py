@@ -234,8 +234,8 @@ def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing
 # -- the sentences, one per measure ---------------------------------------------------------
 def _compiles(p: Side, f: Side, n: int) -> tuple[str, Text]:
     better = _fewer(p.compiles, f.compiles)
-    head_en = f"The pitfall compiled {_times(p.compiles)} in {_calls(n)}"
-    head_zh = f"陷阱版在 {n} 次调用中编译了 {p.compiles} 次"
+    head_en = f"The pitfall compiled {_times(p.compiles)} in {_calls(p.calls)}"
+    head_zh = f"陷阱版在 {p.calls} 次调用中编译了 {p.compiles} 次"
     if better == "same":
         return better, Text(
             f"{head_en}; the fix compiled {_times(f.compiles)} too: on these calls the fix "
@@ -246,6 +246,9 @@ def _compiles(p: Side, f: Side, n: int) -> tuple[str, Text]:
     tail_zh = "" if better == "fix" else "：在这组调用上，修正版编译得更多"
     fix_en = f"compiled {_times(f.compiles)}" if f.compiles else "never compiled"
     fix_zh = f"编译了 {f.compiles} 次" if f.compiles else "一次也没有编译"
+    if f.calls != p.calls:  # runs of different lengths: each side says its own number of calls
+        fix_en += f" in {_calls(f.calls)}"
+        fix_zh = f"在 {f.calls} 次调用中{fix_zh}"
     return better, Text(
         f"{head_en}; the fix {fix_en}{tail_en}.", f"{head_zh}；修正版{fix_zh}{tail_zh}。"
     )
@@ -287,6 +290,11 @@ def _output(p: Side, f: Side, n: int, facts: tuple[str, str]) -> tuple[str, Text
         better = _fewer(abs(n - p.counter), abs(n - f.counter))
     p_en, p_zh = _printed(p, n, facts[0])
     f_en, f_zh = _printed(f, n, facts[1])
+    if p.calls != f.calls:  # runs of different lengths: each side says its own number
+        return better, Text(
+            f"In {_calls(p.calls)}, the pitfall {p_en}; in {_calls(f.calls)}, the fix {f_en}.",
+            f"陷阱版 {p.calls} 次调用中{p_zh}；修正版 {f.calls} 次调用中{f_zh}。",
+        )
     return better, Text(
         f"In {_calls(n)}, the pitfall {p_en}; the fix {f_en}.",
         f"{n} 次调用中，陷阱版{p_zh}；修正版{f_zh}。",

@@ -30,6 +30,7 @@ class Stage(Protocol):
     mode: str
 
     def set_mode(self, mode: str) -> None: ...
+    def go_to(self, mode: str) -> None: ...
     def set_variant(self, variant: str) -> None: ...
     def reset(self) -> None: ...
 
@@ -74,6 +75,7 @@ class Autoplay(QObject):
         self.delay_ms = 900  # pause between beats, so a class can follow
         self.beats: list[Beat] = []
         self.waiting = False  # a beat's call was asked for and not yet served
+        self.measured = False  # the comparison's runs were played: Complete runs nothing more
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.next)
@@ -95,6 +97,7 @@ class Autoplay(QObject):
             (STOP + "monitor", {}, monitor),
             *played[fix:],
         ]
+        self.measured = False
         self.stage.run_controls.set_playing(False)
         self.next()
 
@@ -103,6 +106,7 @@ class Autoplay(QObject):
     ) -> None:
         """Run the variants on the lesson's call sequence, then show the summary."""
         self.beats = measure_beats(scenario, variants)
+        self.measured = True
         self.stage.run_controls.set_playing(False)
         self.stage.set_mode("execute")
         self.next()
@@ -121,7 +125,13 @@ class Autoplay(QObject):
     def next(self) -> None:
         if not self.beats:
             self.note_changed.emit("")
-            self.stage.set_mode("complete")
+            # The demo ends on Complete as the button goes there: runs the comparison lacks
+            # are played first (once), so the verdict compares like with like.
+            if self.measured:
+                self.stage.set_mode("complete")
+            else:
+                self.measured = True
+                self.stage.go_to("complete")
             return
         variant, params, note = self.beats.pop(0)
         stage = self.stage

@@ -184,3 +184,27 @@ def test_a_plugin_without_comparisons_is_judged_on_compiles_and_bad_ones_are_nam
     assert any(p.startswith("comparison: n must be") for p in problems)
     assert "comparison names unknown parameter 'm'" in problems
     assert "a comparison needs at least one call" in problems
+
+
+def test_runs_of_different_lengths_each_say_their_own_number_of_calls() -> None:
+    # The GUI may judge a pitfall run of 6 calls against a fix run of 5 (autoplay's beats):
+    # the sentence must not claim both made 6.
+    from jitlab.core.engine import Run
+    from jitlab.core.verdict import judge
+
+    scenario = BUILTINS["side-effects"]
+    comparison = scenario.comparison()
+    runs = {v: Run(scenario, v) for v in comparison.variants}
+    for n, variant in ((6, comparison.pitfall), (5, comparison.fix)):
+        for call in (list(comparison.calls) * 3)[:n] or [{}] * n:
+            runs[variant].step(dict(call))
+    verdict = judge(
+        comparison,
+        list(runs[comparison.pitfall].records),
+        list(runs[comparison.fix].records),
+    )
+    assert len(runs[comparison.pitfall].records) == 6
+    assert len(runs[comparison.fix].records) == 5
+    en, zh = verdict.text("en"), verdict.text("zh")
+    assert "In 6 calls, the pitfall" in en and "in 5 calls, the fix" in en, en
+    assert "陷阱版 6 次调用中" in zh and "修正版 5 次调用中" in zh, zh

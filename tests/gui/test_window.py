@@ -227,3 +227,18 @@ def test_every_control_has_a_tooltip(window) -> None:
             and not w.toolTip()
         ]
         assert missing == [], mode
+
+
+def test_autoplay_ends_on_a_like_with_like_complete_page(qtbot, make_window) -> None:
+    # side-effects' demo gives the pitfall 6 calls and the fix 5: before Complete shows a
+    # verdict, the demo plays the lesson's comparison sequence on both (as the button does).
+    window = make_window(scenario="side-effects", autoplay=True)
+    qtbot.waitUntil(
+        lambda: window.mode == "complete" and not window.autoplay.beats, timeout=120_000
+    )
+    comparison = window.scenario.comparison()
+    pitfall = window.state.latest("pitfall").records
+    fix = window.state.latest("fix").records
+    assert len(pitfall) == len(fix) == len(comparison.calls)
+    assert [r.params for r in pitfall] == [r.params for r in fix]
+    assert window.summary.missing() == ()
