@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, language, say
 from jitlab.core.outputs import refusal
 
 
@@ -26,10 +26,10 @@ def checked_output(
     """``text`` as an absolute path that ``command`` may write (resolved against the folder
     it started in: a program that changes folder does not move it); ``make_folders``: its
     missing folders are made (watch: the recording's place is ready before the program runs)."""
-    why = refusal(text, kind, inputs)
+    why = refusal(text, kind, inputs, language())
     path = Path(os.path.abspath(text))
     if why is not None:
-        fail(f"{command}: {why}")
+        fail(say("output.refused", command=command, why=why))
     try:
         if path.exists():
             if not os.access(path, os.W_OK):
@@ -40,5 +40,5 @@ def checked_output(
             with tempfile.TemporaryFile(dir=path.parent):
                 pass
     except OSError as exc:
-        fail(f"{command}: cannot write {text}: {exc.strerror or exc}")
+        fail(say("output.cannot_write", command=command, path=text, error=exc.strerror or exc))
     return path

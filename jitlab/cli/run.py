@@ -227,7 +227,7 @@ def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None
         )
         print(script.text(part))
         for note in script.notes:
-            print(say("run.script_note", note=note))
+            print(say("run.script_note", note=messages.reword(note, language(), "script.")))
         print(flush=True)
 
 

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         indices = [index for index, _ in indexed]
         twice = sorted({i for i in indices if indices.count(i) > 1})
         if not twice:
-            fail(f"summary: {exc}")
+            fail(say("summary.failed", error=exc))
         fail(say("summary.same_process", processes=processes_text(twice, language())))
     status = DIVERGED if merged.divergences else 0
     if args.json:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail
+from jitlab.cli._usage import fail, language, say
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -100,14 +100,8 @@ _INTERPRETER = re.compile(r"python(\d+(\.\d+)*)?[a-z]?(\.exe)?", re.IGNORECASE)
 _NO_ARGUMENT = set("bBdEIOPqRsuv")  # options honoured by starting the interpreter with them
 _WITH_ARGUMENT = set("WX")
 # Options `python` takes that leave no program for watch to run, or that it cannot honour.
-_CANNOT = {
-    "i": "-i (an interactive prompt after the program)",
-    "S": "-S (no site: jitlab itself is installed there)",
-    "x": "-x (skip the first line of the source)",
-    "h": "-h (python's help)",
-    "V": "-V (python's version)",
-    "?": "-? (python's help)",
-}
+# Each is said by the catalogue's entry watch.opt.<letter>.
+_CANNOT = set("iSxhV?")
 
 
 @dataclass
@@ -140,7 +134,7 @@ def _parse_program(program: list[str]) -> _Program:
     else:  # `jitlab watch -- train.py ARGS`: no interpreter, no interpreter options
         program = ["--", *program] if program else program
     if not program:
-        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+        fail(say("watch.no_program"))
     options: list[str] = []
     i = 0
     while i < len(program):
@@ -153,11 +147,11 @@ def _parse_program(program: list[str]) -> _Program:
         if word.startswith("--"):
             name, _, value = word.partition("=")
             if name != "--check-hash-based-pycs":
-                fail(f"watch: python's option {name} runs no program; give a script")
+                fail(say("watch.option_runs_nothing", option=name))
             if not value:
                 i += 1
                 if i >= len(program):
-                    fail("watch: --check-hash-based-pycs needs a value")
+                    fail(say("watch.needs_value", option=name))
                 value = program[i]
             options += [name, value]
             i += 1
@@ -168,9 +162,8 @@ def _parse_program(program: list[str]) -> _Program:
             if letter in ("m", "c"):
                 rest = word[j + 1 :] or (program[i + 1] if i + 1 < len(program) else None)
                 if rest is None:
-                    fail(
-                        f"watch: -{letter} needs a {'module name' if letter == 'm' else 'command'}"
-                    )
+                    key = "watch.needs_module" if letter == "m" else "watch.needs_command"
+                    fail(say(key, option=f"-{letter}"))
                 after = program[i + (1 if word[j + 1 :] else 2) :]
                 if letter == "m":
                     return _Program("module", rest, ["-m", *after], options)
@@ -180,31 +173,31 @@ def _parse_program(program: list[str]) -> _Program:
                 if not value:
                     i += 1
                     if i >= len(program):
-                        fail(f"watch: -{letter} needs a value")
+                        fail(say("watch.needs_value", option=f"-{letter}"))
                     value = program[i]
                 options.append(f"-{letter}{value}")
                 break
             if letter in _CANNOT:
-                fail(f"watch cannot honour python's {_CANNOT[letter]}; run without it")
+                fail(say("watch.cannot_honour", option=say(f"watch.opt.{letter}")))
             if letter not in _NO_ARGUMENT:
-                fail(f"watch: unknown python option -{letter}")
+                fail(say("watch.unknown_option", option=f"-{letter}"))
             options.append(f"-{letter}")
             j += 1
         i += 1
     rest = program[i:]
     if not rest:
-        fail("watch needs a program, e.g. `jitlab watch -- python train.py ARGS`")
+        fail(say("watch.no_program"))
     target = rest[0]
     if target == "-":
-        fail("watch cannot run a program read from standard input; save it to a file")
+        fail(say("watch.stdin"))
     path = Path(target)
     if path.is_dir() or (path.is_file() and zipfile.is_zipfile(path)):
         main = path / "__main__.py" if path.is_dir() else None
         if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
-            fail(f"watch: can't find '__main__' module in {target!r}")
+            fail(say("watch.no_main", target=repr(target)))
         return _Program("main", target, rest, options)
     if not path.is_file():
-        fail(f"watch: no such script: {target}")
+        fail(say("watch.no_script", target=target))
     return _Program("file", target, rest, options)
 
 
@@ -215,6 +208,7 @@ def _reexec(args: argparse.Namespace, program: _Program) -> None:
     own = ["--out", args.out]  # the same folder: exec keeps the working directory
     own += ["--include-internal"] * args.include_internal
     own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
+    own += ["--lang", language()]  # the started interpreter speaks the command's language
     if program.mode == "module":
         tail = ["-m", program.target, *program.argv[1:]]
     elif program.mode == "command":
@@ -228,7 +222,7 @@ def _reexec(args: argparse.Namespace, program: _Program) -> None:
     try:
         os.execv(sys.executable, argv + tail)
     except OSError as exc:
-        fail(f"watch: cannot start {sys.executable}: {exc.strerror or exc}")
+        fail(say("watch.cannot_start", python=sys.executable, error=exc.strerror or exc))
 
 
 def _fresh_main(**names: Any) -> types.ModuleType:
@@ -454,6 +448,7 @@ def _error_stream() -> Any:
 
 
 def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
+    from jitlab.core import messages
     from jitlab.core.watch import child_recordings
 
     err = _error_stream()
@@ -465,32 +460,21 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
         if written.is_file():
             print_watch_summary(name, file=err, read_from=str(written))
         else:  # a device or a pipe: nothing to read back
-            n = len(recorder.calls)
-            print(f"recording: {name} (a stream: {n} call line{'' if n == 1 else 's'})", file=err)
+            print(say("watch.stream", name=name, n=len(recorder.calls)), file=err)
         children = child_recordings(recorder)
         if recorder.forks and not written.is_file():
-            print(
-                f"jitlab watch: {recorder.forks} forked child process(es) not recorded "
-                "(the recording goes to a device or a pipe, which only this process writes)",
-                file=err,
-            )
+            print(say("watch.forks_not_recorded", n=recorder.forks), file=err)
         if children:
-            names = ", ".join(str(p) for p in children)
-            print(
-                f"jitlab watch: forked child processes recorded their own files: {names}", file=err
-            )
+            names = messages.listing(children, language())
+            print(say("watch.children", names=names), file=err)
         if "multiprocessing.popen_spawn_posix" in sys.modules or (
             "multiprocessing.popen_forkserver" in sys.modules
         ):
-            print(
-                "jitlab watch: processes started with spawn or forkserver are not watched "
-                "(their compiles are not in any recording)",
-                file=err,
-            )
+            print(say("watch.not_watched"), file=err)
         err.flush()
     except Exception as exc:  # the program's status stands; say what went wrong, briefly
         with contextlib.suppress(Exception):
-            print(f"jitlab watch: no summary ({type(exc).__name__}: {exc})", file=err)
+            print(say("watch.no_summary", error=f"{type(exc).__name__}: {exc}"), file=err)
 
 
 def print_watch_summary(path: str, file: Any = None, read_from: str | None = None) -> None:

@@ -46,6 +46,29 @@ def say(key: str, lang: str, /, **fields: Any) -> str:
     return CATALOGUE[key].template(language_of(lang), fields.get("n")).format(**fields)
 
 
+def reword(text: str, lang: str, prefix: str) -> str:
+    """``text``, an English entry under ``prefix`` as it was filled in (a note kept in a
+    recording, say), in ``lang``; the fields keep their values. Text that no entry matches
+    is returned as it is (an older jitlab's words, or JAX's own)."""
+    if language_of(lang) == "en":
+        return text
+    for key, message in CATALOGUE.items():
+        if not key.startswith(prefix):
+            continue
+        for template in (message.en, message.en_plural):
+            if template is None:
+                continue
+            pieces = re.split(r"\{(\w+)\}", template)
+            pattern = "".join(
+                re.escape(p) if i % 2 == 0 else f"(?P<{p}>.*?)" for i, p in enumerate(pieces)
+            )
+            found = re.fullmatch(pattern, text, re.DOTALL)
+            if found is not None:  # a field that is itself an entry is said in lang too
+                fields = {k: reword(v, lang, prefix) for k, v in found.groupdict().items()}
+                return message.zh.format(**fields)
+    return text
+
+
 def listing(items: Iterable[object], lang: str) -> str:
     """Items joined as a list reads in ``lang``: ``a, b`` or ``a、b``."""
     return ("、" if language_of(lang) == "zh" else ", ").join(str(i) for i in items)
@@ -164,6 +187,115 @@ CATALOGUE: dict[str, Message] = {
     "watch.title": _M("jitlab watch · {path}", "jitlab watch · {path}"),
     "watch.eager_op": _M("eager op (JAX's own kernel)", "即时算子（JAX 自己的内核）"),
     "watch.recording": _M("recording: {path} ({lines}{rest})", "记录文件：{path}（{lines}{rest}）"),
+    "watch.stream": _M(
+        "recording: {name} (a stream: {n} call line)",
+        "记录文件：{name}（流式写入：{n} 行调用记录）",
+        "recording: {name} (a stream: {n} call lines)",
+    ),
+    # English says "process(es)" as it always has (tests and users grep for it)
+    "watch.forks_not_recorded": _M(
+        "jitlab watch: {n} forked child process(es) not recorded "
+        "(the recording goes to a device or a pipe, which only this process writes)",
+        "jitlab watch：{n} 个 fork 出的子进程没有被记录（记录写往设备或管道，只有本进程能写）",
+    ),
+    "watch.children": _M(
+        "jitlab watch: forked child processes recorded their own files: {names}",
+        "jitlab watch：fork 出的子进程各自写了自己的记录文件：{names}",
+    ),
+    "watch.not_watched": _M(
+        "jitlab watch: processes started with spawn or forkserver are not watched "
+        "(their compiles are not in any recording)",
+        "jitlab watch：以 spawn 或 forkserver 启动的进程不受监视（它们的编译不在任何记录里）",
+    ),
+    "watch.no_summary": _M(
+        "jitlab watch: no summary ({error})", "jitlab watch：没有摘要（{error}）"
+    ),
+    # -- jitlab watch: what it refuses to run -------------------------------------------
+    "watch.no_program": _M(
+        "watch needs a program, e.g. `jitlab watch -- python train.py ARGS`",
+        "watch 需要一个程序，例如 `jitlab watch -- python train.py ARGS`",
+    ),
+    "watch.option_runs_nothing": _M(
+        "watch: python's option {option} runs no program; give a script",
+        "watch：python 的选项 {option} 不运行任何程序；请给出一个脚本",
+    ),
+    "watch.needs_value": _M("watch: {option} needs a value", "watch：{option} 需要一个值"),
+    "watch.needs_module": _M(
+        "watch: {option} needs a module name", "watch：{option} 需要一个模块名"
+    ),
+    "watch.needs_command": _M("watch: {option} needs a command", "watch：{option} 需要一条命令"),
+    "watch.cannot_honour": _M(
+        "watch cannot honour python's {option}; run without it",
+        "watch 不支持 python 的 {option}；请去掉它再运行",
+    ),
+    "watch.opt.i": _M(
+        "-i (an interactive prompt after the program)", "-i（程序结束后进入交互式提示符）"
+    ),
+    "watch.opt.S": _M(
+        "-S (no site: jitlab itself is installed there)", "-S（不导入 site：jitlab 本身就装在那里）"
+    ),
+    "watch.opt.x": _M("-x (skip the first line of the source)", "-x（跳过源代码的第一行）"),
+    "watch.opt.h": _M("-h (python's help)", "-h（python 的帮助）"),
+    "watch.opt.V": _M("-V (python's version)", "-V（python 的版本）"),
+    "watch.opt.?": _M("-? (python's help)", "-?（python 的帮助）"),
+    "watch.unknown_option": _M(
+        "watch: unknown python option {option}", "watch：未知的 python 选项 {option}"
+    ),
+    "watch.stdin": _M(
+        "watch cannot run a program read from standard input; save it to a file",
+        "watch 无法运行从标准输入读入的程序；请先把它存成文件",
+    ),
+    "watch.no_main": _M(
+        "watch: can't find '__main__' module in {target}",
+        "watch：在 {target} 中找不到 '__main__' 模块",
+    ),
+    "watch.no_script": _M("watch: no such script: {target}", "watch：没有这个脚本：{target}"),
+    "watch.cannot_start": _M(
+        "watch: cannot start {python}: {error}", "watch：无法启动 {python}：{error}"
+    ),
+    # -- where a command may write (jitlab.core.outputs, jitlab.cli._output) --------------
+    "output.refused": _M("{command}: {why}", "{command}：{why}"),
+    "output.cannot_write": _M(
+        "{command}: cannot write {path}: {error}", "{command}：无法写入 {path}：{error}"
+    ),
+    "output.cannot_use": _M("cannot use {path}: {error}", "无法使用 {path}：{error}"),
+    "output.folder": _M(
+        "{path} is a folder; name a file in it", "{path} 是文件夹；请给出其中的一个文件名"
+    ),
+    "output.input": _M(
+        "{path} is an input of this command; name another file to write",
+        "{path} 是这条命令的输入；请另给一个要写入的文件名",
+    ),
+    "output.not_ours": _M(
+        "{path} exists and is not {what}; refusing to write over it (name a new file)",
+        "{path} 已存在，且不是{what}；拒绝覆盖它（请给一个新文件名）",
+    ),
+    "output.recording": _M("a recording of `jitlab watch`", "`jitlab watch` 的记录"),
+    "output.report": _M("a page of `jitlab report`", "`jitlab report` 的页面"),
+    # -- notes of a compile's script (jitlab.core.scripts), shown by `jitlab run --script` --
+    "script.loop": _M(
+        "XLA's cost analysis counts the body of a loop once, not once per iteration",
+        "XLA 的成本分析把循环体只算一次，而不是每次迭代各算一次",
+    ),
+    "script.retraced": _M(
+        "JAX no longer held this program: it traced the function again for this script "
+        "(its Python ran again; what it printed is in stdout)",
+        "JAX 已不再保存这个程序：为了这份脚本它又追踪了一次函数"
+        "（函数的 Python 代码又运行了一次；它打印的内容在 stdout 里）",
+    ),
+    "script.context": _M(
+        "made under another trace context than the compile ({names}): "
+        "the program may differ from the one the call ran",
+        "生成时的追踪上下文与编译时不同（{names}）：程序可能与那次调用运行的程序不同",
+    ),
+    "script.context_any": _M("JAX's trace context", "JAX 的追踪上下文"),
+    "script.no_cost": _M("no cost analysis: {error}", "没有成本分析：{error}"),
+    "script.no_memory": _M("no memory analysis: {error}", "没有内存分析：{error}"),
+    "script.stand_ins": _M(
+        "made with zero-filled stand-ins of the array arguments ({size} bytes): "
+        "equinox.filter_jit traces arrays only",
+        "用全零的数组参数替身生成（{size} 字节）：equinox.filter_jit 只追踪数组",
+    ),
     "sep": _M(", ", "，"),
     "sep.semi": _M("; ", "；"),
     # -- jitlab diff ----------------------------------------------------------------------
@@ -204,6 +336,7 @@ CATALOGUE: dict[str, Message] = {
         "summary: two recordings are of the same process: {processes}",
         "summary：两份记录属于同一个进程：{processes}",
     ),
+    "summary.failed": _M("summary: {error}", "summary：{error}"),
     "summary.same": _M("every process compiled the same programs", "每个进程编译的程序都相同"),
     "summary.no_end": _M(
         "process {index}: the recording has no end line: the program was killed or ended "

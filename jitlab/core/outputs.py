@@ -19,6 +19,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from jitlab.core.messages import say
+
 RECORDING = "recording"
 REPORT = "report"
 
@@ -85,10 +87,13 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def refusal(path: str | Path, kind: str, inputs: Iterable[str | Path] = ()) -> str | None:
+def refusal(
+    path: str | Path, kind: str, inputs: Iterable[str | Path] = (), lang: str = "en"
+) -> str | None:
     """Why ``path`` must not be written as a file of ``kind``, or None when it may be.
 
-    ``inputs``: the files the same command reads (never written over, whatever they are).
+    ``inputs``: the files the same command reads (never written over, whatever they are);
+    ``lang``: the language of the reason (``en`` or ``zh``).
     """
     path = Path(path)
     try:
@@ -96,17 +101,17 @@ def refusal(path: str | Path, kind: str, inputs: Iterable[str | Path] = ()) -> s
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return f"cannot use {path}: {exc.strerror or exc}"
+        return say("output.cannot_use", lang, path=path, error=exc.strerror or exc)
     if stat.S_ISDIR(info.st_mode):
-        return f"{path} is a folder; name a file in it"
+        return say("output.folder", lang, path=path)
     for source in inputs:
         if _same_file(path, Path(source)):
-            return f"{path} is an input of this command; name another file to write"
+            return say("output.input", lang, path=path)
     if not stat.S_ISREG(info.st_mode):
         return None  # a device or a pipe: written as a stream
     if info.st_size == 0 or is_kind(path, kind):
         return None
     if kind == RECORDING and _held_by_a_writer(path):
         return None
-    what = "a recording of `jitlab watch`" if kind == RECORDING else "a page of `jitlab report`"
-    return f"{path} exists and is not {what}; refusing to write over it (name a new file)"
+    what = say("output.recording" if kind == RECORDING else "output.report", lang)
+    return say("output.not_ours", lang, path=path, what=what)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import jax
 
-from jitlab.core import _jax, monitor, signature, wrappers
+from jitlab.core import _jax, messages, monitor, signature, wrappers
 from jitlab.core.script_data import (
     ON_REQUEST,
     PARTS,
@@ -266,11 +266,8 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
     context = signature.context_snapshot()
     if card.context and context and card.context != context:
         changed = signature.context_changes(context, card.context)
-        names = ", ".join(c.path for c in changed) or "JAX's trace context"
-        notes.append(
-            f"made under another trace context than the compile ({names}): "
-            "the program may differ from the one the call ran"
-        )
+        names = ", ".join(c.path for c in changed) or _note("script.context_any")
+        notes.append(_note("script.context", names=names))
     jaxpr = annotated = stablehlo = hlo = None
     lines: tuple[EquationLine, ...] = ()
     equations = top_level = 0
@@ -326,11 +323,11 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
             try:
                 cost = _cost_dict(compiled.cost_analysis())
             except Exception as exc:
-                notes.append(f"no cost analysis: {_first_line(exc)}")
+                notes.append(_note("script.no_cost", error=_first_line(exc)))
             try:
                 memory = compiled.memory_analysis()
             except Exception as exc:
-                notes.append(f"no memory analysis: {_first_line(exc)}")
+                notes.append(_note("script.no_memory", error=_first_line(exc)))
     if loops:
         notes.append(LOOP_NOTE)
     if collector.traced:
@@ -367,11 +364,13 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
     )
 
 
-LOOP_NOTE = "XLA's cost analysis counts the body of a loop once, not once per iteration"
-RETRACED_NOTE = (
-    "JAX no longer held this program: it traced the function again for this script "
-    "(its Python ran again; what it printed is in stdout)"
-)
+def _note(key: str, **fields: Any) -> str:
+    """A note in English, as scripts keep them; readers say it in theirs (messages.reword)."""
+    return messages.say(key, "en", **fields)
+
+
+LOOP_NOTE = _note("script.loop")
+RETRACED_NOTE = _note("script.retraced")
 
 
 def print_part(probe: Probe, card: Card, script: Script, part: str) -> Script:
@@ -576,10 +575,7 @@ def _trace(
     args, kwargs = jax.tree_util.tree_map(
         stand_in, (args, kwargs), is_leaf=lambda x: isinstance(x, jax.ShapeDtypeStruct)
     )
-    notes.append(
-        f"made with zero-filled stand-ins of the array arguments ({stand_in_bytes:,} bytes): "
-        "equinox.filter_jit traces arrays only"
-    )
+    notes.append(_note("script.stand_ins", size=f"{stand_in_bytes:,}"))
     closed = eqx.filter_make_jaxpr(info.call)(*args, **kwargs)[0]
     eqns = closed.jaxpr.eqns
     if len(eqns) == 1 and hasattr(eqns[0].params.get("jaxpr"), "eqns"):

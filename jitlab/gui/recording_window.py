@@ -993,8 +993,12 @@ class RecordingWindow(QMainWindow):
             state = self.tr("The program finished; the recording is complete.")
         elif self.following:
             state = self.tr("Following: new compiles appear as the program writes them.")
-        else:
-            state = self.tr("Not following: the recording has no end line yet.")
+        else:  # an abrupt end is said, as `jitlab summary` says it, never passed off as complete
+            cut = ", ".join(str(s.path) for s in self.sources if not s.recording.ended)
+            state = self.tr(
+                "%1 has no end line: the program was killed or ended with os._exit (or it is "
+                "still running); its counts are those written before."
+            ).replace("%1", cut)
         extra = []
         if any(s.recording.partial_line for s in self.sources):
             extra.append(

@@ -1455,8 +1455,8 @@
         <translation>跟随中：程序写入新的编译记录时会立刻显示。</translation>
     </message>
     <message>
-        <source>Not following: the recording has no end line yet.</source>
-        <translation>未跟随：这份录制还没有结束行。</translation>
+        <source>%1 has no end line: the program was killed or ended with os._exit (or it is still running); its counts are those written before.</source>
+        <translation>%1 没有结束行：程序被终止或以 os._exit 退出（或仍在运行）；计数只含此前写入的部分。</translation>
     </message>
     <message>
         <source>The last line is incomplete (still being written, or the program was killed); it is skipped until it ends.</source>
