@@ -643,7 +643,14 @@ class Probe:
             error = exc
         finally:
             _tls.collector = None
-        if error is None and collector.quiet and not _disable_jit.value:
+        # Not inside a transformation (an eager scan's body, an outer jit, grad, vmap): a
+        # call staged there ran nothing of this function's own; _slow files what JAX did.
+        if (
+            error is None
+            and collector.quiet
+            and _TRACE_STATE.value is _EVAL_TRACE
+            and not _disable_jit.value
+        ):
             next(self._unrecorded)  # lock-free counts, folded in by _fold
             next(self._unrecorded_ledger)
             return result
@@ -961,15 +968,19 @@ class Probe:
         kind = CallKind.RECOMPILE if self.ledger.ever_compiled else CallKind.COMPILE
         return CallRecord(kind=kind, reason=Reason((change,), explanation), **common)
 
-    def _file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
-        """File the executable JAX compiled for this function's backward pass (grad's
-        transpose), after the probed call that ran under grad returned."""
+    def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
+        """The signature JAX compiled grad's backward pass (transpose) of this function for."""
         leaves = tuple(
             LeafSpec(f"in[{i}]", tuple(int(d) for d in a.shape), str(a.dtype), bool(a.weak_type))
             for i, a in enumerate(avals)
             if hasattr(a, "shape") and hasattr(a, "dtype")
         )
-        sig = Signature(leaves, (), "", self._generation)
+        return Signature(leaves, (), "", self._generation)
+
+    def _file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
+        """File the executable JAX compiled for this function's backward pass (grad's
+        transpose), after the probed call that ran under grad returned."""
+        sig = self.backward_signature(avals)
         change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
         with self._lock:
             self._fold()

@@ -51,7 +51,7 @@ import jitlab
 from jitlab.core import _jax, explain, frames, messages, monitor, signature, wrappers
 from jitlab.core.changes import ChangeKind
 from jitlab.core.outputs import RECORDING, is_kind, is_stream, refusal
-from jitlab.core.probe import Ledger, Probe
+from jitlab.core.probe import Ledger, Probe, backward_compile
 from jitlab.core.recording import (
     ProcessInfo,
     RecordedCall,
@@ -281,8 +281,8 @@ class _WatchProbe(Probe):
             result = self._fn(*args, **kwargs)
         except Exception as exc:
             error = exc
-        if error is None and outer.quiet:
-            return self.counted_hit(result)
+        if error is None and outer.quiet and _jax.TRACE_STATE.value is _jax.EVAL_TRACE:
+            return self.counted_hit(result)  # else inside a transformation: filed below
         seen = monitor.CallCollector(self._trace_name, None, False)
         for name in ("trace_ms", "lower_ms", "compile_ms", "traced", "lowered", "compiled"):
             setattr(seen, name, getattr(outer, name))
@@ -734,14 +734,37 @@ class Recorder:
         elif event == monitor.COMPILE_EVENT:
             name = _base_name(fun_name)
             state = pending.pop(name, _Pending())
-            self._finish_unwrapped(name, state, ms)
+            if not self._backward_pass(fun_name, state, ms):
+                self._finish_unwrapped(name, state, ms)
         elif event == monitor.PERSISTENT_LOAD_EVENT:
             for name, state in list(pending.items()):
                 if state.lowered and state.persistent:
                     del pending[name]
                     self._finish_unwrapped(name, state, ms)
 
-    def _finish_unwrapped(self, name: str, state: _Pending, compile_ms: float) -> None:
+    def _backward_pass(self, fun_name: str | None, state: _Pending, compile_ms: float) -> bool:
+        """A compile of grad's backward pass (the transpose JAX compiles after the watched
+        call under grad returned): filed as that function's own executable, a
+        transformation, never its "first call". True when it was a watched function's."""
+        found = backward_compile(fun_name, sys._getframe(1))
+        if found is None:
+            return False
+        probe, avals = found
+        first = not _recorders or _recorders[0] is self
+        if first:  # once: a watched function's record reaches every recorder (_dispatch)
+            probe._file_backward(state.lower_ms, compile_ms, avals)
+        if isinstance(probe, _WatchProbe):
+            return True
+        # The program's own Probe (its listener leaves compiles outside probed calls to the
+        # watch): filed there above, and here as an events-only compile of the same kind.
+        after = str(probe.backward_signature(avals))
+        change = Change(ChangeKind.TRANSFORMED, "transpose", after=after, count=1)
+        self._finish_unwrapped(_base_name(fun_name), state, compile_ms, Reason((change,)))
+        return True
+
+    def _finish_unwrapped(
+        self, name: str, state: _Pending, compile_ms: float, known: Reason | None = None
+    ) -> None:
         site = frames.compile_site(1)
         event_name = name
         if site.internal and name == _jax.PMAP_TRACE_NAME:
@@ -776,8 +799,10 @@ class Recorder:
             first = Change(ChangeKind.FIRST_SEEN)
             vague = Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation))
             reason = Reason((first if stats.compiles == 1 else vague,), explanation)
+        if known is not None:  # jitlab knows what JAX compiled (grad's backward pass)
+            kind, reason = CallKind.RECOMPILE, Reason(known.items, explanation)
         new = site.signature
-        if new is not None and stats.last_signature is not None:
+        if new is not None and stats.last_signature is not None and known is None:
             # The call's signature in the user's names (through eqx.filter_jit / nnx.jit):
             # jitlab's own diff names the field; JAX's words stay alongside.
             # JAX's own words win where they name a concrete change (it compares with the

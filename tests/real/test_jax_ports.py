@@ -309,11 +309,6 @@ def _defaults():
     return jax.jit(lambda x: (x**2).sum())
 
 
-_ITEM1 = (
-    "watch: the compile of grad's backward pass (transpose) is a 'first call: nothing compiled "
-    "yet'; JAX: the function's third executable, traced under grad (nothing new was called)"
-)
-
 CASES = [
     Case(
         "api_test.py::test_cache_miss_explanations_first_miss",
@@ -447,7 +442,6 @@ CASES = [
         # no tracing miss for those); the second grad hits. Nothing was cleared.
         (first(), *[Compile((), check=_not_cleared_nor_first)] * 2),
         hits=1,
-        xfail={"watch": _ITEM1},
     ),
     Case(
         "api_test.py::test_jit_cache_clear",
