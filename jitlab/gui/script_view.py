@@ -65,6 +65,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.core import messages
 from jitlab.core.records import CallRecord
 from jitlab.core.spec import CardRef, Scenario
 from jitlab.gui import plain
@@ -814,7 +815,8 @@ class ScriptView(QWidget):
 
     def _fill_notes(self) -> None:
         s = self.script
-        notes = [*s.notes]
+        # A script keeps its notes in English (a recording's too): said in the window's language.
+        notes = [messages.reword(note, language(), "script.") for note in s.notes]
         deferred = s.deferred
         for part, why in s.unavailable.items():
             if part not in deferred:  # printed when asked for: not a failure
@@ -1045,6 +1047,7 @@ class ScriptView(QWidget):
         if self.script is not None:
             self._fill_summary()
             self._fill_figures()
+            self._fill_notes()
 
     def changeEvent(self, event: Any) -> None:
         if event.type() == event.Type.LanguageChange:

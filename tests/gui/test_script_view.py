@@ -315,3 +315,18 @@ def test_a_big_programs_hlo_is_printed_once_its_tab_is_shown(
     script_window.close()
     reopened = window.scripts.open(script_window.card).view
     assert "HloModule" in reopened.hlo.text() and "stablehlo." in reopened.stablehlo.text()
+
+
+@offscreen
+def test_a_scripts_notes_are_said_in_the_windows_language(qtbot, make_window) -> None:
+    from jitlab.gui import i18n
+
+    window = make_window(scenario="control-flow")
+    cook(qtbot, window, "scan", 4)
+    view = click_card(qtbot, window).view
+    loop = "XLA's cost analysis counts the body of a loop once, not once per iteration"
+    assert loop in view.script.notes  # the script keeps its notes in English
+    assert loop in view.notes.text()
+    i18n.set_language("zh")
+    qtbot.waitUntil(lambda: "XLA 的成本分析把循环体只算一次" in view.notes.text())
+    assert "cost analysis" not in view.notes.text()
