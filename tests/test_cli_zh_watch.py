@@ -92,7 +92,7 @@ def refused(args: list[str], folder: Path, lang: str) -> str:
         ),
         (
             "notes.txt",  # a user's file
-            "watch：notes.txt 已存在，且不是`jitlab watch` 的记录；拒绝覆盖它（请给一个新文件名）",
+            "watch：notes.txt 已存在，且不是 `jitlab watch` 的记录；拒绝覆盖它（请给一个新文件名）",
             "watch: notes.txt exists and is not a recording of `jitlab watch`; refusing to "
             "write over it (name a new file)",
         ),

@@ -268,7 +268,7 @@ CATALOGUE: dict[str, Message] = {
     ),
     "output.not_ours": _M(
         "{path} exists and is not {what}; refusing to write over it (name a new file)",
-        "{path} 已存在，且不是{what}；拒绝覆盖它（请给一个新文件名）",
+        "{path} 已存在，且不是 {what}；拒绝覆盖它（请给一个新文件名）",
     ),
     "output.recording": _M("a recording of `jitlab watch`", "`jitlab watch` 的记录"),
     "output.report": _M("a page of `jitlab report`", "`jitlab report` 的页面"),
@@ -748,7 +748,45 @@ CATALOGUE: dict[str, Message] = {
         "（jax.monitoring.clear_event_listeners()），编译可能没有被计入"
         "（计入 {n} 次，预算允许 {max} 次）。",
     ),
+    # a recording's ``notice`` lines, where it is read back (watch summary, summary, report)
+    "notice.listeners_removed": _M(
+        "the program removed jitlab's JAX listeners (jax.monitoring.clear_event_listeners()) "
+        "{n} time, noticed at {times}; registered again, but compiles before that may be "
+        "missing: the counts up to then are a lower bound",
+        "程序移除了 jitlab 的 JAX 监听器（jax.monitoring.clear_event_listeners()）{n} 次，"
+        "发现于 {times}；已重新注册，但此前的编译可能缺失：到那时为止的计数只是下限",
+        "the program removed jitlab's JAX listeners (jax.monitoring.clear_event_listeners()) "
+        "{n} times, noticed at {times}; registered again, but compiles before that may be "
+        "missing: the counts up to then are a lower bound",
+    ),
+    "notice.other": _M("the recording notes: {notice}", "记录中的提示：{notice}"),
+    "watch.notice": _M("jitlab watch: {notice}", "jitlab watch：{notice}"),
+    "summary.notice": _M("process {index}: {notice}", "进程 {index}：{notice}"),
 }
+
+
+def listeners_removed_text(times: Sequence[float | None], lang: str, n: int | None = None) -> str:
+    """The ``listeners_removed`` notices of a recording (their ``t``: seconds into it; ``n``
+    how many in all, when only the first few times were kept)."""
+    n = len(times) if n is None else n
+    shown = [f"{t:.1f} s" if t is not None else "?" for t in times[:5]]
+    if n > len(shown):
+        shown.append("…")
+    return say("notice.listeners_removed", lang, n=n, times=listing(shown, lang))
+
+
+def notice_texts(
+    notices: Sequence[tuple[str, float | None]], lang: str, counts: dict[str, int] | None = None
+) -> list[str]:
+    """What a recording's ``notice`` lines ((notice, t) pairs, in order; ``counts``: how
+    many of each in all) say, one text per kind of notice; one a newer jitlab wrote is
+    named as it is."""
+    removed = [t for notice, t in notices if notice == "listeners_removed"]
+    n = (counts or {}).get("listeners_removed", len(removed))
+    texts = [listeners_removed_text(removed, lang, n)] if removed else []
+    others = dict.fromkeys(notice for notice, _ in notices if notice != "listeners_removed")
+    texts += [say("notice.other", lang, notice=notice) for notice in others]
+    return texts
 
 
 def kind_name(kind: object, lang: str) -> str:
