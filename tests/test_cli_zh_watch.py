@@ -198,7 +198,7 @@ def test_watch_end_lines_in_chinese_for_a_stream_and_children(folder: Path) -> N
     done = jitlab("--lang", "zh", *args, cwd=folder)
     assert done.returncode == 0 and "spawned exit code 0" in done.stdout, done.stderr
     err = flat(done.stderr)
-    assert "记录文件：/dev/null（流式写入：1 行调用记录）" in err, done.stderr
+    assert "记录文件：/dev/null（流式写入：1 行编译记录）" in err, done.stderr
     assert (
         "jitlab watch：2 个 fork 出的子进程没有被记录（记录写往设备或管道，只有本进程能写）" in err
     )

@@ -189,7 +189,7 @@ CATALOGUE: dict[str, Message] = {
     "watch.recording": _M("recording: {path} ({lines}{rest})", "记录文件：{path}（{lines}{rest}）"),
     "watch.stream": _M(
         "recording: {name} (a stream: {n} call line)",
-        "记录文件：{name}（流式写入：{n} 行调用记录）",
+        "记录文件：{name}（流式写入：{n} 行编译记录）",
         "recording: {name} (a stream: {n} call lines)",
     ),
     # English says "process(es)" as it always has (tests and users grep for it)
@@ -208,7 +208,7 @@ CATALOGUE: dict[str, Message] = {
         "jitlab watch：以 spawn 或 forkserver 启动的进程不受监视（它们的编译不在任何记录里）",
     ),
     "watch.no_summary": _M(
-        "jitlab watch: no summary ({error})", "jitlab watch：没有摘要（{error}）"
+        "jitlab watch: no summary ({error})", "jitlab watch：无法给出摘要（{error}）"
     ),
     # -- jitlab watch: what it refuses to run -------------------------------------------
     "watch.no_program": _M(
@@ -762,6 +762,8 @@ CATALOGUE: dict[str, Message] = {
     "notice.other": _M("the recording notes: {notice}", "记录中的提示：{notice}"),
     "watch.notice": _M("jitlab watch: {notice}", "jitlab watch：{notice}"),
     "summary.notice": _M("process {index}: {notice}", "进程 {index}：{notice}"),
+    "report.warning": _M("Counts may be incomplete:", "计数可能不完整："),
+    "report.notice_of": _M("{who}: {notice}.", "{who}：{notice}。"),
 }
 
 
