@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
             str(index): path for (index, _), path in zip(indexed, args.recordings, strict=True)
         }
         data["skipped_lines"] = {str(index): r.bad_lines for index, r in indexed}
+        # What each recording noted of itself (listeners_removed: its counts may be short).
+        data["notices"] = {
+            str(index): list(r.notice_counts) for index, r in indexed if r.notice_counts
+        }
         print(dumps_strict(data))
         return status
     _print(merged, indexed)
@@ -111,6 +115,10 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     for index, recording in indexed:
         if not recording.ended:  # an abrupt end is said, never passed off as complete
             line = messages.say("summary.no_end", lang, index=index)
+            console.print(f"[yellow]{escape(line)}[/yellow]")
+    for index, recording in indexed:  # counts that may be short are said so
+        for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
+            line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:

@@ -542,3 +542,5 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
         rest += say("sep.semi") + messages.skipped_lines(recording.bad_lines, language())
     lines = say("n.compile_lines", n=len(recording.calls))
     console.print(escape(say("watch.recording", path=path, lines=lines, rest=rest)))
+    for notice in messages.notice_texts(recording.notices, language(), recording.notice_counts):
+        console.print(f"[yellow]{escape(say('watch.notice', notice=notice))}[/yellow]")

@@ -771,7 +771,8 @@ def listeners_removed_text(times: Sequence[float | None], lang: str, n: int | No
     """The ``listeners_removed`` notices of a recording (their ``t``: seconds into it; ``n``
     how many in all, when only the first few times were kept)."""
     n = len(times) if n is None else n
-    shown = [f"{t:.1f} s" if t is not None else "?" for t in times[:5]]
+    # "0.1 s" kept on one line (a no-break space): a terminal wraps it nowhere
+    shown = [f"{t:.1f}\u00a0s" if t is not None else "?" for t in times[:5]]
     if n > len(shown):
         shown.append("…")
     return say("notice.listeners_removed", lang, n=n, times=listing(shown, lang))

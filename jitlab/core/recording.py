@@ -299,6 +299,10 @@ class Recording:
     # that made the card (a card rewritten later keeps the newest).
     scripts: dict[tuple[Key, int], RecordedScript] = field(default_factory=dict)
     ended: bool = False
+    # ``notice`` lines, (notice, t) in order: "listeners_removed" (the program cleared
+    # jitlab's JAX listeners: compiles before t may be missing from the counts).
+    notices: list[tuple[str, float | None]] = field(default_factory=list)  # the first few
+    notice_counts: dict[str, int] = field(default_factory=dict)  # every one, by notice
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
     long_lines: int = 0  # of which: longer than MAX_LINE_BYTES (read no further than that)
@@ -363,6 +367,14 @@ class Recording:
             self.scripts[(script.key, script.card)] = script
         elif kind == "end":
             self.ended = True
+        elif kind == "notice":
+            notice = obj.get("notice")
+            if not _is(notice, str) or not (obj.get("t") is None or _number(obj.get("t"))):
+                return False
+            notice = _intern(notice[:200])
+            self.notice_counts[notice] = self.notice_counts.get(notice, 0) + 1
+            if len(self.notices) < _NOTICES_KEPT:  # bounded: a program clearing in a loop
+                self.notices.append((notice, _float(obj.get("t"))))
         return True  # other types: from a newer jitlab, ignored
 
 
@@ -440,6 +452,7 @@ def read_recording(
 
 
 READ_PIECE = 1 << 20  # bytes read at a time
+_NOTICES_KEPT = 1000  # notice lines kept per recording (all counted: notice_counts)
 # The longest line read (a ``call`` line of a 70,000-argument signature, a script line with
 # long texts): a longer one is skipped and counted, so that no line holds memory without
 # bound (a 220 MB signature line took 1.4 GB to summarise).

@@ -49,6 +49,7 @@ from jitlab.core.messages import (
     kind_name,
     language_of,
     listing,
+    notice_texts,
     say,
     skipped_lines,
 )
@@ -184,6 +185,7 @@ def render_report(
         f"<h1>{_e(title)}</h1>",
         _made(generated, jitlab_version, lang),
         _header(sources, job, lang),
+        _notices(sources, job, lang),
         _overview(functions, sources, job, max_functions, lang),
     ]
     if merged is not None:
@@ -283,6 +285,24 @@ def _header(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
         f'<table class="header"><thead><tr><th></th>{heads}</tr></thead>'
         f"<tbody>{body}</tbody></table></section>"
     )
+
+
+def _notices(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
+    """A warning per recording that noted its counts may be short (the program removed
+    jitlab's JAX listeners): the counts before the notice are a lower bound."""
+    parts = []
+    for s in sources:
+        texts = notice_texts(s.recording.notices, lang, s.recording.notice_counts)
+        if not texts:
+            continue
+        who = say("report.process", lang, n=s.process) if job else PurePath(s.path).name
+        for text in texts:
+            line = say("report.notice_of", lang, who=who, notice=text)
+            parts.append(
+                f'<p class="warning"><strong>{_e(say("report.warning", lang))}</strong> '
+                f"{_e(line)}</p>"
+            )
+    return "\n".join(parts)
 
 
 def _devices(info: object, lang: str = "en") -> str:
@@ -844,6 +864,7 @@ code, pre { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas,
   "DejaVu Sans Mono", monospace; }
 .made, .note, .legend { color: #57606a; font-size: .9em; }
 .missing { color: #8b949e; font-style: italic; }
+.warning { background: #fff8c5; border-left: 4px solid #d4a72c; padding: .4em .8em; }
 table { border-collapse: collapse; margin: 6px 0 10px; font-size: .9em; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 thead th { background: #f3f4f6; font-weight: 600; }
