@@ -154,6 +154,7 @@ PROGRAM_LIST = [
         variant="explain",
     ),
     Program("flax_nnx_functional_api.py", ("train_step", "test_step"), needs=("flax",)),
+    Program("flax_nnx_mnist_tutorial.py", ("train_step", "eval_step"), needs=("flax", "optax")),
     Program("equinox_train_rnn.py", ("make_step",), needs=("equinox", "optax")),
 ]
 PROGRAMS_BY_FILE = {p.id: p for p in PROGRAM_LIST}
@@ -282,3 +283,16 @@ def test_persistent_cache_load_of_a_new_lambda(runs):
     assert ran.watched.stderr.count("Persistent compilation cache hit for 'jit__lambda'") == 1
     kinds = [c.record.kind for c in _calls(ran.recording, "<lambda>")]
     assert kinds == [CallKind.COMPILE, CallKind.PERSISTENT_HIT, CallKind.COMPILE]
+
+
+def test_flax_tutorial_eval_step_recompiles_for_the_partial_batch(runs):
+    """The NNX MNIST tutorial's test set ends in a batch of 8: JAX compiles eval_step again
+    (its log: 2 compiles); jitlab names the batch's arrays whose shape changed."""
+    ran = runs(PROGRAMS_BY_FILE["flax_nnx_mnist_tutorial"])
+    calls = _calls(ran.recording, "eval_step")
+    assert [c.record.kind for c in calls] == [CallKind.COMPILE, CallKind.RECOMPILE]
+    assert ran.watched.jax_compiles["eval_step"] == 2
+    changed = {(c.kind, c.path) for c in calls[1].record.reason.items}
+    assert changed == {(K.SHAPE, "batch['image']"), (K.SHAPE, "batch['label']")}, changed
+    hits = [n for key, n in ran.recording.hits.items() if key[0] == "eval_step"]
+    assert sum(hits) == 2  # epoch 2's two batches
