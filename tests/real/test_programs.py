@@ -122,9 +122,8 @@ _DEVICE = (
 PROGRAM_LIST = [
     Program("jax_mnist_classifier.py", ("update",)),
     Program("jax_spmd_mnist.py", ("train_step", "accuracy")),
-    Program(
-        "jax_pjit_sharding.py", ("mismatch", "on_device", "doubled"), xfail={"counts": _DEVICE}
-    ),
+    Program("jax_pjit_sharding.py", ("mismatch", "sin_sum", "doubled")),
+    Program("jax_pjit_devices.py", ("on_device",), xfail={"counts": _DEVICE}),
     Program(
         "jax_persistent_cache.py",
         ("<lambda>",),
@@ -263,7 +262,7 @@ def test_pjit_sharding_mismatch_names_x_as_jax_does(runs):
 @pytest.mark.xfail(strict=True, reason=_DEVICE)
 def test_pjit_different_device_recompilation_is_a_recompile(runs):
     """pjit_test.py::test_pjit_different_device_recompilation: JAX compiles twice."""
-    recording = runs(PROGRAMS_BY_FILE["jax_pjit_sharding"]).recording
+    recording = runs(PROGRAMS_BY_FILE["jax_pjit_devices"]).recording
     kinds = [c.record.kind for c in _calls(recording, "on_device")]
     assert kinds == [CallKind.COMPILE, CallKind.RECOMPILE]
 

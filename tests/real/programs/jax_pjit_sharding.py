@@ -3,8 +3,8 @@
 * test_cache_miss_explanations_sharding_mismatch: ``mismatch(x, y)`` called with x a NumPy
   array, then with x sharded on a 2-device mesh (JAX: "at x, now f32[8]({Auto: ('x',)}) and
   before f32[8]({})");
-* test_pjit_different_device_recompilation: ``on_device`` called with arrays committed to
-  device 0, then device 1 (2 compiles);
+* testAutodiffCache: ``jax.grad`` of a jitted ``sin_sum`` with ``in_shardings=P('x')``,
+  twice: the second grad compiles nothing;
 * equivalent shardings: ``doubled`` of an array placed with ``P()`` on an Explicit mesh hits
   on its own output (``P(None, None)``, the same sharding to JAX's cache), then recompiles
   for a dtype change of that output.
@@ -35,14 +35,14 @@ print(mismatch(np_inp, y).sum())
 print(mismatch(jax.device_put(np_inp, s), y).sum())
 
 
-@jax.jit
-def on_device(x):
-    return x
+@jax.jit(in_shardings=s, out_shardings=None)
+def sin_sum(x):
+    return jnp.sin(x).sum()
 
 
-a = jax.device_put(jnp.array([1.0, 2.0, 3.0]), jax.devices()[0])
-b = jax.device_put(jnp.array([4.0, 5.0, 6.0]), jax.devices()[1])
-print(on_device(a), on_device(b))
+x16 = jnp.arange(16, dtype=jnp.float32)
+print(jax.grad(sin_sum)(x16).sum())  # warms the cache
+print(jax.grad(sin_sum)(x16).sum())  # no compile
 
 
 @jax.jit
