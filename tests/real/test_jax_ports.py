@@ -851,3 +851,36 @@ def test_pjit_no_global_cache_hit_axis_resources():
             pf(inp)
     made = [c for c in recorder.calls if c.record.function == "<lambda>"]
     assert len(made) == log.counts["<lambda>"] == 1
+
+
+def test_jit_global_cache_two_jits_of_one_function():
+    """api_test.py::test_jit_global_cache: ``jit(f)(2)`` then ``jit(f)(3)`` runs f's Python
+    once (JAX shares one cache per function and options); jitlab: 1 compile, then a hit on
+    the executable the other jax.jit made, under watch and under two Probes."""
+    ran: list[int] = []
+
+    def f(x):
+        ran.append(1)
+        return x
+
+    with jax_account() as log, watch() as recorder:
+        jax.jit(f)(2)
+        jax.jit(f)(3)
+    assert len(ran) == log.counts["f"] == 1
+    made = [c for c in recorder.calls if c.record.function == "f" and c.record.kind.compiled]
+    assert len(made) == 1
+    (stats,) = [s for s in recorder.stats.values() if s.defined_at == made[0].defined_at]
+    assert (stats.compiles, stats.hits) == (1, 1)
+
+    def g(x):
+        ran.append(2)
+        return x
+
+    with jax_account() as log:
+        first, second = Probe(jax.jit(g)), Probe(jax.jit(g))
+        first(2)
+        second(3)
+    assert ran.count(2) == log.counts["g"] == 1
+    assert [r.kind for r in first.records] == [CallKind.COMPILE]
+    assert [r.kind for r in second.records] == [CallKind.CACHE_HIT]
+    assert second.records[0].reason.kinds() == (K.SHARED_EXECUTABLE,)
