@@ -14,13 +14,6 @@ LOAD_TIMEOUT_MS = 60_000  # discovery imports JAX and every scenario on the work
 CALL_TIMEOUT_MS = 60_000
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # The offscreen platform cannot pass size hints to a window manager; that is not our bug.
-    for item in items:
-        if "tests/gui" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.qt_log_ignore("propagateSizeHints"))
-
-
 @pytest.fixture
 def settings(tmp_path: Path) -> QSettings:
     """Settings in a temp ini file, never the user's own."""

@@ -93,8 +93,11 @@ def test_aot_warmup_first_request_is_a_hit(cls):
     assert all(r.compile_ms == 0.0 and r.trace_ms == 0.0 for r in warm.records)
     facts = warm.scenario.facts()
     assert sorted(facts["warmup_ms"]) == ["1", "32", "8"]
-    # A size nobody warmed up still compiles.
-    assert warm.step({**SMALL, "batch_size": 16}).kind is COMPILE
+    # A size nobody warmed up still compiles. Its kind is "compile" when this process holds
+    # no other run of the same function with cards, "recompile" when an earlier run (another
+    # test in this worker) left executables of it in JAX's shared cache: both are true.
+    unwarmed = warm.step({**SMALL, "batch_size": 16})
+    assert unwarmed.kind in (COMPILE, RECOMPILE) and unwarmed.compile_ms > 0
 
     cold = Run(cls, "cold-start")
     cold.play({**SMALL, "batch_size": n} for n in sizes)
