@@ -744,6 +744,21 @@ class SummaryPage(QWidget):
                 np.array(failed, dtype=float), np.full(len(failed), floor)
             )
         self._legend_failed(any(r.kind is CallKind.ERROR for rs in kept.values() for r in rs))
+        self._label_runs()
+
+    def _label_runs(self) -> None:
+        """The runs overlay from call 0; the axis says where each starts in the log's
+        numbering (the one numbering the log, the live chart and the text above use)."""
+        runs = {v: self.state.latest(v) for v in ("pitfall", "fix")}
+        starts = {v: run.records[0].index for v, run in runs.items() if run and run.records}
+        label = self.tr("call number in the run")
+        if len(starts) == 2:
+            label = (
+                self.tr("call in the run (pitfall: 0 is #%1; fix: 0 is #%2)")
+                .replace("%1", str(starts["pitfall"]))
+                .replace("%2", str(starts["fix"]))
+            )
+        self.compare.getPlotItem().setLabel("bottom", label)
 
     def _legend_failed(self, shown: bool) -> None:
         """The failed-call cross in the legend only while a failed call is on the chart."""
@@ -782,7 +797,7 @@ class SummaryPage(QWidget):
         )
         plot = self.compare.getPlotItem()
         plot.setLabel("left", self.tr("latency (ms, log scale)"))
-        plot.setLabel("bottom", self.tr("call number in the run"))
+        self._label_runs()
         self.compare.setToolTip(
             self.tr("The same calls on the pitfall (solid) and on the fix (dashed), from call 0.")
         )
