@@ -74,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
         _reexec(args, program)  # never returns
 
     import jitlab.core.recording  # noqa: F401  (imported before sys.path becomes the program's)
+    from jitlab.core import monitor
     from jitlab.core.watch import watch
+
+    if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
+        monitor.set_user_language(language())
 
     scripts = "texts" if args.script_texts else "figures" if args.scripts else False
     me = os.getpid()

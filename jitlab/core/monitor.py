@@ -510,8 +510,20 @@ def revive() -> bool:
     return True
 
 
+_said_language: list[str] = []  # `jitlab --lang zh watch`: the command's language
+
+
+def set_user_language(lang: str) -> None:
+    """Speak ``lang`` from inside the program (``jitlab --lang … watch``), not the locale's;
+    kept here, not in the environment, so the program's ``os.environ`` stays its own."""
+    _said_language[:] = [lang]
+
+
 def user_language() -> str:
-    """``zh`` or ``en`` for what jitlab itself prints from inside a program (the locale's)."""
+    """``zh`` or ``en`` for what jitlab itself prints from inside a program: the command's
+    ``--lang`` where one was given, else the locale's."""
     from jitlab.core import messages
 
+    if _said_language:
+        return _said_language[0]
     return messages.language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))

@@ -272,3 +272,42 @@ def test_a_function_jitted_inside_a_watch_copies_pickles_and_introspects_like_ja
     # call of the function and of its copies after it is a counted hit.
     assert stats.compiles == 1
     assert stats.hits == 4 + len(copies)
+
+
+def test_the_blinded_line_speaks_the_commands_language(tmp_path):
+    # `jitlab --lang zh watch`: what jitlab prints from inside the program follows --lang,
+    # not the locale, and the program's environment is left as it was.
+    program = tmp_path / "clears.py"
+    program.write_text(
+        "import os, jax, jax.numpy as jnp\n"
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.ones(2))\n"
+        "jax.monitoring.clear_event_listeners()\n"
+        "f(jnp.ones(3))\n"
+        "print('JITLAB' in ''.join(os.environ), os.environ.get('LANG'))\n"
+    )
+    env = {**os.environ, "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jitlab.cli",
+            "--lang",
+            "zh",
+            "watch",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+            "--",
+            "python",
+            str(program),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "jitlab：程序移除了 jitlab 的 JAX 监听器" in done.stderr, done.stderr
+    assert "the program removed jitlab's JAX listeners" not in done.stderr
+    assert done.stdout.splitlines()[0] == "False C.UTF-8"
