@@ -109,6 +109,8 @@ def _en(c: Change) -> str:
             f"weak type of {path} changed: {_weakness(after, 'en')} ← {_weakness(before, 'en')}"
             f" ({after} ← {before})"
         )
+    if k is ChangeKind.SHARDING and c.detail == "device":  # a single device for another
+        return f"device of {path}: {after} ← {before}"
     if k is ChangeKind.SHARDING:
         return (
             f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
@@ -204,6 +206,8 @@ def _zh(c: Change) -> str:
             f"{path} 的弱类型变了：{_weakness(after, 'zh')} ← {_weakness(before, 'zh')}"
             f"（{after} ← {before}）"
         )
+    if k is ChangeKind.SHARDING and c.detail == "device":
+        return f"{path} 的设备变了：{after} ← {before}"
     if k is ChangeKind.SHARDING:
         return f"{path} 的分片变了：{after or '单设备'} ← {before or '单设备'}"
     if k is ChangeKind.STATIC_VALUE:

@@ -141,8 +141,11 @@ class CallCollector:
         elif event == LOWER_EVENT and fun_name == self.jit_name:
             self.lower_ms, self.lowered, self.quiet = ms, True, False
             self._phase("lower", ms)
-        elif event == COMPILE_EVENT and fun_name == self.jit_name and self.lowered:
-            self.compile_ms, self.compiled = ms, True
+        elif event == COMPILE_EVENT and fun_name == self.jit_name:
+            # Also without a lowering: JAX lowers once per abstract signature, and an array
+            # committed to another device is only compiled again (pjit_test.py's
+            # test_pjit_different_device_recompilation). A compile all the same.
+            self.compile_ms, self.compiled, self.quiet = ms, True, False
             self._phase("compile", ms)
         elif event == PERSISTENT_LOAD_EVENT and self.lowered and not self.compiled:
             # Persistent-cache events carry no function name; after our lowering they are ours.

@@ -903,7 +903,8 @@ class Probe:
             kind = CallKind.COMPILE
         key = self._key(args, kwargs)
         context = signature.context_snapshot()
-        reason = self._reason(sig, collector, kind, key, context)
+        paths = signature.key_paths(self._statics, args, kwargs) if ledger.cards else None
+        reason = self._reason(sig, collector, kind, key, context, paths)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
         card = self._held_card(key, context)
         if card is not None:
@@ -1012,6 +1013,7 @@ class Probe:
         kind: CallKind,
         key: Hashable | None = None,
         context: tuple[Any, ...] = (),
+        paths: tuple[str, ...] | None = None,
     ) -> Reason:
         """What differed from the closest executable JAX had, as data.
 
@@ -1032,6 +1034,8 @@ class Probe:
         diffs = [
             self._options_instead(signature.diff(sig, card.signature, key, card.key, site), card)
             + signature.context_changes(context, card.context)
+            # Same types on another device: JAX compiles again with no trace or explanation.
+            + signature.device_changes(paths, key, card.key)
             for card in reversed(cards)
         ]
         closest = min(diffs, key=signature.distance)

@@ -439,6 +439,68 @@ def context_snapshot() -> tuple[Any, ...]:
         return ()
 
 
+def key_paths(
+    spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, ...] | None:
+    """The argument path of each leaf of a :func:`fast_key`, in its order, named as
+    :func:`describe` names them (``x``, ``params['w']``). Compiles only; None if unknown."""
+    try:
+        if not spec.empty:
+            traced, _ = spec.split(args, kwargs)
+            flat = jax.tree_util.tree_flatten_with_path([value for _, value in traced])[0]
+            names = [traced[path[0].idx][0] for path, _ in flat]
+            rests = [path[1:] for path, _ in flat]
+        else:  # fast_key flattens (args, kwargs): keywords sorted, as pytrees sort dicts
+            flat = jax.tree_util.tree_flatten_with_path((args, kwargs))[0]
+            names = [
+                spec.positional_name(path[1].idx)
+                if path[0].idx == 0
+                else spec.keyword_name(path[1].key)
+                for path, _ in flat
+            ]
+            rests = [path[2:] for path, _ in flat]
+        return tuple(
+            name + (jax.tree_util.keystr(tuple(rest)) if rest else "")
+            for name, rest in zip(names, rests, strict=True)
+        )
+    except Exception:
+        return None
+
+
+def _devices_text(sharding: Any) -> str:
+    devices = sorted(sharding.device_set, key=lambda d: d.id)
+    return ",".join(f"{d.platform}:{d.id}" for d in devices)
+
+
+def device_changes(
+    paths: tuple[str, ...] | None, new_key: Hashable | None, old_key: Hashable | None
+) -> list[Change]:
+    """Leaves of the same type and layout placed on other devices (an array committed to
+    ``cpu:1`` where the executable was built for ``cpu:0``): JAX compiles again for them,
+    though the signature's sharding texts (None on a single device) are equal. A sharding
+    change with ``detail="device"``, ``cpu:1 ← cpu:0``."""
+    if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
+        return []
+    if len(new_key) != 5 or len(old_key) != 5 or new_key[1] != old_key[1]:
+        return []
+    if paths is None or len(paths) != len(new_key[2]) or len(new_key[2]) != len(old_key[2]):
+        return []
+    changes = []
+    for path, x, y in zip(paths, new_key[2], old_key[2], strict=True):
+        if not (isinstance(x, tuple) and isinstance(y, tuple)) or x == y:
+            continue
+        try:
+            if x[1].device_set == y[1].device_set:
+                continue
+            if type(x[1]) is not type(y[1]) or not isinstance(x[1], SingleDeviceSharding):
+                continue  # a mesh's sharding: the sharding text names it
+            before, after = _devices_text(y[1]), _devices_text(x[1])
+        except Exception:
+            continue
+        changes.append(Change(ChangeKind.SHARDING, path, before, after, detail="device"))
+    return changes
+
+
 def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:
     """The trace-context entries that differ, named as JAX names them."""
     if not new or not old or new == old or len(new) != len(old):

@@ -115,15 +115,11 @@ def _calls(recording: Recording, name: str):
     return [c for c in recording.calls if c.record.function == name and not c.internal]
 
 
-_DEVICE = (
-    "jitlab: 1 executable of on_device (the call on device 1 a cache hit); JAX: 2 compiles "
-    "(an array committed to another device is lowered and compiled again)"
-)
 PROGRAM_LIST = [
     Program("jax_mnist_classifier.py", ("update",)),
     Program("jax_spmd_mnist.py", ("train_step", "accuracy")),
     Program("jax_pjit_sharding.py", ("mismatch", "sin_sum", "doubled")),
-    Program("jax_pjit_devices.py", ("on_device",), xfail={"counts": _DEVICE}),
+    Program("jax_pjit_devices.py", ("on_device",)),
     Program(
         "jax_persistent_cache.py",
         ("<lambda>",),
@@ -259,7 +255,6 @@ def test_pjit_sharding_mismatch_names_x_as_jax_does(runs):
     assert {(c.kind, c.path) for c in reason.items} == {(K.SHARDING, "x")}
 
 
-@pytest.mark.xfail(strict=True, reason=_DEVICE)
 def test_pjit_different_device_recompilation_is_a_recompile(runs):
     """pjit_test.py::test_pjit_different_device_recompilation: JAX compiles twice."""
     recording = runs(PROGRAMS_BY_FILE["jax_pjit_devices"]).recording
