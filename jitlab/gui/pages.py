@@ -754,7 +754,7 @@ class SummaryPage(QWidget):
         label = self.tr("call number in the run")
         if len(starts) == 2:
             label = (
-                self.tr("call in the run (pitfall: 0 is #%1; fix: 0 is #%2)")
+                self.tr("call in the run (0: pitfall #%1, fix #%2)")
                 .replace("%1", str(starts["pitfall"]))
                 .replace("%2", str(starts["fix"]))
             )

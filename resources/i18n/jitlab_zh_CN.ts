@@ -2036,8 +2036,8 @@
         </translation>
     </message>
     <message>
-        <source>call in the run (pitfall: 0 is #%1; fix: 0 is #%2)</source>
-        <translation>本轮中的调用序号（陷阱版的 0 是 #%1；修正版的 0 是 #%2）</translation>
+        <source>call in the run (0: pitfall #%1, fix #%2)</source>
+        <translation>本轮中的调用序号（0：陷阱版 #%1，修正版 #%2）</translation>
     </message>
     <message>
         <source>Summary: %1</source>

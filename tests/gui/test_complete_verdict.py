@@ -90,7 +90,7 @@ def test_complete_runs_only_the_variant_not_yet_run(qtbot, make_window) -> None:
     # One numbering: the overlay counts from 0 in each run, and its axis says which log
     # number each run's 0 is (the compile list above uses the log's numbers).
     axis = window.summary.compare.getPlotItem().getAxis("bottom").labelText
-    assert axis == f"call in the run (pitfall: 0 is #0; fix: 0 is #{fix[0].index})", axis
+    assert axis == f"call in the run (0: pitfall #0, fix #{fix[0].index})", axis
     assert fix[0].index == len(sizes)
 
 
