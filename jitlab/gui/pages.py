@@ -704,7 +704,11 @@ class SummaryPage(QWidget):
                 if n == 1
                 else self.tr("%1 of %n calls failed: %3", "", n)
             )
-            return text.replace("%1", str(summary.errors)).replace("%3", _error_types(records))
+            types = _error_types(records)
+            if types.count(", ") >= 1:  # several: the verdict above names them; keep it narrow
+                kinds = self.tr("%n error types", "", types.count(", ") + 1)
+                return text.replace("%1", str(summary.errors)).replace("%3", kinds)
+            return text.replace("%1", str(summary.errors)).replace("%3", types)
         if key == "hit_rate" and summary.errors == summary.calls:
             return "–"  # no call was served: a rate of nothing
         if key in ("time_lost", "mean_hit", "total") and summary.errors:

@@ -2035,6 +2035,12 @@
             <numerusform>%n 次调用中 %1 次失败：%3</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n error types</source>
+        <translation>
+            <numerusform>%n 种错误</numerusform>
+        </translation>
+    </message>
     <message>
         <source>call in the run (0: pitfall #%1, fix #%2)</source>
         <translation>本轮中的调用序号（0：陷阱版 #%1，修正版 #%2）</translation>

@@ -141,3 +141,15 @@ def test_sharding_complete_page_on_eight_devices() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "1 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
+
+
+def test_several_error_types_keep_the_table_narrow(qtbot, make_window) -> None:
+    # error-debugging's pitfall fails four ways: the verdict line names every type, the
+    # table's cell counts them (four names made the table push the chart off a 1024 screen).
+    window = make_window(scenario="error-debugging")
+    complete(qtbot, window)
+    cell = window.summary.cells[("pitfall", "errors")].text()
+    n = len(window.scenario.comparison().calls)
+    assert cell == f"{n} of {n} calls failed: 4 error types", cell
+    for name in ("TracerBoolConversionError", "ConcretizationTypeError", "TypeError"):
+        assert name in first_line(window)
