@@ -50,6 +50,7 @@ from jitlab.gui.log_view import LogView
 from jitlab.gui.model import Change, Phase, RunState
 from jitlab.gui.monitor_view import MonitorView
 from jitlab.gui.pages import LessonPanel, SummaryPage
+from jitlab.gui.plain import tip as plain_tip
 from jitlab.gui.script_view import LessonScripts, ScriptBook
 
 DEFAULT_SCENARIO = "dynamic-shapes"
@@ -408,19 +409,21 @@ class MainWindow(QMainWindow):
                 font = group.font(0)
                 font.setBold(True)
                 group.setFont(0, font)
-                group.setToolTip(0, title)
+                group.setToolTip(0, plain_tip(title))
                 groups[key] = group
             item = QTreeWidgetItem(groups[key])
             if cls is None:
                 item.setText(0, entry.name)
                 item.setIcon(0, _icon("broken"))
                 item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, not selectable
-                item.setToolTip(0, self.tr("Failed to load: %1").replace("%1", entry.error or ""))
+                # A plugin's error and texts are its own words: tips show them as written.
+                failed = self.tr("Failed to load: %1").replace("%1", entry.error or "")
+                item.setToolTip(0, plain_tip(failed))
             else:
                 item.setText(0, cls.title.get(lang))
                 item.setIcon(0, _icon_file(icon_file(cls)))
                 item.setData(0, Qt.ItemDataRole.UserRole, cls.id)
-                item.setToolTip(0, f"{cls.id}: {cls.question.get(lang)}")
+                item.setToolTip(0, plain_tip(f"{cls.id}: {cls.question.get(lang)}"))
                 if self.scenario is not None and cls.id == self.scenario.id:
                     item.setSelected(True)
         quiz = QTreeWidgetItem(tree, [self.tr("Test yourself")])

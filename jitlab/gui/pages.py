@@ -87,6 +87,8 @@ class LessonPanel(QScrollArea):
         self.question = QLabel(self.question_box)
         self.question.setObjectName("question")
         self.question.setWordWrap(True)
+        # A plugin's own words: shown as written, never read as markup (so is the story).
+        self.question.setTextFormat(Qt.TextFormat.PlainText)
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.question.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)
@@ -120,6 +122,7 @@ class LessonPanel(QScrollArea):
         self.text = QLabel(self.story_box)
         self.text.setObjectName("lessonStory")
         self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         story = QVBoxLayout(self.story_box)
         story.addWidget(self.text)

@@ -21,8 +21,9 @@ from jitlab.core.records import CallKind
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 MARK = "<b>M{n}</b><lambda>&amp;<u>x</u><img src=no-such-image.png>"
-# The function's name, its print, its error, its argument's key (a path in its signature).
-NAME, PRINTED, RAISED, KEY = 1001, 1002, 1003, 1004
+# The function's name, its print, its error, its argument's key (a path in its signature);
+# and the plugin's own question and kitchen story.
+NAME, PRINTED, RAISED, KEY, QUESTION, STORY = 1001, 1002, 1003, 1004, 1005, 1006
 
 PLUGIN = f"""
 import jax.numpy as jnp
@@ -50,8 +51,8 @@ class Markup(Scenario):
     id = "markup"
     pitfall = Pitfall.DYNAMIC_SHAPES
     title = T
-    question = T
-    lesson = Lesson(T, T, T, T)
+    question = Text(MARK.format(n={QUESTION}), MARK.format(n={QUESTION}))
+    lesson = Lesson(T, T, T, Text(MARK.format(n={STORY}), MARK.format(n={STORY})))
     params = (Param("n", 2, T, T, minimum=1, maximum=8),)
     variants = (Variant("pitfall", T, T), Variant("fix", T, T))
 
@@ -63,7 +64,7 @@ class Markup(Scenario):
         return (shout,)
 """
 
-WRITTEN = {n: MARK.format(n=n) for n in (NAME, PRINTED, RAISED, KEY)}
+WRITTEN = {n: MARK.format(n=n) for n in (NAME, PRINTED, RAISED, KEY, QUESTION, STORY)}
 
 
 def _wait(qtbot, window, count: int) -> None:
@@ -103,8 +104,8 @@ def test_the_live_views_show_a_programs_strings_as_text(
     wrong = check_literal(shown, WRITTEN)
     assert wrong == [], "\n".join(wrong)
     found = markers_in(shown)
-    # The function's name, its argument's key, what it printed and the error it raised are
-    # shown, as written.
+    # The function's name, its argument's key, what it printed, the error it raised, and the
+    # plugin's question and story are shown, as written.
     assert set(WRITTEN) <= found, sorted(set(WRITTEN) - found)
     assert any(MARKER.search(t) for _, t in shown)
 
