@@ -45,7 +45,7 @@ def main() -> None:
     print(f"{len(records)} real probed calls in {made:.1f} s: {kinds}")
 
     from jitlab.gui.app import application
-    from jitlab.gui.chart import ChartView
+    from jitlab.gui.views.chart import ChartView
 
     app = application()
     chart = ChartView()

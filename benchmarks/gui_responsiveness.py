@@ -28,7 +28,7 @@ import numpy as np
 
 SCENARIO = """
 import jax.numpy as jnp
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("benchmark", "基准")
 
@@ -129,7 +129,7 @@ def main() -> int:
     from PySide6.QtCore import QSettings
 
     from jitlab.gui.app import application
-    from jitlab.gui.main_window import MainWindow
+    from jitlab.gui.lesson.window import MainWindow
 
     app = application()
     folder = Path(tempfile.mkdtemp(prefix="jitlab-bench-"))

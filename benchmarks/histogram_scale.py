@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def signatures(count: int, seed: int) -> list:
-    from jitlab.core.records import LeafSpec, Signature
+    from jitlab.records.calls import LeafSpec, Signature
 
     sizes = random.Random(seed).sample(range(1, 4097), count)
     return [
@@ -51,7 +51,7 @@ def baseline_class(rev: str) -> type | None:
     """``ShapeHistogram`` as it was at ``rev``, or None when git cannot show it."""
     try:
         source = subprocess.run(
-            ["git", "show", f"{rev}:jitlab/gui/shape_histogram.py"],
+            ["git", "show", f"{rev}:jitlab/gui/views/shape_histogram.py"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -107,7 +107,7 @@ def main() -> None:
 
     from PySide6.QtWidgets import QApplication
 
-    from jitlab.gui.shape_histogram import ShapeHistogram
+    from jitlab.gui.views.shape_histogram import ShapeHistogram
 
     _app = QApplication.instance() or QApplication([])
     variants = {"now": ShapeHistogram}

@@ -7,7 +7,7 @@ Writes ``--processes`` synthetic but valid recordings with the writer's own clas
 ``dumps_strict``, as ``jitlab watch`` does): per process, ``--lines`` lines, a third of them
 ``call`` lines (compiles and recompiles of ``--functions`` functions, shapes changing) and the
 rest ``hits`` lines; process 3 compiles one shape the others never do. Then reads them all
-(``read_recording``) and merges them (``jitlab.core.processes.merge``), which is what
+(``read_recording``) and merges them (``jitlab.recordings.processes.merge``), which is what
 ``jitlab summary`` and ``jitlab open run.p*.jsonl`` do, and prints the time and the peak
 memory (``tracemalloc``: Python's allocations while reading and merging; and the process's
 peak RSS). Target: under 10 s, memory bounded by the recordings' size.
@@ -22,16 +22,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.processes import merge, process_of
-from jitlab.core.recording import (
-    ProcessInfo,
-    RecordedCall,
-    RecordedHits,
-    RecordingStart,
-    read_recording,
-)
-from jitlab.core.records import (
+from jitlab.recordings.processes import merge, process_of
+from jitlab.recordings.reader import read_recording
+from jitlab.records.calls import (
     CallKind,
     CallRecord,
     Change,
@@ -40,6 +33,8 @@ from jitlab.core.records import (
     Signature,
     dumps_strict,
 )
+from jitlab.records.changes import ChangeKind
+from jitlab.records.lines import ProcessInfo, RecordedCall, RecordedHits, RecordingStart
 
 
 def write_recording(

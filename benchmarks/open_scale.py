@@ -60,7 +60,7 @@ def main() -> None:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from jitlab.gui.recording_window import RecordingWindow
+    from jitlab.gui.recording.window import RecordingWindow
 
     app = QApplication.instance() or QApplication([])
     ticks: list[float] = []

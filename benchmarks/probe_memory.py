@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jitlab import Probe
-from jitlab.core.probe import DEFAULT_MAX_RECORDS
+from jitlab.probe.probe import DEFAULT_MAX_RECORDS
 
 
 def rss_mib() -> float:

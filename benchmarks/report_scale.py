@@ -17,9 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.recording import RecordedCall, RecordedHits, RecordingStart, read_recording
-from jitlab.core.records import (
+from jitlab.recordings.reader import read_recording
+from jitlab.records.calls import (
     CallKind,
     CallRecord,
     Change,
@@ -28,7 +27,9 @@ from jitlab.core.records import (
     Signature,
     dumps_strict,
 )
-from jitlab.core.report import render_report
+from jitlab.records.changes import ChangeKind
+from jitlab.records.lines import RecordedCall, RecordedHits, RecordingStart
+from jitlab.report.page import render_report
 
 
 def write_recording(path: Path, lines: int, functions: int, seed: int = 0) -> None:

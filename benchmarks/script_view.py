@@ -15,10 +15,10 @@ from types import SimpleNamespace
 
 from PySide6.QtWidgets import QApplication
 
-from jitlab.core.records import LeafSpec, Signature
-from jitlab.core.script_data import Script
 from jitlab.gui.executor import ScriptOf
-from jitlab.gui.script_view import ScriptWindow
+from jitlab.gui.scripts.view import ScriptWindow
+from jitlab.records.calls import LeafSpec, Signature
+from jitlab.records.scripts import Script
 
 
 def synthetic_hlo(lines: int) -> str:

@@ -41,11 +41,12 @@ print("shown", flush=True)
 JITLAB = """
 import sys, os
 from PySide6.QtCore import QTimer
-from jitlab.gui.app import application, make_settings
+from jitlab.gui.app import application
+from jitlab.gui.settings import make_settings
 from jitlab.gui import i18n
 app = application()
 i18n.set_language("en")
-from jitlab.gui.main_window import MainWindow
+from jitlab.gui.lesson.window import MainWindow
 window = MainWindow(make_settings())
 window.resize(1280, 800)
 window.show()

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.core.watch import watch
+from jitlab.watching.recorder import watch
 
 TARGET = 0.97
 

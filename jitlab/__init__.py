@@ -1,7 +1,13 @@
 """jitlab: see, call by call, what jax.jit really does.
 
-The public API is :mod:`jitlab.core`'s, re-exported here: ``jitlab.Probe``, ``jitlab.watch``,
-``jitlab.budget``, the records (``CallRecord``, ``CallKind``, ``Reason``, ``Change``, ...).
+The public API, re-exported here from the packages that define it: ``jitlab.Probe``,
+``jitlab.watch``, ``jitlab.budget``, the records (``CallRecord``, ``CallKind``, ``Reason``,
+``Change``, ...). Scenario plugins import their spec from :mod:`jitlab.lab.scenario`.
+
+The packages are the layers (each imports only those below it; ``pyproject.toml`` states it
+as import contracts): the faces ``gui`` and ``cli``, then ``quiz``, then ``watching`` and
+``lab``, then ``probe`` (the only package that touches JAX's internals), then ``records``
+(JAX-free data). ``recordings`` and ``report`` read files and never import JAX.
 """
 
 from __future__ import annotations
@@ -33,47 +39,59 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
-    from jitlab.core import (
+# name -> the module that defines it
+EXPORTS = {
+    "CallKind": "jitlab.records.calls",
+    "CallRecord": "jitlab.records.calls",
+    "Change": "jitlab.records.calls",
+    "ErrorInfo": "jitlab.records.calls",
+    "OutputLine": "jitlab.records.calls",
+    "Reason": "jitlab.records.calls",
+    "Signature": "jitlab.records.calls",
+    "Summary": "jitlab.records.calls",
+    "ChangeKind": "jitlab.records.changes",
+    "render": "jitlab.records.changes",
+    "Card": "jitlab.probe.probe",
+    "Ledger": "jitlab.probe.probe",
+    "Probe": "jitlab.probe.probe",
+    "EquationLine": "jitlab.records.scripts",
+    "Figures": "jitlab.records.scripts",
+    "Script": "jitlab.records.scripts",
+    "ScriptDiff": "jitlab.records.scripts",
+    "CompileBudgetExceeded": "jitlab.watching.recorder",
+    "Recorder": "jitlab.watching.recorder",
+    "budget": "jitlab.watching.recorder",
+    "watch": "jitlab.watching.recorder",
+}
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at runtime the names load on first use
+    from jitlab.probe.probe import Card, Ledger, Probe
+    from jitlab.records.calls import (
         CallKind,
         CallRecord,
-        Card,
         Change,
-        ChangeKind,
-        CompileBudgetExceeded,
-        EquationLine,
         ErrorInfo,
-        Figures,
-        Ledger,
         OutputLine,
-        Probe,
         Reason,
-        Recorder,
-        Script,
-        ScriptDiff,
         Signature,
         Summary,
-        budget,
-        render,
     )
-    from jitlab.core.watch import watch
+    from jitlab.records.changes import ChangeKind, render
+    from jitlab.records.scripts import EquationLine, Figures, Script, ScriptDiff
+    from jitlab.watching.recorder import CompileBudgetExceeded, Recorder, budget, watch
 
 
 def __getattr__(name: str) -> Any:
     # Lazy re-exports: importing `jitlab` must not import JAX, so that the desktop app can
     # show its window first and load JAX on its worker thread.
-    if name in __all__:
-        import importlib
+    module = EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jitlab' has no attribute {name!r}")
+    import importlib
 
-        core = importlib.import_module("jitlab.core")
-        value = (
-            importlib.import_module("jitlab.core.watch").watch
-            if name == "watch"
-            else getattr(core, name)
-        )
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'jitlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

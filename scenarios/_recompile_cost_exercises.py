@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.core.scenario import Text
+from jitlab.lab.scenario import Text
 from jitlab.quiz.model import (
     CLAIM,
     Answer,

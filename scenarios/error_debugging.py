@@ -1,7 +1,7 @@
 """Pitfall 6: reading a JAX error — the stack, the tracing context, the abstract values.
 
 Four broken functions, each failing the way real code does. For every failure jitlab takes
-the error apart (jitlab.core.anatomy), replays the same call under jax.disable_jit(), and
+the error apart (jitlab.probe.anatomy), replays the same call under jax.disable_jit(), and
 shows the jaxpr of the fixed function.
 """
 
@@ -14,8 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.core import anatomy
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep,
     Lab,
     Lesson,
@@ -25,7 +24,8 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.probe import anatomy
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep,
     Lab,
     Lesson,
@@ -36,7 +36,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
 
 if __package__:  # discovered: the exercises live in a sibling module (this file is long)
     from ._recompile_cost_exercises import EXERCISES
@@ -153,7 +153,7 @@ def enable_persistent_cache(cache_dir):
 def fresh_process_request(job):
     """Runs in a new spawned Python process: a cold start, except for the disk cache."""
     enable_persistent_cache(job["cache_dir"])
-    from jitlab.core.probe import Probe
+    from jitlab.probe.probe import Probe
 
     serve = Probe(predict)
     serve(make_params(job["depth"]), make_requests(job["batch_size"], 0))
@@ -243,7 +243,7 @@ def _child(job):
 
 
 def _without_exception(record):
-    from jitlab.core.records import ErrorInfo
+    from jitlab.records.calls import ErrorInfo
 
     info = ErrorInfo(record.error.type, record.error.message)
     if hasattr(record, "_replace"):  # CallRecord is a NamedTuple

@@ -17,7 +17,7 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep,
     Lab,
     Lesson,
@@ -27,7 +27,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,

@@ -7,7 +7,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep,
     Lab,
     Lesson,
@@ -17,7 +17,7 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,

@@ -8,8 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.core import _jax
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep,
     Lab,
     Lesson,
@@ -19,7 +18,8 @@ from jitlab.core.scenario import (
     Text,
     Variant,
 )
-from jitlab.core.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.probe import _jax
 from jitlab.quiz.model import (
     CLAIM,
     Answer,

@@ -118,6 +118,6 @@ def test_an_unknown_part_is_a_usage_error(part: str, run_here) -> None:
 
 def test_the_cli_names_every_part_the_core_makes() -> None:
     from jitlab.cli.run import SCRIPT_PARTS
-    from jitlab.core.scripts import PARTS
+    from jitlab.probe.scripts import PARTS
 
     assert set(SCRIPT_PARTS) == set(PARTS)

@@ -3,7 +3,7 @@ catalogue's English left over; plurals right in English.
 
 The recordings are made by a real `jitlab watch` of a tiny program; `run` and `quiz` run
 real JAX. The checker (:func:`leftover_english`) scans output for the English of every
-catalogue entry (:func:`jitlab.core.messages.english_fragments`).
+catalogue entry (:func:`jitlab.records.messages.english_fragments`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.messages import CATALOGUE, english_fragments, say
+from jitlab.records.messages import CATALOGUE, english_fragments, say
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 VARIANT = ("pitfall",)  # `jitlab run`'s title names the variant by its id
@@ -44,7 +44,7 @@ print("cache entries:", scale._cache_size())
 
 def _ids() -> tuple[str, ...]:
     """Scenario and variant ids, parameter names and choices: what a user types, not prose."""
-    from jitlab.core.discovery import discover
+    from jitlab.lab.discovery import discover
 
     ids: list[str] = []
     for entry in discover():
@@ -262,7 +262,7 @@ def test_list_in_chinese(monkeypatch, capsys):
 
 # -- recordings: watch, diff, summary, report ---------------------------------------------
 def test_watch_summary_in_chinese(recordings):
-    from jitlab.core.recording import read_recording, summarize
+    from jitlab.recordings.reader import read_recording, summarize
 
     out = recordings["summary_zh"]
     text = flat(out)

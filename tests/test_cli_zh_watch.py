@@ -242,7 +242,7 @@ def test_the_recording_window_says_a_recording_has_no_end_line(qtbot, folder: Pa
 
     from jitlab.gui import i18n
     from jitlab.gui.app import application
-    from jitlab.gui.recording_window import open_recording_window
+    from jitlab.gui.recording.window import open_recording_window
 
     done = jitlab("watch", "--out", "run.jsonl", "--", "python", "prog.py", cwd=folder)
     assert done.returncode == 0, done.stderr

@@ -42,7 +42,7 @@ def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Pat
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = (
-        "import jitlab; from jitlab.core.discovery import discover;"
+        "import jitlab; from jitlab.lab.discovery import discover;"
         "print(jitlab.__file__); print(sorted(e.name for e in discover() if e.ok))"
     )
     listed = subprocess.run(

@@ -76,7 +76,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # watch: the user's program keeps its own devices; the others never import JAX.
         return _command(args.command).run(args)
     # The sharding lessons need several devices; XLA only reads this before it starts.
-    from jitlab.core.devices import simulate_cpu_devices
+    from jitlab.probe.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)
     if args.command is not None:

@@ -1,4 +1,4 @@
-"""The one check every command that writes a file makes first (see jitlab.core.outputs).
+"""The one check every command that writes a file makes first (see jitlab.records.outputs).
 
 Refused in one line, exit status 2, before anything runs: a folder, a user's file that is not
 a jitlab file of the same kind, an input of the same command, a place that cannot be written.
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from jitlab.cli._usage import fail, language, say
-from jitlab.core.outputs import refusal
+from jitlab.records.outputs import refusal
 
 
 def checked_output(

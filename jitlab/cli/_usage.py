@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from jitlab.core import messages
+from jitlab.records import messages
 
 USAGE_ERROR = 2
 
@@ -42,7 +42,7 @@ def language_in(argv: Sequence[str]) -> str:
 
 
 def say(key: str, /, **fields: Any) -> str:
-    """A catalogue entry (:mod:`jitlab.core.messages`) in the command's language."""
+    """A catalogue entry (:mod:`jitlab.records.messages`) in the command's language."""
     return messages.say(key, language(), **fields)
 
 
@@ -92,7 +92,7 @@ def read_recording_or_fail(command: str, path_text: str) -> Any:
     """A recording of `jitlab watch`, read whole; anything else is a usage error naming it.
 
     Used by the commands that read recordings (``diff``, ``summary``, ``report``)."""
-    from jitlab.core.recording import NotARegularFile, read_recording
+    from jitlab.recordings.reader import NotARegularFile, read_recording
 
     path = Path(path_text)
     if path.is_dir():

@@ -67,8 +67,8 @@ def _read(path_text: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jitlab.core.compare import compare
-    from jitlab.core.records import dumps_strict
+    from jitlab.recordings.compare import compare
+    from jitlab.records.calls import dumps_strict
 
     base, new = _read(args.base), _read(args.new)
     diff = compare(base, new, include_internal=args.include_internal)
@@ -88,7 +88,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.core.messages import skipped_lines
+    from jitlab.records.messages import skipped_lines
 
     console = Console(width=None if sys.stdout.isatty() else 120)
     table = Table(title=escape(say("diff.title", base=args.base, new=args.new)))
@@ -137,7 +137,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
 
 
 def _in_language(problems: list[str], diff: Any, args: argparse.Namespace) -> list[str]:
-    """The regressions :meth:`~jitlab.core.compare.Diff.regressions` found, in the command's
+    """The regressions :meth:`~jitlab.recordings.compare.Diff.regressions` found, in the command's
     language (English: its own words; else said again from the same counts)."""
     if language() == "en":
         return problems

@@ -16,8 +16,8 @@ def run(args: argparse.Namespace | None = None) -> int:
     from rich.table import Table
 
     from jitlab.cli._usage import language, say
-    from jitlab.core.discovery import discover
-    from jitlab.core.messages import allowed_values
+    from jitlab.lab.discovery import discover
+    from jitlab.records.messages import allowed_values
 
     lang = language()
     table = Table(title=say("list.title"), show_lines=True)

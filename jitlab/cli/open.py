@@ -34,7 +34,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from jitlab.core.recording import NotARegularFile, check_regular
+    from jitlab.recordings.reader import NotARegularFile, check_regular
 
     paths = [Path(name) for name in args.recording]
     for path in paths:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             pass  # missing (waited for) or unreadable: the window says so
     if len({p.resolve() for p in paths}) != len(paths):
         fail(say("usage.named_twice", command="open"))
-    from jitlab.gui.recording_window import open_recording
+    from jitlab.gui.app import open_recording
 
     # A missing file is waited for (a program about to write it); it never imports JAX.
     names = [str(p) for p in paths]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from jitlab.cli._usage import UsageParser, fail, language_in, set_language
-from jitlab.core import messages
-from jitlab.core.records import dumps_strict
+from jitlab.records import messages
+from jitlab.records.calls import dumps_strict
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     set_language(getattr(args, "lang", None))
     # The sharding exercises need several devices; XLA reads this only before it starts.
-    from jitlab.core.devices import simulate_cpu_devices
+    from jitlab.probe.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)
     try:
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if not selected:
         fail(_say("quiz.err.no_match"))
     if args.gui:
-        from jitlab.gui.quiz_view import open_quiz
+        from jitlab.gui.app import open_quiz
 
         return open_quiz(
             language=getattr(args, "lang", None),

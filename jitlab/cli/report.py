@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
     import jitlab
     from jitlab.cli._output import checked_output
-    from jitlab.core.outputs import REPORT, is_stream
-    from jitlab.core.report import render_report
+    from jitlab.records.outputs import REPORT, is_stream
+    from jitlab.report.page import render_report
 
     # Never over a user's file or one of the recordings it reads (one line, exit 2).
     out = None if args.out == "-" else checked_output("report", args.out, REPORT, args.recordings)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from jitlab.cli._usage import fail, language, say
-from jitlab.core import messages
+from jitlab.records import messages
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return parser
 
 
-# The parts of a script (jitlab.core.scripts.PARTS, named here: the parser imports no JAX).
+# The parts of a script (jitlab.probe.scripts.PARTS, named here: the parser imports no JAX).
 SCRIPT_PARTS = ("jaxpr", "stablehlo", "hlo", "figures", "source")
 
 
@@ -92,7 +92,7 @@ def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jitlab.core.discovery import discover, scenarios
+    from jitlab.lab.discovery import discover, scenarios
 
     entries = discover()
     available = scenarios(entries)
@@ -129,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
         shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
         calls = own or shared or [{}]
 
-    from jitlab.core.engine import Run
-    from jitlab.core.records import dumps_strict
+    from jitlab.lab.engine import Run
+    from jitlab.records.calls import dumps_strict
 
     run = Run(scenario, args.variant)
     with _first_ctrl_c_stops_between_calls() as stop:
@@ -254,7 +254,7 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.core.changes import reason_text
+    from jitlab.records.changes import reason_text
 
     # Piped output has no width to measure: give the table room instead of folding words.
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -355,8 +355,8 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
 
     ``calls`` from --param: one value each sets it on every call of the lesson's sequence;
     a sequence of values replaces the lesson's sequence."""
-    from jitlab.core.records import dumps_strict
-    from jitlab.core.verdict_run import run_comparison
+    from jitlab.lab.verdict_run import run_comparison
+    from jitlab.records.calls import dumps_strict
 
     lang = language()
     comparison = scenario.comparison(None if variant == "pitfall" else variant)

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from jitlab.cli._usage import fail, language, read_recording_or_fail, say
-from jitlab.core.messages import processes_text
+from jitlab.records.messages import processes_text
 
 DIVERGED = 1  # exit status when the processes did not compile the same programs
 
@@ -39,8 +39,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jitlab.core.processes import merge, process_of
-    from jitlab.core.records import dumps_strict
+    from jitlab.recordings.processes import merge, process_of
+    from jitlab.records.calls import dumps_strict
 
     recordings = [read_recording_or_fail("summary", path) for path in args.recordings]
     indexed = [
@@ -78,7 +78,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     from rich.table import Table
 
     from jitlab.cli._usage import language
-    from jitlab.core import messages
+    from jitlab.records import messages
 
     console = Console(width=None if sys.stdout.isatty() else 120)
     lang = language()

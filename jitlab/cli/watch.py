@@ -64,7 +64,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from jitlab.cli._output import checked_output
-    from jitlab.core.outputs import RECORDING
+    from jitlab.records.outputs import RECORDING
 
     program = _parse_program(list(args.program))
     # Resolved now, against the folder the program starts in (it may chdir before the end).
@@ -73,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if program.options:
         _reexec(args, program)  # never returns
 
-    import jitlab.core.recording  # noqa: F401  (imported before sys.path becomes the program's)
-    from jitlab.core import monitor
-    from jitlab.core.watch import watch
+    import jitlab.recordings.reader  # noqa: F401  (imported before sys.path becomes the program's)
+    from jitlab.probe import monitor
+    from jitlab.watching.recorder import watch
 
     if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
         monitor.set_user_language(language())
@@ -308,11 +308,11 @@ _OUR_FRAMES = {"_exec", "_run_as_main"}
 
 def _our_files() -> set[str]:
     """The files whose frames a watched call passes through (the stand-in, the probe)."""
-    import jitlab.core.monitor
-    import jitlab.core.probe
-    import jitlab.core.watch
+    import jitlab.probe.monitor
+    import jitlab.probe.probe
+    import jitlab.watching.recorder
 
-    modules = (jitlab.core.watch, jitlab.core.probe, jitlab.core.monitor)
+    modules = (jitlab.watching.recorder, jitlab.probe.probe, jitlab.probe.monitor)
     return {__file__, *(str(m.__file__) for m in modules)}
 
 
@@ -452,8 +452,8 @@ def _error_stream() -> Any:
 
 
 def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
-    from jitlab.core import messages
-    from jitlab.core.watch import child_recordings
+    from jitlab.records import messages
+    from jitlab.watching.recorder import child_recordings
 
     err = _error_stream()
     if err is None:
@@ -489,9 +489,9 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
     from rich.table import Table
 
     from jitlab.cli._usage import language, say
-    from jitlab.core import messages
-    from jitlab.core.changes import render
-    from jitlab.core.recording import read_recording, summarize
+    from jitlab.recordings.reader import read_recording, summarize
+    from jitlab.records import messages
+    from jitlab.records.changes import render
 
     recording, _ = read_recording(read_from or path)
     stream = sys.stderr if file is None else file

@@ -1,28 +1,20 @@
-"""Start the desktop app: the window shows first, JAX loads on the worker thread."""
+"""Every event-loop entry point: the lesson window (``jitlab``), the quiz alone (``jitlab quiz
+--gui``) and the recording window (``jitlab open``). The window shows first; JAX loads on the
+worker thread."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from jitlab.gui import i18n
-
-ORGANIZATION = "jitlab"
-APPLICATION = "jitlab"
-
-
-def make_settings() -> QSettings:
-    """The user's settings, or an ini file named by ``JITLAB_SETTINGS`` (tests, screenshots)."""
-    path = os.environ.get("JITLAB_SETTINGS")
-    if path:
-        return QSettings(path, QSettings.Format.IniFormat)
-    return QSettings(ORGANIZATION, APPLICATION)
+from jitlab.gui.settings import APPLICATION, ORGANIZATION, make_settings, start_language
 
 
 def _require_display() -> None:
@@ -170,10 +162,9 @@ def launch(
     """Open the main window and run the event loop; returns the exit status."""
     app = application()
     settings = make_settings()
-    lang = language or str(settings.value("language", "") or "") or i18n.system_language()
-    i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
+    start_language(settings, language)
 
-    from jitlab.gui.main_window import MainWindow
+    from jitlab.gui.lesson.window import MainWindow
 
     window = MainWindow(settings, scenario, variant, autoplay, scenarios_dir)
     close_on_signals(window)
@@ -181,3 +172,42 @@ def launch(
     status = app.exec()
     window.shutdown()  # idempotent: the worker has ended (or was left behind) by now
     return exit_status(int(status))
+
+
+def open_quiz(
+    language: str | None = None, exercise: str | None = None, interview: bool = False
+) -> int:
+    """Run the quiz alone in its own window and event loop; returns the exit status."""
+    from jitlab.gui.executor import simulate_cpu_devices
+    from jitlab.gui.quiz.view import CLOSE_GRACE_MS, QuizWindow
+
+    simulate_cpu_devices(8)  # the sharding exercises; XLA reads this only before it starts
+    app = application()
+    start_language(make_settings(), language)
+    window = QuizWindow()
+    if interview:
+        window.view.show_interview()
+    if exercise is not None:
+        window.view.loaded.connect(lambda: window.view.exercises.select(exercise))
+    close_on_signals(window)  # Ctrl+C and SIGTERM close it like the close button
+    window.show()
+    status = app.exec()
+    window.view.shutdown(CLOSE_GRACE_MS)
+    return exit_status(int(status))
+
+
+def open_recording(
+    path: str | Sequence[str], follow: bool = True, language: str | None = None
+) -> int:
+    """``jitlab open FILE…``: the recording window and its event loop; returns the exit
+    status. Several files: the processes of one job, side by side."""
+    from jitlab.gui.recording.window import open_recording_window
+
+    app = application()
+    settings = make_settings()
+    start_language(settings, language)
+    window = open_recording_window(path, follow, None, settings)  # kept alive by _windows
+    close_on_signals(window)  # Ctrl+C and SIGTERM close it like the close button
+    status = int(app.exec())
+    settings.sync()
+    return status

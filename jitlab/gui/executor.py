@@ -49,6 +49,9 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
+# XLA's device count is set before JAX starts: the GUI asks through here, its one JAX seam.
+from jitlab.probe.devices import simulate_cpu_devices
+
 __all__ = [
     "ABANDONED",
     "CANCELLED",
@@ -65,6 +68,7 @@ __all__ = [
     "left_behind",
     "load_catalogue",
     "part_script",
+    "simulate_cpu_devices",
 ]
 
 CANCELLED = "cancelled: the job was dropped before it ran"
@@ -92,7 +96,7 @@ def left_behind() -> list[QThread]:
 class Discovered:
     """Scenario plugins found on the executor (discovery imports JAX, so not on the GUI thread)."""
 
-    entries: list[Any]  # jitlab.core.discovery.PluginEntry
+    entries: list[Any]  # jitlab.lab.discovery.PluginEntry
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ def load_catalogue() -> Catalogue:
     """A job: import the exercises and count the devices (run it with :meth:`Executor.submit`)."""
     import jax
 
-    from jitlab.core.discovery import scenarios
+    from jitlab.lab.discovery import scenarios
     from jitlab.quiz import exercises
     from jitlab.quiz.interview import Interview
     from jitlab.quiz.model import Outcome
@@ -161,7 +165,7 @@ def load_catalogue() -> Catalogue:
 class ScriptOf:
     """A job's result: the script of one card of the current run, or why there is none.
 
-    ``script`` is a ``jitlab.core.scripts.Script`` (plain data: the views read it without
+    ``script`` is a ``jitlab.probe.scripts.Script`` (plain data: the views read it without
     importing JAX); ``why`` says why it is None."""
 
     function: str
@@ -173,7 +177,7 @@ class ScriptOf:
 
 @dataclass(frozen=True)
 class ScriptsCompared:
-    """A job's result: two cards' scripts and what differs (``jitlab.core.scripts.ScriptDiff``;
+    """A job's result: two cards' scripts and what differs (``jitlab.probe.scripts.ScriptDiff``;
     None when either script is missing: their ``why`` says why)."""
 
     before: ScriptOf
@@ -209,7 +213,7 @@ def card_script(
     view: bool = False,
 ) -> ScriptOf:
     """A job (``with_run``): the script of a card the kitchen shows. Cached with the card by
-    the probe; asking never changes what the probe records (``jitlab.core.scripts``).
+    the probe; asking never changes what the probe records (``jitlab.probe.scripts``).
     ``stablehlo=False``: its StableHLO text may be left to be printed when asked for.
     ``view=True``: what a script window shows first (``make_script(..., view=True)``: the
     texts that hold the GIL longest are left to :func:`part_script`); a script already kept
@@ -219,7 +223,7 @@ def card_script(
         return ScriptOf(function, card, created_by, None, _GONE)
     if not view:
         return ScriptOf(function, card, created_by, probe.script(card, stablehlo=stablehlo))
-    from jitlab.core.scripts import make_script
+    from jitlab.probe.scripts import make_script
 
     held = probe.card(card)
     kept = held.script_cache
@@ -232,11 +236,11 @@ def part_script(
     run: Any, function: str, card: int, created_by: int, script: Any, part: str
 ) -> ScriptOf:
     """A job (``with_run``): ``script`` (that card's, made without the text ``part``) with
-    that text printed (``jitlab.core.scripts.print_part``)."""
+    that text printed (``jitlab.probe.scripts.print_part``)."""
     probe = _probe_of(run, function, card, created_by)
     if probe is None:
         return ScriptOf(function, card, created_by, None, _GONE)
-    from jitlab.core.scripts import print_part
+    from jitlab.probe.scripts import print_part
 
     made = print_part(probe, probe.card(card), script, part)
     return ScriptOf(function, card, created_by, made)
@@ -247,7 +251,7 @@ _GONE = "the card is no longer in the run's card holder (reset or switched since
 
 def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) -> ScriptsCompared:
     """A job (``with_run``): two cards' scripts (made if needed) and their differences."""
-    from jitlab.core.scripts import compare
+    from jitlab.probe.scripts import compare
 
     before, after = card_script(run, *a), card_script(run, *b)
     diff = None
@@ -259,7 +263,7 @@ def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) 
 def diff_made(before: ScriptOf, after: ScriptOf) -> ScriptsCompared:
     """A job: the differences of two scripts already made (kept by the GUI across a variant
     switch, when their cards have left the run's card holder)."""
-    from jitlab.core.scripts import compare
+    from jitlab.probe.scripts import compare
 
     diff = None
     if before.script is not None and after.script is not None:
@@ -482,7 +486,7 @@ class Executor(QThread):
         frame = sys._current_frames().get(self._ident or -1)
         if frame is None:
             return False
-        from jitlab.core import _jax
+        from jitlab.probe import _jax
 
         while frame is not None:
             if _jax.compiling_jaxpr(frame) is not None:
@@ -586,7 +590,7 @@ class Executor(QThread):
         self._ident = threading.get_ident()
         if self._discover:
             try:
-                from jitlab.core.discovery import discover
+                from jitlab.lab.discovery import discover
 
                 entries = discover(self._scenarios_dir, entry_points=self._entry_points)
                 self._emit(Discovered(entries))
@@ -697,7 +701,7 @@ class Executor(QThread):
     def _apply(
         self, run: Any, scenario: Any, variant: str | None, reset: bool, current: str
     ) -> Any:
-        from jitlab.core.engine import Run
+        from jitlab.lab.engine import Run
 
         if scenario is not None:
             run = Run(scenario, current, listener=self._emit)

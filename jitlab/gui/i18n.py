@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 
-from jitlab.core.paths import resource
+from jitlab.records.paths import resource
 
 LANGUAGES = ("en", "zh")
 _state: dict[str, object] = {"language": "en", "translators": []}

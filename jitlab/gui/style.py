@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-from jitlab.core.ledger import KIND_COLORS  # one table for the app and the report
-from jitlab.core.records import CallKind
 from jitlab.gui.i18n import translate
+from jitlab.recordings.ledger import KIND_COLORS  # one table for the app and the report
+from jitlab.records.calls import CallKind
 
 _KIND_NAMES = {
     CallKind.COMPILE: QT_TRANSLATE_NOOP("Kinds", "first compile"),

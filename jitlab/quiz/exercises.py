@@ -15,8 +15,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-from jitlab.core.discovery import PluginEntry, discover
-from jitlab.core.scenario import icon_file
+from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.scenario import icon_file
 from jitlab.quiz.model import Exercise
 
 __all__ = ["Catalogue", "available", "build", "catalogue", "get"]  # and EXERCISES, BY_ID, SCENARIOS

@@ -21,9 +21,9 @@ from typing import Any
 
 import jax
 
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallRecord, ErrorInfo, OutputLine
-from jitlab.core.scenario import ChapterLike, Text
+from jitlab.lab.scenario import ChapterLike, Text
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallRecord, ErrorInfo, OutputLine
 
 NO_ERROR = "none"  # the answer of an ERROR exercise whose snippet runs cleanly
 
@@ -89,7 +89,7 @@ class Evidence:
         return self.raised
 
     def to_json(self) -> dict[str, Any]:
-        from jitlab.core.records import _jsonable
+        from jitlab.records.calls import _jsonable
 
         return {
             "calls": list(self.kinds),

@@ -30,7 +30,7 @@ def tool(name: str) -> str:
 
 
 def sources() -> list[str]:
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "jitlab" / "gui").glob("*.py"))
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "jitlab" / "gui").rglob("*.py"))
 
 
 def main() -> int:

@@ -105,7 +105,7 @@ WINDOW = """
 import sys
 from PySide6.QtCore import QSettings
 from jitlab.gui.app import application
-from jitlab.gui.main_window import MainWindow
+from jitlab.gui.lesson.window import MainWindow
 
 app = application()
 settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)

@@ -13,8 +13,8 @@ import pytest
 from ptyrun import run_on_pty
 
 import jitlab
-from jitlab.core.compare import compare
-from jitlab.core.recording import read_recording
+from jitlab.recordings.compare import compare
+from jitlab.recordings.reader import read_recording
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 

@@ -35,7 +35,7 @@ import threading
 
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 
@@ -75,7 +75,7 @@ class Hang(Scenario):
 NO_PARAMS = """
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 
@@ -100,7 +100,7 @@ class NoParams(Scenario):
 SQUARE = """
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 
@@ -151,7 +151,7 @@ def make_window(qtbot, tmp_path: Path) -> Iterator:
     from jitlab.gui import executor as worker
     from jitlab.gui import i18n
     from jitlab.gui.app import application
-    from jitlab.gui.main_window import MainWindow
+    from jitlab.gui.lesson.window import MainWindow
 
     application()
     windows: list[MainWindow] = []
@@ -296,7 +296,7 @@ def test_a_stuck_check_is_abandoned_and_a_fresh_worker_takes_over(
     qtbot, make_window, tmp_path
 ) -> None:
     from jitlab.gui.executor import ABANDONED
-    from jitlab.gui.main_window import JOB_STUCK_S
+    from jitlab.gui.lesson.window import JOB_STUCK_S
 
     window = make_window(write_plugins(tmp_path / "p", square=SQUARE), "square")
     release, token, told = hanging_check(qtbot, window)
@@ -324,8 +324,8 @@ def test_a_stuck_check_is_abandoned_and_a_fresh_worker_takes_over(
 def test_a_check_inside_a_compile_gets_the_longer_limit(
     qtbot, make_window, tmp_path, monkeypatch
 ) -> None:
-    from jitlab.gui import main_window
     from jitlab.gui.executor import ABANDONED
+    from jitlab.gui.lesson import window as main_window
 
     monkeypatch.setattr(main_window, "JOB_STUCK_S", 0.2)
     monkeypatch.setattr(main_window, "JOB_COMPILE_S", 2.0)

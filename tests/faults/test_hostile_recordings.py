@@ -32,14 +32,14 @@ from hostile import (
     shown_texts,
 )
 
-from jitlab.core.processes import merge
-from jitlab.core.recording import (
+from jitlab.recordings.processes import merge
+from jitlab.recordings.reader import (
     MAX_LINE_BYTES,
     NotARegularFile,
     read_recording,
     summarize,
 )
-from jitlab.core.report import render_report
+from jitlab.report.page import render_report
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 TIMEOUT = 120  # a CLI that hangs (reading a FIFO, /dev/zero) fails here, not forever
@@ -114,7 +114,7 @@ def test_the_reader_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     # In a child: before the fix, opening the FIFO waited for a writer forever.
     path = _fifo(tmp_path)
     code = textwrap.dedent(f"""
-        from jitlab.core.recording import NotARegularFile, read_recording
+        from jitlab.recordings.reader import NotARegularFile, read_recording
         try:
             read_recording({str(path)!r})
         except NotARegularFile as exc:
@@ -260,7 +260,7 @@ def test_a_line_too_long_is_skipped_with_its_reason(long_file: Path) -> None:
 
 def test_a_line_too_long_read_a_piece_at_a_time(long_file: Path) -> None:
     """The window reads 64 KiB at a time and resumes at the offset returned."""
-    from jitlab.core.recording import Recording
+    from jitlab.recordings.reader import Recording
 
     recording, offset, size = Recording(), 0, long_file.stat().st_size
     for _ in range(size // 65536 + 10):  # bounded: every read moves on
@@ -396,8 +396,8 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QSettings
 from PySide6.QtWidgets import QToolTip
 from jitlab.gui.app import application
-from jitlab.gui.chart import describe
-from jitlab.gui.recording_window import open_recording_window
+from jitlab.gui.views.chart import describe
+from jitlab.gui.recording.window import open_recording_window
 
 app = application()
 settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
@@ -453,7 +453,7 @@ def open_window(qtbot, tmp_path: Path):
     from PySide6.QtCore import QSettings
 
     from jitlab.gui.app import application
-    from jitlab.gui.recording_window import open_recording_window
+    from jitlab.gui.recording.window import open_recording_window
 
     application()
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
@@ -474,7 +474,7 @@ def test_the_recording_window_shows_every_string_as_text(
     path.write_text("".join(lines), encoding="utf-8")
     from PySide6.QtGui import Qt
 
-    from jitlab.gui.chart import describe
+    from jitlab.gui.views.chart import describe
 
     window = open_window(path)
     qtbot.waitUntil(lambda: not window.loading and len(window.lanes()) == 3, timeout=30_000)
@@ -554,7 +554,7 @@ def test_the_window_skips_numbers_out_of_range(qtbot, open_window, tmp_path: Pat
 def test_the_reports_ledger_shows_the_columns_that_changed_first(tmp_path: Path) -> None:
     """200 arguments, one of them changing: the page lists a bounded number of columns,
     the changed one among them, and says how many it left out."""
-    from jitlab.core.report import MAX_LEDGER_COLUMNS
+    from jitlab.report.page import MAX_LEDGER_COLUMNS
 
     first = _wide_call(200)
     second = _with(first, ("kind",), "recompile") | {"index": 1, "card": 1}

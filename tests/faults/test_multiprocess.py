@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from jitlab.cli import main
-from jitlab.core import _jax
-from jitlab.core.processes import merge, process_of
-from jitlab.core.recording import read_recording
+from jitlab.probe import _jax
+from jitlab.recordings.processes import merge, process_of
+from jitlab.recordings.reader import read_recording
 
 sys.path.insert(0, str(Path(__file__).parent))
 import distributed

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core import messages
+from jitlab.records import messages
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 TIMEOUT = 240  # seconds a subprocess may take on a busy machine, never a bound on speed

@@ -7,8 +7,8 @@ import json
 import jax
 import jax.numpy as jnp
 
-from jitlab.core import monitor
-from jitlab.core.probe import Probe
+from jitlab.probe import monitor
+from jitlab.probe.probe import Probe
 
 
 def test_a_hundred_thousand_printed_lines_keep_a_bounded_record_and_an_exact_count():

@@ -16,7 +16,7 @@ import pytest
 from hostile import MARKER, check_literal, markers_in, rendered, shown_texts
 from test_gui_faults import CALL_TIMEOUT_MS, make_window, write_plugins  # noqa: F401
 
-from jitlab.core.records import CallKind
+from jitlab.records.calls import CallKind
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
@@ -28,7 +28,7 @@ NAME, PRINTED, RAISED, KEY, QUESTION, STORY = 1001, 1002, 1003, 1004, 1005, 1006
 PLUGIN = f"""
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 MARK = {MARK!r}
 
@@ -78,7 +78,7 @@ def test_the_live_views_show_a_programs_strings_as_text(
 ) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from jitlab.gui.main_window import MODES
+    from jitlab.gui.lesson.window import MODES
 
     folder = write_plugins(tmp_path / "plugins", markup=PLUGIN)
     window = make_window(folder, "markup")

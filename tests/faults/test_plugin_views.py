@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_gui_faults import CALL_TIMEOUT_MS, make_window, write_plugins  # noqa: F401
 
-from jitlab.core import anatomy
+from jitlab.probe import anatomy
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
@@ -36,8 +36,8 @@ import sys
 import jax
 import jax.numpy as jnp
 
-from jitlab.core import anatomy
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.probe import anatomy
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 

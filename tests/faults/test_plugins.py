@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.discovery import discover
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
-from jitlab.core.scenario import Lesson, Pitfall, Scenario, Text, Variant
+from jitlab.lab.discovery import discover
+from jitlab.lab.engine import Run
+from jitlab.lab.scenario import Lesson, Pitfall, Scenario, Text, Variant
+from jitlab.records.calls import CallKind
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 
@@ -29,7 +29,7 @@ import sys
 import jax
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 """
@@ -198,7 +198,7 @@ def test_a_plugin_with_a_malformed_pitfall_is_broken_not_fatal(tmp_path: Path):
     (tmp_path / "odd.py").write_text(
         textwrap.dedent(
             """
-            from jitlab.core.scenario import Lesson, Scenario, Text, Variant
+            from jitlab.lab.scenario import Lesson, Scenario, Text, Variant
 
             T = Text("x", "x")
 

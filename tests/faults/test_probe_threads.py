@@ -9,8 +9,8 @@ import threading
 import jax
 import jax.numpy as jnp
 
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallKind
 
 
 def test_hits_from_four_threads_are_filed_under_the_right_card():

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.recording import Recording, read_recording, summarize
-from jitlab.core.records import CallKind
+from jitlab.recordings.reader import Recording, read_recording, summarize
+from jitlab.records.calls import CallKind
 
 
 def line(obj: object) -> bytes:
@@ -159,7 +159,7 @@ def test_the_recording_window_keeps_following_after_a_damaged_line(qtbot, tmp_pa
     from PySide6.QtCore import QSettings
 
     from jitlab.gui.app import application
-    from jitlab.gui.recording_window import open_recording_window
+    from jitlab.gui.recording.window import open_recording_window
 
     application()
     settings = QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)
@@ -204,7 +204,7 @@ def test_the_window_counts_skipped_lines_in_proper_plurals(
 
     from jitlab.gui import i18n
     from jitlab.gui.app import application
-    from jitlab.gui.recording_window import open_recording_window
+    from jitlab.gui.recording.window import open_recording_window
 
     application()
     settings = QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.recording import read_recording
-from jitlab.core.records import CallKind, CallRecord, Summary, dumps_strict
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.recordings.reader import read_recording
+from jitlab.records.calls import CallKind, CallRecord, Summary, dumps_strict
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 NON_FINITE = ("nan", "NaN", "inf", "-inf", "Infinity", "-infinity", "1e999")
@@ -92,7 +92,7 @@ NAN_PLUGIN = """
 import jax
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Lesson, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Lesson, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
 

@@ -14,9 +14,10 @@ import jax.numpy as jnp
 import pytest
 
 import jitlab
-from jitlab.core import scripts
-from jitlab.core.recording import RecordedScript, read_recording, summarize
-from jitlab.core.script_data import Figures, Script
+from jitlab.probe import scripts
+from jitlab.recordings.reader import read_recording, summarize
+from jitlab.records.lines import RecordedScript
+from jitlab.records.scripts import Figures, Script
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 

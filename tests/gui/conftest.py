@@ -24,7 +24,7 @@ def settings(tmp_path: Path) -> QSettings:
 def make_window(qtbot, settings: QSettings) -> Iterator:
     """Build windows; afterwards stop every worker and check its thread really ended."""
     from jitlab.gui.app import application
-    from jitlab.gui.main_window import MainWindow
+    from jitlab.gui.lesson.window import MainWindow
 
     application()
     windows = []

@@ -21,7 +21,7 @@ def write_scenarios(folder: Path, **sources: str) -> Path:
 
 
 HEADER = """
-from jitlab.core.scenario import (
+from jitlab.lab.scenario import (
     AutoplayStep, Lab, Lesson, Param, Pitfall, Scenario, Text, Variant,
 )
 T = Text("en", "zh")

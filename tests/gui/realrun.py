@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from jitlab.core.records import CallRecord
-from jitlab.gui.model import RunState
+from jitlab.gui.views.model import RunState
+from jitlab.records.calls import CallRecord
 
 
 def drive(
@@ -19,8 +19,8 @@ def drive(
 
     Returns every record made, from the engine's own events (to check the model against).
     """
-    from jitlab.core.discovery import scenarios
-    from jitlab.core.engine import CallFinished, Run
+    from jitlab.lab.discovery import scenarios
+    from jitlab.lab.engine import CallFinished, Run
 
     made: list[CallRecord] = []
 

@@ -16,11 +16,11 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind, LeafSpec, Signature
-from jitlab.gui.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
-from jitlab.gui.model import CardView, RunState
+from jitlab.gui.views.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
+from jitlab.gui.views.model import CardView, RunState
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind, LeafSpec, Signature
 
 
 def play(scenario: str, variant: str = "pitfall") -> tuple[RunState, KitchenPanel]:
@@ -76,10 +76,10 @@ def test_a_hovered_card_shows_its_full_signature(qtbot) -> None:
 
 SHARDING_LABELS = """
 import json, sys
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.gui.model import RunState
-from jitlab.gui.kitchen import card_label
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.gui.views.model import RunState
+from jitlab.gui.views.kitchen import card_label
 cls = scenarios()["sharding"]
 state = RunState()
 run = Run(cls, "pitfall", listener=state.apply)

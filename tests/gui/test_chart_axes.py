@@ -9,13 +9,13 @@ import pytest
 from PySide6.QtGui import QImage, QPainter
 from realrun import drive
 
-from jitlab.core.records import CallKind, CallRecord
-from jitlab.gui.model import RunState
+from jitlab.gui.views.model import RunState
+from jitlab.records.calls import CallKind, CallRecord
 
 
 def _chart(qtbot, state: RunState | None = None):
     from jitlab.gui.app import application
-    from jitlab.gui.chart import ChartView
+    from jitlab.gui.views.chart import ChartView
 
     application()
     chart = ChartView()

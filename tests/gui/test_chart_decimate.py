@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitlab.core.records import CallKind, CallRecord
+from jitlab.records.calls import CallKind, CallRecord
 
 CALLS = 20_000
 SPIKE_AT, SPIKE_MS = 12_345, 500.0
@@ -14,7 +14,7 @@ RECOMPILES = (CALLS - 200, CALLS - 199)  # two new shapes in a row, among the ne
 
 def _chart(qtbot):
     from jitlab.gui.app import application
-    from jitlab.gui.chart import ChartView
+    from jitlab.gui.views.chart import ChartView
 
     application()
     chart = ChartView()
@@ -58,7 +58,7 @@ def test_recompile_markers_are_drawn_in_a_wide_view(qtbot) -> None:
 
 def test_log_axis_labels_decades_only(qtbot) -> None:
     from jitlab.gui.app import application
-    from jitlab.gui.chart import DecadeAxis
+    from jitlab.gui.views.chart import DecadeAxis
 
     application()
     axis = DecadeAxis("left")

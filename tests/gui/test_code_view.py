@@ -9,10 +9,10 @@ import tokenize
 import pytest
 from PySide6.QtGui import QFontMetricsF
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.spec import Scenario, Text, translate_comments
 from jitlab.gui import i18n
-from jitlab.gui.code_view import CodeText, CodeView
+from jitlab.gui.lesson.code_view import CodeText, CodeView
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.spec import Scenario, Text, translate_comments
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

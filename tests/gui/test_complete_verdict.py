@@ -9,7 +9,7 @@ import re
 import pytest
 from guihelp import wait_calls
 
-from jitlab.core.verdict import judge
+from jitlab.lab.verdict import judge
 
 RUN_MS = 180_000  # both variants of a lesson's sequence, with real compiles
 FIRST_LINE = {  # what each lesson concludes, in English

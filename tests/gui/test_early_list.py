@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from jitlab.core import discovery, manifest
+from jitlab.lab import discovery, manifest
 
 
 def _items(window) -> dict[str, object]:
@@ -21,7 +21,7 @@ def _items(window) -> dict[str, object]:
 
 def test_listed_before_discovery_and_a_pick_then_opens_when_it_ends(qtbot, settings) -> None:
     from jitlab.gui.app import application
-    from jitlab.gui.main_window import MainWindow
+    from jitlab.gui.lesson.window import MainWindow
 
     application()
     window = MainWindow(settings, entry_points=False)

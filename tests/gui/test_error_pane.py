@@ -11,8 +11,8 @@ from guihelp import wait_calls
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
-from jitlab.core.paths import builtin_dir
-from jitlab.gui.code_view import ErrorView
+from jitlab.gui.lesson.code_view import ErrorView
+from jitlab.records.paths import builtin_dir
 
 
 def _raise_once(qtbot, make_window, scenario: str, language: str, size=(1280, 800)):

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 import pytest
 from PySide6.QtCore import QCoreApplication, QTimer
 
-from jitlab.core.engine import CallFinished, CallStarted
-from jitlab.core.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
+from jitlab.lab.engine import CallFinished, CallStarted
+from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 TIMEOUT_MS = 60_000
 T = Text("x", "x")
@@ -152,10 +152,11 @@ def test_a_check_that_clears_the_caches_starts_the_scenario_afresh(qtbot, execut
 def test_nothing_polls_and_nobody_patches_over_shared_caches() -> None:
     import jitlab.gui as gui
 
-    sources = {p.name: p.read_text("utf-8") for p in Path(gui.__file__).parent.glob("*.py")}
+    folder = Path(gui.__file__).parent
+    sources = {str(p.relative_to(folder)): p.read_text("utf-8") for p in folder.rglob("*.py")}
     assert not any("_caches_cleared_elsewhere" in text for text in sources.values())
-    assert "sleep" not in sources["quiz_runner.py"]
-    assert "busy" not in sources["quiz_runner.py"]
+    assert "sleep" not in sources["quiz/runner.py"]
+    assert "busy" not in sources["quiz/runner.py"]
 
 
 def block(ex) -> tuple[threading.Event, threading.Event, int]:
@@ -218,7 +219,7 @@ def test_stop_cancels_the_queue_and_the_thread_ends_after_the_job_in_flight(
 
 def test_a_successor_takes_the_queue_and_the_runner_follows(qtbot, executor) -> None:
     from jitlab.gui.executor import ABANDONED, left_behind
-    from jitlab.gui.quiz_runner import QuizRunner
+    from jitlab.gui.quiz.runner import QuizRunner
 
     runner = QuizRunner(executor)
     done: list[tuple[int, Any, str]] = []

@@ -12,8 +12,8 @@ import pytest
 from guihelp import wait_calls
 from PySide6.QtCore import Qt, QTranslator
 
-from jitlab.core.paths import resource
 from jitlab.gui import i18n
+from jitlab.records.paths import resource
 
 TS = resource("i18n", "jitlab_zh_CN.ts")
 HORIZONTAL, DISPLAY = Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole
@@ -111,7 +111,7 @@ def test_the_catalogue_covers_every_tr_string(tmp_path) -> None:
     )
     root = Path(__file__).resolve().parents[2]
     fresh = tmp_path / "fresh.ts"
-    sources = sorted(str(p) for p in (root / "jitlab" / "gui").glob("*.py"))
+    sources = sorted(str(p) for p in (root / "jitlab" / "gui").rglob("*.py"))
     subprocess.run([lupdate, *sources, "-ts", str(fresh)], check=True, capture_output=True)
 
     def keys(path: Path) -> set[tuple[str, str]]:
@@ -133,7 +133,7 @@ def test_no_tr_call_hides_inside_an_f_string() -> None:
     pattern = re.compile(r"\{\s*(self\.tr|translate)\(")
     hidden = [
         f"{path.name}:{n}"
-        for path in root.glob("*.py")
+        for path in root.rglob("*.py")
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if pattern.search(line)
     ]
@@ -141,9 +141,9 @@ def test_no_tr_call_hides_inside_an_f_string() -> None:
 
 
 def test_recompile_reasons_follow_the_language(qtbot, window) -> None:
-    from jitlab.core.changes import ChangeKind
-    from jitlab.core.records import Change, Reason
-    from jitlab.gui.reasons import reason_text
+    from jitlab.gui.views.reasons import reason_text
+    from jitlab.records.calls import Change, Reason
+    from jitlab.records.changes import ChangeKind
 
     reason = Reason(
         (

@@ -16,13 +16,13 @@ import pytest
 from guihelp import wait_calls
 from PySide6.QtWidgets import QWidget
 
-from jitlab.core.ledger import KIND_COLORS
-from jitlab.core.records import CallKind
 from jitlab.gui import i18n
-from jitlab.gui.chart import FIX, OTHER, PITFALL, describe
-from jitlab.gui.kitchen import MIN_TEXT_PX
-from jitlab.gui.reasons import reason_text, relative_paths
 from jitlab.gui.style import VARIANT_COLORS, format_ms
+from jitlab.gui.views.chart import FIX, OTHER, PITFALL, describe
+from jitlab.gui.views.kitchen import MIN_TEXT_PX
+from jitlab.gui.views.reasons import reason_text, relative_paths
+from jitlab.recordings.ledger import KIND_COLORS
+from jitlab.records.calls import CallKind
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -182,8 +182,8 @@ def test_card_labels_are_whole_at_1280x800(qtbot, make_window) -> None:
 
 @pytest.mark.parametrize("width", [420, 560, 900])
 def test_the_kitchen_labels_never_overlap(qtbot, width) -> None:
-    from jitlab.gui.kitchen import KitchenPanel
-    from jitlab.gui.model import RunState
+    from jitlab.gui.views.kitchen import KitchenPanel
+    from jitlab.gui.views.model import RunState
 
     i18n.set_language("zh") if width == 420 else None
     try:
@@ -270,7 +270,7 @@ def test_one_call_numbering_and_the_last_compiles_own_reason(qtbot, make_window)
 
 # -- colours -----------------------------------------------------------------------------------
 def test_variant_colours_are_no_call_kinds_colours(qtbot, window) -> None:
-    from jitlab.gui.pages import LINE_COLORS
+    from jitlab.gui.lesson.pages import LINE_COLORS
 
     kinds = {c.lower() for c in KIND_COLORS.values()}
     assert not {c.lower() for c in VARIANT_COLORS.values()} & kinds
@@ -405,7 +405,7 @@ def test_a_card_too_narrow_for_its_label_breaks_it_or_names_what_differs(qtbot) 
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QFont, QFontMetrics
 
-    from jitlab.gui.kitchen import fit_card_text
+    from jitlab.gui.views.kitchen import fit_card_text
 
     font = QFont()
     font.setPixelSize(MIN_TEXT_PX)

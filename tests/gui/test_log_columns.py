@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from guihelp import wait_calls
 
-from jitlab.core.records import CallKind
-from jitlab.gui.log_view import PHASES, REASON, REASON_MIN, LogView
-from jitlab.gui.reasons import reason_text
+from jitlab.gui.views.log_view import PHASES, REASON, REASON_MIN, LogView
+from jitlab.gui.views.reasons import reason_text
+from jitlab.records.calls import CallKind
 
 
 def _reason_on_screen(log: LogView) -> None:
@@ -56,7 +56,7 @@ def test_reason_column_is_inside_the_viewport_at_1280x800(qtbot, make_window, la
 def _log_with_rows(qtbot, width: int) -> LogView:
     from realrun import drive
 
-    from jitlab.gui.model import RunState
+    from jitlab.gui.views.model import RunState
 
     state = RunState()
     log = LogView()

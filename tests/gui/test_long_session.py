@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from realrun import drive
 
-from jitlab.core.records import CallKind, Summary
-from jitlab.gui.model import RunState
+from jitlab.gui.views.model import RunState
+from jitlab.records.calls import CallKind, Summary
 
 CAP = 300
 LOG_CAP = 200
@@ -15,7 +15,7 @@ CALLS = 3000
 
 def test_model_and_log_stay_bounded_and_counts_exact_over_thousands_of_real_calls(qtbot) -> None:
     from jitlab.gui.app import application
-    from jitlab.gui.log_view import LogView
+    from jitlab.gui.views.log_view import LogView
 
     application()
     state = RunState(cap=CAP)

@@ -5,19 +5,22 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from jitlab.core.records import CallKind
-from jitlab.gui.model import Phase, RunState
+from jitlab.gui.views.model import Phase, RunState
+from jitlab.records.calls import CallKind
 
 
 def test_model_imports_no_qt() -> None:
-    code = "import sys, jitlab.gui.model; print(any(m.startswith('PySide6') for m in sys.modules))"
+    code = (
+        "import sys, jitlab.gui.views.model;"
+        "print(any(m.startswith('PySide6') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_model_follows_a_real_run() -> None:
-    from jitlab.core.discovery import scenarios
-    from jitlab.core.engine import CallFinished, CallStarted, PhaseEnded, Run
+    from jitlab.lab.discovery import scenarios
+    from jitlab.lab.engine import CallFinished, CallStarted, PhaseEnded, Run
 
     state = RunState()
     phases: list[Phase] = []
@@ -53,9 +56,9 @@ def test_model_follows_a_real_run() -> None:
 
 
 def test_views_are_told_once_per_notify_what_changed() -> None:
-    from jitlab.core.discovery import scenarios
-    from jitlab.core.engine import Run
-    from jitlab.gui.model import Change
+    from jitlab.gui.views.model import Change
+    from jitlab.lab.discovery import scenarios
+    from jitlab.lab.engine import Run
 
     state = RunState()
     told: list[Change] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from guihelp import SQUARE, wait_calls, write_scenarios
 
-from jitlab.core.records import CallKind, CallRecord, LeafSpec, Signature
-from jitlab.gui.model import RunState
+from jitlab.gui.views.model import RunState
+from jitlab.records.calls import CallKind, CallRecord, LeafSpec, Signature
 
 K = CallKind
 
@@ -84,7 +84,7 @@ def _compile(index: int, n: int, kind: CallKind = K.RECOMPILE, fn: str = "f") ->
 
 def test_the_monitor_follows_the_run_model_it_subscribed_to(qtbot) -> None:
     """No window, no drain(): a model told of calls is all the view needs."""
-    from jitlab.gui.monitor_view import MonitorView
+    from jitlab.gui.lesson.monitor_view import MonitorView
 
     state = RunState()
     view = MonitorView(state)
@@ -119,7 +119,7 @@ def test_the_monitor_follows_the_run_model_it_subscribed_to(qtbot) -> None:
 
 
 def test_the_timeline_text_is_readable(qtbot) -> None:
-    from jitlab.gui.monitor_view import MIN_TEXT_PX, PhaseTimeline
+    from jitlab.gui.lesson.monitor_view import MIN_TEXT_PX, PhaseTimeline
 
     timeline = PhaseTimeline()
     qtbot.addWidget(timeline)

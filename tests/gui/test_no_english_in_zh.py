@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.records import CallKind, Change, Reason
 from jitlab.gui import i18n
+from jitlab.records.calls import CallKind, Change, Reason
+from jitlab.records.changes import ChangeKind
 
 RUN_TIMEOUT_MS = 60_000
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -93,7 +93,7 @@ def test_the_checker_tells_code_from_english() -> None:
 @pytest.fixture
 def quiz_zh(qtbot) -> Iterator:
     from jitlab.gui.app import application
-    from jitlab.gui.quiz_view import QuizView
+    from jitlab.gui.quiz.view import QuizView
 
     application()
     assert i18n.set_language("zh")
@@ -155,7 +155,7 @@ def _samples(kind: ChangeKind) -> list[Change]:
 
 @pytest.mark.parametrize("kind", list(ChangeKind))
 def test_every_change_kind_has_a_chinese_rendering_in_the_gui(qapp, kind) -> None:
-    from jitlab.gui.reasons import change_text, reason_text
+    from jitlab.gui.views.reasons import change_text, reason_text
 
     i18n.set_language("zh")
     try:
@@ -169,9 +169,9 @@ def test_every_change_kind_has_a_chinese_rendering_in_the_gui(qapp, kind) -> Non
 
 
 def test_kind_names_and_the_call_card_are_chinese(qapp) -> None:
-    from jitlab.core.records import CallRecord
-    from jitlab.gui.chart import describe
     from jitlab.gui.style import kind_name
+    from jitlab.gui.views.chart import describe
+    from jitlab.records.calls import CallRecord
 
     i18n.set_language("zh")
     try:
@@ -205,8 +205,8 @@ def test_a_choice_parameter_reads_in_words_and_still_passes_its_value(qtbot, mak
 def test_choice_labels_must_match_the_choices() -> None:
     import dataclasses
 
-    from jitlab.core.discovery import scenarios
-    from jitlab.core.spec import Param, Text, validate
+    from jitlab.lab.discovery import scenarios
+    from jitlab.lab.spec import Param, Text, validate
 
     cls = scenarios()["error-debugging"]
     param = Param("e", "a", Text("E", "E"), Text("", ""), choices=("a", "b"))

@@ -7,7 +7,7 @@ from guihelp import wait_calls
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from jitlab.core.records import CallKind
+from jitlab.records.calls import CallKind
 
 
 def visible_text(window) -> str:

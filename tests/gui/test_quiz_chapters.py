@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.discovery import PluginEntry, discover
-from jitlab.core.scenario import Chapter, Lesson, Scenario, Text, Variant
+from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.scenario import Chapter, Lesson, Scenario, Text, Variant
 from jitlab.quiz import exercises as catalogue
 from jitlab.quiz.model import AnswerKind, Exercise, compile_answer
 
@@ -47,7 +47,7 @@ class PluginScenario(Scenario):
 @pytest.fixture
 def quiz(qtbot) -> Iterator:
     from jitlab.gui.app import application
-    from jitlab.gui.quiz_view import QuizView
+    from jitlab.gui.quiz.view import QuizView
 
     application()
     view = QuizView()
@@ -60,7 +60,7 @@ def quiz(qtbot) -> Iterator:
 
 
 def test_groups_follow_discovery_and_a_plugin_brings_its_chapter(quiz):
-    from jitlab.gui.quiz_runner import Catalogue
+    from jitlab.gui.quiz.runner import Catalogue
 
     entries = [*discover(entry_points=False), PluginEntry("plugin-chapter", "test", PluginScenario)]
     built = catalogue.build(entries)

@@ -16,7 +16,7 @@ RUN_TIMEOUT_MS = 60_000
 def quiz(qtbot) -> Iterator:
     """A loaded QuizView; afterwards the quiz thread must really have ended."""
     from jitlab.gui.app import application
-    from jitlab.gui.quiz_view import QuizView
+    from jitlab.gui.quiz.view import QuizView
 
     application()
     view = QuizView()

@@ -11,16 +11,10 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip, QTreeWidgetItem
 
-from jitlab.core import processes
-from jitlab.core.changes import ChangeKind
-from jitlab.core.recording import (
-    RecordedCall,
-    RecordedHits,
-    RecordingStart,
-    read_recording,
-    summarize,
-)
-from jitlab.core.records import (
+from jitlab.gui.recording import window as rw
+from jitlab.recordings import processes
+from jitlab.recordings.reader import read_recording, summarize
+from jitlab.records.calls import (
     CallKind,
     CallRecord,
     Change,
@@ -29,7 +23,8 @@ from jitlab.core.records import (
     Signature,
     dumps_strict,
 )
-from jitlab.gui import recording_window as rw
+from jitlab.records.changes import ChangeKind
+from jitlab.records.lines import RecordedCall, RecordedHits, RecordingStart
 
 
 def _write(path: Path, lines: int = 3000, functions: int = 6, odd: bool = False) -> None:

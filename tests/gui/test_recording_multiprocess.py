@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtGui import QColor
 
 from jitlab.cli import main
-from jitlab.gui.recording_window import DIVERGED_BACKGROUND, RecordingWindow
+from jitlab.gui.recording.window import DIVERGED_BACKGROUND, RecordingWindow
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
 import distributed

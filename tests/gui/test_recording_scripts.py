@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 import jitlab
-from jitlab.gui.recording_window import RecordingWindow
+from jitlab.gui.recording.window import RecordingWindow
 
 # Offscreen, a script window cannot be raised; the test reads what it shows.
 offscreen = pytest.mark.qt_log_ignore("does not support raise", "propagateSizeHints")

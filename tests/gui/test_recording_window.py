@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import jitlab
-from jitlab.core.recording import suggest_buckets
-from jitlab.core.records import CallKind
 from jitlab.gui import i18n
-from jitlab.gui.recording_window import RecordingWindow, open_recording_window
+from jitlab.gui.recording.window import RecordingWindow, open_recording_window
+from jitlab.recordings.reader import suggest_buckets
+from jitlab.records.calls import CallKind
 
 EVAL_SIZES = (5, 7, 12, 13, 16, 21, 30, 31, 32, 7, 12)  # two sizes come back: cache hits
 
@@ -236,7 +236,7 @@ def test_the_window_speaks_chinese(open_window, recording: Path) -> None:
 
 def test_opening_a_recording_does_not_import_jax() -> None:
     code = (
-        "import sys, jitlab.gui.recording_window; "
+        "import sys, jitlab.gui.recording.window; "
         "print(sorted(m for m in ('jax', 'jaxlib') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -249,8 +249,7 @@ def test_open_recording_runs_its_own_window(qtbot, recording: Path, tmp_path, mo
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from jitlab.gui.app import application
-    from jitlab.gui.recording_window import open_recording
+    from jitlab.gui.app import application, open_recording
 
     ini = tmp_path / "jitlab.ini"
     QSettings(str(ini), QSettings.Format.IniFormat).setValue("language", "zh")

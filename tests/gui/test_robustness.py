@@ -11,8 +11,8 @@ import pytest
 from guihelp import BROKEN, HEADER, RAISER, SQUARE, wait_calls, write_scenarios
 from PySide6.QtCore import Qt, QTimer
 
-from jitlab.core.records import CallKind
-from jitlab.gui.model import Phase
+from jitlab.gui.views.model import Phase
+from jitlab.records.calls import CallKind
 
 
 def test_a_scenario_that_raises_and_a_broken_plugin(qtbot, make_window, tmp_path) -> None:
@@ -127,8 +127,8 @@ import sys
 from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
 from jitlab.gui.app import application, close_on_signals
-from jitlab.gui.main_window import MainWindow
-from jitlab.gui.model import Phase
+from jitlab.gui.lesson.window import MainWindow
+from jitlab.gui.views.model import Phase
 
 app = application()
 window = MainWindow(QSettings(sys.argv[2], QSettings.Format.IniFormat), "held",

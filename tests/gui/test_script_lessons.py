@@ -8,10 +8,10 @@ import re
 import pytest
 from guihelp import wait_calls
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.spec import CardRef, ScriptLesson, Text, validate
 from jitlab.gui import i18n
-from jitlab.gui.script_view import ScriptDiffWindow
+from jitlab.gui.scripts.view import ScriptDiffWindow
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.spec import CardRef, ScriptLesson, Text, validate
 
 SCRIPT_TIMEOUT_MS = 60_000
 offscreen = pytest.mark.qt_log_ignore("does not support raise", "propagateSizeHints")

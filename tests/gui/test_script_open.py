@@ -10,11 +10,11 @@ from guihelp import wait_calls
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 
-from jitlab.core.records import CallKind
 from jitlab.gui import i18n
-from jitlab.gui.chart import WORD_JOINER
-from jitlab.gui.model import CardView
-from jitlab.gui.script_view import ScriptWindow, renumber_diff
+from jitlab.gui.scripts.view import ScriptWindow, renumber_diff
+from jitlab.gui.views.chart import WORD_JOINER
+from jitlab.gui.views.model import CardView
+from jitlab.records.calls import CallKind
 
 SCRIPT_TIMEOUT_MS = 60_000
 offscreen = pytest.mark.qt_log_ignore(

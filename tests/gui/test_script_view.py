@@ -16,7 +16,7 @@ from guihelp import wait_calls
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
 
-from jitlab.gui.script_view import (
+from jitlab.gui.scripts.view import (
     ScriptDiffWindow,
     ScriptWindow,
     equation_spans,
@@ -267,7 +267,7 @@ def test_stablehlo_is_printed_only_once_its_tab_is_shown(qtbot, make_window) -> 
 
 @offscreen
 def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
-    from jitlab.gui.script_view import CodePane
+    from jitlab.gui.scripts.view import CodePane
 
     pane = CodePane()
     qtbot.addWidget(pane)
@@ -289,7 +289,7 @@ def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
 def test_a_big_programs_hlo_is_printed_once_its_tab_is_shown(
     qtbot, make_window, monkeypatch
 ) -> None:
-    monkeypatch.setattr("jitlab.core.scripts.HLO_AT_ONCE", 0)  # every program is "big"
+    monkeypatch.setattr("jitlab.probe.scripts.HLO_AT_ONCE", 0)  # every program is "big"
     window = make_window(scenario="control-flow")
     cook(qtbot, window, "scan", 4)
     script_window = click_card(qtbot, window)

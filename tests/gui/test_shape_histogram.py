@@ -11,10 +11,10 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from jitlab.core.ledger import default_compiles, padding
-from jitlab.core.recording import suggest_buckets
-from jitlab.core.records import LeafSpec, Signature
-from jitlab.gui.shape_histogram import ShapeHistogram
+from jitlab.gui.views.shape_histogram import ShapeHistogram
+from jitlab.recordings.ledger import default_compiles, padding
+from jitlab.recordings.reader import suggest_buckets
+from jitlab.records.calls import LeafSpec, Signature
 
 
 def signatures(sizes: list[int]) -> list[Signature]:

@@ -12,7 +12,7 @@ import pytest
 
 import jitlab
 from jitlab.cli.watch import print_watch_summary
-from jitlab.gui.recording_window import open_recording_window
+from jitlab.gui.recording.window import open_recording_window
 
 
 def _warm(x):

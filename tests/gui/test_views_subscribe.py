@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from jitlab.core.records import CallKind as K
-from jitlab.gui.model import RunState
+from jitlab.gui.views.model import RunState
+from jitlab.records.calls import CallKind as K
 
 
 def _run(state: RunState, scenario: str, *values: dict) -> None:
-    from jitlab.core.discovery import scenarios
-    from jitlab.core.engine import Run
+    from jitlab.lab.discovery import scenarios
+    from jitlab.lab.engine import Run
 
     run = Run(scenarios()[scenario], "pitfall", listener=state.apply)
     for params in values:
@@ -16,10 +16,10 @@ def _run(state: RunState, scenario: str, *values: dict) -> None:
 
 
 def test_a_view_needs_only_the_model(qtbot) -> None:
-    from jitlab.gui.chart import ChartView
-    from jitlab.gui.code_view import ErrorView, OutputView
-    from jitlab.gui.kitchen import KitchenPanel
-    from jitlab.gui.log_view import LogView
+    from jitlab.gui.lesson.code_view import ErrorView, OutputView
+    from jitlab.gui.views.chart import ChartView
+    from jitlab.gui.views.kitchen import KitchenPanel
+    from jitlab.gui.views.log_view import LogView
 
     state = RunState()
     chart, log, output, error = ChartView(), LogView(), OutputView(), ErrorView()
@@ -50,7 +50,7 @@ def test_a_view_needs_only_the_model(qtbot) -> None:
 
 
 def test_a_new_view_is_one_subscription(qtbot) -> None:
-    from jitlab.gui.model import Change
+    from jitlab.gui.views.model import Change
 
     state = RunState()
     seen: list[int] = []
@@ -69,8 +69,8 @@ def test_a_new_view_is_one_subscription(qtbot) -> None:
 
 
 def test_autoplay_beats_play_the_pitfall_then_the_fix() -> None:
-    from jitlab.core.spec import AutoplayStep, Scenario, Text
-    from jitlab.gui.autoplay import beats
+    from jitlab.gui.lesson.autoplay import beats
+    from jitlab.lab.spec import AutoplayStep, Scenario, Text
 
     class Demo(Scenario):
         autoplay = (

@@ -7,9 +7,9 @@ import json
 from guihelp import wait_calls
 from PySide6.QtCore import Qt
 
-from jitlab.core.records import CallKind
-from jitlab.gui.kitchen import ALARM
-from jitlab.gui.model import Phase
+from jitlab.gui.views.kitchen import ALARM
+from jitlab.gui.views.model import Phase
+from jitlab.records.calls import CallKind
 
 K = CallKind
 
@@ -25,7 +25,7 @@ def test_window_appears_before_jax_loads_in_a_fresh_process() -> None:
     import sys
 
     code = (
-        "import sys, jitlab.gui.main_window, jitlab.gui.app, jitlab.cli; "
+        "import sys, jitlab.gui.lesson.window, jitlab.gui.app, jitlab.cli; "
         "print('jax' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

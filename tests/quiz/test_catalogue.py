@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.discovery import PluginEntry, discover
-from jitlab.core.paths import builtin_dir
-from jitlab.core.scenario import Chapter, Lesson, Pitfall, Scenario, Text, Variant, icon_file
+from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.scenario import Chapter, Lesson, Pitfall, Scenario, Text, Variant, icon_file
 from jitlab.quiz import exercises as catalogue
 from jitlab.quiz.model import AnswerKind, Exercise, compile_answer
+from jitlab.records.paths import builtin_dir
 
 # Written out independently: each built-in scenario's chapter, and the file its exercises are
 # written in (recompile-cost keeps them in a sibling module it imports; see its docstring).

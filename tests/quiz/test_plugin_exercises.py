@@ -24,7 +24,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
-from jitlab.core.scenario import Chapter, Lesson, Scenario, Text, Variant
+from jitlab.lab.scenario import Chapter, Lesson, Scenario, Text, Variant
 from jitlab.quiz import AnswerKind, Exercise, compile_answer
 
 T = Text("Donation", "捐赠")

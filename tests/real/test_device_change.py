@@ -20,9 +20,9 @@ _CHILD = textwrap.dedent(
     import json, logging, os
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     import jax, jax.numpy as jnp
-    from jitlab.core.changes import reason_text
-    from jitlab.core.probe import Probe
-    from jitlab.core.watch import watch
+    from jitlab.records.changes import reason_text
+    from jitlab.probe.probe import Probe
+    from jitlab.watching.recorder import watch
 
     compiles = []  # JAX's own log: one line per backend compile
 

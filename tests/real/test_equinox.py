@@ -8,10 +8,10 @@ import pytest
 
 eqx = pytest.importorskip("equinox")
 
-from jitlab.core import wrappers  # noqa: E402
-from jitlab.core.probe import Probe  # noqa: E402
-from jitlab.core.records import CallKind  # noqa: E402
-from jitlab.core.watch import watch  # noqa: E402
+from jitlab.probe import wrappers  # noqa: E402
+from jitlab.probe.probe import Probe  # noqa: E402
+from jitlab.records.calls import CallKind  # noqa: E402
+from jitlab.watching.recorder import watch  # noqa: E402
 
 from .conftest import change_paths, compiled  # noqa: E402
 

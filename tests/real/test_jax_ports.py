@@ -30,10 +30,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind, CallRecord
-from jitlab.core.watch import watch
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.changes import ChangeKind
+from jitlab.watching.recorder import watch
 
 from .conftest import JaxCompileLog, jax_account
 
@@ -644,7 +644,7 @@ def test_skip_internals_eager_ops_are_not_the_users_and_jax_explains_none():
 
 def test_no_source_info_builtin_under_watch():
     """api_test.py / debug_info_test.py ``..._no_source_info``: ``jax.jit(operator.add)``
-    made inside a watch (the Probe side is ported in tests/core/test_reasons.py)."""
+    made inside a watch (the Probe side is ported in tests/probe/test_reasons.py)."""
     with jax_account() as log, watch() as recorder:
         jax.jit(operator.add)(42, 24)
         jax.jit(operator.add)(42.0, 24)

@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind
-from jitlab.core.watch import watch
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallKind
+from jitlab.watching.recorder import watch
 
 from .conftest import change_paths, compiled
 

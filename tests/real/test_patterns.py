@@ -9,10 +9,10 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.core import frames, wrappers
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind
-from jitlab.core.watch import watch
+from jitlab.probe import frames, wrappers
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallKind
+from jitlab.watching.recorder import watch
 
 from .conftest import change_paths, compiled
 
@@ -101,7 +101,7 @@ def test_user_libraries_are_skipped_in_call_sites(tmp_path, monkeypatch):
     package = tmp_path / "mylib"
     package.mkdir()
     (package / "__init__.py").write_text(
-        "from jitlab.core import frames\n\ndef where():\n    return frames.call_site(0)\n"
+        "from jitlab.probe import frames\n\ndef where():\n    return frames.call_site(0)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     import mylib
@@ -123,7 +123,7 @@ def test_libraries_from_the_environment(tmp_path):
 
     mine = tmp_path / "mine"
     mine.mkdir()
-    check = f"from jitlab.core import frames; print(frames.is_library({str(mine / 'a.py')!r}))"
+    check = f"from jitlab.probe import frames; print(frames.is_library({str(mine / 'a.py')!r}))"
     env = {**os.environ, "JITLAB_LIBRARIES": f"numpy,{mine}"}
     out = subprocess.run(
         [sys.executable, "-c", check], env=env, capture_output=True, text=True, check=True

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.recording import Recording, read_recording, summarize
-from jitlab.core.records import CallKind
+from jitlab.recordings.reader import Recording, read_recording, summarize
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind
 
 K = ChangeKind
 PROGRAMS = Path(__file__).parent / "programs"

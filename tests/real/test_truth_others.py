@@ -13,10 +13,11 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.core import changes, explain
-from jitlab.core.changes import ChangeKind
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind
+from jitlab.probe import explain
+from jitlab.probe.probe import Probe
+from jitlab.records import changes
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind
 
 from .conftest import JaxCompileLog, compiled
 
@@ -139,7 +140,7 @@ def test_probe_decorates_a_method_one_ledger_bound_per_instance(jax_log):
 
 
 def test_transformation_change_renders_in_both_languages():
-    from jitlab.core.records import Change
+    from jitlab.records.calls import Change
 
     change = Change(C.TRANSFORMED, "vmap", "x: f32[2]", "x: f32[4,2]")
     assert "vmap" in changes.render(change, "en") and "vmap" in changes.render(change, "zh")
@@ -308,7 +309,7 @@ def test_a_second_eager_vmap_is_a_hit_on_the_batched_executable(jax_log):
 
 
 def test_grad_under_watch_counts_like_jax_and_names_the_transformation(jax_log):
-    from jitlab.core.watch import watch
+    from jitlab.watching.recorder import watch
 
     with watch() as recorder:
         f = jax.jit(lambda x: jnp.sum(jnp.cos(x)))

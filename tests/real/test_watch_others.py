@@ -16,9 +16,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.probe import Probe
-from jitlab.core.watch import watch
+from jitlab.probe.probe import Probe
+from jitlab.records.changes import ChangeKind
+from jitlab.watching.recorder import watch
 
 from .conftest import jax_compile_log
 

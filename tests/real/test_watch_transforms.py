@@ -12,11 +12,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jitlab.core import changes
-from jitlab.core.changes import ChangeKind as C
-from jitlab.core.probe import Probe
-from jitlab.core.records import CallKind as K
-from jitlab.core.watch import watch
+from jitlab.probe.probe import Probe
+from jitlab.records import changes
+from jitlab.records.calls import CallKind as K
+from jitlab.records.changes import ChangeKind as C
+from jitlab.watching.recorder import watch
 
 
 def kinds(record) -> list[C]:

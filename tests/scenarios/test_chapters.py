@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jitlab.core.discovery import discover
-from jitlab.core.paths import resource
-from jitlab.core.scenario import Chapter, Pitfall, Text, icon_file
+from jitlab.lab.discovery import discover
+from jitlab.lab.scenario import Chapter, Pitfall, Text, icon_file
+from jitlab.records.paths import resource
 
 HEAD = """
-from jitlab.core.scenario import Chapter, Lesson, Pitfall, Scenario, Text, Variant
+from jitlab.lab.scenario import Chapter, Lesson, Pitfall, Scenario, Text, Variant
 from jitlab.quiz import AnswerKind, Exercise, compile_answer
 
 T = Text("t", "t")

@@ -8,8 +8,8 @@ import jax
 import numpy as np
 import pytest
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
 
 SCENARIO = scenarios()["dynamic-shapes"]
 module = sys.modules[SCENARIO.__module__]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind
 
 COMPILE, RECOMPILE, HIT, ERROR = (
     CallKind.COMPILE,

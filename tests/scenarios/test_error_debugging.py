@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind
 
 EXPECTED = {
     "control-flow": ("TracerBoolConversionError", "control-flow", "center"),
@@ -89,7 +89,7 @@ def test_probe_does_not_call_an_eager_run_a_cache_hit():
     import jax
     import jax.numpy as jnp
 
-    from jitlab.core.probe import Probe
+    from jitlab.probe.probe import Probe
 
     probe = Probe(lambda x: x * 2)
     with jax.disable_jit():

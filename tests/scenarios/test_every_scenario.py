@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jitlab.core.discovery import scenarios
+from jitlab.lab.discovery import scenarios
 
 ALL = scenarios()
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import jax
 import pytest
 
-from jitlab.core.changes import ChangeKind
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind
 
 COMPILE, RECOMPILE, HIT, PERSISTENT = (
     CallKind.COMPILE,

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind
 
 LAYOUTS = "rows,rows,features,rows,replicated,rows"
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from jitlab.cli import main
-from jitlab.core.discovery import scenarios
-from jitlab.core.engine import Run
-from jitlab.core.records import CallKind
+from jitlab.lab.discovery import scenarios
+from jitlab.lab.engine import Run
+from jitlab.records.calls import CallKind
 
 SCENARIO = "side-effects"
 

@@ -1,0 +1,2 @@
+"""The lesson window: a scenario's pages (start, execute, monitor, complete), its controls
+and code pane."""

@@ -1,0 +1,1 @@
+"""The quiz window: predict-then-run questions and interviews."""

@@ -1,0 +1,1 @@
+"""The script (IR) book: what JAX compiled for a card, shown as jaxpr, StableHLO and HLO."""

@@ -1,0 +1,278 @@
+"""The signature ledger of one function: every compiled signature, what changed highlighted.
+
+One row per compile (first compile, recompile, persistent-cache load) of a recording's typed
+calls (:class:`~jitlab.records.lines.RecordedCall`);
+one column per argument leaf and static argument. A cell that differs from the row above is
+highlighted, so the cause of each recompile stands out without reading the reason text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from jitlab.gui import plain
+from jitlab.gui.i18n import translate
+from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
+from jitlab.gui.views.reasons import reason_text
+from jitlab.recordings.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
+from jitlab.records.calls import CallKind
+from jitlab.records.lines import RecordedCall
+
+Index = QModelIndex | QPersistentModelIndex
+_FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
+_TAIL = ("called_from", "reason")  # columns after them
+# A live run (Monitor mode) has no recording clock and no calling line: those columns go.
+_LIVE_FIXED = ("index", "kind", "cost")
+_LIVE_TAIL = ("reason",)
+
+
+class LedgerModel(QAbstractTableModel):
+    """Rows of :class:`LedgerRow`; differing cells carry a highlight and the old value."""
+
+    def __init__(self, parent: Any = None, live: bool = False) -> None:
+        super().__init__(parent)
+        self.fixed = _LIVE_FIXED if live else _FIXED
+        self.tail = _LIVE_TAIL if live else _TAIL
+        self.rows: list[LedgerRow] = []
+        self.keys: list[str] = []
+        self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
+
+    # -- content --------------------------------------------------------------------------
+    def set_calls(self, calls: list[RecordedCall]) -> None:
+        rows = ledger_rows(calls)
+        keys = signature_columns(rows)
+        if self.fixed is _LIVE_FIXED:  # what changed comes first: no scrolling to find it
+            changed = [k for k in keys if ever_changed(rows, k)]
+            keys = changed + [k for k in keys if k not in changed]
+        if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
+            self.rows = rows
+            self.endInsertRows()
+            return
+        if keys == self.keys and rows == self.rows:
+            return
+        self.beginResetModel()
+        self.rows, self.keys = rows, keys
+        self.endResetModel()
+
+    def columns(self) -> list[str]:
+        return [*self.fixed, *self.keys, *self.tail]
+
+    def text(self, row: int, column: int) -> str:
+        key = self.columns()[column]
+        entry = self.rows[row]
+        call, record = entry.call, entry.call.record
+        if key == "index":
+            return "?" if call.events_only else str(record.index)
+        if key == "kind":
+            return kind_name(record.kind)
+        if key == "t":
+            return f"{call.t:.2f} s" if call.t is not None else ""
+        if key == "cost":
+            return format_ms(record.trace_ms + record.lower_ms + record.compile_ms)
+        if key == "called_from":
+            return call.called_from or ""
+        if key == "reason":
+            return reason_text(record.reason)
+        if entry.signature is None:
+            return "?"  # seen only through JAX's compile events: no signature
+        return entry.cells.get(key, "—")
+
+    def differs(self, row: int, column: int) -> bool:
+        """True when this signature cell differs from the row above (both rows known)."""
+        key = self.columns()[column]
+        if key in _FIXED or key in _TAIL or row == 0:
+            return False
+        this, before = self.rows[row], self.rows[row - 1]
+        if this.signature is None or before.signature is None:
+            return False
+        return this.cells.get(key, "—") != before.cells.get(key, "—")
+
+    def header(self, column: int) -> str:
+        key = self.columns()[column]
+        names = {
+            "index": translate("Ledger", "call #"),
+            "kind": translate("Ledger", "kind"),
+            "t": translate("Ledger", "at"),
+            "cost": translate("Ledger", "cost"),
+            "called_from": translate("Ledger", "called from"),
+            "reason": translate("Ledger", "what changed"),
+            "fn": translate("Ledger", "function object"),
+        }
+        if key in names:
+            return names[key]
+        if key.startswith("static:"):
+            return translate("Ledger", "%1 (static)").replace("%1", key[7:])
+        return key
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns())
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.header(section)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            key = self.columns()[section]
+            if key in _FIXED or key in _TAIL or key == "fn":
+                return self.header_tip(key)
+            return translate(
+                "Ledger", "Type and shape of this argument in each compiled signature."
+            )
+        return None
+
+    def header_tip(self, key: str) -> str:
+        tips = {
+            "index": translate(
+                "Ledger", "Which call of the function compiled (cache hits count too)."
+            ),
+            "kind": translate(
+                "Ledger", "First compile, recompile or a load from the persistent cache."
+            ),
+            "t": translate("Ledger", "Seconds since the recording started."),
+            "cost": translate("Ledger", "Trace + lower + compile time of this signature."),
+            "called_from": translate("Ledger", "The line of the program that made the call."),
+            "reason": translate("Ledger", "What differed from the closest earlier signature."),
+            "fn": translate("Ledger", "A new number means the function itself was created again."),
+        }
+        return tips[key]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.text(row, column)
+        if role == Qt.ItemDataRole.BackgroundRole and self.differs(row, column):
+            color = QColor(self._highlight)
+            color.setAlpha(110 if is_dark() else 60)
+            return QBrush(color)
+        if role == Qt.ItemDataRole.FontRole and self.differs(row, column):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and self.columns()[column] == "kind":
+            return QColor(KIND_COLORS[self.rows[row].call.record.kind])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain.tip(self.tooltip(row, column))  # recorded strings: as text
+        return None
+
+    def tooltip(self, row: int, column: int) -> str:
+        key = self.columns()[column]
+        call = self.rows[row].call
+        if key == "reason":
+            reason = call.record.reason
+            jax_text = reason.jax_explanation if reason else None
+            text = self.text(row, column)
+            if jax_text:
+                text += "\n\n" + translate("Ledger", "JAX's own explanation:") + "\n" + jax_text
+            return text
+        if self.differs(row, column):
+            return (
+                translate("Ledger", "Changed: %1, before %2")
+                .replace("%1", self.text(row, column))
+                .replace("%2", self.text(row - 1, column))
+            )
+        if call.events_only and (key == "index" or (key not in _FIXED and key not in _TAIL)):
+            return translate(
+                "Ledger",
+                "This function was jitted before the recording began, so only JAX's compile "
+                "events were seen: no signature, only JAX's reason.",
+            )
+        return self.text(row, column)
+
+    def relabel(self) -> None:
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(0, self.columnCount() - 1))
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 1))
+
+
+class LedgerView(QWidget):
+    """The ledger table with one line that says how to read it."""
+
+    def __init__(self, parent: QWidget | None = None, live: bool = False) -> None:
+        super().__init__(parent)
+        self.live = live  # a scenario run in the lab, not a recording
+        self.model = LedgerModel(self, live)
+        self.table = QTableView(self)
+        self.table.setObjectName("signatureLedger")
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.model.modelReset.connect(self._fit)
+        if live:  # the newest compile is the one to read, its cells whole
+            self.model.rowsInserted.connect(self._fit)
+            self.model.rowsInserted.connect(lambda *_: self.table.scrollToBottom())
+        self.note = QLabel(self)
+        self.note.setObjectName("ledgerNote")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.note)
+        layout.addWidget(self.table)
+        self.retranslate()
+
+    def set_calls(self, calls: list[RecordedCall]) -> None:
+        self.model.set_calls(calls)
+
+    def _fit(self) -> None:
+        self.table.resizeColumnsToContents()
+        for column in range(self.model.columnCount()):
+            if self.table.columnWidth(column) > 260:
+                self.table.setColumnWidth(column, 260)
+
+    # -- for tests and callers ------------------------------------------------------------
+    def headers(self) -> list[str]:
+        return [self.model.header(c) for c in range(self.model.columnCount())]
+
+    def rows(self) -> list[list[str]]:
+        m = self.model
+        return [[m.text(r, c) for c in range(m.columnCount())] for r in range(m.rowCount())]
+
+    def highlighted(self) -> list[list[str]]:
+        """Per row, the headers of the cells that differ from the row above."""
+        m = self.model
+        return [
+            [m.header(c) for c in range(m.columnCount()) if m.differs(r, c)]
+            for r in range(m.rowCount())
+        ]
+
+    # -- language -------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.note.setText(
+            self.tr(
+                "Every signature compiled in this run, oldest first. A highlighted cell "
+                "differs from the row above: that is what made JAX compile again."
+            )
+            if self.live
+            else self.tr(
+                "Every signature this function was compiled for, oldest first. A highlighted "
+                "cell differs from the row above: that is what made JAX compile again."
+            )
+        )
+        self.note.setToolTip(
+            self.tr("jit keeps one compiled program per signature: shapes, dtypes, statics.")
+        )
+        self.table.setToolTip(
+            self.tr("One row per compile. Hover a highlighted cell for its previous value.")
+        )
+        self.model.relabel()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self.model.relabel()
+        super().changeEvent(event)

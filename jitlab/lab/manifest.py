@@ -1,0 +1,105 @@
+"""The scenario list without importing the scenarios: a manifest of the built-ins.
+
+A scenario module imports JAX (about a second), so discovering it must wait for JAX. The
+list a learner picks from needs none of that: each built-in's id, chapter, title, question
+and icon are written to ``resources/scenarios.json`` (by ``python -m jitlab.lab.discovery
+--manifest``), with the SHA-256 of the file they came from. The app lists those at once and
+swaps in the real discovery when it arrives; a file that changed since the manifest was
+written is left out until then, so the early list never shows what the file no longer says.
+Plugins from entry points come with the discovery (napari's npe2 manifests follow the same
+idea). ``tests/lab/test_manifest.py`` fails when the shipped manifest is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jitlab.lab.spec import Chapter, Text
+from jitlab.records.paths import builtin_dir, resource
+
+MANIFEST = "scenarios.json"
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A scenario as the list shows it; it stands in for the class until discovery."""
+
+    id: str
+    chapter: Chapter
+    title: Text
+    question: Text
+    icon: str  # as the class declares it: an icon name or a path next to its file
+    file: str  # the built-in file it came from
+    digest: str  # SHA-256 of that file when the manifest was written
+
+    # Until discovery arrives a listing fills a discovery entry's place in the list.
+    @property
+    def name(self) -> str:
+        return self.id
+
+    @property
+    def scenario(self) -> Listing:
+        return self
+
+    error = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "chapter": [self.chapter.number, self.chapter.title.en, self.chapter.title.zh],
+            "title": [self.title.en, self.title.zh],
+            "question": [self.question.en, self.question.zh],
+            "icon": self.icon,
+            "file": self.file,
+            "sha256": self.digest,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Listing:
+        number, chapter_en, chapter_zh = data["chapter"]
+        return cls(
+            str(data["id"]),
+            Chapter(int(number), Text(str(chapter_en), str(chapter_zh))),
+            Text(*map(str, data["title"])),
+            Text(*map(str, data["question"])),
+            str(data.get("icon") or ""),
+            str(data["file"]),
+            str(data["sha256"]),
+        )
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def listed(scenarios_dir: Path | None = None) -> list[Listing]:
+    """The built-ins the manifest lists whose files are unchanged, in discovery order.
+
+    Empty for another scenarios folder, or when the manifest is missing or unreadable:
+    the list then fills when discovery ends. Never raises."""
+    folder = builtin_dir("scenarios")
+    if scenarios_dir is not None and Path(scenarios_dir).resolve() != folder.resolve():
+        return []
+    try:
+        data = json.loads(resource(MANIFEST).read_text(encoding="utf-8"))
+        listings = [Listing.from_json(item) for item in data["scenarios"]]
+        digests: dict[str, str] = {}
+        fresh = []
+        for item in listings:
+            path = folder / item.file
+            if item.file not in digests:
+                digests[item.file] = digest(path) if path.is_file() else ""
+            if digests[item.file] == item.digest:
+                fresh.append(item)
+        return fresh
+    except Exception:  # a damaged manifest costs the early list, nothing else
+        return []
+
+
+def render(listings: list[Listing]) -> str:
+    body = {"about": __doc__.splitlines()[0], "scenarios": [x.to_json() for x in listings]}
+    return json.dumps(body, ensure_ascii=False, indent=1) + "\n"

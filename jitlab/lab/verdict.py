@@ -1,0 +1,385 @@
+"""What a lesson concludes: the pitfall and the fix measured on the same calls, in words.
+
+A scenario declares its lesson's measure (:class:`~jitlab.lab.spec.Comparison`); this module
+reads the two runs' records and says which variant did better on that measure, in one sentence
+a learner can check against the chart, in English and Chinese. ``jitlab run --compare`` and
+the GUI's Complete page both call :func:`judge`, so they cannot disagree.
+
+Timing is noisy: a difference in time is stated only when repeated rounds of cached calls put
+it outside their spread (:func:`judge_timing`); one sample against one sample is never a
+verdict. Nothing here imports JAX or Qt.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jitlab.lab.spec import Comparison, Measure, Text
+from jitlab.records.calls import CallKind, CallRecord
+
+__all__ = ["MIN_ROUNDS", "ROUNDS", "Side", "Timing", "Verdict", "judge", "judge_timing", "matches"]
+
+ROUNDS = 7  # rounds of cached calls per variant when timing is the measure
+MIN_ROUNDS = 3  # fewer rounds than this on either side: too few to tell a difference
+_COMPILED = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT)
+
+
+@dataclass(frozen=True)
+class Side:
+    """What one variant's run measured (the same fields for every measure)."""
+
+    calls: int
+    compiles: int
+    errors: int
+    error_types: tuple[str, ...]
+    cache_hits: int
+    trace_lines: int
+    runtime_lines: int
+    printed_calls: int  # calls that printed at run time
+    counter: Any  # the declared fact's final value (OUTPUT), else None
+    program_size: int | None  # the largest traced program (PROGRAM_SIZE), else None
+    compile_ms: float  # trace + lower + compile, summed
+    cached_ms: float | None  # median latency of a cached call (None: no cached call)
+
+    @classmethod
+    def of(cls, records: Sequence[CallRecord], counter: str = "", size: str = "") -> Side:
+        """``counter``/``size``: the facts key whose final value / largest value is read."""
+        errors = [r for r in records if r.kind is CallKind.ERROR]
+        types: list[str] = []
+        for r in errors:
+            name = r.error.type if r.error is not None else "?"
+            if name not in types:
+                types.append(name)
+        hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
+        counts = [r.notes[counter] for r in records if counter and r.notes and counter in r.notes]
+        sizes = [
+            int(v)
+            for r in records
+            if size
+            and r.notes
+            and isinstance(v := r.notes.get(size), int | float)
+            and not isinstance(v, bool)
+        ]
+        return cls(
+            calls=len(records),
+            compiles=sum(1 for r in records if r.kind in _COMPILED),
+            errors=len(errors),
+            error_types=tuple(types),
+            cache_hits=len(hits),
+            trace_lines=sum(1 for r in records for o in r.stdout if o.when == "trace"),
+            runtime_lines=sum(1 for r in records for o in r.stdout if o.when != "trace"),
+            printed_calls=sum(1 for r in records if any(o.when != "trace" for o in r.stdout)),
+            counter=counts[-1] if counts else None,
+            program_size=max(sizes) if sizes else None,
+            compile_ms=sum(r.trace_ms + r.lower_ms + r.compile_ms for r in records),
+            cached_ms=statistics.median(hits) if hits else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "compiles": self.compiles,
+            "errors": self.errors,
+            "error_types": list(self.error_types),
+            "cache_hits": self.cache_hits,
+            "trace_lines": self.trace_lines,
+            "runtime_lines": self.runtime_lines,
+            "printed_calls": self.printed_calls,
+            "counter": self.counter,
+            "program_size": self.program_size,
+            "compile_ms": round(self.compile_ms, 3),
+            "cached_call_ms": None if self.cached_ms is None else round(self.cached_ms, 4),
+        }
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Cached calls of each variant, compared round against round."""
+
+    pitfall_ms: float | None  # the median of the round medians
+    fix_ms: float | None
+    spread_ms: float  # half the widest range of round medians: the noise
+    rounds: tuple[int, int]
+    better: str  # "fix" | "pitfall" | "same" | "unknown" (too few rounds)
+    sentence: Text
+
+    def to_json(self, language: str = "en") -> dict[str, Any]:
+        return {
+            "pitfall_ms": None if self.pitfall_ms is None else round(self.pitfall_ms, 4),
+            "fix_ms": None if self.fix_ms is None else round(self.fix_ms, 4),
+            "spread_ms": round(self.spread_ms, 4),
+            "rounds": list(self.rounds),
+            "better": self.better,
+            "verdict": self.sentence.get(language),
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    measure: Measure
+    calls: int
+    pitfall: Side
+    fix: Side
+    better: str  # "fix" | "pitfall" | "same"
+    sentence: Text  # the lesson's verdict, one sentence
+    note: Text | None  # what the sequence shows (the scenario's words), said after it
+    timing: Timing  # per cached call, with its noise (a side remark unless the measure)
+    like_with_like: bool  # both runs made the same calls with the same parameters
+
+    def text(self, language: str = "en") -> str:
+        return self.sentence.get(language)
+
+    def to_json(self, language: str = "en") -> dict[str, Any]:
+        return {
+            "measure": self.measure.value,
+            "calls": self.calls,
+            "pitfall": self.pitfall.to_json(),
+            "fix": self.fix.to_json(),
+            "better": self.better,
+            "verdict": self.text(language),
+            "note": self.note.get(language) if self.note else None,
+            "like_with_like": self.like_with_like,
+            "per_cached_call": self.timing.to_json(language),
+        }
+
+
+def matches(comparison: Comparison, records: Sequence[CallRecord]) -> bool:
+    """Whether a run made exactly the comparison's calls (the keys it sets, in order)."""
+    if len(records) != len(comparison.calls):
+        return False
+    for record, call in zip(records, comparison.calls, strict=True):
+        params = record.params or {}
+        if any(name not in params or params[name] != value for name, value in call.items()):
+            return False
+    return True
+
+
+def judge(
+    comparison: Comparison,
+    pitfall: Sequence[CallRecord],
+    fix: Sequence[CallRecord],
+    timing: tuple[Sequence[float], Sequence[float]] | None = None,
+) -> Verdict:
+    """The lesson's verdict on two runs. ``timing``: cached-call latencies measured in rounds
+    (else the runs' own cache hits); the measure decides, timing only where it is the measure."""
+    facts = comparison.facts or ("", "")
+    measure = comparison.measure
+    if measure is Measure.PROGRAM_SIZE:
+        p, f = Side.of(pitfall, size=facts[0]), Side.of(fix, size=facts[1])
+    else:
+        p, f = Side.of(pitfall, counter=facts[0]), Side.of(fix, counter=facts[1])
+    if timing is None:
+        timing = (_hits(pitfall), _hits(fix))
+    clock = judge_timing(*timing)
+    n = max(p.calls, f.calls)
+    if measure is Measure.LATENCY:
+        better = "same" if clock.better == "unknown" else clock.better
+        sentence = clock.sentence
+    elif measure is Measure.ERRORS or (p.errors != f.errors and measure is not Measure.OUTPUT):
+        better, sentence = _errors(p, f, n, measure)
+    elif measure is Measure.OUTPUT:
+        better, sentence = _output(p, f, n, facts)
+    elif measure is Measure.PROGRAM_SIZE:
+        better, sentence = _program_size(p, f, n)
+    else:
+        better, sentence = _compiles(p, f, n)
+    like = [r.params for r in pitfall] == [r.params for r in fix]
+    return Verdict(measure, n, p, f, better, sentence, comparison.note, clock, like)
+
+
+def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing:
+    """Compare two sets of cached-call latencies by rounds: each set is cut into up to
+    :data:`ROUNDS` rounds of consecutive calls, each round gives its median, and a difference
+    is stated only when the two ranges of round medians do not overlap."""
+    p_rounds, f_rounds = _round_medians(pitfall_ms), _round_medians(fix_ms)
+    rounds = (len(p_rounds), len(f_rounds))
+    if min(rounds) < MIN_ROUNDS:
+        sentence = Text(
+            f"Per cached call: too few cached calls to tell a difference in time "
+            f"({len(pitfall_ms)} for the pitfall, {len(fix_ms)} for the fix).",
+            f"每次缓存调用的耗时：缓存命中的调用太少，看不出差别"
+            f"（陷阱版 {len(pitfall_ms)} 次，修正版 {len(fix_ms)} 次）。",
+        )
+        p_mid = statistics.median(pitfall_ms) if pitfall_ms else None
+        f_mid = statistics.median(fix_ms) if fix_ms else None
+        return Timing(p_mid, f_mid, 0.0, rounds, "unknown", sentence)
+    p_mid, f_mid = statistics.median(p_rounds), statistics.median(f_rounds)
+    spread = max(max(p_rounds) - min(p_rounds), max(f_rounds) - min(f_rounds)) / 2
+    if min(p_rounds) > max(f_rounds):
+        better = "fix"
+    elif min(f_rounds) > max(p_rounds):
+        better = "pitfall"
+    else:
+        better = "same"
+    pm, fm, sm, r = _ms(p_mid), _ms(f_mid), _ms(spread), min(rounds)
+    if better == "same":
+        sentence = Text(
+            f"Per cached call: about the same (±{sm}): the fix {fm}, the pitfall {pm}.",
+            f"每次缓存调用的耗时：差不多（±{sm}）：修正版 {fm}，陷阱版 {pm}。",
+        )
+    else:
+        en = "faster" if better == "fix" else "slower"
+        zh = "更快" if better == "fix" else "更慢"
+        sentence = Text(
+            f"Per cached call the fix is {en}: {fm} against {pm} for the pitfall "
+            f"(medians of {r} rounds each, ±{sm} between rounds).",
+            f"每次缓存调用，修正版{zh}：{fm}，陷阱版 {pm}（各 {r} 轮的中位数，轮与轮相差 ±{sm}）。",
+        )
+    return Timing(p_mid, f_mid, spread, rounds, better, sentence)
+
+
+# -- the sentences, one per measure ---------------------------------------------------------
+def _compiles(p: Side, f: Side, n: int) -> tuple[str, Text]:
+    better = _fewer(p.compiles, f.compiles)
+    head_en = f"The pitfall compiled {_times(p.compiles)} in {_calls(p.calls)}"
+    head_zh = f"陷阱版在 {p.calls} 次调用中编译了 {p.compiles} 次"
+    if better == "same":
+        return better, Text(
+            f"{head_en}; the fix compiled {_times(f.compiles)} too: on these calls the fix "
+            f"saves no compile.",
+            f"{head_zh}；修正版也编译了 {f.compiles} 次：在这组调用上修正版没有省下编译。",
+        )
+    tail_en = "" if better == "fix" else ": on these calls the fix compiles more"
+    tail_zh = "" if better == "fix" else "：在这组调用上，修正版编译得更多"
+    fix_en = f"compiled {_times(f.compiles)}" if f.compiles else "never compiled"
+    fix_zh = f"编译了 {f.compiles} 次" if f.compiles else "一次也没有编译"
+    if f.calls != p.calls:  # runs of different lengths: each side says its own number of calls
+        fix_en += f" in {_calls(f.calls)}"
+        fix_zh = f"在 {f.calls} 次调用中{fix_zh}"
+    return better, Text(
+        f"{head_en}; the fix {fix_en}{tail_en}.", f"{head_zh}；修正版{fix_zh}{tail_zh}。"
+    )
+
+
+def _errors(p: Side, f: Side, n: int, measure: Measure) -> tuple[str, Text]:
+    """Failed calls first: a call that raised gave no result, whatever it cost."""
+    better = _fewer(p.errors, f.errors)
+    p_en, p_zh = _failed(p)
+    f_en, f_zh = _failed(f)
+    if f.errors == 0:
+        f_en = f"the fix failed none and compiled {_times(f.compiles)}"
+        f_zh = f"一次也没有失败，编译了 {f.compiles} 次"
+    return better, Text(f"The pitfall {p_en}; {f_en}.", f"陷阱版{p_zh}；修正版{f_zh}。")
+
+
+def _failed(side: Side) -> tuple[str, str]:
+    n = side.calls
+    types, types_zh = ", ".join(side.error_types), "、".join(side.error_types)
+    if side.errors == 0:
+        return "failed none", "一次也没有失败"
+    if side.errors == n:
+        en = {1: "failed the only call", 2: "failed both calls"}.get(n, f"failed all {n} calls")
+        return f"{en} ({types})", f" {n} 次调用全部失败（{types_zh}）"
+    return (
+        f"failed {side.errors} of {_calls(n)} ({types})",
+        f" {n} 次调用中 {side.errors} 次失败（{types_zh}）",
+    )
+
+
+def _output(p: Side, f: Side, n: int, facts: tuple[str, str]) -> tuple[str, Text]:
+    """A side effect that belongs to every call prints (and counts) on every call."""
+    better = _more(p.printed_calls, f.printed_calls)
+    if (
+        better == "same"
+        and isinstance(p.counter, int | float)
+        and isinstance(f.counter, int | float)
+    ):
+        better = _fewer(abs(n - p.counter), abs(n - f.counter))
+    p_en, p_zh = _printed(p, n, facts[0])
+    f_en, f_zh = _printed(f, n, facts[1])
+    if p.calls != f.calls:  # runs of different lengths: each side says its own number
+        return better, Text(
+            f"In {_calls(p.calls)}, the pitfall {p_en}; in {_calls(f.calls)}, the fix {f_en}.",
+            f"陷阱版 {p.calls} 次调用中{p_zh}；修正版 {f.calls} 次调用中{f_zh}。",
+        )
+    return better, Text(
+        f"In {_calls(n)}, the pitfall {p_en}; the fix {f_en}.",
+        f"{n} 次调用中，陷阱版{p_zh}；修正版{f_zh}。",
+    )
+
+
+def _printed(side: Side, n: int, key: str) -> tuple[str, str]:
+    lines = side.trace_lines + side.runtime_lines
+    en = (
+        f"printed {_count(lines, 'line')} ({side.trace_lines} while tracing, "
+        f"{side.runtime_lines} at run time)"
+    )
+    zh = f"打印了 {lines} 行（追踪时 {side.trace_lines} 行，运行时 {side.runtime_lines} 行）"
+    if key and side.counter is not None:
+        en += f" and its {key} ended at {side.counter}"
+        zh += f"，{key} 最后是 {side.counter}"
+    return en, zh
+
+
+def _program_size(p: Side, f: Side, n: int) -> tuple[str, Text]:
+    if p.program_size is None or f.program_size is None:
+        return _compiles(p, f, n)
+    better = _fewer(p.program_size, f.program_size)
+    pm, fm = _ms(p.compile_ms), _ms(f.compile_ms)
+    return better, Text(
+        f"The pitfall's largest program had {_count(p.program_size, 'equation')}, the fix's "
+        f"{f.program_size}; compiling the {_calls(n)} took {pm} for the pitfall and "
+        f"{fm} for the fix.",
+        f"陷阱版最大的程序有 {p.program_size} 条等式，修正版 {f.program_size} 条；"
+        f"{n} 次调用的编译共用了：陷阱版 {pm}，修正版 {fm}。",
+    )
+
+
+# -- small words -------------------------------------------------------------------------------
+def _fewer(pitfall: float, fix: float) -> str:
+    return "fix" if fix < pitfall else "pitfall" if pitfall < fix else "same"
+
+
+def _more(pitfall: float, fix: float) -> str:
+    return _fewer(fix, pitfall)
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _calls(n: int) -> str:
+    return _count(n, "call")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _ms(ms: float) -> str:
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 100:
+        return f"{ms:.0f} ms"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def _hits(records: Sequence[CallRecord]) -> list[float]:
+    return [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
+
+
+def _round_medians(samples: Sequence[float]) -> list[float]:
+    """Up to ROUNDS medians of consecutive runs of samples, two samples or more each: a
+    round of one sample is a single sample, never the ground for a verdict."""
+    count = min(ROUNDS, len(samples) // 2)
+    if count == 0:
+        return []
+    size = len(samples) / count
+    return [
+        statistics.median(samples[round(i * size) : round((i + 1) * size)]) for i in range(count)
+    ]
+
+
+def overrides_of(comparison: Comparison) -> list[dict[str, Any]]:
+    """The comparison's calls as plain dicts (what a run steps through)."""
+    return [dict(call) for call in comparison.calls]
+
+
+def resolved(comparison: Comparison, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each call's full parameter values: ``values`` (defaults, or a GUI's sliders) updated."""
+    return [{**values, **call} for call in comparison.calls]

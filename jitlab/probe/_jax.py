@@ -1,0 +1,407 @@
+"""Every private JAX behaviour jitlab relies on, in one place (checked on jax 0.10.2, CPU).
+
+JAX offers no public API for what jitlab needs to see (which function a compile event is
+about, the thread-local switch for cache-miss explanations, the size of a jitted function's
+cache, ...), so the probe leans on private modules, private attributes and the exact names
+of events, loggers and frames. Each of them is named here once, with a docstring saying what
+it relies on, and ``tests/probe/test_jax_contract.py`` has one test per behaviour: after a
+JAX upgrade the test of the behaviour that changed fails, by name, instead of the probe
+quietly recording wrong answers.
+
+Rules for the rest of jitlab: no ``jax._src`` import, no private attribute of a JAX (or
+Equinox / Flax NNX) object, no event, logger or frame name of JAX's, outside this module.
+Hot paths bind the aliases below at import time (``_swap = _jax.EXPLAIN.swap_local``) so a
+call costs no more than it did before the aliases existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from jax._src import config as _config
+from jax._src import monitoring as _monitoring
+from jax._src import source_info_util as _source_info_util
+from jax._src import util as _util
+
+CHECKED_ON = "0.10.2"
+
+# -- jax.monitoring event names ---------------------------------------------------------------
+# Duration events fire on the calling thread, inside the call. The trace event's ``fun_name``
+# is the function's name (``f``), the lower and compile events' is ``jit(f)``. An in-memory
+# cache hit fires nothing.
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+LOWER_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+# A persistent-cache load: ``cache_hits`` is a plain event, ``cache_retrieval_time_sec`` a
+# duration; neither carries a function name.
+PERSISTENT_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
+# ``jax.pmap(f)`` runs as ``jit(shard_map(_fun))``: its events are named after JAX's inner
+# ``_fun``, not after ``f``.
+PMAP_TRACE_NAME = "_fun"
+
+
+def jit_event_name(trace_name: str) -> str:
+    """The ``fun_name`` of the lower / compile events of a function whose trace event is
+    named ``trace_name`` (``f`` -> ``jit(f)``)."""
+    return f"jit({trace_name})"
+
+
+def trace_event_name(event_name: str) -> str:
+    """The inverse of :func:`jit_event_name` (names without ``jit(...)`` are returned as is)."""
+    if event_name.startswith("jit(") and event_name.endswith(")"):
+        return event_name[4:-1]
+    return event_name
+
+
+# -- cache-miss explanations --------------------------------------------------------------------
+# ``jax_explain_cache_misses`` explains a tracing-cache miss through ``logging`` at WARNING,
+# the message starting ``TRACING CACHE MISS`` (jitlab matches ``CACHE MISS`` case-blind). The
+# logger is that of the module that noticed the miss; on 0.10.2 it is
+# ``jax._src.interpreters.partial_eval``, the others are where older / newer versions log.
+EXPLAINING_LOGGERS = (
+    "jax._src.interpreters.partial_eval",
+    "jax._src.interpreters.pxla",
+    "jax._src.pjit",
+    "jax._src.compiler",
+    "jax._src.compilation_cache",
+    "jax._src.util",
+    "jax._src.linear_util",
+    "jax._src.dispatch",
+)
+CACHE_MISS_MARKER = "CACHE MISS"
+
+# With the persistent cache on, ``compiler.py`` and ``compilation_cache.py`` log their cache
+# writes ("Writing jit_f to persistent compilation cache …", "Not writing persistent cache
+# entry …", "PERSISTENT COMPILATION CACHE MISS …") at WARNING while explanations are on and
+# at DEBUG otherwise. ("Persistent compilation cache hit" follows jax_log_compiles instead.)
+_RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+_RAISED_BY_EXPLAIN_TEXTS = (
+    "persistent cache entry",
+    "to persistent compilation cache",
+    "persistent compilation cache miss",
+    "_get_cache: unsupported runtime",
+)
+
+
+def raised_by_explain(logger_name: str, message: str) -> bool:
+    """Is this a message JAX logs at WARNING only because ``jax_explain_cache_misses`` is on
+    (at DEBUG without it)?"""
+    if logger_name not in _RAISED_BY_EXPLAIN_LOGGERS:
+        return False
+    text = message.lower()
+    return any(marker in text for marker in _RAISED_BY_EXPLAIN_TEXTS)
+
+
+# -- JAX's config states (private) ------------------------------------------------------------
+EXPLAIN: Any = _config.explain_cache_misses
+"""``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
+and returns the previous one (``UNSET`` when the thread had none), ``set_local(v)`` puts one
+back (``UNSET`` removes it), ``get_local()``, ``get_global()`` and ``set_global(v)``. The
+public ``jax.config.update`` has only the global value; a probed call needs the thread's own."""
+
+UNSET: Any = _config.config_ext.unset
+"""The value of a config state's thread-local slot that holds nothing (``get_local()``)."""
+
+
+def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
+    """Call ``callback(value)`` after each ``jax.config.update("jax_explain_cache_misses", v)``
+    (the global value the *program* sets; ``EXPLAIN.set_global`` runs no hook). Returns the
+    function that puts the state's previous hook back (only if ours is still in place).
+
+    Relies on ``State._set`` calling ``State._update_global_hook`` (None for this option on
+    0.10.2; a hook JAX had is chained)."""
+    state = _config.explain_cache_misses
+    previous = state._update_global_hook
+
+    def hook(value: Any) -> None:
+        if previous is not None:
+            previous(value)
+        callback(value)
+
+    state._update_global_hook = hook
+
+    def unhook() -> None:
+        if state._update_global_hook is hook:
+            state._update_global_hook = previous
+
+    return unhook
+
+
+# -- jax.monitoring's listener lists ----------------------------------------------------------
+def duration_listeners() -> list[Any]:
+    """The list ``record_event_duration_secs`` calls. ``clear_event_listeners()`` (public)
+    *rebinds* it to a new empty list, so holding the one jitlab registered into and comparing
+    identities tells, in one attribute read, that jitlab's listeners were cleared."""
+    return _monitoring._event_duration_secs_listeners  # type: ignore[no-any-return]
+
+
+def event_listeners() -> list[Any]:
+    """The list ``record_event`` calls (rebound by ``clear_event_listeners()`` likewise)."""
+    return _monitoring._event_listeners  # type: ignore[no-any-return]
+
+
+DISABLE_JIT: Any = _config.disable_jit
+"""``jax_disable_jit`` as a state: ``.value`` is this thread's effective value (true inside
+``with jax.disable_jit():`` on this thread only); ``jax.config.jax_disable_jit`` is global."""
+
+trace_context: Callable[[], tuple[Any, ...]] = _config.trace_context
+"""The config values that are part of every tracing-cache key, as a tuple: it changes under
+``jax.default_matmul_precision(...)`` (and other trace-context options)."""
+
+trace_context_names: Callable[[], Any] = _config.trace_context_names
+"""The names of :func:`trace_context`'s entries, in the same order and number."""
+
+# -- source locations -------------------------------------------------------------------------
+register_source_exclusion: Callable[[str], None] = _source_info_util.register_exclusion
+"""Frames under this path prefix are skipped when JAX attributes an equation (and a cache-miss
+explanation) to a user's line, as JAX skips its own files."""
+
+summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
+"""``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""
+
+
+def user_source(source_info: Any) -> tuple[str, int, str] | None:
+    """(file, line, function) of the user's frame that made a jaxpr equation: the first
+    frame of ``source_info.traceback`` outside JAX and the registered exclusions (jitlab's
+    core). None when JAX recorded none, or when the helper changed."""
+    try:
+        frame = _source_info_util.user_frame(source_info.traceback)
+    except Exception:
+        return None
+    if frame is None:
+        return None
+    return str(frame.file_name), int(frame.start_line), str(frame.function_name)
+
+
+# -- function names ---------------------------------------------------------------------------
+_fun_name: Callable[[Any], str] = _util.fun_name
+
+
+def fun_name(fun: Any) -> str:
+    """The name JAX puts in the trace event of ``jax.jit(fun)`` (``functools.partial``
+    unwrapped, ``__name__`` otherwise)."""
+    try:
+        return _fun_name(fun)
+    except Exception:  # the helper changed: fall back to what it returns for a function
+        return getattr(fun, "__name__", type(fun).__name__)
+
+
+# -- the backend --------------------------------------------------------------------------------
+def backends_are_initialized() -> bool:
+    """Has JAX started its backends (after which ``XLA_FLAGS`` is no longer read)?
+
+    False when the private helper is gone: the flag is set, and at worst not read."""
+    try:
+        from jax._src import xla_bridge
+
+        return bool(xla_bridge.backends_are_initialized())
+    except (ImportError, AttributeError):
+        return False
+
+
+# -- launchers: which process of a job this is --------------------------------------------------
+LAUNCHER_PROCESS_VARIABLES: tuple[tuple[str, str], ...] = (
+    ("SLURM_PROCID", "SLURM_NTASKS"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+    ("PMI_RANK", "PMI_SIZE"),
+)
+"""(index, count) environment variables a launcher sets in each process, first match wins.
+The Slurm and Open MPI pairs are the ones ``jax.distributed.initialize()`` reads itself when
+it detects the cluster (``jax._src.clusters.slurm_cluster`` / ``ompi_cluster``, 0.10.2);
+``PMI_*`` (MPICH, Intel MPI) is read by no JAX cluster, whose programs pass ``process_id``
+by hand. Read at start only, without touching JAX: the backend must not start before the
+program's own ``jax.distributed.initialize``."""
+
+
+# -- private attributes of jitted objects -------------------------------------------------------
+def cache_size_method(jitted: Any) -> Callable[[], int] | None:
+    """The bound ``_cache_size`` of a ``jax.jit`` object: the number of executables in its
+    C++ cache (one per distinct signature; a cache hit leaves it unchanged). None if absent.
+
+    Returned bound, so the probe calls it on every call with one attribute call."""
+    size = getattr(jitted, "_cache_size", None)
+    return size if callable(size) else None
+
+
+def cache_size(jitted: Any) -> int:
+    """``jitted._cache_size()``, or -1 when the object has none (not a ``jax.jit``)."""
+    size = cache_size_method(jitted)
+    try:
+        return int(size()) if size is not None else -1
+    except Exception:
+        return -1
+
+
+def jit_info(jitted: Any) -> Any:
+    """A ``jax.jit`` object's ``_jit_info`` (a ``PjitInfo``: ``static_argnums``,
+    ``static_argnames`` normalised to tuples, and the other jit options); None if absent."""
+    return getattr(jitted, "_jit_info", None)
+
+
+# Wrappers of other libraries keep the ``jax.jit`` they call in private attributes too.
+def equinox_inner_jit(wrapper: Any) -> Any:
+    """``equinox.filter_jit(f)._cached``: the ``jax.jit`` equinox calls (checked on 0.13)."""
+    return getattr(wrapper, "_cached", None)
+
+
+def nnx_inner_jit(wrapper: Any) -> Any:
+    """``flax.nnx.jit(f).jitted_fn``: the ``jax.jit`` nnx calls (checked on 0.12)."""
+    return getattr(wrapper, "jitted_fn", None)
+
+
+def is_nnx_jit(obj: Any) -> bool:
+    return type(obj).__module__.startswith("flax.nnx") and hasattr(obj, "jitted_fn")
+
+
+def is_pmap_code(filename: str) -> bool:
+    """Is this the file a ``jax.pmap`` object's ``__code__`` comes from?"""
+    return filename.replace("\\", "/").endswith(("jax/_src/pmap.py", "jax/_src/api.py"))
+
+
+def pmap_user_function(frame: FrameType | None) -> Any | None:
+    """From inside a compile event: the user's function of the ``jax.pmap`` object running
+    on this stack, or None. pmap's ``wrapped`` (pmap.py) closes over ``infer_params``, which
+    closes over ``wrapped_fun``, a ``linear_util.WrappedFun`` whose ``.f`` is the user's."""
+    for _ in range(100):
+        if frame is None:
+            return None
+        code = frame.f_code
+        if code.co_name == "wrapped" and is_pmap_code(code.co_filename):
+            try:
+                infer = frame.f_locals["infer_params"]
+                cells = zip(infer.__code__.co_freevars, infer.__closure__, strict=True)
+                wrapped_fun = dict(cells)["wrapped_fun"].cell_contents
+                return getattr(wrapped_fun, "f", None)
+            except Exception:  # another pmap implementation: not known
+                return None
+        frame = frame.f_back
+    return None
+
+
+# -- JAX's own frames, seen from a compile event listener -----------------------------------------
+# A compile event fires inside ``pjit._pjit_call_impl_python`` (a local ``jaxpr``, a
+# ClosedJaxpr whose ``jaxpr.debug_info`` has ``func_name`` and ``func_src_info`` —
+# ``f at /path/file.py:12``), called from jit's ``cache_miss`` in ``pjit.py`` (locals ``fun``,
+# ``jit_info``, ``args`` and ``kwargs``: the Python function and the call as the user made it).
+_IMPL_FRAME = "_pjit_call_impl_python"
+_CACHE_MISS_FILE = "pjit.py"
+
+
+def compiling_jaxpr(frame: FrameType) -> tuple[str | None, str | None] | None:
+    """(name, source) of the jaxpr being compiled if ``frame`` is JAX's compile entry, else None.
+
+    ``source`` reads ``f at /path/file.py:12`` (``None`` when JAX did not record one)."""
+    if frame.f_code.co_name != _IMPL_FRAME:
+        return None
+    info = getattr(getattr(frame.f_locals.get("jaxpr"), "jaxpr", None), "debug_info", None)
+    return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
+
+
+def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
+    """(fun, jit_info, args, kwargs) if ``frame`` is jit's cache-miss path, else None."""
+    local = frame.f_locals
+    if "jit_info" not in local or not frame.f_code.co_filename.endswith(_CACHE_MISS_FILE):
+        return None
+    return local.get("fun"), local.get("jit_info"), local.get("args"), local.get("kwargs")
+
+
+# -- transformations: tracers a probed call receives or returns --------------------------------
+# A probed call inside ``jax.vmap`` / ``jax.grad`` / ``jax.jvp`` or an enclosing trace (a jit,
+# an eager ``lax.scan``'s body) gets tracers, not arrays. Each tracer class wraps the value of
+# the level below (``BatchTracer.val`` holds the batch, ``JVPTracer.primal`` and
+# ``LinearizeTracer.primal`` the primal); a ``DynamicJaxprTracer`` is a value being staged out
+# (nothing runs). Checked on 0.10.2.
+def _tracer_kinds() -> tuple[tuple[type, str, str | None], ...]:
+    from jax._src.interpreters import ad, batching
+    from jax._src.interpreters import partial_eval as pe
+
+    found = []
+    for module, name, label, inner in (
+        (batching, "BatchTracer", "vmap", "val"),
+        (ad, "JVPTracer", "jvp", "primal"),
+        (ad, "LinearizeTracer", "linearize", "primal"),
+        (pe, "JaxprTracer", "linearize", None),
+        (pe, "DynamicJaxprTracer", "trace", None),
+    ):
+        cls = getattr(module, name, None)
+        if isinstance(cls, type):
+            found.append((cls, label, inner))
+    return tuple(found)
+
+
+_TRACERS: tuple[tuple[type, str, str | None], ...] | None = None
+
+
+def _trace_states() -> tuple[Any, Any]:
+    from jax._src import core
+
+    return core.trace_state_strong_ref, core.eval_trace
+
+
+TRACE_STATE, EVAL_TRACE = _trace_states()
+"""``TRACE_STATE.value`` is this thread's innermost trace: ``EVAL_TRACE`` (the same object)
+outside any transformation, a ``BatchTrace``/``LinearizeTrace``/``DynamicJaxprTrace`` … inside
+``vmap``, ``grad`` or an enclosing trace. One config read (~40 ns)."""
+
+
+def tracer_class() -> type:
+    """JAX's ``Tracer`` base class (every transformation's values are instances of it)."""
+    from jax._src import core
+
+    return core.Tracer  # type: ignore[no-any-return]
+
+
+def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
+    """(transformations from the innermost out, the value under them) of a tracer: a leaf
+    inside ``vmap(grad(f))`` gives ``(("linearize", "vmap"), <the concrete batch>)``; a staged
+    value ends in ``"trace"`` and is still a tracer. An unknown tracer is named by its class."""
+    global _TRACERS
+    if _TRACERS is None:
+        _TRACERS = _tracer_kinds()
+    base = tracer_class()
+    labels: list[str] = []
+    for _ in range(32):  # nested transformations, bounded
+        if not isinstance(value, base):
+            break
+        for cls, label, inner in _TRACERS:
+            if isinstance(value, cls):
+                labels.append(label)
+                value = getattr(value, inner, None) if inner else value
+                break
+        else:
+            labels.append(type(value).__name__)
+            break
+        if inner is None:
+            break
+    return tuple(labels), value
+
+
+def in_backward_pass(frame: FrameType | None) -> bool:
+    """Is this compile event fired while JAX transposes a jitted function (the backward pass
+    of ``jax.grad`` / ``jax.vjp``: ``pjit._pjit_transpose*`` under ``ad.backward_pass*``)?"""
+    for _ in range(64):
+        if frame is None:
+            return False
+        name = frame.f_code.co_name
+        if name.startswith(("_pjit_transpose", "backward_pass")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...]] | None:
+    """(``func_src_info``, input avals) of the jaxpr a compile event is about, found up the
+    stack from the listener; None when no frame of JAX's compile entry is found."""
+    for _ in range(64):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == _IMPL_FRAME:
+            jaxpr = getattr(frame.f_locals.get("jaxpr"), "jaxpr", None)
+            info = getattr(jaxpr, "debug_info", None)
+            avals = tuple(v.aval for v in getattr(jaxpr, "invars", ()))
+            return getattr(info, "func_src_info", None), avals
+        frame = frame.f_back
+    return None

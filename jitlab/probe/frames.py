@@ -1,0 +1,132 @@
+"""Where the user's code is: call sites and definition sites outside JAX and its libraries.
+
+A compile happens deep inside JAX, often behind a library (``eqx.filter_jit``, ``nnx.jit``,
+an optax update, NumPyro's sampler). The line worth showing is the *user's*: the first frame
+outside JAX, jitlab and the well-known JAX libraries listed in :data:`LIBRARIES`.
+
+Extending the list (code you treat as a library, e.g. your own training framework):
+
+* ``jitlab.probe.frames.add_library("mypkg")`` — a module name (found without importing it)
+  or a directory path;
+* the environment variable ``JITLAB_LIBRARIES="mypkg,otherpkg"`` (commas or the path
+  separator), read when this module is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterable
+from types import FrameType
+
+# JAX itself, jitlab, and the JAX ecosystem libraries whose frames are never the user's.
+LIBRARIES: tuple[str, ...] = (
+    "jax",
+    "jaxlib",
+    "jitlab",
+    "flax",
+    "equinox",
+    "optax",
+    "numpyro",
+    "diffrax",
+    "haiku",
+    "chex",
+    "orbax",
+    "jaxtyping",
+    "lineax",
+    "optimistix",
+    "distrax",
+    "blackjax",
+    "jraph",
+    "penzai",
+    "treescope",
+    "tensorflow_probability",
+)
+_JAX = ("jax", "jaxlib")  # compiles of functions defined here are JAX-internal kernels
+
+_library_dirs: dict[str, tuple[str, ...]] = {}  # name (or path) -> its directories
+_jax_dirs: tuple[str, ...] = ()
+_cache: dict[str, bool] = {}  # filename -> is it library code (frames repeat: cache it)
+
+
+def _dirs_of(name: str) -> tuple[str, ...]:
+    """The directories of a top-level module (not imported), or the path itself."""
+    if os.sep in name or (os.altsep and os.altsep in name) or os.path.isdir(name):
+        return (os.path.join(os.path.realpath(name), ""),)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return ()
+    if spec is None:
+        return ()
+    if spec.submodule_search_locations:
+        return tuple(os.path.join(os.path.realpath(d), "") for d in spec.submodule_search_locations)
+    if spec.origin and spec.origin not in ("built-in", "frozen"):
+        return (os.path.realpath(spec.origin),)  # a single-file module
+    return ()
+
+
+def add_library(*names: str) -> None:
+    """Treat these modules (or directories) as library code, never as the user's lines."""
+    global _jax_dirs
+    for name in names:
+        if name and name not in _library_dirs:
+            _library_dirs[name] = _dirs_of(name)
+    _jax_dirs = tuple(d for n in _JAX for d in _library_dirs.get(n, ()))
+    _cache.clear()
+
+
+def libraries() -> tuple[str, ...]:
+    """The names and paths currently treated as libraries."""
+    return tuple(_library_dirs)
+
+
+def _env_libraries() -> Iterable[str]:
+    raw = os.environ.get("JITLAB_LIBRARIES", "")
+    for part in raw.replace(os.pathsep, ",").split(","):
+        if part.strip():
+            yield part.strip()
+
+
+add_library(*LIBRARIES, *_env_libraries())
+
+
+def is_library(filename: str) -> bool:
+    """Is this source file part of JAX, jitlab or a listed library (not the user's code)?"""
+    known = _cache.get(filename)
+    if known is not None:
+        return known
+    if filename.startswith("<"):  # <frozen runpy>, <string>: not a user file either way
+        result = filename.startswith("<frozen")
+    else:
+        real = os.path.realpath(filename)
+        result = any(
+            real == d or real.startswith(d) for dirs in _library_dirs.values() for d in dirs
+        )
+    _cache[filename] = result
+    return result
+
+
+def is_jax(filename: str) -> bool:
+    """Is this source file part of JAX itself (jax, jaxlib)?"""
+    return os.path.realpath(filename).startswith(_jax_dirs) if _jax_dirs else False
+
+
+def site(frame: FrameType) -> str:
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def user_frame(frame: FrameType | None) -> FrameType | None:
+    """The first frame, from ``frame`` outwards, that is the user's code."""
+    while frame is not None:
+        if not is_library(frame.f_code.co_filename):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def call_site(depth: int = 1) -> str | None:
+    """``file:line`` of the user's line that led here (``depth`` frames above the caller)."""
+    frame = user_frame(sys._getframe(depth + 1))
+    return site(frame) if frame is not None else None

@@ -1,0 +1,534 @@
+"""Process-wide hooks into JAX, installed once and routed per thread.
+
+``jax.monitoring`` listeners, the cache-miss explanation logger and ``sys.stdout`` are all
+process-wide. jitlab installs one listener of each kind, never removes anyone else's, and
+routes what arrives to the collector of the probed call running on the *calling thread*
+(JAX fires compile events on the thread that called the function).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from jitlab.probe import _jax
+from jitlab.records.paths import engine_dirs
+
+# JAX's event names (private conventions, tested in tests/probe/test_jax_contract.py).
+TRACE_EVENT = _jax.TRACE_EVENT
+LOWER_EVENT = _jax.LOWER_EVENT
+COMPILE_EVENT = _jax.COMPILE_EVENT
+PERSISTENT_HIT_EVENT = _jax.PERSISTENT_HIT_EVENT
+PERSISTENT_LOAD_EVENT = _jax.PERSISTENT_LOAD_EVENT
+
+MAX_LINES_PER_CALL = 200
+MAX_CHARS_PER_CALL = 64_000
+MAX_CHARS_PER_LINE = 4_000
+
+_local = threading.local()
+_install_lock = threading.Lock()
+_installed = False
+_active: set[CallCollector] = set()  # collectors of calls in flight, on any thread
+_EXPLAIN = _jax.EXPLAIN
+_swap_explain = _EXPLAIN.swap_local  # bound once: begin/end run on every probed call
+_set_explain = _EXPLAIN.set_local
+# Watchers see what happens outside probed calls (functions jitlab did not wrap).
+_watchers: list[Any] = []
+_unset = _jax.UNSET  # "no thread-local value" in JAX's config
+_saved_global_explain: Any = _unset  # the user's global value while watchers override it
+_unhook_explain: Callable[[], None] | None = None  # while watchers run: see add_watcher
+
+
+class CallCollector:
+    """Gathers what JAX reports during one probed call on one thread."""
+
+    __slots__ = (
+        "_dropped",
+        "_echo",
+        "_kept_lines",
+        "_on_phase",
+        "_output",
+        "_trace_mark",
+        "busy",
+        "compile_ms",
+        "compiled",
+        "explanations",
+        "jit_name",
+        "lower_ms",
+        "lowered",
+        "persistent",
+        "quiet",
+        "restore_explain",
+        "source",
+        "trace_ms",
+        "trace_name",
+        "traced",
+        "user_explain",
+    )
+
+    def __init__(
+        self,
+        trace_name: str,
+        on_phase: Callable[[str, float], None] | None,
+        echo: bool,
+        source: Any = None,
+    ) -> None:
+        self.trace_name = trace_name
+        self.jit_name = _jax.jit_event_name(trace_name)
+        self._on_phase = on_phase
+        self._echo = echo
+        # A probe reuses one collector per thread for all its calls: it reads the probe's
+        # on_phase / echo_output when an event comes, so nothing is copied per call.
+        # Weakly: a collector lives in a thread-local, and a thread's locals are freed while
+        # Python tears that thread state down — dropping the last reference to a probe (and
+        # its jitted function) there makes JAX evict caches without a thread state (abort).
+        self.source = weakref.ref(source) if source is not None else None
+        self.busy = False
+        self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
+        self.restore_explain: Any = None  # the thread's value before begin() (nested calls)
+        self.reset()
+
+    def reset(self) -> None:
+        self.trace_ms = self.lower_ms = self.compile_ms = 0.0
+        self.traced = self.lowered = self.compiled = self.persistent = False
+        # Nothing happened but dispatch (the fast path of a cache hit): a plain attribute,
+        # cleared by whatever makes the call worth a full record.
+        self.quiet = True
+        self.explanations: list[str] = []
+        self._output: io.StringIO | None = None
+        self._trace_mark = 0  # output offset when the probed function's trace ended
+        self._kept_lines = 0
+        self._dropped: dict[str, int] | None = None  # lines past the cap, by when printed
+
+    @property
+    def on_phase(self) -> Callable[[str, float], None] | None:
+        source = self.source() if self.source is not None else None
+        return self._on_phase if source is None else source.on_phase
+
+    @on_phase.setter
+    def on_phase(self, value: Callable[[str, float], None] | None) -> None:
+        self._on_phase = value
+
+    @property
+    def echo(self) -> bool:
+        source = self.source() if self.source is not None else None
+        return self._echo if source is None else source.echo_output
+
+    @echo.setter
+    def echo(self, value: bool) -> None:
+        self._echo = value
+
+    def explain(self, message: str) -> None:
+        self.explanations.append(message)
+        self.quiet = False
+
+    # -- events (called on the calling thread) --------------------------------------------
+    def duration(self, event: str, seconds: float, fun_name: str | None) -> None:
+        ms = seconds * 1e3
+        if event == TRACE_EVENT and fun_name == self.trace_name:
+            # The outermost trace ends last: nested functions of the same name fire earlier.
+            self.trace_ms, self.traced, self.quiet = ms, True, False
+            self._trace_mark = self._output.tell() if self._output else 0
+            self._phase("trace", ms)
+        elif event == LOWER_EVENT and fun_name == self.jit_name:
+            self.lower_ms, self.lowered, self.quiet = ms, True, False
+            self._phase("lower", ms)
+        elif event == COMPILE_EVENT and fun_name == self.jit_name:
+            # Also without a lowering: JAX lowers once per abstract signature, and an array
+            # committed to another device is only compiled again (pjit_test.py's
+            # test_pjit_different_device_recompilation). A compile all the same.
+            self.compile_ms, self.compiled, self.quiet = ms, True, False
+            self._phase("compile", ms)
+        elif event == PERSISTENT_LOAD_EVENT and self.lowered and not self.compiled:
+            # Persistent-cache events carry no function name; after our lowering they are ours.
+            self.compile_ms, self.persistent = ms, True
+            self._phase("load", ms)
+
+    def event(self, event: str) -> None:
+        if event == PERSISTENT_HIT_EVENT and self.lowered and not self.compiled:
+            self.persistent = True
+
+    def _phase(self, phase: str, ms: float) -> None:
+        on_phase = self.on_phase
+        if on_phase is not None:
+            on_phase(phase, ms)
+
+    # -- output ---------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        self.quiet = False
+        if self._output is None:
+            self._output = io.StringIO()
+        # A call that prints 100,000 lines keeps the first few hundred and an exact count of
+        # the rest: records, the log, the GUI and --json stay usable.
+        if self._kept_lines < MAX_LINES_PER_CALL and self._output.tell() < MAX_CHARS_PER_CALL:
+            self._output.write(text)
+            self._kept_lines += text.count("\n")
+            return
+        if self._dropped is None:
+            self._dropped = {"trace": 0, "runtime": 0}
+        self._dropped["runtime" if self.traced else "trace"] += text.count("\n")
+
+    def output_lines(self) -> list[tuple[str, str]]:
+        """Printed lines tagged ``trace`` (before our trace ended) or ``runtime``."""
+        if self._output is None:
+            return []
+        text = self._output.getvalue()
+        mark = self._trace_mark if self.traced else 0
+        lines = []
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            when = "trace" if offset < mark else "runtime"
+            offset += len(line)
+            if line.strip():
+                lines.append((when, line.rstrip("\n")[:MAX_CHARS_PER_LINE]))
+        for when, count in (self._dropped or {}).items():
+            if count:
+                lines.append((when, f"… {count} more lines"))
+        return lines
+
+
+def current() -> CallCollector | None:
+    return getattr(_local, "collector", None)
+
+
+def begin(collector: CallCollector) -> CallCollector | None:
+    """Route this thread's events to ``collector``; returns the one it replaces (nesting).
+
+    For the length of the call only: ``sys.stdout`` is routed (and restored by :func:`end`)
+    and JAX's cache-miss explanations are switched on for this thread alone.
+    """
+    previous = getattr(_local, "collector", None)
+    _local.collector = collector
+    _route_stdout(collector)
+    restore = collector.restore_explain = _swap_explain(True)
+    # Inside another probed call the thread's value is that call's (jitlab's own True): what
+    # the user asked for is what the outer call saved (None: a watched call that swaps none).
+    outer = previous.user_explain if previous is not None else None
+    collector.user_explain = restore if outer is None else outer
+    return previous
+
+
+def end(collector: CallCollector, previous: CallCollector | None = None) -> None:
+    _set_explain(collector.restore_explain)
+    _unroute_stdout(collector)
+    _local.collector = previous
+
+
+def add_watcher(watcher: Any) -> None:
+    """``watcher.duration(event, ms, fun_name)``, ``.event(event)`` and ``.explanation(text)``
+    are called for everything that happens on threads with no probed call in flight.
+
+    While any watcher is active JAX explains its cache misses on every thread (functions
+    jitlab did not wrap need it too); the user's own setting comes back with the last one —
+    the value the program set meanwhile, if it set one (``jax.config.update``), which also
+    decides meanwhile whether the program sees JAX's explanations.
+    """
+    global _saved_global_explain, _unhook_explain
+    install()
+    with _install_lock:
+        if not _watchers:
+            _saved_global_explain = _EXPLAIN.get_global()
+            _EXPLAIN.set_global(True)
+            _unhook_explain = _jax.hook_explain_updates(_program_set_explain)
+        _watchers.append(watcher)
+
+
+def remove_watcher(watcher: Any) -> None:
+    global _saved_global_explain, _unhook_explain
+    with _install_lock:
+        if watcher not in _watchers:
+            return
+        _watchers.remove(watcher)
+        if not _watchers and _saved_global_explain is not _unset:
+            if _unhook_explain is not None:
+                _unhook_explain()
+                _unhook_explain = None
+            _EXPLAIN.set_global(_saved_global_explain)
+            _saved_global_explain = _unset
+
+
+def _program_set_explain(value: Any) -> None:
+    """The program ran ``jax.config.update("jax_explain_cache_misses", value)`` while
+    watchers need explanations on: its value is the user's now (restored at the end, and
+    what the program gets to see), and the global switch stays on for the watchers."""
+    global _saved_global_explain
+    if _saved_global_explain is _unset:  # no watcher (a hook left behind): nothing to do
+        return
+    _saved_global_explain = bool(value)
+    if not value:
+        _EXPLAIN.set_global(True)
+
+
+def user_wants_explanations() -> bool:
+    """Would JAX log cache-miss explanations on this thread without jitlab?"""
+    collector = getattr(_local, "collector", None)
+    local = _EXPLAIN.get_local()  # the user's own, unless a probed call swapped it
+    if collector is not None and collector.user_explain is not None:
+        local = collector.user_explain
+    if local is not _unset:
+        return bool(local)
+    saved = _saved_global_explain
+    return bool(_EXPLAIN.get_global() if saved is _unset else saved)
+
+
+def _on_duration(event: str, duration: float, **kwargs: object) -> None:
+    collector = getattr(_local, "collector", None)
+    fun_name = kwargs.get("fun_name")
+    name = fun_name if isinstance(fun_name, str) else None
+    if collector is not None:
+        collector.duration(event, duration, name)
+    else:
+        for watcher in _watchers:
+            watcher.duration(event, duration * 1e3, name)
+
+
+def _on_event(event: str, **kwargs: object) -> None:
+    collector = getattr(_local, "collector", None)
+    if collector is not None:
+        collector.event(event)
+    else:
+        for watcher in _watchers:
+            watcher.event(event)
+
+
+class _ExplanationFilter(logging.Filter):
+    """Takes JAX's cache-miss explanations for the call in flight (or the watchers).
+
+    A filter on the loggers that emit them, not a handler: it sees each message before
+    propagation, and lets it through only when the user asked JAX for explanations — a
+    program that configured ``logging`` sees no warnings jitlab switched on.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.levelno == logging.WARNING and _jax.raised_by_explain(record.name, message):
+            if user_wants_explanations():
+                return True
+            # Without jitlab's switch JAX logs this at DEBUG: so it is, seen only by a
+            # program that listens to DEBUG (persistent-cache writes, never explanations).
+            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+                return False
+            record.levelno, record.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
+            return True
+        if _jax.CACHE_MISS_MARKER not in message.upper():
+            return True
+        collector = getattr(_local, "collector", None)
+        if collector is not None:
+            collector.explain(message)
+        else:
+            for watcher in _watchers:
+                watcher.explanation(message)
+        return user_wants_explanations()
+
+
+# The modules whose loggers emit cache-miss explanations.
+_EXPLAINING_LOGGERS = _jax.EXPLAINING_LOGGERS
+
+
+class _StdoutRouter:
+    """Stands in for ``sys.stdout`` while probed calls are in flight, and only then.
+
+    Text printed by a probed call goes to its collector (and to the real stream when the
+    probe echoes); everything else — ``.buffer``, ``.fileno()``, ``.encoding``,
+    ``.reconfigure()``, writes from other threads — is the real stream's.
+
+    Lines from the calling thread go to its call; lines from a runtime-callback thread
+    (``jax.debug.print`` on some backends) go to the only call in flight, if there is one.
+    """
+
+    def __init__(self) -> None:
+        self.target: Any = sys.stdout
+
+    def write(self, text: str) -> int:
+        collector = getattr(_local, "collector", None)
+        if collector is None and len(_active) == 1 and _from_jax_callback():
+            collector = next(iter(_active), None)
+        if collector is None or collector.echo:
+            self.target.write(text)
+        if collector is not None:
+            collector.write(text)
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.target, name)
+
+    def __iter__(self) -> Any:
+        return iter(self.target)
+
+
+def _from_jax_callback() -> bool:
+    """Is this write made by a JAX host callback (``jax.debug.print``) on a runtime thread?
+
+    Other threads' prints (a GUI thread, a logger) must not be credited to the call in flight.
+    """
+    frame = sys._getframe(2)
+    for _ in range(30):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.endswith(("debugging.py", "callback.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_router = _StdoutRouter()
+# Guards _active and the router's installation together: the first call in flight (on any
+# thread) puts the router in place, the last one out takes it away. One uncontended lock
+# per begin and per end; the set of collectors doubles as the depth count.
+_stdout_lock = threading.Lock()
+_stdout_installed = False  # did we put the router in place (and so must take it out)?
+
+
+_lock_stdout = _stdout_lock.acquire  # acquire/release: a third of what `with` costs
+_unlock_stdout = _stdout_lock.release
+
+
+def _route_stdout(collector: CallCollector) -> None:
+    global _stdout_installed
+    _lock_stdout()
+    try:
+        if not _active:
+            current = sys.stdout
+            _stdout_installed = current is not _router
+            if _stdout_installed:
+                _router.target = current
+                sys.stdout = _router  # type: ignore[assignment]
+        _active.add(collector)
+    finally:
+        _unlock_stdout()
+
+
+def _unroute_stdout(collector: CallCollector) -> None:
+    global _stdout_installed
+    _lock_stdout()
+    try:
+        _active.discard(collector)
+        if not _active and _stdout_installed:
+            _stdout_installed = False
+            # Put back the very object we found — unless someone replaced us meanwhile
+            # (their own redirect): then theirs stays, and we are out of the way anyway.
+            if sys.stdout is _router:
+                sys.stdout = _router.target
+            _router.target = None
+    finally:
+        _unlock_stdout()
+
+
+def install() -> None:
+    """Register jitlab's listeners once per process (idempotent, thread-safe).
+
+    Listeners and filters only observe; JAX's configuration is left as the user set it.
+    """
+    global _installed
+    with _install_lock:
+        if _installed:
+            return
+        _register_listeners()
+        explanation_filter = _ExplanationFilter()
+        for name in _EXPLAINING_LOGGERS:
+            logging.getLogger(name).addFilter(explanation_filter)
+        # JAX points its miss explanations at the first frame outside its own files:
+        # make that the user's line, not the probe's.
+        for folder in engine_dirs():
+            _jax.register_source_exclusion(folder)
+        _installed = True
+
+
+# -- listeners a program cleared ----------------------------------------------------------------
+# ``jax.monitoring.clear_event_listeners()`` is public: a program or a library may remove every
+# listener, jitlab's included, and every compile after it would look like a cache hit. It
+# rebinds JAX's lists, so comparing the list jitlab registered into with JAX's current one
+# (LISTENING[0], one identity test) tells on each watched or probed call that they are gone.
+LISTENING: list[Any] = [None]  # the duration-listener list jitlab's listener is in
+listeners_now = _jax.duration_listeners  # ``listeners_now() is not LISTENING[0]``: cleared
+_losses = 0  # how many times jitlab found its listeners gone and registered them again
+
+
+_more_duration_listeners: list[Callable[..., None]] = []  # see add_duration_listener
+
+
+def add_duration_listener(listener: Callable[..., None]) -> None:
+    """Register another jitlab duration listener, kept registered like the router's own
+    (a program that clears them gets it back too)."""
+    with _install_lock:
+        if listener not in _more_duration_listeners:
+            _more_duration_listeners.append(listener)
+        if listener not in _jax.duration_listeners():
+            jax.monitoring.register_event_duration_secs_listener(listener)
+
+
+def _register_listeners() -> bool:
+    """Register whichever of jitlab's listeners JAX no longer holds (lock held); True when
+    one was missing."""
+    missing = False
+    for listener in (_on_duration, *_more_duration_listeners):
+        if listener not in _jax.duration_listeners():
+            jax.monitoring.register_event_duration_secs_listener(listener)
+            missing = True
+    if _on_event not in _jax.event_listeners():
+        jax.monitoring.register_event_listener(_on_event)
+        missing = True
+    LISTENING[0] = _jax.duration_listeners()
+    return missing
+
+
+def losses() -> int:
+    """How many times jitlab's listeners were found removed (a recorder compares counts)."""
+    return _losses
+
+
+def revive() -> bool:
+    """Make sure jitlab's listeners are registered; when a program had removed them,
+    register them again, say so on stderr and tell the watchers. True when they were gone.
+
+    Compiles between the removal and now were not seen: watchers must say so (a budget
+    that could not see fails)."""
+    global _losses
+    with _install_lock:
+        if not _installed:
+            return False
+        if not _register_listeners():
+            return False
+        _losses += 1
+        watchers = list(_watchers)
+    from jitlab.records import messages
+
+    with contextlib.suppress(Exception):  # a closed stderr must not break the program
+        print(messages.say("listeners_cleared", user_language()), file=sys.stderr)
+    for watcher in watchers:
+        lost = getattr(watcher, "listeners_lost", None)
+        if lost is not None:
+            lost()
+    return True
+
+
+_said_language: list[str] = []  # `jitlab --lang zh watch`: the command's language
+
+
+def set_user_language(lang: str) -> None:
+    """Speak ``lang`` from inside the program (``jitlab --lang … watch``), not the locale's;
+    kept here, not in the environment, so the program's ``os.environ`` stays its own."""
+    _said_language[:] = [lang]
+
+
+def user_language() -> str:
+    """``zh`` or ``en`` for what jitlab itself prints from inside a program: the command's
+    ``--lang`` where one was given, else the locale's."""
+    from jitlab.records import messages
+
+    if _said_language:
+        return _said_language[0]
+    return messages.language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))

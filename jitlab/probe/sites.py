@@ -1,0 +1,149 @@
+"""Who compiled and where the user wrote it: definition sites and compile sites.
+
+Built on :mod:`jitlab.probe.frames` (which frames are the user's) and
+:mod:`jitlab.probe.wrappers` (what a jit wrapper wraps).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from jitlab.probe import _jax, signature, wrappers
+from jitlab.probe.frames import is_jax, is_library, site
+
+
+def code_of(fun: Any) -> Any:
+    """The code object behind a function, a jit wrapper or a ``functools.partial``."""
+    seen = 0
+    while fun is not None and seen < 20:
+        seen += 1
+        code = getattr(fun, "__code__", None)
+        if code is not None:
+            return code
+        inner = wrappers.user_function(fun)
+        if inner is None or inner is fun:
+            inner = getattr(fun, "func", None)  # functools.partial
+        if inner is None:
+            call = getattr(type(fun), "__call__", None)  # noqa: B004 (a callable object's code)
+            return getattr(call, "__code__", None)
+        fun = inner
+    return None
+
+
+def defined_at(fun: Any, *, search_stack: bool = False) -> str | None:
+    """``file:line`` of the user's ``def`` behind ``fun``.
+
+    Jit wrappers and partials are unwrapped first. If the function was written inside a
+    library (e.g. the inner function ``equinox.filter_jit`` jits), ``search_stack=True``
+    — only meaningful while the library is creating it — looks up the stack for the user
+    function the library is wrapping; otherwise the library's line is the truth and is
+    returned as such.
+    """
+    try:
+        code = code_of(fun)
+    except Exception:  # an exotic callable: no site rather than a wrong one
+        code = None
+    if code is None:
+        return None
+    if search_stack and is_library(code.co_filename):
+        user = wrappers.user_function_in_stack(sys._getframe(1))
+        if user is not None:
+            return defined_at(user)
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+@dataclass(frozen=True)
+class CompileSite:
+    """Who compiled, seen from inside one of JAX's compile events."""
+
+    called_from: str | None  # the user's line
+    defined_at: str | None  # the user's def (or the library's, when no user function)
+    internal: bool  # a JAX-internal kernel (an eager op, jax.random, jnp.*), not a jit call
+    function: Any = None  # the Python function JAX compiled, when found
+    # The user's call through a jit wrapper (eqx.filter_jit, nnx.jit) found on the stack:
+    # its signature in the user's names, for a diff jitlab can make itself.
+    signature: Any = None
+
+
+def compile_site(depth: int = 1) -> CompileSite:
+    """Call from a compile event listener: classify the compile and find the user's lines.
+
+    The jaxpr JAX is compiling names its source (``debug_info.func_src_info``): defined in
+    JAX itself it is an internal kernel (``jnp.log`` outside any jit, ``jax.random.split``,
+    eager autodiff); else a jitted function, unwrapped through any jit wrapper on the stack
+    (``eqx.filter_jit``, ``nnx.jit``) down to the user's ``def``. Frames are trusted only
+    when they hold a function of the compiled name (an eager op compiled while an outer
+    function traces is not that function).
+    """
+    frame = sys._getframe(depth + 1)
+    name = source = None  # of the jaxpr being compiled
+    compiled = dispatch = call = wrapper_fun = user = None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not is_library(filename):
+            user = frame
+            break
+        if is_jax(filename):
+            jaxpr = _jax.compiling_jaxpr(frame) if name is None else None
+            if jaxpr is not None:
+                name, source = jaxpr
+            elif compiled is None and (jit_call := _jax.jit_call_in_frame(frame)) is not None:
+                # jit's cache_miss(*args, **kwargs): the function called and its arguments.
+                fun, jit_info, args, kwargs = jit_call
+                if name is None or wrappers._fun_name(fun) == name:
+                    compiled = fun
+                    dispatch = (jit_info, args, kwargs)
+        else:
+            local = frame.f_locals
+            owner = local.get("self")  # a jit wrapper's __call__; the outermost wins
+            inner = wrappers.user_function(owner) if owner is not None else None
+            if inner is not None and (name is None or wrappers._fun_name(inner) == name):
+                wrapper_fun = inner
+                call = (owner, local.get("args"), local.get("kwargs"))
+        frame = frame.f_back
+    called_from = site(user) if user is not None else None
+    source_file = source.rpartition(" at ")[2].rpartition(":")[0] if source else ""
+    if source_file:
+        internal = is_jax(source_file)
+    else:
+        code = _safe_code(compiled)
+        internal = code is not None and is_jax(code.co_filename)
+    target = wrapper_fun if wrapper_fun is not None and not internal else compiled
+    where = defined_at(target) if target is not None else None
+    if where is None and source_file:
+        where = source.rpartition(" at ")[2]
+    if wrapper_fun is not None and not internal:
+        described = _signature(call, None)
+    else:
+        described = _signature(dispatch, compiled)
+    return CompileSite(called_from, where, internal, target, described)
+
+
+def _safe_code(fun: Any) -> Any:
+    try:
+        return code_of(fun) if fun is not None else None
+    except Exception:
+        return None
+
+
+def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
+    """A call's signature: through a jit wrapper (``fun`` None) with the wrapper's argument
+    split, else jit's own call with its ``static_argnums`` / ``static_argnames``."""
+    if call is None or not isinstance(call[1], tuple) or not isinstance(call[2], dict):
+        return None
+    try:
+        if fun is None:
+            info = wrappers.recognise(call[0])
+            spec = info.spec if info else None
+        else:
+            jit_info = call[0]
+            spec = signature.StaticSpec.for_function(
+                getattr(jit_info, "static_argnums", ()) or (),
+                getattr(jit_info, "static_argnames", ()) or (),
+                fun,
+            )
+        return signature.describe(spec, 0, call[1], call[2]) if spec is not None else None
+    except Exception:  # no signature rather than a wrong one
+        return None

@@ -1,0 +1,320 @@
+"""What differed between a call and the executables JAX already had: kinds, and their words.
+
+A :class:`~jitlab.records.calls.Change` is data; the words a user reads are rendered here, one
+function per language, so the CLI, the GUI and the reports never parse English back into data.
+No Qt: the GUI calls :func:`reason_text` with its interface language.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jitlab.records.calls import Change, Reason
+
+LANGUAGES = ("en", "zh")
+
+
+class ChangeKind(enum.StrEnum):
+    SHAPE = "shape"
+    DTYPE = "dtype"
+    WEAK_TYPE = "weak_type"
+    SHARDING = "sharding"
+    STATIC_VALUE = "static_value"
+    TREE_STRUCTURE = "tree_structure"
+    KEYWORD_VS_POSITIONAL = "keyword_vs_positional"
+    NEW_ARGUMENT = "new_argument"
+    ARGUMENT_GONE = "argument_gone"
+    TRACING_CONTEXT = "tracing_context"  # a config in JAX's trace context (path = its name)
+    NEW_FUNCTION_OBJECT = "new_function_object"  # path = definition site, count = how many
+    # the same function jitted again with other jit options (path = the option's name)
+    JIT_OPTIONS = "jit_options"
+    # a hit on an executable another jax.jit object of the same function and options compiled
+    # (JAX keeps one cache per function and options; path = definition site)
+    SHARED_EXECUTABLE = "shared_executable"
+    # the mesh in JAX's context changed (jax.set_mesh / with mesh:); before/after: the mesh
+    # (``mesh(x=8)``) or None outside any; path: JAX's name of the context entry
+    MESH_CONTEXT = "mesh_context"
+    # the call ran inside a transformation (path: the transformations from the innermost
+    # out, e.g. ``linearize,vmap``; ``transpose`` for grad's backward pass); after: what JAX
+    # ran or compiled for it, None when the call was staged into an enclosing trace; count:
+    # 1 when JAX compiled a new executable for it
+    TRANSFORMED = "transformed"
+    CACHE_CLEARED = "cache_cleared"  # only when it happened: clear_caches() or a size drop
+    FIRST_CALL = "first_call"
+    FIRST_SEEN = "first_seen"  # first compile jitlab saw; earlier calls hit older executables
+    FIRST_PERSISTENT_LOAD = "first_persistent_load"
+    JAX_EXPLAINED = "jax_explained"  # JAX said something we keep only as its raw words
+    RECORDED = "recorded"  # words from an older recording that kept no structure
+    UNKNOWN = "unknown"  # jitlab cannot tell; detail holds JAX's raw words, if any
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# -- type texts (jitlab's own notation, e.g. ``~f32[8,32]``) ---------------------------------
+_TYPE = re.compile(r"^(?P<weak>~?)(?P<dtype>[a-z]+[0-9]*(?:<\w+>)?)\[(?P<dims>[0-9, ]*)\]$")
+_LONG_DTYPES = {
+    "f32": "float32",
+    "f64": "float64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "i32": "int32",
+    "i64": "int64",
+    "i8": "int8",
+    "i16": "int16",
+    "u8": "uint8",
+    "u32": "uint32",
+    "c64": "complex64",
+}
+
+
+def parse_type(text: str | None) -> tuple[str, tuple[int, ...], bool] | None:
+    """(dtype, shape, weak) of a type text such as ``f32[8,32]``; None if it is not one."""
+    m = _TYPE.match(text or "")
+    if m is None:
+        return None
+    shape = tuple(int(d) for d in m["dims"].replace(" ", "").split(",") if d)
+    return _LONG_DTYPES.get(m["dtype"], m["dtype"]), shape, bool(m["weak"])
+
+
+def _weakness(type_text: str | None, lang: str) -> str:
+    weak = (type_text or "").startswith("~")
+    if lang == "zh":
+        return "弱" if weak else "强"
+    return "weak" if weak else "strong"
+
+
+# -- rendering -------------------------------------------------------------------------------
+def render(change: Change, lang: str = "en") -> str:
+    """One change in ``lang`` (``en`` or ``zh``; anything else falls back to English)."""
+    return _zh(change) if lang == "zh" else _en(change)
+
+
+def reason_text(reason: Reason | None, lang: str = "en") -> str:
+    if reason is None:
+        return ""
+    separator = "；" if lang == "zh" else "; "  # full-width in Chinese
+    return separator.join(render(change, lang) for change in reason.items)
+
+
+def _en(c: Change) -> str:
+    k, path, before, after = c.kind, c.path, c.before, c.after
+    if k in (ChangeKind.SHAPE, ChangeKind.DTYPE):
+        return f"{path}: {after} ← {before}"
+    if k is ChangeKind.WEAK_TYPE:
+        return (
+            f"weak type of {path} changed: {_weakness(after, 'en')} ← {_weakness(before, 'en')}"
+            f" ({after} ← {before})"
+        )
+    if k is ChangeKind.SHARDING and c.detail == "device":  # a single device for another
+        return f"device of {path}: {after} ← {before}"
+    if k is ChangeKind.SHARDING:
+        return (
+            f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
+        )
+    if k is ChangeKind.STATIC_VALUE:
+        if before is None:
+            return f"static {path}: {after} (new)"
+        if after is None:
+            return f"static {path} gone"
+        same = " (same text, unequal values)" if before == after else ""
+        return f"static {path}: {after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE:
+        where = f" at {path}" if path else ""
+        return f"pytree structure changed{where}: {after} ← {before}"
+    if k is ChangeKind.KEYWORD_VS_POSITIONAL:
+        now, was = ("keyword", "position") if after == "keyword" else ("position", "keyword")
+        return f"{path} passed by {now}, before by {was}"
+    if k is ChangeKind.NEW_ARGUMENT:
+        return f"new argument {path}: {after}"
+    if k is ChangeKind.ARGUMENT_GONE:
+        return f"argument {path} gone (was {before})"
+    if k is ChangeKind.TRACING_CONTEXT:
+        if not path:
+            return f"tracing context changed (config or context manager){_says(c.detail)}"
+        return f"tracing context {path}: {after} ← {before}"
+    if k is ChangeKind.NEW_FUNCTION_OBJECT:
+        hint = f"; JAX: {c.detail}" if c.detail else ""
+        if not path:
+            return f"new function object{hint}"
+        times = f" ({c.count} function objects so far)" if c.count > 1 else ""
+        return f"new function object: the same code at {path} was jitted again{times}{hint}"
+    if k is ChangeKind.JIT_OPTIONS:
+        return f"the same function jitted again with another {path}: {after} ← {before}"
+    if k is ChangeKind.SHARED_EXECUTABLE:
+        at = f" (defined at {path})" if path else ""
+        return (
+            f"served by an executable compiled for another jax.jit of the same function{at}: "
+            "JAX keeps one cache per function and jit options"
+        )
+    if k is ChangeKind.MESH_CONTEXT:
+        if after and not before:
+            return (
+                f"called inside jax.set_mesh({after}), before outside any mesh: the mesh in "
+                "context is part of JAX's cache key"
+            )
+        if before and not after:
+            return (
+                f"called outside jax.set_mesh, before inside it ({before}): the mesh in "
+                "context is part of JAX's cache key"
+            )
+        return f"another mesh in context (jax.set_mesh): {after} ← {before}"
+    if k is ChangeKind.TRANSFORMED:
+        under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
+        if after is None:
+            return (
+                f"traced under {under}: staged into the enclosing computation, which JAX "
+                "compiles as a whole; no executable of this function ran"
+            )
+        if c.count:
+            return (
+                f"traced under {under}: a transformed function is another program, so JAX "
+                f"compiled a new executable for it ({after})"
+            )
+        return f"ran under {under}: JAX reused the executable it compiled for it ({after})"
+    if k is ChangeKind.CACHE_CLEARED:
+        return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
+    if k is ChangeKind.FIRST_CALL:
+        return "first call: nothing compiled yet"
+    if k is ChangeKind.FIRST_SEEN:
+        return (
+            "first compile jitlab saw: earlier calls used executables compiled before it "
+            "watched (e.g. an AOT warm-up)"
+        )
+    if k is ChangeKind.FIRST_PERSISTENT_LOAD:
+        return "first call in this process: executable loaded from the persistent cache"
+    if k is ChangeKind.JAX_EXPLAINED:
+        return f"JAX says: {c.detail}"
+    if k is ChangeKind.RECORDED:
+        return c.detail
+    if c.detail:
+        return f"jitlab cannot tell why; JAX says: {c.detail}"
+    return "jitlab cannot tell why, and JAX gave no explanation"
+
+
+def _zh(c: Change) -> str:
+    k, path, before, after = c.kind, c.path, c.before, c.after
+    if k is ChangeKind.SHAPE:
+        return f"{path} 的形状变了：{after} ← {before}"
+    if k is ChangeKind.DTYPE:
+        return f"{path} 的数据类型变了：{after} ← {before}"
+    if k is ChangeKind.WEAK_TYPE:
+        return (
+            f"{path} 的弱类型变了：{_weakness(after, 'zh')} ← {_weakness(before, 'zh')}"
+            f"（{after} ← {before}）"
+        )
+    if k is ChangeKind.SHARDING and c.detail == "device":
+        return f"{path} 的设备变了：{after} ← {before}"
+    if k is ChangeKind.SHARDING:
+        return f"{path} 的分片变了：{after or '单设备'} ← {before or '单设备'}"
+    if k is ChangeKind.STATIC_VALUE:
+        if before is None:
+            return f"静态参数 {path}：{after}（新值）"
+        if after is None:
+            return f"静态参数 {path} 不见了"
+        same = "（文本相同，值不相等）" if before == after else ""
+        return f"静态参数 {path}：{after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE:
+        where = f"（位置 {path}）" if path else ""
+        return f"pytree 结构变了{where}：{after} ← {before}"
+    if k is ChangeKind.KEYWORD_VS_POSITIONAL:
+        now, was = ("关键字", "位置") if after == "keyword" else ("位置", "关键字")
+        return f"{path} 这次按{now}传入，之前按{was}传入"
+    if k is ChangeKind.NEW_ARGUMENT:
+        return f"新参数 {path}：{after}"
+    if k is ChangeKind.ARGUMENT_GONE:
+        return f"参数 {path} 不见了（原为 {before}）"
+    if k is ChangeKind.TRACING_CONTEXT:
+        if not path:
+            return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
+        return f"追踪上下文 {path}：{after} ← {before}"
+    if k is ChangeKind.NEW_FUNCTION_OBJECT:
+        hint = _redefined_zh(c.detail)
+        if not path:
+            return f"新的函数对象{hint}"
+        times = f"（迄今 {c.count} 个函数对象）" if c.count > 1 else ""
+        return f"新的函数对象：{path} 处的同一段代码又被 jit 了一次{times}{hint}"
+    if k is ChangeKind.JIT_OPTIONS:
+        return f"同一个函数换了 jit 选项 {path} 又被 jit 了一次：{after} ← {before}"
+    if k is ChangeKind.SHARED_EXECUTABLE:
+        at = f"（定义于 {path}）" if path else ""
+        return (
+            f"用的是同一函数的另一个 jax.jit 已编译好的可执行程序{at}："
+            "JAX 按函数和 jit 选项共用一份缓存"
+        )
+    if k is ChangeKind.MESH_CONTEXT:
+        if after and not before:
+            return (
+                f"这次在 jax.set_mesh({after}) 之内调用，之前不在任何网格之内："
+                "上下文中的网格是 JAX 缓存键的一部分"
+            )
+        if before and not after:
+            return (
+                f"这次在 jax.set_mesh 之外调用，之前在其中（{before}）："
+                "上下文中的网格是 JAX 缓存键的一部分"
+            )
+        return f"上下文中换了一个网格（jax.set_mesh）：{after} ← {before}"
+    if k is ChangeKind.TRANSFORMED:
+        under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
+        if after is None:
+            return (
+                f"在 {under} 之下追踪：被并入外层计算，由 JAX 整体编译；"
+                "这个函数自己的可执行程序没有运行"
+            )
+        if c.count:
+            return (
+                f"在 {under} 之下追踪：变换后的函数是另一个程序，"
+                f"JAX 为它编译了新的可执行程序（{after}）"
+            )
+        return f"在 {under} 之下运行：JAX 复用了为它编译过的可执行程序（{after}）"
+    if k is ChangeKind.CACHE_CLEARED:
+        return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
+    if k is ChangeKind.FIRST_CALL:
+        return "首次调用：还没有编译过"
+    if k is ChangeKind.FIRST_SEEN:
+        return (
+            "jitlab 看到的第一次编译：之前的调用用的是它开始观察前"
+            "编译好的可执行程序（例如 AOT 预热）"
+        )
+    if k is ChangeKind.FIRST_PERSISTENT_LOAD:
+        return "本进程首次调用：可执行程序从持久缓存载入"
+    if k is ChangeKind.JAX_EXPLAINED:
+        return f"JAX 的说法：{c.detail}"
+    if k is ChangeKind.RECORDED:
+        return c.detail
+    if c.detail:
+        return f"jitlab 无法判断原因；JAX 的说法：{c.detail}"
+    return "jitlab 无法判断原因，JAX 也没有给出解释"
+
+
+# The transformations named in a TRANSFORMED change's path (see jitlab.probe._jax).
+_TRANSFORMS_EN = {
+    "linearize": "grad (linearize)",
+    "trace": "an enclosing trace (jit, lax.scan, …)",
+    "transpose": "grad's backward pass (transpose)",
+}
+_TRANSFORMS_ZH = {
+    "linearize": "grad（linearize）",
+    "trace": "外层追踪（jit、lax.scan 等）",
+    "transpose": "grad 的反向传播（转置）",
+}
+
+
+def _says(detail: str) -> str:
+    return f"; JAX says: {detail}" if detail else ""
+
+
+def _redefined_zh(detail: str) -> str:
+    """JAX's "re-defined repeatedly" hint in Chinese (its raw words stay in the reason)."""
+    if not detail:
+        return ""
+    if "re-defined" in detail or "same line" in detail:
+        return "；JAX 提示：同一行上见过另一个函数，这个函数可能在被反复重新定义，导致缓存用不上"
+    return _says_zh(detail)
+
+
+def _says_zh(detail: str) -> str:
+    return f"；JAX 的说法：{detail}" if detail else ""

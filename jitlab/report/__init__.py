@@ -1,0 +1,1 @@
+"""The HTML report of a recording (JAX-free, Qt-free)."""

@@ -1,0 +1,68 @@
+"""The built-ins' manifest: the scenario list before JAX is loaded, never out of date."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from jitlab.lab import discovery, manifest
+from jitlab.records.paths import builtin_dir
+
+
+def test_the_shipped_manifest_is_what_discovery_finds_now() -> None:
+    # Fails after a built-in's title, question, chapter or any byte of its file changed:
+    # run `python -m jitlab.lab.discovery --manifest` and commit resources/scenarios.json.
+    assert discovery.main(["--manifest", "--check"]) == 0
+    found = discovery.listings()
+    assert manifest.listed() == found
+    builtins = [e.name for e in discovery.discover(entry_points=False) if e.ok]
+    assert [x.id for x in found] == builtins  # every built-in, in the list's order
+
+
+def test_listing_needs_no_jax_and_takes_milliseconds() -> None:
+    code = (
+        "import sys, time\n"
+        "t = time.perf_counter()\n"
+        "from jitlab.lab.manifest import listed\n"
+        "items = listed()\n"
+        "print(len(items), 'jax' in sys.modules, time.perf_counter() - t)\n"
+    )
+    timings = []
+    # The fastest of three fresh processes: a stall on a loaded machine is not the listing's.
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        count, jax_loaded, seconds = out.stdout.split()
+        assert int(count) == len(discovery.listings()) >= 7
+        assert jax_loaded == "False"
+        timings.append(float(seconds))
+    assert min(timings) < 0.5, timings  # JAX alone takes longer than this to import
+
+
+def test_a_changed_file_waits_for_discovery(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "scenarios"
+    shutil.copytree(builtin_dir("scenarios"), folder)
+    edited = folder / "control_flow.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    monkeypatch.setattr(manifest, "builtin_dir", lambda name: folder)
+    ids = [x.id for x in manifest.listed()]
+    assert "control-flow" not in ids  # its manifest line may no longer say what the file says
+    assert "dynamic-shapes" in ids and len(ids) == len(discovery.listings()) - 1
+
+
+def test_a_damaged_or_missing_manifest_lists_nothing_early(tmp_path: Path, monkeypatch) -> None:
+    damaged = tmp_path / "scenarios.json"
+    for text in ('{"scenarios": [{"id": 3}]}', "not json", '{"scenarios": 5}'):
+        damaged.write_text(text, encoding="utf-8")
+        monkeypatch.setattr(manifest, "resource", lambda *parts: damaged)
+        assert manifest.listed() == []
+    monkeypatch.setattr(manifest, "resource", lambda *parts: tmp_path / "missing.json")
+    assert manifest.listed() == []
+
+
+def test_another_scenarios_folder_is_not_listed_from_the_manifest(tmp_path: Path) -> None:
+    assert manifest.listed(tmp_path) == []
+    assert manifest.listed(builtin_dir("scenarios")) == manifest.listed()

@@ -1,0 +1,210 @@
+"""Each lesson concludes what it teaches: the fix wins on the lesson's own measure, in English
+and Chinese, and timing is never given a sign it has not earned (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import jax
+import pytest
+
+from jitlab.lab.discovery import discover, scenarios
+from jitlab.lab.spec import Comparison, Measure
+from jitlab.lab.verdict import judge_timing
+from jitlab.lab.verdict_run import run_comparison
+from jitlab.records.calls import CallKind
+
+BUILTINS = scenarios(discover())
+# What each lesson is about: the measure of its pitfall-and-fix comparison.
+LESSONS = {
+    "side-effects": Measure.OUTPUT,
+    "static-args": Measure.ERRORS,
+    "control-flow": Measure.ERRORS,
+    "dynamic-shapes": Measure.COMPILES,
+    "recompile-cost": Measure.COMPILES,
+    "error-debugging": Measure.ERRORS,
+    "sharding": Measure.COMPILES,
+}
+FACES = [(sid, c) for sid, cls in BUILTINS.items() for c in cls.comparisons]
+# Sharding needs several devices, and this process keeps the one it started with (other
+# tests count on it): its verdict is judged in a fresh process with 8 simulated devices.
+SHARDED = """
+import json
+from jitlab.probe.devices import simulate_cpu_devices
+simulate_cpu_devices(8)
+from jitlab.lab.discovery import discover, scenarios
+from jitlab.lab.verdict_run import run_comparison
+v = run_comparison(scenarios(discover())["sharding"])
+print(json.dumps({"en": v.to_json("en"), "zh": v.text("zh")}))
+"""
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_every_builtin_declares_its_lessons_measure() -> None:
+    assert set(LESSONS) <= set(BUILTINS)
+    for sid, measure in LESSONS.items():
+        assert BUILTINS[sid].comparison().measure is measure, sid
+    # The other faces: a float marked static compiles; an unrolled loop is a bigger program.
+    assert BUILTINS["static-args"].comparison("static-explosion").measure is Measure.COMPILES
+    assert BUILTINS["control-flow"].comparison("scan").measure is Measure.PROGRAM_SIZE
+
+
+@pytest.mark.parametrize(
+    ("sid", "comparison"), FACES, ids=[f"{s}:{c.pitfall}-{c.fix}" for s, c in FACES]
+)
+def test_the_fix_wins_on_the_lessons_measure_in_both_languages(sid, comparison) -> None:
+    if sid == "sharding" and jax.device_count() < 2:
+        pytest.skip("one device here: test_sharding_compiles_once_on_eight_devices runs it")
+    records: dict[str, list] = {comparison.pitfall: [], comparison.fix: []}
+    verdict = run_comparison(
+        BUILTINS[sid], comparison, on_record=lambda r: records[r.variant].append(r)
+    )
+    assert verdict.better == "fix", verdict.text("en")
+    assert verdict.measure is comparison.measure
+    assert verdict.like_with_like and verdict.calls == len(comparison.calls)
+    p, f = verdict.pitfall, verdict.fix
+    en, zh = verdict.text("en"), verdict.text("zh")
+    assert CJK.search(zh) and not CJK.search(en)
+    assert zh.endswith("。") and en.endswith(".")
+    # The sentence is the chart's numbers: counted here from the records themselves.
+    calls_p, calls_f = records[comparison.pitfall], records[comparison.fix]
+    failed = sum(r.kind is CallKind.ERROR for r in calls_p)
+    compiled_f = sum(r.kind.compiled for r in calls_f)
+    if comparison.measure is Measure.ERRORS:
+        assert f.errors < p.errors == failed
+        assert (
+            f"failed all {failed} calls" in en
+            or f"failed {failed} of" in en
+            or (failed == 2 and "failed both calls" in en)
+        )
+        assert f"{failed} 次" in zh and p.error_types[0] in en and p.error_types[0] in zh
+    elif comparison.measure is Measure.COMPILES:
+        assert f.compiles < p.compiles == sum(r.kind.compiled for r in calls_p)
+        times = {1: "once", 2: "twice"}.get(p.compiles, f"{p.compiles} times")
+        assert f"compiled {times} in {len(calls_p)} calls" in en
+        assert f"编译了 {p.compiles} 次" in zh
+        assert f"修正版编译了 {compiled_f} 次" in zh or (
+            compiled_f == 0 and "修正版一次也没有编译" in zh
+        )
+    elif comparison.measure is Measure.OUTPUT:
+        n = len(calls_p)
+        # The pitfall's print ran once, while tracing; the fix's on every call, at run time.
+        assert p.trace_lines == 1 and p.runtime_lines == 0 and p.counter == 1
+        assert f.runtime_lines == n and f.printed_calls == n and f.counter == n
+        assert "1 while tracing, 0 at run time" in en and f"ended at {n}" in en
+        assert "追踪时 1 行，运行时 0 行" in zh and f"运行时 {n} 行" in zh
+    else:
+        assert f.program_size < p.program_size
+        assert f"{p.program_size} equations" in en and f"{p.program_size} 条等式" in zh
+
+
+def test_dynamic_shapes_compiles_once_per_size_against_once_per_bucket() -> None:
+    """JAX compiles once per distinct shape: the counts follow from the sequence alone."""
+    comparison = BUILTINS["dynamic-shapes"].comparison()
+    sizes = [call["batch_size"] for call in comparison.calls]
+    assert sorted(set(sizes)) != sizes and any(n & (n - 1) for n in sizes)  # jittery, not 2^k
+    buckets = {1 << (n - 1).bit_length() for n in sizes}
+    verdict = run_comparison(BUILTINS["dynamic-shapes"], comparison)
+    assert verdict.pitfall.compiles == len(set(sizes))
+    assert verdict.fix.compiles == len(buckets)
+    assert verdict.text("en") == (
+        f"The pitfall compiled {len(set(sizes))} times in {len(sizes)} calls; "
+        f"the fix compiled {len(buckets)} times."
+    )
+    assert "already buckets" in verdict.note.en and "本身就是桶" in verdict.note.zh
+
+
+def test_one_variant_against_itself_reads_about_the_same() -> None:
+    """The noise test: the same code timed twice, in interleaved rounds of cached calls."""
+    itself = Comparison(Measure.LATENCY, ({"batch_size": 8},) * 3, "fix", "fix")
+    verdict = run_comparison(BUILTINS["dynamic-shapes"], itself)
+    assert verdict.better == "same", verdict.text("en")
+    assert min(verdict.timing.rounds) >= 3
+    assert re.fullmatch(r"Per cached call: about the same \(±[\d.]+ m?s\): .*", verdict.text("en"))
+    assert "差不多（±" in verdict.text("zh")
+
+
+def test_timing_is_signed_only_outside_the_spread_of_rounds() -> None:
+    # One sample each is never a verdict, however far apart.
+    assert judge_timing([1.0], [9.0]).better == "unknown"
+    assert judge_timing([1.0, 1.1, 1.0], [9.0, 9.1, 9.0]).better == "unknown"
+    # Rounds that overlap: about the same, with the spread said.
+    noisy = judge_timing([1.0, 1.4] * 10, [1.1, 1.3] * 10)
+    assert noisy.better == "same" and "about the same (±" in noisy.sentence.en
+    # Rounds that do not overlap: the fix is faster, and by how much is stated.
+    apart = judge_timing([2.0, 2.1] * 10, [1.0, 1.1] * 10)
+    assert apart.better == "fix" and "the fix is faster" in apart.sentence.en
+    assert judge_timing([1.0, 1.1] * 10, [2.0, 2.1] * 10).better == "pitfall"
+
+
+def test_sharding_compiles_once_on_eight_devices() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SHARDED], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.splitlines()[-1])
+    verdict = out["en"]
+    assert verdict["measure"] == "compiles" and verdict["better"] == "fix"
+    p, f = verdict["pitfall"]["compiles"], verdict["fix"]["compiles"]
+    assert f == 1 < p and verdict["pitfall"]["errors"] == verdict["fix"]["errors"] == 0
+    assert (
+        verdict["verdict"] == f"The pitfall compiled {p} times in 8 calls; the fix compiled once."
+    )
+    assert out["zh"] == f"陷阱版在 8 次调用中编译了 {p} 次；修正版编译了 1 次。"
+
+
+def test_a_plugin_without_comparisons_is_judged_on_compiles_and_bad_ones_are_named() -> None:
+    from jitlab.lab.spec import AutoplayStep, Param, Text, Variant, validate
+
+    t = Text("t", "t")
+
+    class Plugin(BUILTINS["dynamic-shapes"]):
+        id = "plugin"
+        comparisons = ()
+        autoplay = (AutoplayStep({"batch_size": 4}), AutoplayStep({"batch_size": 8}, "fix"))
+
+    default = Plugin.comparison()
+    assert default.measure is Measure.COMPILES and default.variants == ("pitfall", "fix")
+    assert [dict(c) for c in default.calls] == [{"batch_size": 4}, {"batch_size": 8}]
+
+    class Broken(Plugin):
+        params = (Param("n", 1, t, t, minimum=0, maximum=3),)
+        variants = (Variant("pitfall", t, t), Variant("fix", t, t))
+        comparisons = (
+            Comparison(Measure.ERRORS, ({"n": 9},), "pitfall", "nope"),
+            Comparison(Measure.ERRORS, ({"m": 1},)),
+            Comparison(Measure.ERRORS, ()),
+        )
+
+    problems = validate(Broken)
+    assert "comparison names unknown variants ['nope']" in problems
+    assert any(p.startswith("comparison: n must be") for p in problems)
+    assert "comparison names unknown parameter 'm'" in problems
+    assert "a comparison needs at least one call" in problems
+
+
+def test_runs_of_different_lengths_each_say_their_own_number_of_calls() -> None:
+    # The GUI may judge a pitfall run of 6 calls against a fix run of 5 (autoplay's beats):
+    # the sentence must not claim both made 6.
+    from jitlab.lab.engine import Run
+    from jitlab.lab.verdict import judge
+
+    scenario = BUILTINS["side-effects"]
+    comparison = scenario.comparison()
+    runs = {v: Run(scenario, v) for v in comparison.variants}
+    for n, variant in ((6, comparison.pitfall), (5, comparison.fix)):
+        for call in (list(comparison.calls) * 3)[:n] or [{}] * n:
+            runs[variant].step(dict(call))
+    verdict = judge(
+        comparison,
+        list(runs[comparison.pitfall].records),
+        list(runs[comparison.fix].records),
+    )
+    assert len(runs[comparison.pitfall].records) == 6
+    assert len(runs[comparison.fix].records) == 5
+    en, zh = verdict.text("en"), verdict.text("zh")
+    assert "In 6 calls, the pitfall" in en and "in 5 calls, the fix" in en, en
+    assert "陷阱版 6 次调用中" in zh and "修正版 5 次调用中" in zh, zh

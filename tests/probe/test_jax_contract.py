@@ -1,0 +1,464 @@
+"""One test per private JAX behaviour jitlab relies on (``jitlab/probe/_jax.py``).
+
+Each runs real JAX. After a JAX upgrade the test named for the behaviour that changed fails;
+fix ``_jax.py`` (and only it) until these pass again.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jitlab.probe import _jax, monitor
+
+HERE = Path(__file__).resolve()
+
+
+@pytest.fixture
+def events() -> Iterator[list[tuple[str, str | None, int]]]:
+    """(event, fun_name, thread id) of every duration event while the test runs."""
+    seen: list[tuple[str, str | None, int]] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        seen.append((event, kwargs.get("fun_name"), threading.get_ident()))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield seen
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+
+
+@pytest.fixture
+def explained() -> Iterator[list[logging.LogRecord]]:
+    """Cache-miss explanations logged on this thread, with JAX's explanations on for it."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep(logging.DEBUG)
+    loggers = [logging.getLogger(name) for name in _jax.EXPLAINING_LOGGERS]
+    for logger in loggers:
+        logger.addHandler(handler)
+    previous = _jax.EXPLAIN.swap_local(True)
+    try:
+        yield records
+    finally:
+        _jax.EXPLAIN.set_local(previous)
+        for logger in loggers:
+            logger.removeHandler(handler)
+
+
+def _named(seen: list[tuple[str, str | None, int]], *names: str) -> list[tuple[str, str | None]]:
+    return [(event, name) for event, name, _ in seen if name in names]
+
+
+# -- monitoring events ----------------------------------------------------------------------
+def test_trace_lower_compile_events_fire_with_fun_name_on_the_calling_thread(events) -> None:
+    def contract_f(x):
+        return x * 2
+
+    jitted = jax.jit(contract_f)
+    out: list[int] = []
+
+    def work() -> None:
+        jitted(jnp.ones(3)).block_until_ready()
+        out.append(threading.get_ident())
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    jit_name = _jax.jit_event_name("contract_f")
+    assert jit_name == "jit(contract_f)"
+    mine = [e for e in events if e[1] in ("contract_f", jit_name)]
+    assert [(e, n) for e, n, _ in mine] == [
+        (_jax.TRACE_EVENT, "contract_f"),
+        (_jax.LOWER_EVENT, jit_name),
+        (_jax.COMPILE_EVENT, jit_name),
+    ]
+    assert {thread for _, _, thread in mine} == {out[0]}  # the calling thread, inside the call
+    assert _jax.trace_event_name(jit_name) == "contract_f"
+
+
+def test_an_in_memory_cache_hit_fires_no_event(events) -> None:
+    jitted = jax.jit(lambda x: x + 1)
+    x = jnp.ones(3)
+    jitted(x)
+    events.clear()
+    jitted(x)
+    assert events == []
+
+
+def test_pmap_events_are_named_after_jax_inner_fun(events) -> None:
+    def contract_pmapped(x):
+        return x + 1
+
+    pmapped = jax.pmap(contract_pmapped)
+    pmapped(jnp.ones((1, 3)))
+    names = {name for _, name, _ in events}
+    assert _jax.PMAP_TRACE_NAME in names
+    assert _jax.jit_event_name(_jax.PMAP_TRACE_NAME) in names
+    assert "contract_pmapped" not in names
+    assert _jax.is_pmap_code(pmapped.__code__.co_filename)
+
+
+def test_a_pmap_compile_event_can_reach_the_function_pmap_maps() -> None:
+    def contract_mapped(x):
+        return x * 5
+
+    found: list[Any] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(_fun)":
+            found.append(_jax.pmap_user_function(sys._getframe(1)))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        jax.pmap(contract_mapped)(jnp.ones((1, 4)))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    assert found == [contract_mapped]
+
+
+PERSISTENT = """
+import sys, jax, jax.numpy as jnp
+from jitlab.probe import _jax
+jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+seen = []
+jax.monitoring.register_event_listener(lambda e, **k: seen.append(("event", e, None)))
+jax.monitoring.register_event_duration_secs_listener(
+    lambda e, d, **k: seen.append(("duration", e, k.get("fun_name"))))
+f = jax.jit(lambda x: jnp.sin(x) * 2)
+f(jnp.ones(5)).block_until_ready()
+jax.clear_caches()
+seen.clear()
+f(jnp.ones(5)).block_until_ready()
+assert ("event", _jax.PERSISTENT_HIT_EVENT, None) in seen, seen
+assert ("duration", _jax.PERSISTENT_LOAD_EVENT, None) in seen, seen
+print("ok")
+"""
+
+
+def test_a_persistent_cache_load_fires_cache_hits_and_retrieval_time(tmp_path) -> None:
+    # A process of its own: JAX sets its persistent cache up once per process.
+    script = tmp_path / "persistent.py"
+    script.write_text(PERSISTENT)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+# -- function names -------------------------------------------------------------------------
+class _Scaler:
+    def __call__(self, x):
+        return x * 3
+
+
+def _add(a, x):
+    return x + a
+
+
+@pytest.mark.parametrize(
+    "fun",
+    [lambda x: x - 1, functools.partial(_add, 2.0), _Scaler()],
+    ids=["lambda", "partial", "callable"],
+)
+def test_fun_name_is_the_name_in_jits_trace_event(events, fun) -> None:
+    name = _jax.fun_name(fun)
+    jax.jit(fun)(jnp.ones(7))
+    assert (_jax.TRACE_EVENT, name) in _named(events, name)
+    assert (_jax.COMPILE_EVENT, _jax.jit_event_name(name)) in _named(
+        events, _jax.jit_event_name(name)
+    )
+
+
+# -- cache-miss explanations ------------------------------------------------------------------
+def test_explain_cache_misses_logs_tracing_cache_miss_through_a_known_logger(explained) -> None:
+    def contract_explained(x):
+        return x - 1
+
+    jitted = jax.jit(contract_explained)
+    jitted(jnp.ones(3))
+    jitted(jnp.ones(4))  # a new shape: JAX explains the miss
+    misses = [r for r in explained if "contract_explained" in r.getMessage()]
+    assert len(misses) == 2, [r.getMessage() for r in explained]
+    for record in misses:
+        assert record.levelno == logging.WARNING
+        assert record.getMessage().startswith("TRACING CACHE MISS")
+        assert _jax.CACHE_MISS_MARKER in record.getMessage().upper()
+        assert record.name in _jax.EXPLAINING_LOGGERS
+    assert misses[0].name == "jax._src.interpreters.partial_eval"  # checked on 0.10.2
+    assert "now f32[4] and before f32[3]" in misses[1].getMessage()
+
+
+def test_explain_state_has_thread_local_and_global_slots() -> None:
+    for method in ("swap_local", "set_local", "get_local", "get_global", "set_global"):
+        assert callable(getattr(_jax.EXPLAIN, method)), method
+    assert _jax.EXPLAIN.get_local() is _jax.UNSET  # no thread-local value unless set
+    previous = _jax.EXPLAIN.swap_local(True)
+    try:
+        assert previous is _jax.UNSET
+        assert _jax.EXPLAIN.get_local() is True
+        assert _jax.EXPLAIN.value is True
+        other: list[Any] = []
+        thread = threading.Thread(target=lambda: other.append(_jax.EXPLAIN.get_local()))
+        thread.start()
+        thread.join()
+        assert other == [_jax.UNSET]  # another thread does not see it
+    finally:
+        _jax.EXPLAIN.set_local(previous)
+    assert _jax.EXPLAIN.get_local() is _jax.UNSET  # set_local(UNSET) removes the value
+    before = _jax.EXPLAIN.get_global()
+    jax.config.update("jax_explain_cache_misses", not before)
+    try:
+        assert _jax.EXPLAIN.get_global() is (not before)  # the public switch is the global
+    finally:
+        jax.config.update("jax_explain_cache_misses", before)
+
+
+def test_a_programs_explain_update_runs_the_states_global_hook() -> None:
+    seen: list[Any] = []
+    unhook = _jax.hook_explain_updates(seen.append)
+    before = _jax.EXPLAIN.get_global()
+    try:
+        jax.config.update("jax_explain_cache_misses", not before)  # the program's update
+        _jax.EXPLAIN.set_global(before)  # jitlab's own: no hook
+    finally:
+        unhook()
+        jax.config.update("jax_explain_cache_misses", before)
+    assert seen == [not before]
+
+
+def test_persistent_cache_writes_are_raised_to_warning_by_explain() -> None:
+    # The texts compiler.py / compilation_cache.py log at WARNING only while explaining.
+    assert _jax.raised_by_explain(
+        "jax._src.compilation_cache", "Writing jit_f to persistent compilation cache with key 'k'"
+    )
+    assert _jax.raised_by_explain(
+        "jax._src.compiler", "Not writing persistent cache entry for 'jit_f' because it took < 0s"
+    )
+    assert not _jax.raised_by_explain(
+        "jax._src.compiler", "Persistent compilation cache hit for 'jit_f' with key 'k'"
+    )
+    source = "\n".join(
+        inspect.getsource(module)
+        for module in (
+            __import__("jax._src.compiler", fromlist=["x"]),
+            __import__("jax._src.compilation_cache", fromlist=["x"]),
+        )
+    )
+    assert "Writing %s to persistent compilation cache" in source
+    assert "if config.explain_cache_misses.value" in source
+
+
+def test_clear_event_listeners_rebinds_the_listener_lists() -> None:
+    # In a process of its own: clearing here would drop other tests' listeners.
+    code = (
+        "import jax\n"
+        "from jitlab.probe import _jax\n"
+        "held = (_jax.duration_listeners(), _jax.event_listeners())\n"
+        "f = lambda *a, **k: None\n"
+        "jax.monitoring.register_event_duration_secs_listener(f)\n"
+        "assert f in held[0]\n"
+        "jax.monitoring.clear_event_listeners()\n"
+        "assert _jax.duration_listeners() is not held[0]\n"
+        "assert _jax.event_listeners() is not held[1]\n"
+        "jax.monitoring.register_event_duration_secs_listener(f)\n"
+        "assert f in _jax.duration_listeners()\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=HERE.parents[2],
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_source_exclusion_points_explanations_past_excluded_files(explained) -> None:
+    monitor.install()  # registers jitlab's engine folders as excluded
+
+    def contract_excluded(x):
+        return x * 5
+
+    from jitlab.probe.probe import Probe
+
+    probe = Probe(jax.jit(contract_excluded))
+    probe(jnp.ones(2))
+    probe(jnp.ones(3))
+    text = "\n".join(r.getMessage() for r in explained if "contract_excluded" in r.getMessage())
+    assert f"at {HERE}:" in text  # this file's line, not the probe's
+    assert "probe.py" not in text.split("defined at")[0]
+
+
+def test_summarize_source_info_names_file_line_and_function() -> None:
+    def contract_source(x):
+        return jnp.sin(x)
+
+    line = inspect.getsourcelines(contract_source)[1] + 1
+    eqn = jax.make_jaxpr(contract_source)(jnp.ones(2)).jaxpr.eqns[0]
+    text = _jax.summarize_source_info(eqn.source_info)
+    assert text.startswith(f"{HERE}:{line}:") and text.endswith("contract_source)")
+
+
+# -- config states ----------------------------------------------------------------------------
+def test_disable_jit_value_is_this_threads() -> None:
+    assert _jax.DISABLE_JIT.value is False
+    other: list[bool] = []
+    with jax.disable_jit():
+        assert _jax.DISABLE_JIT.value is True
+        thread = threading.Thread(target=lambda: other.append(_jax.DISABLE_JIT.value))
+        thread.start()
+        thread.join()
+    assert other == [False]
+    assert _jax.DISABLE_JIT.value is False
+
+
+def test_trace_context_changes_under_default_matmul_precision() -> None:
+    before = _jax.trace_context()
+    names = tuple(_jax.trace_context_names())
+    assert isinstance(before, tuple) and len(names) == len(before)
+    with jax.default_matmul_precision("highest"):
+        inside = _jax.trace_context()
+    assert len(inside) == len(before)
+    changed = [names[i] for i, (a, b) in enumerate(zip(inside, before, strict=True)) if a != b]
+    assert len(changed) == 1 and "matmul_precision" in changed[0]
+    assert _jax.trace_context() == before
+
+
+def test_backends_are_initialized_after_a_computation() -> None:
+    from jax._src import xla_bridge
+
+    assert callable(xla_bridge.backends_are_initialized)  # not the fallback
+    jnp.ones(1).block_until_ready()
+    assert _jax.backends_are_initialized() is True
+
+
+# -- private attributes of jitted objects -------------------------------------------------------
+def test_cache_size_counts_executables() -> None:
+    jitted = jax.jit(lambda x: x * 4)
+    size = _jax.cache_size_method(jitted)
+    assert size is not None and size() == 0
+    jitted(jnp.ones(3))
+    assert size() == 1
+    jitted(jnp.ones(3))  # a hit
+    assert size() == 1
+    jitted(jnp.ones(4))  # a new signature
+    assert size() == 2 == _jax.cache_size(jitted)
+    jax.clear_caches()
+    assert size() == 0
+    assert _jax.cache_size_method(lambda x: x) is None and _jax.cache_size(len) == -1
+
+
+def test_two_jits_of_one_function_share_one_cache() -> None:
+    def contract_shared(x):
+        return x + 3
+
+    first, second = jax.jit(contract_shared), jax.jit(contract_shared)
+    first(jnp.ones(3))
+    assert _jax.cache_size(second) == 1  # jitlab's cache_identity relies on it
+
+
+def test_jit_info_holds_normalised_static_arguments() -> None:
+    def contract_static(x, n):
+        return x * n
+
+    info = _jax.jit_info(jax.jit(contract_static, static_argnames="n"))
+    assert tuple(info.static_argnums) == (1,) and tuple(info.static_argnames) == ("n",)
+    assert "static_argnums" in info._fields  # read by value in wrappers._options_text
+    info = _jax.jit_info(jax.jit(contract_static, static_argnums=1))
+    assert tuple(info.static_argnames) == ("n",)
+    assert _jax.jit_info(contract_static) is None
+
+
+def test_equinox_filter_jit_keeps_its_jax_jit_in_cached() -> None:
+    eqx = pytest.importorskip("equinox")
+
+    @eqx.filter_jit
+    def contract_eqx(x):
+        return x + 1
+
+    inner = _jax.equinox_inner_jit(contract_eqx)
+    assert _jax.cache_size(inner) == 0
+    contract_eqx(jnp.ones(3))
+    assert _jax.cache_size(inner) == 1
+
+
+def test_nnx_jit_keeps_its_jax_jit_in_jitted_fn() -> None:
+    nnx = pytest.importorskip("flax.nnx")
+
+    @nnx.jit
+    def contract_nnx(x):
+        return x + 1
+
+    assert _jax.is_nnx_jit(contract_nnx)
+    inner = _jax.nnx_inner_jit(contract_nnx)
+    contract_nnx(jnp.ones(3))
+    assert _jax.cache_size(inner) == 1
+
+
+# -- JAX's frames during a compile --------------------------------------------------------------
+def test_a_compile_event_fires_under_pjit_impl_and_jits_cache_miss_frames() -> None:
+    found: dict[str, Any] = {}
+
+    def contract_frames(x, n):
+        return x * n
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event != _jax.COMPILE_EVENT or kwargs.get("fun_name") != "jit(contract_frames)":
+            return
+        frame = sys._getframe(1)
+        while frame is not None:
+            jaxpr = _jax.compiling_jaxpr(frame)
+            if jaxpr is not None and "jaxpr" not in found:
+                found["jaxpr"] = jaxpr
+            call = _jax.jit_call_in_frame(frame)
+            if call is not None and "call" not in found:
+                found["call"] = call
+            frame = frame.f_back
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        x = jnp.ones(2)
+        jax.jit(contract_frames, static_argnames="n")(x, n=3)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    name, source = found["jaxpr"]
+    line = inspect.getsourcelines(contract_frames)[1]
+    assert name == "contract_frames" and source == f"contract_frames at {HERE}:{line}"
+    fun, jit_info, args, kwargs = found["call"]
+    assert fun is contract_frames and tuple(jit_info.static_argnames) == ("n",)
+    assert args == (x,) and kwargs == {"n": 3}
+
+
+def test_private_jax_is_used_only_through_this_module() -> None:
+    """``jax._src`` is imported nowhere else in jitlab or the built-in scenarios."""
+    root = HERE.parents[2]
+    offenders = [
+        str(path.relative_to(root))
+        for folder in ("jitlab", "scenarios")
+        for path in (root / folder).rglob("*.py")
+        if path.name != "_jax.py" and "jax._src" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []

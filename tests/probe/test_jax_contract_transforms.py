@@ -1,0 +1,60 @@
+"""Contract tests for the private JAX behaviours the probe reads inside transformations
+(jitlab/probe/_jax.py: tracer_layers, TRACE_STATE, in_backward_pass, compiling_avals)."""
+
+from __future__ import annotations
+
+import sys
+
+import jax
+import jax.numpy as jnp
+
+from jitlab.probe import _jax
+
+
+def test_tracer_layers_name_each_transformation_and_the_value_under_them():
+    seen = []
+
+    def f(x):
+        seen.append(_jax.tracer_layers(x))
+        return x
+
+    batch = jnp.ones((2, 3))
+    jax.vmap(jax.grad(lambda x: f(x).sum()))(batch)
+    layers, base = seen[-1]
+    assert layers == ("linearize", "vmap")
+    assert base.shape == (2, 3) and not isinstance(base, _jax.tracer_class())
+    jax.jvp(f, (1.0,), (1.0,))
+    assert seen[-1][0] == ("jvp",)
+    jax.lax.scan(lambda c, x: (c, f(x)), 0.0, jnp.ones(3))
+    layers, base = seen[-1]
+    assert layers == ("trace",) and isinstance(base, _jax.tracer_class())
+    assert _jax.tracer_layers(jnp.ones(2))[0] == ()
+
+
+def test_trace_state_is_the_eval_trace_only_outside_transformations():
+    inside = []
+    assert _jax.TRACE_STATE.value is _jax.EVAL_TRACE
+    jax.vmap(lambda x: inside.append(_jax.TRACE_STATE.value is _jax.EVAL_TRACE) or x)(jnp.ones(2))
+    assert inside == [False]
+
+
+def test_the_backward_pass_compile_is_seen_with_its_source_and_input_avals():
+    f = jax.jit(lambda x: jnp.sum(jnp.sin(x)))
+    seen = []
+
+    def listener(event, duration, **kwargs):
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(<lambda>)":
+            frame = sys._getframe(1)
+            seen.append((_jax.in_backward_pass(frame), _jax.compiling_avals(frame)))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        x = jnp.ones(3)
+        f(x)
+        jax.grad(f)(x)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    assert [backward for backward, _ in seen] == [False, False, True]
+    source, avals = seen[-1][1]
+    assert source.startswith("<lambda> at ") and source.rpartition(":")[0].endswith(__file__)
+    assert [tuple(a.shape) for a in avals] == [(3,), ()]
