@@ -83,3 +83,22 @@ def add_language_menu(window: Any, choose: Callable[[str], object]) -> None:
 def translate(context: str, text: str) -> str:
     """``tr()`` for code outside a QObject (tables of kind names and the like)."""
     return QCoreApplication.translate(context, text)
+
+
+class Retranslating:
+    """Mixed into a widget (before the Qt class): :meth:`retranslate` on a language change,
+    :meth:`restyle` on a palette change (light/dark), then Qt's own handling."""
+
+    def retranslate(self) -> None:
+        """Set every text again in the language now in use."""
+
+    def restyle(self) -> None:
+        """Take the palette's new colours where they were copied (charts, labels)."""
+
+    def changeEvent(self, event: QEvent) -> None:
+        kind = event.type()
+        if kind == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif kind == QEvent.Type.PaletteChange:
+            self.restyle()
+        super().changeEvent(event)  # type: ignore[misc]

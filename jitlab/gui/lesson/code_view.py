@@ -6,7 +6,7 @@ import difflib
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QFontDatabase,
     QFontMetricsF,
@@ -19,7 +19,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTabWidget, QTextEdit, QVBoxLayout, QWidget
 from superqt.utils import CodeSyntaxHighlight, qthrottled
 
-from jitlab.gui.i18n import language, translate
+from jitlab.gui.i18n import Retranslating, language, translate
 from jitlab.gui.style import format_ms, is_dark
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
@@ -293,7 +293,7 @@ class CodeText(QTextEdit):
         painter.end()
 
 
-class CodeView(QWidget):
+class CodeView(Retranslating, QWidget):
     """Two tabs: the variant's code, highlighted; the fix as a diff against the pitfall.
 
     Comments follow the interface language where the scenario translates them
@@ -339,13 +339,8 @@ class CodeView(QWidget):
         if self._shown is not None:  # the comments follow the language
             self.show_scenario(*self._shown)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class OutputView(QTextEdit):
+class OutputView(Retranslating, QTextEdit):
     """What the calls printed, trace-time lines and runtime lines told apart."""
 
     TRACE = "#b35c00"
@@ -443,11 +438,6 @@ class OutputView(QTextEdit):
             )
         )
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
 
 _RED = "#c0392b"
 _GREY = "#6b6f76"
@@ -473,7 +463,7 @@ def _code(text: str) -> str:
     )
 
 
-class ErrorView(QTextEdit):
+class ErrorView(Retranslating, QTextEdit):
     """The last error: a short what / where / why / fix first, the details and JAX's own
     words below, every line wrapped to the pane (it is often only a few lines tall)."""
 
@@ -644,8 +634,3 @@ class ErrorView(QTextEdit):
         self.setToolTip(self.tr("The last error a call raised."))
         if self.record is not None:  # the labels and the fix follow the language
             self.show_error(self.record)
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 from superqt import QLabeledDoubleSlider, QLabeledSlider
 
-from jitlab.gui.i18n import language
+from jitlab.gui.i18n import Retranslating, language
 
 if TYPE_CHECKING:
     from jitlab.gui.views.model import Change, RunState
@@ -101,7 +101,7 @@ class LogIntSlider(QWidget):
         self.valueChanged.emit(value)
 
 
-class ParamControls(QGroupBox):
+class ParamControls(Retranslating, QGroupBox):
     """One control per parameter; emits the full set of values on any change."""
 
     changed = Signal(dict)
@@ -236,13 +236,8 @@ class ParamControls(QGroupBox):
             for child in self.widgets[p.name].findChildren(QWidget):
                 child.setToolTip(tip)
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class RunControls(QGroupBox):
+class RunControls(Retranslating, QGroupBox):
     """Variant switch, run / pause, single step, call rate and reset.
 
     The picker spoils nothing: a variant's own title and summary often state its outcome
@@ -442,8 +437,3 @@ class RunControls(QGroupBox):
                 i, v.summary.get(lang) if shown else None, Qt.ItemDataRole.ToolTipRole
             )
         self._describe(self.current_variant())
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, format_ms, kind_name
 from jitlab.gui.views.ledger_view import LedgerView
 from jitlab.gui.views.model import Change, RunState
@@ -178,7 +179,7 @@ class PhaseTimeline(QWidget):
         )
 
 
-class MonitorView(QWidget):
+class MonitorView(Retranslating, QWidget):
     """Monitor mode: the signature ledger of this run and the phase timeline of its compiles."""
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
@@ -304,8 +305,3 @@ class MonitorView(QWidget):
             "No compile in this run yet: make a call, and each compile gets a bar here."
         )
         self.timeline.update()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from jitlab.gui.i18n import language
+from jitlab.gui.i18n import Retranslating, language
 from jitlab.gui.style import VARIANT_COLORS, format_ms
 from jitlab.gui.views.chart import CallAxis, DecadeAxis
 from jitlab.gui.views.model import Change, RunState, Segment
@@ -50,7 +50,7 @@ _EMPHASIS = (
 )
 
 
-class LessonPanel(QScrollArea):
+class LessonPanel(Retranslating, QScrollArea):
     """The lab's left column, in the order a learner thinks: what this is about, the question
     and a prediction, then the controls (the window places its sliders and run controls in
     :attr:`controls`), the kitchen story, and the answer.
@@ -354,13 +354,8 @@ class LessonPanel(QScrollArea):
         self.refresh_scripts()
         self._show_scripts()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class SummaryPage(QWidget):
+class SummaryPage(Retranslating, QWidget):
     """Complete: what it cost, the fix measured side by side with the pitfall, and export."""
 
     measure_clicked = Signal()
@@ -830,11 +825,6 @@ class SummaryPage(QWidget):
             self.tr("Save every call as JSON, the same fields as `jitlab run --json`.")
         )
         self.refresh()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
 
 def _cell(key: str, summary: Summary | None, records: list[CallRecord]) -> str:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QEventLoop, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEventLoop, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -37,6 +37,7 @@ from superqt.utils import signals_blocked
 
 from jitlab.gui import geometry, i18n
 from jitlab.gui.executor import Discovered, Executor, Idle, RunReady, WorkerFailed
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.lesson.autoplay import Autoplay
 from jitlab.gui.lesson.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.lesson.controls import ParamControls, RunControls
@@ -69,7 +70,7 @@ LEFT_MIN_W = 250
 LEFT_MAX_W = 380
 
 
-class MainWindow(QMainWindow):
+class MainWindow(Retranslating, QMainWindow):
     """jitlab's window. Owns the worker thread and stops it (waiting) when it closes."""
 
     scenarios_loaded = Signal()
@@ -316,11 +317,6 @@ class MainWindow(QMainWindow):
         i18n.set_language(lang)
         self.settings.setValue("language", i18n.language())
         self.lang_actions[i18n.language()].setChecked(True)
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
     def retranslate(self) -> None:
         names = {

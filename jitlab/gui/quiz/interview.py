@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.gui.executor import Catalogue
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.quiz.runner import QuizRunner
 from jitlab.gui.quiz.widgets import (
     LATE_COLOR,
@@ -47,7 +48,7 @@ TICK_MS = 200
 RANDOM_SEED = -1  # the seed spin box's "random" value
 
 
-class InterviewView(QWidget):
+class InterviewView(Retranslating, QWidget):
     """Set up a round, answer its questions against the clock, then see the score and review."""
 
     open_scenario = Signal(str, str)  # scenario id, variant
@@ -538,8 +539,3 @@ class InterviewView(QWidget):
                 self._tick()
             if self.pages.currentWidget() is self.end_page:
                 self.render_score()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui import i18n
 from jitlab.gui.executor import Catalogue, Executor, load_catalogue
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.quiz.interview import InterviewView
 from jitlab.gui.quiz.runner import QuizRunner
 from jitlab.gui.quiz.widgets import (
@@ -53,7 +54,7 @@ from jitlab.gui.settings import make_settings
 ROLE_ID = Qt.ItemDataRole.UserRole
 
 
-class ExercisesPage(QWidget):
+class ExercisesPage(Retranslating, QWidget):
     """The exercise list on the left; the chosen exercise, its run and its verdict on the right."""
 
     verdict_ready = Signal(object)  # the Verdict, once shown
@@ -282,13 +283,8 @@ class ExercisesPage(QWidget):
         self.placeholder.setText(self.tr("Loading the exercises (this imports JAX)…"))
         self.fill()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class QuizView(QWidget):
+class QuizView(Retranslating, QWidget):
     """Exercises and interview rounds, checked against real JAX.
 
     ``scenario_requested(scenario_id, variant)`` asks the host to open a scenario (the
@@ -374,18 +370,13 @@ class QuizView(QWidget):
             1, self.tr("A timed round of questions drawn at random; a score and what to review.")
         )
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
     def closeEvent(self, event: QCloseEvent) -> None:
         self.hide()  # the window goes at once; a compile in flight may still need a moment
         self.shutdown()
         event.accept()
 
 
-class QuizWindow(QWidget):
+class QuizWindow(Retranslating, QWidget):
     """The quiz alone in a window, with a language switch (``open_quiz``)."""
 
     def __init__(self) -> None:
@@ -423,11 +414,6 @@ class QuizWindow(QWidget):
         self.setWindowTitle(self.tr("jitlab — quiz"))
         self.language.setText("中文" if i18n.language() == "en" else "English")
         self.language.setToolTip(self.tr("Switch the interface language."))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.hide()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.gui import i18n
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, is_dark, kind_name
 from jitlab.records.calls import CallKind
 from jitlab.records.paths import resource
@@ -160,7 +161,7 @@ class CodeBox(QPlainTextEdit):
         self.setFixedHeight(height + bar)
 
 
-class ExerciseCard(QWidget):
+class ExerciseCard(Retranslating, QWidget):
     """One exercise: title, the claim to test, the code, the question, the answer input.
 
     ``submitted`` fires when the user presses Enter in the answer (the view's button does
@@ -373,17 +374,13 @@ class ExerciseCard(QWidget):
         )
         self.relabel()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        elif event.type() == QEvent.Type.PaletteChange:
-            self.code.apply_theme()
-            dim(self.pitfall)
-            dim(self.code_note)
-        super().changeEvent(event)
+    def restyle(self) -> None:
+        self.code.apply_theme()
+        dim(self.pitfall)
+        dim(self.code_note)
 
 
-class VerdictPanel(QFrame):
+class VerdictPanel(Retranslating, QFrame):
     """Who was right, what JAX did, the evidence, the lesson, and where to play with it."""
 
     open_scenario = Signal(str, str)  # scenario id, variant
@@ -600,8 +597,3 @@ class VerdictPanel(QFrame):
         )
         self.headline.setToolTip(self.tr("Your prediction against the real run."))
         self.render()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui import geometry, i18n, plain
 from jitlab.gui.executor import ScriptOf, ScriptsCompared
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.scripts.view import ScriptDiffWindow, ScriptWindow
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 from jitlab.gui.views.chart import ChartView
@@ -157,7 +158,7 @@ class RecordingChart(ChartView):
         )
 
 
-class RecordingWindow(QMainWindow):
+class RecordingWindow(Retranslating, QMainWindow):
     """One recording, per function; follows the file while ``follow`` is on."""
 
     updated = Signal()  # new lines were read and the views show them
@@ -1102,12 +1103,8 @@ class RecordingWindow(QMainWindow):
         self._update_banner()
         if self.picked is not None:
             self._show_function()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
+        if hasattr(self, "lang_actions"):  # a switch made elsewhere (the main window's menu)
             self.lang_actions[i18n.language()].setChecked(True)
-        super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.timer.stop()

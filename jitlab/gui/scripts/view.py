@@ -67,7 +67,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui import plain
 from jitlab.gui.executor import Executor, ScriptOf, ScriptsCompared
-from jitlab.gui.i18n import language
+from jitlab.gui.i18n import Retranslating, language
 from jitlab.gui.style import format_ms, is_dark
 from jitlab.gui.views.model import CardView, Change, RunState
 from jitlab.lab.spec import CardRef, Scenario
@@ -599,7 +599,7 @@ def _cell(text: str, right: bool = False) -> QTableWidgetItem:
     return item
 
 
-class FindBar(QWidget):
+class FindBar(Retranslating, QWidget):
     """A find box for the pane the view says is current; Enter / Shift+Enter: next, previous."""
 
     def __init__(self, pane_of: Any, parent: QWidget | None = None) -> None:
@@ -643,14 +643,9 @@ class FindBar(QWidget):
             )
         return bool(found)
 
-    def changeEvent(self, event: Any) -> None:
-        if event.type() == event.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
 
 # -- one card's script ------------------------------------------------------------------------
-class ScriptView(QWidget):
+class ScriptView(Retranslating, QWidget):
     """One card's script: source ↔ jaxpr, StableHLO, HLO, figures; a find bar; compare."""
 
     compare_requested = Signal(object)  # the other CardView
@@ -1049,13 +1044,8 @@ class ScriptView(QWidget):
             self._fill_figures()
             self._fill_notes()
 
-    def changeEvent(self, event: Any) -> None:
-        if event.type() == event.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class ScriptWindow(QWidget):
+class ScriptWindow(Retranslating, QWidget):
     """A non-modal window around one card's :class:`ScriptView`."""
 
     def __init__(self, card: CardView, parent: QWidget | None = None) -> None:
@@ -1077,13 +1067,8 @@ class ScriptWindow(QWidget):
             .replace("%2", str(self.card.key[0]))
         )
 
-    def changeEvent(self, event: Any) -> None:
-        if event.type() == event.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
-
-class ScriptDiffWindow(QWidget):
+class ScriptDiffWindow(Retranslating, QWidget):
     """Two cards' scripts compared: the figures before and after, and unified diffs."""
 
     def __init__(self, a: CardView, b: CardView, parent: QWidget | None = None) -> None:
@@ -1183,11 +1168,6 @@ class ScriptDiffWindow(QWidget):
             [self.tr("Figure"), f"#{a.number}", f"#{b.number}", self.tr("Change")]
         )
         self._fill()
-
-    def changeEvent(self, event: Any) -> None:
-        if event.type() == event.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
 
 def renumber_diff(text: str, a: CardView, b: CardView) -> str:

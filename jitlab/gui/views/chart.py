@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from jitlab.gui.i18n import translate
+from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import (
     KIND_COLORS,
     KIND_ORDER,
@@ -120,7 +120,7 @@ class RingBuffer:
         return np.concatenate((data[self.head :], data[: self.head]))
 
 
-class ChartView(QWidget):
+class ChartView(Retranslating, QWidget):
     """Per-call latency over call index; pitfall and fix can be overlaid from call 0.
 
     Clicking a compile or recompile point opens the script of the card it compiled."""
@@ -669,12 +669,8 @@ class ChartView(QWidget):
         parts.append(f"■&nbsp;{other}")
         return parts
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        elif event.type() == QEvent.Type.PaletteChange:
-            self.apply_theme()
-        super().changeEvent(event)
+    def restyle(self) -> None:
+        self.apply_theme()
 
     # -- hover ----------------------------------------------------------------------------
     def nearest(self, scene_pos: QPointF, radius_px: float = 12.0) -> CallRecord | None:

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, format_ms
 from jitlab.gui.views.model import CardView, Change, Phase, RunState
 from jitlab.gui.views.reasons import reason_text
@@ -545,7 +546,7 @@ class KitchenCanvas(QWidget):
         return None
 
 
-class KitchenPanel(QWidget):
+class KitchenPanel(Retranslating, QWidget):
     """The kitchen picture plus its counters and the last recompile's reason in words."""
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
@@ -670,8 +671,3 @@ class KitchenPanel(QWidget):
             text = self.tr("No compile yet: make a call to see why jit compiles.")
         self.reason.setText(text)
         self.canvas.update()
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

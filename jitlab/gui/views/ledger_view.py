@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from jitlab.gui import plain
-from jitlab.gui.i18n import translate
+from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
 from jitlab.gui.views.reasons import reason_text
 from jitlab.recordings.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
@@ -194,7 +194,7 @@ class LedgerModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 1))
 
 
-class LedgerView(QWidget):
+class LedgerView(Retranslating, QWidget):
     """The ledger table with one line that says how to read it."""
 
     def __init__(self, parent: QWidget | None = None, live: bool = False) -> None:
@@ -270,9 +270,5 @@ class LedgerView(QWidget):
         )
         self.model.relabel()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        elif event.type() == QEvent.Type.PaletteChange:
-            self.model.relabel()
-        super().changeEvent(event)
+    def restyle(self) -> None:
+        self.model.relabel()

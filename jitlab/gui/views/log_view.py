@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from jitlab.gui.i18n import translate
+from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 from jitlab.gui.views.chart import describe
 from jitlab.gui.views.model import Change, RunState, default_cap
@@ -205,7 +205,7 @@ class KindFilter(QSortFilterProxyModel):
         return model.records[row].kind.value in self.shown  # type: ignore[attr-defined]
 
 
-class LogView(QWidget):
+class LogView(Retranslating, QWidget):
     """The call log with a row of kind check boxes.
 
     A row that compiled a card (compile, recompile) opens that card's script: double-click
@@ -390,8 +390,3 @@ class LogView(QWidget):
         self.table.setToolTip(self.tr("One row per call. Hover a row for the details."))
         self.model.relabel()
         self._size_columns()  # the header texts change width with the language
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontDatabase, QFontMetricsF, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.gui import plain
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, is_dark
 from jitlab.recordings.ledger import (
     Dimension,
@@ -40,7 +41,7 @@ from jitlab.recordings.ledger import (
 from jitlab.records.calls import CallKind, Signature
 
 
-class ShapeHistogram(QWidget):
+class ShapeHistogram(Retranslating, QWidget):
     """Bar chart of the sizes one dimension took, the suggested buckets and the code."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -402,9 +403,5 @@ class ShapeHistogram(QWidget):
         else:
             self._retext_empty()
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        elif event.type() == QEvent.Type.PaletteChange:
-            self.apply_theme()
-        super().changeEvent(event)
+    def restyle(self) -> None:
+        self.apply_theme()
