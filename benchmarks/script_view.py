@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from PySide6.QtWidgets import QApplication
 
 from jitlab.gui.executor import ScriptOf
-from jitlab.gui.scripts.view import ScriptWindow
+from jitlab.gui.scripts.window import ScriptWindow
 from jitlab.records.calls import LeafSpec, Signature
 from jitlab.records.scripts import Script
 

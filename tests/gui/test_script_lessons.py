@@ -9,7 +9,7 @@ import pytest
 from guihelp import wait_calls
 
 from jitlab.gui import i18n
-from jitlab.gui.scripts.view import ScriptDiffWindow
+from jitlab.gui.scripts.window import ScriptDiffWindow
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.spec import CardRef, ScriptLesson, Text, validate
 

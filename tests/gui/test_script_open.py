@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextDocument
 
 from jitlab.gui import i18n
-from jitlab.gui.scripts.view import ScriptWindow, renumber_diff
+from jitlab.gui.scripts.window import ScriptWindow, renumber_diff
 from jitlab.gui.views.chart import WORD_JOINER
 from jitlab.gui.views.model import CardView
 from jitlab.records.calls import CallKind

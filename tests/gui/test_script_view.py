@@ -16,11 +16,8 @@ from guihelp import wait_calls
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
 
-from jitlab.gui.scripts.view import (
-    ScriptDiffWindow,
-    ScriptWindow,
-    equation_spans,
-)
+from jitlab.gui.scripts.equations import equation_spans
+from jitlab.gui.scripts.window import ScriptDiffWindow, ScriptWindow
 
 SCRIPT_TIMEOUT_MS = 60_000
 # The offscreen platform cannot raise a window or pass size hints: not our bug.
@@ -267,7 +264,7 @@ def test_stablehlo_is_printed_only_once_its_tab_is_shown(qtbot, make_window) -> 
 
 @offscreen
 def test_a_long_text_is_laid_out_in_parts_and_read_whole(qtbot) -> None:
-    from jitlab.gui.scripts.view import CodePane
+    from jitlab.gui.scripts.code_pane import CodePane
 
     pane = CodePane()
     qtbot.addWidget(pane)

@@ -44,7 +44,8 @@ from jitlab.gui.lesson.controls import ParamControls, RunControls
 from jitlab.gui.lesson.monitor_view import MonitorView
 from jitlab.gui.lesson.pages import LessonPanel, SummaryPage
 from jitlab.gui.plain import tip as plain_tip
-from jitlab.gui.scripts.view import LessonScripts, ScriptBook
+from jitlab.gui.scripts.book import ScriptBook
+from jitlab.gui.scripts.lessons import LessonScripts
 from jitlab.gui.views import export
 from jitlab.gui.views.chart import ChartView
 from jitlab.gui.views.kitchen import KitchenPanel

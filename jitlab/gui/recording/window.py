@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 from jitlab.gui import geometry, i18n, plain
 from jitlab.gui.executor import ScriptOf, ScriptsCompared
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.scripts.view import ScriptDiffWindow, ScriptWindow
+from jitlab.gui.scripts.window import ScriptDiffWindow, ScriptWindow
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, format_ms, kind_name
 from jitlab.gui.views.chart import ChartView
 from jitlab.gui.views.kitchen import KitchenPanel
