@@ -55,7 +55,7 @@ def _record(kind: CallKind, ms: float, compile_ms: float = 0.0, n: int = 8) -> C
 def test_time_per_cached_call_is_signed_only_outside_its_noise(qtbot) -> None:
     """The numbers are chosen (a real run's are noise): a fix that compiles longer but runs
     each call faster. Three hits each are too few to sign; ten rounds apart are not."""
-    from jitlab.gui.lesson.pages import SummaryPage
+    from jitlab.gui.lesson.summary_page import SummaryPage
 
     state = RunState()
     page = SummaryPage(state)
@@ -154,7 +154,7 @@ def test_the_compare_chart_has_its_own_colours_and_a_legend_off_the_data(qtbot, 
 def test_one_call_reads_call_not_calls_in_english_and_chinese(qtbot) -> None:
     """Qt's plural forms: "1 call", "compiled once", "2 calls"; Chinese has one form."""
     from jitlab.gui import i18n
-    from jitlab.gui.lesson.pages import SummaryPage
+    from jitlab.gui.lesson.summary_page import SummaryPage
 
     state = RunState()
     page = SummaryPage(state)
@@ -198,7 +198,7 @@ def test_the_compare_chart_labels_never_pile_up(qtbot) -> None:
     """A run from ~1 ms hits to a ~700 ms compile put 2·10², 3·10², … on top of each other."""
     from PySide6.QtGui import QImage, QPainter
 
-    from jitlab.gui.lesson.pages import SummaryPage
+    from jitlab.gui.lesson.summary_page import SummaryPage
 
     state = RunState()
     page = SummaryPage(state)

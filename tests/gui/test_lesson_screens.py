@@ -270,7 +270,7 @@ def test_one_call_numbering_and_the_last_compiles_own_reason(qtbot, make_window)
 
 # -- colours -----------------------------------------------------------------------------------
 def test_variant_colours_are_no_call_kinds_colours(qtbot, window) -> None:
-    from jitlab.gui.lesson.pages import LINE_COLORS
+    from jitlab.gui.lesson.summary_page import LINE_COLORS
 
     kinds = {c.lower() for c in KIND_COLORS.values()}
     assert not {c.lower() for c in VARIANT_COLORS.values()} & kinds

@@ -41,8 +41,9 @@ from jitlab.gui.i18n import Retranslating
 from jitlab.gui.lesson.autoplay import Autoplay
 from jitlab.gui.lesson.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.lesson.controls import ParamControls, RunControls
+from jitlab.gui.lesson.lesson_panel import LessonPanel
 from jitlab.gui.lesson.monitor_view import MonitorView
-from jitlab.gui.lesson.pages import LessonPanel, SummaryPage
+from jitlab.gui.lesson.summary_page import SummaryPage
 from jitlab.gui.plain import tip as plain_tip
 from jitlab.gui.scripts.book import ScriptBook
 from jitlab.gui.scripts.lessons import LessonScripts

@@ -1,0 +1,56 @@
+"""The summary page's plain functions of the records: a cell's text, where a run compiled,
+its error types, and the count a prediction names (no widget: testable on their own)."""
+
+from __future__ import annotations
+
+import re
+
+from jitlab.gui.style import format_ms
+from jitlab.records.calls import CallKind, CallRecord, Summary
+
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
+_ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
+
+
+def cell_text(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
+    """The table's cell ``key`` (a row of ``SummaryPage.ROWS``) for one run."""
+    if summary is None or not summary.calls:
+        return "–"
+    if key == "calls":
+        return str(summary.calls)
+    if key == "compiles":
+        return str(summary.compiles + summary.recompiles)
+    if key == "recompiles":
+        return str(summary.recompiles)
+    if key == "hit_rate":
+        return f"{summary.hit_rate:.0%}"
+    if key == "time_lost":
+        return format_ms(summary.time_lost_ms)
+    if key == "mean_hit":
+        hits = [r.latency_ms for r in records if r.kind is CallKind.CACHE_HIT]
+        return format_ms(sum(hits) / len(hits)) if hits else "–"
+    return format_ms(sum(r.latency_ms for r in records))
+
+
+def compile_calls(records: list[CallRecord]) -> list[str]:
+    """Where a run compiled, by the call numbers the log, the live chart and the ledger show
+    (``#6``, not "call 0 of the fix run": one numbering everywhere)."""
+    kinds = (CallKind.COMPILE, CallKind.RECOMPILE)
+    return [f"#{r.index}" for r in records if r.kind in kinds]
+
+
+def error_types(records: list[CallRecord]) -> str:
+    names: list[str] = []
+    for r in records:
+        if r.kind is CallKind.ERROR and r.error is not None and r.error.type not in names:
+            names.append(r.error.type)
+    return ", ".join(names) or "?"
+
+
+def first_number(text: str) -> int | None:
+    """The first count in a prediction: "2 compiles", "两次", "三"."""
+    match = re.search(r"\d+|[零一二两三四五六七八九十]", text)
+    if match is None:
+        return None
+    token = match.group()
+    return int(token) if token.isdigit() else _ZH_DIGITS[token]
