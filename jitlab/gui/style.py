@@ -1,13 +1,16 @@
-"""Colours and names shared by every view, for the light and the dark scheme."""
+"""Colours, names and icons shared by every view, for the light and the dark scheme."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 
 from jitlab.gui.i18n import translate
 from jitlab.recordings.ledger import KIND_COLORS  # one table for the app and the report
 from jitlab.records.calls import CallKind
+from jitlab.records.paths import resource
 
 _KIND_NAMES = {
     CallKind.COMPILE: QT_TRANSLATE_NOOP("Kinds", "first compile"),
@@ -55,3 +58,20 @@ def format_ms(ms: float) -> str:
 # What a line or a run boundary says about the variant that made it, on the live chart and
 # the Complete page alike. No call kind's colour: red is a recompile, green a hit, and so on.
 VARIANT_COLORS = {"pitfall": "#5c6370", "fix": "#3949ab", "other": "#8d6e63"}
+
+
+_ICONS: dict[str, QIcon] = {}
+
+
+def icon(path: Path | str) -> QIcon:
+    """An image file's icon, loaded once: a built-in kitchen icon or one a plugin brought."""
+    key = str(path)
+    if key not in _ICONS:
+        _ICONS[key] = QIcon(key)
+    return _ICONS[key]
+
+
+def named_icon(name: str) -> QIcon:
+    """One of jitlab's own icons by name (the pot where there is none of that name)."""
+    path = resource("icons", f"{name}.svg")
+    return icon(path if path.exists() else resource("icons", "pot.svg"))

@@ -1,9 +1,13 @@
-"""The main window: layout, menus, the scenario list, the four modes, and the frame loop.
+"""The main window: layout, the four modes, the worker's commands, and the frame loop.
 
 Everything the worker reports arrives through one queue, drained by a timer at most 60 times
 a second into the run-state model (:mod:`jitlab.gui.views.model`), which then tells the views that
 subscribed to it what changed; each view decides how often it paints. The demo lives in
-:mod:`jitlab.gui.lesson.autoplay`, the exports in :mod:`jitlab.gui.views.export`.
+:mod:`jitlab.gui.lesson.autoplay`, the exports in :mod:`jitlab.gui.views.export`, the menus in
+:mod:`jitlab.gui.lesson.menus`, the scenario list in :mod:`jitlab.gui.lesson.scenario_list`.
+
+Over 500 lines: one window's wiring that shares its state (mode, worker, stuck-call watch);
+the stuck-call limits stay module constants here, where the fault tests tune them.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEventLoop, QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMenu,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -38,13 +43,13 @@ from superqt.utils import signals_blocked
 from jitlab.gui import geometry, i18n
 from jitlab.gui.executor import Discovered, Executor, Idle, RunReady, WorkerFailed
 from jitlab.gui.i18n import Retranslating
+from jitlab.gui.lesson import menus, scenario_list
 from jitlab.gui.lesson.autoplay import Autoplay
 from jitlab.gui.lesson.code_view import CodeView, ErrorView, OutputView
 from jitlab.gui.lesson.controls import ParamControls, RunControls
 from jitlab.gui.lesson.lesson_panel import LessonPanel
 from jitlab.gui.lesson.monitor_view import MonitorView
 from jitlab.gui.lesson.summary_page import SummaryPage
-from jitlab.gui.plain import tip as plain_tip
 from jitlab.gui.scripts.book import ScriptBook
 from jitlab.gui.scripts.lessons import LessonScripts
 from jitlab.gui.views import export
@@ -54,8 +59,7 @@ from jitlab.gui.views.log_view import LogView
 from jitlab.gui.views.model import Change, Phase, RunState
 from jitlab.lab import manifest
 from jitlab.lab.events import CallFinished, CallStarted, PhaseEnded
-from jitlab.lab.spec import Scenario, icon_file
-from jitlab.records.paths import resource
+from jitlab.lab.spec import Scenario
 
 DEFAULT_SCENARIO = "dynamic-shapes"
 FRAME_MS = 16  # ≤ 60 Hz
@@ -77,6 +81,23 @@ class MainWindow(Retranslating, QMainWindow):
 
     scenarios_loaded = Signal()
     frame_rendered = Signal()
+    # The menus and their actions (built by jitlab.gui.lesson.menus).
+    file_menu: QMenu
+    run_menu: QMenu
+    view_menu: QMenu
+    help_menu: QMenu
+    lang_menu: QMenu
+    lang_actions: dict[str, QAction]
+    act_open: QAction
+    act_png: QAction
+    act_csv: QAction
+    act_json: QAction
+    act_quit: QAction
+    act_autoplay: QAction
+    act_quiz: QAction
+    act_interview: QAction
+    act_scenarios: QAction
+    act_about: QAction
 
     def __init__(
         self,
@@ -263,55 +284,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.state.subscribe(lambda _change: self._update_status())
         self.autoplay = Autoplay(self, self.state, self)
         self.autoplay.note_changed.connect(self.autoplay_note.setText)
-        self._build_menus()
+        menus.build_menus(self)
         self.set_mode("start")
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        self.file_menu = bar.addMenu("")
-        self.act_open = QAction(self)
-        self.act_open.setShortcut(QKeySequence.StandardKey.Open)
-        self.act_open.triggered.connect(self.open_recording)
-        self.file_menu.addAction(self.act_open)
-        self.file_menu.addSeparator()
-        self.act_png = QAction(self)
-        self.act_png.triggered.connect(lambda: self.export_png())
-        self.act_csv = QAction(self)
-        self.act_csv.triggered.connect(lambda: self.export_csv())
-        self.act_json = QAction(self)
-        self.act_json.setShortcut(QKeySequence("Ctrl+E"))
-        self.act_json.triggered.connect(lambda: self.export_json())
-        self.act_quit = QAction(self)
-        self.act_quit.setShortcut(QKeySequence.StandardKey.Quit)
-        self.act_quit.triggered.connect(self.close)
-        for act in (self.act_png, self.act_csv, self.act_json):
-            self.file_menu.addAction(act)
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(self.act_quit)
-        self.run_menu = bar.addMenu("")
-        self.act_autoplay = QAction(self)
-        self.act_autoplay.setShortcut(QKeySequence("Ctrl+P"))
-        self.act_autoplay.triggered.connect(self.start_autoplay)
-        self.run_menu.addAction(self.act_autoplay)
-        self.act_quiz = QAction(self)
-        self.act_quiz.setShortcut(QKeySequence("Ctrl+T"))
-        self.act_quiz.triggered.connect(lambda: self.show_quiz())
-        self.run_menu.addAction(self.act_quiz)
-        self.act_interview = QAction(self)
-        self.act_interview.triggered.connect(lambda: self.show_quiz(interview=True))
-        self.run_menu.addAction(self.act_interview)
-        self.view_menu = bar.addMenu("")
-        self.act_scenarios = QAction(self)
-        self.act_scenarios.setCheckable(True)
-        self.act_scenarios.setChecked(True)
-        self.act_scenarios.setShortcut(QKeySequence("Ctrl+B"))
-        self.act_scenarios.toggled.connect(self.set_scenario_list_visible)
-        self.view_menu.addAction(self.act_scenarios)
-        i18n.add_language_menu(self, self.set_language)
-        self.help_menu = bar.addMenu("")
-        self.act_about = QAction(self)
-        self.act_about.triggered.connect(self._about)
-        self.help_menu.addAction(self.act_about)
 
     # -- language -------------------------------------------------------------------------
     def set_language(self, lang: str) -> None:
@@ -349,25 +323,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.scenario_list.setToolTip(
             self.tr("Scenarios, grouped by pitfall. Greyed ones failed to load: hover for why.")
         )
-        self.file_menu.setTitle(self.tr("&File"))
-        self.act_open.setText(self.tr("Open recording…"))
-        self.act_open.setToolTip(self.tr("Open a recording made by `jitlab watch` (Ctrl+O)."))
-        self.act_quiz.setText(self.tr("Test yourself: predict, then run"))
-        self.act_interview.setText(self.tr("Interview round (timed)"))
-        self.act_png.setText(self.tr("Export chart as PNG…"))
-        self.act_csv.setText(self.tr("Export call log as CSV…"))
-        self.act_json.setText(self.tr("Export call log as JSON…"))
-        self.act_quit.setText(self.tr("Quit"))
-        self.run_menu.setTitle(self.tr("&Run"))
-        self.act_autoplay.setText(self.tr("Play the demo hands-free"))
-        self.lang_menu.setTitle(self.tr("&Language"))
-        self.help_menu.setTitle(self.tr("&Help"))
-        self.view_menu.setTitle(self.tr("&View"))
-        self.act_scenarios.setText(self.tr("Scenario list"))
-        tip = self.tr("Show or fold away the list of scenarios (Ctrl+B).")
-        self.act_scenarios.setToolTip(tip)
-        self.list_button.setToolTip(tip)
-        self.act_about.setText(self.tr("About jitlab"))
+        menus.retranslate(self)
         self._fill_scenarios()
         self._update_title()
         self._update_status()
@@ -377,7 +333,8 @@ class MainWindow(Retranslating, QMainWindow):
         name = self.scenario.title.get(i18n.language()) if self.scenario else ""
         self.setWindowTitle(f"jitlab — {name}" if name else "jitlab")
 
-    def _about(self) -> None:
+    def about(self) -> None:
+        """Help > About: what jitlab is for."""
         from PySide6.QtWidgets import QMessageBox
 
         QMessageBox.about(
@@ -391,58 +348,14 @@ class MainWindow(Retranslating, QMainWindow):
 
     # -- scenarios ------------------------------------------------------------------------
     def _fill_scenarios(self) -> None:
-        tree = self.scenario_list
-        with signals_blocked(tree):  # rebuilding is not the user picking a scenario
-            tree.clear()
-            self._fill_tree(tree, i18n.language())
-
-    def _fill_tree(self, tree: QTreeWidget, lang: str) -> None:
-        groups: dict[Any, QTreeWidgetItem] = {}
-        for entry in self.entries or self.listed:
-            cls = entry.scenario
-            key = cls.chapter if cls is not None else None  # discovery gives chapter order
-            if key not in groups:
-                title = key.title.get(lang) if key is not None else self.tr("Broken plugins")
-                group = QTreeWidgetItem(tree, [title])
-                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                font = group.font(0)
-                font.setBold(True)
-                group.setFont(0, font)
-                group.setToolTip(0, plain_tip(title))
-                groups[key] = group
-            item = QTreeWidgetItem(groups[key])
-            if cls is None:
-                item.setText(0, entry.name)
-                item.setIcon(0, _icon("broken"))
-                item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, not selectable
-                # A plugin's error and texts are its own words: tips show them as written.
-                failed = self.tr("Failed to load: %1").replace("%1", entry.error or "")
-                item.setToolTip(0, plain_tip(failed))
-            else:
-                item.setText(0, cls.title.get(lang))
-                item.setIcon(0, _icon_file(icon_file(cls)))
-                item.setData(0, Qt.ItemDataRole.UserRole, cls.id)
-                item.setToolTip(0, plain_tip(f"{cls.id}: {cls.question.get(lang)}"))
-                if self.scenario is not None and cls.id == self.scenario.id:
-                    item.setSelected(True)
-        quiz = QTreeWidgetItem(tree, [self.tr("Test yourself")])
-        quiz.setIcon(0, _icon("cards"))
-        quiz.setData(0, Qt.ItemDataRole.UserRole, _QUIZ)
-        quiz.setToolTip(
-            0,
-            self.tr(
-                "Exercises and interview rounds: predict what jax.jit will do, then a real "
-                "run settles it (Ctrl+T)."
-            ),
+        current = self.scenario.id if self.scenario is not None else None
+        scenario_list.fill(
+            self.scenario_list, self.entries or self.listed, current, i18n.language()
         )
-        font = quiz.font(0)
-        font.setBold(True)
-        quiz.setFont(0, font)
-        tree.expandAll()
 
     def _picked(self, item: QTreeWidgetItem, column: int = 0) -> None:
         sid = item.data(0, Qt.ItemDataRole.UserRole)
-        if sid == _QUIZ:
+        if sid == scenario_list.QUIZ:
             self.show_quiz()
         elif sid and (self.scenario is None or sid != self.scenario.id):
             self.select_scenario(sid)
@@ -922,21 +835,3 @@ class MainWindow(Retranslating, QMainWindow):
             self.shutdown()  # shows the wait while a call in flight may still finish
             self.hide()
         event.accept()
-
-
-_QUIZ = "__quiz__"  # the scenario list's entry for the exercises
-_ICONS: dict[str, QIcon] = {}
-
-
-def _icon_file(path: Path) -> QIcon:
-    """A scenario's icon: a built-in kitchen icon or an image its plugin brought."""
-    if str(path) not in _ICONS:
-        _ICONS[str(path)] = QIcon(str(path))
-    return _ICONS[str(path)]
-
-
-def _icon(name: str) -> QIcon:
-    if name not in _ICONS:
-        path = resource("icons", f"{name}.svg")
-        _ICONS[name] = QIcon(str(path if path.exists() else resource("icons", "pot.svg")))
-    return _ICONS[name]
