@@ -11,7 +11,9 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip, QTreeWidgetItem
 
+from jitlab.gui.recording import picker as rp
 from jitlab.gui.recording import window as rw
+from jitlab.recordings import follower as fl
 from jitlab.recordings import processes
 from jitlab.recordings.reader import read_recording, summarize
 from jitlab.records.calls import (
@@ -82,7 +84,7 @@ def long_recording(tmp_path: Path) -> Path:
 def test_a_long_file_is_read_a_piece_per_turn(
     qtbot, monkeypatch: pytest.MonkeyPatch, long_recording: Path
 ) -> None:
-    monkeypatch.setattr(rw, "READ_BYTES", 1 << 30)
+    monkeypatch.setattr(fl, "READ_BYTES", 1 << 30)
     whole = rw.RecordingWindow(long_recording, follow=False)
     qtbot.addWidget(whole)
     assert not whole.loading  # one piece: read and shown at once
@@ -91,8 +93,8 @@ def test_a_long_file_is_read_a_piece_per_turn(
     assert expected["rows"] == summarize(read_recording(long_recording)[0])
     assert expected["ledger"] and expected["histogram"]
 
-    monkeypatch.setattr(rw, "READ_BYTES", 4096)
-    monkeypatch.setattr(rw, "SLICE_MS", 0.0)  # one piece per turn of the event loop
+    monkeypatch.setattr(fl, "READ_BYTES", 4096)
+    monkeypatch.setattr(fl, "SLICE_MS", 0.0)  # one piece per turn of the event loop
     monkeypatch.setattr(rw, "REFRESH_MS", 5.0)
     moves: list[int] = []  # how far each turn read
     poll = rw.RecordingWindow.poll
@@ -125,8 +127,8 @@ def test_a_long_file_is_read_a_piece_per_turn(
 def test_the_garbage_collector_is_kept_out_of_a_long_load(
     qtbot, monkeypatch: pytest.MonkeyPatch, long_recording: Path
 ) -> None:
-    monkeypatch.setattr(rw, "READ_BYTES", 4096)
-    monkeypatch.setattr(rw, "FREEZE_EVERY", 200)
+    monkeypatch.setattr(fl, "READ_BYTES", 4096)
+    monkeypatch.setattr(fl, "FREEZE_EVERY", 200)
     frozen = gc.get_freeze_count()
     try:
         window = rw.RecordingWindow(long_recording, follow=False)
@@ -163,10 +165,10 @@ def test_picker_rows_are_rewritten_in_place(qtbot, long_recording: Path, tmp_pat
 
 def test_a_restyled_row_forgets_its_last_style(qtbot) -> None:
     item = QTreeWidgetItem()
-    rw._style_row(item, recompiles=True, diverged=True, marked=True)
-    assert item.background(0).color().name() == rw.DIVERGED_BACKGROUND
+    rp.style_row(item, recompiles=True, diverged=True, marked=True)
+    assert item.background(0).color().name() == rp.DIVERGED_BACKGROUND
     assert item.font(0).bold() and item.font(5).bold()
-    rw._style_row(item, recompiles=True, diverged=False, marked=False)
+    rp.style_row(item, recompiles=True, diverged=False, marked=False)
     assert item.data(0, 8) is None  # BackgroundRole: the default again
     assert not item.font(0).bold() and not item.font(5).bold()
     assert item.foreground(3).color().name() != "#3a2600"  # recompiles in their colour
@@ -183,7 +185,7 @@ def test_a_picker_row_tip_is_made_on_hover(qtbot, long_recording: Path) -> None:
     rect = picker.visualItemRect(picker.topLevelItem(1))
     position = QPoint(rect.left() + 5, rect.center().y())
     event = QHelpEvent(QEvent.Type.ToolTip, position, picker.viewport().mapToGlobal(position))
-    assert window.eventFilter(picker.viewport(), event)
+    assert picker.viewportEvent(event)
     function = window.rows[1][1].function
     assert f"<b>{function}</b>" in QToolTip.text()
     assert QToolTip.text() == window.row_tip(1)
@@ -195,15 +197,15 @@ def test_several_long_files_load_together(
     paths = [tmp_path / "run.p0.jsonl", tmp_path / "run.p1.jsonl"]
     _write(paths[0])
     _write(paths[1], odd=True)  # process 1 compiles a shape process 0 never does
-    monkeypatch.setattr(rw, "READ_BYTES", 1 << 30)
+    monkeypatch.setattr(fl, "READ_BYTES", 1 << 30)
     whole = rw.RecordingWindow(paths, follow=False)
     qtbot.addWidget(whole)
     assert not whole.loading and len(whole.divergences) == 1
     qtbot.waitUntil(lambda: len(whole.log.visible_rows()) == 500)
     expected = {**_views(whole), "divergences": whole.divergences, "lanes": whole.lanes()}
 
-    monkeypatch.setattr(rw, "READ_BYTES", 4096)
-    monkeypatch.setattr(rw, "SLICE_MS", 0.0)
+    monkeypatch.setattr(fl, "READ_BYTES", 4096)
+    monkeypatch.setattr(fl, "SLICE_MS", 0.0)
     monkeypatch.setattr(rw, "REFRESH_MS", 5.0)
     window = rw.RecordingWindow(paths, follow=False)
     qtbot.addWidget(window)
@@ -225,18 +227,18 @@ def test_a_long_jobs_divergences_are_looked_for_a_slice_per_turn(
     paths = [tmp_path / "run.p0.jsonl", tmp_path / "run.p1.jsonl"]
     _write(paths[0])
     _write(paths[1], odd=True)
-    monkeypatch.setattr(rw, "READ_BYTES", 1 << 30)  # each file read at once
+    monkeypatch.setattr(fl, "READ_BYTES", 1 << 30)  # each file read at once
     whole = rw.RecordingWindow(paths, follow=False)  # few calls: looked for at once
     qtbot.addWidget(whole)
     assert not whole.loading and len(whole.divergences) == 1
     expected = {"divergences": whole.divergences, "lanes": whole.lanes()}
 
     # As for a long job: the merge that looks for them runs in slices, a turn each.
-    monkeypatch.setattr(rw, "MERGE_AT_ONCE", 0)
-    monkeypatch.setattr(rw, "SLICE_MS", 0.0)
+    monkeypatch.setattr(fl, "MERGE_AT_ONCE", 0)
+    monkeypatch.setattr(fl, "SLICE_MS", 0.0)
     monkeypatch.setattr(processes, "STEP_CALLS", 50)
     slices: list[bool] = []  # per slice of the merge: was the window still loading?
-    stepped = rw.merge_in_steps
+    stepped = fl.merge_in_steps
 
     def counted(*args, **kwargs):
         steps = stepped(*args, **kwargs)
@@ -248,7 +250,7 @@ def test_a_long_jobs_divergences_are_looked_for_a_slice_per_turn(
             slices.append(window.loading)
             yield
 
-    monkeypatch.setattr(rw, "merge_in_steps", counted)
+    monkeypatch.setattr(fl, "merge_in_steps", counted)
     window = rw.RecordingWindow(paths, follow=False)
     qtbot.addWidget(window)
     assert window.loading and window.divergences == ()  # not at once: the turns come

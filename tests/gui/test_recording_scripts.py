@@ -61,8 +61,8 @@ def _click(qtbot, window: RecordingWindow, number: int):
     card = canvas.card_at(point)
     assert card is not None and card.number == number
     qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=point)
-    qtbot.waitUntil(lambda: len(window.script_windows) > 0)
-    (script_window,) = [w for k, w in window.script_windows.items() if k[1] == card.key[1]]
+    qtbot.waitUntil(lambda: len(window.scripts.windows) > 0)
+    (script_window,) = [w for k, w in window.scripts.windows.items() if k[1] == card.key[1]]
     return script_window
 
 
@@ -85,8 +85,8 @@ def test_clicking_a_card_opens_its_recorded_script(qtbot, recordings):
     # Compare: the other card's recorded script, diffed here (no JAX needed).
     assert view.compare_with.count() == 1
     view.compare_button.click()
-    qtbot.waitUntil(lambda: bool(window.diff_windows))
-    compared = window.diff_windows[-1].compared
+    qtbot.waitUntil(lambda: bool(window.scripts.diffs))
+    compared = window.scripts.diffs[-1].compared
     assert compared.diff is not None and "f32[2,8]" in compared.diff.jaxpr_diff
 
 

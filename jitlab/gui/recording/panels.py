@@ -1,0 +1,55 @@
+"""The lab's kitchen panel and latency chart as a recording shows them."""
+
+from __future__ import annotations
+
+from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
+from jitlab.gui.views.chart import ChartView
+from jitlab.gui.views.kitchen import KitchenPanel
+from jitlab.records.calls import CallKind
+
+
+class RecordingKitchen(KitchenPanel):
+    """The kitchen panel, its counters completed with the recording's aggregated cache hits."""
+
+    hits: int | None = None  # None: not counted (the function was jitted before the watch)
+
+    def refresh(self) -> None:
+        super().refresh()
+        summary = self.state.segment_summary()
+        if self.hits is None:
+            self.values["calls"].setText(f"{summary.calls} + ?")
+            self.values["hit_rate"].setText("?")
+            tip = self.tr(
+                "Cache hits of this function were not counted: it was jitted before the "
+                "recording began, and a cache hit fires no JAX event."
+            )
+        else:
+            calls = summary.calls + self.hits
+            self.values["calls"].setText(str(calls))
+            self.values["hit_rate"].setText(f"{self.hits / calls:.0%}" if calls else "0%")
+            tip = self.tr("Calls of this function: its compiles plus its cache hits.")
+        self.values["calls"].setToolTip(tip)
+        self.values["hit_rate"].setToolTip(
+            self.tr("Share of this function's calls served from a compiled program.")
+        )
+
+
+class RecordingChart(ChartView):
+    """The latency chart without the variant legend (a recording has no variants)."""
+
+    show_runs = False  # no variant runs to mark
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        parts = [
+            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{kind_name(kind)}"
+            for kind in KIND_ORDER
+            if kind is not CallKind.CACHE_HIT  # a recording keeps hits as counts, not points
+        ]
+        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.legend.setToolTip(
+            self.tr(
+                "One point per compile of this function, at the number of the call that made "
+                "it; the calls in between were cache hits."
+            )
+        )

@@ -1,0 +1,210 @@
+"""What the recording window writes about the files it follows: its status line, its info
+box, the divergence banner and a function's tip, rendered from the follower's facts.
+
+The words keep the window's translation context ("RecordingWindow"), as when they were
+its methods; rich text made here escapes every recorded string.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+from jitlab.gui import plain
+from jitlab.gui.style import format_ms
+from jitlab.recordings.follower import Follower, Lane
+from jitlab.recordings.processes import Divergence
+from jitlab.recordings.reader import MAX_LINE_BYTES, FunctionSummary
+
+_escape = plain.escape  # a recorded string in rich text, shown as written
+
+
+def files_name(follower: Follower) -> str:
+    first = follower.sources[0].path.name
+    if not follower.multi:
+        return first
+    return (
+        QCoreApplication.translate("RecordingWindow", "%1 processes (%2 …)")
+        .replace("%1", str(len(follower.sources)))
+        .replace("%2", first)
+    )
+
+
+def title(follower: Follower, picked: Lane | None) -> str:
+    name = ""
+    if picked:
+        name = f" — {picked[0]}"
+        if picked[2] is not None:
+            name += f" (p{picked[2]})"
+    text = QCoreApplication.translate("RecordingWindow", "jitlab — recording %1")
+    return text.replace("%1", files_name(follower)) + name
+
+
+def info(follower: Follower, summaries: list[FunctionSummary]) -> str:
+    """The info box (rich text): the files, the program, the totals."""
+    start = follower.recording.start
+    argv = " ".join(start.argv) if start else ""
+    parts = [f"<b>{_escape(files_name(follower))}</b>"]
+    if argv:
+        parts.append(
+            QCoreApplication.translate("RecordingWindow", "program: %1").replace(
+                "%1", _escape(argv)
+            )
+        )
+    if start is not None and start.jax:
+        parts.append(
+            QCoreApplication.translate("RecordingWindow", "JAX %1").replace(
+                "%1", _escape(start.jax)
+            )
+        )
+    compiles = sum(s.executables for s in summaries)
+    lost = sum(s.compile_ms for s in summaries)
+    parts.append(
+        QCoreApplication.translate(
+            "RecordingWindow", "%1 functions, %2 compiles, %3 spent compiling"
+        )
+        .replace("%1", str(len(summaries)))
+        .replace("%2", str(compiles))
+        .replace("%3", format_ms(lost))
+    )
+    if follower.multi:
+        hosts = {
+            s.recording.start.host
+            for s in follower.sources
+            if s.recording.start is not None and s.recording.start.host
+        }
+        parts.append(
+            QCoreApplication.translate(
+                "RecordingWindow", "one lane per process and function; hosts: %1"
+            ).replace("%1", str(len(hosts) or "?"))
+        )
+    return "<br>".join(parts)
+
+
+def status(follower: Follower, loading: bool, following: bool) -> str:
+    """Where the files stand: still being written, finished, cut off."""
+    if follower.missing:
+        return QCoreApplication.translate(
+            "RecordingWindow", "The file %1 does not exist (yet): waiting for it."
+        ).replace("%1", ", ".join(str(p) for p in follower.missing))
+    if follower.refused:
+        return QCoreApplication.translate(
+            "RecordingWindow",
+            "%1 is not a recording file (a named pipe, a device or a socket): only "
+            "regular files are read.",
+        ).replace("%1", ", ".join(str(p) for p in follower.refused))
+    if loading:
+        state = QCoreApplication.translate(
+            "RecordingWindow", "Reading the file: %1% so far…"
+        ).replace("%1", str(int(100 * follower.progress())))
+    elif follower.ended:
+        state = QCoreApplication.translate(
+            "RecordingWindow", "The program finished; the recording is complete."
+        )
+    elif following:
+        state = QCoreApplication.translate(
+            "RecordingWindow", "Following: new compiles appear as the program writes them."
+        )
+    else:  # an abrupt end is said, as `jitlab summary` says it, never passed off as complete
+        state = QCoreApplication.translate(
+            "RecordingWindow",
+            "%1 has no end line: the program was killed or ended with os._exit (or it is "
+            "still running); its counts are those written before.",
+        ).replace("%1", ", ".join(str(p) for p in follower.unended))
+    extra = []
+    if follower.partial_line:
+        extra.append(
+            QCoreApplication.translate(
+                "RecordingWindow",
+                "The last line is incomplete (still being written, or the program was "
+                "killed); it is skipped until it ends.",
+            )
+        )
+    n = follower.bad_lines
+    if n:
+        # Qt's plural forms (%n): one form per count in each catalogue. English has no
+        # catalogue, so its two forms are two source strings.
+        extra.append(
+            QCoreApplication.translate("RecordingWindow", "%n unreadable line skipped.", "", n)
+            if n == 1
+            else QCoreApplication.translate(
+                "RecordingWindow", "%n unreadable lines skipped.", "", n
+            )
+        )
+    if follower.long_lines:
+        extra.append(
+            QCoreApplication.translate("RecordingWindow", "Lines longer than %1 MiB, not read: %2.")
+            .replace("%1", str(MAX_LINE_BYTES >> 20))
+            .replace("%2", str(follower.long_lines))
+        )
+    return " ".join([state, *extra])
+
+
+def banner(divergences: tuple[Divergence, ...]) -> tuple[str, str]:
+    """The divergence banner's rich text and tip."""
+    n = len(divergences)
+    head = (
+        QCoreApplication.translate("RecordingWindow", "The processes diverged in %1 place:")
+        if n == 1
+        else QCoreApplication.translate("RecordingWindow", "The processes diverged in %1 places:")
+    ).replace("%1", str(n))
+    lines = [f"<b>⚠ {_escape(head)}</b>"]
+    lines += [f"• {_escape(d.message)}" for d in divergences[:4]]
+    if n > 4:
+        more = QCoreApplication.translate("RecordingWindow", "… and %1 more")
+        lines.append(_escape(more.replace("%1", str(n - 4))))
+    tip = QCoreApplication.translate(
+        "RecordingWindow",
+        "In SPMD code every process should compile the same programs; a collective "
+        "may wait on a process that is still compiling. Highlighted rows: the "
+        "functions concerned; ⚠: the process that compiled what the others did not.",
+    )
+    return "<br>".join(lines), tip
+
+
+def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence | None) -> str:
+    """A function's tip and details (rich text): where it is defined, what changed."""
+    lines = [
+        f"<b>{_escape(s.function)}</b>",  # escaped here, the others below
+        QCoreApplication.translate("RecordingWindow", "defined at %1").replace(
+            "%1", s.defined_at or "?"
+        ),
+    ]
+    if lane is not None and lane[2] is not None:
+        lines.append(
+            QCoreApplication.translate("RecordingWindow", "in process %1").replace(
+                "%1", str(lane[2])
+            )
+        )
+    if s.changes:
+        lines.append(
+            QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
+        )
+        lines += [f"• {change} ×{n}" for change, n in s.changes.most_common(8)]
+    elif s.executables == 1:
+        lines.append(
+            QCoreApplication.translate("RecordingWindow", "Compiled once: nothing to fix here.")
+        )
+    if divergence is not None:
+        lines.append("⚠ " + divergence.message)
+    return "<br>".join(_escape(line) if i else line for i, line in enumerate(lines))
+
+
+def no_scripts() -> str:
+    return QCoreApplication.translate(
+        "RecordingWindow",
+        "This recording keeps no scripts. Record the program with `jitlab watch "
+        "--scripts` (figures) or `jitlab watch --script-texts` (jaxpr, StableHLO and HLO "
+        "too) to read them here.",
+    )
+
+
+def events_only() -> str:
+    return QCoreApplication.translate(
+        "RecordingWindow",
+        "This function was jitted before the watch began: jitlab saw only JAX's "
+        "compile events, so it has no script.",
+    )
+
+
+def no_script() -> str:
+    return QCoreApplication.translate("RecordingWindow", "No script was recorded for this compile.")
