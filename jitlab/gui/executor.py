@@ -339,7 +339,7 @@ class Executor(QThread):
         self._calls = 0
         self._burst_start = 0.0
         self._hold_until = 0.0
-        self.busy = False  # a *scenario* call is in flight (jobs are not: see job_busy)
+        self.busy = False  # a *scenario* call is in flight (jobs are not: see job_in_flight)
         self.call_started = 0.0  # perf_counter() when that call began
         self.abandoned = False  # left behind: its late events are dropped, it ends after
         self.current_run: Any = None  # the engine Run (tests inspect it once it idles)
@@ -467,11 +467,6 @@ class Executor(QThread):
         """Queue the comparison of two scripts already made (:func:`diff_made`); ``job_done``
         brings a :class:`ScriptsCompared`."""
         return self.submit(lambda: diff_made(before, after))
-
-    @property
-    def job_busy(self) -> bool:
-        """A job (not a scenario call) is in flight."""
-        return self._job_in_flight is not None
 
     @property
     def job_in_flight(self) -> int | None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import math
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -187,7 +186,6 @@ class ChartView(Retranslating, QWidget):
         self._setting_range = False
         self._range = (0.0, 0.0, 0.0)
         self._item_keys: dict[int, tuple] = {}
-        self.last_refresh_ms = 0.0
         self.lines: dict[bool, pg.PlotDataItem] = {}
         for fix in (False, True):
             color = VARIANT_COLORS["fix" if fix else "pitfall"]
@@ -376,7 +374,6 @@ class ChartView(Retranslating, QWidget):
             return
         self._dirty = False
         self._place_hint()
-        start = time.perf_counter()
         buf = self.buffer
         kind = buf.column("kind")
         fix = buf.column("fix")
@@ -425,7 +422,6 @@ class ChartView(Retranslating, QWidget):
         self._follow_range(x, log_lat[ok] if ok.any() else np.zeros(0), x_all=x)
         self._mark_errors(x[failed], pos[failed])  # after the range: names are placed in px
         self._place_hint()
-        self.last_refresh_ms = (time.perf_counter() - start) * 1e3
 
     def _mark_errors(self, xs: np.ndarray, positions: np.ndarray) -> None:
         """The row of failed calls: shown while there are any, each run of one error's

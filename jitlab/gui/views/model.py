@@ -197,7 +197,6 @@ class RunState:
         self.pulled: tuple[str, int] | None = None
         self.phase = Phase.IDLE
         self.in_flight: int | None = None
-        self.phase_note = ""
         self.last_kind: CallKind | None = None
         self.last_reason_of: Reason | None = None  # the core's typed reason of the last compile
         self.last_error: CallRecord | None = None
@@ -218,7 +217,6 @@ class RunState:
         self.in_flight = index
         self.started_at = time.perf_counter()
         self.phase = Phase.ORDER
-        self.phase_note = ", ".join(f"{k}={v}" for k, v in params.items())
         self.pulled = None
         self.dirty = True
 
