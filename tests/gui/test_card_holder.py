@@ -211,3 +211,22 @@ def test_a_hit_on_another_jits_executable_never_reads_card_0(qtbot) -> None:
         texts.append(panel.canvas.status())
     assert any(record.kind is CallKind.CACHE_HIT for record in state.records), texts
     assert not any("#0" in text for text in texts), texts
+
+
+def test_the_kitchens_card_holder_agrees_with_the_probes_after_many_hits() -> None:
+    """The kitchen counts a card's hits from the records it is served; the probe keeps its
+    own exact count per card. After many hits on several cards the two agree."""
+    cls = scenarios()["dynamic-shapes"]
+    state = RunState()
+    state.clear("dynamic-shapes", "pitfall")
+    run = Run(cls, "pitfall", listener=state.apply)
+    sizes = (8, 16, 8, 32, 16, 8) * 40  # three cards, 237 hits
+    for n in sizes:
+        run.step({"batch_size": n})
+    state.notify()
+    probe = {card.index: card.hits for card in run.cards}
+    function = run.records[-1].function
+    kitchen = {key[1]: card.hits for key, card in state.cards.items() if key[0] == function}
+    assert len(probe) == 3 and sum(probe.values()) == len(sizes) - 3
+    assert kitchen == probe
+    assert state.segments[-1].counts[CallKind.CACHE_HIT] == sum(probe.values())
