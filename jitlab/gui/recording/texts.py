@@ -80,8 +80,9 @@ def info(follower: Follower, summaries: list[FunctionSummary]) -> str:
     return "<br>".join(parts)
 
 
-def status(follower: Follower, loading: bool, following: bool) -> str:
-    """Where the files stand: still being written, finished, cut off."""
+def status(follower: Follower, loading: bool, following: bool, skipped: str = "") -> str:
+    """Where the files stand: still being written, finished, cut off; ``skipped``: how many
+    unreadable lines were (its plural forms are the window's ``tr``)."""
     if follower.missing:
         return QCoreApplication.translate(
             "RecordingWindow", "The file %1 does not exist (yet): waiting for it."
@@ -119,17 +120,8 @@ def status(follower: Follower, loading: bool, following: bool) -> str:
                 "killed); it is skipped until it ends.",
             )
         )
-    n = follower.bad_lines
-    if n:
-        # Qt's plural forms (%n): one form per count in each catalogue. English has no
-        # catalogue, so its two forms are two source strings.
-        extra.append(
-            QCoreApplication.translate("RecordingWindow", "%n unreadable line skipped.", "", n)
-            if n == 1
-            else QCoreApplication.translate(
-                "RecordingWindow", "%n unreadable lines skipped.", "", n
-            )
-        )
+    if skipped:
+        extra.append(skipped)
     if follower.long_lines:
         extra.append(
             QCoreApplication.translate("RecordingWindow", "Lines longer than %1 MiB, not read: %2.")

@@ -452,7 +452,17 @@ class RecordingWindow(Retranslating, QMainWindow):
 
     def status_text(self) -> str:
         """Where the file stands: still being written, finished, cut off (tests read this)."""
-        return texts.status(self.follower, self.loading, self.following)
+        n = self.follower.bad_lines
+        # Qt's plural forms (%n): one form per count in each catalogue. English has no
+        # catalogue, so its two forms are two source strings.
+        skipped = ""
+        if n:
+            skipped = (
+                self.tr("%n unreadable line skipped.", "", n)
+                if n == 1
+                else self.tr("%n unreadable lines skipped.", "", n)
+            )
+        return texts.status(self.follower, self.loading, self.following, skipped)
 
     def _update_status(self) -> None:
         if hasattr(self, "status_label"):
