@@ -28,19 +28,11 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui.executor import Catalogue
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.quiz.runner import QuizRunner
-from jitlab.gui.quiz.widgets import (
-    LATE_COLOR,
-    RIGHT_COLOR,
-    WRONG_COLOR,
-    ExerciseCard,
-    VerdictPanel,
-    learn_variants,
-    option_words,
-    scenario_icon,
-    text,
-    variant_name,
-)
+from jitlab.gui.quiz.card import ExerciseCard
+from jitlab.gui.quiz.look import LATE_COLOR, RIGHT_COLOR, WRONG_COLOR, busy_bar, scenario_icon
+from jitlab.gui.quiz.runner import OneCheck, QuizRunner
+from jitlab.gui.quiz.verdict import VerdictPanel
+from jitlab.gui.quiz.words import learn_variants, option_words, text, variant_name
 
 DEFAULT_COUNT = 5
 DEFAULT_SECONDS = 60
@@ -48,7 +40,7 @@ TICK_MS = 200
 RANDOM_SEED = -1  # the seed spin box's "random" value
 
 
-class InterviewView(Retranslating, QWidget):
+class InterviewView(Retranslating, OneCheck, QWidget):
     """Set up a round, answer its questions against the clock, then see the score and review."""
 
     open_scenario = Signal(str, str)  # scenario id, variant
@@ -60,7 +52,6 @@ class InterviewView(Retranslating, QWidget):
         self.runner = runner
         self.catalogue: Catalogue | None = None
         self.interview: Any = None
-        self.token: int | None = None
         self._prediction: Any = None
         self._frozen: float | None = None  # the clock stands still while a check runs
         self.pages = QStackedWidget(self)
@@ -139,10 +130,7 @@ class InterviewView(Retranslating, QWidget):
         self.pass_button = QPushButton(page)
         self.pass_button.setObjectName("interviewPass")
         self.pass_button.clicked.connect(lambda: self.submit(passing=True))
-        self.busy = QProgressBar(page)
-        self.busy.setRange(0, 0)
-        self.busy.setTextVisible(False)
-        self.busy.setMaximumWidth(160)
+        self.busy = busy_bar(page)
         self.busy_label = QLabel(page)
         self.verdict = VerdictPanel(page)
         self.verdict.open_scenario.connect(self.open_scenario)
@@ -313,15 +301,12 @@ class InterviewView(Retranslating, QWidget):
         self._frozen = time.monotonic()  # the user's time ends at the click
         self.timer.stop()
         self._prediction = prediction
-        self.token = self.runner.submit(exercise.run, clears_caches=True)
-        self._set_busy(True)
+        self.start_check(exercise.run)
         return True
 
     def _finished(self, token: int, result: Any, error: str) -> None:
-        if token != self.token:
+        if not self.check_done(token):
             return
-        self.token = None
-        self._set_busy(False)
         interview = self.interview
         exercise = interview.current
         if error:

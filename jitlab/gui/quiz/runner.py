@@ -20,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from jitlab.gui.executor import Catalogue, Executor, leave_behind, load_catalogue
 
-__all__ = ["Catalogue", "QuizRunner", "load_catalogue"]
+__all__ = ["Catalogue", "OneCheck", "QuizRunner", "load_catalogue"]
 
 
 class QuizRunner(QObject):
@@ -121,3 +121,28 @@ class QuizRunner(QObject):
             executor.abandon()
             leave_behind(executor)
         return ok
+
+
+class OneCheck:
+    """Mixed into a quiz page that runs one check at a time on its runner: the check's token
+    while it runs, and the page's busy state around it (the page's ``_set_busy``)."""
+
+    runner: QuizRunner
+    token: int | None = None
+
+    def _set_busy(self, busy: bool) -> None:
+        raise NotImplementedError
+
+    def start_check(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` on the runner with empty JAX caches; the page is busy until it ends."""
+        self.token = self.runner.submit(fn, clears_caches=True)
+        self._set_busy(True)
+
+    def check_done(self, token: int) -> bool:
+        """Whether ``token`` (a job the runner finished) is this page's check; if so the
+        page is no longer busy."""
+        if token != self.token:
+            return False
+        self.token = None
+        self._set_busy(False)
+        return True

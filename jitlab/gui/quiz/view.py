@@ -25,7 +25,6 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -39,22 +38,18 @@ from PySide6.QtWidgets import (
 from jitlab.gui import i18n
 from jitlab.gui.executor import Catalogue, Executor, load_catalogue
 from jitlab.gui.i18n import Retranslating
+from jitlab.gui.quiz.card import ExerciseCard
 from jitlab.gui.quiz.interview import InterviewView
-from jitlab.gui.quiz.runner import QuizRunner
-from jitlab.gui.quiz.widgets import (
-    ExerciseCard,
-    VerdictPanel,
-    learn_variants,
-    list_title,
-    scenario_icon,
-    text,
-)
+from jitlab.gui.quiz.look import busy_bar, scenario_icon
+from jitlab.gui.quiz.runner import OneCheck, QuizRunner
+from jitlab.gui.quiz.verdict import VerdictPanel
+from jitlab.gui.quiz.words import learn_variants, list_title, text
 from jitlab.gui.settings import make_settings
 
 ROLE_ID = Qt.ItemDataRole.UserRole
 
 
-class ExercisesPage(Retranslating, QWidget):
+class ExercisesPage(Retranslating, OneCheck, QWidget):
     """The exercise list on the left; the chosen exercise, its run and its verdict on the right."""
 
     verdict_ready = Signal(object)  # the Verdict, once shown
@@ -65,7 +60,6 @@ class ExercisesPage(Retranslating, QWidget):
         self.runner = runner
         self.catalogue: Catalogue | None = None
         self.exercise: Any = None
-        self.token: int | None = None
         self.last_verdict: Any = None
         self.runs = 0  # checks started (tests: bad input runs nothing)
         self._running: Any = None
@@ -83,10 +77,7 @@ class ExercisesPage(Retranslating, QWidget):
         self.run_button.setObjectName("quizRun")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run_check)
-        self.busy = QProgressBar(self)
-        self.busy.setRange(0, 0)  # an indeterminate bar: the run takes what it takes
-        self.busy.setMaximumWidth(160)
-        self.busy.setTextVisible(False)
+        self.busy = busy_bar(self)
         self.busy_label = QLabel(self)
         self.verdict = VerdictPanel(self)
         self.verdict.open_scenario.connect(self.open_scenario)
@@ -233,16 +224,13 @@ class ExercisesPage(Retranslating, QWidget):
             return False
         self.verdict.clear()
         self.runs += 1
-        self.token = self.runner.submit(lambda: exercise.check(prediction), clears_caches=True)
         self._running = exercise
-        self._set_busy(True)
+        self.start_check(lambda: exercise.check(prediction))
         return True
 
     def _finished(self, token: int, result: Any, error: str) -> None:
-        if token != self.token:
+        if not self.check_done(token):
             return
-        self.token = None
-        self._set_busy(False)
         exercise = self._running
         if error:
             self.card.show_problem(self.tr("The check itself failed:") + "\n" + error.strip())
