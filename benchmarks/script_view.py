@@ -97,7 +97,7 @@ def main() -> None:
     jump = (time.perf_counter() - t) * 1e3
     t = time.perf_counter()
     view.find_bar.box.setText("%add.99990 ")
-    found = view.find_bar.find()
+    found = view.find_bar.search()
     find_ms = (time.perf_counter() - t) * 1e3
     frames.sort()
     print(f"HLO lines                 {lines:,} ({hlo_chars / 1e6:.1f} MB of text)")

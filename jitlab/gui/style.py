@@ -33,7 +33,7 @@ KIND_ORDER = (
 
 def kind_name(kind: CallKind) -> str:
     """The kind in the interface language."""
-    return translate("Kinds", _KIND_NAMES[kind])
+    return translate("Kinds", str(_KIND_NAMES[kind]))  # the stubs type the no-op as object
 
 
 def kind_color(kind: CallKind) -> QColor:

@@ -56,7 +56,7 @@ def quiz(qtbot) -> Iterator:
     qtbot.waitUntil(lambda: view.catalogue is not None, timeout=60_000)
     yield view
     view.shutdown()
-    assert view.runner.thread.isFinished()
+    assert view.runner.executor.isFinished()
 
 
 def test_groups_follow_discovery_and_a_plugin_brings_its_chapter(quiz):

@@ -26,7 +26,7 @@ def quiz(qtbot) -> Iterator:
     qtbot.waitUntil(lambda: view.catalogue is not None, timeout=RUN_TIMEOUT_MS)
     yield view
     view.shutdown()
-    assert view.runner.thread.isFinished(), "the quiz thread is still running"
+    assert view.runner.executor.isFinished(), "the quiz thread is still running"
     if i18n.language() != "en":
         i18n.set_language("en")
 
@@ -182,6 +182,6 @@ def test_closing_while_a_check_runs_ends_the_thread(qtbot, quiz) -> None:
     assert page.run_check()
     assert quiz.runner.running
     quiz.close()  # waits for the run in flight, then stops the thread
-    assert quiz.runner.thread.isFinished()
+    assert quiz.runner.executor.isFinished()
     with pytest.raises(RuntimeError):
         quiz.runner.submit(lambda: None)

@@ -135,13 +135,13 @@ def test_find_searches_the_hlo_and_ctrl_f_focuses_the_box(qtbot, make_window) ->
     line = view.hlo.textCursor().blockNumber()
     assert view.hlo.text().splitlines()[line].startswith("ENTRY")
     view.find_bar.box.setText("no-such-instruction-anywhere")
-    assert not view.find_bar.find()
+    assert not view.find_bar.search()
     assert view.find_bar.result.text() == "not found"
     # StableHLO too, in its own tab.
     view.tabs.setCurrentWidget(view.stablehlo)  # printed on the executor once shown
     qtbot.waitUntil(lambda: "stablehlo.tanh" in view.stablehlo.text(), timeout=30000)
     view.find_bar.box.setText("stablehlo.tanh")
-    assert view.find_bar.find()
+    assert view.find_bar.search()
     assert view.stablehlo.textCursor().selectedText() == "stablehlo.tanh"
 
 

@@ -308,7 +308,7 @@ class CodeView(Retranslating, QWidget):
         self.diff.setObjectName("diffView")
         self.tabs.addTab(self.code, "")
         self.tabs.addTab(self.diff, "")
-        self._highlighters = []
+        self._highlighters: list[CodeSyntaxHighlight] = []
         self._shown: tuple[type[Scenario], str] | None = None
         self.apply_theme()
         layout = QVBoxLayout(self)

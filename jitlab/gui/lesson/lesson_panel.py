@@ -200,23 +200,31 @@ class LessonPanel(Retranslating, QScrollArea):
     def fit_width(self, least: int, most: int) -> None:
         """As wide as the widest control needs (never cut at the right edge: it does not
         scroll sideways), between ``least`` and ``most`` pixels."""
-        inner = self.widget()
-        inner.layout().activate()
+        inner = self._laid_out()
         need = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 6
         self.setMinimumWidth(max(least, min(most, need)))
 
     def _scroll_to_answer(self) -> None:
         """Bring the answer's heading to the top of the column (as far as it scrolls)."""
         if self.answer_button.isChecked():
-            self.widget().layout().activate()
+            self._laid_out()
             self.verticalScrollBar().setValue(self.answer_button.y() - 4)
+
+    def _laid_out(self) -> QWidget:
+        """The scrolled column, its layout brought up to date (so its size hints are)."""
+        inner = self.widget()
+        layout = inner.layout() if inner is not None else None
+        assert inner is not None and layout is not None  # both set in __init__
+        layout.activate()
+        return inner
 
     def _lesson_scripts(self) -> ScriptLesson | None:
         return getattr(self.scenario, "scripts", None)
 
     def _show_scripts(self) -> None:
-        shown = self.answer_button.isChecked() and self._lesson_scripts() is not None
-        refs = self._lesson_scripts().compare if shown else ()
+        lesson = self._lesson_scripts()
+        shown = self.answer_button.isChecked() and lesson is not None
+        refs = lesson.compare if shown and lesson is not None else ()
         self.scripts_text.setVisible(shown)
         self.scripts_button.setVisible(bool(refs))
         self.scripts_status.setVisible(bool(refs) and bool(self._scripts_note))

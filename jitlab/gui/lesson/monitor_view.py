@@ -81,7 +81,7 @@ class PhaseTimeline(QWidget):
     def _font(self) -> QFont:
         """The widget's font, never under ``MIN_TEXT_PX`` pixels."""
         font = QFont(self.font())
-        size = font.pixelSize()
+        size: float = font.pixelSize()
         if size <= 0:
             size = font.pointSizeF() * self.logicalDpiY() / 72
         font.setPixelSize(max(MIN_TEXT_PX, round(size)))
@@ -130,18 +130,18 @@ class PhaseTimeline(QWidget):
                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                 self._label(r),
             )
-            x = float(start)
+            at = float(start)  # where the next phase's bar begins
             for phase, ms in zip(PHASES, (r.trace_ms, r.lower_ms, r.compile_ms), strict=True):
                 w = bar_w * ms / scale
                 if w > 0:
                     painter.fillRect(
-                        QRect(round(x), top + 4, max(1, round(w)), self.ROW_H - 8),
+                        QRect(round(at), top + 4, max(1, round(w)), self.ROW_H - 8),
                         QColor(PHASE_COLORS[phase]),
                     )
-                x += w
+                at += w
             painter.setPen(text)
             painter.drawText(
-                QRect(round(x) + 4, top, self.width() - round(x) - 4, self.ROW_H),
+                QRect(round(at) + 4, top, self.width() - round(at) - 4, self.ROW_H),
                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                 format_ms(r.trace_ms + r.lower_ms + r.compile_ms),
             )

@@ -4,6 +4,7 @@ its error types, and the count a prediction names (no widget: testable on their 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from jitlab.gui.style import format_ms
 from jitlab.records.calls import CallKind, CallRecord, Summary
@@ -12,7 +13,7 @@ _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
 _ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
 
 
-def cell_text(key: str, summary: Summary | None, records: list[CallRecord]) -> str:
+def cell_text(key: str, summary: Summary | None, records: Iterable[CallRecord]) -> str:
     """The table's cell ``key`` (a row of ``SummaryPage.ROWS``) for one run."""
     if summary is None or not summary.calls:
         return "–"
@@ -32,14 +33,14 @@ def cell_text(key: str, summary: Summary | None, records: list[CallRecord]) -> s
     return format_ms(sum(r.latency_ms for r in records))
 
 
-def compile_calls(records: list[CallRecord]) -> list[str]:
+def compile_calls(records: Iterable[CallRecord]) -> list[str]:
     """Where a run compiled, by the call numbers the log, the live chart and the ledger show
     (``#6``, not "call 0 of the fix run": one numbering everywhere)."""
     kinds = (CallKind.COMPILE, CallKind.RECOMPILE)
     return [f"#{r.index}" for r in records if r.kind in kinds]
 
 
-def error_types(records: list[CallRecord]) -> str:
+def error_types(records: Iterable[CallRecord]) -> str:
     names: list[str] = []
     for r in records:
         if r.kind is CallKind.ERROR and r.error is not None and r.error.type not in names:

@@ -5,6 +5,7 @@ side with the pitfall, and export.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 
 import numpy as np
 import pyqtgraph as pg
@@ -374,7 +375,7 @@ class SummaryPage(Retranslating, QWidget):
         lines.append(verdict.replace("%1", str(said)))
         return lines
 
-    def _cell(self, key: str, summary: Summary | None, records: list[CallRecord]) -> str:
+    def _cell(self, key: str, summary: Summary | None, records: Iterable[CallRecord]) -> str:
         if summary is None or not summary.calls:
             return "–"
         if key == "errors":

@@ -407,19 +407,19 @@ class MainWindow(Retranslating, QMainWindow):
         self.stop_autoplay()
         self.run_controls.set_playing(False)
         self.scenario = cls
-        variant = variant if variant in cls.variant_ids() else "pitfall"
-        self.state.clear(cls.id, variant)  # the views forget the old run when notified below
+        chosen = variant if variant is not None and variant in cls.variant_ids() else "pitfall"
+        self.state.clear(cls.id, chosen)  # the views forget the old run when notified below
         self._shown_output = False
         self.bottom.setCurrentWidget(self.log)
         self.params.build(cls.params, cls.defaults())
-        self.params.show_for(variant)
-        self.run_controls.set_variants(cls.variants, variant)
-        self.code.show_scenario(cls, variant)
+        self.params.show_for(chosen)
+        self.run_controls.set_variants(cls.variants, chosen)
+        self.code.show_scenario(cls, chosen)
         self.lesson_scripts.show_scenario(cls)
         self.briefing.show_scenario(cls)
         self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)  # its sliders and buttons, uncut
         self.summary.show_scenario(cls)
-        self.worker.select(cls, variant, self.params.values())
+        self.worker.select(cls, chosen, self.params.values())
         self._unstick_later()
         self.settings.setValue("last_scenario", cls.id)
         self._fill_scenarios()
@@ -728,9 +728,10 @@ class MainWindow(Retranslating, QMainWindow):
 
     def go_to(self, mode: str) -> None:
         """A mode button: Complete first runs what its comparison is missing (issue 21)."""
-        missing = self.summary.missing() if mode == "complete" and self.scenario else ()
-        if missing and not self.autoplay.beats:
-            self.autoplay.measure(self.scenario, missing)  # ends on Complete
+        scenario = self.scenario
+        missing = self.summary.missing() if mode == "complete" and scenario else ()
+        if scenario is not None and missing and not self.autoplay.beats:
+            self.autoplay.measure(scenario, missing)  # ends on Complete
         else:
             self.set_mode(mode)
 
@@ -759,7 +760,7 @@ class MainWindow(Retranslating, QMainWindow):
     def export_csv(self, path: Path | None = None) -> Path | None:
         path = path or export.ask(self, "csv")
         if path is not None:
-            export.calls_csv(self.state.records, path)
+            export.calls_csv(list(self.state.records), path)
         return path
 
     def export_json(self, path: Path | None = None) -> Path | None:

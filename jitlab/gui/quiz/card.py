@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QRadioButton,
     QSpinBox,
@@ -105,7 +106,7 @@ class ExerciseCard(Retranslating, QWidget):
         self.error.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.error.setMinimumContentsLength(28)
         self.error.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.error.lineEdit().returnPressed.connect(self.submitted)
+        self._error_edit().returnPressed.connect(self.submitted)
         self.inputs = QStackedWidget(self)
         for widget in (self.number, self.choices, self.error):
             holder = QWidget(self)
@@ -241,6 +242,12 @@ class ExerciseCard(Retranslating, QWidget):
         self.problem.setText(message)
         self.problem.setVisible(bool(message))
 
+    def _error_edit(self) -> QLineEdit:
+        """The exception box's text field (an editable combo box always has one)."""
+        edit = self.error.lineEdit()
+        assert edit is not None
+        return edit
+
     def set_input_enabled(self, enabled: bool) -> None:
         self.inputs.setEnabled(enabled)
 
@@ -260,7 +267,7 @@ class ExerciseCard(Retranslating, QWidget):
                 "“none” if the code runs cleanly. Enter runs it."
             )
         )
-        self.error.lineEdit().setPlaceholderText(self.tr("exception name, or none"))
+        self._error_edit().setPlaceholderText(self.tr("exception name, or none"))
         self.code.setToolTip(self.tr("The exact code the check runs, with empty JAX caches."))
         self.claim.setToolTip(
             self.tr("A common belief about jit. The real run confirms or refutes it.")

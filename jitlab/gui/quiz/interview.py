@@ -420,7 +420,7 @@ class InterviewView(Retranslating, OneCheck, QWidget):
             self.scenario_row.removeWidget(button)
             button.deleteLater()
         self.scenario_buttons = []
-        firsts = {}
+        firsts: dict[str, Any] = {}
         for result in review:
             firsts.setdefault(result.exercise.scenario, result.exercise)
         for scenario in interview.review_scenarios():
@@ -438,10 +438,8 @@ class InterviewView(Retranslating, OneCheck, QWidget):
 
     def review_rows(self) -> list[str]:
         """The exercise ids in the review list, top to bottom (tests)."""
-        return [
-            str(self.review.topLevelItem(i).data(1, Qt.ItemDataRole.UserRole))
-            for i in range(self.review.topLevelItemCount())
-        ]
+        items = (self.review.topLevelItem(i) for i in range(self.review.topLevelItemCount()))
+        return [str(item.data(1, Qt.ItemDataRole.UserRole)) for item in items if item is not None]
 
     def _review_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         scenario, variant = item.data(0, Qt.ItemDataRole.UserRole)

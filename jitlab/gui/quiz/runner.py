@@ -61,11 +61,6 @@ class QuizRunner(QObject):
     # The main window's name for it (it sets it after replacing a stuck executor).
     scenario_worker = executor
 
-    @property
-    def thread(self) -> Executor:
-        """The thread the checks run on (the executor)."""
-        return self._executor
-
     def _connect(self, executor: Executor) -> None:
         executor.job_done.connect(self._done)
         executor.replaced.connect(self._follow)

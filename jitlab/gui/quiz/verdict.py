@@ -88,7 +88,7 @@ class VerdictPanel(Retranslating, QFrame):
 
     def show_verdict(self, exercise: Any, verdict: Any, elapsed: float | None = None) -> None:
         self.exercise, self.verdict, self.elapsed = exercise, verdict, elapsed
-        self.render()
+        self.refresh()
         self.show()
 
     def clear(self) -> None:
@@ -111,7 +111,7 @@ class VerdictPanel(Retranslating, QFrame):
             return "right" if v.exact else "close"
         return "wrong"
 
-    def render(self) -> None:
+    def refresh(self) -> None:
         ex, v = self.exercise, self.verdict
         if ex is None or v is None:
             return
@@ -239,4 +239,4 @@ class VerdictPanel(Retranslating, QFrame):
             )
         )
         self.headline.setToolTip(self.tr("Your prediction against the real run."))
-        self.render()
+        self.refresh()

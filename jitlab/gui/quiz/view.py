@@ -97,14 +97,14 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         column.addLayout(row)
         column.addWidget(self.verdict)
         column.addStretch(1)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(body)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(body)
 
         splitter = QSplitter(self)
         splitter.addWidget(self.tree)
-        splitter.addWidget(self.scroll)
+        splitter.addWidget(self.scroll_area)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([340, 900])
@@ -171,9 +171,10 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
     def item_for(self, exercise_id: str) -> QTreeWidgetItem | None:
         for g in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(g)
-            for i in range(group.childCount()):
-                if group.child(i).data(0, ROLE_ID) == exercise_id:
-                    return group.child(i)
+            for i in range(group.childCount() if group is not None else 0):
+                item = group.child(i) if group is not None else None
+                if item is not None and item.data(0, ROLE_ID) == exercise_id:
+                    return item
         return None
 
     def _picked(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
@@ -209,7 +210,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
             self.tree.blockSignals(True)
             self.tree.setCurrentItem(item)
             self.tree.blockSignals(False)
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     # -- the run --------------------------------------------------------------------------
     def run_check(self) -> bool:
@@ -240,7 +241,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         self.last_verdict = result
         self.verdict.show_verdict(exercise, result)
         # Bring the verdict into view once the layout has placed it.
-        QTimer.singleShot(0, self, lambda: self.scroll.ensureWidgetVisible(self.verdict, 0, 8))
+        QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(self.verdict, 0, 8))
         self.verdict_ready.emit(result)
 
     def _set_busy(self, busy: bool) -> None:

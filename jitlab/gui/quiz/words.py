@@ -35,7 +35,7 @@ def variant_name(exercise: Any) -> str:
     if title is not None:
         return text(title)
     words = _VARIANT_WORDS.get(exercise.variant)
-    return i18n.translate("QuizVariant", words) if words else str(exercise.variant)
+    return i18n.translate("QuizVariant", str(words)) if words else str(exercise.variant)
 
 
 def option_words(exercise: Any, value: Any) -> str:
@@ -64,7 +64,7 @@ def expected_message(exercise: Any, raw: str) -> str:
     """Why ``raw`` is not a prediction for ``exercise``, in the interface language."""
     kind = str(exercise.kind)
     key = kind if raw or kind == "choice" else "empty"
-    return i18n.translate("QuizInput", _INPUT_MESSAGES[key]).replace("%1", raw)
+    return i18n.translate("QuizInput", str(_INPUT_MESSAGES[key])).replace("%1", raw)
 
 
 def list_title(exercise: Any) -> str:

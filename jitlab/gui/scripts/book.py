@@ -265,7 +265,7 @@ class ScriptBook(QObject):
                 target.set_compared(ScriptsCompared(empty, ScriptOf(*card_id(b)), None))
             self.compared.emit(target.compared)
             return
-        key = target
+        key: tuple[str, int, int] = target
         made = result if isinstance(result, ScriptOf) else ScriptOf(*key, None, _failure(error))
         if made.script is not None:
             self.cache[key] = made

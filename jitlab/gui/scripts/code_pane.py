@@ -224,11 +224,11 @@ class FindBar(Retranslating, QWidget):
         layout.addWidget(self.previous)
         layout.addWidget(self.next)
         layout.addWidget(self.result)
-        self.box.returnPressed.connect(lambda: self.find())
-        self.next.clicked.connect(lambda: self.find())
-        self.previous.clicked.connect(lambda: self.find(backward=True))
+        self.box.returnPressed.connect(lambda: self.search())
+        self.next.clicked.connect(lambda: self.search())
+        self.previous.clicked.connect(lambda: self.search(backward=True))
         back = QShortcut(QKeySequence("Shift+Return"), self.box)
-        back.activated.connect(lambda: self.find(backward=True))
+        back.activated.connect(lambda: self.search(backward=True))
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -236,7 +236,7 @@ class FindBar(Retranslating, QWidget):
         self.previous.setText(self.tr("Previous"))
         self.next.setText(self.tr("Next"))
 
-    def find(self, backward: bool = False) -> bool:
+    def search(self, backward: bool = False) -> bool:
         pane = self._pane_of()
         text = self.box.text()
         found = pane is not None and pane.find_text(text, backward)

@@ -27,8 +27,7 @@ def equation_spans(text: str) -> list[EquationSpan]:
     unless another equation starts in between (a scan's body: the body's own equations).
     """
     lines = text.splitlines()
-    starts = [(i, _WHERE.search(line)) for i, line in enumerate(lines)]
-    starts = [(i, m) for i, m in starts if m is not None]
+    starts = [(i, m) for i, line in enumerate(lines) if (m := _WHERE.search(line)) is not None]
     first_lines = {i for i, _ in starts}
     spans = []
     for i, m in starts:

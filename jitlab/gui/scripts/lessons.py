@@ -69,6 +69,8 @@ class LessonScripts(QObject):
             if record.card is None or not record.kind.compiled:
                 continue
             card = self.book.card_of(record)
+            if card is None:  # never here (a compiled call's card), but typed so
+                continue
             for i, ref in enumerate(refs):
                 if ref_matches(ref, record, card):
                     self._ask(i, card)

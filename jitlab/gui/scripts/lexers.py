@@ -213,7 +213,7 @@ class LazyHighlighter(QObject):
         return count
 
     def _ranges(self, text: str) -> list[QTextLayout.FormatRange]:
-        ranges = []
+        ranges: list[QTextLayout.FormatRange] = []
         if not text.strip():
             return ranges
         # Lexed with its newline: line-based lexers (a diff's) match up to it.
