@@ -58,9 +58,9 @@ EXPORTS = {
     "Figures": "jitlab.records.scripts",
     "Script": "jitlab.records.scripts",
     "ScriptDiff": "jitlab.records.scripts",
-    "CompileBudgetExceeded": "jitlab.watching.recorder",
+    "CompileBudgetExceeded": "jitlab.watching.budget",
     "Recorder": "jitlab.watching.recorder",
-    "budget": "jitlab.watching.recorder",
+    "budget": "jitlab.watching.budget",
     "watch": "jitlab.watching.recorder",
 }
 
@@ -78,7 +78,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at runtime the names load on fi
     )
     from jitlab.records.changes import ChangeKind, render
     from jitlab.records.scripts import EquationLine, Figures, Script, ScriptDiff
-    from jitlab.watching.recorder import CompileBudgetExceeded, Recorder, budget, watch
+    from jitlab.watching.budget import CompileBudgetExceeded, budget
+    from jitlab.watching.recorder import Recorder, watch
 
 
 def __getattr__(name: str) -> Any:

@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def compile_budget() -> Callable[..., AbstractContextManager[Any]]:
     """``with compile_budget(N):`` fails the test when the block compiles more than N times."""
-    from jitlab.watching.recorder import budget
+    from jitlab.watching.budget import budget
 
     return budget
 
@@ -39,7 +39,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     marker = item.get_closest_marker("compile_budget")
     if marker is None:
         return (yield)
-    from jitlab.watching.recorder import budget
+    from jitlab.watching.budget import budget
 
     max_compiles = marker.kwargs.get("max_compiles", marker.args[0] if marker.args else 0)
     with budget(max_compiles):

@@ -307,13 +307,16 @@ _OUR_FRAMES = {"_exec", "_run_as_main"}
 
 
 def _our_files() -> set[str]:
-    """The files whose frames a watched call passes through (the stand-in, the probe)."""
-    import jitlab.probe.monitor
-    import jitlab.probe.probe
-    import jitlab.watching.recorder
+    """The files whose frames a watched call passes through (the stand-in, the probe): every
+    module of jitlab.watching and jitlab.probe loaded, whichever of them a call passes."""
+    import jitlab.watching.recorder  # noqa: F401  # loads the stand-in and the probe
 
-    modules = (jitlab.watching.recorder, jitlab.probe.probe, jitlab.probe.monitor)
-    return {__file__, *(str(m.__file__) for m in modules)}
+    ours = {__file__}
+    for name, module in list(sys.modules.items()):
+        if name.startswith(("jitlab.watching.", "jitlab.probe.")):
+            ours.add(str(getattr(module, "__file__", "") or ""))
+    ours.discard("")
+    return ours
 
 
 def _without_our_frames(tb: Any, ours: set[str]) -> Any:
@@ -453,7 +456,7 @@ def _error_stream() -> Any:
 
 def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
     from jitlab.records import messages
-    from jitlab.watching.recorder import child_recordings
+    from jitlab.watching.files import child_recordings
 
     err = _error_stream()
     if err is None:
@@ -465,7 +468,7 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
             print_watch_summary(name, file=err, read_from=str(written))
         else:  # a device or a pipe: nothing to read back
             print(say("watch.stream", name=name, n=len(recorder.calls)), file=err)
-        children = child_recordings(recorder)
+        children = child_recordings(recorder.output)
         if recorder.forks and not written.is_file():
             print(say("watch.forks_not_recorded", n=recorder.forks), file=err)
         if children:

@@ -15,7 +15,9 @@ import pytest
 
 from jitlab.probe import monitor
 from jitlab.probe.probe import Probe
-from jitlab.watching.recorder import WatchedFunction, budget, watch
+from jitlab.watching.budget import budget
+from jitlab.watching.recorder import watch
+from jitlab.watching.standin import WatchedFunction
 
 
 def test_jax_jit_is_the_same_object_after_watch_budget_and_probe(tmp_path):

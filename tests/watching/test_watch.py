@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jitlab.recordings.reader import read_recording, suggest_buckets, summarize
-from jitlab.watching.recorder import CompileBudgetExceeded, budget, watch
+from jitlab.watching.budget import CompileBudgetExceeded, budget
+from jitlab.watching.recorder import watch
 
 TRAIN = """
 import sys

@@ -1,0 +1,252 @@
+"""The stand-in for ``jax.jit`` (and ``jax.pmap``) while any watch runs.
+
+``jax.jit`` is replaced once, while at least one recorder is active, and the very object found
+is put back when the last one stops: blocks nest, repeat and run in threads without stacking
+wrappers. What the stand-in returns, :class:`WatchedFunction`, is the real jitted function,
+probed; its records go to every active recorder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import operator
+import os
+import threading
+import time
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import jax
+
+from jitlab.probe import _jax, monitor
+from jitlab.probe.probe import Probe
+from jitlab.records.calls import CallRecord
+from jitlab.watching.functions import Site, defined_at
+
+
+class Follower(Protocol):
+    """What the stand-in tells an active recorder (:class:`~jitlab.watching.recorder.Recorder`)."""
+
+    forks: int
+
+    def track(self, site: Site) -> object: ...
+
+    def on_probe_record(self, site: Site, record: CallRecord, probe: Probe | None) -> None: ...
+
+    def become_child(self) -> None: ...
+
+
+class WatchProbe(Probe):
+    """The probe of a watched function: also when the program's own :class:`Probe` calls it.
+
+    Then the program's probe is the call in flight on this thread, and JAX's events go to
+    it; the watch files what that call did from what it saw (a hit counted, a compile
+    recorded), so both the program's probe and the recording count every call.
+    """
+
+    def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        outer = monitor.current()
+        source = outer.source() if outer is not None and outer.source is not None else None
+        if getattr(getattr(source, "_fn", None), "_probe", None) is not self or outer is None:
+            return super()._inlined(args, kwargs)  # inside another function's trace
+        start = time.perf_counter()
+        error: Exception | None = None
+        result = None
+        try:
+            result = self._fn(*args, **kwargs)
+        except Exception as exc:
+            error = exc
+        if error is None and outer.quiet and _jax.TRACE_STATE.value is _jax.EVAL_TRACE:
+            return self.counted_hit(result)  # else inside a transformation: filed below
+        seen = monitor.CallCollector(self._trace_name, None, False)
+        for name in ("trace_ms", "lower_ms", "compile_ms", "traced", "lowered", "compiled"):
+            setattr(seen, name, getattr(outer, name))
+        seen.persistent, seen.quiet = outer.persistent, False
+        seen.explanations = list(outer.explanations)
+        latency_ms = (time.perf_counter() - start) * 1e3
+        return self._file_call(seen, latency_ms, args, kwargs, error, result, None)
+
+    def counted_hit(self, result: Any) -> Any:
+        next(self._unrecorded)  # as counted_call counts a hit: lock-free, folded in later
+        next(self._unrecorded_ledger)
+        return result
+
+
+class WatchedFunction:
+    """What ``jax.jit`` (and ``jax.pmap``) return while a watch is on: the real jitted
+    function, probed.
+
+    Outside any watch it calls the real jitted function directly (and is otherwise the same
+    object, so a function jitted in one block and called in the next is seen by the next).
+    To the program it is JAX's own jitted function: the same ``repr``, hash and equality
+    (a static argument JAX caches on), ``__wrapped__``/``__name__``/``__doc__``/
+    ``inspect.signature``, a bound method as a class attribute, copies that keep working
+    (and stay watched), and pickling exactly as JAX allows it.
+    """
+
+    def __init__(self, jitted: Any, fun: Any, site: Site) -> None:
+        functools.update_wrapper(self, fun)
+        self._jitted = jitted
+        generation = site.generation(fun, jitted)
+        probe = WatchProbe(
+            jitted,
+            keep_records=False,
+            echo_output=True,
+            block=False,  # keep the program's asynchronous dispatch: latency = dispatch time
+            record_hits=False,  # hits are counted in the ledger, never one object each
+            # The program's prints reach its stream untouched; explanations are on globally
+            # while any watch runs (monitor.add_watcher).
+            capture_output=False,
+            ledger=site.ledger,
+            generation=generation,
+        )
+        # Weakly: nothing of jitlab's may keep the user's function alive (JAX's caches hold
+        # it weakly; a bound method jitted per call must die with its call, as in a plain run).
+        probe.on_record = functools.partial(_dispatch, site, weakref.ref(probe))
+        self._probe = probe
+        self._counted_call = probe.counted_call  # bound once: called on every step
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if recorders:
+            if _listeners_now() is not _LISTENING[0]:  # one identity test: still registered?
+                monitor.revive()
+            return self._counted_call(*args, **kwargs)
+        return self._jitted(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
+        try:
+            jitted = self.__dict__["_jitted"]
+        except KeyError:  # half-made (a copy being built): nothing to delegate to
+            raise AttributeError(name) from None
+        return getattr(jitted, name)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        # As JAX's jitted function: a bound method (inspect.ismethod, __self__, __func__).
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        return repr(self._jitted)  # a static argument is shown as the program's own
+
+    def __hash__(self) -> int:
+        return hash(self._jitted)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self or other is self._jitted:
+            return True
+        return NotImplemented  # then identity, as JAX's
+
+    def __copy__(self) -> WatchedFunction:
+        # JAX's copy is a new object sharing the function's cache; so is this one (watched).
+        twin = object.__new__(WatchedFunction)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> WatchedFunction:
+        # JAX deep-copies a jitted function into one that reuses its compiled programs
+        # (the user's function is copied by reference): a twin, like copy.copy.
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Pickled as JAX's own jitted function (plain pickle refuses it as JAX does;
+        # cloudpickle and the like store JAX's object, loaded unwatched, without jitlab).
+        return operator.getitem, ((self._jitted,), 0)
+
+
+# -- the process-wide jax.jit stand-in -------------------------------------------------------
+_patch_lock = threading.RLock()
+recorders: list[Follower] = []  # active recorders, in start order
+_real_jit: Callable[..., Any] | None = None
+_real_pmap: Callable[..., Any] | None = None  # jax.pmap is stood in for likewise
+_sites: dict[tuple[str, str | None], Site] = {}
+
+
+def _after_fork_in_child() -> None:
+    # A forked child (multiprocessing's "fork", os.fork) records as a process of its own,
+    # never into its parent's file: run.pid<PID>.jsonl, its start line naming the parent.
+    global _patch_lock
+    _patch_lock = threading.RLock()  # another thread of the parent may have held it
+    for recorder in list(recorders):
+        with contextlib.suppress(Exception):
+            recorder.become_child()
+
+
+def _after_fork_in_parent() -> None:
+    for recorder in list(recorders):
+        recorder.forks += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child, after_in_parent=_after_fork_in_parent)
+_listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
+_LISTENING = monitor.LISTENING
+
+
+def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
+    real = _real_jit if _real_jit is not None else jax.jit
+    if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
+        return lambda f: _watched_jit(f, **options)
+    return _watched(real(fun, **options), fun)
+
+
+def _watched_pmap(*args: Any, **options: Any) -> Any:
+    real = _real_pmap if _real_pmap is not None else jax.pmap
+    pmapped = real(*args, **options)  # called as the program called it: JAX's own errors
+    return _watched(pmapped, args[0] if args else options.get("fun"))
+
+
+def _watched(jitted: Any, fun: Any) -> Any:
+    try:
+        name = getattr(fun, "__name__", None) or type(fun).__name__
+        key = (name, defined_at(fun))
+        with _patch_lock:
+            site = _sites.get(key)
+            if site is None:
+                site = _sites[key] = Site(*key)
+                for recorder in recorders:  # counted from now, compiled here or not
+                    recorder.track(site)
+        return WatchedFunction(jitted, fun, site)
+    except Exception:  # whatever we cannot wrap keeps working unwatched
+        return jitted
+
+
+def _dispatch(site: Site, probe_ref: weakref.ref[Probe], record: CallRecord) -> None:
+    probe = probe_ref()
+    for recorder in list(recorders):
+        recorder.on_probe_record(site, record, probe)
+
+
+def is_first(recorder: object) -> bool:
+    """Is ``recorder`` the first active one (or none is active)?"""
+    return not recorders or recorders[0] is recorder
+
+
+def activate(recorder: Follower) -> None:
+    """Stand in for jax.jit (if no other recorder does yet) and tell ``recorder`` of every
+    function jitted in earlier blocks."""
+    global _real_jit, _real_pmap
+    with _patch_lock:
+        if not recorders:
+            _real_jit, _real_pmap = jax.jit, jax.pmap
+            jax.jit = _watched_jit
+            jax.pmap = _watched_pmap
+        recorders.append(recorder)
+        for site in _sites.values():  # functions jitted in earlier blocks: count from now
+            recorder.track(site)
+
+
+def deactivate(recorder: Follower) -> None:
+    """Forget ``recorder``; the last one puts JAX's own jax.jit back."""
+    global _real_jit, _real_pmap
+    with _patch_lock:
+        if recorder in recorders:
+            recorders.remove(recorder)
+        if not recorders and _real_jit is not None:
+            if jax.jit is _watched_jit:
+                jax.jit = _real_jit
+            # else: the program replaced jax.jit itself meanwhile; its choice stands.
+            if jax.pmap is _watched_pmap and _real_pmap is not None:
+                jax.pmap = _real_pmap
+            _real_jit = _real_pmap = None
