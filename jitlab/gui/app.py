@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
@@ -34,10 +35,11 @@ def application() -> QApplication:
     # The GUI thread gives the GIL away inside many Qt calls and must win it back from a
     # busy worker; a short switch interval bounds each wait (default 5 ms) to 0.2 ms.
     sys.setswitchinterval(0.0002)
-    app = QApplication.instance()
-    if app is None:
+    running = QApplication.instance()
+    if running is None:
         _require_display()
-        app = QApplication(sys.argv[:1])
+        running = QApplication(sys.argv[:1])
+    app = cast(QApplication, running)  # the GUI's own, or the one a test or notebook made
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("jitlab")
@@ -47,7 +49,7 @@ def application() -> QApplication:
         app._jitlab_scheme = True  # type: ignore[attr-defined]
         hints.colorSchemeChanged.connect(lambda *_: match_scheme(app))
     match_scheme(app)
-    return app  # type: ignore[return-value]
+    return app
 
 
 def match_scheme(app: QApplication) -> None:

@@ -1,6 +1,9 @@
 """The one thread that owns all JAX work in the GUI process, and the only GUI module that
 reaches JAX.
 
+Over 500 lines: the import contract lets only this module reach JAX and the probe, so the
+script jobs that read the probe (card_script, part_script) live here beside the thread.
+
 An :class:`Executor` is a long-lived ``QThread`` with one queue of work, taken in order:
 
 * **scenario calls** (a slider move, Step) and **jobs** (a quiz check, loading the exercises,

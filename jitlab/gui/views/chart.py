@@ -9,18 +9,21 @@ A failed call has no latency worth plotting (it stopped while tracing): it is ma
 of its own above the plot, with its error's name, never on the latency axis. A labelled
 vertical line marks where each run (a variant switch or a reset) begins, and the shape of a
 point says which variant made it: ● the pitfall, ▲ the fix, ■ any other variant.
+
+Over 500 lines: one pyqtgraph widget whose buffers, markers, run lines, ranges and hover
+share their state. Its axes are :mod:`jitlab.gui.views.axes`, a call's tip
+:mod:`jitlab.gui.views.call_text` (both also imported from here).
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -33,18 +36,23 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from jitlab.gui.i18n import Retranslating, translate
+from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import (
     KIND_COLORS,
     KIND_ORDER,
     VARIANT_COLORS,
-    format_ms,
     is_dark,
     kind_name,
 )
+from jitlab.gui.views.axes import CallAxis as CallAxis
+from jitlab.gui.views.axes import DecadeAxis as DecadeAxis
+from jitlab.gui.views.call_text import LEGEND_GAP as LEGEND_GAP
+from jitlab.gui.views.call_text import WORD_JOINER as WORD_JOINER
+from jitlab.gui.views.call_text import describe as describe
+from jitlab.gui.views.call_text import unbroken
 from jitlab.gui.views.model import Change, RunState
-from jitlab.gui.views.reasons import error_words, reason_text
 from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.history import History
 
 _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
 _ERROR = _KIND_CODE[CallKind.ERROR]
@@ -141,7 +149,7 @@ class ChartView(Retranslating, QWidget):
         self._errors_key: tuple = ()
         self._error_x = np.zeros(0)
         self._error_pos = np.zeros(0, np.int64)
-        self.records: list[CallRecord] = []
+        self.records: list[CallRecord] | History[CallRecord] = []
         self.overlay = False
         self._dirty = False
         self._segment_local: dict[int, int] = {}
@@ -204,14 +212,14 @@ class ChartView(Retranslating, QWidget):
         self.points: dict[tuple[CallKind, int], pg.PlotDataItem] = {}
         for kind in KIND_ORDER:
             for role, symbol in ROLE_SYMBOLS.items():
-                color = QColor(KIND_COLORS[kind])
+                brush = QColor(KIND_COLORS[kind])
                 error = kind is CallKind.ERROR
                 points = pg.PlotDataItem(
                     pen=None,
                     symbol="x" if error else symbol,
                     symbolSize=11 if error else (8 if role == FIX else 7),
-                    symbolBrush=color,
-                    symbolPen=pg.mkPen(color.darker(140), width=1),
+                    symbolBrush=brush,
+                    symbolPen=pg.mkPen(brush.darker(140), width=1),
                 )
                 (erow if error else item).addItem(points)
                 points.setClipToView(True)
@@ -230,9 +238,9 @@ class ChartView(Retranslating, QWidget):
         # The next step of the lesson, where the eye is: "Now try the fix →", then "compare".
         self.next_button = QPushButton(self)
         self.next_button.setObjectName("nextStepButton")
+        self._next = ""
         self.next_button.clicked.connect(lambda: self.next_step.emit(self._next))
         self.next_button.hide()
-        self._next = ""
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.legend, 1)
@@ -648,18 +656,18 @@ class ChartView(Retranslating, QWidget):
         between the characters of a name, so that Chinese does not break inside a name
         either); the legend wraps only between entries."""
         error = CallKind.ERROR
-        failed = _unbroken(self.tr("failed call (own row)"))
+        failed = unbroken(self.tr("failed call (own row)"))
         parts = [  # a failed call first: it is counted before any latency
             f"<span style='color:{KIND_COLORS[error]}'>✕</span>&nbsp;{failed}"
         ]
         parts += [
-            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{_unbroken(kind_name(kind))}"
+            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{unbroken(kind_name(kind))}"
             for kind in KIND_ORDER
             if kind is not error
         ]
-        pitfall = _unbroken(self.tr("pitfall variant"))
-        fix = _unbroken(self.tr("fix variant"))
-        other = _unbroken(self.tr("another variant"))
+        pitfall = unbroken(self.tr("pitfall variant"))
+        fix = unbroken(self.tr("fix variant"))
+        other = unbroken(self.tr("another variant"))
         parts.append(f"●&nbsp;{pitfall}")
         parts.append(f"▲&nbsp;{fix}")
         parts.append(f"■&nbsp;{other}")
@@ -739,173 +747,3 @@ class ChartView(Retranslating, QWidget):
             return
         global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
         QToolTip.showText(global_pos, describe(record), self.plot)
-
-
-class CallAxis(pg.AxisItem):
-    """The call-number axis: whole numbers only, never an SI prefix (no ×0.001)."""
-
-    def __init__(self, orientation: str) -> None:
-        super().__init__(orientation)
-        self.enableAutoSIPrefix(False)
-
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> Any:
-        levels = [
-            (spacing, [v for v in values if float(v).is_integer()])
-            for spacing, values in super().tickValues(minVal, maxVal, size)
-            if spacing >= 1
-        ]
-        levels = [(spacing, values) for spacing, values in levels if values]
-        if not levels and math.isfinite(minVal) and math.isfinite(maxVal):
-            first, last = math.ceil(minVal), math.floor(maxVal)
-            if 0 <= last - first <= 20:  # zoomed in: each whole call in view
-                levels = [(1.0, [float(v) for v in range(first, last + 1)])]
-        return levels
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        return [str(round(v)) for v in values]
-
-
-class DecadeAxis(pg.AxisItem):
-    """A log axis whose labels never pile up and never vanish, whatever the range.
-
-    Over two or more decades only decades are labelled (every 2nd, 3rd… when they would not
-    fit), with 2…9 as bare ticks; under that, 1-2-5, then every 1…9; in a sliver narrower
-    than one of those steps, round linear values. Only the first level gets text.
-    """
-
-    LABEL_PITCH = 2.2  # label heights from one label to the next, at least
-
-    def __init__(self, orientation: str) -> None:
-        super().__init__(orientation)
-        self.setStyle(maxTextLevel=0)
-        self.enableAutoSIPrefix(False)  # labels are plain ms: 0.05, never 50 ×0.001
-
-    def _room(self, size: float) -> int:
-        """How many labels fit along ``size`` pixels without touching."""
-        height = QFontMetrics(self.style.get("tickFont") or self.font()).height()
-        return max(2, int(size // (max(height, 8) * self.LABEL_PITCH)))
-
-    def logTickValues(self, minVal: float, maxVal: float, size: float, stdTicks: Any) -> Any:
-        if not (math.isfinite(minVal) and math.isfinite(maxVal)):
-            return []
-        if maxVal - minVal < 1e-9:  # a single value: label it
-            return [(None, [minVal])]
-        room = self._room(size)
-        low, high = math.floor(minVal), math.ceil(maxVal)
-        decades = [v for v in range(low, high + 1) if minVal <= v <= maxVal]
-        between = [
-            float(v + np.log10(m))
-            for v in range(low, high)
-            for m in range(2, 10)
-            if minVal < v + np.log10(m) < maxVal
-        ]
-        if len(decades) >= 2:
-            step = math.ceil(len(decades) / room)
-            labelled = [float(v) for v in decades if v % step == 0]
-            if step == 1:
-                return [(1.0, labelled), (None, between)]
-            bare = [float(v) for v in decades if v % step]
-            return [(float(step), labelled), (None, bare)]
-        for mantissas in ((1, 2, 5), range(1, 10)):
-            values = [
-                float(v + np.log10(m))
-                for v in range(low, high + 1)
-                for m in mantissas
-                if minVal <= v + np.log10(m) <= maxVal
-            ]
-            if 2 <= len(values) <= room:
-                rest = [v for v in between if all(abs(v - w) > 1e-9 for w in values)]
-                return [(None, values), (None, rest)]
-        return [(None, self._linear(minVal, maxVal, min(room, 5)))]
-
-    @staticmethod
-    def _linear(minVal: float, maxVal: float, count: int) -> list[float]:
-        """Round values (1, 2 or 5 × 10ⁿ apart) inside a narrow log range, 2…count of them."""
-        lo, hi = 10.0**minVal, 10.0**maxVal
-        raw = (hi - lo) / max(count - 1, 1)
-        base = 10.0 ** math.floor(math.log10(raw))
-        step = next((m * base for m in (1, 2, 5, 10) if m * base >= raw), 10 * base)
-        first = math.ceil(lo / step) * step
-        values = [first + i * step for i in range(count + 1) if first + i * step <= hi * 1.0000001]
-        if len(values) < 2:  # too narrow for two round values: the ends, as they are
-            values = [lo, hi] if hi > lo else [lo]
-        return [float(np.log10(v)) for v in values if v > 0]
-
-    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        return [_ms_label(10.0**v * scale) for v in values]
-
-
-def _ms_label(value: float) -> str:
-    """A tick label in ms: plain digits (0.05, 2, 1000), as many as the value needs."""
-    if value >= 1:
-        text = f"{value:.4g}"
-        return text if "e" not in text else f"{value:.0f}"
-    text = f"{value:.3g}"
-    return text if "e" not in text else f"{value:.6f}".rstrip("0").rstrip(".")
-
-
-def describe(record: CallRecord) -> str:
-    """A rich-text card for one call: kind, phases, signature, reason, error."""
-    label = {
-        "variant": translate("CallCard", "variant"),
-        "trace": translate("CallCard", "trace"),
-        "lower": translate("CallCard", "lower"),
-        "compile": translate("CallCard", "compile"),
-        "execute": translate("CallCard", "execute"),
-        "signature": translate("CallCard", "signature"),
-        "why": translate("CallCard", "why"),
-    }
-    color = KIND_COLORS[record.kind]
-    # A recording's parameters are its own strings: escaped, as every recorded text here.
-    params = _escape(", ".join(f"{k}={v}" for k, v in (record.params or {}).items()))
-    rows = [
-        f"<b>#{record.index}</b> · <span style='color:{color}'><b>"
-        f"{kind_name(record.kind)}</b></span> · {format_ms(record.latency_ms)}",
-        f"{label['variant']}: {_variant(record.variant)} · {params}",
-        f"{label['trace']} {format_ms(record.trace_ms)} · {label['lower']} "
-        f"{format_ms(record.lower_ms)} · {label['compile']} {format_ms(record.compile_ms)}"
-        f" · {label['execute']} {format_ms(record.execute_ms)}",
-    ]
-    if record.signature is not None:
-        sig = _escape(str(record.signature))
-        if len(sig) > 300:
-            sig = sig[:300] + "…"
-        rows.append(f"{label['signature']}: <tt>{sig}</tt>")
-    if record.reason is not None:
-        rows.append(f"{label['why']}: {_escape(reason_text(record.reason))}")
-    if record.error is not None:
-        words = error_words(record)  # in Chinese: what the headline means, then JAX's text
-        if words:
-            rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(words)}")
-        rows.append(f"<b>{_escape(record.error.type)}</b>: {_escape(record.error.message[:300])}")
-    return "<br>".join(rows)
-
-
-_VARIANTS = {
-    "pitfall": QT_TRANSLATE_NOOP("CallCard", "pitfall"),
-    "fix": QT_TRANSLATE_NOOP("CallCard", "fix"),
-}
-
-
-def _variant(variant: str | None) -> str:
-    """The two variants every scenario has, in words; another is named by its id, as the
-    variant menu and ``--variant`` spell it."""
-    if not variant:
-        return "-"
-    words = _VARIANTS.get(variant)
-    return translate("CallCard", words) if words else _escape(variant)
-
-
-# Between two legend entries: a plain space is where the row may wrap.
-LEGEND_GAP = "&nbsp;&nbsp; "
-WORD_JOINER = "\u2060"  # no line break here, in any script (Unicode line breaking: WJ)
-
-
-def _unbroken(text: str) -> str:
-    """``text`` as HTML that never wraps: spaces become ``&nbsp;``, and a word joiner sits
-    between characters (Chinese may otherwise break between any two)."""
-    return "&nbsp;".join(_escape(WORD_JOINER.join(word)) for word in text.split(" "))
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=False)

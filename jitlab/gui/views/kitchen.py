@@ -7,18 +7,19 @@ painted on top, in the interface language.
 
 from __future__ import annotations
 
-import re
-
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, format_ms
+from jitlab.gui.views.card_text import card_label as card_label
+from jitlab.gui.views.card_text import card_parts, card_tip_lines, fit_card_text
+from jitlab.gui.views.card_text import shape_text as shape_text
 from jitlab.gui.views.model import CardView, Change, Phase, RunState
 from jitlab.gui.views.reasons import reason_text
-from jitlab.records.calls import CallKind, CallRecord, LeafSpec
+from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.paths import resource
 
 AMBER = QColor("#e3a21a")
@@ -27,182 +28,6 @@ GREEN = QColor("#2f9e4f")
 GOLD = QColor("#ffd54a")
 MIN_TEXT_PX = 11  # no kitchen text smaller than this, whatever the window size
 STATIONS = ("station-rehearsal", "station-writing", "station-holder", "station-alarm")
-
-
-def shape_text(shape: tuple[int, ...], limit: int = 14) -> str:
-    """``[8,32]``; a long shape keeps its rank, first and last dims: ``5-D [1024,…,224]``."""
-    full = "[" + ",".join(str(d) for d in shape) + "]"
-    if len(full) <= limit or len(shape) < 3:
-        return full
-    return f"{len(shape)}-D [{shape[0]},…,{shape[-1]}]"
-
-
-def sharding_text(sharding: str | None) -> str:
-    """``P(None, 'data') on mesh(data=8)`` → ``P(None,data)``; no sharding → ``1 device``.
-    Specs arrive normalised as JAX's cache compares them (``P('data', None)`` is
-    ``P('data',)``), and a one-entry tuple's comma is not shown: ``P(data)``."""
-    if not sharding:
-        return QCoreApplication.translate("KitchenCanvas", "1 device")
-    text = sharding.split(" on ")[0]
-    text = text.replace("'", "").replace('"', "").replace(" ", "")
-    return text.replace(",)", ")")
-
-
-def varying_shape_text(shape: tuple[int, ...], varying: set[int]) -> str:
-    """Only the dims that tell cards apart, the others as ``·``: ``[8,·]`` for ``[8,64]``
-    among ``[16,64]`` and ``[32,64]`` (the 64 is on every card: it tells nothing apart)."""
-    if not varying or len(varying) == len(shape):
-        return shape_text(shape)
-    return "[" + ",".join(str(d) if i in varying else "·" for i, d in enumerate(shape)) + "]"
-
-
-def leaf_text(leaf: LeafSpec, what: set[str], varying: set[int] | None = None) -> str:
-    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``);
-    ``varying``: the dims that differ from other cards (only those are spelled out)."""
-    dtype = ("~" if leaf.weak_type else "") + leaf.type_text.split("[")[0].lstrip("~")
-    parts = []
-    if not leaf.shape and what & {"dtype", "shape"}:
-        parts.append(QCoreApplication.translate("KitchenCanvas", "%1 scalar").replace("%1", dtype))
-    else:
-        if "dtype" in what:
-            parts.append(dtype)
-        if "shape" in what:
-            parts.append(
-                varying_shape_text(leaf.shape, varying)
-                if varying is not None
-                else shape_text(leaf.shape)
-            )
-    if "sharding" in what:
-        parts.append(sharding_text(leaf.sharding))
-    return " ".join(parts)
-
-
-def _short_path(path: str) -> str:
-    """``batch['weight']`` → ``weight``: the last key is what a reader recognises."""
-    tail = re.findall(r"\[['\"]?([^\]'\"]+)['\"]?\]", path)
-    return tail[-1] if tail and not tail[-1].isdigit() else path
-
-
-def card_label(card: CardView, cards: list[CardView]) -> str:
-    """What tells this card's signature apart from the other cards on show, in one line."""
-    return " ".join(card_parts(card, cards))
-
-
-def card_parts(card: CardView, cards: list[CardView]) -> list[str]:
-    """What tells this card's signature apart from the other cards on show.
-
-    Only the aspects that differ are named: a shape, a dtype, a sharding, a static value, an
-    argument that only some cards have, or a new function object. A card alone in the holder
-    shows its data argument.
-    """
-    sig = card.sig
-    if sig is None:
-        return [card.signature[:18]]
-    name = card.key[0] if isinstance(card.key[0], str) else ""
-    kin = [c for c in cards if c.key[0] == card.key[0]]
-    if len(kin) < len(cards) and len(kin) == 1:
-        return [name]  # the only card of its function: the function tells it apart
-    others = [c.sig for c in kin if c is not card and c.sig is not None]
-    mine = {leaf.path: leaf for leaf in sig.leaves}
-    theirs = [{leaf.path: leaf for leaf in o.leaves} for o in others]
-    parts: list[str] = []
-    told: set[tuple] = set()  # the values already named (x [8,64] and y [8]: one batch size)
-    for path, leaf in mine.items():
-        what: set[str] = set()
-        varying: set[int] = set()
-        for other in theirs:
-            twin = other.get(path)
-            if twin is None:
-                continue
-            if twin.shape != leaf.shape:
-                what.add("shape")
-                if len(twin.shape) == len(leaf.shape):
-                    varying |= {
-                        i
-                        for i, (a, b) in enumerate(zip(twin.shape, leaf.shape, strict=True))
-                        if a != b
-                    }
-                else:
-                    varying |= set(range(len(leaf.shape)))
-            if twin.dtype != leaf.dtype or twin.weak_type != leaf.weak_type:
-                what.add("dtype")
-            if twin.sharding != leaf.sharding:
-                what.add("sharding")
-        if what == {"shape"}:
-            values = tuple(leaf.shape[i] for i in sorted(varying))
-            if values in told:
-                continue  # the same differing value as a leaf already named
-            told.add(values)
-        if what:
-            parts.append(leaf_text(leaf, what, varying))
-        elif others and any(path not in other for other in theirs):
-            parts.append("+" + _short_path(path))
-    for other in theirs:
-        for path in other:
-            if path not in mine and "−" + _short_path(path) not in parts:
-                parts.append("−" + _short_path(path))
-    statics = dict(sig.statics)
-    for name, value in sig.statics:
-        if any(dict(o.statics).get(name) != value for o in others):
-            parts.append(f"{name}={value}")
-    if not parts and any(o.function != sig.function for o in others):
-        parts.append(f"fn#{sig.function}")
-    if not parts and not others:
-        # Alone in the holder: the data argument (not the weights), or the first leaf.
-        data = [leaf for leaf in sig.leaves if "[" not in leaf.path] or list(sig.leaves)
-        data = [leaf for leaf in data if leaf.shape] or data  # an array before a scalar
-        if data:
-            parts.append(leaf_text(data[0], {"shape"}))
-        parts += [f"{k}={v}" for k, v in statics.items()][:1]
-    # Identical to another card: another function object of the same name.
-    return parts if parts else [name or "="]
-
-
-def card_tip_lines(card: CardView) -> list[str]:
-    """The full signature, one argument a line."""
-    if card.sig is None:
-        return [card.signature]
-    lines = [str(leaf) for leaf in card.sig.leaves]
-    lines += [f"{name}={value} (static)" for name, value in card.sig.statics]
-    return lines or ["()"]
-
-
-def fit_card_text(
-    label: str,
-    metrics: QFontMetrics,
-    rect: QRectF,
-    parts: list[str] | None = None,
-    others: list[list[str]] | None = None,
-    two_lines: bool = False,
-) -> str:
-    """The card's label in its width: whole if it fits; else the one part no other card
-    has (``f16`` of ``f16 ~f32 scalar``), or the dims every card shares left out (``[8,·]``
-    → ``8``), then on two lines, and cut only when nothing else fits."""
-    width = int(rect.width() - 4)
-    if metrics.horizontalAdvance(label) <= width:
-        return label
-    taken = {p for other in others or [] for p in other}
-    for part in sorted(parts or [], key=len):
-        if part not in taken and metrics.horizontalAdvance(part) <= width:
-            return part
-    bare = re.sub(r"[\[\]]", "", re.sub(r",?·,?", "", label))
-    if bare and metrics.horizontalAdvance(bare) <= width:
-        return bare
-    if two_lines:  # at a natural break: "P(None,\ndata)", "f32\n[8,·]"
-        for at in [m.end() for m in re.finditer(r"[ ,]", label)]:
-            first, rest = label[:at].rstrip(), label[at:].lstrip()
-            if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
-                return f"{first}\n{rest}"
-    head = label.split(" ")[0]  # "f32" of "f32 scalar": the dtype says most (not "1" of
-    # "1 device": a bare number would say nothing)
-    if (
-        len(parts or []) <= 1
-        and head != label
-        and re.search(r"[A-Za-z]", head)
-        and metrics.horizontalAdvance(head) <= width
-    ):
-        return head
-    return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
 
 
 class KitchenCanvas(QWidget):
@@ -393,13 +218,13 @@ class KitchenCanvas(QWidget):
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
-            pulled = card.key == self.state.pulled
-            if pulled:
+            in_use = card.key == self.state.pulled
+            if in_use:
                 rect.translate(0, -4 * scale)
             self._card_rects.append((rect, card))
-            painter.setBrush(QColor("#fff3cf") if pulled else QColor("#fffaf0"))
+            painter.setBrush(QColor("#fff3cf") if in_use else QColor("#fffaf0"))
             painter.setPen(
-                QPen(GOLD.darker(130) if pulled else QColor("#8a6d3b"), 3 if pulled else 1)
+                QPen(GOLD.darker(130) if in_use else QColor("#8a6d3b"), 3 if in_use else 1)
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
@@ -436,7 +261,7 @@ class KitchenCanvas(QWidget):
         }
         font = QFont(self.font())
         font.setBold(True)
-        self.label_rects: dict[str, QRectF] = {}
+        self.label_rects = {}
         right_of_last = target.left()
         for sid, text in names.items():
             rect = self._map(self._bounds[sid])
@@ -651,7 +476,7 @@ class KitchenPanel(Retranslating, QWidget):
         last = self.last_compile
         reason = reason_text(last.reason) if last is not None else ""
         error = self.state.last_error.error if self.state.last_error else None
-        if reason:
+        if reason and last is not None:
             text = self.tr("Last compile (call #%1), because: %2")
             text = text.replace("%1", str(last.index)).replace("%2", reason)
         elif last is not None:

@@ -36,7 +36,7 @@ from superqt.utils import qthrottled
 
 from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
-from jitlab.gui.views.chart import describe
+from jitlab.gui.views.call_text import describe
 from jitlab.gui.views.model import Change, RunState, default_cap
 from jitlab.gui.views.reasons import reason_text
 from jitlab.records.calls import CallKind, CallRecord

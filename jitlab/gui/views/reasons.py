@@ -60,7 +60,7 @@ def change_text(change: Change) -> str:
         )
     text = changes.render(change, lang)
     if change.kind is ChangeKind.RECORDED and lang != "en":
-        return translate("Reasons", _RECORDED).replace("%1", text)
+        return translate("Reasons", str(_RECORDED)).replace("%1", text)
     return text
 
 
