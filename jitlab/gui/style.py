@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QIcon, QPalette
 
 from jitlab.gui.i18n import translate
 from jitlab.recordings.ledger import KIND_COLORS  # one table for the app and the report
@@ -45,6 +45,11 @@ def is_dark() -> bool:
     :func:`jitlab.gui.app.match_scheme` keeps it in step with the scheme (the system's,
     asked through Qt's colour-scheme API, or ``JITLAB_SCHEME``)."""
     return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def fixed_font() -> QFont:
+    """The system's fixed-width font: code, jaxprs, HLO and printed lines."""
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
 
 def format_ms(ms: float) -> str:

@@ -11,7 +11,7 @@ from guihelp import wait_calls
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
-from jitlab.gui.lesson.code_view import ErrorView
+from jitlab.gui.lesson.error_view import ErrorView
 from jitlab.records.paths import builtin_dir
 
 

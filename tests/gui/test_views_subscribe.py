@@ -16,7 +16,8 @@ def _run(state: RunState, scenario: str, *values: dict) -> None:
 
 
 def test_a_view_needs_only_the_model(qtbot) -> None:
-    from jitlab.gui.lesson.code_view import ErrorView, OutputView
+    from jitlab.gui.lesson.error_view import ErrorView
+    from jitlab.gui.lesson.output_view import OutputView
     from jitlab.gui.views.chart import ChartView
     from jitlab.gui.views.kitchen import KitchenPanel
     from jitlab.gui.views.log_view import LogView

@@ -45,10 +45,12 @@ from jitlab.gui.executor import Discovered, Executor, Idle, RunReady, WorkerFail
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.lesson import menus, scenario_list
 from jitlab.gui.lesson.autoplay import Autoplay
-from jitlab.gui.lesson.code_view import CodeView, ErrorView, OutputView
+from jitlab.gui.lesson.code_view import CodeView
 from jitlab.gui.lesson.controls import ParamControls, RunControls
+from jitlab.gui.lesson.error_view import ErrorView
 from jitlab.gui.lesson.lesson_panel import LessonPanel
 from jitlab.gui.lesson.monitor_view import MonitorView
+from jitlab.gui.lesson.output_view import OutputView
 from jitlab.gui.lesson.summary_page import SummaryPage
 from jitlab.gui.scripts.book import ScriptBook
 from jitlab.gui.scripts.lessons import LessonScripts

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.quiz.look import WRONG_COLOR, dim, mono, wrapping
+from jitlab.gui.quiz.look import WRONG_COLOR, dim, wrapping
 from jitlab.gui.quiz.words import expected_message, text
-from jitlab.gui.style import is_dark
+from jitlab.gui.style import fixed_font, is_dark
 
 
 class CodeBox(QPlainTextEdit):
@@ -38,7 +38,7 @@ class CodeBox(QPlainTextEdit):
         super().__init__(parent)
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFont(mono())
+        self.setFont(fixed_font())
         self.setObjectName("quizCode")
         self._highlighter: Any = None
         self.apply_theme()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QIcon, QPalette
+from PySide6.QtGui import QIcon, QPalette
 from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QWidget
 
 from jitlab.gui.style import icon
@@ -29,11 +29,6 @@ def dim(label: QLabel) -> QLabel:
     color = label.palette().color(QPalette.ColorRole.WindowText)
     label.setStyleSheet(f"color: rgba({color.red()}, {color.green()}, {color.blue()}, 165);")
     return label
-
-
-def mono() -> Any:
-    """The system's fixed-width font, for code."""
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
 
 def wrapping(label: QLabel) -> QLabel:

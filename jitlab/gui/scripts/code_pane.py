@@ -10,7 +10,6 @@ from pygments.lexer import Lexer
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import (
     QColor,
-    QFontDatabase,
     QKeySequence,
     QShortcut,
     QTextCursor,
@@ -29,11 +28,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.scripts.lexers import LazyHighlighter
-from jitlab.gui.style import is_dark
-
-
-def _mono_font() -> Any:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+from jitlab.gui.style import fixed_font, is_dark
 
 
 class CodePane(QPlainTextEdit):
@@ -53,7 +48,7 @@ class CodePane(QPlainTextEdit):
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)  # appended parts would fill an undo stack
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFont(_mono_font())
+        self.setFont(fixed_font())
         self.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
