@@ -273,7 +273,7 @@ def exercise_json(exercise: Exercise, language: str) -> dict[str, Any]:
         "exercise": exercise.id,
         "scenario": exercise.scenario,
         "variant": exercise.variant,
-        "pitfall": int(exercise.pitfall),
+        "pitfall": int(exercise.pitfall) if exercise.pitfall is not None else None,
         "kind": exercise.kind.value,
         "title": exercise.title.get(language),
         "claim": exercise.claim.get(language) if exercise.claim else None,
@@ -385,7 +385,8 @@ class _View:
             head += f" · {self._w('seconds_left', s=f'{seconds:g}')}"
         self.console.print(Rule(head))
         self._print(self._t(exercise.title), "bold")
-        self._print(self._t(exercise.pitfall.title), "dim")
+        if exercise.pitfall is not None:
+            self._print(self._t(exercise.pitfall.title), "dim")
         if exercise.claim is not None:
             colon = "：" if self.lang == "zh" else ": "
             self._print(f"{self._w('claim')}{colon}“{self._t(exercise.claim)}”", "italic")

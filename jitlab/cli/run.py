@@ -82,9 +82,9 @@ def parse_sequences(scenario: Any, specs: list[str]) -> list[dict[str, Any]]:
     if not sequences:
         return []
     length = max(len(v) for v in sequences.values())
-    for name, values in sequences.items():
-        if len(values) not in (1, length):
-            fail(say("usage.param_lengths", name=name, n=len(values), length=length))
+    for name, sequence in sequences.items():
+        if len(sequence) not in (1, length):
+            fail(say("usage.param_lengths", name=name, n=len(sequence), length=length))
     return [
         {name: values[i if len(values) > 1 else 0] for name, values in sequences.items()}
         for i in range(length)

@@ -188,10 +188,10 @@ def _parse_program(program: list[str]) -> _Program:
             options.append(f"-{letter}")
             j += 1
         i += 1
-    rest = program[i:]
-    if not rest:
+    argv = program[i:]
+    if not argv:
         fail(say("watch.no_program"))
-    target = rest[0]
+    target = argv[0]
     if target == "-":
         fail(say("watch.stdin"))
     path = Path(target)
@@ -199,10 +199,10 @@ def _parse_program(program: list[str]) -> _Program:
         main = path / "__main__.py" if path.is_dir() else None
         if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
             fail(say("watch.no_main", target=repr(target)))
-        return _Program("main", target, rest, options)
+        return _Program("main", target, argv, options)
     if not path.is_file():
         fail(say("watch.no_script", target=target))
-    return _Program("file", target, rest, options)
+    return _Program("file", target, argv, options)
 
 
 def _reexec(args: argparse.Namespace, program: _Program) -> None:

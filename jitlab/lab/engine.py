@@ -82,25 +82,26 @@ class Run:
         failure: BaseException | None = None
         new: list[CallRecord] = []
         try:
-            if self._step is None:
+            lab = self._lab
+            if self._step is None or lab is None:  # both set, and reset, together
                 if self.scenario is None:
                     self.scenario = self.scenario_cls()
                 # Start cold, as a fresh process would: JAX caches outlive our probes.
                 jax.clear_caches()
-                self._lab = Lab(on_phase=self._phase_ended)
-                self._step = self.scenario.setup(self._lab, self.variant)
+                lab = self._lab = Lab(on_phase=self._phase_ended)
+                self._step = self.scenario.setup(lab, self.variant)
             # Calls so far, not len(records): a long session's records are trimmed.
-            counts = [p.calls for p in self._lab.probes]
+            counts = [p.calls for p in lab.probes]
             try:
                 self._step(params)
             finally:
-                for probe, before in zip(self._lab.probes, counts, strict=False):
+                for probe, before in zip(lab.probes, counts, strict=False):
                     made = probe.records_since(before) if probe.calls > before else []
                     if made:
                         new.extend(made)
                         self.last_probe = probe
                 # Probes created during the step (a new function object per call).
-                for probe in self._lab.probes[len(counts) :]:
+                for probe in lab.probes[len(counts) :]:
                     new.extend(probe.records)
                     self.last_probe = probe
         except KeyboardInterrupt:  # Ctrl-C belongs to the user, not to the scenario

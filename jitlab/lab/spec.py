@@ -1,12 +1,16 @@
 """What a scenario declares: texts, parameters, variants, lesson, chapter, icon, exercises.
 
+(Over 500 lines on purpose: this is the whole contract a plugin author reads, the spec and the
+checks :func:`validate` makes of it, in one file; ``from jitlab.lab.spec import ...`` is how
+scenarios, plugins and tests name it.)
+
 A scenario is a subclass of :class:`Scenario` with class attributes for its texts,
 parameters, variants and autoplay script, and one method, :meth:`Scenario.setup`, which
 builds the step for a variant: a callable that makes exactly one probed call.
 
 Nothing here imports JAX: the GUI and the CLI read a scenario's spec without the probe.
-The :class:`~jitlab.lab.scenario.Lab` that ``setup`` receives lives next to the probe, in
-:mod:`jitlab.lab.scenario`, which re-exports everything defined here.
+The :class:`~jitlab.lab.handle.Lab` that ``setup`` receives lives next to the probe, in
+:mod:`jitlab.lab.handle`; :mod:`jitlab.lab.scenario` re-exports both.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from jitlab.records.paths import resource
 from jitlab.records.text import Text
 
 if TYPE_CHECKING:  # the lab makes probes, and so imports JAX
-    from jitlab.lab.scenario import Lab
+    from jitlab.lab.handle import Lab
 
 __all__ = [
     "REQUIRED",
@@ -470,7 +474,7 @@ def _script_lesson_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[s
         return []
     if not isinstance(lesson, ScriptLesson):
         return [f"scripts must be a ScriptLesson, not {lesson!r}"]
-    problems = []
+    problems: list[str] = []
     if not isinstance(lesson.text, Text):
         problems.append("scripts.text must be a Text(en, zh)")
     refs = lesson.compare
