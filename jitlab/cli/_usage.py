@@ -92,7 +92,12 @@ def read_recording_or_fail(command: str, path_text: str) -> Any:
     """A recording of `jitlab watch`, read whole; anything else is a usage error naming it.
 
     Used by the commands that read recordings (``diff``, ``summary``, ``report``)."""
-    from jitlab.recordings.reader import NotARegularFile, read_recording
+    from jitlab.recordings.reader import (
+        NewerFormat,
+        NotARegularFile,
+        newer_format_text,
+        read_recording,
+    )
 
     path = Path(path_text)
     if path.is_dir():
@@ -101,6 +106,9 @@ def read_recording_or_fail(command: str, path_text: str) -> Any:
         recording, _ = read_recording(path)
     except NotARegularFile as exc:  # a FIFO would wait for a writer, /dev/zero never end
         fail(not_regular(command, path, exc))
+    except NewerFormat as exc:  # in the command's language, not the exception's English
+        error = newer_format_text(exc.version, language())
+        fail(say("usage.cannot_read", command=command, path=path, error=error))
     except OSError as exc:
         fail(say("usage.cannot_read", command=command, path=path, error=exc.strerror or exc))
     if recording.start is None and not recording.calls and not recording.hits:

@@ -9,10 +9,11 @@ tolerances, and the command exits 1 when anything does. JAX-free (reads files on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any
 
-from jitlab.recordings.reader import FunctionSummary, Recording, summarize
+from jitlab.recordings.identity import pair
+from jitlab.recordings.reader import Recording
+from jitlab.recordings.summary import FunctionSummary, summarize
 
 
 @dataclass(frozen=True)
@@ -143,29 +144,10 @@ def compare(base: Recording, new: Recording, include_internal: bool = False) -> 
 
     A function is the same when its name and definition line match; when an edit moved the
     line, the same name in the same file; failing that, the same name, if only one function
-    has it in each run. Ordered by how much more the new run compiles.
+    has it in each run (:func:`jitlab.recordings.identity.pair`). Ordered by how much more
+    the new run compiles.
     """
-    old = list(summarize(base, include_internal))
-    pairs: list[tuple[FunctionSummary | None, FunctionSummary | None]] = []
-    unmatched: list[FunctionSummary] = []
-    for ours in summarize(new, include_internal):
-        theirs = _take(
-            old, lambda s, o=ours: (s.function, s.defined_at) == (o.function, o.defined_at)
-        )
-        if theirs is None:
-            unmatched.append(ours)
-        else:
-            pairs.append((theirs, ours))
-    for rule in (_same_file, _same_name):
-        still = []
-        for ours in unmatched:
-            theirs = _take_unique(old, unmatched, ours, rule)
-            if theirs is None:
-                still.append(ours)
-            else:
-                pairs.append((theirs, ours))
-        unmatched = still
-    pairs += [(None, ours) for ours in unmatched] + [(theirs, None) for theirs in old]
+    pairs = pair(summarize(base, include_internal), summarize(new, include_internal))
     diffs = [
         FunctionDiff(
             (new_s or base_s).function,  # type: ignore[union-attr]
@@ -177,36 +159,3 @@ def compare(base: Recording, new: Recording, include_internal: bool = False) -> 
     ]
     diffs.sort(key=lambda f: (-f.extra_compiles, -f.extra_ms, f.function))
     return RecordingDiff(tuple(diffs))
-
-
-def _file(summary: FunctionSummary) -> str | None:
-    where = summary.defined_at
-    return str(PurePath(where.rpartition(":")[0])) if where and ":" in where else where
-
-
-def _same_file(a: FunctionSummary, b: FunctionSummary) -> bool:
-    return a.function == b.function and _file(a) == _file(b)
-
-
-def _same_name(a: FunctionSummary, b: FunctionSummary) -> bool:
-    return a.function == b.function
-
-
-def _take(pool: list[FunctionSummary], match: Any) -> FunctionSummary | None:
-    for i, item in enumerate(pool):
-        if match(item):
-            return pool.pop(i)
-    return None
-
-
-def _take_unique(
-    pool: list[FunctionSummary], others: list[FunctionSummary], ours: FunctionSummary, rule: Any
-) -> FunctionSummary | None:
-    """The one function in ``pool`` that ``rule`` pairs with ``ours``, if no other of ours
-    could claim it (two candidates either way: no guess)."""
-    candidates = [s for s in pool if rule(s, ours)]
-    rivals = [o for o in others if rule(candidates[0], o)] if len(candidates) == 1 else []
-    if len(candidates) != 1 or len(rivals) != 1:
-        return None
-    pool.remove(candidates[0])
-    return candidates[0]

@@ -5,7 +5,7 @@ recording's typed calls (:class:`~jitlab.records.lines.RecordedCall`), one colum
 argument leaf and static argument; a cell that differs from the row above is what made JAX
 compile again. The bucket suggestion reads the compiled signatures for the dimension whose
 size keeps changing (usually the batch) and proposes bucket sizes with
-:func:`~jitlab.recordings.reader.suggest_buckets`, plus the code that pads each call up to its
+:func:`~jitlab.recordings.buckets.suggest_buckets`, plus the code that pads each call up to its
 bucket.
 
 The app's ledger and shape histogram (``jitlab/gui/views/ledger_view.py``,
@@ -14,15 +14,16 @@ The app's ledger and shape histogram (``jitlab/gui/views/ledger_view.py``,
 
 from __future__ import annotations
 
-import math
 import re
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from jitlab.recordings.reader import suggest_buckets
+# The bucket search lives in buckets.py; the app's views import it from here too.
+from jitlab.recordings.buckets import SUGGESTED_AT_MOST as SUGGESTED_AT_MOST
+from jitlab.recordings.buckets import default_compiles as default_compiles
+from jitlab.recordings.buckets import padding as padding
+from jitlab.recordings.buckets import suggest_buckets
 from jitlab.records.calls import CallKind, Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind, parse_type
 from jitlab.records.lines import RecordedCall
@@ -170,9 +171,9 @@ def varying_dimensions(signatures: Sequence[Signature]) -> list[Dimension]:
                 column = per_axis.setdefault((leaf.path, axis), [None] * len(signatures))
                 column[i] = size
     groups: dict[tuple[int | None, ...], list[tuple[str, int]]] = {}
-    for axis, column in per_axis.items():
+    for where, column in per_axis.items():
         if len({s for s in column if s is not None}) > 1:
-            groups.setdefault(tuple(column), []).append(axis)
+            groups.setdefault(tuple(column), []).append(where)
     dims = [
         Dimension(tuple(axes), tuple(s for s in column if s is not None))
         for column, axes in groups.items()
@@ -210,96 +211,6 @@ def compiled_signatures(calls: Sequence[RecordedCall]) -> list[Signature]:
             if sig is not None:
                 signatures.append(sig)
     return signatures
-
-
-def padding(sizes: Sequence[int], buckets: Sequence[int]) -> int:
-    """Total padding when every size is padded up to the smallest bucket that holds it."""
-    ordered = sorted(buckets)
-    total = 0
-    for n in sizes:
-        i = bisect_left(ordered, n)
-        total += ordered[i] - n if i < len(ordered) else 0
-    return total
-
-
-def bucket_sizes(sizes: Sequence[int], max_compiles: int) -> list[int]:
-    """``jitlab.recordings.reader.suggest_buckets``'s answer (the same buckets, ties included),
-    computed with numpy, quick enough for the GUI thread (500 sizes, 167 buckets: ~12 ms
-    instead of ~190 ms).
-
-    The same dynamic programme: ``best[b][j]``, the least padding covering the sizes up to
-    ``values[j]`` with ``b`` buckets, the last at ``values[j]``; its previous bucket the
-    leftmost ``i < j`` that minimises ``best[b-1][i] + cost(i+1, j)``. Only the band of ``j``
-    that can still lead to ``k`` buckets ending at the largest size is computed
-    (``w = m - k + 1`` per layer), and for each ``j`` only the ``i`` from the previous layer's
-    choice at ``j`` on (the padding cost is Monge, so with one more bucket the previous bucket
-    moves no further left, and it moves right as ``j`` does): a layer is one array operation.
-    Exact: every value is an integer below 2**53 in float64, else ``suggest_buckets`` runs.
-    """
-    if not sizes or max_compiles < 1:
-        return []
-    counts = Counter(sizes)
-    values = sorted(counts)
-    m = len(values)
-    k = min(max_compiles, m)
-    if k == m:  # a bucket at every size (more buckets always pad less)
-        return values
-    total = sum(counts.values())
-    if 4 * total * max(abs(values[0]), abs(values[-1])) >= 2**53:
-        return suggest_buckets(list(sizes), max_compiles)
-    import numpy as np  # here: ``jitlab report`` and the other headless users go without it
-
-    v = np.array(values, dtype=np.float64)
-    count = np.array([counts[x] for x in values], dtype=np.float64)
-    n = np.cumsum(count)  # n[j]: how many sizes are ≤ values[j]
-    s = np.cumsum(count * v)  # s[j]: their sum
-    # cost(i+1, j) = (n[j] - n[i]) * v[j] - (s[j] - s[i]): a part of i, a product, a part of j.
-    # Band: layer b's column c is j = b - 1 + c, its row r is i = b - 2 + r (r ≤ c: i < j).
-    own = n * v - s
-    w = m - k + 1
-    best = own[:w].copy()  # one bucket: everything up to values[j] padded to values[j]
-    column = np.arange(w)
-    first = np.zeros(w, dtype=np.intp)  # the first row worth trying for each column
-    back = np.empty((k + 1, w), dtype=np.intp)
-    for b in range(2, k + 1):
-        rows = best + s[b - 2 : b - 2 + w]
-        layer = np.empty(w)
-        at = np.empty(w, dtype=np.intp)
-        span = int((column - first).max()) + 1
-        chunk = max(1, (1 << 20) // span)  # bounded memory however wide the rows
-        for c0 in range(0, w, chunk):
-            c = column[c0 : c0 + chunk]
-            low = first[c0 : c0 + chunk]
-            tried = low[:, None] + np.arange(int((c - low).max()) + 1)  # leftmost first
-            beyond = tried > c[:, None]
-            np.minimum(tried, c[:, None], out=tried)
-            block = rows[tried] - n[b - 2 + tried] * v[b - 1 + c][:, None]
-            block[beyond] = np.inf
-            pick = block.argmin(axis=1)  # the first, as suggest_buckets keeps
-            layer[c0 : c0 + chunk] = block[np.arange(c.size), pick]
-            at[c0 : c0 + chunk] = low + pick
-        back[b] = at
-        best = layer + own[b - 1 : b - 1 + w]
-        # Layer b + 1's column c is j = b + c, layer b's column c + 1: its choice, a row later.
-        first[:-1] = np.maximum(at[1:] - 1, 0)
-        first[-1] = first[-2] if w > 1 else 0
-    buckets, c = [values[-1]], w - 1
-    for b in range(k, 1, -1):
-        c = int(back[b, c])
-        buckets.append(values[b - 2 + c])
-    return sorted(buckets)
-
-
-SUGGESTED_AT_MOST = 8  # a first suggestion of buckets never asks for more compiles
-
-
-def default_compiles(distinct: int) -> int:
-    """A first suggestion: about a third of the compiles, always fewer than now, and at most
-    :data:`SUGGESTED_AT_MOST` (a few buckets is the fix; 1,000 buckets for 3,000 sequence
-    lengths is not, and would take the bucket search ~350 ms)."""
-    if distinct <= 1:
-        return 1
-    return max(1, min(distinct - 1, math.ceil(distinct / 3), SUGGESTED_AT_MOST))
 
 
 ENGLISH_COMMENTS = {
@@ -368,3 +279,6 @@ def bucket_code(
     call = function if _IDENTIFIER.match(function) else "f"
     lines.append(f"result = {call}(...)  # {comments['call']}")
     return "\n".join(lines)
+
+
+bucket_sizes = suggest_buckets  # the name the app's shape histogram knows it by

@@ -13,14 +13,15 @@ A signature compiled by every process counts once per process. JAX-free: reads f
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from jitlab.recordings.reader import FunctionSummary, Recording, paused_collector, summarize
+from jitlab.recordings.identity import job_key
+from jitlab.recordings.reader import Recording, paused_collector
+from jitlab.recordings.summary import FunctionSummary, summarize
 from jitlab.records.calls import CallKind, Signature
 from jitlab.records.lines import RecordedCall
 
@@ -125,7 +126,7 @@ class FunctionAcross:
         return sum(s.compile_ms for s in self.per_process.values() if s is not None)
 
     def to_json(self) -> dict[str, Any]:
-        rows = {}
+        rows: dict[str, dict[str, Any] | None] = {}
         for process, s in sorted(self.per_process.items()):
             rows[str(process)] = None
             if s is not None:
@@ -153,13 +154,6 @@ class MergedRecordings:
         }
 
 
-@functools.lru_cache(maxsize=4096)  # a merge asks once per call line: few distinct answers
-def _key(function: str, defined_at: str | None) -> tuple[str, str | None]:
-    if defined_at is None:
-        return (function, None)
-    return (function, PurePath(defined_at).name)  # "train.py:12", wherever the checkout is
-
-
 def merge(
     recordings: Sequence[tuple[int, Recording]],
     include_internal: bool = False,
@@ -180,7 +174,8 @@ def merge(
             try:
                 next(steps)
             except StopIteration as done:
-                return done.value
+                merged: MergedRecordings = done.value
+                return merged
 
 
 # Calls looked at between two yields of merge_in_steps: a few milliseconds of work.
@@ -209,7 +204,7 @@ def merge_in_steps(
     for position, (index, recording) in enumerate(recordings):
         rows = summarized[position] if summarized is not None else None
         for s in summarize(recording, include_internal) if rows is None else rows:
-            key = _key(s.function, s.defined_at)
+            key = job_key(s.function, s.defined_at)
             by_key.setdefault(key, {})[index] = s
             names.setdefault(key, (s.function, s.defined_at))
         if not divergences:
@@ -223,7 +218,7 @@ def merge_in_steps(
                 key = (record.function, None if call.internal else call.defined_at)
                 bucket = lists.get(key)
                 if bucket is None:
-                    bucket = lists[key] = calls.setdefault(_key(*key), {}).setdefault(index, [])
+                    bucket = lists[key] = calls.setdefault(job_key(*key), {}).setdefault(index, [])
                 bucket.append(call)
     functions = []
     found: list[Divergence] = []

@@ -1,10 +1,10 @@
-"""Read a watch recording (JSON lines) into typed records, and summarise it per function.
+"""Read a watch recording (JSON lines) into typed records.
 
-A ``call`` line becomes a :class:`RecordedCall`: the :class:`~jitlab.records.calls.CallRecord`
-the probe made (read back with ``CallRecord.from_json``) plus what only a recording knows —
-where the function is defined, which line called it, when, and whether it was seen through
-JAX's compile events only. Counts per function are the probe's own
-:class:`~jitlab.records.calls.Summary` of those records.
+Each line is read by its own type's strict ``from_json`` (:mod:`jitlab.records.lines`): a
+``call`` line becomes a :class:`~jitlab.records.lines.RecordedCall`, the probe's
+:class:`~jitlab.records.calls.CallRecord` plus what only a recording knows — where the
+function is defined, which line called it, when, and whether it was seen through JAX's
+compile events only. The summary per function is :mod:`jitlab.recordings.summary`'s.
 
 Reading is defensive: a file cut off mid-line by a killed process still opens (its last,
 partial line waits until it ends), and a line that is not what ``jitlab watch`` writes —
@@ -13,7 +13,7 @@ counted, so whatever reads the recording can trust the types of what it gets. So
 number no recording holds (a 400-digit count, a time past 1e18) and a line longer than
 :data:`MAX_LINE_BYTES` (read no further than that: memory stays bounded). Only regular files
 are read: a FIFO or a device (``/dev/zero``) is refused (:class:`NotARegularFile`), never
-waited on or read forever.
+waited on or read forever; so is a file of a newer major format (:class:`NewerFormat`).
 """
 
 from __future__ import annotations
@@ -25,42 +25,29 @@ import os
 import re
 import stat
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jitlab.records.calls import (
-    CallKind,
-    CallRecord,
-    ErrorInfo,
-    OutputLine,
-    Reason,
-    Signature,
-    Summary,
-)
+# Moved to summary.py and buckets.py; the faces (and older scripts) import them from here.
+from jitlab.recordings.buckets import suggest_buckets as suggest_buckets
+from jitlab.recordings.summary import FunctionSummary as FunctionSummary
+from jitlab.recordings.summary import Summarizer as Summarizer
+from jitlab.recordings.summary import summarize as summarize
 from jitlab.records.lines import (
-    CALL_KINDS,
-    COMPILED,
-    COUNTS,
-    HIGH,
-    KINDS,
-    LOW,
-    NUMBER_TYPES,
-    TIMES,
+    FORMAT_MAJOR,
     Key,
     ProcessInfo,
     RecordedCall,
     RecordedHits,
+    RecordedNotice,
     RecordedScript,
+    RecordingEnd,
     RecordingStart,
-    float_or_none,
-    is_number,
-    is_of,
-    whole_or_none,
 )
+from jitlab.records.messages import say
 
 
 @dataclass
@@ -107,31 +94,32 @@ class Recording:
         return text
 
     def add_line(self, obj: Any) -> bool:
-        """File one parsed line; False (and nothing filed) when it is not a valid line."""
+        """File one parsed line; False (and nothing filed) when it is not a valid line.
+
+        Raises :class:`NewerFormat` at a ``start`` line of a format this jitlab cannot read."""
         if not isinstance(obj, dict):
             return False
         kind = obj.get("type")
         if kind == "call":
-            call = _call(obj)
+            call = RecordedCall.from_json(obj)
             if call is None:
                 return False
             self.calls.append(call)
         elif kind == "hits":
-            if not _valid_hits(obj):
-                return False
             hits = RecordedHits.from_json(obj)
+            if hits is None:
+                return False
             self.hits[hits.key] = hits.hits
         elif kind == "start":
-            if not (is_of(obj.get("argv"), list, none=True) and is_number(obj.get("time"))):
+            start = RecordingStart.from_json(obj)
+            if start is None:
                 return False
-            if any(is_of(obj.get(n), int) and whole_or_none(obj.get(n)) is None for n in COUNTS):
-                return False  # a process index no job has (a 400-digit number)
-            self.start = RecordingStart.from_json(obj)
+            if not start.readable:
+                raise NewerFormat(start.format)
+            self.start = start
         elif kind == "process":
             info = ProcessInfo.from_json(obj)
-            if info is None or not is_number(obj.get("t")):
-                return False
-            if any(is_of(obj.get(n), int) and whole_or_none(obj.get(n)) is None for n in COUNTS):
+            if info is None:
                 return False
             self.process_line = info
         elif kind == "script":
@@ -140,16 +128,29 @@ class Recording:
                 return False
             self.scripts[(script.key, script.card)] = script
         elif kind == "end":
-            self.ended = True
+            self.ended = RecordingEnd.from_json(obj) is not None
         elif kind == "notice":
-            notice = obj.get("notice")
-            if not is_of(notice, str) or not (obj.get("t") is None or is_number(obj.get("t"))):
+            notice = RecordedNotice.from_json(obj)
+            if notice is None:
                 return False
-            notice = _intern(notice[:200])
-            self.notice_counts[notice] = self.notice_counts.get(notice, 0) + 1
+            self.notice_counts[notice.notice] = self.notice_counts.get(notice.notice, 0) + 1
             if len(self.notices) < _NOTICES_KEPT:  # bounded: a program clearing in a loop
-                self.notices.append((notice, float_or_none(obj.get("t"))))
+                self.notices.append((notice.notice, notice.t))
         return True  # other types: from a newer jitlab, ignored
+
+
+class NewerFormat(OSError):
+    """A recording written by a newer jitlab, in a format whose major version this one
+    cannot read (``version``: the file's). Refused at its ``start`` line, in one line."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        super().__init__(errno.EINVAL, newer_format_text(version, "en"))
+
+
+def newer_format_text(version: str, lang: str) -> str:
+    """The line that refuses a recording of a newer format, in ``lang``."""
+    return say("recording.newer_format", lang, version=version[:20], major=FORMAT_MAJOR)
 
 
 @contextmanager
@@ -354,388 +355,5 @@ def _parse(raw: bytes) -> Any:
         return _UNREADABLE
 
 
-def _valid_hits(obj: dict[str, Any]) -> bool:
-    hits = obj.get("hits")
-    return (
-        is_of(obj.get("function"), str)
-        and is_of(obj.get("defined_at"), str, none=True)
-        and whole_or_none(hits) is not None
-    )
-
-
-_DICT_OR_NULL = ("signature", "error", "reason", "params", "notes")
-
-
-def _call(obj: dict[str, Any]) -> RecordedCall | None:
-    """The typed call of a ``call`` line, or None when a field has the wrong type.
-
-    ``CallRecord.from_json`` is tolerant by design (missing fields default); this is strict
-    about the types it reads, so a damaged line is counted rather than read as zeros. JSON
-    gives exact types (dict, list, str, int, float, bool), so ``type(v) is`` checks suffice.
-    The value is ``RecordedCall.from_json``'s, made faster: reading a long recording spends
-    most of its time here. A signature or reason already read (an equal JSON object) is the
-    same object again, names are interned: a long recording repeats a few signatures,
-    reasons and names a hundred thousand times (also most of its memory).
-    """
-    get = obj.get
-    function, kind = get("function"), get("kind")
-    if type(function) is not str or type(kind) is not str or kind not in KINDS:
-        return None
-    for name in TIMES:
-        value = get(name)
-        # A number in range: finite, and no 400-digit count (float() would overflow later).
-        if value is not None and not (type(value) in NUMBER_TYPES and LOW < value < HIGH):
-            return None
-    index, card, defined_at, variant = get("index"), get("card"), get("defined_at"), get("variant")
-    if (index is not None and (type(index) is not int or not LOW < index < HIGH)) or (
-        card is not None and (type(card) is not int or not LOW < card < HIGH)
-    ):
-        return None
-    if (defined_at is not None and type(defined_at) is not str) or (
-        variant is not None and type(variant) is not str
-    ):
-        return None
-    signature, reason, error = get("signature"), get("reason"), get("error")
-    params, notes, stdout = get("params"), get("notes"), get("stdout")
-    for value in (signature, reason, error, params, notes):
-        if value is not None and type(value) is not dict:
-            return None
-    if stdout is not None and type(stdout) is not list:
-        return None
-    texts = [error.get("type"), error.get("message")] if error else []
-    for line in stdout or ():
-        if type(line) is not dict:
-            return None
-        texts += (line.get("when"), line.get("text"))
-    if any(t is not None and type(t) is not str for t in texts):
-        return None
-    try:
-        if signature:
-            signature = _kept(signature, _SIGNATURES, _signature)
-        if reason:
-            reason = _kept(reason, _REASONS, _reason)
-        trace = float(get("trace_ms") or 0.0)
-        lower = float(get("lower_ms") or 0.0)
-        compile_ms = float(get("compile_ms") or 0.0)
-        latency, called_from, t = get("latency_ms"), get("called_from"), get("t")
-        record = CallRecord(
-            int(index or 0),
-            _intern(function or "?"),
-            CALL_KINDS[kind],
-            # Calls seen only through compile events have no latency: the phases bound it.
-            float(latency) if latency is not None else 0 + trace + lower + compile_ms,
-            trace,
-            lower,
-            compile_ms,
-            signature or None,
-            card,
-            reason or None,
-            ErrorInfo(error.get("type", "?"), error.get("message", "")) if error else None,
-            tuple(OutputLine(o["when"], o["text"]) for o in stdout) if stdout else (),
-            params,
-            variant,
-            notes,
-        )
-        return RecordedCall(
-            record,
-            defined_at=_intern(defined_at) if defined_at is not None else None,
-            called_from=_intern(called_from) if type(called_from) is str else None,
-            events_only=get("source") == "events",
-            internal=bool(get("internal")),
-            t=float(t) if t is not None else None,
-        )
-    except Exception:  # _Unfit, or a shape from_json cannot take: KeyError, TypeError…
-        return None
-
-
-class _Unfit(Exception):
-    """A signature or reason of a type the reader does not trust."""
-
-
-def _signature(data: dict[str, Any]) -> Signature:
-    text = data.get("text")
-    if text is not None and type(text) is not str:
-        raise _Unfit
-    # Texts where jitlab writes texts, numbers in shapes, or the line is unreadable: a dtype
-    # that is a list would be read, and later fail to hash in a summary. (Numbers are not
-    # told apart by type: an equal signature read before serves for 1.0 as for 1.)
-    args, static = data.get("args", []), data.get("static") or {}
-    if type(args) is not list or type(static) is not dict or type(data.get("tree", "")) is not str:
-        raise _Unfit
-    for arg in args:
-        if not (
-            type(arg) is dict
-            and type(arg.get("path")) is str
-            and type(arg.get("dtype")) is str
-            and type(arg.get("sharding")) in (str, type(None))
-            and type(arg.get("shape")) is list
-            and all(type(d) in NUMBER_TYPES and 0 <= d < HIGH for d in arg["shape"])
-        ):
-            raise _Unfit
-    return Signature.from_json(data)
-
-
-def _reason(data: dict[str, Any]) -> Reason:
-    changes = data.get("changes", [])
-    if type(changes) is not list or any(type(c) is not str for c in changes):
-        raise _Unfit
-    return Reason.from_json(data)
-
-
-# Signatures and reasons already read, by their text, with the JSON object each was made
-# from: an equal object (``==``) makes an equal value, so the one made before serves. Only
-# values whose text is the line's own are kept (as jitlab writes them), so a line whose
-# text agrees with its fields reads exactly as it would alone; one that does not (1.0 where
-# jitlab writes 1) may read as the equal value read before. Shared by all recordings read
-# (a merge then compares the same objects); emptied when it grows past _KEPT_AT_MOST.
-_SIGNATURES: dict[str, tuple[dict[str, Any], Signature]] = {}
-_REASONS: dict[str, tuple[dict[str, Any], Reason]] = {}
-_KEPT_AT_MOST = 1 << 16
+_KEPT_AT_MOST = 1 << 16  # hits keys kept
 _intern = sys.intern
-
-
-def _kept(data: dict[str, Any], kept: dict[str, tuple[dict[str, Any], Any]], make: Any) -> Any:
-    text = data.get("text")
-    if type(text) is not str:  # none, or a damaged line's: made, not kept
-        return make(data)
-    seen = kept.get(text)
-    if seen is not None and seen[0] == data:
-        return seen[1]
-    value = make(data)
-    try:
-        own = str(value) == text
-    except Exception:  # a damaged line's value that cannot be written (dtype {}): not kept
-        return value
-    if own:
-        if len(kept) >= _KEPT_AT_MOST:
-            kept.clear()
-        kept[text] = (data, value)
-    return value
-
-
-@dataclass(frozen=True)
-class FunctionSummary:
-    """One function of a recording: the probe's :class:`Summary` of its recorded calls, with
-    its cache hits (counted apart: a hit is a count in the recording, not a line)."""
-
-    function: str
-    defined_at: str | None
-    totals: Summary = field(default_factory=lambda: Summary.of(()))
-    hits: int | None = None  # None when hits were not counted (function jitted before watch)
-    signatures: tuple[str, ...] = ()  # distinct compiled signatures, in order of appearance
-    changes: Counter[str] = field(default_factory=Counter)  # what differed, how often
-    internal: bool = False  # JAX's own kernels (eager ops, jnp.* outside jit): one per primitive
-
-    @property
-    def compiles(self) -> int:
-        return self.totals.compiles
-
-    @property
-    def recompiles(self) -> int:
-        return self.totals.recompiles
-
-    @property
-    def persistent_hits(self) -> int:
-        return self.totals.persistent_hits
-
-    @property
-    def errors(self) -> int:
-        return self.totals.errors
-
-    @property
-    def compile_ms(self) -> float:
-        """Trace + lower + compile: the time lost producing executables."""
-        return self.totals.time_lost_ms
-
-    @property
-    def executables(self) -> int:
-        """Programs compiled for it: first compile, recompiles, persistent loads. The
-        "compiles" count of both the terminal summary and the recording window."""
-        return self.compiles + self.recompiles + self.persistent_hits
-
-    @property
-    def ms_text(self) -> str:
-        """Time lost compiling as both the terminal summary and the recording window show it."""
-        return f"{self.compile_ms:.1f}"
-
-
-def summarize(recording: Recording, include_internal: bool = True) -> list[FunctionSummary]:
-    """Per function, sorted by time lost to compiling (the first one to fix comes first).
-
-    JAX's own kernels (recorded with ``--include-internal``) are one row per primitive,
-    wherever they were called from; rows with nothing in them are left out.
-    """
-    return Summarizer(include_internal).update(recording)
-
-
-class _Tally:
-    """One function's running totals (added in the order :meth:`Summary.of` adds them)."""
-
-    __slots__ = (
-        "changes",
-        "compile",
-        "counts",
-        "first",
-        "internal",
-        "lower",
-        "n",
-        "signatures",
-        "trace",
-    )
-
-    def __init__(self, first: int, internal: bool) -> None:
-        self.first = first  # the position of its first call line
-        self.internal = internal
-        self.n = 0
-        self.counts = dict.fromkeys(CallKind, 0)
-        self.trace = self.lower = self.compile = 0.0
-        self.signatures: dict[str, None] = {}  # an ordered set
-        # What differed, per recompile: each reason's changes (a few distinct ones, counted
-        # whole; spelt out change by change, in the same order, by Summarizer._row).
-        self.changes: dict[tuple[str, ...], int] = {}
-
-
-class Summarizer:
-    """:func:`summarize`, kept up to date as a recording grows: each :meth:`update` reads
-    only the call lines added since the last one, so following a long file (or reading it
-    a piece at a time) costs in proportion to what is new. Same rows, same order."""
-
-    def __init__(self, include_internal: bool = True) -> None:
-        self.include_internal = include_internal
-        self._seen = 0
-        self._tallies: dict[Key, _Tally] = {}
-
-    def update(self, recording: Recording) -> list[FunctionSummary]:
-        """The rows, the call lines added since the last look counted first."""
-        self.count(recording)
-        tallies = self._tallies
-        keys = sorted(tallies, key=lambda k: tallies[k].first)
-        keys += [key for key in recording.hits if key not in tallies]
-        rows = [self._row(key, tallies.get(key), recording.hits.get(key)) for key in keys]
-        rows = [s for s in rows if s.executables or s.errors or s.hits]
-        return sorted(rows, key=lambda s: s.compile_ms, reverse=True)
-
-    def count(self, recording: Recording) -> None:
-        """Count the call lines added since the last look (a window reading a long file
-        counts each piece as it comes, so that showing the rows costs little)."""
-        calls = recording.calls
-        if len(calls) < self._seen:  # another recording, or read again: start over
-            self._seen, self._tallies = 0, {}
-        tallies = self._tallies
-        include_internal = self.include_internal
-        # A recording's reasons are a few objects read again and again: each one's words
-        # once (kept by id while its calls hold it, for this update only).
-        words: dict[int, tuple[str, ...]] = {}
-        for position in range(self._seen, len(calls)):
-            call = calls[position]
-            internal = call.internal
-            if internal and not include_internal:
-                continue
-            record = call.record
-            key = (record.function, None if internal else call.defined_at)  # call.key
-            tally = tallies.get(key)
-            if tally is None:
-                tally = tallies[key] = _Tally(position, internal)
-            kind = record.kind
-            tally.n += 1
-            tally.counts[kind] += 1
-            tally.trace += record.trace_ms
-            tally.lower += record.lower_ms
-            tally.compile += record.compile_ms
-            if kind in COMPILED:
-                signature = record.signature
-                if signature is not None:
-                    tally.signatures.setdefault(str(signature))
-                reason = record.reason
-                if kind is CallKind.RECOMPILE and reason is not None:
-                    changes = words.get(id(reason))
-                    if changes is None:
-                        changes = words[id(reason)] = reason.changes
-                    tally.changes[changes] = tally.changes.get(changes, 0) + 1
-        self._seen = len(calls)
-
-    @staticmethod
-    def _row(key: Key, tally: _Tally | None, hits: int | None) -> FunctionSummary:
-        if tally is None:
-            return FunctionSummary(*key, totals=Summary.of(()), hits=hits)
-        count = tally.counts
-        changes: Counter[str] = Counter()  # each change first seen first, as counted one by one
-        for words, n in tally.changes.items():
-            for word in words:
-                changes[word] += n
-        totals = Summary.from_counts(count, tally.n, tally.trace, tally.lower, tally.compile)
-        return FunctionSummary(
-            *key,
-            totals=totals,
-            hits=hits,
-            signatures=tuple(tally.signatures),
-            changes=changes,
-            internal=tally.internal,
-        )
-
-
-def suggest_buckets(sizes: list[int], max_compiles: int) -> list[int]:
-    """Bucket sizes covering every observed size with the least total padding.
-
-    Each observed size ``n`` is padded up to the smallest bucket ``≥ n``; with at most
-    ``max_compiles`` buckets (chosen among the observed sizes; the largest is always one),
-    the total padding over all calls is minimal. Exact dynamic programme, O(k·m²) for m
-    distinct sizes.
-    """
-    if not sizes or max_compiles < 1:
-        return []
-    counts = Counter(sizes)
-    values = sorted(counts)
-    m = len(values)
-    k = min(max_compiles, m)
-    # cost[i][j]: padding when sizes values[i..j] all use bucket values[j].
-    prefix_n = [0]
-    prefix_sum = [0]
-    for v in values:
-        prefix_n.append(prefix_n[-1] + counts[v])
-        prefix_sum.append(prefix_sum[-1] + counts[v] * v)
-
-    def cost(i: int, j: int) -> int:
-        n = prefix_n[j + 1] - prefix_n[i]
-        return n * values[j] - (prefix_sum[j + 1] - prefix_sum[i])
-
-    inf = float("inf")
-    # best[b][j]: least padding covering values[0..j] with b buckets, the last at values[j].
-    # The padding cost is Monge (cost(a,d) + cost(b,c) ≥ cost(a,c) + cost(b,d) for
-    # a ≤ b ≤ c ≤ d), so the best previous bucket moves right as j does: each layer is
-    # solved by divide and conquer in O(m log m), the leftmost best kept as before.
-    best = [[inf] * m for _ in range(k + 1)]
-    back = [[-1] * m for _ in range(k + 1)]
-    for j in range(m):
-        best[1][j] = cost(0, j)
-
-    def solve(b: int, lo: int, hi: int, first: int, last: int) -> None:
-        # best[b][j] for j in [lo, hi], its previous bucket i within [first, last].
-        stack = [(lo, hi, first, last)]
-        previous, row, links = best[b - 1], best[b], back[b]
-        while stack:
-            lo, hi, first, last = stack.pop()
-            if lo > hi:
-                continue
-            j = (lo + hi) // 2
-            value, at = inf, -1
-            n_j, sum_j, v_j = prefix_n[j + 1], prefix_sum[j + 1], values[j]
-            for i in range(first, min(last, j - 1) + 1):
-                candidate = (
-                    previous[i] + (n_j - prefix_n[i + 1]) * v_j - (sum_j - prefix_sum[i + 1])
-                )
-                if candidate < value:
-                    value, at = candidate, i
-            row[j], links[j] = value, at
-            split = at if at >= 0 else first
-            stack.append((lo, j - 1, first, split))
-            stack.append((j + 1, hi, split, last))
-
-    for b in range(2, k + 1):
-        solve(b, 0, m - 1, 0, m - 1)
-    b = min(range(1, k + 1), key=lambda b: (best[b][m - 1], b))
-    buckets, j = [], m - 1
-    while j >= 0 and b >= 1:
-        buckets.append(values[j])
-        j, b = back[b][j], b - 1
-    return sorted(buckets)

@@ -165,8 +165,10 @@ class Change:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
+        name: Any = data.get("kind")
         try:  # a dict lookup first: recordings hold hundreds of thousands of these
-            kind = _CHANGE_KINDS.get(data.get("kind")) or ChangeKind(data.get("kind"))
+            kind = _CHANGE_KINDS.get(name) if type(name) is str else None
+            kind = kind or ChangeKind(name)
         except (ValueError, TypeError):  # a kind from a newer jitlab: keep its words
             return cls(ChangeKind.RECORDED, detail=str(data.get("text") or data))
         return cls(
@@ -244,7 +246,8 @@ class CallRecord(NamedTuple):
     under a microsecond to record, and a frozen dataclass takes several.
     """
 
-    index: int
+    # Shadows tuple.index (a field named so since the first recordings: public data).
+    index: int  # type: ignore[assignment]
     function: str
     kind: CallKind
     latency_ms: float
@@ -405,7 +408,7 @@ class Summary:
 
     def to_json(self) -> dict[str, Any]:
         # Sums of a record's times are finite; _jsonable keeps it so whatever comes in.
-        return _jsonable(
+        line: dict[str, Any] = _jsonable(
             {
                 "calls": self.calls,
                 "compiles": self.compiles,
@@ -422,3 +425,4 @@ class Summary:
                 "time_lost_ms": round(self.time_lost_ms, 3),
             }
         )
+        return line

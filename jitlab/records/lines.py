@@ -1,6 +1,19 @@
-"""The lines of a recording, as typed values: ``call``, ``hits``, ``start``, ``script`` and
-``process`` (JAX-free). Each type reads its own line (``from_json``) and writes it
-(``to_json``); :mod:`jitlab.recordings.reader` reads whole files of them.
+"""The lines of a recording, as typed values (JAX-free): ``start``, ``call``, ``hits``,
+``script``, ``process``, ``notice`` and ``end``.
+
+Each type writes its own line (``to_json``) and reads it back (``from_json``), strictly: a
+line that is not what ``jitlab watch`` writes — a field of the wrong type, a number no
+recording holds (a 400-digit count, a time past 1e18) — reads as None, so whatever reads a
+recording can trust the types of what it gets. :mod:`jitlab.recordings.reader` reads whole
+files of them.
+
+The format has a version (:data:`FORMAT`, written in the ``start`` line; a recording
+without one is ``1.0``). A minor version adds what older readers skip or read as before;
+a newer major version is refused (:attr:`RecordingStart.readable`).
+
+- ``1.0``: each reason written three times (``changes``, ``items``, ``text``).
+- ``1.1``: each reason written once (``items``, and JAX's words in ``jax``); the ``start``
+  line names the format. 1.0 readers read 1.1 files (they read ``items`` first).
 """
 
 from __future__ import annotations
@@ -11,10 +24,35 @@ from typing import Any
 from jitlab.records.calls import (
     CallKind,
     CallRecord,
+    ErrorInfo,
+    OutputLine,
+    Reason,
 )
 from jitlab.records.scripts import Script
+from jitlab.records.strict import (
+    COUNTS,
+    HIGH,
+    LOW,
+    NUMBER_TYPES,
+    REASONS,
+    SIGNATURES,
+    float_or_none,
+    intern,
+    is_number,
+    is_of,
+    kept,
+    reason_key,
+    signature_key,
+    whole_or_none,
+)
+from jitlab.records.strict import reason as read_reason
+from jitlab.records.strict import signature as read_signature
 
 Key = tuple[str, str | None]  # (function name, where it is defined)
+
+FORMAT = "1.1"  # the recording format this jitlab writes
+FORMAT_MAJOR = 1  # the newest major version it reads
+OLDEST_FORMAT = "1.0"  # a start line without "format" (written before versions)
 
 
 KINDS = frozenset(kind.value for kind in CallKind)
@@ -49,22 +87,94 @@ class RecordedCall:
         return (self.record.function, None if self.internal else self.defined_at)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RecordedCall:
-        """Read a ``call`` line (raises on a shape ``CallRecord.from_json`` cannot take)."""
-        called_from = data.get("called_from")
-        t = data.get("t")
-        return cls(
-            CallRecord.from_json(data),
-            defined_at=data.get("defined_at"),
-            called_from=called_from if isinstance(called_from, str) else None,
-            events_only=data.get("source") == "events",
-            internal=bool(data.get("internal")),
-            t=float(t) if t is not None else None,
-        )
+    def from_json(cls, data: dict[str, Any]) -> RecordedCall | None:
+        """The typed call of a ``call`` line, or None when a field has the wrong type.
+
+        ``CallRecord.from_json`` is tolerant by design (missing fields default); this is
+        strict about the types it reads, so a damaged line is counted rather than read as
+        zeros. JSON gives exact types (dict, list, str, int, float, bool), so ``type(v) is``
+        checks suffice. Reading a long recording spends most of its time here: a signature
+        or reason already read (an equal JSON object) is the same object again, names are
+        interned (a long recording repeats a few signatures, reasons and names a hundred
+        thousand times: also most of its memory).
+        """
+        get = data.get
+        function, kind = get("function"), get("kind")
+        if type(function) is not str or type(kind) is not str or kind not in KINDS:
+            return None
+        for name in TIMES:
+            value = get(name)
+            # A number in range: finite, and no 400-digit count (float() would overflow).
+            if value is not None and not (type(value) in NUMBER_TYPES and LOW < value < HIGH):
+                return None
+        index, card, defined_at = get("index"), get("card"), get("defined_at")
+        variant = get("variant")
+        if (index is not None and (type(index) is not int or not LOW < index < HIGH)) or (
+            card is not None and (type(card) is not int or not LOW < card < HIGH)
+        ):
+            return None
+        if (defined_at is not None and type(defined_at) is not str) or (
+            variant is not None and type(variant) is not str
+        ):
+            return None
+        signature, reason, error = get("signature"), get("reason"), get("error")
+        params, notes, stdout = get("params"), get("notes"), get("stdout")
+        for value in (signature, reason, error, params, notes):
+            if value is not None and type(value) is not dict:
+                return None
+        if stdout is not None and type(stdout) is not list:
+            return None
+        texts = [error.get("type"), error.get("message")] if error else []
+        for line in stdout or ():
+            if type(line) is not dict:
+                return None
+            texts += (line.get("when"), line.get("text"))
+        if any(t is not None and type(t) is not str for t in texts):
+            return None
+        try:
+            if signature:
+                signature = kept(signature, SIGNATURES, signature_key, read_signature)
+            if reason:
+                reason = kept(reason, REASONS, reason_key, read_reason)
+            trace = float(get("trace_ms") or 0.0)
+            lower = float(get("lower_ms") or 0.0)
+            compile_ms = float(get("compile_ms") or 0.0)
+            latency, called_from, t = get("latency_ms"), get("called_from"), get("t")
+            record = CallRecord(
+                int(index or 0),
+                intern(function or "?"),
+                CALL_KINDS[kind],
+                # Calls seen only through compile events have no latency: the phases bound it.
+                float(latency) if latency is not None else 0 + trace + lower + compile_ms,
+                trace,
+                lower,
+                compile_ms,
+                signature or None,
+                card,
+                reason or None,
+                ErrorInfo(error.get("type", "?"), error.get("message", "")) if error else None,
+                tuple(OutputLine(o["when"], o["text"]) for o in stdout) if stdout else (),
+                params,
+                variant,
+                notes,
+            )
+            return cls(
+                record,
+                defined_at=intern(defined_at) if defined_at is not None else None,
+                called_from=intern(called_from) if type(called_from) is str else None,
+                events_only=get("source") == "events",
+                internal=bool(get("internal")),
+                t=float(t) if t is not None else None,
+            )
+        except Exception:  # Unfit, or a shape the records cannot take: KeyError, TypeError…
+            return None
 
     def to_json(self) -> dict[str, Any]:
         """The ``call`` line ``jitlab watch`` writes (read back by :meth:`from_json`)."""
         line = {"type": "call", **self.record.to_json()}
+        reason = self.record.reason
+        if reason is not None:  # written once: its words are rendered from the items
+            line["reason"] = reason_line(reason)
         if self.events_only:  # no call was timed: JAX's compile events were all we saw
             line["latency_ms"] = line["execute_ms"] = None
         line.update(
@@ -75,6 +185,14 @@ class RecordedCall:
             t=self.t,
         )
         return line
+
+
+def reason_line(reason: Reason) -> dict[str, Any]:
+    """A reason as a recording keeps it (format 1.1): the changes as data, JAX's words.
+
+    ``Reason.to_json`` (``jitlab run --json``, the app's exports) adds the English words
+    twice more (``changes``, ``text``) for people and scripts that read them."""
+    return {"items": [c.to_json() for c in reason.items], "jax": reason.jax_explanation}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +218,15 @@ class RecordedHits:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RecordedHits:
-        t = data.get("t")
-        return cls(data["function"], data.get("defined_at"), data["hits"], float_or_none(t))
+    def from_json(cls, data: dict[str, Any]) -> RecordedHits | None:
+        """None when the line is not a hits line this reader can trust."""
+        function, defined_at, hits = data.get("function"), data.get("defined_at"), data.get("hits")
+        count = whole_or_none(hits)
+        if not isinstance(function, str) or count is None:
+            return None
+        if defined_at is not None and not isinstance(defined_at, str):
+            return None
+        return cls(function, defined_at, count, float_or_none(data.get("t")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +245,26 @@ class RecordingStart:
     # ``jitlab watch --scripts``: "figures" or "texts" (what each ``script`` line keeps);
     # None: the recording keeps no scripts (older recordings, or not asked for).
     scripts: str | None = None
+    format: str = FORMAT  # the recording format ("1.0": written before versions)
+
+    @property
+    def readable(self) -> bool:
+        """False when a newer jitlab wrote the file in a format this one cannot read (a
+        damaged version, not ``MAJOR.MINOR``, is no newer: the rest is read as usual)."""
+        return format_major(self.format) <= FORMAT_MAJOR
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RecordingStart:
+    def from_json(cls, data: dict[str, Any]) -> RecordingStart | None:
+        """None when the line is not a start line this reader can trust."""
+        version = data.get("format", OLDEST_FORMAT)
+        if not (
+            is_of(data.get("argv"), list, none=True)
+            and is_number(data.get("time"))
+            and is_of(version, str)
+        ):
+            return None
+        if any(is_of(data.get(n), int) and whole_or_none(data.get(n)) is None for n in COUNTS):
+            return None  # a process index no job has (a 400-digit number)
         versions = [data.get(name) for name in ("jax", "jitlab")]
         jax, jitlab = (None if v is None else str(v) for v in versions)
         time = data.get("time")
@@ -138,12 +279,14 @@ class RecordingStart:
             process=whole_or_none(data.get("process")),
             processes=whole_or_none(data.get("processes")),
             scripts=scripts if isinstance(scripts := data.get("scripts"), str) else None,
+            format=version,
         )
 
     def to_json(self, **more: Any) -> dict[str, Any]:
         """The ``start`` line (``more``: fields a newer writer adds, such as ``pid``)."""
         line = {
             "type": "start",
+            "format": self.format,
             "jitlab": self.jitlab,
             "jax": self.jax,
             "argv": list(self.argv),
@@ -156,6 +299,16 @@ class RecordingStart:
         if self.scripts is not None:
             line["scripts"] = self.scripts
         return line
+
+
+def format_major(version: str) -> int:
+    """The major version of a format (``"1.1"`` → 1); -1 when it is not ``MAJOR.MINOR``."""
+    major, dot, minor = version.partition(".")
+    if not (major.isdigit() and major.isascii() and len(major) < 6):
+        return -1
+    if dot and not (minor.isdigit() and minor.isascii()):
+        return -1
+    return int(major)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,13 +351,13 @@ class RecordedScript:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RecordedScript | None:
         """None when the line is not a script line this reader can trust."""
-        function, card = data.get("function"), data.get("card")
+        function, card = data.get("function"), whole_or_none(data.get("card"))
         defined_at, created_by = data.get("defined_at"), data.get("created_by")
         body, why = data.get("script"), data.get("why")
         if not (
-            is_of(function, str)
+            isinstance(function, str)
             and is_of(defined_at, str, none=True)
-            and whole_or_none(card) is not None
+            and card is not None
             and (created_by is None or whole_or_none(created_by) is not None)
             and is_of(body, dict, none=True)
             and is_of(why, str, none=True)
@@ -216,7 +369,13 @@ class RecordedScript:
         except Exception:  # a script body of a shape Script.from_json cannot take
             return None
         return cls(
-            function, defined_at, card, created_by, script, why or "", float_or_none(data.get("t"))
+            function,
+            defined_at if isinstance(defined_at, str) else None,
+            card,
+            whole_or_none(created_by),
+            script,
+            why if isinstance(why, str) else "",
+            float_or_none(data.get("t")),
         )
 
 
@@ -249,9 +408,11 @@ class ProcessInfo:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProcessInfo | None:
-        """None when the line names no process index."""
+        """None when the line names no process index, or is not one this reader can trust."""
         index = whole_or_none(data.get("process"))
-        if index is None:
+        if index is None or not is_number(data.get("t")):
+            return None
+        if any(is_of(data.get(n), int) and whole_or_none(data.get(n)) is None for n in COUNTS):
             return None
         host = data.get("host")
         return cls(
@@ -264,37 +425,42 @@ class ProcessInfo:
         )
 
 
-def whole_or_none(value: Any) -> int | None:
-    """A whole number ≥ 0 (and in range), or None (any other value, from a damaged or
-    foreign line)."""
-    return value if is_of(value, int) and 0 <= value < HIGH else None
+@dataclass(frozen=True, slots=True)
+class RecordedNotice:
+    """A ``notice`` line: something the recording could not see, and when. The one notice
+    written today is ``listeners_removed`` (the program cleared jitlab's JAX listeners:
+    compiles before ``t`` may be missing from the counts)."""
+
+    notice: str
+    t: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "notice", "notice": self.notice, "t": self.t}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordedNotice | None:
+        """None when the line names no notice (a notice is kept to 200 characters)."""
+        notice, t = data.get("notice"), data.get("t")
+        if not isinstance(notice, str) or not is_number(t):
+            return None
+        return cls(intern(notice[:200]), float_or_none(t))
 
 
-NUMBER_TYPES = (int, float)  # JSON's true/false are bool, a type of its own here
+@dataclass(frozen=True, slots=True)
+class RecordingEnd:
+    """The ``end`` line: the program finished (``signal``: the signal that ended it)."""
 
+    t: float | None = None
+    signal: str | None = None
 
-def is_of(value: Any, kind: type, none: bool = False) -> bool:
-    if value is None:
-        return none
-    return isinstance(value, kind) and not isinstance(value, bool)
+    def to_json(self) -> dict[str, Any]:
+        line: dict[str, Any] = {"type": "end", "t": self.t}
+        if self.signal is not None:
+            line["signal"] = self.signal
+        return line
 
-
-def float_or_none(value: Any) -> float | None:
-    return float(value) if is_number(value) and value is not None else None
-
-
-# The numbers a recording holds (counts, sizes, times) lie well inside these; a value outside
-# (a 400-digit number, 1e300) is damage, and the line is skipped: float() of it would
-# overflow in whatever shows it. Comparing an int with a float is exact (no overflow), and
-# NaN and the infinities compare false.
-LOW, HIGH = -1e18, 1e18
-
-
-COUNTS = ("process", "processes", "local_devices", "devices")
-
-
-def is_number(value: Any) -> bool:
-    """A finite number in range, or null (JSON's true and false are not times)."""
-    if value is None:
-        return True
-    return type(value) in NUMBER_TYPES and LOW < value < HIGH
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RecordingEnd:
+        """Any ``end`` line ends the recording (its fields are read where they can be)."""
+        signal = data.get("signal")
+        return cls(float_or_none(data.get("t")), signal if isinstance(signal, str) else None)

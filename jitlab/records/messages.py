@@ -1,6 +1,9 @@
 """The words of jitlab's text faces — the ``jitlab`` command and the HTML report — in English
 and Chinese, in one catalogue.
 
+Longer than 500 lines on purpose: it is one table of messages, each entry its English and
+Chinese side by side; split across modules, a translator would lose the one place to read.
+
 Each entry is a template in both languages (``str.format`` fields); English entries that
 count something carry a plural form, chosen by the field ``n``. Chinese has no plural and
 uses full-width punctuation (，。：（）); code identifiers, units and JAX's own words stay as
@@ -504,6 +507,13 @@ CATALOGUE: dict[str, Message] = {
     ),
     "usage.cannot_read": _M(
         "{command}: cannot read {path}: {error}", "{command}：无法读取 {path}：{error}"
+    ),
+    # A recording of a newer major format (jitlab.recordings.reader.NewerFormat).
+    "recording.newer_format": _M(
+        "written by a newer jitlab (recording format {version}; this jitlab reads format"
+        " {major}.x): update jitlab to open it",
+        "由更新版本的 jitlab 写入（记录格式 {version}；此版本只读得懂 {major}.x 格式）："
+        "请升级 jitlab 后再打开",
     ),
     # A FIFO, a device, a socket given as a recording (jitlab.recordings.reader.NotARegularFile).
     "usage.not_regular": _M(

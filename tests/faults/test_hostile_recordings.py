@@ -554,7 +554,7 @@ def test_the_window_skips_numbers_out_of_range(qtbot, open_window, tmp_path: Pat
 def test_the_reports_ledger_shows_the_columns_that_changed_first(tmp_path: Path) -> None:
     """200 arguments, one of them changing: the page lists a bounded number of columns,
     the changed one among them, and says how many it left out."""
-    from jitlab.report.page import MAX_LEDGER_COLUMNS
+    from jitlab.report.tables import MAX_LEDGER_COLUMNS
 
     first = _wide_call(200)
     second = _with(first, ("kind",), "recompile") | {"index": 1, "card": 1}

@@ -22,8 +22,9 @@ import pytest
 
 import jitlab
 from jitlab.cli import main
+from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.ledger import KIND_COLORS, compiled_signatures, varying_dimensions
-from jitlab.recordings.reader import read_recording, suggest_buckets
+from jitlab.recordings.reader import read_recording
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import render
 

@@ -1,5 +1,5 @@
 """Reading a recording fast reads it the same: every line, good or damaged, against the
-plain reader (each line parsed whole, checked field by field, made by ``from_json``).
+plain reader (each line parsed whole and read alone by its type's ``from_json``).
 
 The fast reader takes ``hits`` lines as jitlab writes them without parsing them, and makes
 a signature or reason it already read once. These tests hold it to the plain reader on
@@ -9,16 +9,15 @@ real lines of every kind, and on thousands of lines damaged at random.
 from __future__ import annotations
 
 import json
-import math
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from jitlab.recordings.processes import merge
-from jitlab.recordings.reader import Recording, read_recording, summarize
+from jitlab.recordings.reader import Recording, read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.records.calls import (
     CallKind,
     CallRecord,
@@ -32,87 +31,15 @@ from jitlab.records.calls import (
 )
 from jitlab.records.changes import ChangeKind
 from jitlab.records.lines import ProcessInfo, RecordedCall, RecordedHits, RecordingStart
+from jitlab.records.strict import forget_read_values
 
-# -- the plain reader: what reading meant before it was made fast ------------------------
+# -- the plain reader: each line parsed whole, read alone by its type's from_json ----------
 _decode = json.JSONDecoder(parse_constant=lambda _: None).decode
-_TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
-
-
-def _plain_signature_ok(signature: dict[str, Any]) -> bool:
-    """Texts where jitlab writes texts and numbers in shapes (a list as a dtype would fail to
-    hash later); numbers of any type, as an equal signature read before would serve."""
-    args = signature.get("args", [])
-    if not isinstance(args, list) or not isinstance(signature.get("static") or {}, dict):
-        return False
-    if not isinstance(signature.get("tree", ""), str):
-        return False
-    for arg in args:
-        if not isinstance(arg, dict) or not isinstance(arg.get("shape"), list):
-            return False
-        if not all(isinstance(d, (int, float)) and 0 <= d < 1e18 for d in arg["shape"]):
-            return False
-        if not (isinstance(arg.get("path"), str) and isinstance(arg.get("dtype"), str)):
-            return False
-        if arg.get("sharding") is not None and not isinstance(arg.get("sharding"), str):
-            return False
-    return True
-
-
-def _plain_call(obj: dict[str, Any]) -> RecordedCall | None:
-    get = obj.get
-    kind = get("kind")
-    if type(get("function")) is not str or type(kind) is not str:
-        return None
-    if kind not in {k.value for k in CallKind}:
-        return None
-    for name in _TIMES:
-        value = get(name)
-        if value is not None and (type(value) not in (int, float) or not math.isfinite(value)):
-            return None
-        if value is not None and abs(value) >= 1e18:  # out of range: damage
-            return None
-    for name in ("index", "card"):
-        if get(name) is not None and (type(get(name)) is not int or abs(get(name)) >= 1e18):
-            return None
-    for name in ("defined_at", "variant"):
-        if get(name) is not None and type(get(name)) is not str:
-            return None
-    for name in ("signature", "error", "reason", "params", "notes"):
-        if get(name) is not None and type(get(name)) is not dict:
-            return None
-    stdout = get("stdout")
-    if stdout is not None and type(stdout) is not list:
-        return None
-    error = get("error") or {}
-    texts = [(get("signature") or {}).get("text"), error.get("type"), error.get("message")]
-    for line in stdout or ():
-        if type(line) is not dict:
-            return None
-        texts += (line.get("when"), line.get("text"))
-    if any(t is not None and type(t) is not str for t in texts):
-        return None
-    changes = (get("reason") or {}).get("changes", [])
-    if type(changes) is not list or any(type(c) is not str for c in changes):
-        return None
-    if get("signature") and not _plain_signature_ok(get("signature")):
-        return None
-    try:
-        return RecordedCall.from_json(obj)
-    except Exception:
-        return None
-
-
-def _plain_hits(obj: dict[str, Any]) -> RecordedHits | None:
-    function, defined_at, hits = obj.get("function"), obj.get("defined_at"), obj.get("hits")
-    if type(function) is not str or (defined_at is not None and type(defined_at) is not str):
-        return None
-    if type(hits) is not int or not 0 <= hits < 1e18:
-        return None
-    return RecordedHits.from_json(obj)
 
 
 def plain_read(data: bytes) -> Recording:
-    """Each line parsed whole; call and hits lines as before; the others by add_line."""
+    """Each line parsed whole; a call line read with nothing kept from the lines before it
+    (each signature and reason made anew), a hits line by ``RecordedHits.from_json``."""
     recording = Recording()
     complete, _, _ = data.rpartition(b"\n")
     for raw in complete.split(b"\n") if complete else []:
@@ -125,13 +52,14 @@ def plain_read(data: bytes) -> Recording:
             continue
         kind = obj.get("type") if isinstance(obj, dict) else None
         if kind == "call":
-            call = _plain_call(obj)
+            forget_read_values()
+            call = RecordedCall.from_json(obj)
             if call is None:
                 recording.bad_lines += 1
             else:
                 recording.calls.append(call)
         elif kind == "hits":
-            hits = _plain_hits(obj)
+            hits = RecordedHits.from_json(obj)
             if hits is None:
                 recording.bad_lines += 1
             else:
@@ -227,8 +155,8 @@ def _read(tmp_path: Path, lines: list[bytes], name: str = "run.jsonl") -> Record
 @pytest.mark.parametrize("process", [None, 2])
 def test_real_lines_read_the_same(tmp_path: Path, process: int | None) -> None:
     lines = _lines(process)
+    plain = plain_read(b"\n".join(lines) + b"\n")  # first: it empties what is kept
     fast = _read(tmp_path, lines)
-    plain = plain_read(b"\n".join(lines) + b"\n")
     assert len(fast.calls) == 16 and len(fast.hits) == 2 and fast.bad_lines == 0
     _same(fast, plain)
     # Read twice (everything already kept): the same again, and the same objects.
@@ -359,7 +287,7 @@ def test_read_a_piece_at_a_time_the_same(
 
 
 def test_merge_takes_kept_summaries_and_can_leave_divergences(tmp_path: Path) -> None:
-    from jitlab.recordings.reader import Summarizer
+    from jitlab.recordings.summary import Summarizer
 
     pairs = [(2, _read(tmp_path, _lines() * 2, "run.p2.jsonl"))]
     pairs.append((3, _read(tmp_path, _lines(3), "run.p3.jsonl")))

@@ -1,0 +1,36 @@
+"""The report's small pieces of HTML: escaped text, times, "not recorded" (JAX-free)."""
+
+from __future__ import annotations
+
+import datetime
+from html import escape
+
+from jitlab.records.messages import (
+    say,
+)
+
+
+def esc(value: object) -> str:
+    """Any text from a recording, safe inside HTML text and quoted attributes."""
+    return escape(str(value), quote=True)
+
+
+def format_ms(ms: float) -> str:
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 10:
+        return f"{ms:.0f} ms"
+    return f"{ms:.2f} ms"
+
+
+def when_text(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def or_missing(value: object, lang: str = "en") -> str:
+    if value is None or value == "":
+        return f'<span class="missing">{say("report.not_recorded", lang)}</span>'
+    return esc(value)

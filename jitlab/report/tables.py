@@ -1,0 +1,195 @@
+"""The report's tables for one function: why it compiled again, the signature ledger
+(:mod:`jitlab.recordings.ledger`) and the bucket suggestion (JAX-free)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from jitlab.recordings.ledger import (
+    ENGLISH_COMMENTS,
+    KIND_COLORS,
+    LedgerRow,
+    bucket_code,
+    bucket_sizes,
+    column_title,
+    compiled_signatures,
+    default_compiles,
+    differs,
+    ever_changed,
+    padding,
+    signature_columns,
+    varying_dimensions,
+)
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind, render
+from jitlab.records.messages import (
+    CATALOGUE,
+    kind_name,
+    listing,
+    say,
+)
+from jitlab.report.figures import histogram_svg
+from jitlab.report.functions import FunctionReport, cost_ms
+from jitlab.report.html import esc, format_ms
+
+MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
+
+
+# Signature columns per ledger, those that changed first: a 100,000-argument signature would
+# make a page of 100,000 columns (and hundreds of MB to write it).
+MAX_LEDGER_COLUMNS = 64
+
+
+def reasons_section(f: FunctionReport, lang: str = "en") -> str:
+    """Why it compiled again, most frequent first (one example each)."""
+    counts: Counter[tuple[ChangeKind, str]] = Counter()
+    examples: dict[tuple[ChangeKind, str], str] = {}
+    recompiles = 0
+    for calls in f.calls.values():
+        for call in calls:
+            r = call.record
+            if r.kind is not CallKind.RECOMPILE or r.reason is None:
+                continue
+            recompiles += 1
+            for change in r.reason.items:
+                key = (change.kind, change.path)
+                counts[key] += 1
+                examples.setdefault(key, render(change, lang))
+    if not recompiles:
+        return ""
+    items = []
+    for (kind, path), n in counts.most_common(12):
+        what = _change_words(kind, path, lang)
+        item = say(
+            "report.reason",
+            lang,
+            what=f"<strong>{esc(what)}</strong>",
+            times=say("n.times", lang, n=n),
+            example=f"<code>{esc(examples[(kind, path)])}</code>",
+        )
+        items.append(f"<li>{item}</li>")
+    if len(counts) > 12:
+        items.append(f"<li>{esc(say('n.more', lang, n=len(counts) - 12))}</li>")
+    return f"<h3>{say('report.why', lang)}</h3><ul class=reasons>{''.join(items)}</ul>"
+
+
+def _change_words(kind: ChangeKind, path: str | None, lang: str) -> str:
+    """What changed, briefly: ``shape of x`` (the change's kind itself if it has no words)."""
+    key = f"change.{kind}"
+    if key not in CATALOGUE:
+        return str(kind)
+    return say(key, lang, path=path or "?")
+
+
+def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: str = "en") -> str:
+    """The signature ledger as a table; a changed cell is marked, with the old value in its
+    ``title``."""
+    if not rows:
+        return f'<p class="note">{say("report.nothing", lang)}</p>'
+    keys = signature_columns(rows)
+    hidden = max(0, len(keys) - MAX_LEDGER_COLUMNS)
+    if hidden:
+        kept = set([k for k in keys if ever_changed(rows, k)][:MAX_LEDGER_COLUMNS])
+        for key in keys:
+            if len(kept) >= MAX_LEDGER_COLUMNS:
+                break
+            kept.add(key)
+        keys = [k for k in keys if k in kept]
+    heads = ["#", *(say(f"report.ledger.{h}", lang) for h in ("kind", "at", "cost"))]
+    heads += [_column_title(k, lang) for k in keys]
+    heads += [say("report.ledger.called_from", lang), say("report.ledger.changed", lang)]
+    out = [
+        '<div class="scroll"><table class="ledger"><thead><tr>',
+        "".join(f"<th>{esc(h)}</th>" for h in heads),
+        "</tr></thead><tbody>",
+    ]
+    for i, row in enumerate(rows[:limit]):
+        call, r = row.call, row.call.record
+        cells = [
+            "?" if call.events_only else str(r.index),
+            f'<span class="kind" style="color:{KIND_COLORS[r.kind]}">'
+            f"{kind_name(r.kind, lang)}</span>",
+            f"{call.t:.2f} s" if call.t is not None else "",
+            format_ms(cost_ms(call)),
+        ]
+        tds = [f"<td>{c}</td>" for c in cells[:1]]
+        tds += [f"<td class=kindcell>{cells[1]}</td>", f"<td class=num>{cells[2]}</td>"]
+        tds.append(f"<td class=num>{cells[3]}</td>")
+        for key in keys:
+            text = "?" if row.signature is None else row.cells.get(key, "—")
+            if differs(rows, i, key):
+                before = rows[i - 1].cells.get(key, "—")
+                changed = esc(say("report.ledger.before", lang, before=before))
+                tds.append(
+                    f'<td class="sig changed" title="{changed}"><mark>{esc(text)}</mark></td>'
+                )
+            else:
+                tds.append(f"<td class=sig>{esc(text)}</td>")
+        tds.append(f"<td><small>{esc(call.called_from or '')}</small></td>")
+        semi = say("sep.semi", lang)
+        reason = semi.join(render(c, lang) for c in r.reason.items) if r.reason else ""
+        jax_words = r.reason.jax_explanation if r.reason else None
+        title = f' title="JAX: {esc(jax_words)}"' if jax_words else ""
+        tds.append(f"<td class=reason{title}>{esc(reason)}</td>")
+        out.append(f"<tr>{''.join(tds)}</tr>")
+    out.append("</tbody></table></div>")
+    if hidden:
+        more = say("report.ledger.more_columns", lang, n=hidden)
+        out.append(f'<p class="note">{esc(more)}</p>')
+    if len(rows) > limit:
+        more = say("report.ledger.more", lang, n=len(rows) - limit)
+        out.append(f'<p class="note">{esc(more)}</p>')
+    return "".join(out)
+
+
+def _column_title(key: str, lang: str) -> str:
+    """:func:`~jitlab.recordings.ledger.column_title` in ``lang``."""
+    if key == "fn":
+        return say("report.ledger.function_object", lang)
+    if key.startswith("static:"):
+        return say("report.ledger.static", lang, name=key[7:])
+    return column_title(key)
+
+
+def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
+    """Bucket sizes for the dimension that varies most, with the code that pads to them."""
+    signatures = []
+    for calls in f.calls.values():
+        signatures += compiled_signatures(calls)
+    dims = varying_dimensions(signatures)
+    if not dims:
+        return ""
+    dim = dims[0]
+    distinct = dim.distinct
+    buckets = bucket_sizes(distinct, default_compiles(len(distinct)))  # as the app suggests
+    share = padding(distinct, buckets) / max(1, sum(distinct))
+    text = say(
+        "report.buckets",
+        lang,
+        dim=f"<code>{esc(dim.label(say('report.axis', lang)))}</code>",
+        values=len(distinct),
+        compiles=say("n.compiles", lang, n=len(dim.sizes)),
+        buckets=f"<strong>{esc(listing(buckets, lang))}</strong>",
+        fewer=say("n.compiles", lang, n=len(buckets)),
+        share=f"{share:.0%}",
+        tool="<code>suggest_buckets</code>",
+    )
+    text = f"<p>{text}</p>"
+    function = " ".join(f.function.split()) or "f"
+    comments = None  # English: bucket_code's own
+    if lang != "en":
+        comments = {key: say(f"code.{key}", lang) for key in ENGLISH_COMMENTS}
+        comments["header"] = (
+            comments["header"]
+            .replace("%1", dim.label(say("report.axis", lang)))
+            .replace("%2", function)
+            .replace("%4", str(len(distinct)))
+        )
+    code = bucket_code(function, dim, buckets, comments)
+    return (
+        f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3>'
+        + text
+        + histogram_svg(dim, buckets, number, lang)
+        + f'<pre class="code"><code>{esc(code)}</code></pre></div>'
+    )
