@@ -4,6 +4,7 @@ in place as the file grows) and the picked function's details."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt
@@ -67,7 +68,9 @@ class FunctionPicker(QTreeWidget):
         self.header().moveSection(5, 1)  # the process, right after the function
         self.setColumnHidden(5, not multi)
         self.setUniformRowHeights(True)
-        self.tip_of = tip_of
+        # Weakly: the window's own method, and a cycle through it would keep the window's
+        # Python object alive after Qt deleted it.
+        self._tip_of = weakref.WeakMethod(tip_of)
         self.rows: Sequence[tuple[Lane, FunctionSummary]] = ()
         self._items: list[QTreeWidgetItem] = []  # one per row
         self._styles: list[tuple[bool, bool, bool] | None] = []  # per row, as last styled
@@ -195,8 +198,9 @@ class FunctionPicker(QTreeWidget):
             item = self.itemAt(position)
             if item is not None and self.columnAt(position.x()) == 0:
                 row = self.indexOfTopLevelItem(item)
-                if 0 <= row < len(self.rows):
-                    QToolTip.showText(event.globalPos(), self.tip_of(row), self)
+                tip_of = self._tip_of()
+                if tip_of is not None and 0 <= row < len(self.rows):
+                    QToolTip.showText(event.globalPos(), tip_of(row), self)
                     return True
         return super().viewportEvent(event)
 

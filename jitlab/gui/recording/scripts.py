@@ -3,6 +3,7 @@ of its own, and two of them side by side (compared here: they are plain data).""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import Qt
@@ -17,7 +18,11 @@ from jitlab.records.scripts import compare
 
 
 class RecordedScripts:
-    """The script windows of a recording window's kitchen cards."""
+    """The script windows of a recording window's kitchen cards.
+
+    It holds its window weakly, and ``picked`` and ``cards`` should too: a cycle through the
+    window would keep its Python object alive after Qt deleted it.
+    """
 
     def __init__(
         self,
@@ -26,7 +31,7 @@ class RecordedScripts:
         picked: Callable[[], Lane | None],
         cards: Callable[[], Iterable[CardView]],
     ) -> None:
-        self.owner = owner
+        self._owner = weakref.ref(owner)
         self.follower = follower
         self.picked = picked
         self.cards = cards
@@ -58,7 +63,7 @@ class RecordedScripts:
         key = (self.picked() or ("", None, None), int(card.key[1]), int(card.created_by))
         window = self.windows.get(key)
         if window is None:
-            window = ScriptWindow(card, self.owner)
+            window = ScriptWindow(card, self._owner())
             window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             window.destroyed.connect(lambda _=None, k=key: self.windows.pop(k, None))
             window.view.compare_requested.connect(lambda other, c=card: self.compare(c, other))
@@ -79,7 +84,7 @@ class RecordedScripts:
         diff = None
         if before.script is not None and after.script is not None:
             diff = compare(before.script, after.script)
-        window = ScriptDiffWindow(a, b, self.owner)
+        window = ScriptDiffWindow(a, b, self._owner())
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         window.set_compared(ScriptsCompared(before, after, diff))
         self.diffs.append(window)

@@ -24,6 +24,7 @@ Entry points: :func:`jitlab.gui.app.open_recording` (its own event loop, for ``j
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -106,8 +107,12 @@ class RecordingWindow(Retranslating, QMainWindow):
         self._steps: list[Callable[[], object]] = []
         self._in_pieces = False  # reading a long file a piece at a time, views refreshed light
         self.state = RunState()
+        me = weakref.ref(self)  # held weakly: see RecordedScripts
         self.scripts = RecordedScripts(
-            self, self.follower, lambda: self.picked, lambda: self.state.cards.values()
+            self,
+            self.follower,
+            lambda: window.picked if (window := me()) is not None else None,
+            lambda: window.state.cards.values() if (window := me()) is not None else (),
         )
         self._build()
         self.watcher = QFileSystemWatcher(self)
