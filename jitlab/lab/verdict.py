@@ -375,11 +375,6 @@ def _round_medians(samples: Sequence[float]) -> list[float]:
     ]
 
 
-def overrides_of(comparison: Comparison) -> list[dict[str, Any]]:
-    """The comparison's calls as plain dicts (what a run steps through)."""
-    return [dict(call) for call in comparison.calls]
-
-
 def resolved(comparison: Comparison, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each call's full parameter values: ``values`` (defaults, or a GUI's sliders) updated."""
     return [{**values, **call} for call in comparison.calls]
