@@ -19,6 +19,10 @@ that compile.
 
 Entry points: :func:`jitlab.gui.app.open_recording` (its own event loop, for ``jitlab open``),
 :func:`open_recording_window` and :func:`choose_recording` (inside a running app).
+
+Over 500 lines: the turns of the event loop (read a piece, refresh, the slow views later) and
+the words tr() keeps in this class's context. The left column is :mod:`.picker`, the texts
+rendered from the follower :mod:`.texts`, the recorded scripts :mod:`.scripts`.
 """
 
 from __future__ import annotations
