@@ -1,0 +1,130 @@
+"""Why a call compiled: from the earlier cards, the new signature and JAX's explanation to a
+:class:`~jitlab.records.calls.Reason` (JAX-free: the probe gathers the evidence, this
+decides).
+
+jitlab's own diff comes first (signature, static objects, keywords, trace context, devices);
+without one, JAX's explanation turned into the same changes; without either, ``unknown``
+with JAX's raw words. "Cache cleared" only when a clear or a drop of JAX's cache size was
+seen, never as a fallback: a confident wrong answer is worse than none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple
+
+from jitlab.probe import diff, explain
+from jitlab.records.calls import CallKind, Change, Reason, Signature
+from jitlab.records.changes import ChangeKind
+
+
+class Earlier(NamedTuple):
+    """An executable to compare the new call with: a card, and what only JAX's live objects
+    tell about it (the probe works those out)."""
+
+    signature: Signature
+    key: Hashable | None = None  # the card's fast_key (static values as the objects)
+    context: tuple[Any, ...] = ()  # JAX's trace context when it compiled
+    devices: tuple[Change, ...] = ()  # the new call's leaves on other devices than its
+    # The jit options that differ, when the new call's function object is this card's
+    # function jitted again with other options (not a new function object, then).
+    options: tuple[Change, ...] = ()
+
+
+def infer(
+    new: Signature | None,
+    explanation: str | None,
+    earlier: Sequence[Earlier] = (),
+    *,
+    kind: CallKind = CallKind.RECOMPILE,
+    key: Hashable | None = None,
+    context: tuple[Any, ...] = (),
+    context_names: Sequence[str] = (),
+    site: str = "",
+    retired: bool = False,
+    dropped: bool = False,
+    hits_seen: bool = False,
+    theirs: Sequence[Earlier] = (),
+) -> Reason:
+    """What differed from the closest executable JAX had, as data.
+
+    ``earlier``: the cards held, oldest first (after a cache clear, with ``retired``, the
+    cards it dropped). ``dropped``: JAX's cache for the function lost entries since the last
+    compile. With no earlier card: ``hits_seen`` (the function had cache hits before, so
+    JAX held executables jitlab never saw compiled) and ``theirs``, the cards of other
+    probes sharing JAX's cache for it. ``site`` names the function's definition in a
+    new-function-object change.
+    """
+    if new is None:
+        return Reason(_jax_or_unknown(explanation), explanation)
+    if not earlier:
+        return _first(new, explanation, kind, key, hits_seen, theirs)
+    # The closest card explains best; on a tie the newest one (what the user just did).
+    diffs = [
+        _options_instead(diff.diff(new, card.signature, key, card.key, site), card.options)
+        + diff.context_changes(context, card.context, context_names)
+        # Same types on another device: JAX compiles again with no trace or explanation.
+        + list(card.devices)
+        for card in reversed(earlier)
+    ]
+    closest = min(diffs, key=diff.distance)
+    if closest:
+        return Reason(_with_jax_hint(closest, explanation), explanation)
+    if retired or dropped:
+        return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
+    return Reason(_jax_or_unknown(explanation), explanation)
+
+
+def _first(
+    new: Signature,
+    explanation: str | None,
+    kind: CallKind,
+    key: Hashable | None,
+    hits_seen: bool,
+    theirs: Sequence[Earlier],
+) -> Reason:
+    """A compile with no card of ours to compare with."""
+    if kind is not CallKind.RECOMPILE and not hits_seen:
+        first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}
+        return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
+    # JAX held executables of this function we never saw compiled (before this probe, or
+    # for another jax.jit of it): the closest of another probe's cards, else JAX's own
+    # words (it compared with what it holds), else "first compile jitlab saw".
+    diffs = [diff.diff(new, card.signature, key, card.key) for card in theirs]
+    diffs = [[c for c in d if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] for d in diffs]
+    closest = min(diffs, key=diff.distance) if diffs else []
+    if closest:
+        return Reason(tuple(closest), explanation)
+    parsed = [
+        c
+        for c in explain.parse(explanation)
+        if c.kind not in (ChangeKind.UNKNOWN, ChangeKind.NEW_FUNCTION_OBJECT)
+    ]
+    return Reason(tuple(parsed) or (Change(ChangeKind.FIRST_SEEN),), explanation)
+
+
+def _options_instead(changes: list[Change], options: tuple[Change, ...]) -> list[Change]:
+    """The same function jitted again with other jit options is not a new function object:
+    JAX would have shared its cache had the options been the same."""
+    if not options or not any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
+        return changes
+    return [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] + list(options)
+
+
+def _with_jax_hint(changes: list[Change], explanation: str | None) -> tuple[Change, ...]:
+    """A new-function-object change keeps JAX's "re-defined repeatedly" hint."""
+    hint = explain.redefined_hint(explanation)
+    if not hint:
+        return tuple(changes)
+    return tuple(
+        dataclasses.replace(c, detail=hint)
+        if c.kind is ChangeKind.NEW_FUNCTION_OBJECT and not c.detail
+        else c
+        for c in changes
+    )
+
+
+def _jax_or_unknown(explanation: str | None) -> tuple[Change, ...]:
+    parsed = [c for c in explain.parse(explanation) if c.kind is not ChangeKind.UNKNOWN]
+    return tuple(parsed) or (Change(ChangeKind.UNKNOWN, detail=explain.summary(explanation)),)
