@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from jitlab import Probe
-from jitlab.probe.probe import _SETTLE_AT
+from jitlab.probe.store import SETTLE_AT as _SETTLE_AT
 from jitlab.records.calls import CallKind
 
 
@@ -98,7 +98,7 @@ def test_records_since_survives_trimming():
     assert [r.index for r in seen] == list(range(100))
 
 
-# -- steady hits are filed after their call (see Probe._settle) ------------------------------
+# -- steady hits are filed after their call (see RecordStore.settle) ------------------------------
 def test_steady_hit_records_are_exact_when_read():
     """A steady hit's record is made after its call returns; what a reader sees is the same:
     every call, in order, each with its own latency."""

@@ -17,7 +17,7 @@ import jitlab
 from jitlab import Probe
 from jitlab.probe import wrappers
 from jitlab.records import changes
-from jitlab.records.calls import CallKind, Change
+from jitlab.records.calls import CallKind, Change, Reason
 from jitlab.records.changes import ChangeKind
 
 K = ChangeKind
@@ -136,7 +136,7 @@ def test_one_function_jitted_again_with_other_options_names_the_option_not_a_new
     static = {(i["kind"], i["path"]) for i in calls[2]["reason"]["items"]}
     assert ("jit_options", "static_argnums") in static and ("static_value", "y") in static
     assert not any(k == "new_function_object" for k, _ in static)
-    text = calls[1]["reason"]["text"]
+    text = str(Reason.from_json(calls[1]["reason"]))  # words rendered from the items
     assert text == "the same function jitted again with another donate_argnums: (0,) ← ()"
     zh = changes.render(Change.from_json(donated[0]), "zh")
     assert "donate_argnums" in zh and "选项" in zh
@@ -163,7 +163,7 @@ def test_recreated_closure_is_one_function_with_new_function_object_and_jax_hint
         assert item["kind"] == "new_function_object"
         assert item["count"] == n
         assert item["path"].endswith(f"test_truth_gaps.py:{_run.__code__.co_firstlineno + 1}")
-        text = call["reason"]["text"]
+        text = str(Reason.from_json(call["reason"]))
         assert f"the same code at {item['path']} was jitted again ({n} function objects" in text
         assert "re-defined repeatedly" in item["detail"]  # JAX's hint, kept as data
         assert "re-defined repeatedly" in text and "re-defined repeatedly" in call["reason"]["jax"]

@@ -1,0 +1,397 @@
+"""How a probe files the calls that compiled, failed, ran eagerly or ran under a
+transformation: their records, their cards and the evidence for their reasons.
+
+The off-hot-path half of :class:`jitlab.probe.probe.Probe` (a mixin: every method runs with
+the probe's lock held and reads the probe's own state, declared below).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from jitlab.probe import _jax, abstract, monitor, reasons, sharing, signature, transforms, wrappers
+from jitlab.probe.cards import Card, Ledger, tally
+from jitlab.probe.store import RecordStore
+from jitlab.records.calls import (
+    CallKind,
+    CallRecord,
+    Change,
+    ErrorInfo,
+    LeafSpec,
+    OutputLine,
+    Reason,
+    Signature,
+)
+from jitlab.records.changes import ChangeKind
+from jitlab.records.history import Tally
+
+_HIT = CallKind.CACHE_HIT
+_disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
+
+
+class Filing:
+    """The calls a cache hit is not: made into records and cards (lock held)."""
+
+    # The probe's state this half reads and writes (see Probe.__init__).
+    name: str
+    ledger: Ledger
+    wrapper: wrappers.Jitted
+    on_record: Callable[[CallRecord], None] | None
+    _fn: Callable[..., Any]
+    _statics: signature.StaticSpec
+    _generation: int
+    _cache_id: Hashable | None
+    _by_key: dict[Hashable, Card]
+    _compiles: int
+    _entries_after_compile: int
+    _jax_entries: Callable[[], int]
+    _store: RecordStore
+    _lock: Any
+    _calls: int
+    _folded: int
+    _unrecorded: itertools.count[int]
+    _totals: Tally
+
+    if TYPE_CHECKING:  # Probe's, read by transforms.follow_backward
+
+        @property
+        def trace_name(self) -> str: ...
+        @property
+        def function(self) -> Callable[..., Any]: ...
+
+    def _fold(self) -> None:
+        """Count the hits tallied lock-free into ``_calls`` (call with the lock held)."""
+        counted = tally(self._unrecorded)
+        self._calls += counted - self._folded
+        self._folded = counted
+
+    def _file(self, record: CallRecord) -> None:
+        """File one call's record in the ledger, the running totals and the kept records
+        (lock held)."""
+        self.ledger.filed.add(record)
+        self._totals.add(record)
+        self._store.file(record)
+
+    def _next_index(self) -> int:
+        """The index of a call filed now (lock held)."""
+        self._fold()
+        index = self._calls
+        self._calls = index + 1
+        return index
+
+    def adopt(self, record: CallRecord) -> CallRecord:
+        """File a record made elsewhere (a call in a fresh process) in this probe's ledger.
+
+        It is renumbered as this probe's next call; a compiled one adds a card unless a card
+        with the same signature is already held.
+        """
+        with self._lock:
+            record = record._replace(index=self._next_index(), function=self.name)
+            ledger = self.ledger
+            if record.kind.compiled and record.signature is not None:
+                key = ("adopted", record.signature)
+                card = self._by_key.get(key)
+                if card is None:
+                    cost_ms = record.trace_ms + record.lower_ms + record.compile_ms
+                    card = Card(len(ledger.cards), record.signature, key, record.index, cost_ms)
+                    ledger.cards.append(card)
+                    self._by_key[key] = card
+                ledger.ever_compiled = True
+                record = record._replace(card=card.index)
+            self._file(record)
+        return record
+
+    def _equivalent_card(self, key: Hashable) -> Card | None:
+        """The card of a call JAX serves with the same executable though its key is not
+        equal (``P()`` and ``P(None, None)`` on one mesh: JAX compares shardings normalised).
+        Remembered under this key too (bounded), so the next such hit is one lookup (lock
+        held)."""
+        for card in self.ledger.cards:
+            if signature.equivalent_keys(key, card.key):
+                if len(self._by_key) < 4 * len(self.ledger.cards) + 64:
+                    self._by_key[key] = card
+                if len(self.ledger.cards) == 1:
+                    # JAX's C++ cache grew by an entry for the equivalent sharding, without a
+                    # compile: the steady path may serve the next hits again.
+                    self._entries_after_compile = self._jax_entries()
+                return card
+        return None
+
+    def _served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
+        """A hit on no card of ours: was it an executable another jax.jit of the same
+        function compiled? Then the record says so (JAX shares the cache between them)."""
+        found = sharing.shared_card(self, self._cache_id, key)
+        if found is None:
+            return record
+        other, card = found
+        change = Change(
+            ChangeKind.SHARED_EXECUTABLE,
+            definition_site(other.wrapper.call),
+            after=str(card.signature),
+        )
+        served = record._replace(signature=card.signature, reason=Reason((change,)))
+        self._store.replace_newest(record, served)
+        return served
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
+        try:
+            return signature.fast_key(self._statics, self._generation, args, kwargs)
+        except Exception:  # an argument jit would reject anyway
+            return None
+
+    def _slow(
+        self,
+        index: int,
+        collector: monitor.CallCollector,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: BaseException | None,
+        result: Any = None,
+    ) -> CallRecord:
+        try:
+            sig: Signature | None = signature.describe(
+                self._statics, self._generation, args, kwargs
+            )
+        except Exception:
+            sig = None
+        stdout = tuple(OutputLine(when, text) for when, text in collector.output_lines())
+        common = CallRecord(
+            index=index,
+            function=self.name,
+            kind=_HIT,
+            latency_ms=latency_ms,
+            trace_ms=collector.trace_ms,
+            lower_ms=collector.lower_ms,
+            compile_ms=collector.compile_ms,
+            signature=sig,
+            stdout=stdout,
+        )
+        if error is not None:
+            info = ErrorInfo(type(error).__name__, _first_lines(str(error)), error)
+            return common._replace(kind=CallKind.ERROR, error=info)
+        if _disable_jit.value:
+            # jax.disable_jit(): the function ran op by op as plain Python, nothing compiled.
+            return common._replace(kind=CallKind.EAGER)
+        layers, staged = transforms.transformation(args, kwargs, result)
+        if layers:
+            return self._transformed(common, collector, layers, staged, args, kwargs)
+        if not (collector.lowered or collector.compiled or collector.persistent):
+            # Traced (or printed) but reused an executable: JAX served it from a cache.
+            found = self._by_key.get(self._key(args, kwargs))
+            if found is not None:
+                found.hits += 1
+            return common._replace(card=found.index if found else None)
+        ledger = self.ledger
+        if collector.persistent:
+            kind = CallKind.PERSISTENT_HIT
+        elif ledger.ever_compiled or self._jax_held_others():
+            kind = CallKind.RECOMPILE
+        else:
+            kind = CallKind.COMPILE
+        key = self._key(args, kwargs)
+        context = signature.context_snapshot()
+        paths = signature.key_paths(self._statics, args, kwargs) if ledger.cards else None
+        explanation = "\n".join(collector.explanations) or None
+        reason = self._reason(sig, explanation, kind, key, context, paths)
+        cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
+        card = self._held_card(key, context)
+        if card is not None:
+            # JAX compiled a signature we hold a card for: it had dropped the executable
+            # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
+            card.created_by, card.compile_ms = index, cost_ms
+        else:
+            card = Card(
+                index=len(ledger.cards),
+                signature=sig or Signature((), (), "?", self._generation),
+                key=key,
+                created_by=index,
+                compile_ms=cost_ms,
+                context=context,
+                committed=abstract.committed_flags(self._statics, args, kwargs),
+            )
+            ledger.cards.append(card)
+            if key is not None:
+                # Same arguments under another trace context: a second executable in JAX.
+                self._by_key[(key, context) if key in self._by_key else key] = card
+        self._compiles += 1
+        self._store.card_filed(card)
+        ledger.ever_compiled = True
+        self._entries_after_compile = self._jax_entries()
+        return common._replace(kind=kind, card=card.index, reason=reason)
+
+    def _transformed(
+        self,
+        common: CallRecord,
+        collector: monitor.CallCollector,
+        layers: tuple[str, ...],
+        staged: bool,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> CallRecord:
+        """A call that got (or returned) tracers: it ran inside a transformation.
+
+        JAX did not use this function's own executables: it ran (or compiled) the
+        transformed function — under ``vmap`` the batched one, so the signature is the batch
+        JAX compiled — or staged the call into an enclosing trace, where nothing ran. No card:
+        the function's own cache is untouched. Under ``grad`` the backward pass compiles
+        after the call returns: :func:`transforms.follow_backward` files that executable too.
+        """
+        sig: Signature | None
+        try:
+            untraced_args, untraced_kwargs = transforms.untraced(args, kwargs)
+            sig = signature.describe(
+                self._statics, self._generation, untraced_args, untraced_kwargs
+            )
+        except Exception:
+            sig = common.signature
+        common = common._replace(signature=sig)
+        explanation = "\n".join(collector.explanations) or None
+        path = ",".join(layers)
+        built = collector.lowered or collector.compiled or collector.persistent
+        if staged:
+            reason = Reason((Change(ChangeKind.TRANSFORMED, path),), explanation)
+            return common._replace(kind=CallKind.TRACED, reason=reason)
+        change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1 if built else 0)
+        if "linearize" in layers:
+            transforms.follow_backward(self)
+        if not built:
+            return common._replace(kind=_HIT, reason=Reason((change,), explanation))
+        self._compiles += 1
+        kind = CallKind.RECOMPILE if self.ledger.ever_compiled else CallKind.COMPILE
+        return common._replace(kind=kind, reason=Reason((change,), explanation))
+
+    def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
+        """The signature JAX compiled grad's backward pass (transpose) of this function for."""
+        leaves = tuple(
+            LeafSpec(f"in[{i}]", tuple(int(d) for d in a.shape), str(a.dtype), bool(a.weak_type))
+            for i, a in enumerate(avals)
+            if hasattr(a, "shape") and hasattr(a, "dtype")
+        )
+        return Signature(leaves, (), "", self._generation)
+
+    def _file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
+        """File the executable JAX compiled for this function's backward pass (grad's
+        transpose), after the probed call that ran under grad returned."""
+        sig = self.backward_signature(avals)
+        change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
+        with self._lock:
+            self._compiles += 1
+            record = CallRecord(
+                index=self._next_index(),
+                function=self.name,
+                kind=CallKind.RECOMPILE,
+                latency_ms=lower_ms + compile_ms,
+                lower_ms=lower_ms,
+                compile_ms=compile_ms,
+                signature=sig,
+                reason=Reason((change,)),
+            )
+            self._file(record)
+        if self.on_record is not None:
+            self.on_record(record)
+
+    def _reason(
+        self,
+        sig: Signature | None,
+        explanation: str | None,
+        kind: CallKind,
+        key: Hashable | None,
+        context: tuple[Any, ...],
+        paths: tuple[str, ...] | None,
+    ) -> Reason:
+        """The evidence :func:`reasons.infer` decides from: the cards (or, after
+        Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
+        what JAX's cache did."""
+        ledger = self.ledger
+        if sig is None:
+            return reasons.infer(None, explanation)
+        cards = ledger.cards or ledger.retired
+        if not cards:
+            sharers = sharing.sharers(self, self._cache_id) if kind is CallKind.RECOMPILE else []
+            theirs = [_earlier(card) for other in sharers for card in other.ledger.cards]
+            hits_seen = kind is CallKind.RECOMPILE or bool(ledger.counts[_HIT])
+            return reasons.infer(
+                sig, explanation, kind=kind, key=key, hits_seen=hits_seen, theirs=theirs
+            )
+        instances = ledger.instances
+        new_instance = instances.get(self._generation)
+        earlier = [
+            _earlier(
+                card,
+                signature.device_changes(paths, key, card.key),
+                wrappers.option_changes(new_instance, instances.get(card.signature.function)),
+            )
+            for card in cards
+        ]
+        return reasons.infer(
+            sig,
+            explanation,
+            earlier,
+            kind=kind,
+            key=key,
+            context=context,
+            context_names=_context_names(),
+            site=definition_site(self._fn),
+            retired=not ledger.cards,
+            dropped=self._jax_dropped(),
+        )
+
+    def _held_card(self, key: Hashable | None, context: tuple[Any, ...]) -> Card | None:
+        """The card for these arguments under this trace context, if we hold one."""
+        if key is None:
+            return None
+        card = self._by_key.get((key, context)) or self._by_key.get(key)
+        if card is not None and card.context and context and card.context != context:
+            return None
+        return card
+
+    def _jax_dropped(self) -> bool:
+        """Did JAX's cache for this function lose entries since our last compile?
+
+        After this compile it holds one more entry than after the last one, unless some
+        were dropped (``jax.clear_caches()``, eviction) in between.
+        """
+        entries = self._jax_entries()
+        return 0 <= entries <= self._entries_after_compile
+
+    def _jax_held_others(self) -> bool:
+        """Did JAX already hold an executable of this function, compiled for another jax.jit
+        of it that jitlab probes? Then this compile is a recompile of the function."""
+        if self._cache_id is None:
+            return False
+        # Both: a sharer's cards may be stale (jax.clear_caches()), and JAX's cache size alone
+        # counts entries left by calls that failed while tracing.
+        return self._jax_entries() > 1 and any(
+            o.ledger.cards for o in sharing.sharers(self, self._cache_id)
+        )
+
+
+def _earlier(
+    card: Card, devices: Sequence[Change] = (), options: Sequence[Change] = ()
+) -> reasons.Earlier:
+    return reasons.Earlier(card.signature, card.key, card.context, tuple(devices), tuple(options))
+
+
+def _context_names() -> tuple[str, ...]:
+    try:
+        return tuple(_jax.trace_context_names())
+    except Exception:  # private API: without it a context entry is named by its position
+        return ()
+
+
+def definition_site(fn: Any) -> str:
+    """``file:line`` of the probed function's code, for a new-function-object change."""
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, ValueError):
+        return ""
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _first_lines(text: str, limit: int = 12) -> str:
+    lines = text.strip().splitlines()
+    return "\n".join(lines[:limit]) + ("\n…" if len(lines) > limit else "")

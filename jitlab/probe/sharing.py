@@ -1,0 +1,68 @@
+"""Executables shared between jit objects: ``jax.jit(f)`` twice, with the same options, is
+one cache in JAX (it keys on the Python function and the options, not the jit object).
+
+Probes of such objects register here by :func:`jitlab.probe.wrappers.cache_identity`, so a
+hit on none of a probe's cards can be named as another probe's executable, and a first
+compile after another probe's is a recompile of the function.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable
+from typing import Any, Protocol
+
+from jitlab.probe import wrappers
+from jitlab.probe.cards import Card, Ledger
+
+
+class Sharer(Protocol):
+    """What sharing reads of a probe (:class:`jitlab.probe.probe.Probe`)."""
+
+    ledger: Ledger
+    wrapper: wrappers.Jitted
+
+
+# Probes by cache identity: weakly, a probe gone is gone from here too.
+_sharing: dict[Hashable, weakref.WeakSet[Any]] = {}
+
+
+def join(probe: Sharer, cache_id: Hashable | None) -> None:
+    """``probe`` calls a jit object of this cache identity from now on (None: unknown)."""
+    if cache_id is None:
+        return
+    if len(_sharing) > 256:  # identities whose probes are all gone
+        for gone in [k for k, probes in _sharing.items() if not probes]:
+            del _sharing[gone]
+    _sharing.setdefault(cache_id, weakref.WeakSet()).add(probe)
+
+
+def sharers(probe: Sharer, cache_id: Hashable | None) -> list[Sharer]:
+    """Other probes of the very same function object and jit options (JAX shares one
+    cache between their jit objects). Compared by identity, never by ``id()`` alone."""
+    if cache_id is None:
+        return []
+    fun = probe.wrapper.function
+    return [
+        other
+        for other in list(_sharing.get(cache_id, ()))
+        if other.ledger is not probe.ledger and other.wrapper.function is fun
+    ]
+
+
+def shared_card(
+    probe: Sharer, cache_id: Hashable | None, key: Hashable
+) -> tuple[Sharer, Card] | None:
+    """A card for ``key`` held by another probe of a jax.jit sharing this one's cache."""
+    for other in sharers(probe, cache_id):
+        for card in other.ledger.cards:
+            if _same_call(card.key, key):
+                return other, card
+    return None
+
+
+def _same_call(a: Hashable, b: Hashable) -> bool:
+    """Two fast keys of the same call, whatever generation each probe counts."""
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 5:
+        return a[1:] == b[1:]
+    return a == b

@@ -1,0 +1,129 @@
+"""Calls under JAX's transformations, and grad's backward pass that follows them.
+
+A probed call inside ``vmap``, ``grad`` or an outer trace gets (or returns) tracers: JAX ran
+or compiled the transformed function, or staged the call, never the function's own
+executables. Under ``grad`` the backward pass (the transpose) compiles after the call has
+returned, outside any probed call: the listener here files it as the function's.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import jax
+
+from jitlab.probe import _jax, monitor, sites
+from jitlab.records.calls import Signature
+
+_Tracer = _jax.tracer_class()
+_tree_leaves = jax.tree_util.tree_leaves
+_tls = monitor._local  # this thread's collector of the probed call in flight
+
+
+def transformation(
+    args: tuple[Any, ...], kwargs: dict[str, Any], result: Any
+) -> tuple[tuple[str, ...], bool]:
+    """(the transformations a call ran under, innermost first; was it staged into an
+    enclosing trace, so that nothing ran?) — ``((), False)`` for a plain call."""
+    try:
+        found = [leaf for leaf in _tree_leaves((args, kwargs)) if isinstance(leaf, _Tracer)]
+        if not found and result is not None:
+            # Concrete arguments, yet tracers out: a call staged into an outer trace.
+            found = [leaf for leaf in _tree_leaves(result) if isinstance(leaf, _Tracer)]
+        if not found:
+            return (), False
+        layers, base = max((_jax.tracer_layers(leaf) for leaf in found), key=lambda lb: len(lb[0]))
+    except Exception:  # a private class that changed: a plain call, as before
+        return (), False
+    return layers, isinstance(base, _Tracer)
+
+
+def untraced(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The arguments with each tracer replaced by the value under it (a ``vmap``'s batch):
+    what JAX compiled the transformed function for."""
+
+    def under(leaf: Any) -> Any:
+        return _jax.tracer_layers(leaf)[1] if isinstance(leaf, _Tracer) else leaf
+
+    args, kwargs = jax.tree_util.tree_map(under, (args, kwargs))
+    return args, kwargs
+
+
+class Followed(Protocol):
+    """What the backward pass needs of a probe (:class:`jitlab.probe.probe.Probe`)."""
+
+    @property
+    def trace_name(self) -> str: ...
+    @property
+    def function(self) -> Callable[..., Any]: ...
+    def backward_signature(self, avals: tuple[Any, ...]) -> Signature: ...
+    def _file_backward(
+        self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]
+    ) -> None: ...
+
+
+# The probe whose call just ran under grad on this thread: the backward pass that follows
+# compiles the transposed function outside any probed call (see _on_backward_compile).
+_backward = threading.local()
+_backward_lock = threading.Lock()
+
+
+def follow_backward(probe: Followed) -> None:
+    _backward.probe = weakref.ref(probe)
+    _backward.lower_ms = 0.0
+    # Registered on the first call under grad; again if the program cleared the listeners
+    # (jax.monitoring.clear_event_listeners() rebinds JAX's list). Slow path only.
+    if _on_backward_compile not in _jax.duration_listeners():
+        with _backward_lock:
+            if _on_backward_compile not in _jax.duration_listeners():
+                jax.monitoring.register_event_duration_secs_listener(_on_backward_compile)
+
+
+def _on_backward_compile(event: str, duration_secs: float, **kwargs: str | int) -> None:
+    """A compile of the function the last grad-traced probed call on this thread ran,
+    fired by JAX's backward pass outside any probed call: another executable JAX made."""
+    if event != monitor.COMPILE_EVENT and event != monitor.LOWER_EVENT:
+        return
+    if getattr(_backward, "probe", None) is None or getattr(_tls, "collector", None) is not None:
+        return
+    if getattr(monitor, "_watchers", None):
+        # A watch files every compile outside probed calls itself (it may ask
+        # backward_compile whose it is): filing it here too would count it twice.
+        return
+    fun_name = kwargs.get("fun_name")
+    frame = sys._getframe(1)
+    if event == monitor.LOWER_EVENT:
+        if backward_compile(fun_name, frame, lowering=True) is not None:
+            _backward.lower_ms = duration_secs * 1e3
+        return
+    found = backward_compile(fun_name, frame)
+    if found is not None:
+        probe, avals = found
+        lower_ms, _backward.lower_ms = getattr(_backward, "lower_ms", 0.0), 0.0
+        probe._file_backward(lower_ms, duration_secs * 1e3, avals)
+
+
+def backward_compile(
+    fun_name: Any, frame: Any, *, lowering: bool = False
+) -> tuple[Followed, tuple[Any, ...]] | None:
+    """Called from a compile event listener outside any probed call: is this JAX compiling
+    the backward pass (grad's transpose) of the function a probe on this thread last ran
+    under grad? Then (that probe, the transposed function's input avals); else None.
+    ``probe._file_backward(lower_ms, compile_ms, avals)`` files it as that function's."""
+    ref = getattr(_backward, "probe", None)
+    probe: Followed | None = ref() if ref is not None else None
+    if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):
+        return None
+    if not _jax.in_backward_pass(frame):
+        return None
+    if lowering:
+        return probe, ()
+    found = _jax.compiling_avals(frame)
+    site = sites.defined_at(probe.function)
+    if found is None or not site or not (found[0] or "").endswith(site):
+        return None  # another function of the same name: not ours
+    return probe, found[1]
