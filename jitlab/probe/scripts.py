@@ -24,16 +24,28 @@ from __future__ import annotations
 import dataclasses
 import gc
 import inspect
-import re
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypedDict, cast
 
 import jax
 
 from jitlab.probe import _jax, monitor, signature, wrappers
+from jitlab.probe.abstract import abstract_call, committed_flags
+from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.program_text import (
+    HLO_LOOP,
+    as_float,
+    as_int,
+    cost_dict,
+    count_hlo_instructions,
+    count_stablehlo_ops,
+    hlo_census,
+    stablehlo_text,
+)
 from jitlab.records import messages
+from jitlab.records.calls import CallRecord, Signature
 from jitlab.records.scripts import (
     ON_REQUEST,
     PARTS,
@@ -46,8 +58,46 @@ from jitlab.records.scripts import (
     compare,
 )
 
-if TYPE_CHECKING:
-    from jitlab.probe.probe import Card, Probe
+
+class _Head(TypedDict):
+    """The fields every script of a card starts with."""
+
+    function: str
+    card: int
+    signature: Signature
+    created_by: int | None
+    source: str | None
+    source_file: str | None
+    source_line: int | None
+
+
+class _AheadOfTime(Protocol):
+    """A jit wrapper's ahead-of-time API (``jax.jit``'s, ``flax.nnx.jit``'s, equinox's)."""
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any: ...
+    def lower(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class Probed(Protocol):
+    """What a script reads of a probe (:class:`jitlab.probe.probe.Probe`): the probe imports
+    this module, never the other way round."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def wrapper(self) -> wrappers.Jitted: ...
+    @property
+    def ledger(self) -> Ledger: ...
+    @property
+    def trace_name(self) -> str: ...
+    @property
+    def generation(self) -> int: ...
+    @property
+    def notable(self) -> list[CallRecord]: ...
+    @property
+    def entries_after_compile(self) -> int: ...
+    def cache_entries(self) -> int: ...
+
 
 __all__ = [
     "HLO_AT_ONCE",
@@ -60,117 +110,11 @@ __all__ = [
     "Script",
     "ScriptDiff",
     "abstract_call",
+    "committed_flags",
     "compare",
     "make_script",
     "print_part",
 ]
-
-
-# -- the abstract signature of a card ----------------------------------------------------------
-def committed_flags(
-    spec: signature.StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[bool, ...] | None:
-    """Per traced leaf, in :func:`signature.fast_key`'s order: is it committed to its device?
-
-    jit lowers an uncommitted array (``jnp.ones``) with no sharding and a committed one
-    (``jax.device_put(x, device)``) with its own; the key keeps the sharding, not this.
-    Called by the probe on compiles only. None when the leaves cannot be read.
-    """
-    try:
-        if spec.empty:
-            leaves = jax.tree_util.tree_leaves((args, kwargs))
-        else:
-            traced, _ = spec.split(args, kwargs)
-            leaves = jax.tree_util.tree_leaves([value for _, value in traced])
-        return tuple(bool(getattr(leaf, "committed", True)) for leaf in leaves)
-    except Exception:
-        return None
-
-
-def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruct:
-    """A ``signature.leaf_key`` (``(aval, sharding)``, or an aval for a non-array such as a
-    Python float) back to an abstract argument JAX lowers exactly as it compiled the call."""
-    if isinstance(leaf_key, tuple):
-        aval, sharding = leaf_key
-    else:
-        aval, sharding = leaf_key, None
-    if not committed:
-        sharding = None  # jit placed it: lowered with no sharding of its own
-    return jax.ShapeDtypeStruct(
-        tuple(aval.shape),
-        aval.dtype,
-        sharding=sharding,
-        weak_type=bool(getattr(aval, "weak_type", False)),
-    )
-
-
-def abstract_call(
-    spec: signature.StaticSpec,
-    key: Hashable | None,
-    committed: tuple[bool, ...] | None = None,
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``(args, kwargs)`` of a card's call, abstract: arrays as ``jax.ShapeDtypeStruct`` (with
-    sharding and weak type), statics as the real values. Read from the card's
-    :func:`jitlab.probe.signature.fast_key`, which keeps exactly what jit caches on.
-
-    Raises ``ValueError`` when the key does not hold a call (an adopted card, no key).
-    """
-    if not (isinstance(key, tuple) and len(key) == 5):
-        raise ValueError("the card keeps no abstract signature (it was not compiled here)")
-    _, tree, leaf_keys, statics, keywords = key
-    if committed is None or len(committed) != len(leaf_keys):
-        committed = (True,) * len(leaf_keys)
-    leaves = [_abstract_leaf(k, c) for k, c in zip(leaf_keys, committed, strict=True)]
-    if spec.empty:
-        args, kwargs = jax.tree_util.tree_unflatten(tree, leaves)
-        return tuple(args), dict(kwargs)
-    if isinstance(spec, wrappers.FilterSpec):
-        return _filter_call(spec, tree, leaves, statics, keywords)
-    if type(spec) is not signature.StaticSpec:
-        raise ValueError(f"arguments split by {type(spec).__name__} cannot be rebuilt")
-    traced = list(jax.tree_util.tree_unflatten(tree, leaves))
-    static_values = [value for _, value in statics]
-    positional = len(traced) + len(static_values) - len(keywords)
-    args: list[Any] = []
-    for i in range(positional):
-        args.append(static_values.pop(0) if i in spec.argnums else traced.pop(0))
-    kwargs = {
-        name: static_values.pop(0) if name in spec.argnames else traced.pop(0) for name in keywords
-    }
-    if traced or static_values:
-        raise ValueError("the card's key does not match the function's static arguments")
-    return tuple(args), kwargs
-
-
-def _filter_call(
-    spec: wrappers.FilterSpec,
-    tree: Any,
-    leaves: list[Any],
-    statics: tuple[tuple[str, Any], ...],
-    keywords: tuple[str, ...],
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """equinox.filter_jit: arrays were traced, every other leaf kept by its path."""
-    values = list(jax.tree_util.tree_unflatten(tree, leaves))
-    names = list(spec.parameters)
-    by_path = dict(statics)
-    bound: list[tuple[str, Any]] = []
-    positional = len(values) - len(keywords)
-    for i, value in enumerate(values):
-        name = names[i] if i < positional and i < len(names) else None
-        if name is None:
-            name = keywords[i - positional] if i >= positional else f"args[{i}]"
-        if name in by_path:  # the whole argument was one static leaf
-            bound.append((name, by_path[name]))
-            continue
-
-        def put_back(path: Any, leaf: Any, name: str = name) -> Any:
-            return by_path.get(f"{name}{jax.tree_util.keystr(path)}", leaf)
-
-        bound.append(
-            (name, jax.tree_util.tree_map_with_path(put_back, value, is_leaf=lambda x: x is None))
-        )
-    args = tuple(value for _, value in bound[:positional])
-    return args, dict(bound[positional:])
 
 
 # -- making a script ---------------------------------------------------------------------------
@@ -219,7 +163,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def make_script(probe: Probe, card: Card, stablehlo: bool = True, *, view: bool = False) -> Script:
+def make_script(probe: Probed, card: Card, stablehlo: bool = True, *, view: bool = False) -> Script:
     """The script of ``card`` (one of ``probe``'s), made now. See :meth:`Probe.script`,
     which caches it per card.
 
@@ -237,7 +181,7 @@ def make_script(probe: Probe, card: Card, stablehlo: bool = True, *, view: bool 
         return _make_script(probe, card, stablehlo and not view, view)
 
 
-def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> Script:
+def _make_script(probe: Probed, card: Card, want_stablehlo: bool, view: bool) -> Script:
     start = time.perf_counter()
     info = probe.wrapper
     unavailable: dict[str, str] = {}
@@ -246,7 +190,7 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
     if source is None:
         unavailable["source"] = "the Python source of the function is not available"
     figures_ms = _compile_times(probe, card)
-    base = dict(
+    base = _Head(
         function=probe.name,
         card=card.index,
         signature=card.signature,
@@ -276,7 +220,7 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
     loops = False
     cost: dict[str, Any] = {}
     memory: Any = None
-    with _unfiled(probe._trace_name) as collector:
+    with _unfiled(probe.trace_name) as collector:
         try:
             closed, traced = _trace(info, args, kwargs, notes)
             if view:
@@ -297,8 +241,8 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
             try:
                 lowered = traced()
                 if want_stablehlo:
-                    stablehlo = _stablehlo_text(lowered)
-                    stablehlo_count = _count_stablehlo_ops(stablehlo)
+                    stablehlo = stablehlo_text(lowered)
+                    stablehlo_count = count_stablehlo_ops(stablehlo)
                 else:
                     unavailable["stablehlo"] = STABLEHLO_ON_REQUEST
             except Exception as exc:
@@ -307,7 +251,7 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
         if lowered is not None:
             try:
                 compiled = lowered.compile()
-                census = _hlo_census(compiled) if view else None
+                census = hlo_census(compiled) if view else None
                 if census is not None and census[0] > HLO_AT_ONCE:
                     hlo_count, loops = census
                     unavailable["hlo"] = ON_REQUEST
@@ -316,13 +260,13 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
                     if hlo is None:
                         unavailable["hlo"] = "the backend gives no text for its executable"
                     else:
-                        hlo_count = _count_hlo_instructions(hlo)
-                        loops = "while(" in hlo and bool(_HLO_LOOP.search(hlo))  # no long regex
+                        hlo_count = count_hlo_instructions(hlo)
+                        loops = "while(" in hlo and bool(HLO_LOOP.search(hlo))  # no long regex
             except Exception as exc:
                 unavailable["hlo"] = f"XLA could not compile it: {_first_line(exc)}"
         if compiled is not None:
             try:
-                cost = _cost_dict(compiled.cost_analysis())
+                cost = cost_dict(compiled.cost_analysis())
             except Exception as exc:
                 notes.append(_note("script.no_cost", error=_first_line(exc)))
             try:
@@ -341,13 +285,13 @@ def _make_script(probe: Probe, card: Card, want_stablehlo: bool, view: bool) -> 
             top_level_equations=top_level,
             hlo_instructions=hlo_count,
             stablehlo_ops=stablehlo_count,
-            flops=_float(cost.get("flops")),
-            transcendentals=_float(cost.get("transcendentals")),
-            bytes_accessed=_float(cost.get("bytes accessed")),
-            argument_bytes=_int(getattr(memory, "argument_size_in_bytes", None)),
-            output_bytes=_int(getattr(memory, "output_size_in_bytes", None)),
-            temp_bytes=_int(getattr(memory, "temp_size_in_bytes", None)),
-            generated_code_bytes=_int(getattr(memory, "generated_code_size_in_bytes", None)),
+            flops=as_float(cost.get("flops")),
+            transcendentals=as_float(cost.get("transcendentals")),
+            bytes_accessed=as_float(cost.get("bytes accessed")),
+            argument_bytes=as_int(getattr(memory, "argument_size_in_bytes", None)),
+            output_bytes=as_int(getattr(memory, "output_size_in_bytes", None)),
+            temp_bytes=as_int(getattr(memory, "temp_size_in_bytes", None)),
+            generated_code_bytes=as_int(getattr(memory, "generated_code_size_in_bytes", None)),
             **figures_ms,
         )
     return Script(
@@ -374,7 +318,7 @@ LOOP_NOTE = _note("script.loop")
 RETRACED_NOTE = _note("script.retraced")
 
 
-def print_part(probe: Probe, card: Card, script: Script, part: str) -> Script:
+def print_part(probe: Probed, card: Card, script: Script, part: str) -> Script:
     """``script`` (``card``'s, made without the text ``part``: ``jaxpr``, ``stablehlo`` or
     ``hlo``, see ``Script.deferred``) with that text printed now, and its figure counted.
 
@@ -390,9 +334,10 @@ def print_part(probe: Probe, card: Card, script: Script, part: str) -> Script:
     if figures is not None and count is not None:
         figure = "stablehlo_ops" if part == "stablehlo" else "hlo_instructions"
         figures = dataclasses.replace(figures, **{figure: count})
+    text_of: dict[str, Any] = {part: text}  # jaxpr, stablehlo or hlo: one of Script's texts
     printed = dataclasses.replace(
         script,
-        **{part: text},
+        **text_of,
         figures=figures,
         unavailable={part: why} if why is not None else {},
         notes=(RETRACED_NOTE,) if retraced else (),
@@ -401,14 +346,14 @@ def print_part(probe: Probe, card: Card, script: Script, part: str) -> Script:
 
 
 def _print_part(
-    probe: Probe, card: Card, part: str
+    probe: Probed, card: Card, part: str
 ) -> tuple[str | None, int | None, str | None, bool]:
     """(text, its count, why there is none, whether JAX traced again) of one part."""
     why, args, kwargs = _abstract_or_why(probe, card)
     if why is not None:
         return None, None, why, False
     text = count = None
-    with _unfiled(probe._trace_name) as collector:
+    with _unfiled(probe.trace_name) as collector:
         try:
             closed, traced = _trace(probe.wrapper, args, kwargs, [])
         except Exception as exc:
@@ -418,21 +363,21 @@ def _print_part(
                 if part == "jaxpr":
                     text = str(closed)
                 elif part == "stablehlo":
-                    text = _stablehlo_text(traced())
-                    count = _count_stablehlo_ops(text)
+                    text = stablehlo_text(traced())
+                    count = count_stablehlo_ops(text)
                 else:
                     text = traced().compile().as_text()
                     if text is None:
                         why = "the backend gives no text for its executable"
                     else:
-                        count = _count_hlo_instructions(text)
+                        count = count_hlo_instructions(text)
             except Exception as exc:
                 why = f"JAX could not print it: {_first_line(exc)}"
     return text, count, why, collector.traced
 
 
 def _abstract_or_why(
-    probe: Probe, card: Card
+    probe: Probed, card: Card
 ) -> tuple[str | None, tuple[Any, ...], dict[str, Any]]:
     """(why no script can be made, or None; the card's abstract call)."""
     info = probe.wrapper
@@ -444,55 +389,6 @@ def _abstract_or_why(
     except Exception as exc:
         return f"the card's abstract signature cannot be rebuilt: {_first_line(exc)}", (), {}
     return None, args, kwargs
-
-
-class _Pieces:
-    """A text file that keeps what is written to it. Its ``write`` is Python, so the thread
-    printing into it lets other threads run between two pieces (a C ``write`` would not)."""
-
-    __slots__ = ("pieces",)
-
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-
-    def write(self, piece: str) -> int:
-        self.pieces.append(piece)
-        return len(piece)
-
-
-def _stablehlo_text(lowered: Any) -> str:
-    """``lowered.as_text()``, printed in pieces: one C++ call prints the whole module (some 50
-    ms with the GIL held, and so the GUI thread stalled, for a 10,000-line program), while
-    MLIR printing into a Python file hands each piece to Python, where the GIL changes hands.
-    The module is JAX's own, verified when it was made (``assume_verified`` skips verifying
-    it again, itself a long C++ step); the text is the same (``tests/probe/test_scripts.py``).
-    """
-    try:
-        out = _Pieces()
-        lowered.compiler_ir("stablehlo").operation.print(
-            file=out, enable_debug_info=False, assume_verified=True
-        )
-        return "".join(out.pieces)
-    except Exception:
-        return lowered.as_text()
-
-
-def _hlo_census(compiled: Any) -> tuple[int, bool] | None:
-    """(instructions in every computation, whether any is a loop) of a compiled program,
-    read from its HLO modules without printing them (the count :func:`_count_hlo_instructions`
-    reads from the text); None when the executable does not offer its modules."""
-    try:
-        count = 0
-        loops = False
-        for module in compiled.runtime_executable().hlo_modules():
-            for computation in module.computations():
-                instructions = computation.instructions()
-                count += len(instructions)
-                if not loops:
-                    loops = any(i.opcode.name == "kWhile" for i in instructions)
-        return count, loops
-    except Exception:
-        return None
 
 
 def _not_traceable(info: wrappers.Jitted) -> str | None:
@@ -508,7 +404,7 @@ def _not_traceable(info: wrappers.Jitted) -> str | None:
     return f"{info.kind} offers no ahead-of-time trace jitlab can call"
 
 
-def _not_held(probe: Probe, card: Card) -> str | None:
+def _not_held(probe: Probed, card: Card) -> str | None:
     """Why JAX may no longer hold the card's program (None: it does).
 
     Made while JAX holds it, a script is read from JAX's caches and leaves them as they were.
@@ -522,20 +418,20 @@ def _not_held(probe: Probe, card: Card) -> str | None:
     # A ledger shared by several function objects of one definition site (jitlab watch: a
     # closure jitted again) or a probe swapped to a new one holds cards of each: JAX's cache
     # of this probe's function object holds only the cards of its generation.
-    generation = getattr(probe, "_generation", card.signature.function)
+    generation = probe.generation
     if card.signature.function != generation:
         return (
             "the card was compiled for an earlier function object of this code; JAX's cache "
             "of the current one does not hold it"
         )
     cards = [held for held in cards if held.signature.function == generation]
-    entries = probe._jax_entries()
+    entries = probe.cache_entries()
     if entries < 0:
         return (
             "jitlab cannot see JAX's cache for this function, so it cannot make the script "
             "without risking what the next call does"
         )
-    if entries < len(cards) or entries < probe._entries_after_compile:
+    if entries < len(cards) or entries < probe.entries_after_compile:
         return (
             "JAX no longer holds this program (its caches were cleared since it compiled); "
             "making the script now would compile it back into JAX's caches and change what "
@@ -548,8 +444,9 @@ def _trace(
     info: wrappers.Jitted, args: tuple[Any, ...], kwargs: dict[str, Any], notes: list[str]
 ) -> tuple[Any, Any]:
     """(closed jaxpr, a callable that lowers it) for this wrapper and abstract call."""
+    call = cast(_AheadOfTime, info.call)  # _not_traceable said it is one
     if info.kind != wrappers.FILTER_JIT:
-        traced = info.call.trace(*args, **kwargs)
+        traced = call.trace(*args, **kwargs)
         # flax.nnx.jit's Traced holds JAX's own as ``traced``: the same program.
         traced = getattr(traced, "traced", traced)
         return traced.jaxpr, traced.lower
@@ -583,13 +480,13 @@ def _trace(
         closed = eqns[0].params["jaxpr"]  # the one jit equation: its program is the card's
 
     def lower() -> Any:
-        lowered = info.call.lower(*args, **kwargs)
+        lowered = call.lower(*args, **kwargs)
         return getattr(lowered, "lowered", lowered)  # equinox's Lowered holds JAX's
 
     return closed, lower
 
 
-def _compile_times(probe: Probe, card: Card) -> dict[str, float | None]:
+def _compile_times(probe: Probed, card: Card) -> dict[str, float | None]:
     """trace / lower / compile ms of the call that made the card, from the probe's records."""
     for record in reversed(probe.notable):
         if record.index == card.created_by and record.card == card.index:
@@ -627,52 +524,6 @@ def _equation_lines(closed: Any) -> Iterator[EquationLine]:
                         yield from walk(inner, depth + 1)
 
     yield from walk(closed.jaxpr, 0)
-
-
-# One instruction per line inside a computation: ``%name = type op(...)`` or ``ROOT ...``.
-_HLO_INSTRUCTION = re.compile(r"^\s+(ROOT\s+)?%?[\w.\-]+\s*=\s*\S")
-_HLO_COMPUTATION = re.compile(r"^(ENTRY\s+)?%?[\w.\-]+\s.*\{\s*$")
-_HLO_LOOP = re.compile(r"\)?\s+while\(")
-_STABLEHLO_OP = re.compile(r"^\s*(%[\w#:, %]+\s*=\s*)?\"?(stablehlo|chlo|sdy|mhlo)\.[\w.]+")
-
-
-def _count_hlo_instructions(hlo: str) -> int:
-    count = 0
-    inside = False
-    for line in hlo.splitlines():
-        if not inside:
-            inside = bool(_HLO_COMPUTATION.match(line)) and not line.startswith("HloModule")
-            continue
-        if line.startswith("}"):
-            inside = False
-        elif _HLO_INSTRUCTION.match(line):
-            count += 1
-    return count
-
-
-def _count_stablehlo_ops(text: str) -> int:
-    return sum(1 for line in text.splitlines() if _STABLEHLO_OP.match(line))
-
-
-def _cost_dict(cost: Any) -> dict[str, Any]:
-    """``Compiled.cost_analysis()``: a dict (older JAX: a list of one dict per device)."""
-    if isinstance(cost, list | tuple):
-        cost = cost[0] if cost else {}
-    return dict(cost) if isinstance(cost, dict) else {}
-
-
-def _float(value: Any) -> float | None:
-    try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return None if value is None else int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _first_line(exc: BaseException) -> str:
