@@ -135,12 +135,12 @@ def duration_listeners() -> list[Any]:
     """The list ``record_event_duration_secs`` calls. ``clear_event_listeners()`` (public)
     *rebinds* it to a new empty list, so holding the one jitlab registered into and comparing
     identities tells, in one attribute read, that jitlab's listeners were cleared."""
-    return _monitoring._event_duration_secs_listeners  # type: ignore[no-any-return]
+    return _monitoring._event_duration_secs_listeners
 
 
 def event_listeners() -> list[Any]:
     """The list ``record_event`` calls (rebound by ``clear_event_listeners()`` likewise)."""
-    return _monitoring._event_listeners  # type: ignore[no-any-return]
+    return _monitoring._event_listeners
 
 
 DISABLE_JIT: Any = _config.disable_jit
@@ -351,7 +351,7 @@ def tracer_class() -> type:
     """JAX's ``Tracer`` base class (every transformation's values are instances of it)."""
     from jax._src import core
 
-    return core.Tracer  # type: ignore[no-any-return]
+    return core.Tracer
 
 
 def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:

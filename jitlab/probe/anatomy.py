@@ -40,7 +40,8 @@ class Category(enum.StrEnum):
         return self.value
 
     @property
-    def title(self) -> Text:
+    def heading(self) -> Text:
+        """The category's name in words (not ``title``: that is ``str.title`` on a StrEnum)."""
         return _TITLES[self]
 
     @property
@@ -189,7 +190,7 @@ class ErrorAnatomy:
                 {"text": v.text, "shape": list(v.shape), "dtype": v.dtype, "source": v.source}
                 for v in self.abstract_values
             ],
-            "category_title": {"en": self.category.title.en, "zh": self.category.title.zh},
+            "category_title": {"en": self.category.heading.en, "zh": self.category.heading.zh},
             # The headline in our words (None where we have none): JAX's own text stays.
             "headline_explained": (
                 {"en": explained.en, "zh": explained.zh}
@@ -316,8 +317,8 @@ def _abstract_values(message: str, signature: Signature | None) -> tuple[Abstrac
             dims = tuple(int(d) for d in match.group(1).replace(" ", "").split(",") if d)
             values.append(AbstractValue(text, dims))
     for leaf in signature.leaves if signature else ():
-        dims = ",".join(str(d) for d in leaf.shape)
-        text = f"{'weak ' if leaf.weak_type else ''}{leaf.dtype}[{dims}]"
+        shown = ",".join(str(d) for d in leaf.shape)
+        text = f"{'weak ' if leaf.weak_type else ''}{leaf.dtype}[{shown}]"
         values.append(AbstractValue(text, leaf.shape, leaf.dtype, leaf.path))
     return tuple(values)
 
@@ -458,7 +459,7 @@ def format_anatomy(anatomy: ErrorAnatomy, language: str = "en") -> str:
         out.append("   " + ("操作: " if zh else "operation: ") + ctx.operation)
     out.append(("③ 抽象值" if zh else "3. Abstract values") + ":")
     out += [f"   {value}" for value in anatomy.abstract_values] or ["   -"]
-    out.append(("类别: " if zh else "Category: ") + anatomy.category.title.get(language))
+    out.append(("类别: " if zh else "Category: ") + anatomy.category.heading.get(language))
     out.append(("修复: " if zh else "Fix: ") + anatomy.fix.get(language))
     return "\n".join(out)
 

@@ -9,6 +9,7 @@ bullet is kept as JAX's raw words (``jax_explained``), and the whole text stays 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from jitlab.records.calls import Change
 from jitlab.records.changes import ChangeKind
@@ -33,10 +34,6 @@ _OLD_TYPES = re.compile(r"^\*\s*at (?P<path>.+?), seen (?P<before>.+?), but now 
 # The trace-context entries that hold the mesh in context (``jax.set_mesh(mesh)``, ``with
 # mesh:``), as JAX names them in its trace context and in its bullets (0.10).
 MESH_CONTEXT_NAMES = frozenset(("mesh_context_manager", "abstract_mesh_context_manager"))
-
-
-def is_explanation(text: str | None) -> bool:
-    return bool(text) and "CACHE MISS" in (text or "").upper()
 
 
 def never_seen(text: str | None) -> bool:
@@ -130,21 +127,31 @@ def _types(path: str, now: str, before: str) -> Change | None:
     new, old = _jax_type(now), _jax_type(before)
     if new is None or old is None:
         return None
-    if new["dtype"] != old["dtype"]:
-        return Change(ChangeKind.DTYPE, path, old["text"], new["text"])
-    if new["shape"] != old["shape"]:
-        return Change(ChangeKind.SHAPE, path, old["text"], new["text"])
-    if new["weak"] != old["weak"]:
-        return Change(ChangeKind.WEAK_TYPE, path, old["text"], new["text"])
-    if new["layout"] != old["layout"]:  # the axes after ``@`` and the mesh in parentheses
-        return Change(ChangeKind.SHARDING, path, old["layout"] or None, new["layout"] or None)
+    if new.dtype != old.dtype:
+        return Change(ChangeKind.DTYPE, path, old.text, new.text)
+    if new.shape != old.shape:
+        return Change(ChangeKind.SHAPE, path, old.text, new.text)
+    if new.weak != old.weak:
+        return Change(ChangeKind.WEAK_TYPE, path, old.text, new.text)
+    if new.layout != old.layout:  # the axes after ``@`` and the mesh in parentheses
+        return Change(ChangeKind.SHARDING, path, old.layout or None, new.layout or None)
     return None
 
 
 _JAX_TYPE = re.compile(r"^(?P<dtype>[a-z]+[0-9]*(?:<\w+>)?)\[(?P<dims>[^\]]*)\](?P<rest>.*)$")
 
 
-def _jax_type(text: str) -> dict[str, object] | None:
+class _JaxType(NamedTuple):
+    """One type as JAX writes it in an explanation."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    weak: bool
+    layout: str  # the axes after ``@`` and the mesh in parentheses; "" for none
+    text: str  # as jitlab writes it (``~`` for a weak type)
+
+
+def _jax_type(text: str) -> _JaxType | None:
     m = _JAX_TYPE.match(text.strip())
     if m is None:
         return None
@@ -156,13 +163,7 @@ def _jax_type(text: str) -> dict[str, object] | None:
     rest = re.sub(r"\{weak_type=\w+\}", "", m["rest"]).strip()
     dims = ",".join(str(d) for d in shape)
     layout = f"[{m['dims']}]{rest}" if ("@" in m["dims"] or rest not in ("", "({})")) else ""
-    return {
-        "dtype": m["dtype"],
-        "shape": shape,
-        "weak": weak,
-        "layout": layout,
-        "text": f"{'~' if weak else ''}{m['dtype']}[{dims}]",
-    }
+    return _JaxType(m["dtype"], shape, weak, layout, f"{'~' if weak else ''}{m['dtype']}[{dims}]")
 
 
 _MESH_AXES = re.compile(r"'(?P<name>[^']+)':\s*(?P<size>\d+)")

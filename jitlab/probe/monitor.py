@@ -16,6 +16,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import jax
@@ -280,18 +281,18 @@ def user_wants_explanations() -> bool:
     return bool(_EXPLAIN.get_global() if saved is _unset else saved)
 
 
-def _on_duration(event: str, duration: float, **kwargs: object) -> None:
+def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
     collector = getattr(_local, "collector", None)
     fun_name = kwargs.get("fun_name")
     name = fun_name if isinstance(fun_name, str) else None
     if collector is not None:
-        collector.duration(event, duration, name)
+        collector.duration(event, duration_secs, name)
     else:
         for watcher in _watchers:
-            watcher.duration(event, duration * 1e3, name)
+            watcher.duration(event, duration_secs * 1e3, name)
 
 
-def _on_event(event: str, **kwargs: object) -> None:
+def _on_event(event: str, **kwargs: str | int) -> None:
     collector = getattr(_local, "collector", None)
     if collector is not None:
         collector.event(event)
@@ -374,7 +375,7 @@ def _from_jax_callback() -> bool:
 
     Other threads' prints (a GUI thread, a logger) must not be credited to the call in flight.
     """
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(30):
         if frame is None:
             return False
@@ -405,7 +406,7 @@ def _route_stdout(collector: CallCollector) -> None:
             _stdout_installed = current is not _router
             if _stdout_installed:
                 _router.target = current
-                sys.stdout = _router  # type: ignore[assignment]
+                sys.stdout = _router
         _active.add(collector)
     finally:
         _unlock_stdout()

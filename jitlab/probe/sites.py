@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from jitlab.probe import _jax, signature, wrappers
@@ -77,7 +78,7 @@ def compile_site(depth: int = 1) -> CompileSite:
     when they hold a function of the compiled name (an eager op compiled while an outer
     function traces is not that function).
     """
-    frame = sys._getframe(depth + 1)
+    frame: FrameType | None = sys._getframe(depth + 1)
     name = source = None  # of the jaxpr being compiled
     compiled = dispatch = call = wrapper_fun = user = None
     while frame is not None:
@@ -92,14 +93,14 @@ def compile_site(depth: int = 1) -> CompileSite:
             elif compiled is None and (jit_call := _jax.jit_call_in_frame(frame)) is not None:
                 # jit's cache_miss(*args, **kwargs): the function called and its arguments.
                 fun, jit_info, args, kwargs = jit_call
-                if name is None or wrappers._fun_name(fun) == name:
+                if name is None or wrappers.fun_name(fun) == name:
                     compiled = fun
                     dispatch = (jit_info, args, kwargs)
         else:
             local = frame.f_locals
             owner = local.get("self")  # a jit wrapper's __call__; the outermost wins
             inner = wrappers.user_function(owner) if owner is not None else None
-            if inner is not None and (name is None or wrappers._fun_name(inner) == name):
+            if inner is not None and (name is None or wrappers.fun_name(inner) == name):
                 wrapper_fun = inner
                 call = (owner, local.get("args"), local.get("kwargs"))
         frame = frame.f_back
@@ -112,7 +113,7 @@ def compile_site(depth: int = 1) -> CompileSite:
         internal = code is not None and is_jax(code.co_filename)
     target = wrapper_fun if wrapper_fun is not None and not internal else compiled
     where = defined_at(target) if target is not None else None
-    if where is None and source_file:
+    if where is None and source and source_file:
         where = source.rpartition(" at ")[2]
     if wrapper_fun is not None and not internal:
         described = _signature(call, None)

@@ -26,8 +26,9 @@ import dataclasses
 import functools
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import jax
@@ -60,11 +61,11 @@ class Jitted:
     def name(self) -> str:
         """The function's name as the user wrote it (pmap's events say JAX's ``_fun``)."""
         if self.kind == PMAP and self.function is not None:
-            return _fun_name(self.function)
+            return fun_name(self.function)
         return self.trace_name
 
 
-_fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
+fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
 
 
 def _module_of(obj: Any) -> str:
@@ -127,13 +128,6 @@ def _is_pmap(fn: Any) -> bool:
     )
 
 
-def _parameters(fun: Any) -> tuple[str, ...]:
-    try:
-        return tuple(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        return ()
-
-
 def recognise(fn: Any) -> Jitted | None:
     """What kind of jitted callable ``fn`` is; None for a plain function (jit it yourself).
 
@@ -143,7 +137,7 @@ def recognise(fn: Any) -> Jitted | None:
     if module.startswith("equinox") and type(fn).__name__ == "_JitWrapper":
         user = fn.__wrapped__
         inner = _jax.equinox_inner_jit(fn)
-        name = _fun_name(getattr(inner, "__wrapped__", None) or user)
+        name = fun_name(getattr(inner, "__wrapped__", None) or user)
         return Jitted(FILTER_JIT, fn, user, name, FilterSpec(user))
     if _jax.is_nnx_jit(fn):
         user = getattr(fn, "fun", None) or inspect.unwrap(fn)
@@ -153,7 +147,7 @@ def recognise(fn: Any) -> Jitted | None:
         argnames = getattr(fn, "static_argnames", ()) or ()
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
         spec = StaticSpec.for_function(argnums, argnames, user)
-        return Jitted(NNX_JIT, fn, user, _fun_name(inner), spec)
+        return Jitted(NNX_JIT, fn, user, fun_name(inner), spec)
     if _is_pmap(fn):
         # pmap runs as jit(shard_map(_fun)): JAX's events are named after its inner _fun.
         user = getattr(fn, "__wrapped__", None)
@@ -172,12 +166,12 @@ def recognise(fn: Any) -> Jitted | None:
         fun = getattr(fn, "__wrapped__", fn)
         if _is_eqx_inner(fun):
             # equinox's own jax.jit, wrapped by jitlab.watch when filter_jit ran inside it.
-            return Jitted(FILTER_JIT_INNER, fn, None, _fun_name(fun), EqxInnerSpec())
+            return Jitted(FILTER_JIT_INNER, fn, None, fun_name(fun), EqxInnerSpec())
         if _module_of(fun).startswith("flax.nnx") and type(fun).__name__ == "JitFn":
             # nnx.jit's own jax.jit (of a JitFn), wrapped by jitlab.watch likewise.
             user = getattr(fun, "f", None)
-            return Jitted(NNX_JIT_INNER, fn, user, _fun_name(fun), NnxInnerSpec(user))
-        return Jitted(JAX_JIT, fn, fun, _fun_name(fun), StaticSpec.of(fn, fun))
+            return Jitted(NNX_JIT_INNER, fn, user, fun_name(fun), NnxInnerSpec(user))
+        return Jitted(JAX_JIT, fn, fun, fun_name(fun), StaticSpec.of(fn, fun))
     if type(fn).__name__ == "Compiled" and _module_of(fn).startswith("jax"):
         raise TypeError(
             "this is an ahead-of-time compiled executable (jax.jit(f).lower(...).compile()): "
@@ -335,7 +329,7 @@ class NnxInnerSpec(StaticSpec):
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             owner = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
             if owner is not None and getattr(owner, "fun", None) is self._fun:
@@ -417,6 +411,7 @@ def cache_identity(info: Jitted) -> Any | None:
     ``jax.jit`` they call and the user's function.
     """
     fn = _unbound(info.call)
+    options: Hashable | None
     if info.kind == JAX_JIT:
         fun = getattr(fn, "__wrapped__", None)
         options = _options_text(_jax.jit_info(fn))
