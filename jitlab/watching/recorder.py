@@ -31,7 +31,13 @@ from jitlab.probe import frames, monitor
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.records.history import Tally
-from jitlab.records.lines import RecordedCall, RecordedHits, RecordedScript
+from jitlab.records.lines import (
+    RecordedCall,
+    RecordedHits,
+    RecordedNotice,
+    RecordedScript,
+    RecordingEnd,
+)
 from jitlab.watching import standin
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
@@ -164,10 +170,7 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
-            end: dict[str, Any] = {"type": "end", "t": self.elapsed()}
-            if signal is not None:
-                end["signal"] = signal
-            self.output.write(end)
+            self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
 
     def listeners_lost(self) -> None:
@@ -175,9 +178,7 @@ class Recorder:
         between went unseen. Written as a ``notice`` line; a budget that could not see fails."""
         with self._lock:
             self.blinded += 1
-            self.output.write(
-                {"type": "notice", "notice": "listeners_removed", "t": self.elapsed()}
-            )
+            self.output.write(RecordedNotice("listeners_removed", self.elapsed()).to_json())
 
     def become_child(self) -> None:
         """In a forked child: leave the parent's file, open this process's own."""
