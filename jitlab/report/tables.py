@@ -6,18 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from jitlab.recordings.buckets import default_compiles, padding, suggest_buckets
 from jitlab.recordings.ledger import (
     ENGLISH_COMMENTS,
     KIND_COLORS,
     LedgerRow,
     bucket_code,
-    bucket_sizes,
     column_title,
     compiled_signatures,
-    default_compiles,
     differs,
     ever_changed,
-    padding,
     signature_columns,
     varying_dimensions,
 )
@@ -162,7 +160,7 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         return ""
     dim = dims[0]
     distinct = dim.distinct
-    buckets = bucket_sizes(distinct, default_compiles(len(distinct)))  # as the app suggests
+    buckets = suggest_buckets(distinct, default_compiles(len(distinct)))  # as the app suggests
     share = padding(distinct, buckets) / max(1, sum(distinct))
     text = say(
         "report.buckets",
