@@ -24,7 +24,6 @@ import json
 import os
 import re
 import stat
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from jitlab.records.lines import (
     RecordingStart,
 )
 from jitlab.records.messages import say
+from jitlab.records.strict import KEPT_AT_MOST, intern
 
 
 @dataclass
@@ -335,8 +335,8 @@ def _hit_key(text: bytes) -> Key | None:
         fields = _decode("{" + text.decode("utf-8") + "}")
     except ValueError:
         return None
-    key = (_intern(fields["function"]), fields["defined_at"])
-    if len(_HIT_KEYS) >= _KEPT_AT_MOST:
+    key = (intern(fields["function"]), fields["defined_at"])
+    if len(_HIT_KEYS) >= KEPT_AT_MOST:
         _HIT_KEYS.clear()
     _HIT_KEYS[text] = key
     return key
@@ -353,7 +353,3 @@ def _parse(raw: bytes) -> Any:
         return _decode(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
         return _UNREADABLE
-
-
-_KEPT_AT_MOST = 1 << 16  # hits keys kept
-_intern = sys.intern

@@ -92,10 +92,10 @@ def reason_key(data: dict[str, Any]) -> object:
 # a line whose text agrees with its fields reads exactly as it would alone; one that does not
 # (1.0 where jitlab writes 1) may read as the equal value read before. A reason's fields are
 # checked to be texts and whole numbers, so equal objects make equal reasons. Shared by all
-# recordings read (a merge then compares the same objects); emptied past _KEPT_AT_MOST.
+# recordings read (a merge then compares the same objects); emptied past KEPT_AT_MOST.
 SIGNATURES: dict[object, tuple[dict[str, Any], Signature]] = {}
 REASONS: dict[object, tuple[dict[str, Any], Reason]] = {}
-_KEPT_AT_MOST = 1 << 16
+KEPT_AT_MOST = 1 << 16
 intern = sys.intern
 
 V = TypeVar("V", Signature, Reason)
@@ -125,7 +125,7 @@ def kept(
                 return value
         except Exception:  # a damaged line's value that cannot be written (dtype {})
             return value
-    if len(store) >= _KEPT_AT_MOST:
+    if len(store) >= KEPT_AT_MOST:
         store.clear()
     store[key] = (data, value)
     return value
