@@ -1,0 +1,327 @@
+"""What ``python ARGS`` would run, and running it as python would, inside ``jitlab watch``.
+
+The program's interpreter options, script, folder, zip, ``-m`` module or ``-c`` command are
+read as python reads them; the program runs as ``__main__`` with python's ``sys.path``,
+exit status, ``sys.excepthook`` and thread joining, and its tracebacks without jitlab's frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import sys
+import types
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jitlab.cli._usage import fail, language, say
+
+# -- what `python ARGS` would run ---------------------------------------------------------------
+_INTERPRETER = re.compile(r"python(\d+(\.\d+)*)?[a-z]?(\.exe)?", re.IGNORECASE)
+_NO_ARGUMENT = set("bBdEIOPqRsuv")  # options honoured by starting the interpreter with them
+_WITH_ARGUMENT = set("WX")
+# Options `python` takes that leave no program for watch to run, or that it cannot honour.
+# Each is said by the catalogue's entry watch.opt.<letter>.
+_CANNOT = set("iSxhV?")
+
+
+@dataclass
+class Program:
+    mode: str  # "file", "main" (a folder or zip with __main__), "module", "command"
+    target: str  # the script / folder / zip as given, the module name, or the command
+    argv: list[str]  # sys.argv as python would set it
+    options: list[str] = field(default_factory=list)  # interpreter options, as given
+
+    @property
+    def file(self) -> bool:
+        return self.mode in ("file", "main")
+
+
+def _is_interpreter(word: str) -> bool:
+    if _INTERPRETER.fullmatch(Path(word).name):
+        return True
+    try:
+        return os.path.samefile(word, sys.executable)
+    except OSError:
+        return False
+
+
+def parse_program(program: list[str]) -> Program:
+    """``[python] [OPTIONS] (SCRIPT | -m MODULE | -c COMMAND) ARGS`` as python reads them."""
+    if program and program[0] == "--":
+        program = program[1:]
+    if program and _is_interpreter(program[0]):
+        program = program[1:]  # it runs in this interpreter, where the watch is
+    else:  # `jitlab watch -- train.py ARGS`: no interpreter, no interpreter options
+        program = ["--", *program] if program else program
+    if not program:
+        fail(say("watch.no_program"))
+    options: list[str] = []
+    i = 0
+    while i < len(program):
+        word = program[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        if word.startswith("--"):
+            name, _, value = word.partition("=")
+            if name != "--check-hash-based-pycs":
+                fail(say("watch.option_runs_nothing", option=name))
+            if not value:
+                i += 1
+                if i >= len(program):
+                    fail(say("watch.needs_value", option=name))
+                value = program[i]
+            options += [name, value]
+            i += 1
+            continue
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            if letter in ("m", "c"):
+                rest = word[j + 1 :] or (program[i + 1] if i + 1 < len(program) else None)
+                if rest is None:
+                    key = "watch.needs_module" if letter == "m" else "watch.needs_command"
+                    fail(say(key, option=f"-{letter}"))
+                after = program[i + (1 if word[j + 1 :] else 2) :]
+                if letter == "m":
+                    return Program("module", rest, ["-m", *after], options)
+                return Program("command", rest, ["-c", *after], options)
+            if letter in _WITH_ARGUMENT:
+                value = word[j + 1 :]
+                if not value:
+                    i += 1
+                    if i >= len(program):
+                        fail(say("watch.needs_value", option=f"-{letter}"))
+                    value = program[i]
+                options.append(f"-{letter}{value}")
+                break
+            if letter in _CANNOT:
+                fail(say("watch.cannot_honour", option=say(f"watch.opt.{letter}")))
+            if letter not in _NO_ARGUMENT:
+                fail(say("watch.unknown_option", option=f"-{letter}"))
+            options.append(f"-{letter}")
+            j += 1
+        i += 1
+    argv = program[i:]
+    if not argv:
+        fail(say("watch.no_program"))
+    target = argv[0]
+    if target == "-":
+        fail(say("watch.stdin"))
+    path = Path(target)
+    if path.is_dir() or (path.is_file() and zipfile.is_zipfile(path)):
+        main = path / "__main__.py" if path.is_dir() else None
+        if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
+            fail(say("watch.no_main", target=repr(target)))
+        return Program("main", target, argv, options)
+    if not path.is_file():
+        fail(say("watch.no_script", target=target))
+    return Program("file", target, argv, options)
+
+
+def reexec(args: argparse.Namespace, program: Program) -> None:
+    """Start this interpreter again with the program's interpreter options (``-X dev``,
+    ``-W error``, ``-O``, ``-u``, …): most act only at start-up, and then they hold exactly as
+    under plain python (sys.flags, warnings, buffering), for jitlab's code as for the program's."""
+    own = ["--out", args.out]  # the same folder: exec keeps the working directory
+    own += ["--include-internal"] * args.include_internal
+    own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
+    own += ["--lang", language()]  # the started interpreter speaks the command's language
+    if program.mode == "module":
+        tail = ["-m", program.target, *program.argv[1:]]
+    elif program.mode == "command":
+        tail = ["-c", program.target, *program.argv[1:]]
+    else:
+        tail = program.argv
+    argv = [sys.executable, *program.options, "-m", "jitlab.cli", "watch", *own, "--", "python"]
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        os.execv(sys.executable, argv + tail)
+    except OSError as exc:
+        fail(say("watch.cannot_start", python=sys.executable, error=exc.strerror or exc))
+
+
+def _fresh_main(**names: Any) -> types.ModuleType:
+    """A ``__main__`` module as python makes it, installed as ``sys.modules["__main__"]``."""
+    import builtins
+
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins, **names)
+    sys.modules["__main__"] = main
+    return main
+
+
+def run_program(program: Program) -> tuple[int, bool]:
+    """Run it as ``python ARGS`` would: (exit status, whether Ctrl-C ended it)."""
+    import runpy
+
+    sys.argv = list(program.argv)
+    safe_path = getattr(sys.flags, "safe_path", False)
+    if program.mode == "file":
+        path = os.path.abspath(program.target)
+        first = os.path.dirname(os.path.realpath(path))
+    elif program.mode == "main":
+        path = first = os.path.abspath(program.target)
+    elif program.mode == "module":
+        path, first = "", os.getcwd()
+    else:
+        path, first = "", ""
+    # Python puts the program's place first (where jitlab's own entry was); with -P or -I
+    # only a folder or zip is put there (python must import its __main__ from it).
+    if not safe_path and sys.path:
+        sys.path[0] = first
+    elif not safe_path or program.mode == "main":
+        sys.path.insert(0, first)
+    try:
+        if program.mode == "file":
+            from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+
+            pyc = path.endswith((".pyc", ".pyo"))
+            loader = (SourcelessFileLoader if pyc else SourceFileLoader)("__main__", path)
+            main = _fresh_main(__loader__=loader, __file__=path, __cached__=None)
+            if pyc:
+                code = loader.get_code("__main__")
+            else:
+                with io.open_code(path) as f:
+                    source = f.read()
+                code = compile(source, path, "exec", dont_inherit=True)
+            _exec(code, main.__dict__)
+        elif program.mode == "command":
+            import importlib
+
+            main = _fresh_main(__loader__=importlib.machinery.BuiltinImporter)
+            _exec(compile(program.target, "<string>", "exec", dont_inherit=True), main.__dict__)
+        else:  # what python itself calls for a folder, a zip or -m (its frames show as then)
+            import importlib
+
+            _fresh_main(__loader__=importlib.machinery.BuiltinImporter)
+            name = "__main__" if program.mode == "main" else program.target
+            _run_as_main(runpy, name, program.mode == "module")
+    except SystemExit as exc:
+        return _exit_status(exc), False
+    except BaseException as exc:  # as python: the program's own sys.excepthook, from its frames
+        _unhandled(exc)
+        return 1, isinstance(exc, KeyboardInterrupt)
+    finally:
+        _join_threads()
+    return 0, False
+
+
+def _exec(code: Any, namespace: dict[str, Any]) -> None:
+    exec(code, namespace)  # the traceback's first frame here is dropped (see _unhandled)
+
+
+def _run_as_main(runpy: Any, name: str, alter_argv: bool) -> None:
+    runpy._run_module_as_main(name, alter_argv=alter_argv)  # what `python -m` calls
+
+
+_OUR_FRAMES = {"_exec", "_run_as_main"}
+
+
+def _our_files() -> set[str]:
+    """The files whose frames a watched call passes through (the stand-in, the probe): every
+    module of jitlab.watching and jitlab.probe loaded, whichever of them a call passes."""
+    import jitlab.watching.recorder  # noqa: F401  # loads the stand-in and the probe
+
+    ours = {__file__}
+    for name, module in list(sys.modules.items()):
+        if name == "jitlab.cli.watch" or name.startswith(("jitlab.watching.", "jitlab.probe.")):
+            ours.add(str(getattr(module, "__file__", "") or ""))
+    ours.discard("")
+    return ours
+
+
+def _without_our_frames(tb: Any, ours: set[str]) -> Any:
+    """The traceback with jitlab's frames left out (rebuilt: traceback objects are linked
+    from the outermost frame in)."""
+    kept = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename not in ours:
+            kept.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt
+
+
+def _strip_chain(exc: BaseException, ours: set[str]) -> None:
+    """Drop jitlab's frames from an exception and those it was raised from or during."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = _without_our_frames(e.__traceback__, ours)
+        todo += [e.__cause__, e.__context__]
+        todo += list(getattr(e, "exceptions", ()) or ())  # an ExceptionGroup's
+
+
+def _unhandled(exc: BaseException) -> None:
+    tb = exc.__traceback__
+    # Drop jitlab's frames: the traceback starts where python's would (the program's code,
+    # or runpy's for -m and folders, as under plain python).
+    while tb is not None and (
+        tb.tb_frame.f_code.co_filename == __file__ or tb.tb_frame.f_code.co_name in _OUR_FRAMES
+    ):
+        seen = tb.tb_frame.f_code.co_name in _OUR_FRAMES
+        tb = tb.tb_next
+        if seen:
+            break
+    exc.__traceback__ = tb
+    with contextlib.suppress(Exception):  # and those of the watched calls on the way
+        _strip_chain(exc, _our_files())
+    tb = exc.__traceback__
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except BaseException as hook_error:  # as python says it
+        err = sys.stderr
+        if err is not None:
+            with contextlib.suppress(Exception):
+                print("Error in sys.excepthook:", file=err)
+                sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+                print("\nOriginal exception was:", file=err)
+                sys.__excepthook__(type(exc), exc, tb)
+
+
+def _exit_status(exc: SystemExit) -> int:
+    """What python exits with for ``SystemExit(code)`` (a message printed, then 1)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    err = sys.stderr
+    if err is not None:
+        with contextlib.suppress(Exception):
+            print(code, file=err)
+    return 1
+
+
+def _join_threads() -> None:
+    """Python waits for the program's non-daemon threads before it ends: so does watch."""
+    import threading
+
+    for _ in range(10_000):
+        alive = [
+            t
+            for t in threading.enumerate()
+            if t is not threading.current_thread() and not t.daemon and t.is_alive()
+        ]
+        if not alive:
+            return
+        for thread in alive:
+            thread.join()
