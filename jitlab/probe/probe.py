@@ -357,6 +357,7 @@ class Probe(Filing):
             compiles = self._compiles
         start = _clock()
         end = start
+        timed = True  # False: a hit only counted returns without reading the clock again
         plain = False  # a cache hit (nothing compiled, no error, not eager)
         deferred = False  # a steady hit's record made later (see RecordStore.settle)
         card: Card | None = None
@@ -388,6 +389,13 @@ class Probe(Filing):
                 and not _disable_jit.value
                 and (block or _TRACE_STATE.value is _EVAL_TRACE)
             )
+            if plain and not track and not block:
+                # Only counted, not waited for (a watch's probe): lock-free counts, folded in
+                # by _fold, and nothing timed.
+                timed = False
+                next(self._unrecorded)
+                next(self._unrecorded_ledger)
+                return result
             if plain and track:
                 # Steady state: one card, and JAX's cache unchanged since we saw it
                 # compile (and during this dispatch: another thread may have compiled
@@ -437,9 +445,10 @@ class Probe(Filing):
             error = exc  # filed as what it is below, then raised again
             plain = False
         finally:
-            end = _clock()
-            if plain and head is not None:
-                head.append(end)  # all a steady hit does after its wait: settle files it
+            if timed:
+                end = _clock()
+                if plain and head is not None:
+                    head.append(end)  # all a steady hit does after its wait: settle files it
             if capture:  # after the block: jax.debug.print runs while the device computes
                 try:
                     _unroute_stdout(collector)
