@@ -39,6 +39,10 @@ class RecordingChart(ChartView):
 
     show_runs = False  # no variant runs to mark
 
+    def _offer_next(self) -> None:
+        """A recording is not a lesson: no "Now try the fix →" (there is no fix to switch to)."""
+        self.next_button.hide()
+
     def retranslate(self) -> None:
         super().retranslate()
         parts = [
