@@ -25,13 +25,13 @@ from jitlab.recordings.processes import (
     process_of,
 )
 from jitlab.recordings.reader import (
-    FunctionSummary,
+    NewerFormat,
     NotARegularFile,
     Recording,
-    Summarizer,
     paused_collector,
     read_recording,
 )
+from jitlab.recordings.summary import FunctionSummary, Summarizer
 from jitlab.records.lines import Key, RecordedCall
 
 READ_BYTES = 1 << 16  # read a long file this much at a time, the window answering in between
@@ -56,6 +56,7 @@ class Source:
     last_size: int = -1
     missing: bool = False
     refused: bool = False  # not a regular file (a FIFO, a device): never read
+    newer: str | None = None  # the format version of a file a newer jitlab wrote: not read
     # Its rows, counted as they are read (several files: merge() takes them from here).
     summarizer: Summarizer = field(default_factory=lambda: Summarizer(include_internal=False))
 
@@ -64,6 +65,7 @@ class Source:
         self.offset = 0
         self.last_size = -1
         self.refused = False
+        self.newer = None
         self.summarizer = Summarizer(include_internal=False)
 
     def size(self) -> int:
@@ -153,6 +155,11 @@ class Follower:
         return [s.path for s in self.sources if s.refused]
 
     @property
+    def newer(self) -> list[tuple[Path, str]]:
+        """Files in a format newer than this jitlab reads, with their format versions."""
+        return [(s.path, s.newer) for s in self.sources if s.newer is not None]
+
+    @property
     def ended(self) -> bool:
         """Every file has its end line: the program finished."""
         return all(s.recording.ended for s in self.sources)
@@ -239,6 +246,9 @@ class Follower:
             rec, offset = read_recording(source.path, source.offset, rec, limit=READ_BYTES)
         except NotARegularFile:  # a FIFO would hold the reader, /dev/zero never end
             source.refused = True
+            return ""
+        except NewerFormat as exc:  # said in one line, never read as something else
+            source.newer = exc.version
             return ""
         except OSError:
             return ""

@@ -23,7 +23,6 @@ from itertools import pairwise
 from jitlab.recordings.buckets import SUGGESTED_AT_MOST as SUGGESTED_AT_MOST
 from jitlab.recordings.buckets import default_compiles as default_compiles
 from jitlab.recordings.buckets import padding as padding
-from jitlab.recordings.buckets import suggest_buckets
 from jitlab.records.calls import CallKind, Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind, parse_type
 from jitlab.records.lines import RecordedCall
@@ -279,6 +278,3 @@ def bucket_code(
     call = function if _IDENTIFIER.match(function) else "f"
     lines.append(f"result = {call}(...)  # {comments['call']}")
     return "\n".join(lines)
-
-
-bucket_sizes = suggest_buckets  # the name the app's shape histogram knows it by

@@ -33,12 +33,8 @@ from hostile import (
 )
 
 from jitlab.recordings.processes import merge
-from jitlab.recordings.reader import (
-    MAX_LINE_BYTES,
-    NotARegularFile,
-    read_recording,
-    summarize,
-)
+from jitlab.recordings.reader import MAX_LINE_BYTES, NotARegularFile, read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.report.page import render_report
 
 JITLAB = Path(sys.executable).with_name("jitlab")

@@ -15,7 +15,8 @@ from jitlab.gui.recording import picker as rp
 from jitlab.gui.recording import window as rw
 from jitlab.recordings import follower as fl
 from jitlab.recordings import processes
-from jitlab.recordings.reader import read_recording, summarize
+from jitlab.recordings.reader import read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.records.calls import (
     CallKind,
     CallRecord,

@@ -16,7 +16,7 @@ import pytest
 import jitlab
 from jitlab.gui import i18n
 from jitlab.gui.recording.window import RecordingWindow, open_recording_window
-from jitlab.recordings.reader import suggest_buckets
+from jitlab.recordings.buckets import suggest_buckets
 from jitlab.records.calls import CallKind
 
 EVAL_SIZES = (5, 7, 12, 13, 16, 21, 30, 31, 32, 7, 12)  # two sizes come back: cache hits
@@ -329,3 +329,21 @@ def test_events_during_destruction_do_not_raise(qtbot, settings, recording: Path
     assert not shiboken6.isValid(window)
     assert "eventFilter" not in RecordingWindow.__dict__
     assert log.eventFilter(viewport, QEvent(QEvent.Type.Hide)) is False
+
+
+def test_a_recording_of_a_newer_format_is_named_in_the_status_line(
+    open_window, recording: Path, tmp_path: Path
+) -> None:
+    lines = _lines(recording)
+    start = json.loads(lines[0])
+    assert start["type"] == "start"
+    start["format"] = "2.0"  # as a newer jitlab would write it
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(json.dumps(start) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    window = open_window(newer)
+    status = window.status_label.text()
+    assert str(newer) in status and "2.0" in status and "newer jitlab" in status
+    assert window.function_order() == []  # nothing read as something else
+    i18n.set_language("zh")
+    assert "2.0" in window.status_label.text() and "jitlab" in window.status_label.text()
+    assert "newer jitlab" not in window.status_label.text()

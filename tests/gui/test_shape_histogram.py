@@ -1,5 +1,5 @@
 """The shape histogram with few and with hundreds of sizes: the bars, bands, labels and buckets
-it shows, items reused from one function to the next, and ``bucket_sizes`` giving
+it shows, items reused from one function to the next, and ``suggest_buckets`` giving
 ``suggest_buckets``'s answer (the fast one the histogram uses)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pyqtgraph as pg
 import pytest
 
 from jitlab.gui.views.shape_histogram import ShapeHistogram
+from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.ledger import default_compiles, padding
-from jitlab.recordings.reader import suggest_buckets
 from jitlab.records.calls import LeafSpec, Signature
 
 

@@ -13,7 +13,8 @@ import pytest
 from jitlab.recordings import follower as fl
 from jitlab.recordings.follower import Follower
 from jitlab.recordings.processes import merge
-from jitlab.recordings.reader import read_recording, summarize
+from jitlab.recordings.reader import read_recording
+from jitlab.recordings.summary import summarize
 
 PROGRAM = textwrap.dedent(
     """

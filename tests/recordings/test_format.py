@@ -117,3 +117,13 @@ def test_the_command_refuses_a_newer_format_in_one_line(tmp_path: Path, lang: st
         assert "更新版本的 jitlab" in line and "newer" not in line
     else:
         assert "written by a newer jitlab" in line
+
+
+def test_the_follower_says_a_newer_format_instead_of_showing_nothing(tmp_path: Path) -> None:
+    # The recording window reads through the follower: a newer file is named, not shown empty.
+    from jitlab.recordings.follower import Follower
+
+    follower = Follower([_newer(tmp_path)])
+    follower.read()
+    assert follower.newer == [(tmp_path / "from-v2.jsonl", "2.0")]
+    assert follower.recording.calls == [] and not follower.refused

@@ -23,7 +23,7 @@ from jitlab.gui.recording import texts
 from jitlab.gui.style import KIND_COLORS
 from jitlab.recordings.follower import Lane
 from jitlab.recordings.processes import Divergence
-from jitlab.recordings.reader import FunctionSummary
+from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.calls import CallKind
 
 DIVERGED_BACKGROUND = "#fff1d6"

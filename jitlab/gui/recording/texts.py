@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from jitlab.gui import plain
+from jitlab.gui import i18n, plain
 from jitlab.gui.style import format_ms
 from jitlab.recordings.follower import Follower, Lane
 from jitlab.recordings.processes import Divergence
-from jitlab.recordings.reader import MAX_LINE_BYTES, FunctionSummary
+from jitlab.recordings.reader import MAX_LINE_BYTES, newer_format_text
+from jitlab.recordings.summary import FunctionSummary
 
 _escape = plain.escape  # a recorded string in rich text, shown as written
 
@@ -93,6 +94,9 @@ def status(follower: Follower, loading: bool, following: bool, skipped: str = ""
             "%1 is not a recording file (a named pipe, a device or a socket): only "
             "regular files are read.",
         ).replace("%1", ", ".join(str(p) for p in follower.refused))
+    if follower.newer:
+        path, version = follower.newer[0]
+        return f"{path}: {newer_format_text(version, i18n.language())}"
     if loading:
         state = QCoreApplication.translate(
             "RecordingWindow", "Reading the file: %1% so far…"

@@ -61,7 +61,8 @@ from jitlab.gui.views.shape_histogram import ShapeHistogram
 from jitlab.recordings.follower import DivergenceSearch, Follower, Lane, Source
 from jitlab.recordings.ledger import compiled_signatures
 from jitlab.recordings.processes import Divergence
-from jitlab.recordings.reader import FunctionSummary, Recording
+from jitlab.recordings.reader import Recording
+from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.lines import Key, RecordedCall
 
 __all__ = [

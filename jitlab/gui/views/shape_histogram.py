@@ -1,9 +1,8 @@
 """The shape histogram: which sizes of a batch or length dimension made a function compile.
 
 For a function that recompiles because one dimension keeps changing, it shows the sizes seen,
-suggests bucket sizes (``jitlab.recordings.ledger.bucket_sizes``, ``suggest_buckets``'s answer: the
-least padding for a chosen number of compiles) and writes the code that pads each call up to
-its bucket.
+suggests bucket sizes (:func:`jitlab.recordings.buckets.suggest_buckets`: the least padding
+for a chosen number of compiles) and writes the code that pads each call up to its bucket.
 """
 
 from __future__ import annotations
@@ -30,10 +29,10 @@ from superqt.utils import CodeSyntaxHighlight
 from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS, is_dark
+from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.ledger import (
     Dimension,
     bucket_code,
-    bucket_sizes,
     default_compiles,
     padding,
     varying_dimensions,
@@ -169,7 +168,7 @@ class ShapeHistogram(Retranslating, QWidget):
         if dim is None:
             return
         # Cache hits are counted per function, not per shape, so every size weighs the same.
-        self.buckets = bucket_sizes(dim.distinct, self.compiles.value())
+        self.buckets = suggest_buckets(dim.distinct, self.compiles.value())
         self._draw(dim)
         self._describe(dim)
 
