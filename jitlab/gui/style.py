@@ -52,14 +52,6 @@ def fixed_font() -> QFont:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
 
-def format_ms(ms: float) -> str:
-    if ms >= 1000:
-        return f"{ms / 1000:.2f} s"
-    if ms >= 10:
-        return f"{ms:.0f} ms"
-    return f"{ms:.2f} ms"
-
-
 # What a line or a run boundary says about the variant that made it, on the live chart and
 # the Complete page alike. No call kind's colour: red is a recompile, green a hit, and so on.
 VARIANT_COLORS = {"pitfall": "#5c6370", "fix": "#3949ab", "other": "#8d6e63"}

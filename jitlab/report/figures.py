@@ -18,8 +18,9 @@ from jitlab.records.messages import (
     listing,
     say,
 )
+from jitlab.records.text import format_ms
 from jitlab.report.functions import FunctionReport, cost_ms
-from jitlab.report.html import esc, format_ms
+from jitlab.report.html import esc
 
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
 

@@ -15,14 +15,6 @@ def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def format_ms(ms: float) -> str:
-    if ms >= 1000:
-        return f"{ms / 1000:.2f} s"
-    if ms >= 10:
-        return f"{ms:.0f} ms"
-    return f"{ms:.2f} ms"
-
-
 def when_text(seconds: float | None) -> str | None:
     if seconds is None:
         return None

@@ -36,9 +36,10 @@ from jitlab.records.messages import (
     say,
     skipped_lines,
 )
+from jitlab.records.text import format_ms
 from jitlab.report.figures import timeline_svg
 from jitlab.report.functions import FunctionReport, Source, functions_of, sources_of
-from jitlab.report.html import esc, format_ms, or_missing, when_text
+from jitlab.report.html import esc, or_missing, when_text
 from jitlab.report.tables import buckets_section, ledger_table, reasons_section
 
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)

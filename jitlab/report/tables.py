@@ -27,9 +27,10 @@ from jitlab.records.messages import (
     listing,
     say,
 )
+from jitlab.records.text import format_ms
 from jitlab.report.figures import histogram_svg
 from jitlab.report.functions import FunctionReport, cost_ms
-from jitlab.report.html import esc, format_ms
+from jitlab.report.html import esc
 
 MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows every compile
 

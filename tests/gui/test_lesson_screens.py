@@ -17,12 +17,13 @@ from guihelp import wait_calls
 from PySide6.QtWidgets import QWidget
 
 from jitlab.gui import i18n
-from jitlab.gui.style import VARIANT_COLORS, format_ms
+from jitlab.gui.style import VARIANT_COLORS
 from jitlab.gui.views.chart import FIX, OTHER, PITFALL, describe
 from jitlab.gui.views.kitchen import MIN_TEXT_PX
 from jitlab.gui.views.reasons import reason_text, relative_paths
 from jitlab.recordings.ledger import KIND_COLORS
 from jitlab.records.calls import CallKind
+from jitlab.records.text import format_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,10 +10,11 @@ from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import QTextEdit, QWidget
 
 from jitlab.gui.i18n import Retranslating, language, translate
-from jitlab.gui.style import fixed_font, format_ms
+from jitlab.gui.style import fixed_font
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
 from jitlab.records.calls import CallRecord
+from jitlab.records.text import format_ms
 
 _RED = "#c0392b"
 _GREY = "#6b6f76"

@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.style import KIND_COLORS, format_ms, kind_name
+from jitlab.gui.style import KIND_COLORS, kind_name
 from jitlab.gui.views.ledger_view import LedgerView
 from jitlab.gui.views.model import Change, RunState
 from jitlab.records.calls import CallRecord
 from jitlab.records.lines import RecordedCall
+from jitlab.records.text import format_ms
 
 PAINT_MS = 200  # under a stream of compiles, at most 5 repaints a second
 TIMELINE_COMPILES = 12  # the phase timeline shows this many of the newest compiles

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from jitlab.gui.style import format_ms
 from jitlab.records.calls import CallKind, CallRecord, Summary
+from jitlab.records.text import format_ms
 
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 _ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})

@@ -10,11 +10,11 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from jitlab.gui import i18n, plain
-from jitlab.gui.style import format_ms
 from jitlab.recordings.follower import Follower, Lane
 from jitlab.recordings.processes import Divergence
 from jitlab.recordings.reader import MAX_LINE_BYTES, newer_format_text
 from jitlab.recordings.summary import FunctionSummary
+from jitlab.records.text import format_ms
 
 _escape = plain.escape  # a recorded string in rich text, shown as written
 

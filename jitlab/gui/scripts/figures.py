@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
-from jitlab.gui.style import format_ms
+from jitlab.records.text import format_ms
 
 
 def _human(value: float | int | None) -> str:

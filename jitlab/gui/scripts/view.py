@@ -36,9 +36,9 @@ from jitlab.gui.scripts.figures import (
     figure_text,
 )
 from jitlab.gui.scripts.lexers import HloLexer, JaxprLexer, StableHloLexer
-from jitlab.gui.style import format_ms
 from jitlab.gui.views.model import CardView
 from jitlab.records import messages
+from jitlab.records.text import format_ms
 
 
 class ScriptView(Retranslating, QWidget):

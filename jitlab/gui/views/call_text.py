@@ -8,9 +8,10 @@ import html
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from jitlab.gui.i18n import translate
-from jitlab.gui.style import KIND_COLORS, format_ms, kind_name
+from jitlab.gui.style import KIND_COLORS, kind_name
 from jitlab.gui.views.reasons import error_words, reason_text
 from jitlab.records.calls import CallRecord
+from jitlab.records.text import format_ms
 
 
 def describe(record: CallRecord) -> str:

@@ -13,7 +13,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.style import KIND_COLORS, format_ms
+from jitlab.gui.style import KIND_COLORS
 from jitlab.gui.views.card_text import card_label as card_label
 from jitlab.gui.views.card_text import card_parts, card_tip_lines, fit_card_text
 from jitlab.gui.views.card_text import shape_text as shape_text
@@ -21,6 +21,7 @@ from jitlab.gui.views.model import CardView, Change, Phase, RunState
 from jitlab.gui.views.reasons import reason_text
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.paths import resource
+from jitlab.records.text import format_ms
 
 AMBER = QColor("#e3a21a")
 ALARM = QColor("#e0323f")

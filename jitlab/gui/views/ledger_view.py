@@ -16,11 +16,12 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWid
 
 from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating, translate
-from jitlab.gui.style import KIND_COLORS, format_ms, is_dark, kind_name
+from jitlab.gui.style import KIND_COLORS, is_dark, kind_name
 from jitlab.gui.views.reasons import reason_text
 from jitlab.recordings.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
 from jitlab.records.calls import CallKind
 from jitlab.records.lines import RecordedCall
+from jitlab.records.text import format_ms
 
 Index = QModelIndex | QPersistentModelIndex
 _FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
