@@ -16,7 +16,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTra
 from jitlab.records.paths import resource
 
 LANGUAGES = ("en", "zh")
-_state: dict[str, object] = {"language": "en", "translators": []}
+_language = ["en"]  # the interface language now in use (a list: set in place)
+_translators: list[QTranslator] = []  # installed on the application, removed on a switch
 
 
 def qm_path() -> str:
@@ -25,7 +26,7 @@ def qm_path() -> str:
 
 def language() -> str:
     """The interface language now in use: ``en`` or ``zh``."""
-    return str(_state["language"])
+    return _language[0]
 
 
 def system_language() -> str:
@@ -37,22 +38,22 @@ def set_language(lang: str) -> bool:
     app = QCoreApplication.instance()
     if app is None:
         raise RuntimeError("create the QApplication first")
-    for translator in _state["translators"]:  # type: ignore[union-attr]
+    for translator in _translators:
         app.removeTranslator(translator)
-    _state["translators"] = []
+    _translators.clear()
     ok = True
     if lang == "zh":
         ours = QTranslator(app)
         ok = ours.load(qm_path())
         if ok:
             app.installTranslator(ours)
-            _state["translators"] = [ours]
+            _translators.append(ours)
             qt = QTranslator(app)  # Qt's own strings (standard buttons, dialogs)
             folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
             if qt.load("qtbase_zh_CN", folder):
                 app.installTranslator(qt)
-                _state["translators"].append(qt)  # type: ignore[union-attr]
-    _state["language"] = lang if ok else "en"
+                _translators.append(qt)
+    _language[0] = lang if ok else "en"
     # Deliver the LanguageChange events now, so every label is re-translated on return.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
