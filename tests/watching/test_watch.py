@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jitlab.recordings.reader import read_recording, suggest_buckets, summarize
+from jitlab.recordings.buckets import suggest_buckets
+from jitlab.recordings.reader import read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.watching.budget import CompileBudgetExceeded, budget
 from jitlab.watching.recorder import watch
 
