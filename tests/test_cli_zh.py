@@ -262,7 +262,8 @@ def test_list_in_chinese(monkeypatch, capsys):
 
 # -- recordings: watch, diff, summary, report ---------------------------------------------
 def test_watch_summary_in_chinese(recordings):
-    from jitlab.recordings.reader import read_recording, summarize
+    from jitlab.recordings.reader import read_recording
+    from jitlab.recordings.summary import summarize
 
     out = recordings["summary_zh"]
     text = flat(out)

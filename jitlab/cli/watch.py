@@ -182,7 +182,8 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
     from rich.table import Table
 
     from jitlab.cli._usage import language, say
-    from jitlab.recordings.reader import read_recording, summarize
+    from jitlab.recordings.reader import read_recording
+    from jitlab.recordings.summary import summarize
     from jitlab.records import messages
     from jitlab.records.changes import render
 

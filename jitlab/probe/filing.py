@@ -273,7 +273,7 @@ class Filing:
         )
         return Signature(leaves, (), "", self._generation)
 
-    def _file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
+    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
         """File the executable JAX compiled for this function's backward pass (grad's
         transpose), after the probed call that ran under grad returned."""
         sig = self.backward_signature(avals)

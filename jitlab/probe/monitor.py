@@ -4,6 +4,9 @@
 process-wide. jitlab installs one listener of each kind, never removes anyone else's, and
 routes what arrives to the collector of the probed call running on the *calling thread*
 (JAX fires compile events on the thread that called the function).
+
+A little over 500 lines: every process-wide hook (listeners, logger filter, stdout router)
+in one place, since each must be installed once and restored exactly.
 """
 
 from __future__ import annotations

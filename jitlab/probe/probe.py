@@ -7,6 +7,9 @@ holder (:mod:`~jitlab.probe.cards`), why a call compiled (:mod:`~jitlab.probe.re
 JAX-free), calls under transformations and grad's backward pass
 (:mod:`~jitlab.probe.transforms`), executables shared between jit objects
 (:mod:`~jitlab.probe.sharing`).
+
+A little over 500 lines: the hot path is one function on purpose (a hit must not pay for
+a call into a helper); everything else it needs lives in the modules above.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ had dropped it, the script says so in its notes.
 When a part cannot be made (a card adopted from another process, a wrapper jitlab cannot
 trace abstractly, a backend without cost analysis), the part is ``None`` and
 ``Script.unavailable`` says why, by part name.
+
+A little over 500 lines: each part of a script (jaxpr, StableHLO, HLO, figures) and why it
+could not be made, kept together so every part follows the same no-filing rule.
 """
 
 from __future__ import annotations

@@ -61,9 +61,7 @@ class Followed(Protocol):
     @property
     def function(self) -> Callable[..., Any]: ...
     def backward_signature(self, avals: tuple[Any, ...]) -> Signature: ...
-    def _file_backward(
-        self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]
-    ) -> None: ...
+    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None: ...
 
 
 # The probe whose call just ran under grad on this thread: the backward pass that follows
@@ -104,7 +102,7 @@ def _on_backward_compile(event: str, duration_secs: float, **kwargs: str | int) 
     if found is not None:
         probe, avals = found
         lower_ms, _backward.lower_ms = getattr(_backward, "lower_ms", 0.0), 0.0
-        probe._file_backward(lower_ms, duration_secs * 1e3, avals)
+        probe.file_backward(lower_ms, duration_secs * 1e3, avals)
 
 
 def backward_compile(
@@ -113,7 +111,7 @@ def backward_compile(
     """Called from a compile event listener outside any probed call: is this JAX compiling
     the backward pass (grad's transpose) of the function a probe on this thread last ran
     under grad? Then (that probe, the transposed function's input avals); else None.
-    ``probe._file_backward(lower_ms, compile_ms, avals)`` files it as that function's."""
+    ``probe.file_backward(lower_ms, compile_ms, avals)`` files it as that function's."""
     ref = getattr(_backward, "probe", None)
     probe: Followed | None = ref() if ref is not None else None
     if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):

@@ -89,13 +89,13 @@ class Evidence:
         return self.raised
 
     def to_json(self) -> dict[str, Any]:
-        from jitlab.records.calls import _jsonable
+        from jitlab.records.calls import jsonable
 
         return {
             "calls": list(self.kinds),
             "compiles": self.compiles,
             "printed": [line.to_json() for line in self.printed],
-            "facts": _jsonable(dict(self.facts)),
+            "facts": jsonable(dict(self.facts)),
             "raised": self.raised.to_json() if self.raised else None,
             "devices": self.devices,
             "records": [r.to_json() for r in self.records],

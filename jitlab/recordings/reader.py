@@ -31,10 +31,6 @@ from pathlib import Path
 from typing import Any
 
 # Moved to summary.py and buckets.py; the faces (and older scripts) import them from here.
-from jitlab.recordings.buckets import suggest_buckets as suggest_buckets
-from jitlab.recordings.summary import FunctionSummary as FunctionSummary
-from jitlab.recordings.summary import Summarizer as Summarizer
-from jitlab.recordings.summary import summarize as summarize
 from jitlab.records.lines import (
     FORMAT_MAJOR,
     Key,

@@ -298,7 +298,7 @@ class CallRecord(NamedTuple):
         """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports.
 
         Strict JSON data already: parameters and facts, the only values a scenario hands in,
-        go through :func:`_jsonable` (NaN and ±inf as None); times are perf_counter spans.
+        go through :func:`jsonable` (NaN and ±inf as None); times are perf_counter spans.
         """
         return {
             "index": self.index,
@@ -310,17 +310,17 @@ class CallRecord(NamedTuple):
             "compile_ms": round(self.compile_ms, 4),
             "execute_ms": round(self.execute_ms, 4),
             "variant": self.variant,
-            "params": _jsonable(self.params),
+            "params": jsonable(self.params),
             "signature": self.signature.to_json() if self.signature else None,
             "card": self.card,
             "reason": self.reason.to_json() if self.reason else None,
             "error": self.error.to_json() if self.error else None,
             "stdout": [line.to_json() for line in self.stdout],
-            "notes": _jsonable(self.notes),
+            "notes": jsonable(self.notes),
         }
 
 
-def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
+def jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
     """``value`` as strict JSON data: containers kept, NaN and ±inf as None (bare NaN is not
     JSON: strict readers reject the line), anything exotic (a tracer, an array) as text."""
     if isinstance(value, float):
@@ -328,9 +328,9 @@ def _jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:
     if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, dict):
-        return {str(k): _jsonable(v, default) for k, v in value.items()}
+        return {str(k): jsonable(v, default) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v, default) for v in value]
+        return [jsonable(v, default) for v in value]
     return default(value)
 
 
@@ -342,7 +342,7 @@ def dumps_strict(obj: Any, default: Callable[[Any], str] = str, indent: int | No
     try:  # the usual line has no NaN: one C-speed pass, as plain json.dumps
         return json.dumps(obj, default=default, **options)
     except ValueError:  # NaN or ±inf somewhere: write them as null
-        return json.dumps(_jsonable(obj, default), **options)
+        return json.dumps(jsonable(obj, default), **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,8 +407,8 @@ class Summary:
         )
 
     def to_json(self) -> dict[str, Any]:
-        # Sums of a record's times are finite; _jsonable keeps it so whatever comes in.
-        line: dict[str, Any] = _jsonable(
+        # Sums of a record's times are finite; jsonable keeps it so whatever comes in.
+        line: dict[str, Any] = jsonable(
             {
                 "calls": self.calls,
                 "compiles": self.compiles,

@@ -116,7 +116,7 @@ class CompileEvents:
             return False
         probe, avals = found
         if standin.is_first(self.filer):  # once: its record reaches every recorder
-            probe._file_backward(state.lower_ms, compile_ms, avals)
+            probe.file_backward(state.lower_ms, compile_ms, avals)
         if isinstance(probe, standin.WatchProbe):
             return True
         # The program's own Probe (its listener leaves compiles outside probed calls to the

@@ -20,7 +20,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.watching.recorder import WatchedFunction, watch
+from jitlab.watching.recorder import watch
+from jitlab.watching.standin import WatchedFunction
 
 TIMEOUT = 240  # seconds a subprocess may take (a busy machine), never a bound on speed
 ROOT = Path(__file__).parents[2]

@@ -15,7 +15,8 @@ import pytest
 
 import jitlab
 from jitlab.probe import scripts
-from jitlab.recordings.reader import read_recording, summarize
+from jitlab.recordings.reader import read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.records.lines import RecordedScript
 from jitlab.records.scripts import Figures, Script
 
@@ -128,7 +129,7 @@ def test_in_process_scripts_are_no_compile_of_a_budget_or_the_recording(tmp_path
 
 
 def test_a_script_that_cannot_be_made_is_recorded_with_its_reason(tmp_path, monkeypatch):
-    def broken(probe, card):
+    def broken(probe, card, stablehlo=True, *, view=False):
         raise RuntimeError("no script today\nsecond line")
 
     monkeypatch.setattr(scripts, "make_script", broken)

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from jitlab.recordings.reader import Recording, read_recording, summarize
+from jitlab.recordings.reader import Recording, read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind
 

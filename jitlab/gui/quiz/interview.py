@@ -3,6 +3,9 @@
 Drives :class:`jitlab.quiz.Interview` exactly as the CLI does; the real run of each answer
 is a job on the JAX executor, with the question's clock stopped while it runs (the user's
 time is the time to answer, not JAX's time to compile).
+
+A little over 500 lines: one round's screens (question, verdict, score) share its clock
+and its one check in flight.
 """
 
 from __future__ import annotations
