@@ -23,7 +23,7 @@ from typing import Any
 
 import jax
 
-from jitlab.probe import _jax, monitor, scripts, sharing, wrappers
+from jitlab.probe import _jax, contract, monitor, scripts, sharing, wrappers
 from jitlab.probe.cards import Card, Ledger
 from jitlab.probe.filing import Filing
 from jitlab.probe.store import SETTLE_AT, RecordStore
@@ -93,6 +93,9 @@ class Probe(Filing):
         max_records: int | None = DEFAULT_MAX_RECORDS,
         **jit_kwargs: Any,
     ) -> None:
+        # Refuse, before any call is classified, on a JAX whose events jitlab cannot see. In a
+        # watched program only the names: its backend is the program's to start.
+        contract.require(compile=not monitor._watchers)
         if _is_jitted(fn):
             if static_argnums is not None or static_argnames is not None or jit_kwargs:
                 raise TypeError(

@@ -1,0 +1,295 @@
+"""Is the installed JAX one jitlab can see? The start-up check of jitlab's contract with JAX.
+
+jitlab's answers rest on private JAX names and on the events a compile fires (see
+:mod:`jitlab.probe._jax`). On a JAX that moved them, every compile would look like a cache hit:
+a confident wrong answer. So before the probe classifies a single call, this check looks at
+the installed JAX — its version is inside the supported window, the private names the seam
+reads exist, and a tiny known compile (a fresh jitted function called with two shapes, on
+the calling thread, through jitlab's own listeners) fires the trace, lower and compile events
+named after the function — and :func:`require` raises :class:`JaxContractError` when it does
+not. Run once per process (cached); the compile costs a few milliseconds.
+
+The names are checked as strings, without importing the seam: where ``_jax.py`` cannot even
+be imported the check still says which name is gone. (It names JAX's private modules only
+as text; the seam stays the one module that uses them.)
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "SUPPORTED_FROM",
+    "SUPPORTED_UNTIL",
+    "ContractItem",
+    "ContractReport",
+    "JaxContractError",
+    "check",
+    "require",
+]
+
+Status = Literal["ok", "missing", "changed"]
+
+# The JAX minors jitlab is checked on: from 0.6 up to, not including, 0.11.
+SUPPORTED_FROM = (0, 6)
+SUPPORTED_UNTIL = (0, 11)
+
+# (module under jax._src, attribute path, first JAX version that needs it) — what the seam
+# reads. A name needed only from some version on is not asked of older ones (their shim in
+# ``_jax.py`` does without it).
+_NAMES: tuple[tuple[str, str, tuple[int, int]], ...] = (
+    ("config", "explain_cache_misses", (0, 0)),
+    ("config", "explain_cache_misses._update_global_hook", (0, 0)),
+    ("config", "config_ext.unset", (0, 0)),
+    ("config", "disable_jit", (0, 0)),
+    ("config", "trace_context", (0, 0)),
+    ("config", "trace_context_names", (0, 10)),
+    ("monitoring", "_event_duration_secs_listeners", (0, 0)),
+    ("monitoring", "_event_listeners", (0, 0)),
+    ("source_info_util", "register_exclusion", (0, 0)),
+    ("source_info_util", "summarize", (0, 0)),
+    ("source_info_util", "user_frame", (0, 0)),
+    ("util", "fun_name", (0, 0)),
+    ("core", "trace_state_strong_ref", (0, 0)),
+    ("core", "eval_trace", (0, 0)),
+    ("core", "Tracer", (0, 0)),
+    ("pjit", "_pjit_call_impl_python", (0, 0)),  # the frame compile events fire under
+)
+
+
+@dataclass(frozen=True)
+class ContractItem:
+    """One thing jitlab needs of JAX: ``status`` is ``ok``, ``missing`` or ``changed``."""
+
+    name: str
+    status: Status
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class ContractReport:
+    jax_version: str
+    items: tuple[ContractItem, ...]
+    compiled: bool  # did the check run its known compile (False: names and version only)
+
+    @property
+    def ok(self) -> bool:
+        return all(item.status == "ok" for item in self.items)
+
+    @property
+    def problems(self) -> tuple[ContractItem, ...]:
+        return tuple(item for item in self.items if item.status != "ok")
+
+    def problem_text(self) -> str:
+        """What is off, in one line of JAX's own names (``trace event missing; …``)."""
+        parts = []
+        for item in self.problems:
+            part = f"{item.name} {item.status}"
+            parts.append(f"{part} ({item.detail})" if item.detail else part)
+        return "; ".join(parts)
+
+    def line(self) -> str:
+        """The one line every command prints when the check fails (English)."""
+        return (
+            f"jitlab cannot see what JAX {self.jax_version} does, so it will not guess: "
+            f"{self.problem_text()}. Supported: JAX {supported_text()}; `jitlab doctor` "
+            "shows the whole check."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "jax": self.jax_version,
+            "ok": self.ok,
+            "compiled": self.compiled,
+            "items": [item.to_json() for item in self.items],
+        }
+
+
+class JaxContractError(RuntimeError):
+    """The installed JAX breaks jitlab's contract: the probe refuses to classify calls
+    (a compile it cannot see would be recorded as a cache hit)."""
+
+    def __init__(self, report: ContractReport) -> None:
+        super().__init__(report.line())
+        self.report = report
+
+
+def supported_text() -> str:
+    last = (SUPPORTED_UNTIL[0], SUPPORTED_UNTIL[1] - 1)
+    return f"{SUPPORTED_FROM[0]}.{SUPPORTED_FROM[1]}–{last[0]}.{last[1]}"
+
+
+def version_tuple(text: str) -> tuple[int, int]:
+    """(major, minor) of a version string such as ``0.10.2`` or ``0.11.0.dev20260101``."""
+    found = re.match(r"(\d+)\.(\d+)", text)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
+
+
+# -- the check ----------------------------------------------------------------------------------
+_lock = threading.Lock()
+_reports: dict[bool, ContractReport] = {}  # by "compiled": once per process each
+
+
+def check(*, compile: bool = True) -> ContractReport:
+    """The check, run once per process (``compile=False``: the version and the names only,
+    without starting JAX's backend). Never raises."""
+    with _lock:
+        found = _reports.get(compile)
+        if found is None:
+            found = _reports[compile] = _run(compile)
+            if compile:
+                _reports[False] = ContractReport(
+                    found.jax_version, found.items, compiled=False
+                )  # a failed compile check is a failed check, also for the static callers
+        return found
+
+
+def require(*, compile: bool = True) -> ContractReport:
+    """:func:`check`, raising :class:`JaxContractError` when anything is off."""
+    report = check(compile=compile)
+    if not report.ok:
+        raise JaxContractError(report)
+    return report
+
+
+def _run(compile: bool) -> ContractReport:
+    import jax
+
+    version = str(getattr(jax, "__version__", "?"))
+    items = [_version_item(version)]
+    items.extend(_name_items(version_tuple(version)))
+    items.append(_seam_item())
+    if compile:
+        items.extend(_compile_items(items[-1].status == "ok"))
+    return ContractReport(version, tuple(items), compiled=compile)
+
+
+def _version_item(version: str) -> ContractItem:
+    inside = SUPPORTED_FROM <= version_tuple(version) < SUPPORTED_UNTIL
+    detail = "" if inside else f"{version}, outside {supported_text()}"
+    return ContractItem("JAX version", "ok" if inside else "changed", detail)
+
+
+def _name_items(version: tuple[int, int]) -> list[ContractItem]:
+    items = []
+    for module_name, path, since in _NAMES:
+        if version < since:
+            continue
+        name = f"jax._src.{module_name}.{path}"
+        try:
+            value: Any = importlib.import_module(f"jax._src.{module_name}")
+        except Exception as exc:
+            items.append(ContractItem(name, "missing", f"{type(exc).__name__}: {exc}"[:200]))
+            continue
+        missing = False
+        for part in path.split("."):
+            if not hasattr(value, part):
+                missing = True
+                break
+            value = getattr(value, part)
+        items.append(ContractItem(name, "missing" if missing else "ok"))
+    return items
+
+
+def _seam_item() -> ContractItem:
+    try:
+        importlib.import_module("jitlab.probe.monitor")  # imports the seam, _jax.py
+    except Exception as exc:
+        return ContractItem("jitlab.probe._jax", "changed", f"{type(exc).__name__}: {exc}"[:200])
+    return ContractItem("jitlab.probe._jax", "ok")
+
+
+_CHECK_SOURCE = """
+def jitlab_contract_check(x):
+    return x * 2 + 1
+
+def call(jitted, x):
+    return jitted(x).block_until_ready()
+"""
+
+
+def _compile_items(seam_ok: bool) -> list[ContractItem]:
+    """Compile a fresh function twice (two shapes) as a probed call does: through jitlab's
+    listeners, on this thread. Each must fire the trace, lower and compile events named after
+    the function, and explain the second miss; JAX's cache must then hold two executables."""
+    names = ("trace event", "lower event", "compile event", "cache-miss explanation")
+    if not seam_ok:
+        return [
+            ContractItem(name, "missing", "not checked: the seam did not import") for name in names
+        ]
+    import jax
+    import jax.numpy as jnp
+
+    from jitlab.probe import _jax, monitor
+
+    monitor.install()
+
+    class Seeing(monitor.CallCollector):
+        """A collector that also keeps every event it is shown (to say what came instead)."""
+
+        def duration(self, event: str, seconds: float, fun_name: str | None) -> None:
+            seen.append((event, fun_name))
+            super().duration(event, seconds, fun_name)
+
+    # Written as a user's code: JAX explains misses only for calls made outside its own files
+    # and the registered exclusions (jitlab's), so the function and its call live in "<check>".
+    code: dict[str, Any] = {}
+    exec(compile(_CHECK_SOURCE, "<jitlab contract check>", "exec"), code)
+    jitted = jax.jit(code["jitlab_contract_check"])
+    trace_name = _jax.fun_name(code["jitlab_contract_check"])
+    call = code["call"]
+    seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details
+    calls = []
+    for size in (2, 3):
+        collector = Seeing(trace_name, None, False)
+        previous = monitor.begin(collector)
+        try:
+            call(jitted, jnp.zeros((size,), jnp.float32))
+        except Exception as exc:
+            return [
+                ContractItem(name, "changed", f"the check's call raised {exc!r}"[:200])
+                for name in names
+            ]
+        finally:
+            monitor.end(collector, previous)
+        calls.append(collector)
+
+    items = []
+    for name, flag, event, expected in (
+        ("trace event", "traced", monitor.TRACE_EVENT, trace_name),
+        ("lower event", "lowered", monitor.LOWER_EVENT, _jax.jit_event_name(trace_name)),
+        ("compile event", "compiled", monitor.COMPILE_EVENT, _jax.jit_event_name(trace_name)),
+    ):
+        if all(getattr(call, flag) for call in calls):
+            items.append(ContractItem(name, "ok"))
+            continue
+        fired = sorted({str(fun) for ev, fun in seen if ev == event})
+        if fired:  # the event came, named otherwise: jitlab could not tell it was ours
+            detail = f"{event} named {', '.join(fired)}, not {expected}"
+            items.append(ContractItem(name, "changed", detail[:200]))
+        else:
+            items.append(ContractItem(name, "missing", f"{event} for {expected} never fired"))
+    explained = bool(calls[1].explanations)
+    items.append(
+        ContractItem(
+            "cache-miss explanation",
+            "ok" if explained else "missing",
+            "" if explained else "JAX explained no cache miss (jax_explain_cache_misses)",
+        )
+    )
+    entries = _jax.cache_size(jitted)
+    items.append(
+        ContractItem(
+            "jit cache size",
+            "ok" if entries == 2 else "changed",
+            "" if entries == 2 else f"_cache_size() gave {entries} after two shapes, not 2",
+        )
+    )
+    return items
