@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail, language_in, set_language
+from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail, language_in, say, set_language
 
 __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 
@@ -24,7 +24,9 @@ __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 # become package attributes that shadow the builtins: neither builtin is used here.)
 LANG_HELP = "interface language: en (default) or zh (tables, summaries, errors, the report)"
 
-COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "report", "quiz")
+COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "report", "quiz", "doctor")
+# The commands that run JAX and probe: refused in one line on a JAX jitlab cannot see.
+PROBING = ("run", "quiz")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--autoplay", action="store_true", help="play the scenario's demo hands-free"
     )
     parser.add_argument("--lang", choices=("en", "zh"), help=LANG_HELP)
+    parser.add_argument(
+        "--version", action=_Versions, nargs=0, help="print jitlab's, JAX's and jaxlib's versions"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=UsageParser)
     for name in COMMANDS:
         command = _command(name).add_parser(commands)
@@ -51,6 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
                 "--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help=LANG_HELP
             )
     return parser
+
+
+class _Versions(argparse.Action):
+    """``jitlab --version``: read from the installed metadata, JAX not imported."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from jitlab.cli.doctor import installed_version, jitlab_version
+
+        jax, jaxlib = installed_version("jax"), installed_version("jaxlib")
+        print(f"jitlab {jitlab_version()} (JAX {jax or '-'}, jaxlib {jaxlib or '-'})")
+        parser.exit()
 
 
 def _command(name: str) -> ModuleType:
@@ -72,16 +88,62 @@ def _main(argv: Sequence[str] | None = None) -> int:
     set_language(language_in(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     set_language(getattr(args, "lang", None))  # English unless --lang says otherwise
-    if args.command in ("watch", "open", "diff", "summary", "report"):
-        # watch: the user's program keeps its own devices; the others never import JAX.
+    if args.command in ("watch", "open", "diff", "summary", "report", "doctor"):
+        # watch: the user's program keeps its own devices (and its backend: the check of JAX
+        # starts none there); doctor shows the real ones; the others never import JAX.
+        if args.command == "watch":
+            return _refused_or(args, compile=False)
         return _command(args.command).run(args)
+    if args.command is None:  # a mistyped --scenario is said before any window opens
+        _known_scenario_or_fail(args.scenario)
     # The sharding lessons need several devices; XLA only reads this before it starts.
     from jitlab.probe.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)
     if args.command is not None:
-        return _command(args.command).run(args)
+        return _refused_or(args, compile=True)
     return open_app(args)
+
+
+def _refused_or(args: argparse.Namespace, *, compile: bool) -> int:
+    """Run the command, unless jitlab's check of the installed JAX fails: then one line
+    naming the JAX version and what is missing, and exit status 1 (never a guess)."""
+    from jitlab.probe.contract import JaxContractError, check
+
+    report = check(compile=compile) if args.command in (*PROBING, "watch") else None
+    try:
+        if report is not None and not report.ok:
+            raise JaxContractError(report)
+        return _command(args.command).run(args)
+    except JaxContractError as exc:
+        from jitlab.cli.doctor import refused_line
+
+        print(refused_line(exc.report), file=sys.stderr)
+        return 1
+
+
+def _known_scenario_or_fail(scenario: str | None) -> None:
+    """``jitlab --scenario nope``: a usage error naming the nearest ids, not the default
+    scenario opened in silence. The built-ins' ids come from the manifest (no JAX); an id
+    it lacks (a plugin's, a changed file's) is looked for in the full discovery."""
+    if scenario is None:
+        return
+    from jitlab.lab import manifest
+
+    ids = [listing.id for listing in manifest.listed()]
+    if scenario in ids:
+        return
+    from jitlab.lab.discovery import scenarios
+
+    ids = sorted(set(ids) | set(scenarios()))
+    if scenario in ids:
+        return
+    import difflib
+
+    near = difflib.get_close_matches(scenario, ids, n=3, cutoff=0.5)
+    if near:
+        fail(say("usage.scenario_near", scenario=repr(scenario), near=", ".join(near)))
+    fail(say("usage.scenario_unknown", scenario=repr(scenario), valid=", ".join(ids)))
 
 
 # -- jitlab (the desktop app) -------------------------------------------------------------

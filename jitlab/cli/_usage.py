@@ -4,6 +4,7 @@ language (``jitlab --lang zh …``)."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 from collections.abc import Sequence
@@ -50,6 +51,9 @@ class UsageParser(argparse.ArgumentParser):
     """argparse, but errors are one line on stderr and exit with status 2."""
 
     def error(self, message: str) -> NoReturn:
+        near = _near_command(message)
+        if near is not None:  # `jitlab wach`: the nearest command, not the list of all
+            fail(say("usage.command_near", command=near[0], near=near[1]))
         if language() != "en":
             message = _argparse_words(message)
         fail(say("usage.see_help", message=message, prog=self.prog))
@@ -64,6 +68,21 @@ _ARGPARSE = (
     (r"invalid (?P<type>\S+) value: (?P<value>.*)", "argparse.invalid_value"),
     (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)", "argparse.ambiguous"),
 )
+
+
+def _near_command(message: str) -> tuple[str, str] | None:
+    """(what was typed, the nearest command) when ``message`` refuses a mistyped command."""
+    found = re.fullmatch(
+        r"argument COMMAND: invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)",
+        message,
+        re.DOTALL,
+    )
+    if found is None:
+        return None
+    value = found["value"].strip("'\"")
+    choices = [choice.strip(" '\"") for choice in found["choices"].split(",")]
+    near = difflib.get_close_matches(value, choices, n=1)
+    return (repr(value), near[0]) if near else None
 
 
 def _argparse_words(message: str) -> str:

@@ -160,7 +160,11 @@ def require(*, compile: bool = True) -> ContractReport:
 
 
 def _run(compile: bool) -> ContractReport:
-    import jax
+    try:
+        import jax
+    except Exception as exc:  # no JAX, or one that cannot import: nothing else to check
+        detail = f"{type(exc).__name__}: {exc}"[:200]
+        return ContractReport("?", (ContractItem("import jax", "missing", detail),), compile)
 
     version = str(getattr(jax, "__version__", "?"))
     items = [_version_item(version)]

@@ -496,6 +496,52 @@ CATALOGUE: dict[str, Message] = {
         "unknown variant {variant} for {scenario}; valid variants: {valid}",
         "{scenario} 没有变体 {variant}；可用的变体：{valid}",
     ),
+    "usage.scenario_near": _M(
+        "unknown scenario {scenario}; did you mean {near}? (`jitlab list` shows them all)",
+        "没有场景 {scenario}；是不是想要 {near}？（`jitlab list` 列出全部场景）",
+    ),
+    "usage.command_near": _M(
+        "unknown command {command}; did you mean {near}? (see `jitlab --help`)",
+        "没有命令 {command}；是不是想要 {near}？（见 `jitlab --help`）",
+    ),
+    # The start-up check of jitlab's contract with JAX (jitlab.probe.contract) and `jitlab doctor`.
+    "contract.refused": _M(
+        "jitlab cannot see what JAX {version} does, so it will not guess: {problems}. "
+        "Supported: JAX {window}; `jitlab doctor` shows the whole check",
+        "jitlab 看不清 JAX {version} 做了什么，因此不作猜测：{problems}。"
+        "支持的版本：JAX {window}；`jitlab doctor` 显示完整的检查",
+    ),
+    "contract.outside": _M("{version}, outside {window}", "{version}，不在 {window} 之内"),
+    "contract.ok": _M("ok", "正常"),
+    "contract.missing": _M("missing", "缺失"),
+    "contract.changed": _M("changed", "已改变"),
+    "doctor.title": _M("jitlab doctor", "jitlab doctor（自检）"),
+    "doctor.col.item": _M("item", "项目"),
+    "doctor.col.value": _M("value", "值"),
+    "doctor.col.check": _M("JAX contract", "JAX 约定"),
+    "doctor.col.status": _M("status", "状态"),
+    "doctor.col.detail": _M("detail", "说明"),
+    "doctor.not_installed": _M("not installed", "未安装"),
+    "doctor.row.backend": _M("backend", "后端"),
+    "doctor.row.devices": _M("devices", "设备"),
+    "doctor.row.platform": _M("platform", "平台"),
+    "contract.item.version": _M("JAX version", "JAX 版本"),
+    "contract.item.seam": _M("jitlab.probe._jax imports", "jitlab.probe._jax 可导入"),
+    "contract.item.trace": _M("trace event", "trace 事件"),
+    "contract.item.lower": _M("lower event", "lower 事件"),
+    "contract.item.compile": _M("compile event", "compile 事件"),
+    "contract.item.explain": _M("cache-miss explanation", "缓存未命中的解释"),
+    "contract.item.cache_size": _M("jit cache size", "jit 缓存大小"),
+    "doctor.unknown": _M("unknown", "未知"),
+    "doctor.all_ok": _M(
+        "All checks pass: jitlab can see what this JAX does.",
+        "全部检查通过：jitlab 看得清这个 JAX 做了什么。",
+    ),
+    "doctor.not_ok": _M(
+        "{n} check is off: jitlab refuses to probe on this JAX (supported: JAX {window}).",
+        "{n} 项检查未通过：jitlab 不会在这个 JAX 上探测（支持的版本：JAX {window}）。",
+        "{n} checks are off: jitlab refuses to probe on this JAX (supported: JAX {window}).",
+    ),
     "usage.folder_not_recording": _M(
         "{command}: {path} is a folder, not a recording", "{command}：{path} 是文件夹，不是记录文件"
     ),
