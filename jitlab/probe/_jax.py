@@ -27,6 +27,33 @@ from jax._src import util as _util
 
 CHECKED_ON = "0.10.2"
 
+# -- the JAX versions this module knows -----------------------------------------------------
+# Checked on the newest patch of each minor: 0.6.2, 0.7.2, 0.8.3, 0.9.2, 0.10.2. A version
+# difference is detected by feature where JAX offers one to test, by version where not;
+# each branch below says which, and tests/probe/test_jax_contract.py states per version what
+# JAX does.
+SUPPORTED = ((0, 6), (0, 10))  # the first and the last minor, inclusive
+
+
+def _version_tuple(text: str) -> tuple[int, int, int]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit()) or "0"
+        parts.append(int(digits))
+    while len(parts) < 3:
+        parts.append(0)
+    return parts[0], parts[1], parts[2]
+
+
+def _installed_version() -> tuple[int, int, int]:
+    import jax
+
+    return _version_tuple(jax.__version__)
+
+
+VERSION: tuple[int, int, int] = _installed_version()
+"""The installed JAX as (major, minor, patch)."""
+
 # -- jax.monitoring event names ---------------------------------------------------------------
 # Duration events fire on the calling thread, inside the call. The trace event's ``fun_name``
 # is the function's name (``f``), the lower and compile events' is ``jit(f)``. An in-memory
@@ -151,8 +178,70 @@ trace_context: Callable[[], tuple[Any, ...]] = _config.trace_context
 """The config values that are part of every tracing-cache key, as a tuple: it changes under
 ``jax.default_matmul_precision(...)`` (and other trace-context options)."""
 
-trace_context_names: Callable[[], Any] = _config.trace_context_names
-"""The names of :func:`trace_context`'s entries, in the same order and number."""
+_NATIVE_CONTEXT_NAMES: Callable[[], Any] | None = getattr(_config, "trace_context_names", None)
+# 0.10 (feature-detected): ``config.trace_context_names()`` names the entries. Below 0.10 JAX
+# has no such function (and a 0.10 JAX on an older jaxlib has one that raises): the names are
+# found by asking each config state which entry is its own (:func:`_probed_context_names`).
+_PROBED_NAMES: dict[int, tuple[str, ...]] = {}
+
+
+def _context_states() -> list[tuple[str, Any]]:
+    """(name, state) of every config state JAX has: the options (``config_states``) and the
+    context managers kept as bare ``config_ext.Config`` objects in ``jax._src.config``."""
+    found: dict[int, tuple[str, Any]] = {}
+    for name, state in dict(getattr(_config, "config_states", {})).items():
+        found[id(state)] = (str(name), state)
+    for attr, value in vars(_config).items():
+        if id(value) in found or attr.startswith("__"):
+            continue
+        if callable(getattr(value, "swap_local", None)) and callable(
+            getattr(value, "set_local", None)
+        ):
+            found[id(value)] = (str(getattr(value, "name", None) or attr), value)
+    return list(found.values())
+
+
+def _probed_context_names() -> tuple[str, ...]:
+    """The name of each :func:`trace_context` entry, found by setting each config state's
+    thread-local value to a fresh sentinel for a moment and seeing which entry holds it
+    (every value put back before returning; nothing runs JAX in between). "" for an entry
+    no state claimed, or one that two states claim: jitlab names it by position then, never
+    by a guess. Cached per trace-context length (a ``jax.make_user_context`` adds entries)."""
+    base = tuple(_config.trace_context())
+    cached = _PROBED_NAMES.get(len(base))
+    if cached is not None:
+        return cached
+    names: list[str | None] = [None] * len(base)
+    for name, state in _context_states():
+        sentinel = object()
+        try:
+            previous = state.swap_local(sentinel)
+        except Exception:
+            continue
+        try:
+            now = tuple(_config.trace_context())
+        except Exception:
+            now = ()
+        finally:
+            state.set_local(previous)
+        for i, value in enumerate(now[: len(base)]):
+            if value is sentinel:
+                names[i] = name if names[i] is None else ""  # two claims: say nothing
+    result = tuple(n or "" for n in names)
+    _PROBED_NAMES[len(base)] = result
+    return result
+
+
+def trace_context_names() -> tuple[str, ...]:
+    """The names of :func:`trace_context`'s entries, in the same order and number ("" for
+    an entry that has no name jitlab can be sure of)."""
+    if _NATIVE_CONTEXT_NAMES is not None:
+        try:
+            return tuple(str(n) for n in _NATIVE_CONTEXT_NAMES())
+        except Exception:  # NotImplementedError on an older jaxlib
+            pass
+    return _probed_context_names()
+
 
 # -- source locations -------------------------------------------------------------------------
 register_source_exclusion: Callable[[str], None] = _source_info_util.register_exclusion
@@ -163,12 +252,34 @@ summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
 """``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""
 
 
+def _user_frame_takes_traceback() -> bool:
+    """From 0.7 ``user_frame`` takes a ``Traceback`` (and is ``lru_cache``d on it); before,
+    a ``SourceInfo``. Feature-detected on the parameter's name."""
+    import inspect
+
+    helper = inspect.unwrap(_source_info_util.user_frame)
+    try:
+        first = next(iter(inspect.signature(helper).parameters))
+    except (StopIteration, TypeError, ValueError):
+        return VERSION >= (0, 7, 0)
+    return first != "source_info"
+
+
+_USER_FRAME_TAKES_TRACEBACK = _user_frame_takes_traceback()
+
+
+def _user_frame(source_info: Any) -> Any:
+    if _USER_FRAME_TAKES_TRACEBACK:
+        return _source_info_util.user_frame(source_info.traceback)
+    return _source_info_util.user_frame(source_info)
+
+
 def user_source(source_info: Any) -> tuple[str, int, str] | None:
     """(file, line, function) of the user's frame that made a jaxpr equation: the first
     frame of ``source_info.traceback`` outside JAX and the registered exclusions (jitlab's
     core). None when JAX recorded none, or when the helper changed."""
     try:
-        frame = _source_info_util.user_frame(source_info.traceback)
+        frame = _user_frame(source_info)
     except Exception:
         return None
     if frame is None:
@@ -335,10 +446,28 @@ def _tracer_kinds() -> tuple[tuple[type, str, str | None], ...]:
 _TRACERS: tuple[tuple[type, str, str | None], ...] | None = None
 
 
+class _TraceOfThisThread:
+    """Below 0.10 the innermost trace is ``core.trace_ctx.trace`` (a ``threading.local``):
+    the same ``.value`` read as 0.10's config state, through one property."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+
+    @property
+    def value(self) -> Any:
+        return self._ctx.trace
+
+
 def _trace_states() -> tuple[Any, Any]:
     from jax._src import core
 
-    return core.trace_state_strong_ref, core.eval_trace
+    # 0.10 (feature-detected): the trace is a config state, ``trace_state_strong_ref``.
+    state = getattr(core, "trace_state_strong_ref", None)
+    if state is not None:
+        return state, core.eval_trace
+    return _TraceOfThisThread(core.trace_ctx), core.eval_trace
 
 
 TRACE_STATE, EVAL_TRACE = _trace_states()

@@ -9,6 +9,7 @@ bullet is kept as JAX's raw words (``jax_explained``), and the whole text stays 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from jitlab.records.calls import Change
@@ -41,18 +42,29 @@ def never_seen(text: str | None) -> bool:
     return bool(text) and "never seen function" in (text or "")
 
 
-def parse(text: str | None) -> list[Change]:
-    """The changes JAX names in one or more explanations; [] when it names none."""
+def parse(text: str | None, context_names: Sequence[str] | None = None) -> list[Change]:
+    """The changes JAX names in one or more explanations; [] when it names none.
+
+    ``context_names``: the names of the trace-context entries of the JAX that wrote the
+    text, by position (0.6–0.8 name a context change by its position only); None for the
+    running JAX's. A position with no known name gives an unnamed context change."""
     if not text:
         return []
     changes: list[Change] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line.startswith("*"):
+    section = ""  # 0.6–0.8: the ``* key with different …:`` block the lines belong to
+    lines = [raw.strip() for raw in text.splitlines()]
+    for i, line in enumerate(lines):
+        header = _OLD_HEADER.match(line)
+        if header:
+            section = header["what"]
+            found = _old_section(section, lines[i + 1 :], context_names)
+        elif line.startswith("*"):
+            found = [_old_bullet(section, line) if section else _bullet(line)]
+        else:
             continue
-        change = _bullet(line)
-        if change is not None and change not in changes:
-            changes.append(change)
+        for change in found:
+            if change is not None and change not in changes:
+                changes.append(change)
     if not changes:
         m = _NEVER_SEEN.search(" ".join(text.split()))
         if m:
@@ -66,9 +78,121 @@ def parse(text: str | None) -> list[Change]:
             )
         elif "explanation unavailable" in text:
             changes.append(Change(ChangeKind.UNKNOWN, detail=summary(text)))
-        elif "Tracing context" in text:
+        elif "Tracing context" in text or "tracing context" in text:
             changes.append(Change(ChangeKind.TRACING_CONTEXT, detail=summary(text)))
     return changes
+
+
+# -- JAX 0.6–0.8: "* key with different <what>:" blocks ------------------------------------------
+_OLD_HEADER = re.compile(r"^\*\s*key with different (?P<what>[^:.]+)[:.]")
+# "now 3 and before 2" (static args, joined by ", " when several)
+_OLD_NOW_BEFORE = re.compile(r"^now (?P<now>.*) and before (?P<before>.*)$")
+_OLD_KWARGS = re.compile(r"^\{(?P<key>\w+): (?P<val>.*)\}$")
+_OLD_ARG_KEYS = re.compile(r"^(?P<when>now|before) \d+ args and kwargs with keys \[(?P<keys>.*)\]$")
+# "[28]: now float32 and before None" (joined by ", and" when several)
+_OLD_CONTEXT = re.compile(
+    r"^\[(?P<pos>\d+)\]: now (?P<now>.*?) and before (?P<before>.*?)(?:, and)?$"
+)
+# "* at args[0], now <class 'dict'> with 2 children and before … , so the numbers … match"
+_OLD_TREE = re.compile(
+    r"^\*\s*at (?P<base>args|kwargs)(?P<rest>\S*), now (?P<now>.+?) and before "
+    r"(?P<before>.+?)(?:, so (?P<why>.*))?$"
+)
+
+
+def _old_section(
+    what: str, rest: list[str], context_names: Sequence[str] | None
+) -> list[Change | None]:
+    """The changes of a block whose content is not ``*`` bullets (read from the lines up to
+    the next ``*`` line); [] for blocks whose bullets follow."""
+    body = []
+    for line in rest:
+        if line.startswith("*") or "CACHE MISS" in line:
+            break
+        body.append(line)
+    if what in ("input types", "input pytree"):
+        return []  # bullets follow
+    if what == "static_argnums":
+        return []  # 0.6 adds it to a tree change: the tree bullet says what changed
+    if what == "value of static args":
+        m = _OLD_NOW_BEFORE.match(body[0]) if body else None
+        # JAX does not say which position: the values only.
+        return [Change(ChangeKind.STATIC_VALUE, "", m["before"], m["now"])] if m else [None]
+    if what == "value of static kwargs":
+        m = _OLD_NOW_BEFORE.match(body[0]) if body else None
+        if m:
+            new, old = _OLD_KWARGS.match(m["now"]), _OLD_KWARGS.match(m["before"])
+            one = new and old and new["key"] == old["key"] and ": " not in new["val"]
+            if one and new and old:  # one keyword: named as 0.9+ name it
+                return [
+                    Change(ChangeKind.STATIC_VALUE, f"[1]['{new['key']}']", old["val"], new["val"])
+                ]
+            return [Change(ChangeKind.STATIC_VALUE, "", m["before"], m["now"])]
+        return [None]
+    if what == "number of args and kwargs, but same total number":
+        keys = {}
+        for line in body:
+            m = _OLD_ARG_KEYS.match(line)
+            if m:
+                keys[m["when"]] = set(re.findall(r"'([^']*)'", m["keys"]))
+        if len(keys) == 2:
+            now, before = keys["now"], keys["before"]
+            return [
+                Change(
+                    ChangeKind.KEYWORD_VS_POSITIONAL,
+                    name,
+                    "position" if name in now else "keyword",
+                    "keyword" if name in now else "position",
+                )
+                for name in sorted(now ^ before)
+            ] or [None]
+        return [Change(ChangeKind.JAX_EXPLAINED, detail=" ".join([what, *body]))]
+    if what.startswith("tracing context"):
+        return _old_context(body, context_names)
+    if any("explanation unavailable" in line for line in body):
+        return [Change(ChangeKind.UNKNOWN, detail=" ".join([f"different {what}:", *body]))]
+    return [Change(ChangeKind.JAX_EXPLAINED, detail=" ".join([f"different {what}:", *body]))]
+
+
+def _old_context(body: list[str], context_names: Sequence[str] | None) -> list[Change | None]:
+    names: Sequence[str] | None = context_names
+    found: list[Change | None] = []
+    for line in body:
+        m = _OLD_CONTEXT.match(line)
+        if not m:
+            continue
+        if names is None:
+            names = _running_context_names()
+        pos = int(m["pos"])
+        name = names[pos] if pos < len(names) else ""
+        if name in MESH_CONTEXT_NAMES:
+            found.append(Change(ChangeKind.MESH_CONTEXT, name, _mesh(m["before"]), _mesh(m["now"])))
+        elif name:
+            found.append(Change(ChangeKind.TRACING_CONTEXT, name, m["before"], m["now"]))
+        else:  # a position jitlab cannot name: say a context changed, not which
+            found.append(Change(ChangeKind.TRACING_CONTEXT, detail=line))
+    return found or [Change(ChangeKind.TRACING_CONTEXT, detail=" ".join(body))]
+
+
+def _running_context_names() -> Sequence[str]:
+    try:
+        from jitlab.probe import _jax
+
+        return _jax.trace_context_names()
+    except Exception:  # without them a context change is unnamed
+        return ()
+
+
+def _old_bullet(section: str, line: str) -> Change | None:
+    if section == "input pytree":
+        m = _OLD_TREE.match(line)
+        if m:
+            # ``args[0]`` is 0.9+'s ``[0][0]``: the path into (args, kwargs).
+            path = ("[0]" if m["base"] == "args" else "[1]") + m["rest"]
+            return Change(ChangeKind.TREE_STRUCTURE, path, m["before"], m["now"], m["why"] or "")
+    if section == "input types":
+        return _bullet(line)
+    return Change(ChangeKind.JAX_EXPLAINED, detail=line.lstrip("* "))
 
 
 def redefined_hint(text: str | None) -> str:
