@@ -1,0 +1,160 @@
+"""The start-up check of jitlab's contract with JAX (jitlab.probe.contract), on real JAX.
+
+Each check runs in a fresh interpreter: the check is cached per process, and a broken
+contract is made for real there — an event name of the seam changed before the listeners
+are installed, or a JAX version outside the window — never by mocking JAX.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import jax
+
+
+def python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_check_passes_on_this_jax_after_a_real_compile():
+    done = python(
+        """
+        import json
+        import jax
+
+        fired = []  # the events of the check's own function, seen from outside jitlab
+        jax.monitoring.register_event_duration_secs_listener(
+            lambda event, secs, **kw: fired.append((event, kw.get("fun_name")))
+        )
+        from jitlab.probe import contract
+
+        report = contract.check()
+        again = contract.check()
+        ours = [(e, n) for e, n in fired if "jitlab_contract_check" in str(n)]
+        print(json.dumps({"report": report.to_json(), "ours": ours, "cached": again is report}))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    report = out["report"]
+    assert report["ok"] and report["compiled"] and report["jax"] == jax.__version__
+    statuses = {item["name"]: item["status"] for item in report["items"]}
+    for name in ("JAX version", "trace event", "lower event", "compile event"):
+        assert statuses[name] == "ok", name
+    assert statuses["cache-miss explanation"] == "ok" and statuses["jit cache size"] == "ok"
+    assert all(status == "ok" for status in statuses.values()), statuses
+    # Two real compiles happened (two shapes), each with its trace, lower and compile event.
+    events = [event for event, _ in out["ours"]]
+    assert events.count("/jax/core/compile/backend_compile_duration") == 2, out["ours"]
+    assert events.count("/jax/core/compile/jaxpr_trace_duration") == 2, out["ours"]
+    assert out["cached"]
+
+
+def test_plain_import_of_jitlab_runs_no_check_and_no_jax():
+    done = python(
+        """
+        import sys
+        import jitlab
+        print("jax" in sys.modules, "jitlab.probe.contract" in sys.modules)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]
+
+
+RENAMED_EVENT = """
+    import jitlab.probe._jax as seam
+
+    seam.TRACE_EVENT = "/jax/core/compile/renamed_trace_duration"  # a JAX that renamed it
+"""
+
+
+def test_a_renamed_event_makes_the_probe_refuse():
+    done = python(
+        RENAMED_EVENT
+        + """
+    import jax
+    import jax.numpy as jnp
+    from jitlab import Probe
+    from jitlab.probe.contract import JaxContractError
+
+    def f(x):
+        return x + 1
+
+    try:
+        probe = Probe(jax.jit(f))
+    except JaxContractError as exc:
+        print("refused:", exc)
+        print("items:", [i.name for i in exc.report.problems])
+    else:
+        probe(jnp.ones(3))
+        print("classified:", [r.kind.value for r in probe.records])
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("refused: "), done.stdout
+    assert f"JAX {jax.__version__}" in lines[0] and "trace event missing" in lines[0]
+    assert "renamed_trace_duration" in lines[0]
+    assert lines[1] == "items: ['trace event']"
+    assert "classified" not in done.stdout
+
+
+def test_jitlab_run_refuses_in_one_line_when_an_event_changed():
+    done = python(
+        RENAMED_EVENT
+        + """
+    from jitlab.cli import main
+
+    raise SystemExit(main(["run", "dynamic-shapes", "--param", "batch_size=8,8"]))
+    """
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert done.stdout == ""  # no table: not one call classified
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"JAX {jax.__version__}" in lines[0] and "trace event missing" in lines[0]
+    assert "jitlab doctor" in lines[0]
+
+
+OUTSIDE_WINDOW = """
+    import jax
+
+    jax.__version__ = "0.5.3"  # what a JAX below the window reports
+"""
+
+
+def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("print('the program ran')\n", encoding="utf-8")
+    out = tmp_path / "w.jsonl"
+    done = python(
+        OUTSIDE_WINDOW
+        + f"""
+    import sys
+    from jitlab.cli import main
+    from jitlab.probe.contract import JaxContractError, check
+
+    print("window:", [(i.name, i.status) for i in check().problems])
+    try:
+        from jitlab import Probe
+
+        Probe(jax.jit(lambda x: x))
+    except JaxContractError as exc:
+        print("probe refused")
+    print("run:", main(["run", "dynamic-shapes", "--param", "batch_size=8"]))
+    print("watch:", main(["watch", "--out", {str(out)!r}, "--", "python", {str(script)!r}]))
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines == ["window: [('JAX version', 'changed')]", "probe refused", "run: 1", "watch: 1"]
+    said = done.stderr.splitlines()
+    assert len(said) == 2 and said[0] == said[1], done.stderr
+    assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.10" in said[0]
+    assert "the program ran" not in done.stdout and not out.exists()
