@@ -158,3 +158,26 @@ def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
     assert len(said) == 2 and said[0] == said[1], done.stderr
     assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.10" in said[0]
     assert "the program ran" not in done.stdout and not out.exists()
+
+
+def test_the_check_leaves_no_trace_in_the_programs_log():
+    done = python(
+        """
+        import logging
+        import jax
+
+        seen = []
+        handler = logging.Handler()
+        handler.emit = lambda record: seen.append(record.getMessage())
+        logging.getLogger().addHandler(handler)
+        jax.config.update("jax_log_compiles", True)
+        jax.config.update("jax_explain_cache_misses", True)
+        from jitlab.probe import contract
+
+        report = contract.check()
+        print(report.ok, jax.config.jax_log_compiles, jax.config.jax_explain_cache_misses)
+        print([m for m in seen if "jitlab_contract_check" in m or "broadcast" in m])
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True True True", "[]"]
