@@ -16,6 +16,7 @@ call costs no more than it did before the aliases existed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -38,8 +39,8 @@ SUPPORTED = ((0, 6), (0, 10))  # the first and the last minor, inclusive
 def _version_tuple(text: str) -> tuple[int, int, int]:
     parts = []
     for piece in text.split(".")[:3]:
-        digits = "".join(ch for ch in piece if ch.isdigit()) or "0"
-        parts.append(int(digits))
+        digits = re.match(r"\d*", piece)
+        parts.append(int(digits[0]) if digits and digits[0] else 0)  # "0rc1" -> 0
     while len(parts) < 3:
         parts.append(0)
     return parts[0], parts[1], parts[2]
@@ -66,8 +67,17 @@ COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 PERSISTENT_HIT_EVENT = "/jax/compilation_cache/cache_hits"
 PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
 # ``jax.pmap(f)`` runs as ``jit(shard_map(_fun))``: its events are named after JAX's inner
-# ``_fun``, not after ``f``.
-PMAP_TRACE_NAME = "_fun"
+# function, not after ``f`` — ``_fun`` from 0.9, ``call_wrapped`` on 0.8 (by version: the
+# name is nowhere to detect before a call). On 0.6–0.7 pmap is a C++ ``PmapFunction`` whose
+# events are named after ``f`` (trace ``f``, lower ``pmap(f)``, compile ``f``): jitlab does
+# not probe it there (:func:`is_legacy_pmap`).
+PMAP_TRACE_NAME = "_fun" if VERSION >= (0, 9, 0) else "call_wrapped"
+
+
+def is_legacy_pmap(obj: Any) -> bool:
+    """A ``jax.pmap`` object of 0.6–0.7 (``jaxlib``'s C++ ``PmapFunction``; feature-detected
+    by its type's name), whose events jitlab cannot tie to the call."""
+    return type(obj).__name__ == "PmapFunction"
 
 
 def jit_event_name(trace_name: str) -> str:
@@ -158,6 +168,16 @@ def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
 
 
 # -- jax.monitoring's listener lists ----------------------------------------------------------
+def unregister_duration_listener(listener: Callable[..., None]) -> None:
+    """Remove one duration listener: ``jax.monitoring.unregister_event_duration_listener``
+    from 0.8, the private ``_unregister_event_duration_listener_by_callback`` before
+    (feature-detected)."""
+    public = getattr(_monitoring, "unregister_event_duration_listener", None)
+    if public is None:
+        public = _monitoring._unregister_event_duration_listener_by_callback
+    public(listener)
+
+
 def duration_listeners() -> list[Any]:
     """The list ``record_event_duration_secs`` calls. ``clear_event_listeners()`` (public)
     *rebinds* it to a new empty list, so holding the one jitlab registered into and comparing
@@ -291,13 +311,48 @@ def user_source(source_info: Any) -> tuple[str, int, str] | None:
 _fun_name: Callable[[Any], str] = _util.fun_name
 
 
+# A callable object (no ``__name__``): ``util.fun_name`` says ``<unnamed function>``, and so
+# do the events from 0.9; up to 0.8 the events say ``<unnamed wrapped function>`` (the
+# ``WrappedFun``'s own fallback). By version: the helper's answer is the same on both.
+_UNNAMED = "<unnamed function>"
+_UNNAMED_IN_EVENTS = _UNNAMED if VERSION >= (0, 9, 0) else "<unnamed wrapped function>"
+
+
 def fun_name(fun: Any) -> str:
     """The name JAX puts in the trace event of ``jax.jit(fun)`` (``functools.partial``
     unwrapped, ``__name__`` otherwise)."""
     try:
-        return _fun_name(fun)
+        name = _fun_name(fun)
     except Exception:  # the helper changed: fall back to what it returns for a function
         return getattr(fun, "__name__", type(fun).__name__)
+    return _UNNAMED_IN_EVENTS if name == _UNNAMED else name
+
+
+# -- compiled programs ------------------------------------------------------------------------
+def hlo_opcodes(compiled: Any) -> list[list[str]] | None:
+    """The opcode names (``kWhile``, ``kAdd`` …) of each computation of each HLO module of a
+    ``Compiled``, read without printing the text. From 0.10 ``HloComputation.instructions()``
+    gives them; before it has no such method (feature-detected): None, and the caller counts
+    from the HLO text instead."""
+    try:
+        modules = compiled.runtime_executable().hlo_modules()
+        out = []
+        for module in modules:
+            for computation in module.computations():
+                method = getattr(computation, "instructions", None)
+                if method is None:
+                    return None
+                out.append([i.opcode.name for i in method()])
+        return out
+    except Exception:
+        return None
+
+
+def spec_text(spec: Any) -> str:
+    """A ``PartitionSpec`` as text, the same on every version: up to 0.8 JAX writes
+    ``PartitionSpec('x', None)``, from 0.9 ``P('x', None)`` (detected on the text)."""
+    text = str(spec)
+    return "P(" + text[len("PartitionSpec(") :] if text.startswith("PartitionSpec(") else text
 
 
 # -- the backend --------------------------------------------------------------------------------

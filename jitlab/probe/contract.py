@@ -234,6 +234,7 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     from jitlab.probe import _jax, monitor
 
     monitor.install()
+    monitor.revive()  # a program cleared them: back, as its first probed call would do
 
     class Seeing(monitor.CallCollector):
         """A collector that also keeps every event it is shown (to say what came instead)."""
@@ -259,7 +260,14 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
         # jitlab's filter passes on only when the user "wants" them) nor its compile lines.
         collector.user_explain = False
         try:
-            with jax.log_compiles(False):
+            # As at the top of a program whatever the caller's state: a Probe made under
+            # disable_jit, a transfer guard or inside a transformation still gets a real compile.
+            with (
+                jax.log_compiles(False),
+                jax.disable_jit(False),
+                jax.transfer_guard("allow"),
+                jax.ensure_compile_time_eval(),
+            ):
                 call(jitted, x)
         except Exception as exc:
             return [

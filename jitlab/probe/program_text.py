@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jitlab.probe import _jax
+
 
 class _Pieces:
     """A text file that keeps what is written to it. Its ``write`` is Python, so the thread
@@ -44,18 +46,11 @@ def hlo_census(compiled: Any) -> tuple[int, bool] | None:
     """(instructions in every computation, whether any is a loop) of a compiled program,
     read from its HLO modules without printing them (the count :func:`count_hlo_instructions`
     reads from the text); None when the executable does not offer its modules."""
-    try:
-        count = 0
-        loops = False
-        for module in compiled.runtime_executable().hlo_modules():
-            for computation in module.computations():
-                instructions = computation.instructions()
-                count += len(instructions)
-                if not loops:
-                    loops = any(i.opcode.name == "kWhile" for i in instructions)
-        return count, loops
-    except Exception:
+    computations = _jax.hlo_opcodes(compiled)
+    if computations is None:
         return None
+    count = sum(len(opcodes) for opcodes in computations)
+    return count, any("kWhile" in opcodes for opcodes in computations)
 
 
 # One instruction per line inside a computation: ``%name = type op(...)`` or ``ROOT ...``.

@@ -170,7 +170,7 @@ def _sharding_text(leaf: Any) -> str | None:
     mesh = getattr(sharding, "mesh", None)
     if spec is not None and mesh is not None:
         axes = ",".join(f"{name}={size}" for name, size in mesh.shape.items())
-        return f"{normal_spec(spec)} on mesh({axes})"
+        return f"{_jax.spec_text(normal_spec(spec))} on mesh({axes})"
     return f"{type(sharding).__name__} over {len(sharding.device_set)} devices"
 
 

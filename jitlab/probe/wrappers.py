@@ -17,7 +17,9 @@ wrapper                name in JAX's events        arguments
 
 Not probeable (:func:`recognise` raises ``TypeError`` saying so): an AOT ``Compiled`` executable
 (it never compiles when called) and objects that look like a jit wrapper jitlab does not know
-(``equinox.filter_pmap``, ``flax.nnx.pmap``, …): re-jitting them would change the program.
+(``equinox.filter_pmap``, ``flax.nnx.pmap``, …): re-jitting them would change the program;
+and a ``jax.pmap`` below JAX 0.8 (a C++ ``PmapFunction`` whose events name the function, not
+the call).
 """
 
 from __future__ import annotations
@@ -148,6 +150,11 @@ def recognise(fn: Any) -> Jitted | None:
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
         spec = StaticSpec.for_function(argnums, argnames, user)
         return Jitted(NNX_JIT, fn, user, fun_name(inner), spec)
+    if _jax.is_legacy_pmap(fn):
+        raise TypeError(
+            "jitlab cannot probe a jax.pmap on this JAX (below 0.8 its compile events are not"
+            " tied to the call); probe the function it maps with jax.jit, or use JAX >= 0.8"
+        )
     if _is_pmap(fn):
         # pmap runs as jit(shard_map(_fun)): JAX's events are named after its inner _fun.
         user = getattr(fn, "__wrapped__", None)

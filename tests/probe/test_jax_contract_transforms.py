@@ -53,7 +53,7 @@ def test_the_backward_pass_compile_is_seen_with_its_source_and_input_avals():
         f(x)
         jax.grad(f)(x)
     finally:
-        jax.monitoring.unregister_event_duration_listener(listener)
+        _jax.unregister_duration_listener(listener)
     assert [backward for backward, _ in seen] == [False, False, True]
     source, avals = seen[-1][1]
     assert source.startswith("<lambda> at ") and source.rpartition(":")[0].endswith(__file__)

@@ -210,7 +210,7 @@ def test_jax_events_while_a_script_is_made_reach_no_probe_and_no_watcher() -> No
         assert budget.compiles == []
     finally:
         monitor.remove_watcher(watcher)
-        jax.monitoring.unregister_event_duration_listener(listener)
+        _jax.unregister_duration_listener(listener)
     assert {_jax.TRACE_EVENT, _jax.LOWER_EVENT, _jax.COMPILE_EVENT} <= set(fired)
     assert heard == []
     assert collector.traced and collector.output_lines() == [("trace", "traced")]
