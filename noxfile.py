@@ -1,0 +1,75 @@
+"""The JAX version matrix: jitlab's headless tests on each supported JAX, and a JAX below it.
+
+`nox -s versions` runs every JAX of the window one after another (`nox -s "versions(0.8.3)"`
+runs one); `nox -s below-window` checks that jitlab refuses, in one line, on a JAX it cannot
+see. Each session is a fresh uv venv with exactly that `jax`/`jaxlib`, jitlab installed
+without its Qt dependencies (the GUI tests run once, on the newest JAX, in the main suite).
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["versions", "below-window"]
+
+# The newest patch of each supported minor (pyproject: jax>=0.6,<0.11).
+WINDOW = ["0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2"]
+BELOW = "0.5.3"  # the newest JAX below the window that still installs on our Pythons
+
+# jitlab's dependencies less the GUI's (PySide6, pyqtgraph, superqt), and the test runner.
+CORE = ["numpy>=1.26", "pygments>=2.17", "platformdirs>=4", "rich>=13"]
+RUNNER = ["pytest>=8", "pytest-xdist>=3.6,<4", "hypothesis>=6"]
+
+# What runs on every JAX: the core, the CLI and the real programs that need only JAX. Flax,
+# Equinox, NumPyro and Diffrax pin their own JAX floors, so tests/real's library files run
+# on the newest JAX only (in the main suite).
+PORTABLE = [
+    "tests/probe",
+    "tests/records",
+    "tests/recordings",
+    "tests/lab",
+    "tests/watching",
+    "tests/test_cli.py",
+    "tests/test_cli_compare.py",
+    "tests/test_cli_scripts.py",
+    "tests/test_cli_zh.py",
+    "tests/test_cli_zh_watch.py",
+    "tests/test_headless.py",
+    "tests/real/test_jax_ports.py",
+    "tests/real/test_patterns.py",
+    "tests/real/test_device_change.py",
+    "tests/real/test_watch_transforms.py",
+]
+# Tests in those files that open a Qt window (no Qt in these venvs) or import Flax/Equinox.
+NEEDS_QT = [
+    "tests/test_cli_zh_watch.py::test_the_recording_window_says_a_recording_has_no_end_line",
+    "tests/test_cli.py::test_no_display_is_a_clear_error_not_a_crash",
+]
+NEEDS_LIBS = ["tests/probe/test_truth_gaps.py"]
+# -p no:cacheprovider: the sessions share the checkout; pytest's cache is the main suite's.
+PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
+def _install(session: nox.Session, jax: str) -> None:
+    session.install(f"jax=={jax}", f"jaxlib=={jax}", *CORE, *RUNNER)
+    # --no-deps: pip would otherwise pull the pinned JAX range and the GUI back in.
+    session.install("--no-deps", "-e", ".")
+    session.run("python", "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)")
+
+
+@nox.session(tags=["versions"])
+@nox.parametrize("jax", WINDOW, ids=WINDOW)
+def versions(session: nox.Session, jax: str) -> None:
+    """jitlab's portable tests on one JAX of the window."""
+    _install(session, jax)
+    left_out = [f"--deselect={test}" for test in NEEDS_QT]
+    left_out += [f"--ignore={path}" for path in NEEDS_LIBS]
+    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+
+
+@nox.session(name="below-window", tags=["versions"])
+def below_window(session: nox.Session) -> None:
+    """On a JAX below the window every command refuses in one line; nothing is recorded."""
+    _install(session, BELOW)
+    session.run(*PYTEST, "-n", "0", "tests/versions/test_below_window.py", *session.posargs)
