@@ -251,32 +251,37 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     trace_name = _jax.fun_name(code["jitlab_contract_check"])
     call = code["call"]
     seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details
-    calls = []
-    for size in (2, 3):
-        x = np.zeros((size,), np.float32)  # a NumPy array: making it compiles nothing
-        collector = Seeing(trace_name, None, False)
-        previous = monitor.begin(collector)
-        # Leave no trace: the program's log sees neither the check's explanations (which
-        # jitlab's filter passes on only when the user "wants" them) nor its compile lines.
-        collector.user_explain = False
-        try:
-            # As at the top of a program whatever the caller's state: a Probe made under
-            # disable_jit, a transfer guard or inside a transformation still gets a real compile.
-            with (
-                jax.log_compiles(False),
-                jax.disable_jit(False),
-                jax.transfer_guard("allow"),
-                jax.ensure_compile_time_eval(),
-            ):
-                call(jitted, x)
-        except Exception as exc:
-            return [
-                ContractItem(name, "changed", f"the check's call raised {exc!r}"[:200])
-                for name in names
-            ]
-        finally:
-            monitor.end(collector, previous)
-        calls.append(collector)
+    calls: list[Any] = []
+    failed: list[BaseException] = []
+
+    def two_calls() -> None:
+        for size in (2, 3):
+            x = np.zeros((size,), np.float32)  # a NumPy array: making it compiles nothing
+            collector = Seeing(trace_name, None, False)
+            previous = monitor.begin(collector)
+            # Leave no trace: the program's log sees neither the check's explanations (passed
+            # on only when the user "wants" them) nor its compile lines.
+            collector.user_explain = False
+            try:
+                # As at the top of a program, whatever this thread's settings: a real compile.
+                with jax.log_compiles(False), jax.disable_jit(False), jax.transfer_guard("allow"):
+                    call(jitted, x)
+            except Exception as exc:
+                failed.append(exc)
+                return
+            finally:
+                monitor.end(collector, previous)
+            calls.append(collector)
+
+    if getattr(_jax, "TRACE_STATE", None) is None or _jax.TRACE_STATE.value is _jax.EVAL_TRACE:
+        two_calls()  # on the calling thread, as a probed call runs
+    else:  # a Probe made inside a transformation: a trace would stage the calls, not run them
+        helper = threading.Thread(target=two_calls, name="jitlab-contract-check")
+        helper.start()
+        helper.join()
+    if failed:
+        detail = f"the check's call raised {failed[0]!r}"[:200]
+        return [ContractItem(name, "changed", detail) for name in names]
 
     items = []
     for name, flag, event, expected in (

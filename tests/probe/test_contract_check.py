@@ -181,3 +181,29 @@ def test_the_check_leaves_no_trace_in_the_programs_log():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["True True True", "[]"]
+
+
+def test_the_check_compiles_for_real_whatever_the_callers_state():
+    # A first Probe made under disable_jit, a transfer guard, inside jax.vmap: the check's
+    # calls still compile (a trace would stage them), and nothing is refused.
+    done = python(
+        """
+        import jax
+        import jax.numpy as jnp
+        from jitlab.probe import contract
+
+        x = jnp.ones(3)
+        jax.config.update("jax_disable_jit", True)
+        with jax.transfer_guard("disallow"):
+
+            @jax.vmap
+            def made_inside(v):
+                print(contract.check().ok, contract.check().problem_text() or "-")
+                return v
+
+            with jax.disable_jit(False):
+                made_inside(x)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "-"]
