@@ -172,10 +172,10 @@ def unregister_duration_listener(listener: Callable[..., None]) -> None:
     """Remove one duration listener: ``jax.monitoring.unregister_event_duration_listener``
     from 0.8, the private ``_unregister_event_duration_listener_by_callback`` before
     (feature-detected)."""
-    public = getattr(_monitoring, "unregister_event_duration_listener", None)
-    if public is None:
-        public = _monitoring._unregister_event_duration_listener_by_callback
-    public(listener)
+    name = "unregister_event_duration_listener"  # from 0.8
+    if not hasattr(_monitoring, name):
+        name = "_unregister_event_duration_listener_by_callback"
+    getattr(_monitoring, name)(listener)
 
 
 def duration_listeners() -> list[Any]:
@@ -430,7 +430,8 @@ def is_pmap_code(filename: str) -> bool:
 def pmap_user_function(frame: FrameType | None) -> Any | None:
     """From inside a compile event: the user's function of the ``jax.pmap`` object running
     on this stack, or None. pmap's ``wrapped`` (pmap.py) closes over ``infer_params``, which
-    closes over ``wrapped_fun``, a ``linear_util.WrappedFun`` whose ``.f`` is the user's."""
+    closes over ``wrapped_fun``, a ``linear_util.WrappedFun`` whose ``.f`` is the user's
+    (0.9+), or over the user's ``f`` itself (0.8); feature-detected by the closure's names."""
     for _ in range(100):
         if frame is None:
             return None
@@ -438,9 +439,10 @@ def pmap_user_function(frame: FrameType | None) -> Any | None:
         if code.co_name == "wrapped" and is_pmap_code(code.co_filename):
             try:
                 infer = frame.f_locals["infer_params"]
-                cells = zip(infer.__code__.co_freevars, infer.__closure__, strict=True)
-                wrapped_fun = dict(cells)["wrapped_fun"].cell_contents
-                return getattr(wrapped_fun, "f", None)
+                cells = dict(zip(infer.__code__.co_freevars, infer.__closure__, strict=True))
+                if "wrapped_fun" in cells:  # 0.9+
+                    return getattr(cells["wrapped_fun"].cell_contents, "f", None)
+                return cells["f"].cell_contents  # 0.8: infer_params closes over f itself
             except Exception:  # another pmap implementation: not known
                 return None
         frame = frame.f_back
