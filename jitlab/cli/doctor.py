@@ -45,50 +45,15 @@ def jitlab_version() -> str:
     return installed_version("jitlab") or jitlab.__version__
 
 
-# The check's items by their (English, data) names -> their words in the command's language;
-# the private names are JAX's own and stay as they are.
-_ITEM_WORDS = {
-    "JAX version": "contract.item.version",
-    "jitlab.probe._jax": "contract.item.seam",
-    "trace event": "contract.item.trace",
-    "lower event": "contract.item.lower",
-    "compile event": "contract.item.compile",
-    "cache-miss explanation": "contract.item.explain",
-    "jit cache size": "contract.item.cache_size",
-}
 _ROW_WORDS = {"backend", "devices", "platform"}
-
-
-def item_words(name: str) -> str:
-    key = _ITEM_WORDS.get(name)
-    return say(key) if key else name
-
-
-def problem_text(report: Any) -> str:
-    """What is off, in one line: item names are JAX's and jitlab's own, statuses in ``lang``."""
-    from jitlab.probe.contract import supported_text
-
-    parts = []
-    for item in report.problems:
-        detail = item.detail
-        if item.name == "JAX version":
-            detail = say("contract.outside", version=report.jax_version, window=supported_text())
-        part = f"{item_words(item.name)} {say('contract.' + item.status)}"
-        parts.append(f"{part} ({detail})" if detail else part)
-    return "; ".join(parts)
 
 
 def refused_line(report: Any) -> str:
     """The one line every command that would probe prints when the check fails (in the
     command's language)."""
-    from jitlab.probe.contract import supported_text
+    from jitlab.cli._usage import language
 
-    return say(
-        "contract.refused",
-        version=report.jax_version,
-        problems=problem_text(report),
-        window=supported_text(),
-    )
+    return str(report.line(language()))
 
 
 def environment() -> dict[str, str | None]:
@@ -121,7 +86,10 @@ def environment() -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jitlab.probe.contract import check, supported_text
+    from jitlab.cli._usage import language
+    from jitlab.probe.contract import check, item_words, supported_text
+
+    lang = language()
 
     found = environment()
     report = check()
@@ -155,13 +123,9 @@ def run(args: argparse.Namespace) -> int:
     contract.add_column(say("doctor.col.detail"), overflow="fold")
     for item in report.items:
         colour = "green" if item.status == "ok" else "red"
-        detail = item.detail
-        if item.name == "JAX version" and item.status != "ok":
-            detail = say("contract.outside", version=report.jax_version, window=supported_text())
         word = say("contract." + item.status)
-        contract.add_row(
-            escape(item_words(item.name)), f"[{colour}]{word}[/{colour}]", escape(detail)
-        )
+        name = escape(item_words(item.name, lang))
+        contract.add_row(name, f"[{colour}]{word}[/{colour}]", escape(item.words(lang)))
     console.print(contract)
     if report.ok:
         console.print(say("doctor.all_ok"))

@@ -22,6 +22,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from jitlab.records import messages
+
 __all__ = [
     "SUPPORTED_FROM",
     "SUPPORTED_UNTIL",
@@ -67,10 +69,25 @@ class ContractItem:
 
     name: str
     status: Status
-    detail: str = ""
+    detail: str = ""  # in English; JAX's own words (an exception) when ``why`` is empty
+    why: str = ""  # the catalogue entry ``contract.why.<why>`` that words it in any language
+    fields: tuple[tuple[str, str], ...] = ()  # that entry's fields
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "status": self.status, "detail": self.detail}
+
+    def words(self, lang: str) -> str:
+        """The detail in ``lang`` (``en`` or ``zh``)."""
+        if not self.why:
+            return self.detail
+        return messages.say(f"contract.why.{self.why}", lang, **dict(self.fields))
+
+
+def _item(name: str, status: Status, why: str, **fields: str) -> ContractItem:
+    """An item that is off, its detail worded by the catalogue (English kept for JSON)."""
+    pairs = tuple(fields.items())
+    detail = messages.say(f"contract.why.{why}", "en", **fields)[:300]
+    return ContractItem(name, status, detail, why, pairs)
 
 
 @dataclass(frozen=True)
@@ -87,20 +104,25 @@ class ContractReport:
     def problems(self) -> tuple[ContractItem, ...]:
         return tuple(item for item in self.items if item.status != "ok")
 
-    def problem_text(self) -> str:
-        """What is off, in one line of JAX's own names (``trace event missing; …``)."""
+    def problem_text(self, lang: str = "en") -> str:
+        """What is off, in one line (``trace event missing (…); …``)."""
         parts = []
         for item in self.problems:
-            part = f"{item.name} {item.status}"
-            parts.append(f"{part} ({item.detail})" if item.detail else part)
-        return "; ".join(parts)
+            words = item_words(item.name, lang)
+            status = messages.say(f"contract.{item.status}", lang)
+            detail = item.words(lang)
+            key = "contract.problem" if detail else "contract.problem_bare"
+            parts.append(messages.say(key, lang, item=words, status=status, detail=detail))
+        return messages.say("contract.separator", lang).join(parts)
 
-    def line(self) -> str:
-        """The one line every command prints when the check fails (English)."""
-        return (
-            f"jitlab cannot see what JAX {self.jax_version} does, so it will not guess: "
-            f"{self.problem_text()}. Supported: JAX {supported_text()}; `jitlab doctor` "
-            "shows the whole check."
+    def line(self, lang: str = "en") -> str:
+        """The one line every command prints when the check fails."""
+        return messages.say(
+            "contract.refused",
+            lang,
+            version=self.jax_version,
+            problems=self.problem_text(lang),
+            window=supported_text(),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -119,6 +141,24 @@ class JaxContractError(RuntimeError):
     def __init__(self, report: ContractReport) -> None:
         super().__init__(report.line())
         self.report = report
+
+
+# The check's items by their (English, data) names -> their catalogue entries; the private
+# names are JAX's own and stay as they are.
+_ITEM_WORDS = {
+    "JAX version": "contract.item.version",
+    "jitlab.probe._jax": "contract.item.seam",
+    "trace event": "contract.item.trace",
+    "lower event": "contract.item.lower",
+    "compile event": "contract.item.compile",
+    "cache-miss explanation": "contract.item.explain",
+    "jit cache size": "contract.item.cache_size",
+}
+
+
+def item_words(name: str, lang: str) -> str:
+    key = _ITEM_WORDS.get(name)
+    return messages.say(key, lang) if key else name
 
 
 def supported_text() -> str:
@@ -177,8 +217,9 @@ def _run(compile: bool) -> ContractReport:
 
 def _version_item(version: str) -> ContractItem:
     inside = SUPPORTED_FROM <= version_tuple(version) < SUPPORTED_UNTIL
-    detail = "" if inside else f"{version}, outside {supported_text()}"
-    return ContractItem("JAX version", "ok" if inside else "changed", detail)
+    if inside:
+        return ContractItem("JAX version", "ok")
+    return _item("JAX version", "changed", "outside", version=version, window=supported_text())
 
 
 def _name_items(version: tuple[int, int]) -> list[ContractItem]:
@@ -225,9 +266,7 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     the function, and explain the second miss; JAX's cache must then hold two executables."""
     names = ("trace event", "lower event", "compile event", "cache-miss explanation")
     if not seam_ok:
-        return [
-            ContractItem(name, "missing", "not checked: the seam did not import") for name in names
-        ]
+        return [_item(name, "missing", "not_checked") for name in names]
     import jax
     import numpy as np
 
@@ -292,26 +331,22 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
         if all(getattr(call, flag) for call in calls):
             items.append(ContractItem(name, "ok"))
             continue
-        fired = sorted({str(fun) for ev, fun in seen if ev == event})
+        fired = sorted({repr(fun) for ev, fun in seen if ev == event and fun})
+        unnamed = any(ev == event and not fun for ev, fun in seen)
         if fired:  # the event came, named otherwise: jitlab could not tell it was ours
-            detail = f"{event} named {', '.join(fired)}, not {expected}"
-            items.append(ContractItem(name, "changed", detail[:200]))
+            got = ", ".join(fired)[:150]
+            items.append(_item(name, "changed", "renamed", event=event, got=got, expected=expected))
+        elif unnamed:  # JAX <= 0.5: compile events carry no function name at all
+            items.append(_item(name, "changed", "unnamed", event=event, expected=expected))
         else:
-            items.append(ContractItem(name, "missing", f"{event} for {expected} never fired"))
-    explained = bool(calls[1].explanations)
-    items.append(
-        ContractItem(
-            "cache-miss explanation",
-            "ok" if explained else "missing",
-            "" if explained else "JAX explained no cache miss (jax_explain_cache_misses)",
-        )
-    )
+            items.append(_item(name, "missing", "never_fired", event=event, expected=expected))
+    if calls[1].explanations:
+        items.append(ContractItem("cache-miss explanation", "ok"))
+    else:
+        items.append(_item("cache-miss explanation", "missing", "no_explanation"))
     entries = _jax.cache_size(jitted)
-    items.append(
-        ContractItem(
-            "jit cache size",
-            "ok" if entries == 2 else "changed",
-            "" if entries == 2 else f"_cache_size() gave {entries} after two shapes, not 2",
-        )
-    )
+    if entries == 2:
+        items.append(ContractItem("jit cache size", "ok"))
+    else:
+        items.append(_item("jit cache size", "changed", "cache_size", got=str(entries)))
     return items

@@ -511,7 +511,33 @@ CATALOGUE: dict[str, Message] = {
         "jitlab 看不清 JAX {version} 做了什么，因此不作猜测：{problems}。"
         "支持的版本：JAX {window}；`jitlab doctor` 显示完整的检查",
     ),
-    "contract.outside": _M("{version}, outside {window}", "{version}，不在 {window} 之内"),
+    "contract.problem": _M("{item} {status} ({detail})", "{item}{status}（{detail}）"),
+    "contract.problem_bare": _M("{item} {status}", "{item}{status}"),
+    "contract.separator": _M("; ", "；"),
+    "contract.why.outside": _M("{version}, outside {window}", "{version}，不在 {window} 之内"),
+    "contract.why.not_checked": _M(
+        "not checked: jitlab.probe._jax did not import",
+        "未检查：jitlab.probe._jax 无法导入",
+    ),
+    "contract.why.renamed": _M(
+        "{event} came named {got}, not {expected}",
+        "{event} 带的名字是 {got}，而不是 {expected}",
+    ),
+    "contract.why.unnamed": _M(
+        "{event} came with no function name, not {expected}",
+        "{event} 没有带函数名（应为 {expected}）",
+    ),
+    "contract.why.never_fired": _M(
+        "{event} for {expected} never fired", "{expected} 的 {event} 从未触发"
+    ),
+    "contract.why.no_explanation": _M(
+        "JAX explained no cache miss (jax_explain_cache_misses)",
+        "JAX 没有解释任何缓存未命中（jax_explain_cache_misses）",
+    ),
+    "contract.why.cache_size": _M(
+        "_cache_size() gave {got} after two shapes, not 2",
+        "两种形状之后 _cache_size() 是 {got}，而不是 2",
+    ),
     "contract.ok": _M("ok", "正常"),
     "contract.missing": _M("missing", "缺失"),
     "contract.changed": _M("changed", "已改变"),

@@ -207,3 +207,20 @@ def test_the_check_compiles_for_real_whatever_the_callers_state():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "-"]
+
+
+def test_the_refusal_is_said_in_chinese():
+    done = python(
+        RENAMED_EVENT
+        + """
+    from jitlab.cli import main
+
+    raise SystemExit(main(["--lang", "zh", "run", "dynamic-shapes", "--param", "batch_size=8"]))
+    """
+    )
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"jitlab 看不清 JAX {jax.__version__} 做了什么")
+    assert "trace 事件缺失（jitlab_contract_check 的 /jax/core/compile/renamed_trace" in lines[0]
+    assert "never fired" not in lines[0] and "missing" not in lines[0]
