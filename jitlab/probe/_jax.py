@@ -1,4 +1,24 @@
-"""Every private JAX behaviour jitlab relies on, in one place (checked on jax 0.10.2, CPU).
+"""Every private JAX behaviour jitlab relies on, in one place (checked on jax 0.6.2, 0.7.2,
+0.8.3, 0.9.2 and 0.10.2, CPU).
+
+What differs between those versions, each handled here and nowhere else (feature-detected
+where JAX offers something to test, by :data:`VERSION` where not):
+
+- ``config.trace_context_names`` exists from 0.10; below, each entry's name is found by
+  asking each config state which entry is its own (:func:`trace_context_names`).
+- ``source_info_util.user_frame`` takes a ``Traceback`` from 0.7, a ``SourceInfo`` before.
+- The thread's innermost trace is the config state ``core.trace_state_strong_ref`` from
+  0.10, ``core.trace_ctx.trace`` before (:data:`TRACE_STATE`).
+- A callable object's events are named ``<unnamed wrapped function>`` up to 0.8
+  (:func:`fun_name`).
+- ``jax.pmap``: a C++ ``PmapFunction`` on 0.6–0.7 (refused, :func:`is_legacy_pmap`), events
+  named ``call_wrapped`` on 0.8 and ``_fun`` from 0.9 (:data:`PMAP_TRACE_NAME`).
+- ``HloComputation.instructions()`` from 0.10 (:func:`hlo_opcodes`); ``PartitionSpec`` is
+  written ``PartitionSpec(...)`` up to 0.8, ``P(...)`` after (:func:`spec_text`);
+  ``jax.monitoring.unregister_event_duration_listener`` is public from 0.8.
+- The cache-miss explanation format (0.6–0.8: ``costing … ms because:``, ``* key with
+  different …:`` blocks, contexts by position) is read by ``explain.py``, with the
+  context names of :func:`trace_context_names`; the explaining logger is ``pjit`` up to 0.8.
 
 JAX offers no public API for what jitlab needs to see (which function a compile event is
 about, the thread-local switch for cache-miss explanations, the size of a jitted function's

@@ -512,7 +512,7 @@ def test_an_old_explanation_names_a_context_entry_by_its_position(explained) -> 
     jitted(jnp.ones((2, 2)))
     with jax.default_matmul_precision("float32"):
         jitted(jnp.ones((2, 2)))
-    text = "\n".join(r.getMessage() for r in explained if "contract_context" in r.getMessage())
+    text = [r.getMessage() for r in explained if "contract_context" in r.getMessage()][-1]
     position = _jax.trace_context_names().index("jax_default_matmul_precision")
     if JAX < (0, 9):
         assert f"[{position}]: now float32 and before None" in text

@@ -311,7 +311,11 @@ def test_ported_jax_cache_miss_explanations():
     context = probe.records[5]
     change = Change(K.TRACING_CONTEXT, "jax_numpy_rank_promotion", "allow", "warn")
     assert context.reason.items == (change,)
-    assert explain.parse(context.reason.jax_explanation) == [change]
+    parsed = explain.parse(context.reason.jax_explanation)
+    if (0, 9) <= _jax.VERSION < (0, 10):  # JAX says only "Tracing context doesn't match"
+        assert [(c.kind, c.path) for c in parsed] == [(K.TRACING_CONTEXT, "")]
+    else:  # by name (0.10) or by position, named with this JAX's names (0.6–0.8)
+        assert parsed == [change]
 
 
 def test_ported_new_function_in_loop():
