@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jitlab.probe import frames, monitor
+from jitlab.probe import contract, frames, monitor
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.records.history import Tally
@@ -135,6 +135,10 @@ class Recorder:
         self.stop()
 
     def start(self) -> None:
+        # A JAX jitlab cannot see is refused before anything is written: its compiles would
+        # be recorded as hits. The version and names only: a compile here would start the
+        # program's backend before its own XLA_FLAGS or jax.distributed.initialize.
+        contract.require(compile=False)
         self.output.open(self.scripts)
         monitor.revive()  # removed before the block: registered again before it counts
         monitor.add_watcher(self)

@@ -133,6 +133,7 @@ def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text("print('the program ran')\n", encoding="utf-8")
     out = tmp_path / "w.jsonl"
+    block = tmp_path / "block.jsonl"
     done = python(
         OUTSIDE_WINDOW
         + f"""
@@ -149,11 +150,28 @@ def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
         print("probe refused")
     print("run:", main(["run", "dynamic-shapes", "--param", "batch_size=8"]))
     print("watch:", main(["watch", "--out", {str(out)!r}, "--", "python", {str(script)!r}]))
+    import jitlab
+
+    for name, block in (("block", jitlab.watch({str(block)!r})), ("budget", jitlab.budget(0))):
+        try:
+            with block:
+                jax.jit(lambda x: x + 1)(1.0)
+            print(name, "went on")
+        except JaxContractError:
+            print(name, "refused")
     """
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines == ["window: [('JAX version', 'changed')]", "probe refused", "run: 1", "watch: 1"]
+    assert lines == [
+        "window: [('JAX version', 'changed')]",
+        "probe refused",
+        "run: 1",
+        "watch: 1",
+        "block refused",
+        "budget refused",
+    ]
+    assert not block.exists()  # refused before the recording file was made
     said = done.stderr.splitlines()
     assert len(said) == 2 and said[0] == said[1], done.stderr
     assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.10" in said[0]
