@@ -560,6 +560,18 @@ def tracer_class() -> type:
     return core.Tracer
 
 
+# Below 0.7 ``jax.grad`` (``vjp``, ``linearize``) is ``jvp`` with its tangent staged out
+# (a ``JaxprTracer``): no ``LinearizeTracer`` exists yet, and a plain ``jax.jvp`` has a concrete
+# tangent. Measured on 0.6.2: the backward pass then compiles under ``backward_pass``.
+_GRAD_IS_JVP = VERSION < (0, 7, 0)
+
+
+def _jvp_of_grad(value: Any) -> bool:
+    from jax._src.interpreters import partial_eval as pe
+
+    return isinstance(getattr(value, "tangent", None), pe.JaxprTracer)
+
+
 def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
     """(transformations from the innermost out, the value under them) of a tracer: a leaf
     inside ``vmap(grad(f))`` gives ``(("linearize", "vmap"), <the concrete batch>)``; a staged
@@ -574,6 +586,8 @@ def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
             break
         for cls, label, inner in _TRACERS:
             if isinstance(value, cls):
+                if label == "jvp" and _GRAD_IS_JVP and _jvp_of_grad(value):
+                    label = "linearize"  # below 0.7 grad is jvp with a staged tangent
                 labels.append(label)
                 value = getattr(value, inner, None) if inner else value
                 break

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jitlab.probe import _jax
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.changes import ChangeKind
@@ -38,6 +39,10 @@ from jitlab.watching.recorder import watch
 from .conftest import JaxCompileLog, jax_account
 
 K = ChangeKind
+
+# JAX's own tests' words are 0.10's (where they were ported from); older JAX explains in its
+# own format, which tests/probe/test_explain_fixtures.py reads on each version.
+PORTED_WORDS = _jax.VERSION >= (0, 10, 0)
 FIRST = frozenset({(K.FIRST_CALL, "")})
 MODES = ("watch", "events", "probe")
 
@@ -555,7 +560,7 @@ def test_jax_port(case: Case, mode: str) -> None:
             # Threads: jitlab's first filed need not be the first JAX traced; JAX says
             # "never seen function" once, whichever thread it was.
             assert "never seen function" in (jax_text if case.ordered else "".join(misses))
-        elif case.ordered or "never seen function" not in jax_text:
+        elif (case.ordered or "never seen function" not in jax_text) and PORTED_WORDS:
             # (Threads: the call JAX traced first may be filed after another thread's.)
             assert all(s in jax_text for s in expected.jax_says), jax_text
         if mode == "events" and found == {(K.UNKNOWN, "")} and expected.changes != FIRST:
@@ -572,6 +577,8 @@ def test_jax_port(case: Case, mode: str) -> None:
             if "another function defined on the same line" in jax_text:
                 allowed.add(K.NEW_FUNCTION_OBJECT)  # JAX's own hint (its path: the def)
             for kind, path in found:
+                if not PORTED_WORDS and _said_by_old_jax(kind, path, jax_text):
+                    continue  # JAX's own closest key and words, read as they are
                 assert kind in allowed, (found, jax_text)
                 if kind is K.NEW_FUNCTION_OBJECT:
                     continue
@@ -589,12 +596,27 @@ def test_jax_port(case: Case, mode: str) -> None:
             for item in record.reason.items:
                 if item.path == said["path"] and item.kind in (K.SHAPE, K.DTYPE):
                     assert item.after == _type_text(said["now"])
-                    if case.ordered:
+                    if case.ordered and _jax.VERSION >= (0, 10, 0):
                         assert item.before == _type_text(said["before"])
-                    else:
+                    else:  # below 0.10 JAX's "closest key" is its own pick, not jitlab's
                         assert item.before in earlier
         if record.signature is not None:
             earlier.extend(leaf.type_text for leaf in record.signature.leaves)
+
+
+def _said_by_old_jax(kind: ChangeKind, path: str, jax_text: str) -> bool:
+    """Below 0.10 JAX picks its own closest key and words it in its own format: a change read
+    from it is right when JAX's text says it (a static value with no position when JAX gives
+    none, a keyword JAX names, a type at a path JAX names, a context option at a position)."""
+    if kind is K.STATIC_VALUE:
+        return "value of static" in jax_text and (
+            path == "" or path.rpartition("[")[2].strip("']") in jax_text
+        )
+    if kind in (K.SHAPE, K.DTYPE, K.WEAK_TYPE):
+        return bool(path) and (f"at {path}," in jax_text or f" {path}: " in jax_text)
+    if kind is K.TRACING_CONTEXT:
+        return "tracing context" in jax_text.lower()
+    return False
 
 
 def _check_unordered(made: list[CallRecord], misses: list[str], mode: str) -> None:

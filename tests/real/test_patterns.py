@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.probe import frames, wrappers
+from jitlab.probe import _jax, frames, wrappers
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind
 from jitlab.watching.recorder import watch
@@ -62,14 +62,20 @@ def test_probe_pmap_counts_like_jax(compile_log):
     def double(x):
         return x * 2
 
+    if _jax.VERSION < (0, 8, 0):
+        # 0.6-0.7: pmap is the C++ PmapFunction; jitlab cannot tie its events to the call,
+        # so it refuses rather than count its compiles as hits.
+        with pytest.raises(TypeError, match="pmap"):
+            Probe(jax.pmap(double))
+        return
     probe = Probe(jax.pmap(double))
     assert probe.wrapper.kind == wrappers.PMAP
     n = jax.local_device_count()
     for size in (3, 3, 5):
         probe(jnp.ones((n, size)))
     assert [r.kind for r in probe.records] == [K.COMPILE, K.CACHE_HIT, K.RECOMPILE]
-    # pmap runs as jit(shard_map(_fun)): JAX logs the compile under _fun.
-    assert compiled(probe.records) == compile_log.counts["_fun"] == 2
+    # pmap runs as jit(shard_map(_fun)) from 0.9 (call_wrapped on 0.8): JAX logs it so.
+    assert compiled(probe.records) == compile_log.counts[_jax.PMAP_TRACE_NAME] == 2
 
 
 def test_eager_ops_are_internal_and_hidden_unless_asked(compile_log):
