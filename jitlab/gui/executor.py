@@ -118,6 +118,18 @@ class WorkerFailed:
     text: str
 
 
+def failure_text(exc: BaseException) -> str:
+    """What a failure outside a probed call shows: a JAX jitlab cannot see is said in one
+    line, in the interface language (no traceback to read); anything else as its traceback."""
+    from jitlab.probe.contract import JaxContractError
+
+    if isinstance(exc, JaxContractError):
+        from jitlab.gui import i18n
+
+        return exc.report.line(i18n.language())
+    return "".join(traceback.format_exception(exc))
+
+
 @dataclass(frozen=True)
 class Idle:
     """No scenario call is left to make (handy for tests and autoplay)."""
@@ -621,8 +633,8 @@ class Executor(QThread):
                 current_variant = self._variant
             try:
                 run = self.current_run = self._apply(run, scenario, variant, reset, current_variant)
-            except Exception:
-                self._emit(WorkerFailed(traceback.format_exc()))
+            except Exception as exc:
+                self._emit(WorkerFailed(failure_text(exc)))
             if isinstance(item, _Job):
                 self._run_job(item, run)
             elif item is not None and run is not None:
@@ -658,8 +670,8 @@ class Executor(QThread):
                 idle = not self._playing and not any(isinstance(i, _Call) for i in self._queue)
             if idle:
                 self._emit(Idle(self._calls))
-        except Exception:
-            self._emit(WorkerFailed(traceback.format_exc()))
+        except Exception as exc:
+            self._emit(WorkerFailed(failure_text(exc)))
 
     def _breathe(self) -> None:
         """Between fast calls: stay off the GIL while the GUI renders a frame, and rest a bit.

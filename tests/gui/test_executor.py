@@ -310,3 +310,27 @@ def test_a_job_inside_a_real_compile_reads_as_compiling_and_a_held_one_does_not(
     assert any(seen)  # seen inside JAX's compile path at least once
     qtbot.waitUntil(lambda: executor.job_in_flight is None, timeout=TIMEOUT_MS)
     assert not executor.job_compiling()
+
+
+def test_a_jax_jitlab_cannot_see_is_one_line_in_the_app_not_a_traceback() -> None:
+    # The app's JAX thread meets the contract check at its first Probe: the scenario's call
+    # is an error (never a hit) whose message is the one line, and a failure outside a call
+    # is worded the same. A JAX below the window is posed for real, in a fresh interpreter.
+    import subprocess
+    import sys
+
+    code = (
+        "import jax; jax.__version__ = '0.5.3'\n"
+        "from jitlab.gui import executor\n"
+        "from jitlab.lab.engine import Run\n"
+        "from jitlab.lab.discovery import scenarios\n"
+        "from jitlab.probe.contract import JaxContractError, check\n"
+        "record = Run(scenarios()['dynamic-shapes']).step({'batch_size': 4})\n"
+        "print(record.kind.value, record.error.type)\n"
+        "print(executor.failure_text(JaxContractError(check())))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "error JaxContractError"
+    assert len(lines) == 2 and "JAX 0.5.3" in lines[1] and "Traceback" not in done.stdout
