@@ -154,6 +154,13 @@ def raised_by_explain(logger_name: str, message: str) -> bool:
 
 # -- JAX's config states (private) ------------------------------------------------------------
 EXPLAIN: Any = _config.explain_cache_misses
+
+EXPLAINER_THREAD_SAFE = VERSION >= (0, 8, 0)
+"""Below 0.8 JAX's explainer iterates the live tracing cache (``for ok in cache.keys()``):
+another thread compiling the same function while explanations are on can raise
+``RuntimeError: dictionary changed size during iteration`` inside JAX (fixed in 0.8 with a copy
+of the keys). A watch switches explanations on for the whole program, so a threaded program
+watched on 0.6-0.7 can meet it; tests state it per version."""
 """``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
 and returns the previous one (``UNSET`` when the thread had none), ``set_local(v)`` puts one
 back (``UNSET`` removes it), ``get_local()``, ``get_global()`` and ``set_global(v)``. The
