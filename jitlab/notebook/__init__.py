@@ -1,0 +1,1 @@
+"""jitlab in Jupyter, VS Code and Colab notebooks: no Qt (an import contract says so)."""
