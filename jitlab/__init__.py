@@ -95,5 +95,15 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext jitlab``: the ``%%jitlab`` and ``%jitlab_watch`` magics and rich display
+    of jitlab's objects in a notebook (:mod:`jitlab.notebook`; JAX is not imported)."""
+    import importlib
+
+    # By name, as the lazy re-exports above: the face is imported when IPython asks for it,
+    # and the package's root imports no face (the layers' contracts read the imports).
+    importlib.import_module("jitlab.notebook").load_ipython_extension(ip)
+
+
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})

@@ -26,7 +26,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 @pytest.mark.parametrize(
-    "package", ["records", "probe", "lab", "watching", "recordings", "report", "quiz"]
+    "package", ["records", "probe", "lab", "watching", "recordings", "report", "quiz", "notebook"]
 )
 def test_headless_packages_import_no_face(package: str) -> None:
     bad = [

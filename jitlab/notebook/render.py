@@ -1,0 +1,471 @@
+"""What jitlab's objects look like in a notebook: HTML made by the report's own renderer
+(:mod:`jitlab.report`), and a plain-text form for terminals and front-ends without HTML.
+
+One renderer for the report page and the notebook: the overview table, each function's
+facts, compile timeline (inline SVG), reasons and signature ledger are
+:mod:`jitlab.report.page`'s and :mod:`jitlab.report.tables`'s. This module only frames them
+for a notebook: the report's style sheet scoped to one output (a notebook is one page:
+a style for ``body`` or ``table`` would restyle the whole notebook), ids made unique per
+output, each function folded (``<details>``), and what the report does not show — a probe's
+card holder, a script.
+
+The objects are read, never imported: a :class:`~jitlab.probe.probe.Probe` or a
+:class:`~jitlab.watching.recorder.Recorder` is turned into the report's
+:class:`~jitlab.recordings.reader.Recording` by its public attributes, so this module
+imports no JAX. Every recorded string is escaped (:func:`jitlab.report.html.esc`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+from jitlab.notebook.words import say
+from jitlab.recordings.reader import Recording
+from jitlab.recordings.summary import summarize
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import render as render_change
+from jitlab.records.lines import RecordedCall, RecordingStart
+from jitlab.records.messages import kind_name, language_of
+from jitlab.records.text import format_ms
+from jitlab.report import page
+from jitlab.report.functions import functions_of, sources_of
+from jitlab.report.html import esc
+
+SCOPE = "jitlab-nb"
+MAX_FUNCTIONS = 20  # functions with a section of their own in one output (the rest: a line)
+MAX_CARDS = 100  # card holder rows shown
+MAX_TEXT = 200_000  # characters of a script text shown (the rest: a note)
+
+_outputs = itertools.count(1)
+
+
+# -- the style sheet, scoped to one output ---------------------------------------------------
+def scoped_css(css: str, scope: str = f".{SCOPE}") -> str:
+    """``css`` with every rule applying inside ``scope`` only (``body`` and ``:root`` become
+    the scope itself); ``@media`` blocks (the report's print style) are left out."""
+    out = []
+    depth, start, skipping = 0, 0, False
+    i = 0
+    while i < len(css):
+        char = css[i]
+        if char == "{":
+            if depth == 0:
+                selectors = css[start:i].strip()
+                skipping = selectors.startswith("@")
+                if not skipping:
+                    out.append(_scope_selectors(selectors, scope) + " {")
+                body_start = i + 1
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                if not skipping:
+                    out.append(css[body_start:i].strip() + " }\n")
+                start = i + 1
+        i += 1
+    return "".join(out)
+
+
+def _scope_selectors(selectors: str, scope: str) -> str:
+    scoped = []
+    for selector in selectors.split(","):
+        selector = " ".join(selector.split())
+        if selector in ("body", ":root", "html"):
+            scoped.append(scope)
+        else:
+            scoped.append(f"{scope} {selector}")
+    return ", ".join(scoped)
+
+
+_EXTRA_CSS = f"""
+.{SCOPE} {{ background: #fff; color: #1f2328; padding: 10px 14px 6px; border: 1px solid #d0d7de;
+  border-radius: 6px; max-width: 1100px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI",
+  Roboto, "Noto Sans", sans-serif; overflow-x: auto; }}
+.{SCOPE} h2.nb {{ font-size: 1.15em; margin: 2px 0 6px; border: 0; padding: 0; }}
+.{SCOPE} details {{ margin: 6px 0; }}
+.{SCOPE} details > summary {{ cursor: pointer; font-weight: 600; margin: 8px 0 0; }}
+.{SCOPE} section.function {{ margin-top: 4px; }}
+.{SCOPE} section.function h2 {{ margin-top: 8px; }}
+.{SCOPE} pre.code {{ max-height: 28em; overflow: auto; }}
+.{SCOPE} .live-state {{ font-size: 1.1em; font-weight: 600; margin: 4px 0; }}
+.{SCOPE} table.figures td {{ font-variant-numeric: tabular-nums; }}
+"""
+
+CSS = scoped_css(page._CSS) + _EXTRA_CSS
+
+
+def framed(body: str, lang: str = "en") -> str:
+    """One notebook output: ``body`` inside the scoped style, its ids unique on the page."""
+    prefix = f"jl{next(_outputs)}-"
+    for kind in ("fn-", "tl-", "hg-"):  # attribute values only: recorded quotes are escaped
+        body = body.replace(f'"{kind}', f'"{prefix}{kind}').replace(
+            f'"#{kind}', f'"#{prefix}{kind}'
+        )
+    code = "zh-CN" if language_of(lang) == "zh" else "en"
+    return f'<div class="{SCOPE}" lang="{code}"><style>{CSS}</style>{body}</div>'
+
+
+# -- recordings ------------------------------------------------------------------------------
+def recording_body(
+    recording: Recording,
+    name: str,
+    lang: str = "en",
+    *,
+    title: str | None = None,
+    include_internal: bool = False,
+    max_functions: int = MAX_FUNCTIONS,
+    open_first: bool = True,
+) -> str:
+    """The report's overview and per-function sections for ``recording`` (``name``: how the
+    report names its file), without the page around them."""
+    sources, job = sources_of([(name, recording)])
+    functions = functions_of(sources, include_internal)
+    span = max((c.t for c in recording.calls if c.t is not None), default=0.0)
+    parts = []
+    if title:
+        parts.append(f'<h2 class="nb">{esc(title)}</h2>')
+    parts.append(page._notices(sources, job, lang))
+    parts.append(page._overview(functions, sources, job, max_functions, lang))
+    if any(f.hits is None for f in functions):
+        parts.append(f'<p class="note">{esc(say("cell.events_only", lang))}</p>')
+    for number, f in enumerate(functions[:max_functions], 1):
+        facts = say("n.programs", lang, n=f.executables)
+        summary = f"<code>{esc(f.function)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
+        opened = " open" if open_first and number == 1 else ""
+        parts.append(
+            f"<details{opened}><summary>{number}. {summary}</summary>"
+            + page._function(number, f, sources, span, lang)
+            + "</details>"
+        )
+    if len(functions) > max_functions:
+        more = say("n.functions_more", lang, n=len(functions) - max_functions)
+        parts.append(f'<p class="note">{esc(more)}</p>')
+    return "\n".join(parts)
+
+
+def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
+    """The per-function table as ``jitlab watch`` prints it, in plain text."""
+    rows = [
+        [
+            say(c, lang)
+            for c in (
+                "col.function",
+                "col.compiles",
+                "col.recompiles",
+                "col.hits",
+                "col.ms_compiling",
+                "col.signatures",
+            )
+        ]
+    ]
+    for s in summarize(recording, include_internal=False):
+        rows.append(
+            [
+                s.function,
+                str(s.executables),
+                str(s.recompiles),
+                "-" if s.hits is None else str(s.hits),
+                s.ms_text,
+                str(len(s.signatures)) if s.signatures else "-",
+            ]
+        )
+    if len(rows) == 1:
+        return f"{title}\n{say('report.nothing_compiled', lang)}"
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [title]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def recording_of(recorder: Any) -> Recording:
+    """What a :class:`~jitlab.watching.recorder.Recorder` holds, as the recording its file
+    would read back as (the calls it kept, the hits it counts, its start line)."""
+    recording = Recording(start=getattr(recorder.output, "first_line", None))
+    recording.calls = list(recorder.calls)
+    for stats in list(recorder.stats.values()):
+        hits = stats.hits
+        if hits is None or (not hits and not stats.compiles):
+            continue  # as the recorder writes its hits lines
+        recording.hits[(stats.name, stats.defined_at)] = hits
+    if getattr(recorder, "blinded", 0):
+        recording.notice_counts["listeners_removed"] = recorder.blinded
+        recording.notices.append(("listeners_removed", None))
+    recording.ended = not recorder.recording
+    return recording
+
+
+def recorder_html(recorder: Any, lang: str = "en") -> str:
+    title = say("recorder.title", lang)
+    if recorder.path is not None:
+        title += f" · {recorder.path}"
+    if recorder.recording:
+        title += " " + say("recorder.active", lang)
+    return framed(recording_body(recording_of(recorder), "watch", lang, title=title), lang)
+
+
+def recorder_text(recorder: Any, lang: str = "en") -> str:
+    title = say("recorder.title", lang)
+    if recorder.path is not None:
+        title += f" · {recorder.path}"
+    return recording_text(recording_of(recorder), title, lang)
+
+
+def file_recording_html(recording: Recording, lang: str = "en", name: str = "run.jsonl") -> str:
+    """A recording read from a file: the report's header too (what its start line says)."""
+    sources, job = sources_of([(name, recording)])
+    body = page._header(sources, job, lang) + recording_body(recording, name, lang)
+    return framed(body, lang)
+
+
+def file_recording_text(recording: Recording, lang: str = "en") -> str:
+    start = recording.start
+    title = say("recording.title", lang, name=" ".join(start.argv)[:80] if start else "")
+    return recording_text(recording, title.strip(), lang)
+
+
+# -- probes ----------------------------------------------------------------------------------
+def probe_recording(probe: Any) -> Recording:
+    """A :class:`~jitlab.probe.probe.Probe`'s compiles (its notable records: every compile it
+    kept) and its exact hit count, as a recording of one function."""
+    defined_at = _defined_at(probe)
+    summary = probe.summary()
+    calls = [RecordedCall(r, defined_at) for r in probe.notable]
+    recording = Recording(start=RecordingStart(), calls=calls, ended=True)
+    recording.hits[(probe.name, defined_at)] = summary.cache_hits
+    return recording
+
+
+def _defined_at(probe: Any) -> str | None:
+    fn = getattr(getattr(probe, "wrapper", None), "fun", None) or getattr(probe, "function", None)
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    if code is None:
+        return None
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def probe_html(probe: Any, lang: str = "en") -> str:
+    name = probe.name
+    parts = [f'<h2 class="nb">{esc(say("probe.title", lang, function=name))}</h2>']
+    parts.append(_cards_table(probe, lang))
+    dropped = getattr(probe, "dropped_records", 0)
+    if dropped:
+        parts.append(f'<p class="note">{esc(say("probe.records_dropped", lang, n=dropped))}</p>')
+    parts.append(recording_body(probe_recording(probe), name, lang))
+    return framed("\n".join(parts), lang)
+
+
+def _cards_table(probe: Any, lang: str) -> str:
+    with probe.ledger.lock:
+        cards = list(probe.ledger.cards)
+    heading = f"<h3>{esc(say('probe.cards', lang))}</h3>"
+    if not cards:
+        return heading + f'<p class="note">{esc(say("probe.no_cards", lang))}</p>'
+    keys = ("card", "signature", "hits", "cost", "by")
+    heads = "".join(f"<th>{esc(say(f'probe.card_head.{k}', lang))}</th>" for k in keys)
+    rows = []
+    for card in cards[:MAX_CARDS]:
+        rows.append(
+            f"<tr><td class=num>#{card.index + 1}</td><td class=sig><code>"
+            f"{esc(card.signature)}</code></td><td class=num>{card.hits}</td>"
+            f"<td class=num>{format_ms(card.compile_ms)}</td>"
+            f"<td class=num>{card.created_by}</td></tr>"
+        )
+    if len(cards) > MAX_CARDS:
+        rows.append(
+            f"<tr><td colspan=5>{esc(say('n.more', lang, n=len(cards) - MAX_CARDS))}</td></tr>"
+        )
+    return (
+        heading + f'<div class="scroll"><table class="cards"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def probe_text(probe: Any, lang: str = "en") -> str:
+    s = probe.summary()
+    with probe.ledger.lock:
+        cards = list(probe.ledger.cards)
+    lines = [
+        f"{say('probe.title', lang, function=probe.name)}: "
+        + say("sep", lang).join(
+            [
+                say("n.calls", lang, n=s.calls),
+                say("n.first_compiles", lang, n=s.compiles),
+                say("n.recompiles", lang, n=s.recompiles),
+                say("n.cache_hits", lang, n=s.cache_hits),
+                format_ms(s.time_lost_ms),
+            ]
+        )
+    ]
+    for card in cards[:MAX_CARDS]:
+        lines.append(
+            f"  #{card.index + 1} {card.signature}  ({card.hits} × {format_ms(card.compile_ms)})"
+        )
+    return "\n".join(lines)
+
+
+# -- scripts ---------------------------------------------------------------------------------
+def script_html(script: Any, lang: str = "en") -> str:
+    title = say("script.title", lang, function=script.function, card=script.card + 1)
+    parts = [f'<h2 class="nb">{esc(title)}</h2>']
+    parts.append(
+        f"<p><strong>{esc(say('script.signature', lang))}</strong> "
+        f"<code>{esc(script.signature)}</code></p>"
+    )
+    if script.figures is not None:
+        parts.append(f"<h3>{esc(say('script.figures', lang))}</h3>")
+        parts.append(_figures_table(script.figures, lang))
+    for note in script.notes:
+        parts.append(f'<p class="note">{esc(note)}</p>')
+    if script.source:
+        where = ""
+        if script.source_file:
+            where = (
+                f" <small><code>{esc(script.source_file)}:{esc(script.source_line)}</code></small>"
+            )
+        parts.append(f"<h3>{esc(say('script.source', lang))}{where}</h3>")
+        parts.append(f'<pre class="code"><code>{esc(_cut(script.source, lang))}</code></pre>')
+    jaxpr = script.jaxpr_annotated or script.jaxpr
+    if jaxpr:
+        parts.append(f"<h3>{esc(say('script.jaxpr', lang))}</h3>")
+        parts.append(f'<pre class="code"><code>{esc(_cut(jaxpr, lang))}</code></pre>')
+    texts = [(name, getattr(script, name)) for name in ("stablehlo", "hlo")]
+    if any(text for _, text in texts):
+        parts.append(f"<details><summary>{esc(say('script.texts', lang))}</summary>")
+        for name, text in texts:
+            if text:
+                parts.append(f"<h4>{esc(name)}</h4>")
+                parts.append(f'<pre class="code"><code>{esc(_cut(text, lang))}</code></pre>')
+        parts.append("</details>")
+    for part, why in script.unavailable.items():
+        line = say("script.unavailable", lang, part=part, why=why)
+        parts.append(f'<p class="note">{esc(line)}</p>')
+    return framed("\n".join(parts), lang)
+
+
+def _cut(text: str, lang: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + "\n… " + say("n.more", lang, n=len(text) - MAX_TEXT)
+
+
+def _figures_table(figures: Any, lang: str) -> str:
+    rows = []
+    for f in fields(figures):
+        value = getattr(figures, f.name)
+        if value is None:
+            shown = f'<span class="missing">{esc(say("script.unknown", lang))}</span>'
+        elif f.name.endswith("_ms"):
+            shown = format_ms(float(value))
+        elif isinstance(value, float):
+            shown = f"{value:,.0f}"
+        else:
+            shown = f"{value:,}"
+        rows.append(f"<tr><th scope=row>{esc(f.name)}</th><td class=num>{shown}</td></tr>")
+    return f'<table class="figures"><tbody>{"".join(rows)}</tbody></table>'
+
+
+def script_text(script: Any, lang: str = "en") -> str:
+    title = say("script.title", lang, function=script.function, card=script.card + 1)
+    lines = [f"{title}: {script.signature}"]
+    if script.figures is not None:
+        lines += ["  " + line for line in script.figures.text().splitlines()]
+    return "\n".join(lines)
+
+
+# -- the live view ---------------------------------------------------------------------------
+def live_svg(
+    samples: Sequence[tuple[float, float]],
+    compiles: Sequence[RecordedCall],
+    now: float,
+    window: float,
+    lang: str = "en",
+) -> str:
+    """The live chart: the last ``window`` seconds up to ``now`` (seconds since the cell
+    began); a bar per compile (height: its cost), calls per second as a grey area
+    (``samples``: (t, calls per second))."""
+    from jitlab.recordings.ledger import KIND_COLORS
+
+    width, height, left, right, top, bottom = 1000, 150, 56, 12, 10, 26
+    plot_w, plot_h = width - left - right, height - top - bottom
+    lo = max(0.0, now - window)
+    span = max(now - lo, 1e-3)
+
+    def x_of(t: float) -> float:
+        return left + plot_w * min(max((t - lo) / span, 0.0), 1.0)
+
+    out = [
+        f'<svg class="live" viewBox="0 0 {width} {height}" role="img" '
+        'preserveAspectRatio="xMinYMin meet">',
+        f"<title>{esc(say('live.chart', lang, window=f'{window:.0f}'))}</title>",
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafbfc" '
+        'stroke="#d0d4da"/>',
+    ]
+    shown = [(t, r) for t, r in samples if t >= lo]
+    most_rate = max((r for _, r in shown), default=0.0)
+    if shown and most_rate > 0:
+        base = top + plot_h
+        points = [f"{x_of(shown[0][0]):.1f},{base}"]
+        for t, rate in shown:
+            points.append(f"{x_of(t):.1f},{base - (plot_h - 8) * rate / most_rate:.1f}")
+        points.append(f"{x_of(shown[-1][0]):.1f},{base}")
+        rate_text = say("live.rate", lang, n=f"{most_rate:,.0f}")
+        out.append(
+            f'<polygon points="{" ".join(points)}" fill="#d0d7de" fill-opacity="0.7" '
+            f'stroke="#8c959f" stroke-width="1"><title>{esc(rate_text)}</title></polygon>'
+        )
+        out.append(
+            f'<text x="{left - 6}" y="{top + 12}" text-anchor="end" class="tick">'
+            f"{esc(rate_text)}</text>"
+        )
+    marks = [c for c in compiles if c.t is not None and c.t >= lo]
+    most = max((_cost(c) for c in marks), default=0.0) or 1.0
+    for call in marks:
+        r = call.record
+        h = max(8.0, (plot_h - 6) * _cost(call) / most)
+        colour = KIND_COLORS.get(r.kind, "#6b7280")
+        tip = f"{r.function}: {kind_name(r.kind, lang)} · {format_ms(_cost(call))}"
+        if r.reason is not None and r.kind is CallKind.RECOMPILE:
+            tip += "\n" + say("sep.semi", lang).join(render_change(c, lang) for c in r.reason.items)
+        out.append(
+            f'<rect x="{x_of(call.t or 0.0) - 2:.1f}" y="{top + plot_h - h:.1f}" width="4" '
+            f'height="{h:.1f}" fill="{colour}"><title>{esc(tip)}</title></rect>'
+        )
+    if marks:
+        out.append(
+            f'<text x="{left - 6}" y="{top + plot_h - 2}" text-anchor="end" class="tick">'
+            f"{format_ms(most)}</text>"
+        )
+    for value in _live_ticks(lo, now):
+        x = x_of(value)
+        out.append(
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" '
+            f'stroke="#6b7280"/><text x="{x:.1f}" y="{height - 6}" text-anchor="middle" '
+            f'class="tick">{esc(say("live.seconds", lang, s=f"{value:g}"))}</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _live_ticks(lo: float, hi: float) -> list[float]:
+    span = max(hi - lo, 1e-3)
+    step = next(
+        s for s in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1e9) if span / s <= 6
+    )
+    first = (int(lo / step) + (lo % step > 1e-9)) * step
+    ticks, value = [], first
+    while value <= hi + 1e-9:
+        ticks.append(round(value, 6))
+        value += step
+    return ticks
+
+
+def _cost(call: RecordedCall) -> float:
+    r = call.record
+    return r.trace_ms + r.lower_ms + r.compile_ms
