@@ -1,8 +1,8 @@
 """The ``jitlab`` command: the desktop app by default, plus one module per subcommand.
 
 Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch`,
-:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff`, :mod:`~jitlab.cli.summary` and
-:mod:`~jitlab.cli.quiz` has
+:mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff`, :mod:`~jitlab.cli.summary`,
+:mod:`~jitlab.cli.quiz` and :mod:`~jitlab.cli.notebook` has
 ``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt):
 `jitlab` builds its parser before the desktop window shows, and JAX must not load first.
 """
@@ -24,7 +24,18 @@ __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
 # become package attributes that shadow the builtins: neither builtin is used here.)
 LANG_HELP = "interface language: en (default) or zh (tables, summaries, errors, the report)"
 
-COMMANDS = ("list", "run", "watch", "open", "diff", "summary", "report", "quiz", "doctor")
+COMMANDS = (
+    "list",
+    "run",
+    "watch",
+    "open",
+    "diff",
+    "summary",
+    "report",
+    "quiz",
+    "notebook",
+    "doctor",
+)
 # The commands that run JAX and probe: refused in one line on a JAX jitlab cannot see.
 PROBING = ("run", "quiz")
 

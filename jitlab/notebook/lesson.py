@@ -1,0 +1,540 @@
+"""A scenario's lesson as a Jupyter notebook (``jitlab notebook SCENARIO -o lesson.ipynb``).
+
+Two halves, one module:
+
+* :func:`build` turns a scenario's spec into an nbformat v4 notebook: the kitchen story, the
+  predict-then-run question, the pitfall and the fix as ``%%jitlab`` cells, the lesson's
+  verdict, the other faces of the pitfall and the exercises, in English or Chinese. It runs
+  no JAX (the scenario's module is imported to read its spec and source, nothing is called).
+* :func:`open_lesson` is what the notebook's own cells call, in the kernel: it finds the
+  scenario as the app does (:mod:`jitlab.lab.discovery`), runs a variant on the lesson's
+  calls with the engine the app and ``jitlab run --compare`` use, and judges the two runs
+  with :func:`jitlab.lab.verdict.judge`, the function the app's Complete page calls.
+
+The code shown is the code that runs. A variant's code cell is the scenario's own source, as
+the app's code view shows it (:meth:`Scenario.source`, comments translated in Chinese). Run,
+the cell defines those functions; :meth:`NotebookLesson.run` then makes the lab's calls with
+*these* definitions: each function the cell compiled is rebuilt on the scenario module's
+globals (so ``global counter`` still means the module's counter, which the lesson's facts
+read) and stands in for the module's own for the duration of the run, then the module's own
+come back (leave no trace). Edit a cell, run it again, and the measurement follows the edit.
+
+JAX-free at import: JAX loads when a cell runs a lesson.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+import types
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from jitlab.lab.spec import Comparison, Scenario, Text, translate_comments
+
+if TYPE_CHECKING:
+    import nbformat
+
+    from jitlab.lab.verdict import Verdict
+    from jitlab.records.calls import CallRecord
+
+__all__ = [
+    "RAISES",
+    "LessonRun",
+    "NotebookLesson",
+    "build",
+    "comparisons",
+    "is_lesson_notebook",
+    "open_lesson",
+    "variable_name",
+]
+
+# The cell tag Jupyter (and nbclient) read as "this cell is meant to raise": the error is
+# the lesson, and running the notebook top to bottom goes on past it.
+RAISES = "raises-exception"
+METADATA_KEY = "jitlab"
+
+
+def _t(en: str, zh: str) -> Text:
+    return Text(en, zh)
+
+
+# The notebook's own words (the lesson's words come from the scenario's spec).
+_WORDS = {
+    "exported": _t(
+        "A lesson of jitlab, written by `jitlab notebook {id}` from the scenario's own spec: "
+        "the code cells are the code the lab shows and runs. Run the cells from the top; "
+        "each `%%jitlab` cell shows what `jax.jit` did in it, call by call.",
+        "jitlab 的一课，由 `jitlab notebook {id}` 根据场景自身的定义生成：代码单元格就是实验室"
+        "展示并运行的代码。请从上往下运行；每个 `%%jitlab` 单元格都会逐次列出 `jax.jit` 在其中"
+        "做了什么。",
+    ),
+    "kitchen": _t("In Chef Wang's kitchen", "王师傅的厨房"),
+    "setup": _t(
+        "First the lab: the scenario, found as the app finds it, and the names its code uses.",
+        "先准备实验室：按应用的方式找到这个场景，并导入它的代码用到的名字。",
+    ),
+    "devices": _t(
+        "8 simulated CPU devices, as the app asks for them: before JAX starts",
+        "和应用一样，模拟 8 台 CPU 设备：必须在 JAX 启动前设置",
+    ),
+    "found": _t("the scenario, as the app finds it", "按应用的方式找到场景"),
+    "names": _t("the names its code uses", "它的代码用到的名字"),
+    "predict": _t("Predict before you run", "先预测，再运行"),
+    "calls": _t(
+        "The cells below make the lesson's {n} calls, the same for the pitfall and the fix "
+        "(the app's “Measure both”): {calls}.",
+        "下面的单元格会做这一课的 {n} 次调用，陷阱版和修正版完全相同（即应用里的“两者都测”）："
+        "{calls}。",
+    ),
+    "write": _t(
+        "Write your prediction in the next cell before you run the pitfall.",
+        "运行陷阱版之前，先在下一个单元格写下你的预测。",
+    ),
+    "prediction": _t("your prediction, in words", "你的预测，用文字写下"),
+    "pitfall": _t("The pitfall", "陷阱"),
+    "fix": _t("The fix", "修正"),
+    "code": _t(
+        "The code is the scenario's own, as the app shows it; run the cell and the lab makes "
+        "its calls with these definitions.",
+        "代码就是场景自己的代码，与应用里显示的一样；运行这个单元格，实验室就用这些定义来调用。",
+    ),
+    "error": _t(
+        "The error, as JAX raised it in the first failing call (this cell is meant to raise):",
+        "JAX 在第一次失败的调用中抛出的错误（这个单元格本来就会报错）：",
+    ),
+    "what": _t("What goes wrong", "哪里出了问题"),
+    "why": _t("Why", "为什么"),
+    "verdict": _t("Predicted and measured", "预测与实测"),
+    "verdict_text": _t(
+        "Your prediction next to what the two runs measured, judged as the app's Complete page "
+        "judges them.",
+        "把你的预测和两次运行的实测放在一起，用应用“完成”页同样的方式评判。",
+    ),
+    "face": _t("Another face of the pitfall", "陷阱的另一副面孔"),
+    "exercises": _t("Exercises", "练习"),
+    "exercises_text": _t(
+        "Predict, then run: each snippet runs for real and the run settles the answer. "
+        "Put your prediction in the call (`prediction=…`) before you run it.",
+        "先预测，再运行：每段代码都会真实运行，由运行结果给出答案。运行前把你的预测写进调用"
+        "（`prediction=…`）。",
+    ),
+    "options": _t("Options", "选项"),
+    "number": _t("Answer with a whole number.", "用一个整数作答。"),
+    "error_kind": _t(
+        "Answer with an option, or the name of the exception.", "选择一个选项，或写出异常的名字。"
+    ),
+    "claim": _t("The claim", "说法"),
+    "your_guess": _t("your prediction", "你的预测"),
+    # -- what the cells print in the kernel --
+    "said": _t("Your prediction: {text}", "你的预测：{text}"),
+    "no_prediction": _t(
+        "No prediction written (the `prediction` cell).", "没有写下预测（`prediction` 单元格）。"
+    ),
+    "failed_note": _t(
+        "A call that raises gives no result, so its time is no saving: compare the costs of "
+        "runs that work.",
+        "抛出异常的调用没有结果，它的耗时谈不上节省：请比较能正常运行的版本的开销。",
+    ),
+    "call": _t("call {n}", "第 {n} 次调用"),
+    "answer": _t("The run's answer: {value}", "运行给出的答案：{value}"),
+    "right": _t("You said {said}: right.", "你答 {said}：对了。"),
+    "close": _t("You said {said}: right (it names a base class).", "你答 {said}：对（基类）。"),
+    "wrong": _t("You said {said}: not what the run shows.", "你答 {said}：和运行结果不符。"),
+    "skipped": _t("Not run here: {why}", "这里没有运行：{why}"),
+    "broke": _t("The run broke: {why}", "运行出错：{why}"),
+    "no_error": _t("no call raised", "没有调用抛出异常"),
+}
+
+
+def _say(key: str, lang: str, **fields: Any) -> str:
+    text = _WORDS[key].get(lang)
+    return text.format(**fields) if fields else text
+
+
+# -- the notebook ---------------------------------------------------------------------------
+def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
+    """The lesson of ``scenario`` as a notebook, in ``lang`` (``en`` or ``zh``)."""
+    import nbformat.v4 as v4
+
+    import jitlab
+
+    lang = "zh" if lang.startswith("zh") else "en"
+    instance = scenario()
+    cells: list[Any] = []
+
+    def md(*parts: str) -> None:
+        cells.append(v4.new_markdown_cell("\n\n".join(p for p in parts if p)))
+
+    def code(source: str, raises: bool = False) -> None:
+        metadata = {"tags": [RAISES]} if raises else {}
+        cells.append(v4.new_code_cell(source.rstrip("\n"), metadata=metadata))
+
+    variants = {v.id: v for v in scenario.variants}
+    lessons = comparisons(scenario)
+    main = lessons[0]
+    md(
+        f"# {_md(scenario.title.get(lang))}",
+        f"*{_md(scenario.chapter.title.get(lang))}*",
+        _say("exported", lang, id=scenario.id),
+    )
+    md(f"## {_say('kitchen', lang)}", _md(scenario.lesson.kitchen.get(lang)))
+    md(_say("setup", lang))
+    code(_setup_source(scenario, lang))
+    calls = ", ".join(_call_words(call) for call in main.calls) or "{}"
+    md(
+        f"## {_say('predict', lang)}",
+        f"**{_md(scenario.question.get(lang))}**",
+        _md(_say("calls", lang, n=len(main.calls), calls=calls)),
+        _say("write", lang),
+    )
+    code(f'prediction = ""  # {_say("prediction", lang)}')
+    pitfall, fix = (variants[v] for v in main.variants)
+    md(
+        f"## {_say('pitfall', lang)}: {_md(pitfall.title.get(lang))}",
+        _md(pitfall.summary.get(lang)),
+        _say("code", lang),
+    )
+    code(_run_source(instance, pitfall.id, lang))
+    if main.measure.value == "errors":
+        md(_say("error", lang))
+        code(f"lesson.reraise({variable_name(pitfall.id)})", raises=True)
+    md(
+        f"## {_say('what', lang)}",
+        _md(scenario.lesson.what.get(lang)),
+        f"## {_say('why', lang)}",
+        _md(scenario.lesson.why.get(lang)),
+    )
+    md(
+        f"## {_say('fix', lang)}: {_md(fix.title.get(lang))}",
+        _md(fix.summary.get(lang)),
+        _md(scenario.lesson.fix.get(lang)),
+        _say("code", lang),
+    )
+    code(_run_source(instance, fix.id, lang))
+    md(f"## {_say('verdict', lang)}", _say("verdict_text", lang))
+    code(
+        f"verdict = lesson.verdict({variable_name(pitfall.id)}, {variable_name(fix.id)}, "
+        "prediction)"
+    )
+    for face in lessons[1:]:
+        _face(md, code, instance, face, variants, lang)
+    exercises = tuple(scenario.exercises)
+    if exercises:
+        md(f"## {_say('exercises', lang)}", _say("exercises_text", lang))
+        table = {c.en: c.zh for c in scenario.code_comments} if lang == "zh" else {}
+        for exercise in exercises:
+            _exercise(md, code, exercise, table, lang)
+    nb = v4.new_notebook(cells=cells)
+    nb.metadata.update(
+        {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+            METADATA_KEY: {
+                "lesson": scenario.id,
+                "lang": lang,
+                "jitlab": jitlab.__version__,
+                "comparisons": [list(c.variants) for c in lessons],
+            },
+        }
+    )
+    return nb
+
+
+def comparisons(scenario: type[Scenario]) -> tuple[Comparison, ...]:
+    """The lesson's comparisons, the pitfall and the fix's first (as the app judges it)."""
+    main = scenario.comparison()
+    return (main, *(c for c in scenario.comparisons if c is not main))
+
+
+def _face(
+    md: Any, code: Any, instance: Scenario, face: Comparison, variants: Any, lang: str
+) -> None:
+    pitfall, fix = (variants[v] for v in face.variants)
+    calls = ", ".join(_call_words(call) for call in face.calls) or "{}"
+    md(
+        f"## {_say('face', lang)}: {_md(pitfall.title.get(lang))} → {_md(fix.title.get(lang))}",
+        _md(_say("calls", lang, n=len(face.calls), calls=calls)),
+        f"### {_md(pitfall.title.get(lang))}",
+        _md(pitfall.summary.get(lang)),
+    )
+    code(_run_source(instance, pitfall.id, lang))
+    if face.measure.value == "errors":
+        md(_say("error", lang))
+        code(f"lesson.reraise({variable_name(pitfall.id)})", raises=True)
+    md(f"### {_md(fix.title.get(lang))}", _md(fix.summary.get(lang)))
+    code(_run_source(instance, fix.id, lang))
+    code(f"verdict = lesson.verdict({variable_name(pitfall.id)}, {variable_name(fix.id)})")
+
+
+def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang: str) -> None:
+    parts = [f"### {_md(exercise.title.get(lang))}", _md(exercise.question.get(lang))]
+    if exercise.claim is not None:
+        parts.insert(1, f"*{_say('claim', lang)}:* {_md(exercise.claim.get(lang))}")
+    if exercise.options:
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        parts.append(
+            f"{_say('options', lang)}:\n\n"
+            + "\n".join(
+                f"- **{letters[i]}** · `{o.id}` — {_md(o.label.get(lang))}"
+                for i, o in enumerate(exercise.options)
+            )
+        )
+    kind = str(exercise.kind)
+    if kind == "number":
+        parts.append(_say("number", lang))
+    elif kind == "error":
+        parts.append(_say("error_kind", lang))
+    md(*parts)
+    source = exercise.source
+    code(translate_comments(source, table) if table else source)
+    name = exercise.snippet.__name__
+    code(
+        f'answer = lesson.exercise("{exercise.id}", {name}, prediction=None)'
+        f"  # {_say('your_guess', lang)}"
+    )
+
+
+def _setup_source(scenario: type[Scenario], lang: str) -> str:
+    module = scenario.__module__
+    return "\n".join(
+        [
+            "from jitlab.probe.devices import simulate_cpu_devices",
+            "",
+            f"simulate_cpu_devices(8)  # {_say('devices', lang)}",
+            "%load_ext jitlab",
+            "from jitlab.notebook.lesson import open_lesson",
+            "",
+            f'lesson = open_lesson("{scenario.id}", lang="{lang}")  # {_say("found", lang)}',
+            f"from {module} import *  # {_say('names', lang)}",
+        ]
+    )
+
+
+def _run_source(instance: Scenario, variant: str, lang: str) -> str:
+    """A variant's cell: ``%%jitlab``, the variant's code as the app shows it, the run."""
+    source = instance.source(variant, lang).rstrip("\n")
+    run = f'{variable_name(variant)} = lesson.run("{variant}", globals())'
+    magic = "%%jitlab --lang zh" if lang == "zh" else "%%jitlab"
+    return f"{magic}\n" + (f"{source}\n\n\n{run}" if source else run)
+
+
+def variable_name(variant: str) -> str:
+    """The variable holding a variant's run (``last-batch-raw`` → ``last_batch_raw``)."""
+    name = re.sub(r"\W", "_", variant)
+    return name if name.isidentifier() and not name[0].isdigit() else f"run_{name}"
+
+
+def _call_words(call: Mapping[str, Any]) -> str:
+    return "(" + ", ".join(f"{k}={v!r}" for k, v in call.items()) + ")"
+
+
+_MD_SPECIAL = re.compile(r"([\\*_\[\]<>#|~])")
+
+
+def _md(text: str) -> str:
+    """Spec text as Markdown: backtick spans stay code, the rest is plain text (no markup
+    sneaks in from a lesson's words: ``*``, ``_``, ``<`` are escaped)."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(
+        p if p.startswith("`") and p.endswith("`") and len(p) > 1 else _escape(p) for p in parts
+    )
+
+
+def _escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", text.replace("&", "&amp;"))
+
+
+def is_lesson_notebook(data: Any) -> bool:
+    """Whether parsed JSON ``data`` is a notebook written by :func:`build`."""
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        return False
+    metadata = data.get("metadata")
+    return isinstance(metadata, dict) and isinstance(metadata.get(METADATA_KEY), dict)
+
+
+# -- in the kernel: the notebook's cells call these ----------------------------------------------
+def open_lesson(scenario_id: str, lang: str = "en") -> NotebookLesson:
+    """The scenario ``scenario_id`` as discovery finds it (a KeyError naming the ids if none)."""
+    from jitlab.lab.discovery import scenarios
+
+    found = scenarios()
+    if scenario_id not in found:
+        raise KeyError(f"no scenario {scenario_id!r}; choose from {', '.join(sorted(found))}")
+    return NotebookLesson(found[scenario_id], lang)
+
+
+@dataclasses.dataclass(frozen=True)
+class LessonRun:
+    """One variant's run on the lesson's calls: its records, as the app holds them."""
+
+    variant: str
+    records: tuple[CallRecord, ...]
+    lang: str = "en"
+    shown: tuple[str, ...] = ()  # the parameters the lesson's calls set (the rest: defaults)
+
+    @property
+    def first_error(self) -> CallRecord | None:
+        return next((r for r in self.records if r.error is not None), None)
+
+    def lines(self) -> list[str]:
+        from jitlab.quiz.model import kind_text
+
+        out = []
+        for r in self.records:
+            values = r.params or {}
+            params = ", ".join(f"{k}={values[k]!r}" for k in self.shown if k in values)
+            line = f"{_say('call', self.lang, n=r.index + 1)} ({params}): "
+            line += kind_text(r.kind.value).get(self.lang)
+            if r.error is not None:
+                first = r.error.message.splitlines()[0] if r.error.message else ""
+                line += f" — {r.error.type}: {first}"
+            out.append(line)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<{self.variant}: {len(self.records)} calls>"
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text("\n".join([f"{self.variant}:", *self.lines()]))
+
+
+class NotebookLesson:
+    """A scenario's lesson, driven from a notebook's cells (imports JAX on first use)."""
+
+    def __init__(self, scenario: type[Scenario], lang: str = "en") -> None:
+        self.scenario = scenario
+        self.lang = "zh" if lang.startswith("zh") else "en"
+        self.module = sys.modules[scenario.__module__]
+
+    def __repr__(self) -> str:
+        return f"<lesson {self.scenario.id}: {self.scenario.title.get(self.lang)}>"
+
+    def comparison(self, variant: str) -> Comparison:
+        return self.scenario.comparison(variant)
+
+    def run(self, variant: str, code: Mapping[str, Any] | None = None) -> LessonRun:
+        """``variant`` on its comparison's calls, with the functions ``code`` (a cell's
+        globals) defines in place of the module's own, then shown call by call."""
+        from jitlab.lab.engine import Run
+
+        comparison = self.comparison(variant)
+        with self._installed(variant, code or {}):
+            run = Run(self.scenario, variant)
+            records = tuple(run.step(dict(call)) for call in comparison.calls or ({},))
+        shown = tuple(dict.fromkeys(k for call in comparison.calls for k in call))
+        result = LessonRun(variant, records, self.lang, shown)
+        print("\n".join(result.lines()))
+        return result
+
+    def reraise(self, run: LessonRun) -> None:
+        """Raise the first failing call's exception, as JAX raised it (the lesson's error)."""
+        record = run.first_error
+        if record is None or record.error is None:
+            print(_say("no_error", self.lang))
+            return
+        if record.error.exception is not None:
+            raise record.error.exception
+        raise RuntimeError(f"{record.error.type}: {record.error.message}")
+
+    def verdict(self, pitfall: LessonRun, fix: LessonRun, prediction: str | None = None) -> Verdict:
+        """The lesson's verdict on two runs: :func:`jitlab.lab.verdict.judge`, the app's."""
+        from jitlab.lab.verdict import judge, matches
+
+        comparison = self.comparison(pitfall.variant)
+        verdict = judge(comparison, list(pitfall.records), list(fix.records))
+        lang = self.lang
+        lines = []
+        if prediction is not None:
+            said = str(prediction).strip()
+            lines.append(_say("said", lang, text=said) if said else _say("no_prediction", lang))
+        lines.append(verdict.text(lang))
+        if verdict.note is not None and all(
+            matches(comparison, list(r.records)) for r in (pitfall, fix)
+        ):
+            lines.append(verdict.note.get(lang))
+        if verdict.pitfall.errors or verdict.fix.errors:
+            lines.append(_say("failed_note", lang))
+        else:
+            lines.append(verdict.timing.sentence.get(lang))
+        _show("\n".join(lines), {"verdict": _json(verdict.to_json(lang))})
+        return verdict
+
+    def exercise(self, exercise_id: str, snippet: Any, prediction: Any = None) -> Any:
+        """Run one of the scenario's exercises with ``snippet`` (the cell's definition),
+        read the answer off the run, and say how the prediction fares."""
+        from jitlab.quiz.model import Exercise
+
+        declared = {e.id: e for e in self.scenario.exercises if isinstance(e, Exercise)}
+        exercise = declared[exercise_id]
+        if isinstance(snippet, types.FunctionType):
+            exercise = dataclasses.replace(exercise, snippet=self._rebuilt(snippet))
+        result = exercise.check(prediction)
+        lang = self.lang
+        outcome = result.outcome
+        lines = []
+        value: Any = None
+        if outcome.answer is not None:
+            value = outcome.answer.value
+            lines.append(_say("answer", lang, value=value))
+            lines.append(outcome.answer.detail.get(lang))
+            if result.prediction is not None:
+                key = "right" if result.exact else "close" if result.correct else "wrong"
+                lines.append(_say(key, lang, said=result.prediction))
+        elif outcome.skipped is not None:
+            lines.append(_say("skipped", lang, why=outcome.skipped.get(lang)))
+        else:
+            lines.append(_say("broke", lang, why=outcome.failure))
+        lines.append(exercise.explanation.get(lang))
+        _show("\n".join(lines), {"exercise": {"id": exercise_id, "answer": _json(value)}})
+        return result
+
+    # -- the cell's code in the scenario's module ---------------------------------------
+    def _rebuilt(self, fn: types.FunctionType) -> types.FunctionType:
+        """``fn``'s code (what its cell compiled) on the scenario module's globals."""
+        new = types.FunctionType(
+            fn.__code__, vars(self.module), fn.__name__, fn.__defaults__, fn.__closure__
+        )
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__doc__ = fn.__doc__
+        new.__qualname__ = fn.__qualname__
+        new.__module__ = self.module.__name__
+        new.__dict__.update(fn.__dict__)
+        return new
+
+    @contextmanager
+    def _installed(self, variant: str, code: Mapping[str, Any]) -> Iterator[None]:
+        """The cell's definitions of the variant's functions in the module, for one run."""
+        names = [getattr(obj, "__name__", "") for obj in self.scenario().code_objects(variant)]
+        saved: dict[str, Any] = {}
+        for name in names:
+            fn = code.get(name)
+            own = getattr(self.module, name, None)
+            if not isinstance(fn, types.FunctionType) or fn is own or name in saved:
+                continue
+            saved[name] = own
+            setattr(self.module, name, self._rebuilt(fn))
+        try:
+            yield
+        finally:
+            for name, own in saved.items():
+                setattr(self.module, name, own)
+
+
+def _json(value: Any) -> Any:
+    from jitlab.records.calls import jsonable
+
+    return jsonable(value)
+
+
+def _show(text: str, data: Mapping[str, Any]) -> None:
+    """Text for the reader, and the same result as JSON under ``application/json`` (so a
+    test, or a tool, reads the measurement without parsing words)."""
+    try:
+        from IPython.display import display
+    except ImportError:  # run outside IPython: the words are enough
+        print(text)
+        return
+    display({"text/plain": text, "application/json": {METADATA_KEY: dict(data)}}, raw=True)
