@@ -18,6 +18,7 @@ imports no JAX. Every recorded string is escaped (:func:`jitlab.report.html.esc`
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
@@ -349,7 +350,13 @@ def script_html(script: Any, lang: str = "en") -> str:
     return framed("\n".join(parts), lang)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def _cut(text: str, lang: str) -> str:
+    """A script's text as it reads: without terminal colours (JAX colours a jaxpr printed
+    in a kernel), and bounded."""
+    text = _ANSI.sub("", text)
     if len(text) <= MAX_TEXT:
         return text
     return text[:MAX_TEXT] + "\n… " + say("n.more", lang, n=len(text) - MAX_TEXT)
