@@ -175,6 +175,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     variants = {v.id: v for v in scenario.variants}
     lessons = comparisons(scenario)
     main = lessons[0]
+    names = _Names()
     md(
         f"# {_md(scenario.title.get(lang))}",
         f"*{_md(scenario.chapter.title.get(lang))}*",
@@ -197,10 +198,11 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
         _md(pitfall.summary.get(lang)),
         _say("code", lang),
     )
-    code(_run_source(instance, pitfall.id, lang))
+    pitfall_name = names.take(pitfall.id)
+    code(_run_source(instance, main, pitfall.id, pitfall_name, lang))
     if main.measure.value == "errors":
         md(_say("error", lang))
-        code(f"lesson.reraise({variable_name(pitfall.id)})", raises=True)
+        code(f"lesson.reraise({pitfall_name})", raises=True)
     md(
         f"## {_say('what', lang)}",
         _md(scenario.lesson.what.get(lang)),
@@ -213,14 +215,12 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
         _md(scenario.lesson.fix.get(lang)),
         _say("code", lang),
     )
-    code(_run_source(instance, fix.id, lang))
+    fix_name = names.take(fix.id)
+    code(_run_source(instance, main, fix.id, fix_name, lang))
     md(f"## {_say('verdict', lang)}", _say("verdict_text", lang))
-    code(
-        f"verdict = lesson.verdict({variable_name(pitfall.id)}, {variable_name(fix.id)}, "
-        "prediction)"
-    )
+    code(f"verdict = lesson.verdict({pitfall_name}, {fix_name}, prediction)")
     for face in lessons[1:]:
-        _face(md, code, instance, face, variants, lang)
+        _face(md, code, instance, face, variants, names, lang)
     exercises = tuple(scenario.exercises)
     if exercises:
         md(f"## {_say('exercises', lang)}", _say("exercises_text", lang))
@@ -249,8 +249,32 @@ def comparisons(scenario: type[Scenario]) -> tuple[Comparison, ...]:
     return (main, *(c for c in scenario.comparisons if c is not main))
 
 
+class _Names:
+    """The notebook variables holding the runs: a variant's name, made unique (the fix that
+    a second face compares with is ``fix_static_explosion``, the lesson's own stays ``fix``)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def take(self, variant: str, against: str = "") -> str:
+        name = variable_name(variant)
+        if name in self.used and against:
+            name = f"{name}_{variable_name(against)}"
+        base, n = name, 2
+        while name in self.used:
+            name, n = f"{base}_{n}", n + 1
+        self.used.add(name)
+        return name
+
+
 def _face(
-    md: Any, code: Any, instance: Scenario, face: Comparison, variants: Any, lang: str
+    md: Any,
+    code: Any,
+    instance: Scenario,
+    face: Comparison,
+    variants: Any,
+    names: _Names,
+    lang: str,
 ) -> None:
     pitfall, fix = (variants[v] for v in face.variants)
     calls = ", ".join(_call_words(call) for call in face.calls) or "{}"
@@ -260,13 +284,15 @@ def _face(
         f"### {_md(pitfall.title.get(lang))}",
         _md(pitfall.summary.get(lang)),
     )
-    code(_run_source(instance, pitfall.id, lang))
+    pitfall_name = names.take(pitfall.id)
+    code(_run_source(instance, face, pitfall.id, pitfall_name, lang))
     if face.measure.value == "errors":
         md(_say("error", lang))
-        code(f"lesson.reraise({variable_name(pitfall.id)})", raises=True)
+        code(f"lesson.reraise({pitfall_name})", raises=True)
     md(f"### {_md(fix.title.get(lang))}", _md(fix.summary.get(lang)))
-    code(_run_source(instance, fix.id, lang))
-    code(f"verdict = lesson.verdict({variable_name(pitfall.id)}, {variable_name(fix.id)})")
+    fix_name = names.take(fix.id, against=pitfall.id)
+    code(_run_source(instance, face, fix.id, fix_name, lang))
+    code(f"verdict = lesson.verdict({pitfall_name}, {fix_name})")
 
 
 def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang: str) -> None:
@@ -313,10 +339,16 @@ def _setup_source(scenario: type[Scenario], lang: str) -> str:
     )
 
 
-def _run_source(instance: Scenario, variant: str, lang: str) -> str:
-    """A variant's cell: ``%%jitlab``, the variant's code as the app shows it, the run."""
+def _run_source(
+    instance: Scenario, comparison: Comparison, variant: str, name: str, lang: str
+) -> str:
+    """A variant's cell: ``%%jitlab``, the variant's code as the app shows it, the run (on
+    ``comparison``'s calls: named when it is not the first that holds the variant)."""
     source = instance.source(variant, lang).rstrip("\n")
-    run = f'{variable_name(variant)} = lesson.run("{variant}", globals())'
+    face = ""
+    if type(instance).comparison(variant) != comparison:
+        face = f', face="{comparison.pitfall}"'
+    run = f'{name} = lesson.run("{variant}", globals(){face})'
     magic = "%%jitlab --lang zh" if lang == "zh" else "%%jitlab"
     return f"{magic}\n" + (f"{source}\n\n\n{run}" if source else run)
 
@@ -374,6 +406,7 @@ class LessonRun:
     records: tuple[CallRecord, ...]
     lang: str = "en"
     shown: tuple[str, ...] = ()  # the parameters the lesson's calls set (the rest: defaults)
+    comparison: Comparison | None = None  # whose calls these are
 
     @property
     def first_error(self) -> CallRecord | None:
@@ -412,20 +445,22 @@ class NotebookLesson:
     def __repr__(self) -> str:
         return f"<lesson {self.scenario.id}: {self.scenario.title.get(self.lang)}>"
 
-    def comparison(self, variant: str) -> Comparison:
-        return self.scenario.comparison(variant)
-
-    def run(self, variant: str, code: Mapping[str, Any] | None = None) -> LessonRun:
-        """``variant`` on its comparison's calls, with the functions ``code`` (a cell's
-        globals) defines in place of the module's own, then shown call by call."""
+    def run(
+        self, variant: str, code: Mapping[str, Any] | None = None, face: str | None = None
+    ) -> LessonRun:
+        """``variant`` on the calls of its comparison (the one whose pitfall is ``face``
+        where given), with the functions ``code`` (a cell's globals) defines in place of the
+        module's own; then shown call by call."""
         from jitlab.lab.engine import Run
 
-        comparison = self.comparison(variant)
+        comparison = self.scenario.comparison(face or variant)
+        if variant not in comparison.variants:
+            raise ValueError(f"{variant!r} is not compared in the lesson of {face!r}")
         with self._installed(variant, code or {}):
             run = Run(self.scenario, variant)
             records = tuple(run.step(dict(call)) for call in comparison.calls or ({},))
         shown = tuple(dict.fromkeys(k for call in comparison.calls for k in call))
-        result = LessonRun(variant, records, self.lang, shown)
+        result = LessonRun(variant, records, self.lang, shown, comparison)
         print("\n".join(result.lines()))
         return result
 
@@ -443,7 +478,7 @@ class NotebookLesson:
         """The lesson's verdict on two runs: :func:`jitlab.lab.verdict.judge`, the app's."""
         from jitlab.lab.verdict import judge, matches
 
-        comparison = self.comparison(pitfall.variant)
+        comparison = pitfall.comparison or self.scenario.comparison(pitfall.variant)
         verdict = judge(comparison, list(pitfall.records), list(fix.records))
         lang = self.lang
         lines = []

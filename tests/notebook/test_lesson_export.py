@@ -29,7 +29,7 @@ BUILT_IN = (
     "error-debugging",
     "sharding",
 )
-RUN_LINE = re.compile(r'^(\w+) = lesson\.run\("([\w-]+)", globals\(\)\)$')
+RUN_LINE = re.compile(r'^(\w+) = lesson\.run\("([\w-]+)", globals\(\)(?:, face="([\w-]+)")?\)$')
 EXERCISE_LINE = re.compile(r'^answer = lesson\.exercise\("([\w-]+)", (\w+), prediction=None\)')
 
 
@@ -73,7 +73,8 @@ def test_every_built_in_exports_a_valid_notebook_of_its_own_code(
         found = RUN_LINE.match(lines[-1])
         assert found, source
         variant = found[2]
-        ran.append(variant)
+        comparison = scenario.comparison(found[3] or variant)  # what lesson.run will run
+        ran.append((variant, comparison.pitfall))
         body = "\n".join(lines[1:-1]).strip("\n")
         assert body == instance.source(variant, lang).rstrip("\n")
         if lang == "en":  # the functions' own source, as inspect reads it from the file
@@ -81,9 +82,10 @@ def test_every_built_in_exports_a_valid_notebook_of_its_own_code(
                 textwrap.dedent(inspect.getsource(obj)) for obj in instance.code_objects(variant)
             )
             assert body == own.rstrip("\n")
-    wanted = [v for c in comparisons(scenario) for v in c.variants]
-    assert ran == wanted
-    assert ran[:2] == list(scenario.comparison().variants)  # the pitfall and its fix first
+    wanted = [(v, c.pitfall) for c in comparisons(scenario) for v in c.variants]
+    assert ran == wanted  # each comparison's two variants, in order, on its own calls
+    main = scenario.comparison()
+    assert [v for v, _ in ran[:2]] == list(main.variants)  # the pitfall and its fix first
 
     # The lesson's errors: a cell tagged to raise after each pitfall that fails.
     raising = [c.source for c in nb.cells if RAISES in c.metadata.get("tags", [])]

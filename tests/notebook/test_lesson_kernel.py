@@ -1,0 +1,215 @@
+"""Every built-in scenario's lesson notebook runs top to bottom in a real kernel.
+
+One kernel per notebook (this venv's Python, through a kernel spec written into the test's
+folder, so no installed ``python3`` kernel is picked, from any checkout path): no cell fails
+but the ones tagged ``raises-exception``, which must raise the lesson's error; the verdicts
+the notebook displays agree with the lab's own (:func:`jitlab.lab.verdict_run.run_comparison`,
+what the app's Complete page and ``jitlab run --compare`` judge), and each exercise's answer
+with the quiz's own run. One language per scenario runs here (the other is built and
+validated in test_lesson_export.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+from jitlab.probe.devices import simulate_cpu_devices
+
+simulate_cpu_devices(8)  # the sharding lesson's devices here too, when JAX has not started
+
+import jitlab  # noqa: E402
+from jitlab.lab.discovery import scenarios  # noqa: E402
+from jitlab.notebook.lesson import RAISES, build, comparisons  # noqa: E402
+
+KERNEL = "jitlab-lesson-test"
+# What the notebook's verdict and the lab's must share: everything but the clock.
+SIDE_FIELDS = (
+    "calls",
+    "compiles",
+    "errors",
+    "error_types",
+    "cache_hits",
+    "trace_lines",
+    "runtime_lines",
+    "printed_calls",
+    "counter",
+    "program_size",
+)
+# One language per scenario in a kernel: Chinese for two of them, so its words run too.
+KERNEL_RUNS = (
+    ("side-effects", "en"),
+    ("static-args", "en"),
+    ("control-flow", "zh"),
+    ("dynamic-shapes", "en"),
+    ("recompile-cost", "en"),
+    ("error-debugging", "en"),
+    ("sharding", "zh"),
+)
+
+
+def install_kernel(root: Path) -> Path:
+    """A kernel spec under ``root`` that starts this interpreter (whatever the checkout's
+    path or the user's installed kernels): the kernel imports the jitlab under test."""
+    spec = root / "kernels" / KERNEL
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "jitlab tests (this venv)",
+                "language": "python",
+            }
+        ),
+        encoding="utf-8",
+    )
+    return root / "kernels"
+
+
+def execute(nb: Any, kernels: Path, workdir: Path, timeout: int = 600) -> Any:
+    """Run ``nb`` top to bottom in a fresh kernel; cells tagged raises-exception may fail."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    specs = KernelSpecManager(kernel_dirs=[str(kernels)], ensure_native_kernel=False)
+    km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=specs)
+    client = NotebookClient(
+        nb,
+        km=km,
+        timeout=timeout,
+        kernel_name=KERNEL,
+        resources={"metadata": {"path": str(workdir)}},
+    )
+    root = str(Path(jitlab.__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH")
+    env = {
+        **os.environ,
+        "PYTHONPATH": root + (os.pathsep + path if path else ""),  # this checkout's jitlab
+        "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
+        "IPYTHONDIR": str(workdir / ".ipython"),  # the user's IPython profile stays untouched
+    }
+    client.execute(env=env)
+    return nb
+
+
+def jitlab_outputs(nb: Any, key: str) -> list[Any]:
+    """The ``{"jitlab": {key: …}}`` JSON the lesson's cells display, in cell order."""
+    found = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get("application/json")
+            if isinstance(data, dict) and key in data.get("jitlab", {}):
+                found.append(data["jitlab"][key])
+    return found
+
+
+def comparable(verdict: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's JSON without what the clock decides (timing, milliseconds)."""
+    out = {k: verdict[k] for k in ("measure", "calls", "better", "like_with_like")}
+    for side in ("pitfall", "fix"):
+        out[side] = {k: verdict[side][k] for k in SIDE_FIELDS}
+    if verdict["measure"] not in ("program_size", "latency"):  # their sentences hold times
+        out["verdict"] = verdict["verdict"]
+    return out
+
+
+def lab_verdicts(scenario_id: str, lang: str) -> list[dict[str, Any]]:
+    """The lab's own verdicts on the lesson's comparisons (jitlab.lab.verdict_run, what the
+    app's Complete page and `jitlab run --compare` judge), in the notebook's order.
+
+    In this process when JAX sees the devices the lesson needs; else (a worker whose JAX
+    started with one device, and the sharding lesson) through `jitlab run --compare --json`,
+    which runs the same function in a process that asks for 8 devices first."""
+    import jax
+
+    from jitlab.lab.verdict_run import run_comparison
+
+    scenario = scenarios()[scenario_id]
+    out = []
+    for comparison in comparisons(scenario):
+        if scenario_id != "sharding" or jax.device_count() >= 2:
+            out.append(run_comparison(scenario, comparison).to_json(lang))
+            continue
+        command = [sys.executable, "-m", "jitlab.cli", "--lang", lang, "run", scenario_id]
+        done = subprocess.run(
+            [*command, "--compare", "--json", "--variant", comparison.pitfall],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        out.append(json.loads(done.stdout.splitlines()[-1])["compare"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_kernel(tmp_path_factory.mktemp("kernel"))
+
+
+def _needs_the_magic() -> None:
+    if not hasattr(jitlab, "load_ipython_extension"):
+        pytest.skip(
+            "`%load_ext jitlab` (jitlab.load_ipython_extension, issue 25 part A) is missing"
+        )
+
+
+@pytest.mark.parametrize(("scenario_id", "lang"), KERNEL_RUNS)
+def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
+    scenario_id: str, lang: str, kernels: Path, tmp_path: Path
+) -> None:
+    _needs_the_magic()
+    scenario = scenarios()[scenario_id]
+    nb = execute(build(scenario, lang), kernels, tmp_path)
+    expected = lab_verdicts(scenario_id, lang)
+
+    # No cell failed but those the lesson means to fail, and those raised the lesson's error.
+    raising = [c for c in nb.cells if RAISES in c.metadata.get("tags", [])]
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if cell not in raising:
+            assert not errors, (cell.source, [(e.ename, e.evalue) for e in errors])
+    lessons = comparisons(scenario)
+    erring = [(c, v) for c, v in zip(lessons, expected, strict=True) if c.measure.value == "errors"]
+    assert len(raising) == len(erring)
+    for cell, (_, verdict) in zip(raising, erring, strict=True):
+        names = [o.ename for o in cell.outputs if o.output_type == "error"]
+        assert names == [verdict["pitfall"]["error_types"][0]], cell.source
+
+    # Every %%jitlab cell showed what jax.jit did in it (the magic's table).
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("%%jitlab"):
+            shown = [o for o in cell.outputs if o.output_type in ("display_data", "execute_result")]
+            assert any("text/html" in o.data for o in shown), cell.source
+
+    # The predicted-vs-measured cells: the lab's verdicts, measured again in the kernel.
+    measured = jitlab_outputs(nb, "verdict")
+    assert [comparable(v) for v in measured] == [comparable(v) for v in expected]
+    assert all(v["better"] == "fix" for v in measured)  # every lesson's fix does better
+
+    # Each exercise: the answer the quiz's own run gives (a claim about time: answered).
+    answers = {a["id"]: a["answer"] for a in jitlab_outputs(nb, "exercise")}
+    declared = {e.id: e for e in scenario.exercises}
+    assert list(answers) == list(declared)
+    for exercise_id, exercise in declared.items():
+        outcome = exercise.run()
+        if outcome.skipped is not None:  # this process has fewer devices than the kernel
+            continue
+        assert outcome.answer is not None, outcome
+        if exercise.claim is None:
+            assert answers[exercise_id] == outcome.answer.value, exercise_id
+        else:  # a claim, some about time: answered with one of its options
+            assert answers[exercise_id] in [o.id for o in exercise.options], exercise_id
