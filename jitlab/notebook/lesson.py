@@ -138,7 +138,7 @@ _WORDS = {
         "runs that work.",
         "抛出异常的调用没有结果，它的耗时谈不上节省：请比较能正常运行的版本的开销。",
     ),
-    "call": _t("call {n}", "第 {n} 次调用"),
+    "call_line": _t("call {n} ({params}): ", "第 {n} 次调用（{params}）："),
     "answer": _t("The run's answer: {value}", "运行给出的答案：{value}"),
     "right": _t("You said {said}: right.", "你答 {said}：对了。"),
     "close": _t("You said {said}: right (it names a base class).", "你答 {said}：对（基类）。"),
@@ -147,6 +147,10 @@ _WORDS = {
     "broke": _t("The run broke: {why}", "运行出错：{why}"),
     "no_error": _t("no call raised", "没有调用抛出异常"),
 }
+
+
+def _colon(lang: str) -> str:
+    return "：" if lang == "zh" else ": "
 
 
 def _say(key: str, lang: str, **fields: Any) -> str:
@@ -194,7 +198,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     code(f'prediction = ""  # {_say("prediction", lang)}')
     pitfall, fix = (variants[v] for v in main.variants)
     md(
-        f"## {_say('pitfall', lang)}: {_md(pitfall.title.get(lang))}",
+        f"## {_say('pitfall', lang)}{_colon(lang)}{_md(pitfall.title.get(lang))}",
         _md(pitfall.summary.get(lang)),
         _say("code", lang),
     )
@@ -210,7 +214,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
         _md(scenario.lesson.why.get(lang)),
     )
     md(
-        f"## {_say('fix', lang)}: {_md(fix.title.get(lang))}",
+        f"## {_say('fix', lang)}{_colon(lang)}{_md(fix.title.get(lang))}",
         _md(fix.summary.get(lang)),
         _md(scenario.lesson.fix.get(lang)),
         _say("code", lang),
@@ -279,7 +283,8 @@ def _face(
     pitfall, fix = (variants[v] for v in face.variants)
     calls = ", ".join(_call_words(call) for call in face.calls) or "{}"
     md(
-        f"## {_say('face', lang)}: {_md(pitfall.title.get(lang))} → {_md(fix.title.get(lang))}",
+        f"## {_say('face', lang)}{_colon(lang)}"
+        f"{_md(pitfall.title.get(lang))} → {_md(fix.title.get(lang))}",
         _md(_say("calls", lang, n=len(face.calls), calls=calls)),
         f"### {_md(pitfall.title.get(lang))}",
         _md(pitfall.summary.get(lang)),
@@ -298,11 +303,11 @@ def _face(
 def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang: str) -> None:
     parts = [f"### {_md(exercise.title.get(lang))}", _md(exercise.question.get(lang))]
     if exercise.claim is not None:
-        parts.insert(1, f"*{_say('claim', lang)}:* {_md(exercise.claim.get(lang))}")
+        parts.insert(1, f"*{_say('claim', lang)}*{_colon(lang)}{_md(exercise.claim.get(lang))}")
     if exercise.options:
         letters = "abcdefghijklmnopqrstuvwxyz"
         parts.append(
-            f"{_say('options', lang)}:\n\n"
+            f"{_say('options', lang)}{_colon(lang)}\n\n"
             + "\n".join(
                 f"- **{letters[i]}** · `{o.id}` — {_md(o.label.get(lang))}"
                 for i, o in enumerate(exercise.options)
@@ -419,7 +424,7 @@ class LessonRun:
         for r in self.records:
             values = r.params or {}
             params = ", ".join(f"{k}={values[k]!r}" for k in self.shown if k in values)
-            line = f"{_say('call', self.lang, n=r.index + 1)} ({params}): "
+            line = _say("call_line", self.lang, n=r.index + 1, params=params)
             line += kind_text(r.kind.value).get(self.lang)
             if r.error is not None:
                 first = r.error.message.splitlines()[0] if r.error.message else ""
