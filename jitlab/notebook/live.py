@@ -45,6 +45,14 @@ _STATE_COLOURS = {
 }
 
 
+_active: list[LiveView] = []  # the views of the cells running now (innermost last)
+
+
+def current() -> LiveView | None:
+    """The live view of the cell running now, if it has one."""
+    return _active[-1] if _active else None
+
+
 class LiveView:
     """The live picture of one watched cell (``recorder``: its :func:`jitlab.watch`)."""
 
@@ -53,7 +61,8 @@ class LiveView:
         self.lang = lang
         self.widget: Any = None
         self.handle: Any = None
-        self.updates = 0  # redraws sent (read by tests)
+        self.updates = 0  # redraws sent
+        self.line = ""  # the kitchen's line as last drawn
         self._events: collections.deque[tuple[float, str, str]] = collections.deque(maxlen=256)
         self._samples: collections.deque[tuple[float, float]] = collections.deque(
             maxlen=int(WINDOW_S * UPDATES_PER_S) + 2
@@ -81,10 +90,13 @@ class LiveView:
         self._listening = True
         self._thread = threading.Thread(target=self._run, name="jitlab-live", daemon=True)
         self._thread.start()
+        _active.append(self)
 
     def finish(self, report: Any) -> None:
         """Stop redrawing; the view becomes ``report`` (shown anew without widgets)."""
         self._stop.set()
+        if self in _active:
+            _active.remove(self)
         if self._thread is not None:
             self._thread.join()
         if self._listening:
@@ -175,6 +187,7 @@ class LiveView:
             line = say("live.state_now", lang, state=words, function=function)
         else:
             line = words
+        self.line = line
         compiled = [c for c in calls if c.record.kind.compiled]
         recompiles = sum(c.record.kind is CallKind.RECOMPILE for c in compiled)
         lost = sum(c.record.trace_ms + c.record.lower_ms + c.record.compile_ms for c in calls)

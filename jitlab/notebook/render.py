@@ -399,7 +399,7 @@ def live_svg(
     (``samples``: (t, calls per second))."""
     from jitlab.recordings.ledger import KIND_COLORS
 
-    width, height, left, right, top, bottom = 1000, 150, 56, 12, 10, 26
+    width, height, left, right, top, bottom = 1000, 150, 12, 12, 10, 26
     plot_w, plot_h = width - left - right, height - top - bottom
     lo = max(0.0, now - window)
     span = max(now - lo, 1e-3)
@@ -414,6 +414,7 @@ def live_svg(
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafbfc" '
         'stroke="#d0d4da"/>',
     ]
+    legend: list[str] = []
     shown = [(t, r) for t, r in samples if t >= lo]
     most_rate = max((r for _, r in shown), default=0.0)
     if shown and most_rate > 0:
@@ -427,10 +428,7 @@ def live_svg(
             f'<polygon points="{" ".join(points)}" fill="#d0d7de" fill-opacity="0.7" '
             f'stroke="#8c959f" stroke-width="1"><title>{esc(rate_text)}</title></polygon>'
         )
-        out.append(
-            f'<text x="{left - 6}" y="{top + 12}" text-anchor="end" class="tick">'
-            f"{esc(rate_text)}</text>"
-        )
+        legend.append(say("live.peak_rate", lang, rate=rate_text))
     marks = [c for c in compiles if c.t is not None and c.t >= lo]
     most = max((_cost(c) for c in marks), default=0.0) or 1.0
     for call in marks:
@@ -445,10 +443,7 @@ def live_svg(
             f'height="{h:.1f}" fill="{colour}"><title>{esc(tip)}</title></rect>'
         )
     if marks:
-        out.append(
-            f'<text x="{left - 6}" y="{top + plot_h - 2}" text-anchor="end" class="tick">'
-            f"{format_ms(most)}</text>"
-        )
+        legend.append(say("live.tallest", lang, ms=format_ms(most)))
     for value in _live_ticks(lo, now):
         x = x_of(value)
         out.append(
@@ -457,6 +452,8 @@ def live_svg(
             f'class="tick">{esc(say("live.seconds", lang, s=f"{value:g}"))}</text>'
         )
     out.append("</svg>")
+    if legend:
+        out.append(f'<p class="legend">{esc(say("sep", lang).join(legend))}</p>')
     return "".join(out)
 
 

@@ -54,6 +54,8 @@ WORDS: dict[str, _M] = {
         "（监视只计数缓存命中、不逐次计时：它保留程序的异步派发）。",
     ),
     "live.rate": _M("{n} calls/s", "每秒 {n} 次调用"),
+    "live.peak_rate": _M("grey: calls per second, peak {rate}", "灰色：每秒调用次数，峰值 {rate}"),
+    "live.tallest": _M("tallest bar: {ms}", "最高的柱：{ms}"),
     "live.seconds": _M("{s} s", "{s} 秒"),
     # -- a cell's summary -------------------------------------------------------------------
     "cell.title": _M("jitlab · this cell", "jitlab · 本单元格"),

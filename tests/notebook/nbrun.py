@@ -30,9 +30,10 @@ def notebook(cells: list[str]) -> Any:
     return nb
 
 
-def execute(nb: Any, folder: Path, timeout: int = 600) -> Any:
+def execute(nb: Any, folder: Path, timeout: int = 600, client_class: Any = NotebookClient) -> Any:
     """Execute ``nb`` (a notebook node, or a list of cell sources) in a fresh kernel whose
-    working folder is ``folder``; the executed notebook."""
+    working folder is ``folder``; the executed notebook (``client_class``: a
+    :class:`NotebookClient` that also looks at the messages, say)."""
     if isinstance(nb, list):
         nb = notebook(nb)
     spec = folder / "kernels" / KERNEL
@@ -49,7 +50,7 @@ def execute(nb: Any, folder: Path, timeout: int = 600) -> Any:
         "PYTHONPATH": root + (os.pathsep + path if path else ""),
         "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
     }
-    client = NotebookClient(
+    client = client_class(
         nb,
         km=km,
         timeout=timeout,

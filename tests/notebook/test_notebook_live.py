@@ -1,0 +1,139 @@
+"""``%%jitlab --live`` in a real kernel: the kitchen moves while the cell runs (the widget's
+updates reach the front-end while the kernel is busy in the cell), at most 5 redraws a second,
+and the view becomes the cell's static summary when it ends (a saved notebook holds no widget).
+
+The cell waits on conditions (the view has drawn a state), never on a clock."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from html import unescape
+from pathlib import Path
+
+import nbclient
+import pytest
+from nbrun import data, error, execute, text
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+CELLS = [
+    "%load_ext jitlab",
+    """%%jitlab --live
+import jax, jax.numpy as jnp
+from jitlab.notebook import live
+
+def sq(x):
+    return (x * x).sum()
+sq = jax.jit(sq)
+view = live.current()
+sq(jnp.ones(3))
+print("first", live.wait_for(lambda: view.line.startswith("First script written: card #1")))
+sq(jnp.ones(4))
+print("again", live.wait_for(lambda: view.line.startswith("Re-rehearsed! New card #2")))
+for _ in range(20):
+    sq(jnp.ones(4))
+print("hit", live.wait_for(lambda: view.line.startswith("Served from a script already")))
+print("cache", sq._cache_size())""",
+    # in Chinese, the app's words
+    """%%jitlab --live --lang zh
+view = live.current()
+sq(jnp.ones(5))
+print("zh", live.wait_for(lambda: "重新排练了" in view.line))""",
+]
+
+
+class Watching(nbclient.NotebookClient):
+    """Keeps every widget message the kernel sent, by cell."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.messages: list[tuple[int, dict]] = []
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        self.messages.append((cell_index, msg))
+        return super().handle_comm_msg(outs, msg, cell_index)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory):
+    clients: list[Watching] = []
+
+    class Client(Watching):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            clients.append(self)
+
+    nb = execute(CELLS, tmp_path_factory.mktemp("live"), client_class=Client)
+    return nb, clients[0].messages
+
+
+def _states(messages, cell: int) -> list[str]:
+    """The kitchen lines the front-end was sent for ``cell``, in order."""
+    lines = []
+    for index, msg in messages:
+        value = msg["content"].get("data", {}).get("state", {}).get("value")
+        if index == cell and isinstance(value, str):
+            found = re.search(r'<p class="live-state"[^>]*>(.*?)</p>', value)
+            if found:
+                lines.append(unescape(found.group(1)))
+    return lines
+
+
+def test_the_kitchen_moved_while_the_cell_ran(run):
+    nb, messages = run
+    cell = nb.cells[1]
+    assert error(cell) is None, error(cell)
+    assert text(cell).split()[:6] == ["first", "True", "again", "True", "hit", "True"]
+    states = _states(messages, 1)
+    assert states[0] == "Waiting for an order"
+    firsts = [i for i, s in enumerate(states) if s.startswith("First script written: card #1")]
+    agains = [i for i, s in enumerate(states) if s.startswith("Re-rehearsed! New card #2")]
+    hits = [i for i, s in enumerate(states) if s.startswith("Served from a script already")]
+    assert firsts and agains and hits
+    assert firsts[0] < agains[0] < hits[-1]
+    assert all(" · sq" in states[i] for i in firsts + agains)
+
+
+def test_at_most_five_redraws_a_second(run):
+    nb, messages = run
+    timing = nb.cells[1].metadata.execution
+    began = datetime.datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+    ended = datetime.datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+    seconds = (ended - began).total_seconds()
+    redraws = len(_states(messages, 1)) - 1  # the first is the view's opening picture
+    assert 3 <= redraws <= 5 * seconds + 2, (redraws, seconds)
+
+
+def test_the_view_becomes_the_static_summary(run):
+    nb, _ = run
+    cell = nb.cells[1]
+    assert not [o for o in cell.outputs if WIDGET in o.get("data", {})]
+    (html,) = data(cell, "text/html")
+    assert 'class="overview"' in html and 'class="timeline"' in html
+    assert "<code>sq</code>" in html and 'class="live-state"' not in html
+    (plain,) = [t for t in data(cell, "text/plain") if "function" in t]
+    row = next(line.split() for line in plain.splitlines() if line.startswith("sq "))
+    assert int(row[1]) == int(text(cell).split()[-1])  # compiles: JAX's cache size
+
+
+def test_chinese(run):
+    nb, messages = run
+    cell = nb.cells[2]
+    assert error(cell) is None, error(cell)
+    assert text(cell).split() == ["zh", "True"]
+    states = _states(messages, 2)
+    assert states[0] == "等待点单"
+    assert any(s.startswith("重新排练了！卡片架上多了") for s in states)
+    (html,) = data(cell, "text/html")
+    assert 'lang="zh-CN"' in html
+
+
+def test_the_saved_notebook_holds_no_live_widget(run, tmp_path: Path):
+    import nbformat
+
+    nb, _ = run
+    path = tmp_path / "saved.ipynb"
+    nbformat.write(nb, path)
+    saved = path.read_text(encoding="utf-8")
+    assert WIDGET not in saved
