@@ -139,6 +139,8 @@ _WORDS = {
         "抛出异常的调用没有结果，它的耗时谈不上节省：请比较能正常运行的版本的开销。",
     ),
     "call_line": _t("call {n} ({params}): ", "第 {n} 次调用（{params}）："),
+    "pitfall_at": _t("The pitfall compiled at calls {calls}.", "陷阱版在第 {calls} 次调用时编译。"),
+    "fix_at": _t("The fix compiled at calls {calls}.", "修正版在第 {calls} 次调用时编译。"),
     "answer": _t("The run's answer: {value}", "运行给出的答案：{value}"),
     "right": _t("You said {said}: right.", "你答 {said}：对了。"),
     "close": _t("You said {said}: right (it names a base class).", "你答 {said}：对（基类）。"),
@@ -491,6 +493,12 @@ class NotebookLesson:
             said = str(prediction).strip()
             lines.append(_say("said", lang, text=said) if said else _say("no_prediction", lang))
         lines.append(verdict.text(lang))
+        if comparison.measure.value == "compiles":  # which calls, by the numbers shown above
+            for side, run in (("pitfall", pitfall), ("fix", fix)):
+                at = [str(r.index + 1) for r in run.records if r.kind.compiled]
+                if at:
+                    joined = "、".join(at) if lang == "zh" else ", ".join(at)
+                    lines.append(_say(f"{side}_at", lang, calls=joined))
         if verdict.note is not None and all(
             matches(comparison, list(r.records)) for r in (pitfall, fix)
         ):
@@ -573,8 +581,11 @@ def _show(text: str, data: Mapping[str, Any]) -> None:
     """Text for the reader, and the same result as JSON under ``application/json`` (so a
     test, or a tool, reads the measurement without parsing words)."""
     try:
+        from IPython import get_ipython
         from IPython.display import display
-    except ImportError:  # run outside IPython: the words are enough
+    except ImportError:
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:  # outside IPython: the words are enough
         print(text)
         return
     display({"text/plain": text, "application/json": {METADATA_KEY: dict(data)}}, raw=True)
