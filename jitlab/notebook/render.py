@@ -89,7 +89,8 @@ _EXTRA_CSS = f"""
 .{SCOPE} details {{ margin: 6px 0; }}
 .{SCOPE} details > summary {{ cursor: pointer; font-weight: 600; margin: 8px 0 0; }}
 .{SCOPE} section.function {{ margin-top: 4px; }}
-.{SCOPE} section.function h2 {{ margin-top: 8px; }}
+.{SCOPE} h2.sub {{ font-size: 1em; border: 0; margin: 10px 0 4px; padding: 0; }}
+.{SCOPE} details > section.function > .keep > h2 {{ display: none; }}
 .{SCOPE} pre.code {{ max-height: 28em; overflow: auto; }}
 .{SCOPE} .live-state {{ font-size: 1.1em; font-weight: 600; margin: 4px 0; }}
 .{SCOPE} table.figures td {{ font-variant-numeric: tabular-nums; }}
@@ -104,6 +105,10 @@ def framed(body: str, lang: str = "en") -> str:
     for kind in ("fn-", "tl-", "hg-"):  # attribute values only: recorded quotes are escaped
         body = body.replace(f'"{kind}', f'"{prefix}{kind}').replace(
             f'"#{kind}', f'"#{prefix}{kind}'
+        )
+    for section in ("run", "functions", "divergence"):  # the page's sections: a sub-heading
+        body = body.replace(
+            f'<section id="{section}"><h2>', f'<section id="{prefix}{section}"><h2 class="sub">'
         )
     code = "zh-CN" if language_of(lang) == "zh" else "en"
     return f'<div class="{SCOPE}" lang="{code}"><style>{CSS}</style>{body}</div>'
