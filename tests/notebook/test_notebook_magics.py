@@ -148,3 +148,21 @@ def test_jitlab_watch_summarises_each_cell_that_compiled(nb):
     assert error(off) is None
     assert "stopped watching" in text(off)
     assert not text(off).strip().splitlines()[-1].startswith("jitlab")
+
+
+def test_load_ext_imports_neither_jax_nor_qt():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from IPython.testing.globalipapp import start_ipython\n"
+        "ip = start_ipython()\n"
+        "ip.run_line_magic('load_ext', 'jitlab')\n"
+        "assert 'jitlab' in ip.magics_manager.magics['cell']\n"
+        "assert 'jitlab_watch' in ip.magics_manager.magics['line']\n"
+        "print(sorted(m for m in ('jax', 'jaxlib', 'PySide6', 'ipywidgets') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
