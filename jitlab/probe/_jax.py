@@ -154,17 +154,53 @@ def raised_by_explain(logger_name: str, message: str) -> bool:
 
 # -- JAX's config states (private) ------------------------------------------------------------
 EXPLAIN: Any = _config.explain_cache_misses
+"""``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
+and returns the previous one (``UNSET`` when the thread had none), ``set_local(v)`` puts one
+back (``UNSET`` removes it), ``get_local()``, ``get_global()`` and ``set_global(v)``. The
+public ``jax.config.update`` has only the global value; a probed call needs the thread's own."""
 
 EXPLAINER_THREAD_SAFE = VERSION >= (0, 8, 0)
 """Below 0.8 JAX's explainer iterates the live tracing cache (``for ok in cache.keys()``):
 another thread compiling the same function while explanations are on can raise
 ``RuntimeError: dictionary changed size during iteration`` inside JAX (fixed in 0.8 with a copy
-of the keys). A watch switches explanations on for the whole program, so a threaded program
-watched on 0.6-0.7 can meet it; tests state it per version."""
-"""``jax_explain_cache_misses`` as a config *state*: ``swap_local(v)`` sets this thread's value
-and returns the previous one (``UNSET`` when the thread had none), ``set_local(v)`` puts one
-back (``UNSET`` removes it), ``get_local()``, ``get_global()`` and ``set_global(v)``. The
-public ``jax.config.update`` has only the global value; a probed call needs the thread's own."""
+of the keys). A watch switches explanations on for the whole program, so jitlab gives JAX's
+explainer a copy of the cache there too (:func:`guard_explainer`)."""
+
+
+def guard_explainer() -> bool:
+    """Below 0.8: make JAX's tracing-cache explainer read a copy of the cache, as 0.8 does.
+
+    ``pjit._create_pjit_jaxpr`` is ``linear_util.cache``'s ``memoized_fun`` with the explainer
+    in its closure cell ``explain``; the cell gets a wrapper that passes ``dict(cache)`` (a
+    copy made under the GIL, with no Python code between: atomic against other threads'
+    inserts). Same text, same arguments otherwise. Returns whether the guard is in place
+    (False on 0.8+, where JAX copies the keys itself, or if the closure is not as expected)."""
+    if EXPLAINER_THREAD_SAFE:
+        return False
+    from jax._src import pjit as _pjit
+
+    memoized: Any = getattr(_pjit, "_create_pjit_jaxpr", None)
+    code = getattr(memoized, "__code__", None)
+    closure = getattr(memoized, "__closure__", None) or ()
+    cells = dict(zip(code.co_freevars, closure, strict=False)) if code else {}
+    cell = cells.get("explain")
+    original = getattr(_pjit, "explain_tracing_cache_miss", None)
+    if cell is None or original is None:
+        return False
+    if getattr(cell.cell_contents, "__wrapped__", None) is original:
+        return True  # already guarded
+
+    def explain(fun: Any, unseen_f: bool, cache: dict, key: tuple, elapsed_sec: float) -> Any:
+        return original(fun, unseen_f, dict(cache), key, elapsed_sec)
+
+    explain.__wrapped__ = original  # type: ignore[attr-defined]
+    if cell.cell_contents is not original:
+        return False
+    cell.cell_contents = explain
+    return True
+
+
+EXPLAINER_GUARDED = guard_explainer()
 
 UNSET: Any = _config.config_ext.unset
 """The value of a config state's thread-local slot that holds nothing (``get_local()``)."""

@@ -207,9 +207,12 @@ def _run(compile: bool) -> ContractReport:
     version = str(getattr(jax, "__version__", "?"))
     items = [_version_item(version)]
     items.extend(_name_items(version_tuple(version)))
-    items.append(_seam_item())
+    seam = _seam_item()
+    items.append(seam)
+    if seam.status == "ok" and SUPPORTED_FROM <= version_tuple(version) < (0, 8):
+        items.extend(_explainer_items())
     if compile:
-        items.extend(_compile_items(items[-1].status == "ok"))
+        items.extend(_compile_items(seam.status == "ok"))
     return ContractReport(version, tuple(items), compiled=compile)
 
 
@@ -247,6 +250,14 @@ def _seam_item() -> ContractItem:
     except Exception as exc:
         return ContractItem("jitlab.probe._jax", "changed", f"{type(exc).__name__}: {exc}"[:200])
     return ContractItem("jitlab.probe._jax", "ok")
+
+
+def _explainer_items() -> list[ContractItem]:
+    # Below 0.8 jitlab hands JAX's cache-miss explainer a copy of the cache (_jax.py).
+    from jitlab.probe import _jax
+
+    name = "jax._src.pjit._create_pjit_jaxpr explain (thread guard)"
+    return [ContractItem(name, "ok" if _jax.EXPLAINER_GUARDED else "changed")]
 
 
 _CHECK_SOURCE = """

@@ -226,6 +226,57 @@ def test_explain_cache_misses_logs_tracing_cache_miss_through_a_known_logger(exp
     assert ("* key with different input types:" in misses[1].getMessage()) is (JAX < (0, 9))
 
 
+def test_below_0_8_the_explainer_reads_a_copy_of_the_cache_another_thread_adds_to(
+    explained,
+) -> None:
+    # JAX < 0.8 walks the live cache while it explains; another thread's compile inserting a
+    # key then raises inside JAX. jitlab's guard (_jax.guard_explainer) hands it a copy. The
+    # other thread is simulated deterministically: the insert happens during the walk.
+    if JAX >= (0, 8):
+        assert not _jax.EXPLAINER_GUARDED  # JAX copies the keys itself from 0.8
+        return
+    from jax._src import pjit
+
+    assert _jax.EXPLAINER_GUARDED
+    memoized = pjit._create_pjit_jaxpr
+    cells = dict(zip(memoized.__code__.co_freevars, memoized.__closure__, strict=True))
+    guard, fun_caches = cells["explain"].cell_contents, cells["fun_caches"].cell_contents
+    assert guard.__wrapped__ is pjit.explain_tracing_cache_miss
+    diff = pjit.diff_tracing_cache_keys
+    intruders: list[tuple[dict, object]] = []
+
+    def diff_while_another_thread_compiles(*args: Any) -> Any:
+        if not intruders:  # into every function's cache: the one being walked is among them
+            for cache in list(fun_caches.values()):
+                intruders.append((cache, key := object()))
+                cache[key] = None  # what another thread's compile would do, mid-walk
+        return diff(*args)
+
+    def contract_guarded(x):
+        return x * 3
+
+    jitted = jax.jit(contract_guarded)
+    jitted(jnp.ones(2))
+    pjit.diff_tracing_cache_keys = diff_while_another_thread_compiles
+    try:
+        cells["explain"].cell_contents = guard.__wrapped__  # JAX's own: the race hits
+        with pytest.raises(RuntimeError, match="changed size during iteration"):
+            jitted(jnp.ones(3))
+        for cache, key in intruders:
+            cache.pop(key, None)
+        intruders.clear()
+        cells["explain"].cell_contents = guard  # jitlab's: the same walk, on a copy
+        assert float(jitted(jnp.ones(4))[0]) == 3.0
+        assert intruders, "the simulated thread did not insert"
+    finally:
+        cells["explain"].cell_contents = guard
+        pjit.diff_tracing_cache_keys = diff
+        for cache, key in intruders:
+            cache.pop(key, None)
+    texts = [r.getMessage() for r in explained if "contract_guarded" in r.getMessage()]
+    assert any("now f32[4] and before f32[2]" in text for text in texts), texts
+
+
 def test_explain_state_has_thread_local_and_global_slots() -> None:
     for method in ("swap_local", "set_local", "get_local", "get_global", "set_global"):
         assert callable(getattr(_jax.EXPLAIN, method)), method

@@ -145,7 +145,10 @@ def test_hits_and_other_calls_are_filed_in_call_order():
 # Run in a fresh interpreter: in a worker that ran GUI tests, a finalizer of a leftover Qt
 # object can run on the main thread and swallow the interrupt before the probe sees it.
 _INTERRUPTED_CHILD = """
-import _thread, json, sys, threading, time
+import _thread, json, signal, sys, threading, time
+# A process started in the background inherits SIGINT ignored, and then interrupt_main()
+# does nothing: give Ctrl-C Python's own handler, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import jax, jax.numpy as jnp
 from jitlab import Probe
 from jitlab.records.calls import CallKind

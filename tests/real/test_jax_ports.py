@@ -537,10 +537,6 @@ def _type_text(text: str) -> str:
 
 @pytest.mark.parametrize(("case", "mode"), list(_params()))
 def test_jax_port(case: Case, mode: str) -> None:
-    if case.name == "total" and not _jax.EXPLAINER_THREAD_SAFE:
-        # JAX's test came with JAX's fix (0.8): below it, JAX's own explainer walks the live
-        # cache and another thread's compile can raise inside JAX (see _jax.py).
-        pytest.skip("JAX < 0.8: its cache-miss explainer is not thread-safe")
     result = run(case, mode)
     made = [r for r in result.records if r.kind.compiled]
     jax_compiles = result.log.counts[case.name]
