@@ -24,13 +24,11 @@ pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-from jitlab.probe.devices import simulate_cpu_devices
-
-simulate_cpu_devices(8)  # the sharding lesson's devices here too, when JAX has not started
-
-import jitlab  # noqa: E402
-from jitlab.lab.discovery import scenarios  # noqa: E402
-from jitlab.notebook.lesson import RAISES, build, comparisons  # noqa: E402
+# No simulate_cpu_devices here: a module's import runs in every xdist worker at collection,
+# and other files' tests need the one-device backend (lab_verdicts asks a subprocess instead).
+import jitlab
+from jitlab.lab.discovery import scenarios
+from jitlab.notebook.lesson import RAISES, build, comparisons
 
 KERNEL = "jitlab-lesson-test"
 # What the notebook's verdict and the lab's must share: everything but the clock.
