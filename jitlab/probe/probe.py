@@ -215,6 +215,20 @@ class Probe(Filing):
         """Records dropped from the front of :attr:`records` to keep it bounded."""
         return self._store.dropped
 
+    def __repr__(self) -> str:
+        """One line for a plain prompt: the counts :meth:`summary` gives and the cards held
+        (names as in code, so no language). Reads only running totals; never raises."""
+        try:
+            s = self.summary()
+            cards = len(self.ledger.cards)
+            return (
+                f"<Probe {self.name!r}: calls={s.calls} compiles={s.compiles} "
+                f"recompiles={s.recompiles} hits={s.cache_hits} errors={s.errors} "
+                f"cards={cards}>"
+            )
+        except Exception:  # a half-built probe (its __init__ raised) still prints
+            return f"<Probe at {id(self):#x}>"
+
     def swap(self, fn: Callable[..., Any]) -> None:
         """Probe a new function object from now on, keeping the same ledger.
 
