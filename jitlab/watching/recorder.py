@@ -29,7 +29,7 @@ from typing import Any
 
 from jitlab.probe import contract, frames, monitor
 from jitlab.probe.probe import Probe
-from jitlab.records.calls import CallRecord
+from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.history import Tally
 from jitlab.records.lines import (
     RecordedCall,
@@ -125,6 +125,25 @@ class Recorder:
     def process(self) -> int | None:
         """This process's index in a multi-process job."""
         return self.output.process
+
+    def __repr__(self) -> str:
+        """One line for a plain prompt: where it writes, whether it is recording, the
+        functions watched and their totals (names as in code, so no language). Never raises."""
+        try:
+            stats = list(self.stats.values())
+            counts = [s.filed.counts for s in stats]
+            compiles = sum(c.get(CallKind.COMPILE, 0) for c in counts)
+            recompiles = sum(c.get(CallKind.RECOMPILE, 0) for c in counts)
+            hits = [h for h in (s.hits for s in stats) if h is not None]
+            where = str(self.path) if self.path is not None else "no file"
+            state = "recording" if self.recording else "stopped"
+            return (
+                f"<Recorder ({where}, {state}): functions={len(stats)} compiles={compiles} "
+                f"recompiles={recompiles} hits={sum(hits) if hits else '-'} "
+                f"errors={sum(self.errors.values())}>"
+            )
+        except Exception:  # a half-built recorder still prints
+            return f"<Recorder at {id(self):#x}>"
 
     # -- lifecycle ------------------------------------------------------------------------
     def __enter__(self) -> Recorder:
