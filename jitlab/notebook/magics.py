@@ -136,7 +136,7 @@ class JitlabMagics(Magics):
         over: CompileBudgetExceeded | None = None
         if args.budget is not None and failure is None:
             try:
-                Budget(args.budget, recorder).check()
+                Budget(args.budget, recorder, lang).check()
             except CompileBudgetExceeded as exc:
                 over = exc
                 report.note = say("cell.budget_failed", lang)

@@ -822,6 +822,17 @@ CATALOGUE: dict[str, Message] = {
         "jitlab：程序移除了 jitlab 的 JAX 监听器（jax.monitoring.clear_event_listeners()），"
         "已重新注册。其间的编译没有被看到：计数只是下限，编译预算判为失败。",
     ),
+    # a compile budget that failed (jitlab.budget, %%jitlab --budget N)
+    "budget.over": _M(
+        "{n} compile(s) where the budget allows {max}:",
+        "编译了 {n} 次，而预算只允许 {max} 次：",
+    ),
+    "budget.compile": _M(
+        "  {number}. {function} {kind}{where}: {reason} ({ms} ms){over}",
+        "  {number}. {function} {kind}{where}：{reason}（{ms} ms）{over}",
+    ),
+    "budget.where": _M(" at {where}", "，位于 {where}"),
+    "budget.over_mark": _M("  ← over budget", "  ← 超出预算"),
     "budget.blinded": _M(
         "the compile budget could not see: jitlab's JAX listeners were removed during the "
         "block (jax.monitoring.clear_event_listeners()), so compiles may have gone uncounted "

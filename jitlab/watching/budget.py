@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from jitlab.probe import monitor
 from jitlab.records import messages
+from jitlab.records.changes import reason_text
 from jitlab.records.lines import RecordedCall
 from jitlab.watching.recorder import Recorder
 
@@ -24,6 +25,9 @@ class CompileBudgetExceeded(AssertionError):
 class Budget:
     max_compiles: int
     recorder: Recorder = field(repr=False)
+    # The failure's language (``en``, ``zh``): English unless asked (``%%jitlab --lang zh``
+    # asks). None: English, and a budget that could not see says so in the user's language.
+    lang: str | None = None
 
     @property
     def compiles(self) -> list[RecordedCall]:
@@ -35,35 +39,53 @@ class Budget:
         blinded = self.recorder.blinded > 0
         if len(compiles) <= self.max_compiles and not blinded:
             return
-        lines = [
-            f"{len(compiles)} compile(s) where the budget allows {self.max_compiles}:",
-        ]
+        lang = messages.language_of(self.lang)
+        n, allowed = len(compiles), self.max_compiles
         if blinded:  # never a pass that could not see
-            lang = monitor.user_language()
-            n = len(compiles)
-            lines = [messages.say("budget.blinded", lang, n=n, max=self.max_compiles)]
+            said = lang if self.lang is not None else monitor.user_language()
+            lines = [messages.say("budget.blinded", said, n=n, max=allowed)]
+        else:
+            lines = [messages.say("budget.over", lang, n=n, max=allowed)]
         for i, call in enumerate(compiles, 1):
-            c = call.record
-            over = "  ← over budget" if i > self.max_compiles else ""
-            where = f" at {call.called_from}" if call.called_from else ""
-            reason = str(c.reason) if c.reason else "?"
-            lines.append(
-                f"  {i}. {c.function} {c.kind.value}{where}: {reason}"
-                f" ({c.trace_ms + c.lower_ms + c.compile_ms:.1f} ms){over}"
-            )
+            lines.append(_compile_line(i, call, i > allowed, lang))
         raise CompileBudgetExceeded("\n".join(lines))
 
 
+def _compile_line(number: int, call: RecordedCall, over: bool, lang: str) -> str:
+    """One compile of a failed budget: its function, kind, call site, reason and cost."""
+    c = call.record
+    if lang == "en":  # the kind as code names it, JAX's reason as recorded
+        kind, reason = c.kind.value, str(c.reason) if c.reason else ""
+    else:
+        kind = messages.kind_name(c.kind, lang)
+        reason = (reason_text(c.reason, lang) or str(c.reason)) if c.reason else ""
+    return messages.say(
+        "budget.compile",
+        lang,
+        number=number,
+        function=c.function,
+        kind=kind,
+        where=messages.say("budget.where", lang, where=call.called_from)
+        if call.called_from
+        else "",
+        reason=reason or "?",
+        ms=f"{c.trace_ms + c.lower_ms + c.compile_ms:.1f}",
+        over=messages.say("budget.over_mark", lang) if over else "",
+    )
+
+
 @contextmanager
-def budget(max_compiles: int = 0, *, include_internal: bool = False) -> Iterator[Budget]:
+def budget(
+    max_compiles: int = 0, *, include_internal: bool = False, lang: str | None = None
+) -> Iterator[Budget]:
     """Fail (``CompileBudgetExceeded``) if the block compiles more than ``max_compiles`` times.
 
     ``max_compiles=0`` after a warm-up forbids any further compile. Each extra compile is
-    listed with its function, call site and reason.
+    listed with its function, call site and reason, in English (``lang="zh"``: Chinese).
     """
     __tracebackhide__ = True
     recorder = Recorder(None, include_internal=include_internal)
-    guard = Budget(max_compiles, recorder)
+    guard = Budget(max_compiles, recorder, lang)
     with recorder:
         yield guard
     guard.check()

@@ -53,6 +53,8 @@ step._cache_size()""",
     "print('g', g._cache_size())",
     "g(jnp.ones(1));",
     "%jitlab_watch off\nprint(jax.jit.__module__)",
+    # 10: a budget in Chinese: the budget's own message in Chinese
+    "%%jitlab --budget 0 --lang zh\nstep(jnp.ones((11, 4)))",
 ]
 
 
@@ -107,6 +109,22 @@ def test_a_budget_of_zero_fails_the_cell_with_the_budget_message(nb):
     # The summary is shown too, saying the budget failed.
     (html,) = data(nb.cells[2], "text/html")
     assert "The compile budget failed" in html
+
+
+def test_a_budget_in_chinese_fails_with_the_message_in_chinese(nb):
+    from jitlab.records.messages import say
+
+    err = error(nb.cells[10])
+    assert err is not None and err.ename == "CompileBudgetExceeded"
+    first, *compiles = err.evalue.splitlines()
+    assert first == say("budget.over", "zh", n=1, max=0) == "编译了 1 次，而预算只允许 0 次："
+    (line,) = compiles
+    assert line.startswith("  1. step 重编译，位于 ") and line.endswith("ms）  ← 超出预算")
+    assert "f32[11,4]" in line  # the reason: the shape that changed
+    for english in ("compile(s)", "budget allows", "over budget", "recompile", " at "):
+        assert english not in err.evalue
+    (html,) = data(nb.cells[10], "text/html")
+    assert "编译预算未通过" in html
 
 
 def test_the_next_cell_runs_and_a_budget_that_holds_passes(nb):
