@@ -82,3 +82,49 @@ def test_every_package_has_its_place_in_the_layers() -> None:
     beside = {"jitlab.recordings", "jitlab.report"}  # readers of files: their own contract
     packages = {f"jitlab.{p.parent.name}" for p in ROOT.glob("*/__init__.py")}
     assert packages - {"jitlab._builtin"} == placed | beside
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[0] == "jitlab" else ""
+
+
+# The one private module meant to be imported across packages: the seam to private JAX.
+SEAMS = {"jitlab.probe._jax"}
+# Known, owned elsewhere: the stand-in's hot path reads the monitor's thread-local directly.
+KNOWN = {"watching/standin.py: monitor._local"}
+
+
+def test_no_private_name_crosses_a_package() -> None:
+    """A package uses another's public names only (``from jitlab.report.page import
+    _overview`` or ``page._CSS`` from the notebook would be a second renderer waiting)."""
+    bad = []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).parts
+        own = parts[0] if len(parts) > 1 else ""
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        modules: set[str] = set()  # names bound to another package's modules
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if _package_of(full) in ("", own) or full in SEAMS:
+                    continue
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: {full}")
+                file = ROOT.parent / full.replace(".", "/")
+                if file.with_suffix(".py").is_file() or file.is_dir():  # a module, not a class
+                    modules.add(alias.asname or alias.name)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                where = f"{path.relative_to(ROOT)}: {node.value.id}.{node.attr}"
+                if where not in KNOWN:
+                    bad.append(where)
+    assert not bad, bad

@@ -1,13 +1,13 @@
 """What jitlab's objects look like in a notebook: HTML made by the report's own renderer
 (:mod:`jitlab.report`), and a plain-text form for terminals and front-ends without HTML.
 
-One renderer for the report page and the notebook: the overview table, each function's
-facts, compile timeline (inline SVG), reasons and signature ledger are
-:mod:`jitlab.report.page`'s and :mod:`jitlab.report.tables`'s. This module only frames them
-for a notebook: the report's style sheet scoped to one output (a notebook is one page:
-a style for ``body`` or ``table`` would restyle the whole notebook), ids made unique per
-output, each function folded (``<details>``), and what the report does not show — a probe's
-card holder, a script.
+One renderer for the report page and the notebook: the header, overview table, each
+function's facts, compile timeline (inline SVG), reasons and signature ledger are
+:func:`jitlab.report.page.render_body`'s, the page's own body (each function folded under
+its one-line summary here). This module only frames it for a notebook: the report's style
+sheet (:data:`jitlab.report.page.CSS`) scoped to one output (a notebook is one page: a style
+for ``body`` or ``table`` would restyle the whole notebook), ids made unique per output, and
+what the report does not show — a probe's card holder, a script.
 
 The objects are read, never imported: a :class:`~jitlab.probe.probe.Probe` or a
 :class:`~jitlab.watching.recorder.Recorder` is turned into the report's
@@ -31,9 +31,9 @@ from jitlab.records.changes import render as render_change
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
 from jitlab.records.text import format_ms
-from jitlab.report import page
-from jitlab.report.functions import functions_of, sources_of
 from jitlab.report.html import esc
+from jitlab.report.page import CSS as PAGE_CSS
+from jitlab.report.page import render_body
 
 SCOPE = "jitlab-nb"
 MAX_FUNCTIONS = 20  # functions with a section of their own in one output (the rest: a line)
@@ -96,7 +96,7 @@ _EXTRA_CSS = f"""
 .{SCOPE} table.figures td {{ font-variant-numeric: tabular-nums; }}
 """
 
-CSS = scoped_css(page._CSS) + _EXTRA_CSS
+CSS = scoped_css(PAGE_CSS) + _EXTRA_CSS
 
 
 def framed(body: str, lang: str = "en") -> str:
@@ -123,33 +123,23 @@ def recording_body(
     title: str | None = None,
     include_internal: bool = False,
     max_functions: int = MAX_FUNCTIONS,
-    open_first: bool = True,
+    header: bool = False,
 ) -> str:
-    """The report's overview and per-function sections for ``recording`` (``name``: how the
-    report names its file), without the page around them."""
-    sources, job = sources_of([(name, recording)])
-    functions = functions_of(sources, include_internal)
-    span = max((c.t for c in recording.calls if c.t is not None), default=0.0)
-    parts = []
-    if title:
-        parts.append(f'<h2 class="nb">{esc(title)}</h2>')
-    parts.append(page._notices(sources, job, lang))
-    parts.append(page._overview(functions, sources, job, max_functions, lang))
-    if any(f.hits is None for f in functions):
-        parts.append(f'<p class="note">{esc(say("cell.events_only", lang))}</p>')
-    for number, f in enumerate(functions[:max_functions], 1):
-        facts = say("n.programs", lang, n=f.executables)
-        summary = f"<code>{esc(f.function)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
-        opened = " open" if open_first and number == 1 else ""
-        parts.append(
-            f"<details{opened}><summary>{number}. {summary}</summary>"
-            + page._function(number, f, sources, span, lang)
-            + "</details>"
-        )
-    if len(functions) > max_functions:
-        more = say("n.functions_more", lang, n=len(functions) - max_functions)
-        parts.append(f'<p class="note">{esc(more)}</p>')
-    return "\n".join(parts)
+    """The report's body for ``recording`` (``name``: how the report names its file), each
+    function folded under its one-line summary; ``header``: with the run's header too."""
+    notes = []
+    if any(stats.hits is None for stats in summarize(recording, include_internal)):
+        notes.append(say("cell.events_only", lang))
+    body = render_body(
+        [(name, recording)],
+        include_internal=include_internal,
+        max_functions=max_functions,
+        lang=lang,
+        header=header,
+        folded=True,
+        notes=notes,
+    )
+    return (f'<h2 class="nb">{esc(title)}</h2>\n' if title else "") + body
 
 
 def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
@@ -225,9 +215,7 @@ def recorder_text(recorder: Any, lang: str = "en") -> str:
 
 def file_recording_html(recording: Recording, lang: str = "en", name: str = "run.jsonl") -> str:
     """A recording read from a file: the report's header too (what its start line says)."""
-    sources, job = sources_of([(name, recording)])
-    body = page._header(sources, job, lang) + recording_body(recording, name, lang)
-    return framed(body, lang)
+    return framed(recording_body(recording, name, lang, header=True), lang)
 
 
 def file_recording_text(recording: Recording, lang: str = "en") -> str:

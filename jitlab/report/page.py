@@ -59,6 +59,48 @@ def render_report(
     lang = language_of(lang)
     if not recordings:
         raise ValueError("a report needs at least one recording")
+    title = say("report.title", lang)
+    start = recordings[0][1].start
+    if start is not None and start.argv:
+        title += " · " + " ".join(start.argv)[:120]
+    body = render_body(
+        recordings, include_internal=include_internal, max_functions=max_functions, lang=lang
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title>",
+        f"<style>{CSS}</style></head><body><main>",
+        f"<h1>{esc(title)}</h1>",
+        _made(generated, jitlab_version, lang),
+        body,
+        _legend_note(lang),
+        "</main></body></html>\n",
+    ]
+    return "\n".join(parts)
+
+
+def render_body(
+    recordings: Sequence[tuple[str, Recording]],
+    *,
+    include_internal: bool = False,
+    max_functions: int = MAX_FUNCTIONS,
+    lang: str = "en",
+    header: bool = True,
+    folded: bool = False,
+    notes: Sequence[str] = (),
+) -> str:
+    """What the page says about ``recordings``, without the page around it (no ``<html>``,
+    title or style): the one renderer of the report and of a notebook's output.
+
+    The run's header (``header``), the notices, the overview, then ``notes`` (plain text, one
+    paragraph each), the divergences of a job, one section per function — ``folded``: each
+    under its one-line summary (``<details>``, the first one open), as a notebook shows
+    them — and a line for the functions left out. Style it with :data:`CSS`."""
+    lang = language_of(lang)
+    if not recordings:
+        raise ValueError("a report needs at least one recording")
     sources, job = sources_of(recordings)
     functions = functions_of(sources, include_internal)
     merged = merge([(s.process, s.recording) for s in sources], include_internal) if job else None
@@ -66,31 +108,23 @@ def render_report(
         (c.t for s in sources for c in s.recording.calls if c.t is not None),
         default=0.0,
     )
-    title = say("report.title", lang)
-    start = sources[0].recording.start
-    if start is not None and start.argv:
-        title += " · " + " ".join(start.argv)[:120]
-    parts = [
-        "<!DOCTYPE html>",
-        f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title>",
-        f"<style>{_CSS}</style></head><body><main>",
-        f"<h1>{esc(title)}</h1>",
-        _made(generated, jitlab_version, lang),
-        _header(sources, job, lang),
-        _notices(sources, job, lang),
-        _overview(functions, sources, job, max_functions, lang),
-    ]
+    parts = [_header(sources, job, lang)] if header else []
+    parts.append(_notices(sources, job, lang))
+    parts.append(_overview(functions, sources, job, max_functions, lang))
+    parts += [f'<p class="note">{esc(note)}</p>' for note in notes]
     if merged is not None:
         parts.append(_divergences(merged, lang))
     for number, f in enumerate(functions[:max_functions], 1):
-        parts.append(_function(number, f, sources, span, lang))
+        section = _function(number, f, sources, span, lang)
+        if folded:
+            facts = say("n.programs", lang, n=f.executables)
+            line = f"<code>{esc(f.function)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
+            opened = " open" if number == 1 else ""
+            section = f"<details{opened}><summary>{number}. {line}</summary>{section}</details>"
+        parts.append(section)
     if len(functions) > max_functions:
         more = say("n.functions_more", lang, n=len(functions) - max_functions)
         parts.append(f'<p class="note">{esc(more)}</p>')
-    parts.append(_legend_note(lang))
-    parts.append("</main></body></html>\n")
     return "\n".join(parts)
 
 
@@ -353,7 +387,8 @@ def _legend_note(lang: str = "en") -> str:
     return f'<footer><p class="note">{say("report.legend", lang, **kinds)}</p></footer>'
 
 
-_CSS = """
+# The page's style sheet (a notebook scopes it to one output: jitlab.notebook.render).
+CSS = """
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { margin: 0; background: #fff; color: #1f2328;
