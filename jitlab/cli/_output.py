@@ -7,12 +7,13 @@ a jitlab file of the same kind, an input of the same command, a place that canno
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from jitlab.cli._usage import fail, language, say
-from jitlab.records.outputs import refusal
+from jitlab.records.outputs import is_stream, refusal
 
 
 def checked_output(
@@ -42,3 +43,24 @@ def checked_output(
     except OSError as exc:
         fail(say("output.cannot_write", command=command, path=text, error=exc.strerror or exc))
     return path
+
+
+def write_output(command: str, out: Path | None, text: str, data: bytes) -> bool:
+    """``data`` written where :func:`checked_output` allowed (``out``; None: stdout, as ``-``
+    says), a failure refused in one line (exit status 2). True when a file was written, so
+    the command says so; False for stdout or a stream (a device, a pipe: the data is the
+    output, nothing more is printed)."""
+    if out is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return False
+    try:
+        if is_stream(out):  # /dev/stdout, a pipe: written as it comes
+            with out.open("wb") as stream:
+                stream.write(data)
+            return False
+        out.write_bytes(data)
+    except OSError as exc:
+        fail(say("output.cannot_write", command=command, path=text, error=exc.strerror or exc))
+    return True

@@ -72,21 +72,10 @@ def run(args: argparse.Namespace) -> int:
     nb = build(scenario, lang)
     nbformat.validate(nb)
     data = (nbformat.writes(nb) + "\n").encode("utf-8")
-    if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return 0
-    from jitlab.records.outputs import is_stream
+    from jitlab.cli._output import write_output
 
-    try:
-        if is_stream(out):
-            with out.open("wb") as stream:
-                stream.write(data)
-            return 0
-        out.write_bytes(data)
-    except OSError as exc:
-        fail(say("output.cannot_write", command="notebook", path=text, error=exc.strerror or exc))
+    if not write_output("notebook", out, text, data):  # stdout or a stream: nothing more
+        return 0
     title = scenario.title.get(lang)
     print(_word("wrote", out=text, title=title, id=scenario.id, cells=len(nb.cells)))
     return 0

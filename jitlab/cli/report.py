@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from jitlab.cli._usage import fail, language, read_recording_or_fail, say
+from jitlab.cli._usage import language, read_recording_or_fail, say
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -48,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     import datetime
 
     import jitlab
-    from jitlab.cli._output import checked_output
-    from jitlab.records.outputs import REPORT, is_stream
+    from jitlab.cli._output import checked_output, write_output
+    from jitlab.records.outputs import REPORT
     from jitlab.report.page import render_report
 
     # Never over a user's file or one of the recordings it reads (one line, exit 2).
@@ -66,16 +65,7 @@ def run(args: argparse.Namespace) -> int:
     # The page is UTF-8 (its <meta charset>); a lone surrogate from a recording (a non-UTF-8
     # byte in the program's argv) is written escaped, never a UnicodeEncodeError.
     data = page.encode("utf-8", errors="backslashreplace")
-    if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return 0
-    try:
-        out.write_bytes(data)
-    except OSError as exc:
-        fail(say("usage.report_write", out=args.out, error=exc.strerror or exc))
-    if is_stream(out):  # /dev/stdout | …: the page is the output, nothing more
+    if not write_output("report", out, args.out, data):  # stdout, /dev/stdout | …: nothing more
         return 0
     size = len(data)
     print(say("report.wrote", out=args.out, size=f"{size / 1024:.0f}"))

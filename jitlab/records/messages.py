@@ -606,9 +606,6 @@ CATALOGUE: dict[str, Message] = {
         "report: {out} is a folder; name the HTML file to write",
         "report：{out} 是文件夹；请给出要写入的 HTML 文件名",
     ),
-    "usage.report_write": _M(
-        "report: cannot write {out}: {error}", "report：无法写入 {out}：{error}"
-    ),
     "report.wrote": _M(
         "jitlab report: wrote {out} ({size} KiB)", "jitlab report：已写入 {out}（{size} KiB）"
     ),

@@ -98,3 +98,18 @@ def test_devices_and_pipes_are_written_as_streams(tmp_path):
     )
     assert report.returncode == 0, report.stderr
     assert report.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_a_stream_that_cannot_take_the_output_is_one_line(tmp_path):
+    """report and notebook write through one helper (jitlab.cli._output.write_output): a
+    device that refuses the bytes (/dev/full: no space) is one line and exit status 2."""
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    done = jitlab("watch", "--out", "run.jsonl", "--", "python", "prog.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for command in (("report", "run.jsonl"), ("notebook", "side-effects")):
+        done = jitlab(*command, "-o", "/dev/full", cwd=tmp_path)
+        one_line_refusal(done, command[0])
+        assert done.stderr.strip().endswith("cannot write /dev/full: No space left on device")
+        assert done.stdout == ""
+        done = jitlab("--lang", "zh", *command, "-o", "/dev/full", cwd=tmp_path)
+        assert done.returncode == 2 and f"{command[0]}：无法写入 /dev/full：" in done.stderr
