@@ -23,6 +23,10 @@ from jitlab.report.functions import FunctionReport, cost_ms
 from jitlab.report.html import esc
 
 MAX_MARKS = 400  # timeline marks per lane before compiles close together share one mark
+TEXT_PX = 12  # the drawings' text size (``svg text`` in the report's style sheet)
+# Room under a line of text's baseline: the descenders (g, p, y) and CJK glyphs reach about a
+# quarter of the size below it; half the size leaves a margin whatever font the browser picks.
+DESCENT_PX = TEXT_PX // 2
 
 
 _TIMELINE_KINDS = (CallKind.COMPILE, CallKind.RECOMPILE, CallKind.PERSISTENT_HIT, CallKind.ERROR)
@@ -56,10 +60,11 @@ def timeline_svg(
 ) -> str:
     """The compiles of one function: one lane per process, a bar per compile at its time
     (its height the time it cost), coloured by kind, each with a ``<title>`` tooltip."""
-    width, left, right, lane_h, top, bottom = 1000, 90, 16, 64, 10, 34
+    width, left, right, lane_h, top = 1000, 90, 16, 64, 10
+    tick_y, caption_y = 18, 34  # baselines below the axis: the ticks' values, the caption
     plot_w = width - left - right
     lanes = processes or [0]
-    height = top + lane_h * len(lanes) + bottom
+    height = top + lane_h * len(lanes) + caption_y + DESCENT_PX
     all_marks = {p: _marks(f.calls.get(p, [])) for p in lanes}
     timed = any(c.t is not None for marks in all_marks.values() for c in marks)
     if timed:  # a little room after the last compile, so its mark is not on the edge
@@ -135,12 +140,13 @@ def timeline_svg(
         text = (f"{value:g} s" if timed else f"#{int(value)}") if value else "0"
         out.append(
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{axis_y}" y2="{axis_y + 5}" stroke="#6b7280"/>'
-            f'<text x="{x:.1f}" y="{axis_y + 18}" text-anchor="middle" class="tick">{text}</text>'
+            f'<text x="{x:.1f}" y="{axis_y + tick_y}" text-anchor="middle" class="tick">'
+            f"{text}</text>"
         )
     caption = say("report.caption.timed" if timed else "report.caption.order", lang)
     caption = say("report.caption.height", lang, caption=caption, ms=format_ms(most))
     out.append(
-        f'<text x="{left + plot_w}" y="{height - 2}" text-anchor="end" class="tick">'
+        f'<text x="{left + plot_w}" y="{axis_y + caption_y}" text-anchor="end" class="tick">'
         f"{caption}</text>"
     )
     out.append("</svg>")

@@ -183,6 +183,44 @@ def _escaped(text: str) -> str:
     return escape(text, quote=True)
 
 
+def _svg_text_room(page: str) -> list[tuple[str, float, float]]:
+    """Each drawing's (class, its height, the lowest text baseline plus that text's descent)."""
+    font_px = float(re.search(r"svg text \{ ?font: (\d+)px", page).group(1))
+    # Descenders (g, p, y) and CJK glyphs reach up to ~0.3 em under the baseline in the fonts
+    # a browser picks (DejaVu Sans 0.24, Noto Sans CJK 0.12-0.29).
+    descent = 0.3 * font_px
+    found = []
+    for svg in re.finditer(
+        r'<svg class="(\w+)" viewBox="0 0 [\d.]+ ([\d.]+)"(.*?)</svg>', page, re.S
+    ):
+        baselines = [float(y) for y in re.findall(r'<text [^>]*\by="([\d.]+)"', svg.group(3))]
+        found.append((svg.group(1), float(svg.group(2)), max(baselines) + descent))
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_drawing_cuts_its_lowest_text(recording: Path, job, tmp_path: Path, lang: str):
+    """The timeline's caption (its lowest line) and every other text of a drawing keep their
+    descenders inside the SVG (they were cut at its bottom edge), on one lane and on two."""
+    from jitlab.notebook.render import CSS as NOTEBOOK_CSS
+    from jitlab.notebook.render import live_svg
+    from jitlab.report.page import render_report
+
+    drawn = {}
+    for sources in ([recording], job):
+        page = render_report([(str(p), read_recording(p)[0]) for p in sources], lang=lang)
+        for kind, height, lowest in _svg_text_room(page):
+            drawn.setdefault(kind, []).append((height, lowest))
+            assert lowest <= height, (kind, lowest, height)
+    assert len(drawn["timeline"]) >= 4 and drawn["histogram"]
+    assert {h for h, _ in drawn["timeline"]} == {114, 178}  # one lane, two lanes
+    # The notebook's live chart, styled by the same rule.
+    calls = read_recording(recording)[0].calls
+    live = live_svg([(0.5, 10.0)], calls, 2.0, 60.0, lang)
+    (kind, height, lowest), *_ = _svg_text_room(f"<style>{NOTEBOOK_CSS}</style>{live}")
+    assert kind == "live" and lowest <= height
+
+
 def test_every_recorded_string_is_escaped(recording: Path, tmp_path: Path):
     page = _report(recording, tmp_path / "report.html")
     assert EVIL not in page
