@@ -137,3 +137,46 @@ def test_the_saved_notebook_holds_no_live_widget(run, tmp_path: Path):
     nbformat.write(nb, path)
     saved = path.read_text(encoding="utf-8")
     assert WIDGET not in saved
+
+
+# A kernel without ipywidgets (the import refused, as where it is not installed): --live
+# shows the static summary at the end, and nothing fails.
+NO_WIDGETS = [
+    "import sys\nsys.modules['ipywidgets'] = None  # import ipywidgets now raises ImportError",
+    "%load_ext jitlab",
+    """%%jitlab --live
+import jax, jax.numpy as jnp
+from jitlab.notebook import live
+
+def tw(x):
+    return x * 2
+tw = jax.jit(tw)
+print("view", live.current())
+for n in (2, 2, 3, 2):
+    tw(jnp.ones(n))
+print("cache", tw._cache_size())""",
+    "print('widgets', sys.modules['ipywidgets'])",
+]
+
+
+def test_without_ipywidgets_live_shows_the_static_summary(tmp_path: Path):
+    nb = execute(NO_WIDGETS, tmp_path)
+    for cell in nb.cells:
+        assert error(cell) is None, error(cell)
+        assert not [o for o in cell.outputs if o.get("name") == "stderr"], cell.outputs
+    cell = nb.cells[2]
+    printed = text(cell).split()
+    assert printed[:2] == ["view", "None"]  # no live view: nothing to move
+    cache = int(printed[-1])
+    assert printed[-2] == "cache" and cache == 2
+    assert not [o for o in cell.outputs if WIDGET in o.get("data", {})]
+    displays = [o for o in cell.outputs if o.output_type == "display_data"]
+    assert len(displays) == 1  # the summary, once, at the end
+    assert cell.outputs[-1] is displays[0]
+    (html,) = data(cell, "text/html")
+    assert 'class="overview"' in html and 'class="timeline"' in html
+    assert "<code>tw</code>" in html and 'class="live-state"' not in html
+    (plain,) = [t for t in data(cell, "text/plain") if "function" in t]
+    row = next(line.split() for line in plain.splitlines() if line.startswith("tw "))
+    assert (int(row[1]), int(row[2]), int(row[3])) == (cache, cache - 1, 4 - cache)
+    assert text(nb.cells[3]).split() == ["widgets", "None"]  # never imported behind our back
