@@ -49,6 +49,7 @@ def execute(nb: Any, folder: Path, timeout: int = 600, client_class: Any = Noteb
         **os.environ,
         "PYTHONPATH": root + (os.pathsep + path if path else ""),
         "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
+        "IPYTHONDIR": str(folder / ".ipython"),  # the user's IPython profile stays untouched
     }
     client = client_class(
         nb,

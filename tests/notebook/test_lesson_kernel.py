@@ -1,7 +1,7 @@
 """Every built-in scenario's lesson notebook runs top to bottom in a real kernel.
 
-One kernel per notebook (this venv's Python, through a kernel spec written into the test's
-folder, so no installed ``python3`` kernel is picked, from any checkout path): no cell fails
+One kernel per notebook (:func:`nbrun.execute`: this venv's Python, through a kernel spec
+written into the test's folder, so no installed ``python3`` kernel is picked): no cell fails
 but the ones tagged ``raises-exception``, which must raise the lesson's error; the verdicts
 the notebook displays agree with the lab's own (:func:`jitlab.lab.verdict_run.run_comparison`,
 what the app's Complete page and ``jitlab run --compare`` judge), and each exercise's answer
@@ -12,7 +12,6 @@ validated in test_lesson_export.py).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,11 +25,12 @@ pytest.importorskip("ipykernel")
 
 # No simulate_cpu_devices here: a module's import runs in every xdist worker at collection,
 # and other files' tests need the one-device backend (lab_verdicts asks a subprocess instead).
+from nbrun import execute
+
 import jitlab
 from jitlab.lab.discovery import scenarios
 from jitlab.notebook.lesson import RAISES, build, comparisons
 
-KERNEL = "jitlab-lesson-test"
 # What the notebook's verdict and the lab's must share: everything but the clock.
 SIDE_FIELDS = (
     "calls",
@@ -54,51 +54,6 @@ KERNEL_RUNS = (
     ("error-debugging", "en"),
     ("sharding", "zh"),
 )
-
-
-def install_kernel(root: Path) -> Path:
-    """A kernel spec under ``root`` that starts this interpreter (whatever the checkout's
-    path or the user's installed kernels): the kernel imports the jitlab under test."""
-    spec = root / "kernels" / KERNEL
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "jitlab tests (this venv)",
-                "language": "python",
-            }
-        ),
-        encoding="utf-8",
-    )
-    return root / "kernels"
-
-
-def execute(nb: Any, kernels: Path, workdir: Path, timeout: int = 600) -> Any:
-    """Run ``nb`` top to bottom in a fresh kernel; cells tagged raises-exception may fail."""
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-
-    specs = KernelSpecManager(kernel_dirs=[str(kernels)], ensure_native_kernel=False)
-    km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=specs)
-    client = NotebookClient(
-        nb,
-        km=km,
-        timeout=timeout,
-        kernel_name=KERNEL,
-        resources={"metadata": {"path": str(workdir)}},
-    )
-    root = str(Path(jitlab.__file__).resolve().parents[1])
-    path = os.environ.get("PYTHONPATH")
-    env = {
-        **os.environ,
-        "PYTHONPATH": root + (os.pathsep + path if path else ""),  # this checkout's jitlab
-        "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
-        "IPYTHONDIR": str(workdir / ".ipython"),  # the user's IPython profile stays untouched
-    }
-    client.execute(env=env)
-    return nb
 
 
 def jitlab_outputs(nb: Any, key: str) -> list[Any]:
@@ -151,11 +106,6 @@ def lab_verdicts(scenario_id: str, lang: str) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def kernels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_kernel(tmp_path_factory.mktemp("kernel"))
-
-
 def _needs_the_magic() -> None:
     if not hasattr(jitlab, "load_ipython_extension"):
         pytest.skip(
@@ -165,11 +115,11 @@ def _needs_the_magic() -> None:
 
 @pytest.mark.parametrize(("scenario_id", "lang"), KERNEL_RUNS)
 def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
-    scenario_id: str, lang: str, kernels: Path, tmp_path: Path
+    scenario_id: str, lang: str, tmp_path: Path
 ) -> None:
     _needs_the_magic()
     scenario = scenarios()[scenario_id]
-    nb = execute(build(scenario, lang), kernels, tmp_path)
+    nb = execute(build(scenario, lang), tmp_path)
     expected = lab_verdicts(scenario_id, lang)
 
     # No cell failed but those the lesson means to fail, and those raised the lesson's error.
