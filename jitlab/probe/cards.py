@@ -63,7 +63,9 @@ class Ledger:
     unrecorded_hits: itertools.count[int] = field(
         default_factory=itertools.count, repr=False, compare=False
     )
-    steady_hits: int = field(default=0, repr=False)  # hits on the only card (under the lock)
+    # Hits whose card was known before their wait (one card, or CardIndex.find): filed
+    # under the lock, their records made later (RecordStore.settle).
+    steady_hits: int = field(default=0, repr=False)
 
     @property
     def counts(self) -> dict[CallKind, int]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from jitlab.probe import _jax, abstract, monitor, reasons, sharing, signature, transforms, wrappers
+from jitlab.probe.card_index import CardIndex
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.store import RecordStore
 from jitlab.records.calls import (
@@ -30,6 +31,12 @@ from jitlab.records.history import Tally
 
 _HIT = CallKind.CACHE_HIT
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
+# Up to this many cards a compile is compared with every one (exact: the closest explains);
+# past it with the closest few by where the cards differ (CardIndex.closest) and the newest
+# cards of other structures, so the work at a compile stays flat as the card holder fills.
+_COMPARE_ALL = 16
+_COMPARE_NEAREST = 4
+_COMPARE_OTHERS = 8
 
 
 class Filing:
@@ -45,6 +52,11 @@ class Filing:
     _generation: int
     _cache_id: Hashable | None
     _by_key: dict[Hashable, Card]
+    _index: CardIndex
+    # JAX's cache for this function object holds exactly the executables of our cards
+    # (``_exact_entries`` of them): then a hit used one of them (see CardIndex.find).
+    _exact: bool
+    _exact_entries: int
     _compiles: int
     _entries_after_compile: int
     _jax_entries: Callable[[], int]
@@ -61,6 +73,12 @@ class Filing:
         def trace_name(self) -> str: ...
         @property
         def function(self) -> Callable[..., Any]: ...
+
+    def _start_exact(self) -> None:
+        """Count JAX's entries from here: exact while every one is a card of ours (lock held
+        or not yet shared)."""
+        self._exact = self._jax_entries() == 0
+        self._exact_entries = 0
 
     def _fold(self) -> None:
         """Count the hits tallied lock-free into ``_calls`` (call with the lock held)."""
@@ -90,6 +108,7 @@ class Filing:
         """
         with self._lock:
             record = record._replace(index=self._next_index(), function=self.name)
+            self._exact = False  # a card with no executable in this process
             ledger = self.ledger
             if record.kind.compiled and record.signature is not None:
                 key = ("adopted", record.signature)
@@ -109,6 +128,7 @@ class Filing:
         equal (``P()`` and ``P(None, None)`` on one mesh: JAX compares shardings normalised).
         Remembered under this key too (bounded), so the next such hit is one lookup (lock
         held)."""
+        self._exact = False  # JAX holds an entry for this key that is not a card
         for card in self.ledger.cards:
             if signature.equivalent_keys(key, card.key):
                 if len(self._by_key) < 4 * len(self.ledger.cards) + 64:
@@ -199,10 +219,12 @@ class Filing:
         reason = self._reason(sig, explanation, kind, key, context, paths)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
         card = self._held_card(key, context)
+        entries = self._jax_entries()
         if card is not None:
             # JAX compiled a signature we hold a card for: it had dropped the executable
             # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
             card.created_by, card.compile_ms = index, cost_ms
+            self._exact = False
         else:
             card = Card(
                 index=len(ledger.cards),
@@ -217,10 +239,15 @@ class Filing:
             if key is not None:
                 # Same arguments under another trace context: a second executable in JAX.
                 self._by_key[(key, context) if key in self._by_key else key] = card
+            # Exact while each compile adds one entry to JAX's cache and nothing else does.
+            self._exact = self._exact and entries == self._exact_entries + 1
+            if self._exact:
+                self._exact_entries = entries
+                self._index.add(card, self._statics, args, kwargs)
         self._compiles += 1
         self._store.card_filed(card)
         ledger.ever_compiled = True
-        self._entries_after_compile = self._jax_entries()
+        self._entries_after_compile = entries
         return common._replace(kind=kind, card=card.index, reason=reason)
 
     def _transformed(
@@ -317,6 +344,8 @@ class Filing:
             return reasons.infer(
                 sig, explanation, kind=kind, key=key, hits_seen=hits_seen, theirs=theirs
             )
+        if len(cards) > _COMPARE_ALL and ledger.cards:
+            cards = self._nearest_cards(key, context)
         instances = ledger.instances
         new_instance = instances.get(self._generation)
         earlier = [
@@ -339,6 +368,20 @@ class Filing:
             retired=not ledger.cards,
             dropped=self._jax_dropped(),
         )
+
+    def _nearest_cards(self, key: Hashable | None, context: tuple[Any, ...]) -> list[Card]:
+        """The cards a compile is compared with when there are many: the closest few of this
+        function object's structure and the newest of the rest, oldest first (lock held)."""
+        near = self._index.closest(key, context, _COMPARE_NEAREST)
+        chosen = {id(card) for card in near}
+        indexed = self._index.ids if near else set()
+        others: list[Card] = []
+        for card in reversed(self.ledger.cards):
+            if len(others) == _COMPARE_OTHERS:
+                break
+            if id(card) not in indexed and id(card) not in chosen:
+                others.append(card)
+        return sorted(near + others, key=lambda card: card.index)
 
     def _held_card(self, key: Hashable | None, context: tuple[Any, ...]) -> Card | None:
         """The card for these arguments under this trace context, if we hold one."""

@@ -24,6 +24,7 @@ from typing import Any
 import jax
 
 from jitlab.probe import _jax, contract, monitor, scripts, sharing, wrappers
+from jitlab.probe.card_index import CardIndex
 from jitlab.probe.cards import Card, Ledger
 from jitlab.probe.filing import Filing
 from jitlab.probe.store import SETTLE_AT, RecordStore
@@ -132,12 +133,14 @@ class Probe(Filing):
         self._lock = self.ledger.lock
         self._generation = generation
         self._by_key: dict[Hashable, Card] = {}
+        self._index = CardIndex()  # this function object's cards, by where they differ
         self._in_flight: list[None] = []
         self._compiles = 0  # executables this probe saw made (moves on every compile record)
         self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
         self._unrecorded_ledger = self.ledger.unrecorded_hits
         self._bind(jitted)
+        self._start_exact()
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
         monitor.install()
@@ -241,6 +244,9 @@ class Probe(Filing):
             # A new function object (same function and options: JAX's cache is shared).
             self._generation += 1
             self._note_instance()
+            with self._lock:
+                self._index.clear()
+                self._start_exact()
 
     def _note_instance(self) -> None:
         instances = self.ledger.instances
@@ -256,6 +262,8 @@ class Probe(Filing):
             self.ledger.retired.extend(self.ledger.cards)
             self.ledger.cards = []
             self._by_key.clear()
+            self._index.clear()
+            self._start_exact()
 
     @property
     def calls(self) -> int:
@@ -429,6 +437,17 @@ class Probe(Filing):
                     and self._jax_entries() == entries
                 ):
                     card = cards[0]
+                elif (
+                    lone
+                    and self._exact
+                    and entries == self._exact_entries
+                    and self._jax_entries() == entries
+                ):
+                    # Several cards, and JAX's cache holds exactly their executables: this
+                    # hit used one of them, told apart by the few leaves where they differ
+                    # (CardIndex.find): no walk of the whole pytree.
+                    card = self._index.find(self._statics, args, kwargs)
+                if card is not None:
                     deferred = self.on_record is None  # else the record is wanted at once
                     # `with`, not acquire/release: a Ctrl-C between the two would leave the
                     # lock held and the next call hung.

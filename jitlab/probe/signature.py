@@ -154,6 +154,13 @@ def fast_key(
     return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), statics, tuple(kwargs)
 
 
+def static_key(spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable:
+    """The statics part of :func:`fast_key` alone (no leaf read): ``()`` without statics."""
+    if spec.empty:
+        return ()
+    return tuple((name, _hashable(value)) for name, value in spec.split(args, kwargs)[1])
+
+
 def _hashable(value: Any) -> Hashable:
     try:
         hash(value)

@@ -1,0 +1,292 @@
+"""Which card a cache hit used, and which cards a new compile is closest to, without
+looking at every leaf of every card.
+
+A model is a pytree of hundreds to thousands of leaves, but its cards (compiled signatures)
+usually differ in a few: the batch, a sequence length. The index keeps, for one probe's
+cards of one pytree structure, the leaf positions where they differ. A hit reads only the
+few positions that tell the cards apart (at most one fewer than the cards, found greedily),
+each through the path that leads to it (``args[1]``, ``kwargs['batch']['x']``), never the
+whole tree; a compile ranks the cards on the positions where they differ and diffs the full
+signatures of the closest few only.
+
+It answers a hit only when it cannot be wrong (see :meth:`CardIndex.find`); otherwise the
+probe keys the whole call as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import jax
+
+from jitlab.probe.cards import Card
+from jitlab.probe.signature import StaticSpec, leaf_key, static_key
+
+# One step of the way from the call's arguments to a leaf.
+Getter = Callable[[Any], Any]
+# Ranking a compile's candidates reads at most this many (position, card) pairs; past it
+# only the first positions where the cards differ are read (the closest few are then diffed
+# in full, so a coarser ranking costs a less minimal reason at worst, never a false one).
+_RANK_BUDGET = 50_000
+# Past this many cards of one structure (a shape per call: the recompiles are the problem,
+# not the hits' cost) hits are keyed in full and compiles compared with the newest cards.
+_MAX_CARDS = 2_048
+
+
+class CardIndex:
+    """One probe's cards of one function object, indexed by where they differ.
+
+    The probe keeps it under its lock; :meth:`find` runs on the hot path, lock-free (it reads
+    a tuple and a dict that :meth:`add` replaces whole).
+    """
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.cards: list[Card] = []
+        self.ids: set[int] = set()  # id() of each card indexed
+        # (generation, tree, keyword names) shared by every card; the cards' keys' layout is
+        # signature.fast_key's: (generation, tree, leaf keys, statics, keyword names).
+        self.group: tuple[Any, ...] | None = None
+        self.mixed = False  # cards of more than one structure: no hit lookup
+        self.varying: list[int] = []  # leaf positions where some card differs from the first
+        self._varying_set: set[int] = set()
+        self.statics_vary = False
+        self.getters: dict[int, Getter] = {}  # leaf position -> how to reach it in a call
+        self._lookup: tuple[tuple[Getter, ...], bool, dict[Hashable, Card]] | None = None
+
+    # -- filled at compiles (lock held) ---------------------------------------------------
+    def add(
+        self,
+        card: Card,
+        spec: StaticSpec,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> None:
+        """Index a new card, made by the call ``(args, kwargs)`` that compiled it."""
+        key = card.key
+        if not (isinstance(key, tuple) and len(key) == 5) or self.mixed:
+            self._give_up()
+            return
+        group = (key[0], key[1], key[4])
+        if self.group is None:
+            self.group = group
+        elif group != self.group or len(key[2]) != len(self.cards[0].key[2]):
+            self._give_up()  # another structure: keyed in full, as before
+            return
+        if len(self.cards) >= _MAX_CARDS:
+            self._give_up()
+            return
+        if self.cards:
+            first = self.cards[0].key
+            for position, (a, b) in enumerate(zip(key[2], first[2], strict=True)):
+                if position not in self._varying_set and not _same(a, b):
+                    self._varying_set.add(position)
+                    self.varying.append(position)
+            self.statics_vary = self.statics_vary or key[3] != first[3]
+        self.cards.append(card)
+        self.ids.add(id(card))
+        self._lookup = self._build(spec, args, kwargs)
+
+    def _give_up(self) -> None:
+        self.mixed = True
+        self._lookup = None
+
+    def _build(
+        self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Getter, ...], bool, dict[Hashable, Card]] | None:
+        """The positions a hit reads (a greedy separating set), their getters checked on
+        this call, and the table from what is read there to the card."""
+        cards = self.cards
+        chosen: list[int] = []
+        groups: list[list[Card]] = [cards] if len(cards) > 1 and not self.statics_vary else []
+        if self.statics_vary:
+            by_statics: dict[Hashable, list[Card]] = {}
+            for card in cards:
+                by_statics.setdefault(_statics(card), []).append(card)
+            groups = [g for g in by_statics.values() if len(g) > 1]
+        flat: list[tuple[Any, Any]] | None = None
+        if any(p not in self.getters for p in self.varying):
+            try:
+                flat = _flat_paths(spec, args, kwargs)
+            except Exception:
+                return None
+        depths = {p: len(flat[p][0]) if flat is not None else 1 for p in self.varying}
+        # Shallow positions first: a top-level argument is one step away.
+        for position in sorted(self.varying, key=lambda p: (depths[p], p)):
+            if not groups:
+                break
+            split: list[list[Card]] = []
+            splits = False
+            for members in groups:
+                parts: dict[Hashable, list[Card]] = {}
+                for card in members:
+                    parts.setdefault(_hashable_leaf(card.key[2][position]), []).append(card)
+                splits = splits or len(parts) > 1
+                split.extend(g for g in parts.values() if len(g) > 1)
+            if splits:
+                chosen.append(position)
+                groups = split
+        if groups:
+            return None  # cards our keys cannot tell apart (a trace context): keyed in full
+        getters = []
+        for position in chosen:
+            getter = self.getters.get(position)
+            if getter is None:
+                getter = _getter(flat[position] if flat is not None else None, args, kwargs)
+                if getter is None:
+                    return None
+                self.getters[position] = getter
+            getters.append(getter)
+        table: dict[Hashable, Card] = {}
+        for card in cards:
+            entry = tuple(_hashable_leaf(card.key[2][p]) for p in chosen)
+            table[(_statics(card), entry) if self.statics_vary else entry] = card
+        return tuple(getters), self.statics_vary, table
+
+    # -- the hot path ---------------------------------------------------------------------
+    def find(self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
+        """The card a cache hit used, read from the few leaves that tell the cards apart.
+
+        Only to be asked when JAX's cache for this function holds exactly the executables
+        of these cards (the probe checks its size), so the hit used one of them and the
+        call's key equals that card's everywhere the cards agree. None: ask the full key.
+        """
+        lookup = self._lookup
+        if lookup is None:
+            return None
+        getters, statics, table = lookup
+        try:
+            call = (args, kwargs)
+            entry = tuple([leaf_key(get(call)) for get in getters])
+            if statics:
+                return table.get((static_key(spec, args, kwargs), entry))
+            return table.get(entry)
+        except Exception:  # a path this call does not have: keyed in full
+            return None
+
+    # -- compiles: the cards to compare a new signature with --------------------------------
+    def closest(self, key: Hashable | None, context: tuple[Any, ...], limit: int) -> list[Card]:
+        """The ``limit`` cards closest to a new call's key, newest first on a tie, ranked on
+        the positions where the cards differ (where they all agree, the new call differs
+        from each alike); [] if the key is of another structure."""
+        if not (isinstance(key, tuple) and len(key) == 5) or self.mixed or not self.cards:
+            return []
+        if (key[0], key[1], key[4]) != self.group or len(key[2]) != len(self.cards[0].key[2]):
+            return []
+        positions = self.varying[: max(1, _RANK_BUDGET // len(self.cards))]
+        leaves = key[2]
+        ranked = []
+        for order, card in enumerate(self.cards):
+            held = card.key[2]
+            far = sum(_distance(leaves[p], held[p]) for p in positions)
+            far += 2 * (key[3] != card.key[3]) + 2 * bool(context and card.context != context)
+            ranked.append((far, -order, card))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return [card for _, _, card in ranked[:limit]]
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _hashable_leaf(value: Any) -> Hashable:
+    try:
+        hash(value)
+    except TypeError:
+        return ("<unhashable>", id(value))
+    return value
+
+
+def _statics(card: Card) -> Hashable:
+    key = card.key
+    return key[3] if isinstance(key, tuple) and len(key) == 5 else None
+
+
+def _distance(a: Any, b: Any) -> int:
+    """A leaf key's step, weighted as :func:`jitlab.probe.diff.distance` weighs changes."""
+    if _same(a, b):
+        return 0
+    try:
+        if _same(a[0], b[0]):
+            return 1  # the sharding alone
+        if a[0].shape == b[0].shape and a[0].dtype == b[0].dtype:
+            return 1  # the weak type alone
+    except Exception:
+        pass
+    return 2
+
+
+def _flat_paths(
+    spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[tuple[Any, Any]]:
+    """Each leaf of fast_key's flattening with its path from ``(args, kwargs)``: the first
+    step says which argument (a position or a keyword), the rest are JAX's key entries."""
+    if spec.empty:
+        flat = jax.tree_util.tree_flatten_with_path((args, kwargs))[0]
+        return [
+            (((0, path[1].idx) if path[0].idx == 0 else (1, path[1].key), *path[2:]), leaf)
+            for path, leaf in flat
+        ]
+    traced: list[tuple[int, Any]] = []
+    for i in range(len(args)):
+        if i not in spec.argnums:
+            traced.append((0, i))
+    for name in kwargs:
+        if name not in spec.argnames:
+            traced.append((1, name))
+    values = [args[i] if side == 0 else kwargs[i] for side, i in traced]
+    flat = jax.tree_util.tree_flatten_with_path(values)[0]
+    return [((traced[path[0].idx], *path[1:]), leaf) for path, leaf in flat]
+
+
+def _getter(
+    found: tuple[Any, Any] | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Getter | None:
+    """How to reach a leaf (its path and the leaf, in a call of this structure), or None
+    when only a full flatten can (a node whose children are not its items or attributes).
+    Checked on this call: the getter must return the very leaf JAX flattens there."""
+    if found is None:
+        return None
+    path, leaf = found
+    steps: list[Getter] = []
+    side, where = path[0]
+    steps.append((lambda c, w=where: c[0][w]) if side == 0 else (lambda c, w=where: c[1][w]))
+    for entry in path[1:]:
+        if isinstance(entry, jax.tree_util.SequenceKey):
+            steps.append(lambda node, i=entry.idx: node[i])
+        elif isinstance(entry, jax.tree_util.DictKey):
+            steps.append(lambda node, k=entry.key: node[k])
+        elif isinstance(entry, jax.tree_util.GetAttrKey):
+            steps.append(lambda node, n=entry.name: getattr(node, n))
+        else:  # FlattenedIndexKey and the like: no way in but flattening
+            return None
+    getter = _chain(steps)
+    try:
+        if getter((args, kwargs)) is not leaf:
+            return None  # the node's key names something else than its child
+    except Exception:
+        return None
+    return getter
+
+
+def _chain(steps: Sequence[Getter]) -> Getter:
+    if len(steps) == 1:
+        first = steps[0]
+        return lambda call: first(call)
+    if len(steps) == 2:
+        first, second = steps
+        return lambda call: second(first(call))
+
+    def walk(call: Any) -> Any:
+        node = call
+        for step in steps:
+            node = step(node)
+        return node
+
+    return walk
