@@ -15,6 +15,7 @@ probe keys the whole call as before.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -73,14 +74,14 @@ class CardIndex:
         group = (key[0], key[1], key[4])
         if self.group is None:
             self.group = group
-        elif group != self.group or len(key[2]) != len(self.cards[0].key[2]):
+        elif group != self.group or len(key[2]) != len(_leaves(self.cards[0])):
             self._give_up()  # another structure: keyed in full, as before
             return
         if len(self.cards) >= _MAX_CARDS:
             self._give_up()
             return
         if self.cards:
-            first = self.cards[0].key
+            first: Any = self.cards[0].key
             for position, (a, b) in enumerate(zip(key[2], first[2], strict=True)):
                 if position not in self._varying_set and not _same(a, b):
                     self._varying_set.add(position)
@@ -123,7 +124,7 @@ class CardIndex:
             for members in groups:
                 parts: dict[Hashable, list[Card]] = {}
                 for card in members:
-                    parts.setdefault(_hashable_leaf(card.key[2][position]), []).append(card)
+                    parts.setdefault(_hashable_leaf(_leaves(card)[position]), []).append(card)
                 splits = splits or len(parts) > 1
                 split.extend(g for g in parts.values() if len(g) > 1)
             if splits:
@@ -142,7 +143,7 @@ class CardIndex:
             getters.append(getter)
         table: dict[Hashable, Card] = {}
         for card in cards:
-            entry = tuple(_hashable_leaf(card.key[2][p]) for p in chosen)
+            entry = tuple(_hashable_leaf(_leaves(card)[p]) for p in chosen)
             table[(_statics(card), entry) if self.statics_vary else entry] = card
         return tuple(getters), self.statics_vary, table
 
@@ -174,18 +175,24 @@ class CardIndex:
         from each alike); [] if the key is of another structure."""
         if not (isinstance(key, tuple) and len(key) == 5) or self.mixed or not self.cards:
             return []
-        if (key[0], key[1], key[4]) != self.group or len(key[2]) != len(self.cards[0].key[2]):
+        if (key[0], key[1], key[4]) != self.group or len(key[2]) != len(_leaves(self.cards[0])):
             return []
         positions = self.varying[: max(1, _RANK_BUDGET // len(self.cards))]
         leaves = key[2]
         ranked = []
         for order, card in enumerate(self.cards):
-            held = card.key[2]
+            held = _leaves(card)
             far = sum(_distance(leaves[p], held[p]) for p in positions)
-            far += 2 * (key[3] != card.key[3]) + 2 * bool(context and card.context != context)
+            far += 2 * (key[3] != _statics(card)) + 2 * bool(context and card.context != context)
             ranked.append((far, -order, card))
         ranked.sort(key=lambda item: (item[0], item[1]))
         return [card for _, _, card in ranked[:limit]]
+
+
+def _leaves(card: Card) -> tuple[Any, ...]:
+    """The leaf keys of a card's fast_key (indexed cards all have one)."""
+    key: Any = card.key
+    return key[2]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -254,16 +261,15 @@ def _getter(
     if found is None:
         return None
     path, leaf = found
-    steps: list[Getter] = []
-    side, where = path[0]
-    steps.append((lambda c, w=where: c[0][w]) if side == 0 else (lambda c, w=where: c[1][w]))
+    side, where = path[0]  # (args, kwargs)[side][where]
+    steps: list[Getter] = [operator.itemgetter(side), operator.itemgetter(where)]
     for entry in path[1:]:
         if isinstance(entry, jax.tree_util.SequenceKey):
-            steps.append(lambda node, i=entry.idx: node[i])
+            steps.append(operator.itemgetter(entry.idx))
         elif isinstance(entry, jax.tree_util.DictKey):
-            steps.append(lambda node, k=entry.key: node[k])
+            steps.append(operator.itemgetter(entry.key))
         elif isinstance(entry, jax.tree_util.GetAttrKey):
-            steps.append(lambda node, n=entry.name: getattr(node, n))
+            steps.append(operator.attrgetter(entry.name))
         else:  # FlattenedIndexKey and the like: no way in but flattening
             return None
     getter = _chain(steps)
@@ -276,10 +282,7 @@ def _getter(
 
 
 def _chain(steps: Sequence[Getter]) -> Getter:
-    if len(steps) == 1:
-        first = steps[0]
-        return lambda call: first(call)
-    if len(steps) == 2:
+    if len(steps) == 2:  # a top-level argument
         first, second = steps
         return lambda call: second(first(call))
 
