@@ -36,6 +36,7 @@ call costs no more than it did before the aliases existed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from types import FrameType
@@ -201,6 +202,78 @@ def guard_explainer() -> bool:
 
 
 EXPLAINER_GUARDED = guard_explainer()
+
+
+def _tracing_explainer_cell() -> Any:
+    """0.10: the closure cell holding ``partial_eval.explain``, JAX's tracing-cache explainer.
+
+    ``pe.trace_to_jaxpr`` is a C++ ``WeakrefLRUCache`` built by ``util._weakref_lru_cache``
+    with ``explain=lambda: explain if config.explain_cache_misses.value else None``: on a miss
+    (before tracing) JAX calls that lambda and, while explanations are on, the function in its
+    cell with ``(keys, fun, in_avals, debug_info, *context)``, ``keys`` a fresh list of every
+    key the cache holds (``(weakref to fun, *key)``). The cache object reports the lambda among
+    its referents. None where it is not so (other versions)."""
+    if VERSION < (0, 10, 0):
+        return None
+    import gc
+
+    from jax._src.interpreters import partial_eval as pe
+
+    original = getattr(pe, "explain", None)
+    for held in gc.get_referents(getattr(pe, "trace_to_jaxpr", None)):
+        code = getattr(held, "__code__", None)
+        if code is None or "explain" not in code.co_freevars:
+            continue
+        cell = held.__closure__[code.co_freevars.index("explain")]
+        contents = cell.cell_contents
+        if contents is original or getattr(contents, "__wrapped__", None) is original:
+            return cell
+    return None
+
+
+def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep: int) -> bool:
+    """Let jitlab put off JAX's costly cache-miss explanations (0.10; False elsewhere).
+
+    JAX's explainer compares a miss with every key it holds for the function (its cost grows
+    with the number of executables: ×1.8 on a program compiling 1,000 signatures). On each
+    miss it is about to explain, the wrapper asks ``sink()``: None explains now, as JAX would;
+    a list (jitlab's own diff will say why) makes a miss of a user's function that JAX holds
+    more than ``keep`` keys of append the explanation, unmade, to it as a thunk, which gives
+    JAX's very words when called later in the same call (the keys are the miss's own list,
+    the arguments its own). A function JAX never saw (cheap, and its "re-defined repeatedly"
+    hint keeps JAX's bookkeeping of call sites) and JAX's own functions are explained now.
+    """
+    cell = _tracing_explainer_cell()
+    if cell is None:
+        return False
+    if getattr(cell.cell_contents, "__wrapped__", None) is not None:
+        return True  # already in place
+    original = cell.cell_contents
+    is_user_file = _source_info_util.is_user_filename
+
+    def explain(keys: list[Any], fun: Any, *args: Any, **kwargs: Any) -> Any:
+        pending = sink() if len(keys) > keep else None
+        if pending is not None:
+            own = 0
+            try:
+                filename = args[1].func_filename  # (in_avals, debug_info, *context)
+                if not filename or is_user_file(filename):
+                    for key in keys:
+                        if key[0]() is fun:
+                            own += 1
+                            if own > keep:
+                                break
+            except Exception:  # not as expected: JAX explains, as without jitlab
+                own = 0
+            if own > keep:
+                pending.append(functools.partial(original, keys, fun, *args, **kwargs))
+                return None
+        return original(keys, fun, *args, **kwargs)
+
+    explain.__wrapped__ = original  # type: ignore[attr-defined]
+    cell.cell_contents = explain
+    return True
+
 
 UNSET: Any = _config.config_ext.unset
 """The value of a config state's thread-local slot that holds nothing (``get_local()``)."""

@@ -65,6 +65,8 @@ class CallCollector:
         "busy",
         "compile_ms",
         "compiled",
+        "defer_explain",
+        "deferred",
         "explanations",
         "jit_name",
         "lower_ms",
@@ -99,6 +101,9 @@ class CallCollector:
         self.busy = False
         self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
         self.restore_explain: Any = None  # the thread's value before begin() (nested calls)
+        # A watched function's call: JAX's costly explanations are put off (see
+        # defer_explanations) and ``deferred`` holds them, unmade, until the call is filed.
+        self.defer_explain = False
         self.reset()
 
     def reset(self) -> None:
@@ -108,6 +113,7 @@ class CallCollector:
         # cleared by whatever makes the call worth a full record.
         self.quiet = True
         self.explanations: list[str] = []
+        self.deferred: list[Callable[[], Any]] | None = None
         self._output: io.StringIO | None = None
         self._trace_mark = 0  # output offset when the probed function's trace ended
         self._kept_lines = 0
@@ -198,6 +204,40 @@ class CallCollector:
             if count:
                 lines.append((when, f"… {count} more lines"))
         return lines
+
+
+# -- JAX's explanations, put off where jitlab's own diff says why -------------------------------
+# While a watch runs JAX explains every miss (functions seen only through events have nothing
+# else); its explainer compares the miss with every key it holds for the function, so a
+# function compiled for many signatures pays more at each compile. A watched function's call
+# (``CallCollector.defer_explain``) has jitlab's own diff: JAX's words are made at once while
+# JAX holds at most EXPLAIN_AT_ONCE keys of the function, else kept unmade on the collector
+# and made only when the diff cannot say (:func:`explain_now`, called by the watch's probe).
+EXPLAIN_AT_ONCE = 8
+
+
+def _deferral_sink() -> list[Callable[[], Any]] | None:
+    """Where JAX's explanation of the miss now on this thread may be put off; None: now."""
+    collector = getattr(_local, "collector", None)
+    if collector is None or not collector.defer_explain or user_wants_explanations():
+        return None  # the user reads JAX's log: it is written as without jitlab
+    if collector.deferred is None:
+        collector.deferred = []
+    return collector.deferred
+
+
+def explain_now(deferred: list[Callable[[], Any]]) -> str | None:
+    """Make the explanations a call put off: JAX's own words, as its log would have said."""
+    capture = CallCollector("", None, False)  # takes what JAX logs; no event matches ""
+    previous = getattr(_local, "collector", None)
+    _local.collector = capture
+    try:
+        for thunk in deferred:
+            with contextlib.suppress(Exception):  # as JAX's own: never into the program
+                thunk()
+    finally:
+        _local.collector = previous
+    return "\n".join(capture.explanations) or None
 
 
 def current() -> CallCollector | None:
@@ -448,6 +488,7 @@ def install() -> None:
         # make that the user's line, not the probe's.
         for folder in engine_dirs():
             _jax.register_source_exclusion(folder)
+        _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         _installed = True
 
 

@@ -23,7 +23,8 @@ import jax
 
 from jitlab.probe import _jax, monitor
 from jitlab.probe.probe import Probe
-from jitlab.records.calls import CallRecord
+from jitlab.records.calls import CallRecord, Reason
+from jitlab.records.changes import ChangeKind
 from jitlab.watching.functions import Site, defined_at
 
 
@@ -37,6 +38,12 @@ class Follower(Protocol):
     def on_probe_record(self, site: Site, record: CallRecord, probe: Probe | None) -> None: ...
 
     def become_child(self) -> None: ...
+
+
+# A watched call's explanations JAX put off (see WatchProbe._reason), while it is filed.
+_put_off = threading.local()
+# Reasons that JAX's words could make say more: jitlab's diff named no change.
+_CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
 
 
 class WatchProbe(Probe):
@@ -68,6 +75,32 @@ class WatchProbe(Probe):
         seen.explanations = list(outer.explanations)
         latency_ms = (time.perf_counter() - start) * 1e3
         return self._file_call(seen, latency_ms, args, kwargs, error, result, None)
+
+    def _spare(self) -> monitor.CallCollector:
+        collector = super()._spare()
+        # jitlab's own diff says why this function compiled: JAX's costly explanations of
+        # its misses are made only when that diff cannot say (monitor.EXPLAIN_AT_ONCE).
+        collector.defer_explain = True
+        return collector
+
+    def _file_call(self, collector: monitor.CallCollector, *rest: Any) -> Any:
+        _put_off.explanations, collector.deferred = collector.deferred, None
+        try:
+            return super()._file_call(collector, *rest)
+        finally:
+            _put_off.explanations = None
+
+    def _reason(self, sig: Any, explanation: str | None, *rest: Any, **options: Any) -> Reason:
+        reason = super()._reason(sig, explanation, *rest, **options)
+        deferred = getattr(_put_off, "explanations", None)
+        if deferred and _CANNOT_TELL.intersection(reason.kinds()):
+            # jitlab's own diff found nothing to name: ask JAX now, with the miss's own keys.
+            _put_off.explanations = None
+            words = monitor.explain_now(deferred)
+            if words is not None:
+                joined = words if explanation is None else f"{explanation}\n{words}"
+                reason = super()._reason(sig, joined, *rest, **options)
+        return reason
 
     def counted_hit(self, result: Any) -> Any:
         next(self._unrecorded)  # as counted_call counts a hit: lock-free, folded in later
@@ -107,14 +140,46 @@ class WatchedFunction:
         # it weakly; a bound method jitted per call must die with its call, as in a plain run).
         probe.on_record = functools.partial(_dispatch, site, weakref.ref(probe))
         self._probe = probe
-        self._counted_call = probe.counted_call  # bound once: called on every step
+        # The hot path's parts, bound once (see __call__).
+        # The probe's own parts (a WatchProbe is this module's): its collector per thread,
+        # and the lock-free counts a counted hit bumps (Probe.counted_call's two).
+        self._spares = probe._spares
+        self._calls_counted = probe._unrecorded
+        self._hits_counted = probe._unrecorded_ledger
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if recorders:
-            if _listeners_now() is not _LISTENING[0]:  # one identity test: still registered?
-                monitor.revive()
-            return self._counted_call(*args, **kwargs)
-        return self._jitted(*args, **kwargs)
+        # The watch's hot path, a cache hit: JAX fires nothing. Only what a counted hit needs
+        # (the program's own loop pays for it on every step): are jitlab's listeners still
+        # registered, this thread's events routed to this function's collector for the
+        # call, and two lock-free counts. Anything else the collector saw (a compile, an
+        # error, a call under a transformation or disable_jit) is filed by the probe.
+        if not recorders:
+            return self._jitted(*args, **kwargs)
+        if _listeners_now() is not _LISTENING[0]:  # one identity test: still registered?
+            monitor.revive()
+        if getattr(_tls, "collector", None) is not None:  # inside another probed call
+            return self._probe._inlined(args, kwargs)
+        collector = getattr(self._spares, "collector", None)
+        if collector is None or not collector.quiet:
+            collector = self._probe._spare()  # first call on this thread, or interrupted
+        _tls.collector = collector
+        start = _clock()
+        try:
+            result = self._jitted(*args, **kwargs)
+        except Exception as exc:
+            _tls.collector = None
+            latency_ms = (_clock() - start) * 1e3
+            return self._probe._file_call(collector, latency_ms, args, kwargs, exc, None, None)
+        except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
+            _tls.collector = None
+            raise
+        _tls.collector = None
+        if collector.quiet and not _disable_jit.value and _TRACE_STATE.value is _EVAL_TRACE:
+            next(self._calls_counted)  # lock-free (itertools.count), folded in when read
+            next(self._hits_counted)
+            return result
+        latency_ms = (_clock() - start) * 1e3
+        return self._probe._file_call(collector, latency_ms, args, kwargs, None, result, None)
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
         try:
@@ -182,6 +247,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child, after_in_parent=_after_fork_in_parent)
 _listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
 _LISTENING = monitor.LISTENING
+_tls = monitor._local  # this thread's collector of the call in flight (events go there)
+_disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
+# This thread's innermost trace: JAX's eval trace unless inside a transformation.
+_TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
+_clock = time.perf_counter
 
 
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:

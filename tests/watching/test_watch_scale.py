@@ -1,0 +1,162 @@
+"""Issue 24, the watch side: the lean counting path keeps exact per-function hit counts across
+threads, and putting JAX's costly explanations off (monitor.EXPLAIN_AT_ONCE) leaves every
+recompile's reason right — for functions jitted inside the watch, before it began, and seen
+only through events. Correctness only: the costs are in benchmarks/watch_scale.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+
+import jax
+import jax.numpy as jnp
+
+from jitlab.probe import _jax, explain, monitor
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind as K
+from jitlab.watching.recorder import watch
+
+MANY = monitor.EXPLAIN_AT_ONCE + 3  # more signatures than JAX is asked about at once
+
+
+def test_hit_counts_are_exact_per_function_across_threads(tmp_path):
+    threads, calls = 4, 1500
+    path = tmp_path / "run.jsonl"
+    with watch(path) as recorder:
+
+        def doubled(x):
+            return x * 2
+
+        def plus_one(x):
+            return x + 1
+
+        f, g = jax.jit(doubled), jax.jit(plus_one)
+        small, big = jnp.ones(2), jnp.ones(3)
+        for fn in (f, g):  # two compiled signatures each, before the threads start
+            fn(small), fn(big)
+        start = threading.Barrier(threads)
+
+        def loop(i: int) -> None:
+            start.wait()
+            for n in range(calls):
+                (f if (n + i) % 3 else g)(small if n % 2 else big)
+
+        workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    assert f._cache_size() == 2 and g._cache_size() == 2  # JAX compiled nothing more
+    expected_f = sum(1 for i in range(threads) for n in range(calls) if (n + i) % 3)
+    expected_g = threads * calls - expected_f
+    hits = {s.name: s.hits for s in recorder.stats.values() if s.name in ("doubled", "plus_one")}
+    assert hits == {"doubled": expected_f, "plus_one": expected_g}
+    assert len(recorder.compiles) == 4  # a compile and a recompile each, nothing else
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    last = {line["function"]: line["hits"] for line in lines if line["type"] == "hits"}
+    assert last == {"doubled": expected_f, "plus_one": expected_g}
+
+
+def test_a_recompile_past_the_explained_ones_has_jitlabs_reason():
+    with watch() as recorder:
+        f = jax.jit(lambda x: x * 2)
+        for n in range(1, MANY + 1):
+            f(jnp.ones(n))
+    assert f._cache_size() == MANY  # each signature really compiled
+    records = [c.record for c in recorder.calls]
+    assert [r.kind for r in records] == [CallKind.COMPILE] + [CallKind.RECOMPILE] * (MANY - 1)
+    for n, record in enumerate(records[1:], start=2):
+        assert record.reason is not None
+        (change,) = record.reason.items
+        assert (change.kind, change.before, change.after) == (K.SHAPE, f"f32[{n - 1}]", f"f32[{n}]")
+    if _jax.VERSION >= (0, 10, 0):
+        # JAX's own words while it holds few executables of f; past that, jitlab's diff alone.
+        explained = [r.reason.jax_explanation is not None for r in records if r.reason]
+        assert explained[: monitor.EXPLAIN_AT_ONCE + 1] == [True] * (monitor.EXPLAIN_AT_ONCE + 1)
+        assert not any(explained[monitor.EXPLAIN_AT_ONCE + 1 :])
+
+
+def test_a_user_who_asked_for_explanations_gets_every_one(caplog):
+    jax.config.update("jax_explain_cache_misses", True)
+    try:
+        with caplog.at_level(logging.WARNING), watch() as recorder:
+            f = jax.jit(lambda x: x * 3)
+            for n in range(1, MANY + 1):
+                f(jnp.ones(n))
+    finally:
+        jax.config.update("jax_explain_cache_misses", False)
+    records = [c.record for c in recorder.calls]
+    assert len(records) == MANY == f._cache_size()
+    assert all(r.reason and r.reason.jax_explanation for r in records)
+    logged = [r.getMessage() for r in caplog.records if "TRACING CACHE MISS" in r.getMessage()]
+    assert sum(f"f32[{MANY}]" in text for text in logged) == 1  # the last miss, in JAX's log
+
+
+def test_a_function_jitted_before_the_watch_keeps_jaxs_words():
+    # Seen only through its compile events: JAX's words are all there is, never put off.
+    def before(x):
+        return x - 1
+
+    early = jax.jit(before)
+    for n in range(1, MANY + 1):
+        early(jnp.ones(n))
+    with watch() as recorder:
+        early(jnp.ones(MANY + 1))
+    assert early._cache_size() == MANY + 1  # it recompiled inside the watch
+    (call,) = [c for c in recorder.calls if c.record.function == "before"]
+    assert call.events_only and call.record.kind is CallKind.RECOMPILE
+    reason = call.record.reason
+    assert reason is not None and reason.jax_explanation
+    assert K.SHAPE in reason.kinds()
+
+
+def test_a_function_jitted_before_the_watch_and_again_inside_it():
+    # The same Python function jitted again inside the watch shares JAX's tracing cache, which
+    # already holds many of its keys: the first compile jitlab sees is still named right.
+    def twice(x):
+        return x * 5
+
+    early = jax.jit(twice)
+    for n in range(1, MANY + 1):
+        early(jnp.ones(n))
+    with watch() as recorder:
+        inside = jax.jit(twice)
+        inside(jnp.ones(2))  # JAX's executable for this signature serves it: no compile
+        inside(jnp.ones((MANY + 1, 2)))  # a new signature: compiled
+        inside(jnp.ones((MANY + 2, 2)))
+    assert early._cache_size() == MANY + 2
+    records = [c.record for c in recorder.calls if c.record.function == "twice"]
+    assert [r.kind.compiled for r in records] == [True, True]
+    last = records[-1].reason
+    assert last is not None
+    (change,) = last.items
+    assert (change.kind, change.before, change.after) == (
+        K.SHAPE,
+        f"f32[{MANY + 1},2]",
+        f"f32[{MANY + 2},2]",
+    )
+
+
+def test_explanations_put_off_are_jaxs_own_words_when_made():
+    if not _jax.defer_explanations(monitor._deferral_sink, monitor.EXPLAIN_AT_ONCE):
+        return  # this JAX explains every miss at once (< 0.10): nothing is put off
+    f = jax.jit(lambda x: x / 2)
+    for n in range(1, MANY + 1):
+        f(jnp.ones(n))
+    monitor.install()
+    collector = monitor.CallCollector("<lambda>", None, False)
+    collector.defer_explain = True
+    previous = monitor.begin(collector)
+    try:
+        f(jnp.ones(MANY + 1))
+    finally:
+        monitor.end(collector, previous)
+    assert f._cache_size() == MANY + 1
+    assert collector.traced and collector.deferred  # missed, and the words were put off
+    assert not [t for t in collector.explanations if "<lambda>" in t]
+    words = monitor.explain_now(collector.deferred)
+    assert words is not None and words.startswith("TRACING CACHE MISS")
+    assert "all previously seen cache keys differ" in words
+    changes = [c for c in explain.parse(words) if c.kind is K.SHAPE]
+    assert changes and changes[0].after == f"f32[{MANY + 1}]"
