@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jitlab.lab.spec import Comparison, Scenario, Text, translate_comments
+from jitlab.lab.spec import CardRef, Comparison, Scenario, ScriptLesson, Text, translate_comments
 
 if TYPE_CHECKING:
     import nbformat
@@ -113,6 +113,35 @@ _WORDS = {
         "judges them.",
         "把你的预测和两次运行的实测放在一起，用应用“完成”页同样的方式评判。",
     ),
+    "scripts": _t("What the scripts show", "脚本里看得出什么"),
+    "scripts_cell": _t(
+        "The next cell makes {calls}, each in a fresh run, and shows the script JAX compiled "
+        "for each card (its jaxpr, figures, StableHLO and HLO) — the app's “{button}”.",
+        "下一个单元格重新做一遍{calls}（每次都是全新的运行），并展示 JAX 为每张卡片编译的脚本"
+        "（它的 jaxpr、数字、StableHLO 与 HLO），即应用里的“{button}”。",
+    ),
+    "compare_button": _t("Compare the scripts", "对比两份脚本"),
+    "read_button": _t("Read the script", "读这份脚本"),
+    "ref": _t("the {variant} call", "{variant}的调用"),
+    "ref_values": _t("the {variant} call ({values})", "{variant}的调用（{values}）"),
+    "ref_card": _t("until it makes card #{n}", "直到它做出第 #{n} 张卡"),
+    "and": _t(" and ", "和"),
+    "script_of": _t(
+        "Card #{card} of {function}, made by {ref}:", "{function} 的 #{card} 号卡片，由{ref}做出："
+    ),
+    "no_script": _t(
+        "No script: {ref} made no card in {n} calls.",
+        "没有脚本：{ref}在 {n} 次调用里没有做出卡片。",
+    ),
+    "same_jaxpr": _t(
+        "The two jaxprs are the same equations; what differs is below (StableHLO).",
+        "两份 jaxpr 的等式完全相同；不同之处见下方（StableHLO）。",
+    ),
+    "jaxpr_diff": _t("How the two jaxprs differ:", "两份 jaxpr 的不同之处："),
+    "stablehlo_diff": _t(
+        "How the two StableHLO programs differ:", "两份 StableHLO 程序的不同之处："
+    ),
+    "same_programs": _t("The two programs are the same.", "两份程序完全相同。"),
     "face": _t("Another face of the pitfall", "陷阱的另一副面孔"),
     "exercises": _t("Exercises", "练习"),
     "exercises_text": _t(
@@ -130,6 +159,22 @@ _WORDS = {
     "your_guess": _t("your prediction", "你的预测"),
     # -- what the cells print in the kernel --
     "said": _t("Your prediction: {text}", "你的预测：{text}"),
+    # the prediction's number against the runs' compiles (as the app's Complete page says it)
+    "said_both": _t("You said {said}: right for both runs.", "你说 {said} 次：两次运行都对上了。"),
+    "said_pitfall": _t(
+        "You said {said}: right for the pitfall run.", "你说 {said} 次：和陷阱版的运行对上了。"
+    ),
+    "said_fix": _t(
+        "You said {said}: right for the fix run.", "你说 {said} 次：和修正版的运行对上了。"
+    ),
+    "said_neither": _t(
+        "You said {said}: neither run compiled that many times.",
+        "你说 {said} 次：两次运行都不是这个编译次数。",
+    ),
+    "measured": _t(
+        "The lab measured these compiles: the pitfall {pitfall}, the fix {fix}.",
+        "实验室测得的编译次数：陷阱版 {pitfall} 次，修正版 {fix} 次。",
+    ),
     "no_prediction": _t(
         "No prediction written (the `prediction` cell).", "没有写下预测（`prediction` 单元格）。"
     ),
@@ -225,6 +270,9 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     code(_run_source(instance, main, fix.id, fix_name, lang))
     md(f"## {_say('verdict', lang)}", _say("verdict_text", lang))
     code(f"verdict = lesson.verdict({pitfall_name}, {fix_name}, prediction)")
+    script_lesson = getattr(scenario, "scripts", None)
+    if script_lesson is not None:
+        _scripts(md, code, scenario, script_lesson, lang)
     for face in lessons[1:]:
         _face(md, code, instance, face, variants, names, lang)
     exercises = tuple(scenario.exercises)
@@ -300,6 +348,33 @@ def _face(
     fix_name = names.take(fix.id, against=pitfall.id)
     code(_run_source(instance, face, fix.id, fix_name, lang))
     code(f"verdict = lesson.verdict({pitfall_name}, {fix_name})")
+
+
+def _scripts(md: Any, code: Any, scenario: type[Scenario], lesson: ScriptLesson, lang: str) -> None:
+    """What the chef's scripts show (the scenario's :class:`ScriptLesson`, as the app's answer
+    shows it), and a cell that makes the cards it names and shows their scripts."""
+    parts = [f"## {_say('scripts', lang)}", _md(lesson.text.get(lang))]
+    if lesson.compare:
+        refs = _say("and", lang).join(_ref_words(scenario, ref, lang) for ref in lesson.compare)
+        button = "compare_button" if len(lesson.compare) > 1 else "read_button"
+        parts.append(_say("scripts_cell", lang, calls=refs, button=_say(button, lang)))
+    md(*parts)
+    if lesson.compare:
+        code("lesson_scripts = lesson.scripts()")
+
+
+def _ref_words(scenario: type[Scenario], ref: CardRef, lang: str, markdown: bool = True) -> str:
+    """A card a :class:`ScriptLesson` names: its variant's title, the values, its number
+    (``markdown``: the values as code, the title escaped)."""
+    title = next((v.title.get(lang) for v in scenario.variants if v.id == ref.variant), ref.variant)
+    values = ", ".join(f"{k}={v!r}" for k, v in dict(ref.params).items())
+    if markdown:
+        title, values = _md(title), f"`{values}`" if values else ""
+    key = "ref_values" if values else "ref"
+    text = _say(key, lang, variant=f"“{title}”", values=values)
+    if ref.number is not None:
+        text += " " + _say("ref_card", lang, n=ref.number)
+    return text
 
 
 def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang: str) -> None:
@@ -489,9 +564,15 @@ class NotebookLesson:
         verdict = judge(comparison, list(pitfall.records), list(fix.records))
         lang = self.lang
         lines = []
+        data: dict[str, Any] = {"verdict": _json(verdict.to_json(lang))}
         if prediction is not None:
             said = str(prediction).strip()
             lines.append(_say("said", lang, text=said) if said else _say("no_prediction", lang))
+            check = _prediction_check(said, verdict)
+            if check is not None:
+                data["prediction"] = check
+                lines.append(_say(f"said_{check['right']}", lang, said=check["said"]))
+                lines.append(_say("measured", lang, **check["measured"]))
         lines.append(verdict.text(lang))
         if comparison.measure.value == "compiles":  # which calls, by the numbers shown above
             for side, run in (("pitfall", pitfall), ("fix", fix)):
@@ -507,8 +588,56 @@ class NotebookLesson:
             lines.append(_say("failed_note", lang))
         else:
             lines.append(verdict.timing.sentence.get(lang))
-        _show("\n".join(lines), {"verdict": _json(verdict.to_json(lang))})
+        _show("\n".join(lines), data)
         return verdict
+
+    def scripts(self, max_calls: int = 8) -> list[Any]:
+        """The scripts of the cards the scenario's :class:`ScriptLesson` names: each made by
+        a fresh run of its variant, called with the card's values until it compiles that card
+        (at most ``max_calls`` calls), then shown; of two, how they differ. The scripts (a
+        :class:`~jitlab.records.scripts.Script`, or None where no card was made)."""
+        from jitlab.lab.engine import Run
+        from jitlab.notebook.render import uncoloured
+        from jitlab.records.scripts import compare
+
+        lesson: ScriptLesson | None = getattr(self.scenario, "scripts", None)
+        lang = self.lang
+        made: list[Any] = []
+        shown = []
+        for ref in lesson.compare if lesson is not None else ():
+            words = _ref_words(self.scenario, ref, lang, markdown=False)
+            run, script, cards = Run(self.scenario, ref.variant), None, 0
+            for _ in range(max_calls):
+                record = run.step(dict(ref.params))
+                if not record.kind.compiled or record.card is None or run.last_probe is None:
+                    continue
+                cards += 1
+                if ref.number is None or cards == ref.number:
+                    script = run.last_probe.script(record.card)
+                    break
+            made.append(script)
+            if script is None:
+                _show(_say("no_script", lang, ref=words, n=max_calls), {"script": None})
+                continue
+            title = _say(
+                "script_of", lang, card=script.card + 1, function=script.function, ref=words
+            )
+            shown.append(
+                {"variant": ref.variant, "card": script.card, "signature": str(script.signature)}
+            )
+            _show(title, {"script": shown[-1]})
+            _display(script)
+        if len(made) == 2 and all(s is not None for s in made):
+            diff = compare(made[0], made[1])
+            if diff.jaxpr_diff:  # without the colours JAX prints a jaxpr with in a kernel
+                text = _say("jaxpr_diff", lang) + "\n" + uncoloured(diff.jaxpr_diff)
+            elif diff.stablehlo_diff:
+                text = _say("same_jaxpr", lang) + "\n" + uncoloured(diff.stablehlo_diff)
+            else:
+                text = _say("same_programs", lang)
+            same = {"same_jaxpr": diff.same_jaxpr, "same_stablehlo": diff.same_stablehlo}
+            _show(text, {"scripts_diff": same})
+        return made
 
     def exercise(self, exercise_id: str, snippet: Any, prediction: Any = None) -> Any:
         """Run one of the scenario's exercises with ``snippet`` (the cell's definition),
@@ -569,6 +698,34 @@ class NotebookLesson:
         finally:
             for name, own in saved.items():
                 setattr(self.module, name, own)
+
+
+def _prediction_check(said: str, verdict: Verdict) -> dict[str, Any] | None:
+    """The number a prediction names (:func:`jitlab.records.text.prediction_number`, as the
+    app's Complete page reads it) against the compiles the verdict counted in each run; None
+    when it names no number."""
+    from jitlab.records.text import prediction_number
+
+    number = prediction_number(said)
+    if number is None:
+        return None
+    counts = {"pitfall": verdict.pitfall.compiles, "fix": verdict.fix.compiles}
+    hits = [side for side, n in counts.items() if n == number]
+    right = "both" if len(hits) == 2 else hits[0] if hits else "neither"
+    return {"said": number, "right": right, "measured": counts}
+
+
+def _display(obj: Any) -> None:
+    """``obj`` shown as IPython shows it (its rich display), or printed outside IPython."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:
+        print(repr(obj))
+        return
+    display(obj)
 
 
 def _json(value: Any) -> Any:

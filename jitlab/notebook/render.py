@@ -346,10 +346,14 @@ def script_html(script: Any, lang: str = "en") -> str:
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+def uncoloured(text: str) -> str:
+    """``text`` without terminal colours (JAX colours a jaxpr printed in a kernel)."""
+    return _ANSI.sub("", text)
+
+
 def _cut(text: str, lang: str) -> str:
-    """A script's text as it reads: without terminal colours (JAX colours a jaxpr printed
-    in a kernel), and bounded."""
-    text = _ANSI.sub("", text)
+    """A script's text as it reads: without terminal colours, and bounded."""
+    text = uncoloured(text)
     if len(text) <= MAX_TEXT:
         return text
     return text[:MAX_TEXT] + "\n… " + say("n.more", lang, n=len(text) - MAX_TEXT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -23,3 +24,17 @@ def format_ms(ms: float) -> str:
     if ms >= 10:
         return f"{ms:.0f} ms"
     return f"{ms:.2f} ms"
+
+
+_ZH_NUMBERS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
+_ZH_NUMBERS.update({"八": 8, "九": 9, "十": 10})
+
+
+def prediction_number(text: str) -> int | None:
+    """The first count a learner's prediction names: "2 compiles", "两次", "三" (None when it
+    names none). The app's summary page and a lesson notebook's verdict both read it."""
+    match = re.search(r"\d+|[零一二两三四五六七八九十]", text)
+    if match is None:
+        return None
+    token = match.group()
+    return int(token) if token.isdigit() else _ZH_NUMBERS[token]

@@ -127,6 +127,41 @@ def test_the_chinese_notebook_speaks_chinese(scenario_id: str) -> None:
         assert f"# {comment.en}" not in zh_code
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("scenario_id", BUILT_IN)
+def test_the_scripts_section_follows_the_verdict(scenario_id: str, lang: str) -> None:
+    """The scenario's ScriptLesson, as the app's answer shows it: its text, the cards it
+    names, and the cell that makes them and shows their scripts."""
+    from jitlab.notebook.lesson import _md
+
+    scenario = scenarios()[scenario_id]
+    lesson = scenario.scripts
+    assert lesson is not None and lesson.compare  # every built-in teaches with its scripts
+    nb = build(scenario, lang)
+    heading = "## " + ("脚本里看得出什么" if lang == "zh" else "What the scripts show")
+    (at,) = [i for i, c in enumerate(nb.cells) if c.source.startswith(heading)]
+    section = nb.cells[at].source
+    assert _md(lesson.text.get(lang)) in section
+    for ref in lesson.compare:
+        title = next(v.title.get(lang) for v in scenario.variants if v.id == ref.variant)
+        assert _md(f"“{title}”") in section
+        for name, value in dict(ref.params).items():
+            assert f"{name}={value!r}" in section
+    assert nb.cells[at + 1].source == "lesson_scripts = lesson.scripts()"
+    assert nb.cells[at - 1].source.startswith("verdict = lesson.verdict(")  # after the verdict
+    if lang == "zh":
+        assert "What the scripts" not in section and "call" not in section
+
+
+def test_a_prediction_s_number_is_read_as_the_app_reads_it() -> None:
+    from jitlab.records.text import prediction_number
+
+    cases = {"2 compiles": 2, "两次": 2, "三": 3, "I think 12, maybe 13": 12, "十次": 10}
+    for text, number in cases.items():
+        assert prediction_number(text) == number, text
+    assert prediction_number("none at all") is None and prediction_number("") is None
+
+
 def test_lesson_words_are_text_not_markup() -> None:
     from jitlab.notebook.lesson import _md
 

@@ -119,7 +119,11 @@ def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
 ) -> None:
     _needs_the_magic()
     scenario = scenarios()[scenario_id]
-    nb = execute(build(scenario, lang), tmp_path)
+    nb = build(scenario, lang)
+    # A learner's prediction, with a number in it: the verdict checks it against the runs.
+    (asked,) = [c for c in nb.cells if c.source.startswith('prediction = ""')]
+    asked.source = 'prediction = "3 compiles"' if lang == "en" else 'prediction = "三次"'
+    nb = execute(nb, tmp_path)
     expected = lab_verdicts(scenario_id, lang)
 
     # No cell failed but those the lesson means to fail, and those raised the lesson's error.
@@ -147,6 +151,37 @@ def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
     measured = jitlab_outputs(nb, "verdict")
     assert [comparable(v) for v in measured] == [comparable(v) for v in expected]
     assert all(v["better"] == "fix" for v in measured)  # every lesson's fix does better
+
+    # The prediction's number, checked against the compiles each run of the lesson made.
+    (check,) = jitlab_outputs(nb, "prediction")
+    counts = {side: measured[0][side]["compiles"] for side in ("pitfall", "fix")}
+    assert check["said"] == 3 and check["measured"] == counts
+    right = [side for side, n in counts.items() if n == 3]
+    assert check["right"] == ("both" if len(right) == 2 else right[0] if right else "neither")
+    verdict_cell = next(c for c in nb.cells if c.source.startswith("verdict = lesson.verdict("))
+    words = "".join(o["data"]["text/plain"] for o in verdict_cell.outputs if "data" in o)
+    said = "你说 3 次：" if lang == "zh" else "You said 3: "
+    assert said in words
+    measured_line = (
+        f"陷阱版 {counts['pitfall']} 次，修正版 {counts['fix']} 次。"
+        if lang == "zh"
+        else f"the pitfall {counts['pitfall']}, the fix {counts['fix']}."
+    )
+    assert measured_line in words
+
+    # The scripts section: a script for every card the ScriptLesson names, and how two differ.
+    scripts = jitlab_outputs(nb, "script")
+    assert len(scripts) == len(scenario.scripts.compare) and None not in scripts
+    refs = scenario.scripts.compare
+    assert [s["variant"] for s in scripts] == [r.variant for r in refs]
+    (cell,) = [c for c in nb.cells if c.source == "lesson_scripts = lesson.scripts()"]
+    shown = [o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})]
+    assert len(shown) == len(scripts) and all("jaxpr" in html for html in shown)
+    plain = [o["data"]["text/plain"] for o in cell.outputs if "text/plain" in o.get("data", {})]
+    assert not any("\x1b[" in text for text in plain)  # no terminal colours in the diff
+    if len(scripts) == 2:
+        (diff,) = jitlab_outputs(nb, "scripts_diff")
+        assert not (diff["same_jaxpr"] and diff["same_stablehlo"])  # the lesson shows a change
 
     # Each exercise: the answer the quiz's own run gives (a claim about time: answered).
     answers = {a["id"]: a["answer"] for a in jitlab_outputs(nb, "exercise")}

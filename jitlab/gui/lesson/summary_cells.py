@@ -1,16 +1,13 @@
 """The summary page's plain functions of the records: a cell's text, where a run compiled,
-its error types, and the count a prediction names (no widget: testable on their own)."""
+and its error types (no widget: testable on their own). The count a prediction names is
+:func:`jitlab.records.text.prediction_number`, shared with the lesson notebooks."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.text import format_ms
-
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
-_ZH_DIGITS.update({"八": 8, "九": 9, "十": 10})
 
 
 def cell_text(key: str, summary: Summary | None, records: Iterable[CallRecord]) -> str:
@@ -46,12 +43,3 @@ def error_types(records: Iterable[CallRecord]) -> str:
         if r.kind is CallKind.ERROR and r.error is not None and r.error.type not in names:
             names.append(r.error.type)
     return ", ".join(names) or "?"
-
-
-def first_number(text: str) -> int | None:
-    """The first count in a prediction: "2 compiles", "两次", "三"."""
-    match = re.search(r"\d+|[零一二两三四五六七八九十]", text)
-    if match is None:
-        return None
-    token = match.group()
-    return int(token) if token.isdigit() else _ZH_DIGITS[token]

@@ -27,13 +27,14 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 from jitlab.gui.i18n import Retranslating, language
-from jitlab.gui.lesson.summary_cells import cell_text, compile_calls, error_types, first_number
+from jitlab.gui.lesson.summary_cells import cell_text, compile_calls, error_types
 from jitlab.gui.style import VARIANT_COLORS
 from jitlab.gui.views.chart import CallAxis, DecadeAxis
 from jitlab.gui.views.model import Change, RunState, Segment
 from jitlab.lab.spec import Comparison, Measure, Scenario, Text
 from jitlab.lab.verdict import Verdict, judge, matches
 from jitlab.records.calls import CallKind, CallRecord, Summary
+from jitlab.records.text import prediction_number
 
 REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
 # The comparison chart's colours: the live chart's for the variants, never a call kind's
@@ -363,7 +364,7 @@ class SummaryPage(Retranslating, QWidget):
                     else self.tr("The fix run compiled %n times: calls %2.", "", n)
                 )
             lines.append(text.replace("%2", ", ".join(str(c) for c in calls)))
-        said = first_number(self.prediction_text)
+        said = prediction_number(self.prediction_text)
         if said is None or not counts:
             return lines
         hits = [v for v, n in counts.items() if n == said]
