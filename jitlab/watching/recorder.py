@@ -130,7 +130,9 @@ class Recorder:
         """One line for a plain prompt: where it writes, whether it is recording, the
         functions watched and their totals (names as in code, so no language). Never raises."""
         try:
-            stats = list(self.stats.values())
+            # The functions this recording saw something of (a recorder also holds the sites
+            # jitted before it began, as a recording file leaves out those with nothing)
+            stats = [s for s in list(self.stats.values()) if s.filed.calls or s.hits]
             counts = [s.filed.counts for s in stats]
             compiles = sum(c.get(CallKind.COMPILE, 0) for c in counts)
             recompiles = sum(c.get(CallKind.RECOMPILE, 0) for c in counts)

@@ -13,6 +13,9 @@ def test_repr_names_the_functions_and_totals(tmp_path):
     assert repr(Recorder(None)) == (
         "<Recorder (no file, stopped): functions=0 compiles=0 recompiles=0 hits=- errors=0>"
     )
+    with watch():  # a function an earlier watch saw: nothing of it in the next one
+        early = jax.jit(lambda x: x - 1)
+        early(jnp.ones(2))
     path = tmp_path / "run.jsonl"
     with watch(path) as recorder:
         f = jax.jit(lambda x: x + 1)
