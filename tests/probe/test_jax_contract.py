@@ -639,3 +639,20 @@ def test_the_version_is_inside_the_window() -> None:
     assert (0, 6) <= JAX[:2] <= (0, 10)
     assert _jax._version_tuple("0.10.2") == (0, 10, 2)
     assert _jax._version_tuple("0.9.0rc1") == (0, 9, 0)
+
+
+def test_from_0_10_jitlab_can_put_off_the_tracing_cache_explainer() -> None:
+    # 0.10: JAX's tracing-cache explainer sits in a closure cell of pe.trace_to_jaxpr's cache;
+    # once jitlab's listeners are installed the cell holds jitlab's wrapper around JAX's own
+    # (see _jax.defer_explanations). Elsewhere there is no such cell and nothing is wrapped.
+    monitor.install()
+    cell = _jax._tracing_explainer_cell()
+    if JAX < (0, 10):
+        assert cell is None
+        return
+    from jax._src.interpreters import partial_eval as pe
+
+    assert cell is not None
+    assert cell.cell_contents.__wrapped__ is pe.explain
+    assert _jax.defer_explanations(monitor._deferral_sink, monitor.EXPLAIN_AT_ONCE)  # idempotent
+    assert cell.cell_contents.__wrapped__ is pe.explain  # not wrapped twice
