@@ -22,7 +22,7 @@ from typing import Any
 import jax
 
 from jitlab.probe.cards import Card
-from jitlab.probe.signature import StaticSpec, leaf_key, static_key
+from jitlab.probe.signature import StaticSpec, leaf_key, statics_key
 
 # One step of the way from the call's arguments to a leaf.
 Getter = Callable[[Any], Any]
@@ -109,9 +109,11 @@ class CardIndex:
                 by_statics.setdefault(_statics(card), []).append(card)
             groups = [g for g in by_statics.values() if len(g) > 1]
         flat: list[tuple[Any, Any]] | None = None
+        root: Any = None
         if any(p not in self.getters for p in self.varying):
             try:
                 flat = _flat_paths(spec, args, kwargs)
+                root = _root(spec, args, kwargs)
             except Exception:
                 return None
         depths = {p: len(flat[p][0]) if flat is not None else 1 for p in self.varying}
@@ -136,7 +138,7 @@ class CardIndex:
         for position in chosen:
             getter = self.getters.get(position)
             if getter is None:
-                getter = _getter(flat[position] if flat is not None else None, args, kwargs)
+                getter = _getter(flat[position] if flat is not None else None, root)
                 if getter is None:
                     return None
                 self.getters[position] = getter
@@ -160,10 +162,14 @@ class CardIndex:
             return None
         getters, statics, table = lookup
         try:
-            call = (args, kwargs)
-            entry = tuple([leaf_key(get(call)) for get in getters])
+            if spec.empty:  # fast_key flattens (args, kwargs) itself
+                root: Any = (args, kwargs)
+            else:  # the traced arguments as the spec splits them (a few, not the leaves)
+                traced, static = spec.split(args, kwargs)
+                root = [value for _, value in traced]
+            entry = tuple([leaf_key(get(root)) for get in getters])
             if statics:
-                return table.get((static_key(spec, args, kwargs), entry))
+                return table.get((statics_key(static), entry))
             return table.get(entry)
         except Exception:  # a path this call does not have: keyed in full
             return None
@@ -232,38 +238,34 @@ def _distance(a: Any, b: Any) -> int:
 def _flat_paths(
     spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> list[tuple[Any, Any]]:
-    """Each leaf of fast_key's flattening with its path from ``(args, kwargs)``: the first
-    step says which argument (a position or a keyword), the rest are JAX's key entries."""
+    """Each leaf of fast_key's flattening, in its order, with its path from the root
+    :meth:`CardIndex.find` reads: ``(args, kwargs)`` for a spec without statics, else the
+    list of traced arguments the spec splits off (a bound method's instance, equinox's
+    filter: whatever its ``split`` does)."""
     if spec.empty:
         flat = jax.tree_util.tree_flatten_with_path((args, kwargs))[0]
-        return [
-            (((0, path[1].idx) if path[0].idx == 0 else (1, path[1].key), *path[2:]), leaf)
-            for path, leaf in flat
-        ]
-    traced: list[tuple[int, Any]] = []
-    for i in range(len(args)):
-        if i not in spec.argnums:
-            traced.append((0, i))
-    for name in kwargs:
-        if name not in spec.argnames:
-            traced.append((1, name))
-    values = [args[i] if side == 0 else kwargs[i] for side, i in traced]
-    flat = jax.tree_util.tree_flatten_with_path(values)[0]
-    return [((traced[path[0].idx], *path[1:]), leaf) for path, leaf in flat]
+    else:
+        traced, _ = spec.split(args, kwargs)
+        flat = jax.tree_util.tree_flatten_with_path([value for _, value in traced])[0]
+    return [(path, leaf) for path, leaf in flat]
 
 
-def _getter(
-    found: tuple[Any, Any] | None, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Getter | None:
+def _root(spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """What the getters start from (see :func:`_flat_paths`)."""
+    if spec.empty:
+        return (args, kwargs)
+    return [value for _, value in spec.split(args, kwargs)[0]]
+
+
+def _getter(found: tuple[Any, Any] | None, root: Any) -> Getter | None:
     """How to reach a leaf (its path and the leaf, in a call of this structure), or None
     when only a full flatten can (a node whose children are not its items or attributes).
     Checked on this call: the getter must return the very leaf JAX flattens there."""
     if found is None:
         return None
     path, leaf = found
-    side, where = path[0]  # (args, kwargs)[side][where]
-    steps: list[Getter] = [operator.itemgetter(side), operator.itemgetter(where)]
-    for entry in path[1:]:
+    steps: list[Getter] = []
+    for entry in path:
         if isinstance(entry, jax.tree_util.SequenceKey):
             steps.append(operator.itemgetter(entry.idx))
         elif isinstance(entry, jax.tree_util.DictKey):
@@ -274,7 +276,7 @@ def _getter(
             return None
     getter = _chain(steps)
     try:
-        if getter((args, kwargs)) is not leaf:
+        if getter(root) is not leaf:
             return None  # the node's key names something else than its child
     except Exception:
         return None
@@ -282,7 +284,9 @@ def _getter(
 
 
 def _chain(steps: Sequence[Getter]) -> Getter:
-    if len(steps) == 2:  # a top-level argument
+    if len(steps) == 1:  # a top-level traced argument
+        return steps[0]
+    if len(steps) == 2:  # a top-level argument of a function without statics
         first, second = steps
         return lambda call: second(first(call))
 

@@ -150,15 +150,18 @@ def fast_key(
         return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), (), tuple(kwargs)
     traced, static = spec.split(args, kwargs)
     leaves, tree = jax.tree_util.tree_flatten([value for _, value in traced])
-    statics = tuple((name, _hashable(value)) for name, value in static)
-    return generation, tree, tuple([leaf_key(leaf) for leaf in leaves]), statics, tuple(kwargs)
+    return (
+        generation,
+        tree,
+        tuple([leaf_key(leaf) for leaf in leaves]),
+        statics_key(static),
+        tuple(kwargs),
+    )
 
 
-def static_key(spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable:
-    """The statics part of :func:`fast_key` alone (no leaf read): ``()`` without statics."""
-    if spec.empty:
-        return ()
-    return tuple((name, _hashable(value)) for name, value in spec.split(args, kwargs)[1])
+def statics_key(static: list[tuple[str, Any]]) -> tuple[tuple[str, Hashable], ...]:
+    """The statics part of :func:`fast_key`, from :meth:`StaticSpec.split`'s static side."""
+    return tuple((name, _hashable(value)) for name, value in static)
 
 
 def _hashable(value: Any) -> Hashable:
