@@ -8,6 +8,7 @@ it may not (an executable JAX holds that is no card of ours).
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import jax
@@ -199,3 +200,47 @@ def test_many_cards_a_compile_is_compared_with_the_closest_not_only_the_newest()
     assert [(c.kind, c.path, c.before, c.after) for c in record.reason.items] == [
         (ChangeKind.SHAPE, "y", "f32[3]", "f32[4]")
     ]
+
+
+class Scaler:
+    def __init__(self, k: float) -> None:
+        self.k = k
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def forward(self, x, scale):
+        return x * self.k * scale.sum()
+
+
+def test_a_bound_method_and_an_equinox_filter_jit_read_their_split_arguments(full_keys):
+    """The index reads leaves as the function's own split gives them: a bound jitted method
+    (its instance the static first argument) and equinox's filter_jit (arrays traced, the
+    rest static)."""
+    probe = Probe(Scaler(2.0).forward)
+    xs = [jnp.ones(n) for n in (1, 2, 3)]
+    scale = jnp.ones(2)
+    for x in xs:
+        probe(x, scale)
+    keyed = full_keys[0]
+    order = [2, 0, 1, 1, 2]
+    for i in order:
+        probe(xs[i], scale)
+    assert full_keys[0] == keyed
+    assert [r.card for r in probe.records[3:]] == order
+
+    eqx = pytest.importorskip("equinox")
+
+    @eqx.filter_jit
+    def step(params, batch, activation):
+        return activation(params["w"] * batch.sum())
+
+    eqx_probe = Probe(step)
+    params = {"w": jnp.ones(3)}
+    batches = [jnp.ones((n, 3)) for n in (2, 4, 8)]
+    for batch in batches:
+        eqx_probe(params, batch, jnp.tanh)
+    assert len(eqx_probe.ledger.cards) == 3
+    keyed = full_keys[0]
+    for i in order:
+        eqx_probe(params, batches[i], jnp.tanh)
+    assert [r.card for r in eqx_probe.records[3:]] == order
+    assert full_keys[0] == keyed
