@@ -16,7 +16,8 @@ Bare calls (``jitted(*args)`` then ``block_until_ready``) and probed calls alter
 short blocks, so that the machine's noise hits both alike. Printed per row: the medians of
 each, the added µs, the ratio, and the spread of the paired ratio over blocks (each probed
 block against the bare block just before it: 10th–90th percentile). The target (issue 24):
-a hit adds at most 5 % of the bare call, or 5 µs where that is more.
+a hit adds at most 5 % of the bare call, or 5 µs where that is more — judged on the paired
+ratio times the bare median (the plain difference of medians drifts with the machine).
 
 **Compiles.** One function of ``--compile-leaves`` leaves compiled for N distinct batch
 sizes, probed: jitlab's own work at each compile (the call's time minus JAX's trace, lower
@@ -49,12 +50,15 @@ def batch_changes(leaves: int, size: int) -> tuple[list[jax.Array], jax.Array]:
     return params, jnp.ones((size, 4))
 
 
+# Each reads its first and last leaves only: JAX leaves the unused ones out of the executable
+# (a 10,000-operand sum takes XLA minutes to compile) but still flattens, checks and keys every
+# leaf at each call — the per-leaf dispatch a hit pays, bare or probed.
 def sum_all(xs):
-    return sum(x.sum() for x in xs)
+    return xs[0].sum() + xs[-1].sum()
 
 
 def loss(params, batch):
-    return sum(p.sum() for p in params) + batch.sum()
+    return (params[0].sum() if params else 0.0) + batch.sum()
 
 
 LAYOUTS = {"all": (sum_all, all_change), "batch": (loss, batch_changes)}
@@ -153,8 +157,11 @@ def main() -> None:
                 rounds = max(20, args.rounds * 100 // max(100, leaves))
                 m = measure(layout, leaves, cards, rounds, args.block)
                 added = m["probe"] - m["bare"]
+                # Judged on the paired ratio (robust to the machine's drift during the run):
+                # what it adds to the bare median, against 5 % or 5 µs, the larger.
+                paired_added = (m["paired"] - 1) * m["bare"]
                 allowed = max(TARGET_US, (TARGET_RATIO - 1) * m["bare"])
-                verdict = "met" if added <= allowed else "NOT met"
+                verdict = "met" if paired_added <= allowed else "NOT met"
                 print(
                     f"{layout:<7}{leaves:>7}{cards:>6}{m['bare']:>10.1f}{m['probe']:>11.1f}"
                     f"{added:>+10.1f}{m['paired']:>8.3f}   {m['lo']:.3f}–{m['hi']:.3f}  {verdict}"
