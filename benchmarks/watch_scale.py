@@ -209,7 +209,7 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def bench_compiles(quick: bool, counts: list[int] | None) -> None:
+def bench_compiles(quick: bool, counts: list[int] | None, repeats: int | None = None) -> None:
     sizes = counts or ([1, 10, 100] if quick else [1, 10, 100, 1_000])
     jitlab = str(BIN / "jitlab")
     env = {**os.environ, "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu")}
@@ -220,9 +220,9 @@ def bench_compiles(quick: bool, counts: list[int] | None) -> None:
         prog.write_text(PROGRAM)
         out = Path(tmp) / "run.jsonl"
         for n in sizes:
-            repeats = 3 if n >= 1_000 else 5 if n >= 100 else 7
+            rounds = repeats or (3 if n >= 1_000 else 5 if n >= 100 else 7)
             plain_s, watched_s = [], []
-            for _ in range(repeats):
+            for _ in range(rounds):
                 for runs, command in (
                     (plain_s, [sys.executable, str(prog), str(n)]),
                     (watched_s, [jitlab, "watch", "--out", str(out), "--", "python", str(prog)]),
@@ -242,6 +242,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer rounds; compiles up to 100")
     parser.add_argument("--only", choices=["hits", "leaves", "nnx", "compiles"], action="append")
     parser.add_argument("--signatures", type=int, action="append", help="compiles: N to run")
+    parser.add_argument("--repeats", type=int, help="compiles: plain/watched pairs per N")
     args = parser.parse_args()
     import jax
 
@@ -254,7 +255,7 @@ def main() -> None:
     if "nnx" in parts:
         bench_nnx(args.quick)
     if "compiles" in parts:
-        bench_compiles(args.quick, args.signatures)
+        bench_compiles(args.quick, args.signatures, args.repeats)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ from jitlab.probe.signature import StaticSpec, leaf_key, statics_key
 
 # One step of the way from the call's arguments to a leaf.
 Getter = Callable[[Any], Any]
+# What a hit reads: (does the spec split the arguments, the getters of the leaves read, do
+# the statics tell cards apart, is a leaf's shape enough, the table from what is read to the
+# card).
+Lookup = tuple[bool, tuple[Getter, ...], bool, bool, dict[Hashable, Card]]
 # Ranking a compile's candidates reads at most this many (position, card) pairs; past it
 # only the first positions where the cards differ are read (the closest few are then diffed
 # in full, so a coarser ranking costs a less minimal reason at worst, never a false one).
@@ -56,7 +60,7 @@ class CardIndex:
         self._varying_set: set[int] = set()
         self.statics_vary = False
         self.getters: dict[int, Getter] = {}  # leaf position -> how to reach it in a call
-        self._lookup: tuple[tuple[Getter, ...], bool, dict[Hashable, Card]] | None = None
+        self._lookup: Lookup | None = None
 
     # -- filled at compiles (lock held) ---------------------------------------------------
     def add(
@@ -97,7 +101,7 @@ class CardIndex:
 
     def _build(
         self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> tuple[tuple[Getter, ...], bool, dict[Hashable, Card]] | None:
+    ) -> Lookup | None:
         """The positions a hit reads (a greedy separating set), their getters checked on
         this call, and the table from what is read there to the card."""
         cards = self.cards
@@ -143,11 +147,44 @@ class CardIndex:
                     return None
                 self.getters[position] = getter
             getters.append(getter)
+        statics = self.statics_vary
         table: dict[Hashable, Card] = {}
         for card in cards:
             entry = tuple(_hashable_leaf(_leaves(card)[p]) for p in chosen)
-            table[(_statics(card), entry) if self.statics_vary else entry] = card
-        return tuple(getters), self.statics_vary, table
+            table[(_statics(card), entry) if statics else entry] = card
+        # Where the shapes alone tell the cards apart (a batch size: the usual case), a hit
+        # reads only the shape (no abstract value made, no sharding hashed). Exact: a hit's
+        # leaves equal its card's there, so their shapes do too.
+        shapes = self._shape_table(chosen, getters, spec, args, kwargs)
+        if shapes is not None:
+            return not spec.empty, tuple(getters), statics, True, shapes
+        return not spec.empty, tuple(getters), statics, False, table
+
+    def _shape_table(
+        self,
+        chosen: list[int],
+        getters: list[Getter],
+        spec: StaticSpec,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> dict[Hashable, Card] | None:
+        """The table from the chosen leaves' shapes to the cards, if it tells them apart and
+        this call's leaves show the shapes their abstract values have; else None."""
+        if not chosen:
+            return None
+        try:
+            table: dict[Hashable, Card] = {}
+            for card in self.cards:
+                entry = tuple(_leaves(card)[p][0].shape for p in chosen)
+                table[(_statics(card), entry) if self.statics_vary else entry] = card
+            root = _root(spec, args, kwargs)
+            newest = _leaves(self.cards[-1])
+            for position, get in zip(chosen, getters, strict=True):
+                if tuple(get(root).shape) != tuple(newest[position][0].shape):
+                    return None
+        except Exception:  # a leaf with no shape (a Python scalar): the full leaf key
+            return None
+        return table if len(table) == len(self.cards) else None
 
     # -- the hot path ---------------------------------------------------------------------
     def find(self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
@@ -160,14 +197,17 @@ class CardIndex:
         lookup = self._lookup
         if lookup is None:
             return None
-        getters, statics, table = lookup
+        split, getters, statics, by_shape, table = lookup
         try:
-            if spec.empty:  # fast_key flattens (args, kwargs) itself
-                root: Any = (args, kwargs)
-            else:  # the traced arguments as the spec splits them (a few, not the leaves)
+            if split:  # the traced arguments as the spec splits them (a few, not the leaves)
                 traced, static = spec.split(args, kwargs)
-                root = [value for _, value in traced]
-            entry = tuple([leaf_key(get(root)) for get in getters])
+                root: Any = [value for _, value in traced]
+            else:  # fast_key flattens (args, kwargs) itself
+                root = (args, kwargs)
+            if by_shape:
+                entry = tuple([get(root).shape for get in getters])
+            else:
+                entry = tuple([leaf_key(get(root)) for get in getters])
             if statics:
                 return table.get((statics_key(static), entry))
             return table.get(entry)

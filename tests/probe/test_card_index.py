@@ -90,7 +90,7 @@ def test_a_discriminating_leaf_deep_in_the_pytree():
     for state in states:
         probe(params, state=state)
     lookup = probe._index._lookup
-    assert lookup is not None and len(lookup[0]) >= 1
+    assert lookup is not None and len(lookup[1]) >= 1
     order = [2, 0, 3, 1, 1, 3]
     for i in order:
         probe(params, state=states[i])
