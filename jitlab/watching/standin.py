@@ -304,7 +304,7 @@ _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_j
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
 _TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _clock = time.perf_counter
-_swap_explain, _set_explain = monitor._swap_explain, monitor._set_explain
+_swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 
 
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
