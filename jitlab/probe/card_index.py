@@ -113,13 +113,12 @@ class CardIndex:
                 by_statics.setdefault(_statics(card), []).append(card)
             groups = [g for g in by_statics.values() if len(g) > 1]
         flat: list[tuple[Any, Any]] | None = None
-        root: Any = None
-        if any(p not in self.getters for p in self.varying):
-            try:
+        try:
+            root = _root(spec, args, kwargs)  # this call, as a hit's getters read it
+            if any(p not in self.getters for p in self.varying):
                 flat = _flat_paths(spec, args, kwargs)
-                root = _root(spec, args, kwargs)
-            except Exception:
-                return None
+        except Exception:
+            return None
         depths = {p: len(flat[p][0]) if flat is not None else 1 for p in self.varying}
         # Shallow positions first: a top-level argument is one step away.
         for position in sorted(self.varying, key=lambda p: (depths[p], p)):
@@ -155,7 +154,7 @@ class CardIndex:
         # Where the shapes alone tell the cards apart (a batch size: the usual case), a hit
         # reads only the shape (no abstract value made, no sharding hashed). Exact: a hit's
         # leaves equal its card's there, so their shapes do too.
-        shapes = self._shape_table(chosen, getters, spec, args, kwargs)
+        shapes = self._shape_table(chosen, getters, root)
         if shapes is not None:
             return not spec.empty, tuple(getters), statics, True, shapes
         return not spec.empty, tuple(getters), statics, False, table
@@ -164,9 +163,7 @@ class CardIndex:
         self,
         chosen: list[int],
         getters: list[Getter],
-        spec: StaticSpec,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
+        root: Any,
     ) -> dict[Hashable, Card] | None:
         """The table from the chosen leaves' shapes to the cards, if it tells them apart and
         this call's leaves show the shapes their abstract values have; else None."""
@@ -177,7 +174,6 @@ class CardIndex:
             for card in self.cards:
                 entry = tuple(_leaves(card)[p][0].shape for p in chosen)
                 table[(_statics(card), entry) if self.statics_vary else entry] = card
-            root = _root(spec, args, kwargs)
             newest = _leaves(self.cards[-1])
             for position, get in zip(chosen, getters, strict=True):
                 if tuple(get(root).shape) != tuple(newest[position][0].shape):
