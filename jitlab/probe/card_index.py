@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress
+from operator import ne
 from typing import Any
 
 import jax
@@ -37,6 +39,11 @@ _RANK_BUDGET = 50_000
 # Past this many cards of one structure (a shape per call: the recompiles are the problem,
 # not the hits' cost) hits are keyed in full and compiles compared with the newest cards.
 _MAX_CARDS = 2_048
+# A compile's candidates (CardIndex.closest): the newest this many cards, and the newest
+# with the call's statics; cards are filed by their leaf keys at the first this many
+# positions where the cards differ.
+_NEWEST = 8
+_AGREE_POSITIONS = 64
 
 
 class CardIndex:
@@ -61,6 +68,12 @@ class CardIndex:
         self.statics_vary = False
         self.getters: dict[int, Getter] = {}  # leaf position -> how to reach it in a call
         self._lookup: Lookup | None = None
+        self._chosen: list[int] = []  # the positions the lookup reads
+        # For ranking a compile's candidates without reading every card: per varying
+        # position (the first _AGREE_POSITIONS), the cards by their leaf key there; and the
+        # cards by their statics.
+        self._agree: dict[int, dict[Hashable, list[Card]]] = {}
+        self._by_statics: dict[Hashable, list[Card]] = {}
 
     # -- filled at compiles (lock held) ---------------------------------------------------
     def add(
@@ -86,18 +99,70 @@ class CardIndex:
             return
         if self.cards:
             first: Any = self.cards[0].key
-            for position, (a, b) in enumerate(zip(key[2], first[2], strict=True)):
-                if position not in self._varying_set and not _same(a, b):
+            for position in _differing(key[2], first[2]):
+                if position not in self._varying_set:
                     self._varying_set.add(position)
                     self.varying.append(position)
             self.statics_vary = self.statics_vary or key[3] != first[3]
         self.cards.append(card)
         self.ids.add(id(card))
-        self._lookup = self._build(spec, args, kwargs)
+        self._rank_in(card)
+        # Flat in the cards held: the new card is added to the lookup when what it reads
+        # tells it apart from the others; the lookup is built again only when not.
+        if not self._extend(card, spec, args, kwargs):
+            self._lookup = self._build(spec, args, kwargs)
 
     def _give_up(self) -> None:
         self.mixed = True
         self._lookup = None
+        self._agree.clear()
+        self._by_statics.clear()
+
+    def _rank_in(self, card: Card) -> None:
+        """File the new card where :meth:`closest` looks (the first card is filed at each
+        position when that position first varies)."""
+        leaves = _leaves(card)
+        for position in self.varying[:_AGREE_POSITIONS]:
+            values = self._agree.get(position)
+            if values is None:  # a position that varies from now: file the earlier cards
+                values = self._agree[position] = {}
+                for earlier in self.cards[:-1]:
+                    values.setdefault(_hashable_leaf(_leaves(earlier)[position]), []).append(
+                        earlier
+                    )
+            values.setdefault(_hashable_leaf(leaves[position]), []).append(card)
+        self._by_statics.setdefault(_statics(card), []).append(card)
+
+    def _extend(
+        self, card: Card, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> bool:
+        """Add the new card to the lookup in place, if the positions it reads tell the card
+        apart and this call's leaves read as its key says (lock held; :meth:`find` may be
+        reading the table: a dict gains an entry atomically)."""
+        lookup = self._lookup
+        if lookup is None or len(self.cards) < 3:
+            return False
+        split, getters, statics, by_shape, table = lookup
+        if statics != self.statics_vary:
+            return False
+        leaves = _leaves(card)
+        chosen = self._chosen
+        try:
+            if by_shape:
+                root = _root(spec, args, kwargs)
+                entry: tuple[Any, ...] = tuple(leaves[p][0].shape for p in chosen)
+                for position, get in zip(chosen, getters, strict=True):
+                    if tuple(get(root).shape) != tuple(leaves[position][0].shape):
+                        return False
+            else:
+                entry = tuple(_hashable_leaf(leaves[p]) for p in chosen)
+            entry_key: Hashable = (_statics(card), entry) if statics else entry
+            if entry_key in table:
+                return False
+        except Exception:
+            return False
+        table[entry_key] = card
+        return True
 
     def _build(
         self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -137,6 +202,7 @@ class CardIndex:
                 groups = split
         if groups:
             return None  # cards our keys cannot tell apart (a trace context): keyed in full
+        self._chosen = chosen
         getters = []
         for position in chosen:
             getter = self.getters.get(position)
@@ -214,19 +280,35 @@ class CardIndex:
     def closest(self, key: Hashable | None, context: tuple[Any, ...], limit: int) -> list[Card]:
         """The ``limit`` cards closest to a new call's key, newest first on a tie, ranked on
         the positions where the cards differ (where they all agree, the new call differs
-        from each alike); [] if the key is of another structure."""
+        from each alike); [] if the key is of another structure.
+
+        Flat in the cards held: only the candidates are ranked: the cards that agree with
+        the call somewhere the cards differ, the newest cards, and the newest with its
+        statics (a card that agrees nowhere can beat those only by a weak type or a
+        sharding: a less minimal reason at worst, never a false one)."""
         if not (isinstance(key, tuple) and len(key) == 5) or self.mixed or not self.cards:
             return []
         if (key[0], key[1], key[4]) != self.group or len(key[2]) != len(_leaves(self.cards[0])):
             return []
-        positions = self.varying[: max(1, _RANK_BUDGET // len(self.cards))]
         leaves = key[2]
+        candidates: dict[int, Card] = {id(card): card for card in self.cards[-_NEWEST:]}
+        for card in self._by_statics.get(_hashable_leaf(key[3]), [])[-_NEWEST:]:
+            candidates[id(card)] = card
+        budget = _RANK_BUDGET
+        for position, values in self._agree.items():
+            agreeing = values.get(_hashable_leaf(leaves[position]), ())
+            budget -= len(agreeing) + 1
+            if budget < 0:
+                break
+            for card in agreeing:
+                candidates[id(card)] = card
+        positions = self.varying[: max(1, _RANK_BUDGET // len(candidates))]
         ranked = []
-        for order, card in enumerate(self.cards):
+        for card in candidates.values():
             held = _leaves(card)
             far = sum(_distance(leaves[p], held[p]) for p in positions)
             far += 2 * (key[3] != _statics(card)) + 2 * bool(context and card.context != context)
-            ranked.append((far, -order, card))
+            ranked.append((far, -card.index, card))
         ranked.sort(key=lambda item: (item[0], item[1]))
         return [card for _, _, card in ranked[:limit]]
 
@@ -235,6 +317,16 @@ def _leaves(card: Card) -> tuple[Any, ...]:
     """The leaf keys of a card's fast_key (indexed cards all have one)."""
     key: Any = card.key
     return key[2]
+
+
+def _differing(a: tuple[Any, ...], b: tuple[Any, ...]) -> list[int]:
+    """The positions where two cards' leaf keys differ (compared at C speed, then checked
+    one by one: a key that cannot be compared counts as differing unless it is the same)."""
+    try:
+        found = list(compress(range(len(a)), map(ne, a, b)))
+    except Exception:
+        found = list(range(len(a)))
+    return [p for p in found if not _same(a[p], b[p])]
 
 
 def _same(a: Any, b: Any) -> bool:

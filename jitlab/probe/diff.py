@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Hashable, Sequence
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from jitlab.probe import explain
@@ -52,30 +54,57 @@ def diff(
     changes: list[Change] = []
     if new.function != old.function:
         changes.append(Change(ChangeKind.NEW_FUNCTION_OBJECT, site, count=new.function + 1))
-    old_leaves = {leaf.path: leaf for leaf in old.leaves}
-    new_leaves = {leaf.path: leaf for leaf in new.leaves}
-    for path, leaf in new_leaves.items():
-        before = old_leaves.get(path)
-        if before is None:
-            changes.append(Change(ChangeKind.NEW_ARGUMENT, path, None, leaf.type_text))
-            continue
-        if leaf.dtype != before.dtype:
-            changes.append(Change(ChangeKind.DTYPE, path, before.type_text, leaf.type_text))
-        elif leaf.shape != before.shape:
-            changes.append(Change(ChangeKind.SHAPE, path, before.type_text, leaf.type_text))
-        elif leaf.weak_type != before.weak_type:
-            changes.append(Change(ChangeKind.WEAK_TYPE, path, before.type_text, leaf.type_text))
-        if leaf.sharding != before.sharding:
-            changes.append(Change(ChangeKind.SHARDING, path, before.sharding, leaf.sharding))
-    for path, before in old_leaves.items():
-        if path not in new_leaves:
-            changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
-    changes = _regrown(changes, new.leaves, old.leaves)
+    aligned = _aligned_changes(new.leaves, old.leaves)
+    if aligned is not None:
+        changes += aligned
+    else:
+        old_leaves = {leaf.path: leaf for leaf in old.leaves}
+        new_leaves = {leaf.path: leaf for leaf in new.leaves}
+        for path, leaf in new_leaves.items():
+            before = old_leaves.get(path)
+            if before is None:
+                changes.append(Change(ChangeKind.NEW_ARGUMENT, path, None, leaf.type_text))
+            else:
+                _leaf_changes(changes, leaf, before)
+        for path, before in old_leaves.items():
+            if path not in new_leaves:
+                changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
+        changes = _regrown(changes, new.leaves, old.leaves)
     if new.tree != old.tree and not changes:
         changes.append(Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree))
     changes += _static_changes(new, old, key_statics(new_key), key_statics(old_key))
     changes += _keyword_changes(new, old, key_keywords(new_key), key_keywords(old_key))
     return changes
+
+
+def _aligned_changes(new: Sequence[LeafSpec], old: Sequence[LeafSpec]) -> list[Change] | None:
+    """The changes between two signatures whose leaves have the same paths in the same
+    order (a model's compiles, mostly), looking only where the leaf specs are not the very
+    same object (the probe makes one per path and type); None when not aligned."""
+    if len(new) != len(old):
+        return None
+    changes: list[Change] = []
+    for i in compress(range(len(new)), map(is_not, new, old)):
+        leaf, before = new[i], old[i]
+        if leaf.path != before.path:
+            return None
+        _leaf_changes(changes, leaf, before)
+    return changes
+
+
+def _leaf_changes(changes: list[Change], leaf: LeafSpec, before: LeafSpec) -> None:
+    """What differs in one argument's leaf (same path), appended to ``changes``."""
+    if leaf == before:
+        return
+    path = leaf.path
+    if leaf.dtype != before.dtype:
+        changes.append(Change(ChangeKind.DTYPE, path, before.type_text, leaf.type_text))
+    elif leaf.shape != before.shape:
+        changes.append(Change(ChangeKind.SHAPE, path, before.type_text, leaf.type_text))
+    elif leaf.weak_type != before.weak_type:
+        changes.append(Change(ChangeKind.WEAK_TYPE, path, before.type_text, leaf.type_text))
+    if leaf.sharding != before.sharding:
+        changes.append(Change(ChangeKind.SHARDING, path, before.sharding, leaf.sharding))
 
 
 def _regrown(

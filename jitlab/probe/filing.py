@@ -7,6 +7,7 @@ the probe's lock held and reads the probe's own state, declared below).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 from collections.abc import Callable, Hashable, Sequence
@@ -37,6 +38,8 @@ _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_j
 _COMPARE_ALL = 16
 _COMPARE_NEAREST = 4
 _COMPARE_OTHERS = 8
+# Reasons JAX's words could make say more: jitlab's diff named no change.
+_CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
 
 
 class Filing:
@@ -172,6 +175,9 @@ class Filing:
         error: BaseException | None,
         result: Any = None,
     ) -> CallRecord:
+        # JAX's explanations of this call's misses that were put off (see _spare): made below
+        # only where jitlab's own diff cannot say why it compiled.
+        put_off, collector.deferred = collector.deferred, None
         try:
             sig: Signature | None = signature.describe(
                 self._statics, self._generation, args, kwargs
@@ -198,6 +204,8 @@ class Filing:
             return common._replace(kind=CallKind.EAGER)
         layers, staged = transforms.transformation(args, kwargs, result)
         if layers:
+            if put_off:  # JAX's words as they were: no diff of ours for these
+                _words_now(collector, put_off)
             return self._transformed(common, collector, layers, staged, args, kwargs)
         if not (collector.lowered or collector.compiled or collector.persistent):
             # Traced (or printed) but reused an executable: JAX served it from a cache.
@@ -214,11 +222,19 @@ class Filing:
             kind = CallKind.COMPILE
         key = self._key(args, kwargs)
         context = signature.context_snapshot()
-        paths = signature.key_paths(self._statics, args, kwargs) if ledger.cards else None
+        # The leaves' paths, made only if a device change is to be named.
+        paths = functools.cache(lambda: signature.key_paths(self._statics, args, kwargs))
         explanation = "\n".join(collector.explanations) or None
         reason = self._reason(sig, explanation, kind, key, context, paths)
+        if put_off and _CANNOT_TELL.intersection(reason.kinds()):
+            # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
+            words = monitor.explain_now(put_off)
+            if words is not None:
+                joined = words if explanation is None else f"{explanation}\n{words}"
+                reason = self._reason(sig, joined, kind, key, context, paths)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
-        card = self._held_card(key, context)
+        plain = self._by_key.get(key) if key is not None else None
+        card = self._held_card(key, context, plain)
         entries = self._jax_entries()
         if card is not None:
             # JAX compiled a signature we hold a card for: it had dropped the executable
@@ -238,7 +254,7 @@ class Filing:
             ledger.cards.append(card)
             if key is not None:
                 # Same arguments under another trace context: a second executable in JAX.
-                self._by_key[(key, context) if key in self._by_key else key] = card
+                self._by_key[(key, context) if plain is not None else key] = card
             # Exact while each compile adds one entry to JAX's cache and nothing else does.
             self._exact = self._exact and entries == self._exact_entries + 1
             if self._exact:
@@ -328,7 +344,7 @@ class Filing:
         kind: CallKind,
         key: Hashable | None,
         context: tuple[Any, ...],
-        paths: tuple[str, ...] | None,
+        paths: Callable[[], tuple[str, ...] | None],
     ) -> Reason:
         """The evidence :func:`reasons.infer` decides from: the cards (or, after
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
@@ -383,11 +399,15 @@ class Filing:
                 others.append(card)
         return sorted(near + others, key=lambda card: card.index)
 
-    def _held_card(self, key: Hashable | None, context: tuple[Any, ...]) -> Card | None:
-        """The card for these arguments under this trace context, if we hold one."""
-        if key is None:
+    def _held_card(
+        self, key: Hashable | None, context: tuple[Any, ...], plain: Card | None
+    ) -> Card | None:
+        """The card for these arguments under this trace context, if we hold one
+        (``plain``: the card filed under the key alone; one under ``(key, context)`` is
+        filed only when there is one)."""
+        if key is None or plain is None:
             return None
-        card = self._by_key.get((key, context)) or self._by_key.get(key)
+        card = self._by_key.get((key, context)) or plain
         if card is not None and card.context and context and card.context != context:
             return None
         return card
@@ -411,6 +431,13 @@ class Filing:
         return self._jax_entries() > 1 and any(
             o.ledger.cards for o in sharing.sharers(self, self._cache_id)
         )
+
+
+def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> None:
+    """Make JAX's put-off explanations now, as the call's own."""
+    words = monitor.explain_now(put_off)
+    if words is not None:
+        collector.explanations.append(words)
 
 
 def _earlier(

@@ -101,7 +101,7 @@ class CallCollector:
         self.busy = False
         self.user_explain: Any = None  # this thread's own explain_cache_misses, during a call
         self.restore_explain: Any = None  # the thread's value before begin() (nested calls)
-        # A watched function's call: JAX's costly explanations are put off (see
+        # A probed call (Probe._spare): JAX's costly explanations are put off (see
         # defer_explanations) and ``deferred`` holds them, unmade, until the call is filed.
         self.defer_explain = False
         self.reset()
@@ -207,12 +207,13 @@ class CallCollector:
 
 
 # -- JAX's explanations, put off where jitlab's own diff says why -------------------------------
-# While a watch runs JAX explains every miss (functions seen only through events have nothing
-# else); its explainer compares the miss with every key it holds for the function, so a
-# function compiled for many signatures pays more at each compile. A watched function's call
-# (``CallCollector.defer_explain``) has jitlab's own diff: JAX's words are made at once while
-# JAX holds at most EXPLAIN_AT_ONCE keys of the function, else kept unmade on the collector
-# and made only when the diff cannot say (:func:`explain_now`, called by the watch's probe).
+# A probed call, and every miss while a watch runs, has JAX's explanations on (functions seen
+# only through events have nothing else). JAX's explainer compares the miss with every key it
+# holds for the function, leaf by leaf, so a function compiled for many signatures pays more
+# at each compile. A probed call (``CallCollector.defer_explain``) has jitlab's own diff:
+# JAX's words are made at once while JAX holds at most EXPLAIN_AT_ONCE keys of the function,
+# else kept unmade on the collector and made only when the diff cannot say (:func:`explain_now`,
+# called by the probe's filing).
 EXPLAIN_AT_ONCE = 8
 
 

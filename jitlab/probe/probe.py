@@ -338,6 +338,10 @@ class Probe(Filing):
         """This thread's collector for this probe, reused across calls: a cache hit leaves
         it untouched, anything else is reset once filed."""
         collector = monitor.CallCollector(self._trace_name, None, False, source=self)
+        # jitlab's own diff says why this function compiled: JAX's explanation of a miss of
+        # a function it holds many executables of is put off, and made only where that
+        # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing._slow).
+        collector.defer_explain = True
         self._spares.collector = collector
         return collector
 

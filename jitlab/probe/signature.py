@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from itertools import compress
+from operator import ne
 from typing import Any
 
 import jax
@@ -223,26 +225,83 @@ def equivalent_keys(a: Hashable, b: Hashable) -> bool:
 def describe(
     spec: StaticSpec, generation: int, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Signature:
-    """The full, readable signature (computed only when something was compiled)."""
+    """The full, readable signature (computed only when something was compiled).
+
+    Flat in the work it repeats: a 1,000-leaf model's compiles differ in a leaf or two, so
+    the path texts are made once per structure and each leaf's spec once per path and type
+    (:func:`_leaf_spec`); the rest is a flatten and a dictionary lookup per leaf."""
     traced, static = spec.split(args, kwargs)
-    flat, tree = jax.tree_util.tree_flatten_with_path([value for _, value in traced])
-    leaves = []
-    for path, leaf in flat:
-        # path[0] indexes the argument list: turn it back into the parameter's name.
-        name = traced[path[0].idx][0]
-        rest = jax.tree_util.keystr(tuple(path[1:])) if len(path) > 1 else ""
-        aval = jax.typeof(leaf)
-        leaves.append(
-            LeafSpec(
-                path=f"{name}{rest}",
-                shape=tuple(int(d) for d in aval.shape),
-                dtype=str(aval.dtype),
-                weak_type=bool(getattr(aval, "weak_type", False)),
-                sharding=_sharding_text(leaf),
-            )
-        )
+    names = tuple(name for name, _ in traced)
+    values = [value for _, value in traced]
+    flat, tree = jax.tree_util.tree_flatten(values)
+    texts = _path_texts(("traced", tree, names), values, lambda path: names[path[0].idx], 1)
+    leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
-    return Signature(tuple(leaves), statics, _tree_text(tree), generation)
+    return Signature(leaves, statics, _tree_text(tree), generation)
+
+
+# Memos of what a compile describes again and again: bounded (cleared when full), shared by
+# every probe (their entries are immutable texts and specs, keyed by what makes them).
+_MEMO_LIMIT = 1 << 15
+_path_memo: dict[Hashable, tuple[str, ...]] = {}
+# Keyed by the sharding's id (its Python __hash__ would cost more than the rest of the leaf),
+# the entry holding the sharding itself so that the id stays its own while the entry lives.
+_spec_memo: dict[tuple[str, Any, int], tuple[Any, LeafSpec]] = {}
+_dtype_names: dict[Any, str] = {}  # str(dtype) is ~4 µs of numpy Python per leaf
+
+
+def _path_texts(memo_key: Hashable, pytree: Any, root: Any, skip: int) -> tuple[str, ...]:
+    """Each leaf's path in ``pytree`` as text (``params['w']``): its argument's name
+    (``root(path)``) and ``keystr`` of the path past its first ``skip`` entries. Made once
+    per structure (``memo_key`` holds the treedef and the names)."""
+    try:
+        texts = _path_memo.get(memo_key)
+    except TypeError:  # a treedef whose aux data does not hash: made every time
+        memo_key, texts = None, None
+    if texts is None:
+        keystr = jax.tree_util.keystr
+        flat = jax.tree_util.tree_flatten_with_path(pytree)[0]
+        texts = tuple(
+            root(path) + (keystr(tuple(path[skip:])) if len(path) > skip else "")
+            for path, _ in flat
+        )
+        if memo_key is not None:
+            if len(_path_memo) >= _MEMO_LIMIT // 64:
+                _path_memo.clear()
+            _path_memo[memo_key] = texts
+    return texts
+
+
+def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
+    """A leaf's spec, one object per path and abstract value (so equal leaves of two
+    signatures are one object: :func:`diff` passes them by identity)."""
+    try:
+        aval, sharding = leaf.aval, leaf.sharding
+    except AttributeError:  # a Python scalar, a ShapeDtypeStruct: typed as JAX types it
+        aval, sharding = jax.typeof(leaf), getattr(leaf, "sharding", None)
+    memo_key: tuple[str, Any, int] | None = (path, aval, id(sharding))
+    try:
+        found = _spec_memo.get(memo_key)  # type: ignore[arg-type]
+    except TypeError:
+        memo_key, found = None, None
+    if found is not None and found[0] is sharding:
+        return found[1]
+    dtype = aval.dtype
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype)
+    made = LeafSpec(
+        path=path,
+        shape=tuple(int(d) for d in aval.shape),
+        dtype=name,
+        weak_type=bool(getattr(aval, "weak_type", False)),
+        sharding=_sharding_text(leaf),
+    )
+    if memo_key is not None:
+        if len(_spec_memo) >= _MEMO_LIMIT:
+            _spec_memo.clear()
+        _spec_memo[memo_key] = (sharding, made)
+    return made
 
 
 def _tree_text(tree: Any) -> str:
@@ -269,22 +328,20 @@ def key_paths(
     try:
         if not spec.empty:
             traced, _ = spec.split(args, kwargs)
-            flat = jax.tree_util.tree_flatten_with_path([value for _, value in traced])[0]
-            names = [traced[path[0].idx][0] for path, _ in flat]
-            rests = [path[1:] for path, _ in flat]
-        else:  # fast_key flattens (args, kwargs): keywords sorted, as pytrees sort dicts
-            flat = jax.tree_util.tree_flatten_with_path((args, kwargs))[0]
-            names = [
-                spec.positional_name(path[1].idx)
-                if path[0].idx == 0
-                else spec.keyword_name(path[1].key)
-                for path, _ in flat
-            ]
-            rests = [path[2:] for path, _ in flat]
-        return tuple(
-            name + (jax.tree_util.keystr(tuple(rest)) if rest else "")
-            for name, rest in zip(names, rests, strict=True)
-        )
+            names = tuple(name for name, _ in traced)
+            values = [value for _, value in traced]
+            tree = jax.tree_util.tree_structure(values)
+            return _path_texts(("traced", tree, names), values, lambda path: names[path[0].idx], 1)
+        # fast_key flattens (args, kwargs): keywords sorted, as pytrees sort dicts.
+        tree = jax.tree_util.tree_structure((args, kwargs))
+        layout = (spec.parameters, spec.positional, spec.var_positional, spec.var_keyword)
+
+        def root(path: Any) -> str:
+            if path[0].idx == 0:
+                return spec.positional_name(path[1].idx)
+            return spec.keyword_name(path[1].key)
+
+        return _path_texts(("call", tree, layout), (args, kwargs), root, 2)
     except Exception:
         return None
 
@@ -295,32 +352,45 @@ def _devices_text(sharding: Any) -> str:
 
 
 def device_changes(
-    paths: tuple[str, ...] | None, new_key: Hashable | None, old_key: Hashable | None
+    paths: Callable[[], tuple[str, ...] | None],
+    new_key: Hashable | None,
+    old_key: Hashable | None,
 ) -> list[Change]:
     """Leaves of the same type and layout placed on other devices (an array committed to
     ``cpu:1`` where the executable was built for ``cpu:0``): JAX compiles again for them,
     though the signature's sharding texts (None on a single device) are equal. A sharding
-    change with ``detail="device"``, ``cpu:1 ← cpu:0``."""
+    change with ``detail="device"``, ``cpu:1 ← cpu:0``. ``paths()`` gives the keys' leaf
+    paths (:func:`key_paths`): asked only when there is a change to name."""
     if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
         return []
     if len(new_key) != 5 or len(old_key) != 5 or new_key[1] != old_key[1]:
         return []
-    if paths is None or len(paths) != len(new_key[2]) or len(new_key[2]) != len(old_key[2]):
+    new_leaves, old_leaves = new_key[2], old_key[2]
+    if len(new_leaves) != len(old_leaves):
         return []
-    changes = []
-    for path, x, y in zip(paths, new_key[2], old_key[2], strict=True):
-        if not (isinstance(x, tuple) and isinstance(y, tuple)) or x == y:
+    moved = []
+    # Only where the leaf keys differ (found at C speed: a model's compiles differ in few).
+    for i in compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves)):
+        x, y = new_leaves[i], old_leaves[i]
+        if not (isinstance(x, tuple) and isinstance(y, tuple)):
             continue
         try:
             if x[1].device_set == y[1].device_set:
                 continue
             if type(x[1]) is not type(y[1]) or not isinstance(x[1], SingleDeviceSharding):
                 continue  # a mesh's sharding: the sharding text names it
-            before, after = _devices_text(y[1]), _devices_text(x[1])
+            moved.append((i, _devices_text(y[1]), _devices_text(x[1])))
         except Exception:
             continue
-        changes.append(Change(ChangeKind.SHARDING, path, before, after, detail="device"))
-    return changes
+    if not moved:
+        return []
+    names = paths()
+    if names is None or len(names) != len(new_leaves):
+        return []
+    return [
+        Change(ChangeKind.SHARDING, names[i], before, after, detail="device")
+        for i, before, after in moved
+    ]
 
 
 def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:

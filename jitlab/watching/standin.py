@@ -23,8 +23,7 @@ import jax
 
 from jitlab.probe import _jax, monitor
 from jitlab.probe.probe import Probe
-from jitlab.records.calls import CallRecord, Reason
-from jitlab.records.changes import ChangeKind
+from jitlab.records.calls import CallRecord
 from jitlab.watching.functions import Site, defined_at
 
 
@@ -38,12 +37,6 @@ class Follower(Protocol):
     def on_probe_record(self, site: Site, record: CallRecord, probe: Probe | None) -> None: ...
 
     def become_child(self) -> None: ...
-
-
-# A watched call's explanations JAX put off (see WatchProbe._reason), while it is filed.
-_put_off = threading.local()
-# Reasons that JAX's words could make say more: jitlab's diff named no change.
-_CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
 
 
 class WatchProbe(Probe):
@@ -75,32 +68,6 @@ class WatchProbe(Probe):
         seen.explanations = list(outer.explanations)
         latency_ms = (time.perf_counter() - start) * 1e3
         return self._file_call(seen, latency_ms, args, kwargs, error, result, None)
-
-    def _spare(self) -> monitor.CallCollector:
-        collector = super()._spare()
-        # jitlab's own diff says why this function compiled: JAX's costly explanations of
-        # its misses are made only when that diff cannot say (monitor.EXPLAIN_AT_ONCE).
-        collector.defer_explain = True
-        return collector
-
-    def _file_call(self, collector: monitor.CallCollector, *rest: Any) -> Any:
-        _put_off.explanations, collector.deferred = collector.deferred, None
-        try:
-            return super()._file_call(collector, *rest)
-        finally:
-            _put_off.explanations = None
-
-    def _reason(self, sig: Any, explanation: str | None, *rest: Any, **options: Any) -> Reason:
-        reason = super()._reason(sig, explanation, *rest, **options)
-        deferred = getattr(_put_off, "explanations", None)
-        if deferred and _CANNOT_TELL.intersection(reason.kinds()):
-            # jitlab's own diff found nothing to name: ask JAX now, with the miss's own keys.
-            _put_off.explanations = None
-            words = monitor.explain_now(deferred)
-            if words is not None:
-                joined = words if explanation is None else f"{explanation}\n{words}"
-                reason = super()._reason(sig, joined, *rest, **options)
-        return reason
 
     def counted_hit(self, result: Any) -> Any:
         next(self._unrecorded)  # as counted_call counts a hit: lock-free, folded in later
