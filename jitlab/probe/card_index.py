@@ -142,7 +142,7 @@ class CardIndex:
         lookup = self._lookup
         if lookup is None or len(self.cards) < 3:
             return False
-        split, getters, statics, by_shape, table = lookup
+        _split, getters, statics, by_shape, table = lookup
         if statics != self.statics_vary:
             return False
         leaves = _leaves(card)
