@@ -1,6 +1,6 @@
 """What `jitlab watch` costs a real program: per cache hit, and per compile, in one run.
 
-    python benchmarks/watch_scale.py [--quick] [--only hits|leaves|nnx|compiles]
+    python benchmarks/watch_scale.py [--quick] [--only hits|python|leaves|nnx|compiles]
 
 Targets (issue 24): a watched hit adds at most 0.4 µs over the unwatched call (a bare
 counting wrapper costs ~0.2 µs), so a ~20 µs step keeps ≥ 0.98× the unwatched rate; a
@@ -12,6 +12,9 @@ under `jitlab watch`.
   alike). Per-hit µs are medians of blocks; "paired" ratios are the median over rounds of
   each watched block's rate against the unwatched block just before it; the spread is the
   10th–90th percentile of those paired figures.
+* **python**: the same three on the cheapest jitted call (a scalar add, ~4 µs of dispatch):
+  the added µs there is the watch's own Python per hit, which the steps above hide in their
+  noise.
 * **leaves**: the added µs of a watched hit against the number of leaves of its argument
   (1 … 10,000): the watch never looks at the arguments of a hit, so it should stay flat.
 * **nnx**: a Flax NNX train step (nnx.jit, optax-free SGD) at two batch sizes, alternating
@@ -106,6 +109,32 @@ def bench_hits(quick: bool) -> None:
                 fn(w, x).block_until_ready()
             per_call = _blocks(fns, lambda fn, w=w, x=x: fn(w, x), 400, rounds)
         _report_rows(f"hits: a {label} step ({depth} matmuls of 64×64), {rounds} rounds", per_call)
+
+
+def bench_python(quick: bool) -> None:
+    """The watch's own Python per hit: on the cheapest jitted call (a scalar add, ~4 µs of
+    dispatch) the added time is what the stand-in does, not what JAX does."""
+    import jax
+    import jax.numpy as jnp
+
+    from jitlab.watching.recorder import watch
+
+    rounds = 21 if quick else 61
+    x = jnp.float32(1.0)
+    unwatched = jax.jit(lambda x: x + 1)
+    counter = itertools.count()
+
+    def counting(*args, _f=unwatched, _n=counter):
+        next(_n)
+        return _f(*args)
+
+    with watch(None):
+        watched = jax.jit(lambda x: x + 1)
+        fns = {"unwatched": unwatched, "counting": counting, "watched": watched}
+        for fn in fns.values():
+            fn(x).block_until_ready()
+        per_call = _blocks(fns, lambda fn, x=x: fn(x), 2000, rounds)
+    _report_rows(f"python: the cheapest jitted call (a scalar add), {rounds} rounds", per_call)
 
 
 def bench_leaves(quick: bool) -> None:
@@ -240,16 +269,20 @@ def bench_compiles(quick: bool, counts: list[int] | None, repeats: int | None = 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds; compiles up to 100")
-    parser.add_argument("--only", choices=["hits", "leaves", "nnx", "compiles"], action="append")
+    parser.add_argument(
+        "--only", choices=["hits", "python", "leaves", "nnx", "compiles"], action="append"
+    )
     parser.add_argument("--signatures", type=int, action="append", help="compiles: N to run")
     parser.add_argument("--repeats", type=int, help="compiles: plain/watched pairs per N")
     args = parser.parse_args()
     import jax
 
     print(f"jax {jax.__version__} on {jax.default_backend()}, python {sys.version.split()[0]}")
-    parts = args.only or ["hits", "leaves", "nnx", "compiles"]
+    parts = args.only or ["hits", "python", "leaves", "nnx", "compiles"]
     if "hits" in parts:
         bench_hits(args.quick)
+    if "python" in parts:
+        bench_python(args.quick)
     if "leaves" in parts:
         bench_leaves(args.quick)
     if "nnx" in parts:
