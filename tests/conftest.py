@@ -2,6 +2,12 @@
 
 import os
 
+from hypothesis import settings
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# No per-example time limit: a busy CI machine must not turn a slow example into a failure.
+settings.register_profile("jitlab", deadline=None)
+settings.load_profile("jitlab")
 
 pytest_plugins = ["pytester"]  # the compile_budget plugin is tested in process

@@ -256,7 +256,7 @@ def _path_texts(memo_key: Hashable, pytree: Any, root: Any, skip: int) -> tuple[
     per structure (``memo_key`` holds the treedef and the names)."""
     try:
         texts = _path_memo.get(memo_key)
-    except TypeError:  # a treedef whose aux data does not hash: made every time
+    except Exception:  # a treedef whose aux data does not hash (or compare): made each time
         memo_key, texts = None, None
     if texts is None:
         keystr = jax.tree_util.keystr
@@ -282,18 +282,14 @@ def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
     memo_key: tuple[str, Any, int] | None = (path, aval, id(sharding))
     try:
         found = _spec_memo.get(memo_key)  # type: ignore[arg-type]
-    except TypeError:
+    except Exception:  # an abstract value that does not hash (or compare)
         memo_key, found = None, None
     if found is not None and found[0] is sharding:
         return found[1]
-    dtype = aval.dtype
-    name = _dtype_names.get(dtype)
-    if name is None:
-        name = _dtype_names[dtype] = str(dtype)
     made = LeafSpec(
         path=path,
         shape=tuple(int(d) for d in aval.shape),
-        dtype=name,
+        dtype=_dtype_name(aval.dtype),
         weak_type=bool(getattr(aval, "weak_type", False)),
         sharding=_sharding_text(leaf),
     )
@@ -302,6 +298,16 @@ def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
             _spec_memo.clear()
         _spec_memo[memo_key] = (sharding, made)
     return made
+
+
+def _dtype_name(dtype: Any) -> str:
+    try:
+        name = _dtype_names.get(dtype)
+    except Exception:  # a dtype that does not hash: named each time
+        return str(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype)
+    return name
 
 
 def _tree_text(tree: Any) -> str:

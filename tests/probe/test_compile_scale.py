@@ -117,6 +117,7 @@ CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
     (({"w": jnp.ones((2, 3), jnp.bfloat16), "b": jnp.zeros(3)}, 3), {"extra": jnp.arange(3)}),
     ((Pair(jnp.ones(2), [1.5, jnp.ones(1, jnp.int8)]), True, jnp.ones(2)), {"z": None}),
     (([jnp.ones(2)] * 3, jnp.ones(1, bool)), {"b": jnp.ones(2), "a": jnp.ones(1)}),
+    ((jax.random.key(0), jnp.ones(2)), {"keys": jax.random.split(jax.random.key(1), 3)}),
 ]
 
 
