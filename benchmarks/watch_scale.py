@@ -37,6 +37,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 BIN = Path(sys.executable).parent
 
@@ -130,11 +131,50 @@ def bench_python(quick: bool) -> None:
 
     with watch(None):
         watched = jax.jit(lambda x: x + 1)
-        fns = {"unwatched": unwatched, "counting": counting, "watched": watched}
+        fns = {
+            "unwatched": unwatched,
+            "counting": counting,
+            "forwarding": _Forwarding(unwatched),
+            "floor": _Floor(unwatched),
+            "watched": watched,
+        }
         for fn in fns.values():
             fn(x).block_until_ready()
         per_call = _blocks(fns, lambda fn, x=x: fn(x), 2000, rounds)
     _report_rows(f"python: the cheapest jitted call (a scalar add), {rounds} rounds", per_call)
+    print(
+        "  forwarding: a class whose __call__ only forwards (what a stand-in for JAX's jitted\n"
+        "  object costs at least); floor: that, plus the reads no watched hit can skip (are\n"
+        "  jitlab's listeners registered, is jit disabled, is the call inside a trace) and one\n"
+        "  count"
+    )
+
+
+class _Forwarding:
+    def __init__(self, jitted: Any) -> None:
+        self._jitted = jitted
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted(*args, **kwargs)
+
+
+class _Floor(_Forwarding):
+    def __init__(self, jitted: Any) -> None:
+        from jitlab.probe import _jax, monitor
+
+        super().__init__(jitted)
+        self._count = itertools.count()
+        self._now, self._listening = monitor.listeners_now, monitor.LISTENING
+        self._disabled, self._trace = _jax.DISABLE_JIT, _jax.TRACE_STATE
+        self._eval = _jax.EVAL_TRACE
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._now() is not self._listening[0]:
+            raise AssertionError("jitlab's listeners are gone")
+        result = self._jitted(*args, **kwargs)
+        if not self._disabled.value and self._trace.value is self._eval:
+            next(self._count)
+        return result
 
 
 def bench_leaves(quick: bool) -> None:
