@@ -32,10 +32,11 @@ from jitlab.records.history import Tally
 
 _HIT = CallKind.CACHE_HIT
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
-# Up to this many cards a compile is compared with every one (exact: the closest explains);
-# past it with the closest few by where the cards differ (CardIndex.closest) and the newest
-# cards of other structures, so the work at a compile stays flat as the card holder fills.
-_COMPARE_ALL = 16
+# Up to this many cards (as many as JAX explains at once) a compile is compared with every
+# one (exact: the closest explains); past it with the closest few by where the cards differ
+# (CardIndex.closest) and the newest cards of other structures, so the work at a compile
+# stays flat as the card holder fills.
+_COMPARE_ALL = 8
 _COMPARE_NEAREST = 4
 _COMPARE_OTHERS = 8
 # Reasons JAX's words could make say more: jitlab's diff named no change.
@@ -392,7 +393,8 @@ class Filing:
         chosen = {id(card) for card in near}
         indexed = self._index.ids if near else set()
         others: list[Card] = []
-        for card in reversed(self.ledger.cards):
+        # The newest cards the index does not hold (bounded: all of them may be indexed).
+        for card in self.ledger.cards[-8 * _COMPARE_OTHERS :][::-1]:
             if len(others) == _COMPARE_OTHERS:
                 break
             if id(card) not in indexed and id(card) not in chosen:

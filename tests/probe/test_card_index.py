@@ -187,7 +187,7 @@ def test_threads_on_eight_cards_count_every_hit_on_its_card():
 
 
 def test_many_cards_a_compile_is_compared_with_the_closest_not_only_the_newest():
-    """Past 16 cards a compile is compared with the closest few: with 30 sizes of x at y
+    """Past 8 cards a compile is compared with the closest few: with 30 sizes of x at y
     f32[3] and then one card far from everything, a call that changes only y from a held
     card is explained by that one change."""
     probe = Probe(jax.jit(lambda x, y: x.sum() + y.sum()))
