@@ -3,6 +3,7 @@ with them off, on (JAX explains every miss), and on but put off as jitlab puts t
 ``monitor.EXPLAIN_AT_ONCE`` executables (made only if asked for: here never).
 
     python benchmarks/explain_cost.py [--signatures 200] [--leaves 1,1000] [--repeats 2]
+                                      [--modes off,on,put off]
 
 Each run is a fresh process (JAX's caches start empty) that compiles ``f(params, batch)`` for
 N batch sizes, ``params`` a list of ``leaves - 1`` small arrays; the modes alternate. Printed:
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--signatures", type=int, default=200)
     parser.add_argument("--leaves", default="1,1000")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--modes", default=",".join(MODES), help="e.g. 'off,put off'")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -67,9 +69,10 @@ def main() -> None:
     print(f"one function compiled for {n} batch sizes; ms per compile, s for the loop")
     print(f"{'leaves':>7} {'mode':>8} {'first 10 ms':>12} {'last 10 ms':>11} {'loop s':>8}")
     for leaves in (int(x) for x in args.leaves.split(",")):
-        runs: dict[str, list[list[float]]] = {mode: [] for mode in MODES}
+        modes = [m for m in args.modes.split(",") if m in MODES]
+        runs: dict[str, list[list[float]]] = {mode: [] for mode in modes}
         for _ in range(args.repeats):
-            for mode in MODES:
+            for mode in modes:
                 out = subprocess.run(
                     [sys.executable, __file__, "--child", mode, str(n), str(leaves)],
                     check=True,

@@ -113,6 +113,9 @@ class WatchedFunction:
         self._spares = probe._spares
         self._calls_counted = probe._unrecorded
         self._hits_counted = probe._unrecorded_ledger
+        # JAX holds more than monitor.EXPLAIN_AT_ONCE executables of this function: its calls
+        # run with JAX's explanations off on their thread (see _filed).
+        self._unexplained = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The watch's hot path, a cache hit: JAX fires nothing. Only what a counted hit needs
@@ -129,6 +132,8 @@ class WatchedFunction:
         collector = getattr(self._spares, "collector", None)
         if collector is None or not collector.quiet:
             collector = self._probe._spare()  # first call on this thread, or interrupted
+        if self._unexplained:
+            return self._call_unexplained(collector, args, kwargs)
         _tls.collector = collector
         start = _clock()
         try:
@@ -136,7 +141,7 @@ class WatchedFunction:
         except Exception as exc:
             _tls.collector = None
             latency_ms = (_clock() - start) * 1e3
-            return self._probe._file_call(collector, latency_ms, args, kwargs, exc, None, None)
+            return self._filed(collector, latency_ms, args, kwargs, exc, None)
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
             _tls.collector = None
             raise
@@ -146,7 +151,55 @@ class WatchedFunction:
             next(self._hits_counted)
             return result
         latency_ms = (_clock() - start) * 1e3
-        return self._probe._file_call(collector, latency_ms, args, kwargs, None, result, None)
+        return self._filed(collector, latency_ms, args, kwargs, None, result)
+
+    def _call_unexplained(
+        self, collector: monitor.CallCollector, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """A call of a function JAX holds many executables of, with JAX's explanations off
+        on this thread. With them on, even put off (Probe._spare), a miss costs more as JAX's
+        cache grows: ×1.3 over 1,000 compiles in benchmarks/explain_cost.py, ×2.0 for a
+        watched program compiling one function for 1,000 signatures (×0.8 with them off).
+        jitlab's own diff names why."""
+        previous = _swap_explain(False)
+        _tls.collector = collector
+        start = _clock()
+        error: Exception | None = None
+        result = None
+        try:
+            result = self._jitted(*args, **kwargs)
+        except Exception as exc:
+            error = exc
+        finally:  # also on Ctrl-C, which is raised with no call to file
+            _tls.collector = None
+            _set_explain(previous)
+        plain = collector.quiet and not _disable_jit.value and _TRACE_STATE.value is _EVAL_TRACE
+        if error is None and plain:
+            next(self._calls_counted)
+            next(self._hits_counted)
+            return result
+        latency_ms = (_clock() - start) * 1e3
+        return self._filed(collector, latency_ms, args, kwargs, error, result)
+
+    def _filed(
+        self,
+        collector: monitor.CallCollector,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: Exception | None,
+        result: Any,
+    ) -> Any:
+        """File a call that was not a plain hit; past EXPLAIN_AT_ONCE executables JAX is no
+        longer asked to explain this function's misses (unless the program asked for JAX's
+        explanations itself)."""
+        try:
+            return self._probe._file_call(collector, latency_ms, args, kwargs, error, result, None)
+        finally:
+            self._unexplained = (
+                self._probe.cache_entries() > monitor.EXPLAIN_AT_ONCE
+                and not monitor.user_wants_explanations()
+            )
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
         try:
@@ -219,6 +272,7 @@ _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_j
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
 _TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _clock = time.perf_counter
+_swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 
 
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
