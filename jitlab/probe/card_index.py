@@ -172,11 +172,8 @@ class CardIndex:
         cards = self.cards
         chosen: list[int] = []
         groups: list[list[Card]] = [cards] if len(cards) > 1 and not self.statics_vary else []
-        if self.statics_vary:
-            by_statics: dict[Hashable, list[Card]] = {}
-            for card in cards:
-                by_statics.setdefault(_statics(card), []).append(card)
-            groups = [g for g in by_statics.values() if len(g) > 1]
+        if self.statics_vary:  # the cards by their statics, as _rank_in files them
+            groups = [g for g in self._by_statics.values() if len(g) > 1]
         flat: list[tuple[Any, Any]] | None = None
         try:
             root = _root(spec, args, kwargs)  # this call, as a hit's getters read it

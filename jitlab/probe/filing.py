@@ -227,12 +227,10 @@ class Filing:
         paths = functools.cache(lambda: signature.key_paths(self._statics, args, kwargs))
         explanation = "\n".join(collector.explanations) or None
         reason = self._reason(sig, explanation, kind, key, context, paths)
-        if put_off and _CANNOT_TELL.intersection(reason.kinds()):
-            # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
-            words = monitor.explain_now(put_off)
-            if words is not None:
-                joined = words if explanation is None else f"{explanation}\n{words}"
-                reason = self._reason(sig, joined, kind, key, context, paths)
+        # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
+        if put_off and _CANNOT_TELL.intersection(reason.kinds()) and _words_now(collector, put_off):
+            explanation = "\n".join(collector.explanations)
+            reason = self._reason(sig, explanation, kind, key, context, paths)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
         plain = self._by_key.get(key) if key is not None else None
         card = self._held_card(key, context, plain)
@@ -393,8 +391,8 @@ class Filing:
         chosen = {id(card) for card in near}
         indexed = self._index.ids if near else set()
         others: list[Card] = []
-        # The newest cards the index does not hold (bounded: all of them may be indexed).
-        for card in self.ledger.cards[-8 * _COMPARE_OTHERS :][::-1]:
+        # The newest cards the index does not hold, among the newest few (all may be indexed).
+        for card in reversed(self.ledger.cards[-8 * _COMPARE_OTHERS :]):
             if len(others) == _COMPARE_OTHERS:
                 break
             if id(card) not in indexed and id(card) not in chosen:
@@ -435,11 +433,12 @@ class Filing:
         )
 
 
-def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> None:
-    """Make JAX's put-off explanations now, as the call's own."""
+def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> bool:
+    """Make JAX's put-off explanations now, as the call's own; False if JAX said nothing."""
     words = monitor.explain_now(put_off)
     if words is not None:
         collector.explanations.append(words)
+    return words is not None
 
 
 def _earlier(

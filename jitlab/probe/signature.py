@@ -231,10 +231,9 @@ def describe(
     the path texts are made once per structure and each leaf's spec once per path and type
     (:func:`_leaf_spec`); the rest is a flatten and a dictionary lookup per leaf."""
     traced, static = spec.split(args, kwargs)
-    names = tuple(name for name, _ in traced)
     values = [value for _, value in traced]
     flat, tree = jax.tree_util.tree_flatten(values)
-    texts = _path_texts(("traced", tree, names), values, lambda path: names[path[0].idx], 1)
+    texts = _traced_path_texts(traced, values, tree)
     leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
     return Signature(leaves, statics, _tree_text(tree), generation)
@@ -248,6 +247,15 @@ _path_memo: dict[Hashable, tuple[str, ...]] = {}
 # the entry holding the sharding itself so that the id stays its own while the entry lives.
 _spec_memo: dict[tuple[str, Any, int], tuple[Any, LeafSpec]] = {}
 _dtype_names: dict[Any, str] = {}  # str(dtype) is ~4 µs of numpy Python per leaf
+
+
+def _traced_path_texts(
+    traced: list[tuple[str, Any]], values: list[Any], tree: Any
+) -> tuple[str, ...]:
+    """The path texts of the traced arguments' leaves (``values``, of treedef ``tree``),
+    each under its argument's name: ``path[0]`` indexes the argument list."""
+    names = tuple(name for name, _ in traced)
+    return _path_texts(("traced", tree, names), values, lambda path: names[path[0].idx], 1)
 
 
 def _path_texts(memo_key: Hashable, pytree: Any, root: Any, skip: int) -> tuple[str, ...]:
@@ -334,10 +342,8 @@ def key_paths(
     try:
         if not spec.empty:
             traced, _ = spec.split(args, kwargs)
-            names = tuple(name for name, _ in traced)
             values = [value for _, value in traced]
-            tree = jax.tree_util.tree_structure(values)
-            return _path_texts(("traced", tree, names), values, lambda path: names[path[0].idx], 1)
+            return _traced_path_texts(traced, values, jax.tree_util.tree_structure(values))
         # fast_key flattens (args, kwargs): keywords sorted, as pytrees sort dicts.
         tree = jax.tree_util.tree_structure((args, kwargs))
         layout = (spec.parameters, spec.positional, spec.var_positional, spec.var_keyword)
