@@ -7,6 +7,7 @@ exactly what jit caches on, and the committed flags the probe noted when it comp
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable
 from typing import Any
 
@@ -30,9 +31,15 @@ def committed_flags(
         else:
             traced, _ = spec.split(args, kwargs)
             leaves = jax.tree_util.tree_leaves([value for _, value in traced])
-        return tuple(bool(getattr(leaf, "committed", True)) for leaf in leaves)
+        try:  # arrays all: read at C speed
+            return tuple(map(_COMMITTED, leaves))
+        except AttributeError:  # a Python scalar among them: committed as jit sees it
+            return tuple(bool(getattr(leaf, "committed", True)) for leaf in leaves)
     except Exception:
         return None
+
+
+_COMMITTED = operator.attrgetter("committed")
 
 
 def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruct:

@@ -179,9 +179,10 @@ class Filing:
         # JAX's explanations of this call's misses that were put off (see _spare): made below
         # only where jitlab's own diff cannot say why it compiled.
         put_off, collector.deferred = collector.deferred, None
+        key = signature.hashed_once(self._key(args, kwargs))
         try:
             sig: Signature | None = signature.describe(
-                self._statics, self._generation, args, kwargs
+                self._statics, self._generation, args, kwargs, key
             )
         except Exception:
             sig = None
@@ -210,7 +211,7 @@ class Filing:
             return self._transformed(common, collector, layers, staged, args, kwargs)
         if not (collector.lowered or collector.compiled or collector.persistent):
             # Traced (or printed) but reused an executable: JAX served it from a cache.
-            found = self._by_key.get(self._key(args, kwargs))
+            found = self._by_key.get(key)
             if found is not None:
                 found.hits += 1
             return common._replace(card=found.index if found else None)
@@ -221,7 +222,6 @@ class Filing:
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE
-        key = self._key(args, kwargs)
         context = signature.context_snapshot()
         # The leaves' paths, made only if a device change is to be named.
         paths = functools.cache(lambda: signature.key_paths(self._statics, args, kwargs))
@@ -366,7 +366,12 @@ class Filing:
         earlier = [
             _earlier(
                 card,
-                signature.device_changes(paths, key, card.key),
+                signature.device_changes(
+                    paths,
+                    key,
+                    card.key,
+                    signature.moved_positions(self._statics, sig, card.signature, key, card.key),
+                ),
                 wrappers.option_changes(new_instance, instances.get(card.signature.function)),
             )
             for card in cards

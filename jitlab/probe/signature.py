@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import compress
-from operator import ne
+from operator import is_not, ne
 from typing import Any
 
 import jax
@@ -161,6 +161,30 @@ def fast_key(
     )
 
 
+class HashedKey(tuple):
+    """A compile's :func:`fast_key`, hashed once: a 1,000-leaf key costs ~0.07 ms to hash
+    (JAX's avals and shardings hash in Python), and a compile looks it up and files it.
+    Equal to, and hashed as, the plain key a hit makes."""
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
+def hashed_once(key: Hashable | None) -> Hashable | None:
+    """``key`` as a :class:`HashedKey` (None, or a key that does not hash, as it is)."""
+    if type(key) is not tuple:
+        return key
+    try:
+        value = hash(key)
+    except TypeError:
+        return key
+    made = HashedKey(key)
+    made._hash = value
+    return made
+
+
 def statics_key(static: list[tuple[str, Any]]) -> tuple[tuple[str, Hashable], ...]:
     """The statics part of :func:`fast_key`, from :meth:`StaticSpec.split`'s static side."""
     return tuple((name, _hashable(value)) for name, value in static)
@@ -223,20 +247,42 @@ def equivalent_keys(a: Hashable, b: Hashable) -> bool:
 
 
 def describe(
-    spec: StaticSpec, generation: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    spec: StaticSpec,
+    generation: int,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    key: Hashable | None = None,
 ) -> Signature:
     """The full, readable signature (computed only when something was compiled).
 
     Flat in the work it repeats: a 1,000-leaf model's compiles differ in a leaf or two, so
     the path texts are made once per structure and each leaf's spec once per path and type
-    (:func:`_leaf_spec`); the rest is a flatten and a dictionary lookup per leaf."""
+    (:func:`_leaf_spec`); the rest is a flatten and a dictionary lookup per leaf. ``key``,
+    the call's :func:`fast_key`, lends its leaves' (aval, sharding) pairs where they are in
+    this order (:func:`key_in_leaf_order`), so that no leaf is read twice."""
     traced, static = spec.split(args, kwargs)
     values = [value for _, value in traced]
     flat, tree = jax.tree_util.tree_flatten(values)
     texts = _traced_path_texts(traced, values, tree)
-    leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
+    pairs = key[2] if key_in_leaf_order(spec, key) else None  # type: ignore[index]
+    if pairs is not None and len(pairs) == len(flat):
+        leaves = _specs_of(texts, pairs, flat)
+    else:
+        leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
     return Signature(leaves, statics, _tree_text(tree), generation)
+
+
+def key_in_leaf_order(spec: StaticSpec, key: Hashable | None) -> bool:
+    """Are a :func:`fast_key`'s leaves in the order :func:`describe` lists them?
+
+    Yes unless keywords were passed out of name order to a function with no statics:
+    fast_key then flattens ``(args, kwargs)``, whose dict JAX sorts by name, while the
+    signature lists arguments as called."""
+    if not (isinstance(key, tuple) and len(key) == 5):
+        return False
+    names = key[4]
+    return not spec.empty or len(names) < 2 or list(names) == sorted(names)
 
 
 # Memos of what a compile describes again and again: bounded (cleared when full), shared by
@@ -246,6 +292,7 @@ _path_memo: dict[Hashable, tuple[str, ...]] = {}
 # Keyed by the sharding's id (its Python __hash__ would cost more than the rest of the leaf),
 # the entry holding the sharding itself so that the id stays its own while the entry lives.
 _spec_memo: dict[tuple[str, Any, int], tuple[Any, LeafSpec]] = {}
+_spec_by_id: dict[tuple[str, int, int], tuple[Any, Any, LeafSpec]] = {}  # see _leaf_spec_of
 _dtype_names: dict[Any, str] = {}  # str(dtype) is ~4 µs of numpy Python per leaf
 
 
@@ -284,27 +331,64 @@ def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
     """A leaf's spec, one object per path and abstract value (so equal leaves of two
     signatures are one object: :func:`diff` passes them by identity)."""
     try:
-        aval, sharding = leaf.aval, leaf.sharding
+        return _leaf_spec_of(path, (leaf.aval, leaf.sharding), leaf)
     except AttributeError:  # a Python scalar, a ShapeDtypeStruct: typed as JAX types it
-        aval, sharding = jax.typeof(leaf), getattr(leaf, "sharding", None)
+        return _leaf_spec_of(path, jax.typeof(leaf), leaf)
+
+
+def _specs_of(texts: Sequence[str], pairs: Sequence[Any], flat: list[Any]) -> tuple[LeafSpec, ...]:
+    """The leaves' specs from their :func:`leaf_key` pairs: :func:`_leaf_spec_of`, its
+    by-identity lookup inlined (a model's compile finds nearly every leaf there)."""
+    get = _spec_by_id.get
+    specs: list[LeafSpec] = []
+    keep = specs.append
+    for text, pair, leaf in zip(texts, pairs, flat, strict=True):
+        if type(pair) is tuple:
+            aval, sharding = pair
+            found = get((text, id(aval), id(sharding)))
+            if found is not None and found[0] is aval and found[1] is sharding:
+                keep(found[2])
+                continue
+        keep(_leaf_spec_of(text, pair, leaf))
+    return tuple(specs)
+
+
+def _leaf_spec_of(path: str, pair: Any, leaf: Any) -> LeafSpec:
+    """:func:`_leaf_spec` from the leaf's :func:`leaf_key` (``(aval, sharding)``, or an
+    aval for a leaf that is not an array)."""
+    if type(pair) is tuple:
+        aval, sharding = pair
+    else:
+        aval, sharding = pair, getattr(leaf, "sharding", None)
+    # First by the very objects (a model's parameters keep theirs from step to step), at C
+    # speed: the entry holds them, so their ids stay theirs while it lives.
+    by_id = (path, id(aval), id(sharding))
+    found = _spec_by_id.get(by_id)
+    if found is not None and found[0] is aval and found[1] is sharding:
+        return found[2]
     memo_key: tuple[str, Any, int] | None = (path, aval, id(sharding))
     try:
-        found = _spec_memo.get(memo_key)  # type: ignore[arg-type]
+        held = _spec_memo.get(memo_key)  # type: ignore[arg-type]
     except Exception:  # an abstract value that does not hash (or compare)
-        memo_key, found = None, None
-    if found is not None and found[0] is sharding:
-        return found[1]
-    made = LeafSpec(
-        path=path,
-        shape=tuple(int(d) for d in aval.shape),
-        dtype=_dtype_name(aval.dtype),
-        weak_type=bool(getattr(aval, "weak_type", False)),
-        sharding=_sharding_text(leaf),
-    )
-    if memo_key is not None:
-        if len(_spec_memo) >= _MEMO_LIMIT:
-            _spec_memo.clear()
-        _spec_memo[memo_key] = (sharding, made)
+        memo_key, held = None, None
+    if held is not None and held[0] is sharding:
+        made = held[1]
+    else:
+        made = LeafSpec(
+            path=path,
+            shape=tuple(int(d) for d in aval.shape),
+            dtype=_dtype_name(aval.dtype),
+            weak_type=bool(getattr(aval, "weak_type", False)),
+            sharding=_sharding_text(leaf),
+        )
+        if memo_key is not None:
+            if len(_spec_memo) >= _MEMO_LIMIT:
+                _spec_memo.clear()
+            _spec_memo[memo_key] = (sharding, made)
+    if memo_key is not None:  # an aval that hashes: its spec is one object (see above)
+        if len(_spec_by_id) >= _MEMO_LIMIT:
+            _spec_by_id.clear()
+        _spec_by_id[by_id] = (aval, sharding, made)
     return made
 
 
@@ -367,12 +451,14 @@ def device_changes(
     paths: Callable[[], tuple[str, ...] | None],
     new_key: Hashable | None,
     old_key: Hashable | None,
+    where: Iterable[int] | None = None,
 ) -> list[Change]:
     """Leaves of the same type and layout placed on other devices (an array committed to
     ``cpu:1`` where the executable was built for ``cpu:0``): JAX compiles again for them,
     though the signature's sharding texts (None on a single device) are equal. A sharding
     change with ``detail="device"``, ``cpu:1 ← cpu:0``. ``paths()`` gives the keys' leaf
-    paths (:func:`key_paths`): asked only when there is a change to name."""
+    paths (:func:`key_paths`): asked only when there is a change to name. ``where``: the
+    only positions that can differ, if known (:func:`moved_positions`)."""
     if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
         return []
     if len(new_key) != 5 or len(old_key) != 5 or new_key[1] != old_key[1]:
@@ -382,8 +468,12 @@ def device_changes(
         return []
     moved = []
     # Only where the leaf keys differ (found at C speed: a model's compiles differ in few).
-    for i in compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves)):
+    if where is None:
+        where = compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves))
+    for i in where:
         x, y = new_leaves[i], old_leaves[i]
+        if x == y:
+            continue
         if not (isinstance(x, tuple) and isinstance(y, tuple)):
             continue
         try:
@@ -403,6 +493,24 @@ def device_changes(
         Change(ChangeKind.SHARDING, names[i], before, after, detail="device")
         for i, before, after in moved
     ]
+
+
+def moved_positions(
+    spec: StaticSpec,
+    new: Signature,
+    old: Signature,
+    new_key: Hashable | None,
+    old_key: Hashable | None,
+) -> Iterator[int] | None:
+    """Where two calls' leaves can sit on other devices: where their signatures' leaf
+    specs are not the very same object. A spec is one object per path, abstract value and
+    sharding object (:func:`_leaf_spec_of`), so a leaf moved to another device has a spec
+    of its own. None when the signatures' leaves are not in their keys' order."""
+    if len(new.leaves) != len(old.leaves):
+        return None
+    if not (key_in_leaf_order(spec, new_key) and key_in_leaf_order(spec, old_key)):
+        return None
+    return compress(range(len(new.leaves)), map(is_not, new.leaves, old.leaves))
 
 
 def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:

@@ -128,9 +128,45 @@ def test_describe_with_memos_gives_the_plain_description_every_time(statics):
         for args, kwargs in CALLS:
             if statics and not isinstance(args[1], int | bool):
                 continue  # a static argument must hash
-            assert signature.describe(spec, 3, args, kwargs) == plain_describe(
-                spec, 3, args, kwargs
-            )
+            plain = plain_describe(spec, 3, args, kwargs)
+            assert signature.describe(spec, 3, args, kwargs) == plain
+            # Lent the call's key (its leaves' avals and shardings, read once), the same.
+            key = signature.hashed_once(signature.fast_key(spec, 3, args, kwargs))
+            assert signature.describe(spec, 3, args, kwargs, key) == plain
+
+
+def test_a_key_lends_its_leaves_only_in_the_signatures_order():
+    # No statics: the key flattens (args, kwargs), JAX sorting the keywords by name, while
+    # the signature lists them as called. Passed out of order, b's leaves come first.
+    spec = signature.StaticSpec.for_function((), (), model)
+    args, kwargs = (jnp.ones(1), jnp.ones(2)), {"b": jnp.ones(3), "a": jnp.ones((4, 4))}
+    key = signature.fast_key(spec, 0, args, kwargs)
+    assert not signature.key_in_leaf_order(spec, key)
+    described = signature.describe(spec, 0, args, kwargs, key)
+    assert [(leaf.path, leaf.shape) for leaf in described.leaves] == [
+        ("params", (1,)),
+        ("batch", (2,)),
+        ("named['b']", (3,)),
+        ("named['a']", (4, 4)),
+    ]
+    in_order = signature.fast_key(spec, 0, args, {"a": kwargs["a"], "b": kwargs["b"]})
+    assert signature.key_in_leaf_order(spec, in_order)
+    # A static argument: the key flattens the traced arguments as called, as describe does.
+    with_static = signature.StaticSpec.for_function((1,), (), model)
+    assert signature.key_in_leaf_order(
+        with_static, signature.fast_key(with_static, 0, (jnp.ones(1), 2), kwargs)
+    )
+
+
+def test_a_hashed_key_is_the_plain_key_to_a_dict():
+    spec = signature.StaticSpec.for_function((), (), model)
+    plain = signature.fast_key(spec, 0, (jnp.ones(2), jnp.ones(3)), {})
+    once = signature.hashed_once(plain)
+    assert type(once) is signature.HashedKey and once == plain and hash(once) == hash(plain)
+    assert {once: 1}[signature.fast_key(spec, 0, (jnp.ones(2), jnp.ones(3)), {})] == 1
+    assert signature.hashed_once(None) is None
+    unhashable = (0, None, ([1],), (), ())
+    assert signature.hashed_once(unhashable) is unhashable
 
 
 def test_one_spec_object_per_path_and_type():
