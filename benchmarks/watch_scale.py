@@ -164,12 +164,12 @@ class _Floor(_Forwarding):
 
         super().__init__(jitted)
         self._count = itertools.count()
-        self._now, self._listening = monitor.listeners_now, monitor.LISTENING
+        self._monitoring, self._listening = _jax.MONITORING, monitor.LISTENING
         self._disabled, self._trace = _jax.DISABLE_JIT, _jax.TRACE_STATE
         self._eval = _jax.EVAL_TRACE
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._now() is not self._listening[0]:
+        if self._monitoring._event_duration_secs_listeners is not self._listening[0]:
             raise AssertionError("jitlab's listeners are gone")
         result = self._jitted(*args, **kwargs)
         if not self._disabled.value and self._trace.value is self._eval:

@@ -314,6 +314,11 @@ def unregister_duration_listener(listener: Callable[..., None]) -> None:
     getattr(_monitoring, name)(listener)
 
 
+MONITORING: Any = _monitoring
+"""JAX's monitoring module: ``MONITORING._event_duration_secs_listeners`` is the list
+:func:`duration_listeners` returns, read as one attribute on a watched call's hot path."""
+
+
 def duration_listeners() -> list[Any]:
     """The list ``record_event_duration_secs`` calls. ``clear_event_listeners()`` (public)
     *rebinds* it to a new empty list, so holding the one jitlab registered into and comparing

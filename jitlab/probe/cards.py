@@ -50,7 +50,7 @@ class Ledger:
 
     cards: list[Card] = field(default_factory=list)
     # Calls filed under the lock: counts by kind and phase times. Hits only counted
-    # (Probe(record_hits=False)) are tallied lock-free in unrecorded_hits, steady hits in
+    # (Probe(record_hits=False)) are tallied lock-free in hit_tallies, steady hits in
     # steady_hits; ``counts`` adds them up.
     filed: Tally = field(default_factory=Tally)
     ever_compiled: bool = False
@@ -60,9 +60,9 @@ class Ledger:
     instances: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     # Probes that share a ledger (instances of one definition site) share its lock too.
     lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
-    unrecorded_hits: itertools.count[int] = field(
-        default_factory=itertools.count, repr=False, compare=False
-    )
+    # Each probe's lock-free tally of its counted hits (Probe._unrecorded): one count per
+    # hit, summed here when read.
+    hit_tallies: list[itertools.count[int]] = field(default_factory=list, repr=False, compare=False)
     # Hits whose card was known before their wait (one card, or CardIndex.find): filed
     # under the lock, their records made later (RecordStore.settle).
     steady_hits: int = field(default=0, repr=False)
@@ -71,7 +71,7 @@ class Ledger:
     def counts(self) -> dict[CallKind, int]:
         """Calls per kind, exact over every call of every probe sharing this ledger."""
         counts = dict(self.filed.counts)
-        counts[_HIT] += self.steady_hits + tally(self.unrecorded_hits)
+        counts[_HIT] += self.steady_hits + sum(tally(counted) for counted in self.hit_tallies)
         return counts
 
     @property

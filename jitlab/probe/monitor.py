@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import logging
 import os
 import sys
@@ -217,9 +218,31 @@ class CallCollector:
 EXPLAIN_AT_ONCE = 8
 
 
+# -- where this thread's events go ---------------------------------------------------------------
+# A probed call routes its thread's events to its collector (``_local.collector``) for the
+# length of the call. A watched call does not, on its hot path (a cache hit, where JAX fires
+# nothing): every event marks SEEN, and the first event of a watched call's own finds that call
+# on the stack (IN_FLIGHT[0], the watch's finder) and routes the rest of the call to it. The
+# watched call compares SEEN before and after: unchanged, nothing happened on any thread.
+SEEN: list[int] = [0]
+_marks = itertools.count(1)  # atomic: a new mark is never one a call saw before it began
+IN_FLIGHT: list[Callable[[], CallCollector | None] | None] = [None]
+
+
+def routed() -> CallCollector | None:
+    """The collector of the call in flight on this thread, if any (see SEEN)."""
+    SEEN[0] = next(_marks)
+    collector = getattr(_local, "collector", None)
+    if collector is None:
+        finder = IN_FLIGHT[0]
+        if finder is not None:
+            collector = finder()
+    return collector
+
+
 def _deferral_sink() -> list[Callable[[], Any]] | None:
     """Where JAX's explanation of the miss now on this thread may be put off; None: now."""
-    collector = getattr(_local, "collector", None)
+    collector = routed()
     if collector is None or not collector.defer_explain or user_wants_explanations():
         return None  # the user reads JAX's log: it is written as without jitlab
     if collector.deferred is None:
@@ -326,7 +349,7 @@ def user_wants_explanations() -> bool:
 
 
 def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
-    collector = getattr(_local, "collector", None)
+    collector = routed()
     fun_name = kwargs.get("fun_name")
     name = fun_name if isinstance(fun_name, str) else None
     if collector is not None:
@@ -337,7 +360,7 @@ def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
 
 
 def _on_event(event: str, **kwargs: str | int) -> None:
-    collector = getattr(_local, "collector", None)
+    collector = routed()
     if collector is not None:
         collector.event(event)
     else:
@@ -366,7 +389,7 @@ class _ExplanationFilter(logging.Filter):
             return True
         if _jax.CACHE_MISS_MARKER not in message.upper():
             return True
-        collector = getattr(_local, "collector", None)
+        collector = routed()
         if collector is not None:
             collector.explain(message)
         else:

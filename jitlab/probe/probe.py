@@ -138,7 +138,7 @@ class Probe(Filing):
         self._compiles = 0  # executables this probe saw made (moves on every compile record)
         self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
-        self._unrecorded_ledger = self.ledger.unrecorded_hits
+        self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
         self._bind(jitted)
         self._start_exact()
         self._note_instance()
@@ -359,7 +359,7 @@ class Probe(Filing):
         # The hot path is a cache hit, where JAX fires nothing: do only what a hit needs and
         # leave everything else (keys, signatures, reasons) to the calls that compile. Each
         # of capture_output, record_hits and block adds its part; a watch's probe, with all
-        # three off, costs a thread-local set and two counts per hit (counted_call).
+        # three off, costs a thread-local set and one count per hit (counted_call).
         if getattr(_tls, "collector", None) is not None:
             return self._inlined(args, kwargs)
         if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive
@@ -426,7 +426,6 @@ class Probe(Filing):
                 # by _fold, and nothing timed.
                 timed = False
                 next(self._unrecorded)
-                next(self._unrecorded_ledger)
                 return result
             if plain and track:
                 # Steady state: one card, and JAX's cache unchanged since we saw it
@@ -507,7 +506,6 @@ class Probe(Filing):
                     record = self._store.file_steady(head)
             elif not track:  # counted, not recorded (watching a long program)
                 next(self._unrecorded)  # lock-free counts, folded in by _fold
-                next(self._unrecorded_ledger)
                 return result
             else:
                 record = self._keyed_hit((end - start) * 1e3, args, kwargs)

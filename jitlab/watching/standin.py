@@ -12,11 +12,13 @@ import contextlib
 import functools
 import operator
 import os
+import sys
 import threading
 import time
 import types
 import weakref
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, Protocol
 
 import jax
@@ -48,10 +50,6 @@ class WatchProbe(Probe):
     """
 
     def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        outer = monitor.current()
-        source = outer.source() if outer is not None and outer.source is not None else None
-        if getattr(getattr(source, "_fn", None), "_probe", None) is not self or outer is None:
-            return super()._inlined(args, kwargs)  # inside another function's trace
         start = time.perf_counter()
         error: Exception | None = None
         result = None
@@ -59,6 +57,27 @@ class WatchProbe(Probe):
             result = self._fn(*args, **kwargs)
         except Exception as exc:
             error = exc
+        latency_ms = (time.perf_counter() - start) * 1e3
+        return self.inlined_after(monitor.current(), latency_ms, args, kwargs, error, result)
+
+    def inlined_after(
+        self,
+        outer: monitor.CallCollector | None,
+        latency_ms: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: Exception | None,
+        result: Any,
+    ) -> Any:
+        """End a call made while ``outer`` (another probed call's collector, if any) was in
+        flight on this thread: filed from what ``outer`` saw when the program's own probe
+        called this function; else it was inlined into another function's trace, and
+        nothing is filed (as for :meth:`Probe._inlined`)."""
+        source = outer.source() if outer is not None and outer.source is not None else None
+        if outer is None or getattr(getattr(source, "_fn", None), "_probe", None) is not self:
+            if error is not None:
+                raise error
+            return result
         if error is None and outer.quiet and _jax.TRACE_STATE.value is _jax.EVAL_TRACE:
             return self.counted_hit(result)  # else inside a transformation: filed below
         seen = monitor.CallCollector(self._trace_name, None, False)
@@ -66,12 +85,10 @@ class WatchProbe(Probe):
             setattr(seen, name, getattr(outer, name))
         seen.persistent, seen.quiet = outer.persistent, False
         seen.explanations = list(outer.explanations)
-        latency_ms = (time.perf_counter() - start) * 1e3
         return self._file_call(seen, latency_ms, args, kwargs, error, result, None)
 
     def counted_hit(self, result: Any) -> Any:
         next(self._unrecorded)  # as counted_call counts a hit: lock-free, folded in later
-        next(self._unrecorded_ledger)
         return result
 
 
@@ -109,10 +126,9 @@ class WatchedFunction:
         self._probe = probe
         # The hot path's parts, bound once (see __call__).
         # The probe's own parts (a WatchProbe is this module's): its collector per thread,
-        # and the lock-free counts a counted hit bumps (Probe.counted_call's two).
+        # and the lock-free count a counted hit bumps (Probe.counted_call's).
         self._spares = probe._spares
-        self._calls_counted = probe._unrecorded
-        self._hits_counted = probe._unrecorded_ledger
+        self._hits_counted = probe._unrecorded
         # JAX holds more than monitor.EXPLAIN_AT_ONCE executables of this function: its calls
         # run with JAX's explanations off on their thread (see _filed).
         self._unexplained = False
@@ -120,50 +136,93 @@ class WatchedFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The watch's hot path, a cache hit: JAX fires nothing. Only what a counted hit needs
         # (the program's own loop pays for it on every step): are jitlab's listeners still
-        # registered, this thread's events routed to this function's collector for the
-        # call, and two lock-free counts. Anything else the collector saw (a compile, an
-        # error, a call under a transformation or disable_jit) is filed by the probe.
+        # registered, did any event come meanwhile (monitor.SEEN, marked by every event on
+        # any thread), is the call outside jax.disable_jit and any trace, and one count.
+        # Events are not routed here: a call that fires one is found on the stack by the
+        # listener (_collector_in_flight) and filed by _after.
         if not recorders:
             return self._jitted(*args, **kwargs)
-        if _listeners_now() is not _LISTENING[0]:  # one identity test: still registered?
-            monitor.revive()
-        if getattr(_tls, "collector", None) is not None:  # inside another probed call
-            return self._probe._inlined(args, kwargs)
-        collector = getattr(self._spares, "collector", None)
-        if collector is None or not collector.quiet:
-            collector = self._probe._spare()  # first call on this thread, or interrupted
+        if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
+            monitor.revive()  # the program cleared them: registered again, said on stderr
         if self._unexplained:
-            return self._call_unexplained(collector, args, kwargs)
-        _tls.collector = collector
+            return self._call_unexplained(args, kwargs)
+        seen = _SEEN[0]
         start = _clock()
         try:
             result = self._jitted(*args, **kwargs)
         except Exception as exc:
-            _tls.collector = None
-            latency_ms = (_clock() - start) * 1e3
-            return self._filed(collector, latency_ms, args, kwargs, exc, None)
+            return self._after(sys._getframe(), start, args, kwargs, exc, None)
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
-            _tls.collector = None
+            _drop_route(sys._getframe())
             raise
-        _tls.collector = None
-        if collector.quiet and not _disable_jit.value and _TRACE_STATE.value is _EVAL_TRACE:
-            next(self._calls_counted)  # lock-free (itertools.count), folded in when read
-            next(self._hits_counted)
+        if _SEEN[0] is seen and _TRACE_STATE.value is _EVAL_TRACE and not _disable_jit.value:
+            next(self._hits_counted)  # lock-free (itertools.count), folded in when read
             return result
-        latency_ms = (_clock() - start) * 1e3
-        return self._filed(collector, latency_ms, args, kwargs, None, result)
+        return self._after(sys._getframe(), start, args, kwargs, None, result)
 
-    def _call_unexplained(
-        self, collector: monitor.CallCollector, args: tuple[Any, ...], kwargs: dict[str, Any]
+    def _after(
+        self,
+        frame: FrameType,
+        start: float,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        error: Exception | None,
+        result: Any,
     ) -> Any:
+        """File a call (``frame``, its __call__) that saw events (its own, or another
+        thread's), raised, or ran under jax.disable_jit or a transformation."""
+        latency_ms = (_clock() - start) * 1e3
+        collector = self._unroute(frame)
+        try:
+            if collector is None:
+                outer = monitor.current()
+                if outer is not None or _outer_watched_call(frame.f_back) is not None:
+                    # Inside another probed or watched call's trace: inlined there.
+                    return self._probe.inlined_after(outer, latency_ms, args, kwargs, error, result)
+                collector = self._spare()
+            if error is None and collector.quiet and _jit_ran_it():
+                next(self._hits_counted)  # another thread's events: a plain hit
+                return result
+            return self._filed(collector, latency_ms, args, kwargs, error, result)
+        finally:
+            if getattr(_tls, "owner", None) is frame:
+                _tls.owner = None
+
+    def _spare(self) -> monitor.CallCollector:
+        """This thread's collector for this function's calls."""
+        collector = getattr(self._spares, "collector", None)
+        if collector is None or not collector.quiet:
+            collector = self._probe._spare()  # first call on this thread, or interrupted
+        return collector
+
+    def _unroute(self, frame: FrameType) -> monitor.CallCollector | None:
+        """The collector this call's events were routed to (if its frame is the one the
+        listener found), no longer routed. The frame stays the owner, closed (no collector),
+        until the call is filed: events JAX fires meanwhile are not this call's."""
+        owner = getattr(_tls, "owner", None)
+        if owner is not frame:
+            _tls.owner = frame if owner is None else owner
+            return None
+        collector, _tls.collector = _tls.collector, None
+        return collector
+
+    def _call_unexplained(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """A call of a function JAX holds many executables of, with JAX's explanations off
         on this thread. With them on, even put off (Probe._spare), a miss costs more as JAX's
         cache grows: ×1.3 over 1,000 compiles in benchmarks/explain_cost.py, ×2.0 for a
         watched program compiling one function for 1,000 signatures (×0.8 with them off).
         jitlab's own diff names why."""
+        start = _clock()
+        if getattr(_tls, "collector", None) is not None or not _jit_ran_it():
+            # Inside another call or a transformation: the call is inlined there.
+            try:
+                result = self._jitted(*args, **kwargs)
+            except Exception as exc:
+                return self._after(sys._getframe(1), start, args, kwargs, exc, None)
+            return self._after(sys._getframe(1), start, args, kwargs, None, result)
+        collector = self._spare()
         previous = _swap_explain(False)
         _tls.collector = collector
-        start = _clock()
         error: Exception | None = None
         result = None
         try:
@@ -173,9 +232,7 @@ class WatchedFunction:
         finally:  # also on Ctrl-C, which is raised with no call to file
             _tls.collector = None
             _set_explain(previous)
-        plain = collector.quiet and not _disable_jit.value and _TRACE_STATE.value is _EVAL_TRACE
-        if error is None and plain:
-            next(self._calls_counted)
+        if error is None and collector.quiet and _jit_ran_it():
             next(self._hits_counted)
             return result
         latency_ms = (_clock() - start) * 1e3
@@ -265,14 +322,57 @@ def _after_fork_in_parent() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child, after_in_parent=_after_fork_in_parent)
-_listeners_now = monitor.listeners_now  # the hot path's listener check (see monitor.revive)
+# The hot path's listener check (see monitor.revive): JAX's list, read as one attribute.
+_MONITORING = _jax.MONITORING
 _LISTENING = monitor.LISTENING
+_SEEN = monitor.SEEN  # marked by every JAX event jitlab hears, on any thread
 _tls = monitor._local  # this thread's collector of the call in flight (events go there)
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
 _TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _clock = time.perf_counter
 _swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
+
+
+def _drop_route(frame: FrameType) -> None:
+    """Route nothing more to the call of ``frame`` (interrupted), if it was routed."""
+    if getattr(_tls, "owner", None) is frame:
+        _tls.collector = _tls.owner = None
+
+
+def _jit_ran_it() -> bool:
+    """Did JAX dispatch the call as jit does (not under jax.disable_jit, nor inside a
+    transformation or another function's trace)?"""
+    return _TRACE_STATE.value is _EVAL_TRACE and not _disable_jit.value
+
+
+_CALL_CODE = WatchedFunction.__call__.__code__
+
+
+def _outer_watched_call(frame: FrameType | None) -> FrameType | None:
+    """The outermost watched call in flight on this thread at or above ``frame``."""
+    outermost = None
+    while frame is not None:
+        if frame.f_code is _CALL_CODE:
+            outermost = frame
+        frame = frame.f_back
+    return outermost
+
+
+def _collector_in_flight() -> monitor.CallCollector | None:
+    """For JAX's events on a thread with no call routed (monitor.routed): the outermost
+    watched call in flight on this thread, found on the stack, gets them; the rest of the
+    call is routed to it (WatchedFunction._after takes it back). Calls inside it are
+    inlined into its trace, as a probed call's are."""
+    frame = _outer_watched_call(sys._getframe(1))
+    if frame is None or getattr(_tls, "owner", None) is not None:
+        return None  # none, or its call is being filed (or it is another's, inlined)
+    watched = frame.f_locals.get("self")
+    if not isinstance(watched, WatchedFunction):
+        return None
+    collector = watched._spare()
+    _tls.collector, _tls.owner = collector, frame
+    return collector
 
 
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
@@ -323,6 +423,7 @@ def activate(recorder: Follower) -> None:
             _real_jit, _real_pmap = jax.jit, jax.pmap
             jax.jit = _watched_jit
             jax.pmap = _watched_pmap
+            monitor.IN_FLIGHT[0] = _collector_in_flight
         recorders.append(recorder)
         for site in _sites.values():  # functions jitted in earlier blocks: count from now
             recorder.track(site)
@@ -334,6 +435,8 @@ def deactivate(recorder: Follower) -> None:
     with _patch_lock:
         if recorder in recorders:
             recorders.remove(recorder)
+        if not recorders:
+            monitor.IN_FLIGHT[0] = None
         if not recorders and _real_jit is not None:
             if jax.jit is _watched_jit:
                 jax.jit = _real_jit

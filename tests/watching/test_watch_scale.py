@@ -5,8 +5,10 @@ only through events. Correctness only: the costs are in benchmarks/watch_scale.p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import sys
 import threading
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from jitlab.probe import _jax, explain, monitor
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind as K
 from jitlab.watching.recorder import watch
+from jitlab.watching.standin import WatchedFunction
 
 MANY = monitor.EXPLAIN_AT_ONCE + 3  # more signatures than JAX is asked about at once
 
@@ -217,3 +220,97 @@ def test_past_eight_executables_jax_is_not_asked_to_explain_the_function():
         if s.name == "squares" and (s.defined_at or "").startswith(str(Path(__file__).resolve()))
     ]
     assert stats.hits == len(sizes)
+
+
+# -- events are not routed on the hot path: a call that fires one is found on the stack ---------
+def _site_stats(recorder, name: str):
+    here = str(Path(__file__).resolve())
+    (stats,) = [
+        s
+        for s in recorder.stats.values()
+        if s.name == name and (s.defined_at or "").startswith(here)
+    ]
+    return stats
+
+
+def test_another_threads_compiles_leave_this_threads_hits_counted_exactly(monkeypatch):
+    # Every event marks monitor.SEEN on all threads: a hit that saw another thread's compile
+    # takes the slow path, finds nothing routed to it, and is counted as the hit it was.
+    slow = []
+    after = WatchedFunction._after
+
+    def counted_after(self, *args, **kwargs):
+        slow.append(self.__name__)
+        return after(self, *args, **kwargs)
+
+    monkeypatch.setattr(WatchedFunction, "_after", counted_after)
+    shapes, calls = 30, 0
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, nearly
+    try:
+        with watch() as recorder:
+
+            def steady(x):
+                return x * 3
+
+            def growing(x):
+                return x - 1
+
+            f, g = jax.jit(steady), jax.jit(growing)
+            x = jnp.ones(2)
+            f(x)
+            go = threading.Barrier(2)
+
+            def compile_many() -> None:
+                go.wait()
+                for n in range(1, shapes + 1):
+                    g(jnp.ones(n + 10))
+
+            worker = threading.Thread(target=compile_many)
+            worker.start()
+            go.wait()
+            while worker.is_alive() or calls < 1000:
+                f(x)
+                calls += 1
+            worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert "steady" in slow  # hits of f saw g's events: the case under test happened
+    assert f._cache_size() == 1 and g._cache_size() == shapes
+    steady_stats, growing_stats = _site_stats(recorder, "steady"), _site_stats(recorder, "growing")
+    assert (steady_stats.compiles, steady_stats.hits) == (1, calls)
+    assert (growing_stats.compiles, growing_stats.hits) == (shapes, 0)
+
+
+def test_a_call_interrupted_while_jax_traced_it_leaves_nothing_routed():
+    # Ctrl-C inside a trace: the call routed to lazily (on JAX's first event) is routed no
+    # more; the next watched function's compile is its own, with its reason.
+    with watch() as recorder:
+
+        def interrupted(x, stop):
+            if stop:
+                raise KeyboardInterrupt
+            return x + 1
+
+        def after(x):
+            return x * 2
+
+        f = jax.jit(interrupted, static_argnums=1)
+        g = jax.jit(after)
+        f(jnp.ones(2), False)  # a compile: JAX fires events, the call is found on the stack
+        with contextlib.suppress(KeyboardInterrupt):
+            f(jnp.ones(2), True)
+        assert monitor.current() is None  # nothing routed on this thread any more
+        g(jnp.ones(3))
+        g(jnp.ones(4))
+        g(jnp.ones(4))
+    stats = _site_stats(recorder, "after")
+    assert (stats.compiles, stats.hits) == (2, 1)
+    (recompile,) = [
+        c.record
+        for c in recorder.compiles
+        if c.record.function == "after" and c.record.kind is CallKind.RECOMPILE
+    ]
+    assert [(c.kind, c.before, c.after) for c in recompile.reason.items] == [
+        (K.SHAPE, "f32[3]", "f32[4]")
+    ]
