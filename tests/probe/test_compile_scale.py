@@ -135,6 +135,39 @@ def test_describe_with_memos_gives_the_plain_description_every_time(statics):
             assert signature.describe(spec, 3, args, kwargs, key) == plain
 
 
+_SHAPES = [(2,), (3,), (2, 2)]
+_DTYPES = [jnp.float32, jnp.int32]
+_KEPT = [jnp.ones(s, d) for s in _SHAPES for d in _DTYPES]  # the same objects, call to call
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.booleans(), st.integers(0, len(_KEPT) - 1)), min_size=4, max_size=4),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_specs_reused_from_the_last_call_of_a_structure_are_the_plain_description(calls):
+    # One structure (four leaves), called again and again: each leaf either the very array of
+    # the last call or a fresh one, of any of six types. A spec is taken from the last call
+    # only where the leaf's aval and sharding are equal to it there.
+    spec = signature.StaticSpec.for_function((), (), model)
+    last = None
+    for leaves in calls:
+        values = [
+            _KEPT[k] if kept else jnp.zeros(_KEPT[k].shape, _KEPT[k].dtype) for kept, k in leaves
+        ]
+        args = ({"w": values[0], "b": values[1]}, values[2])
+        kwargs = {"extra": values[3]}
+        key = signature.fast_key(spec, 0, args, kwargs)
+        described = signature.describe(spec, 0, args, kwargs, key)
+        assert described == plain_describe(spec, 0, args, kwargs)
+        if last is not None:  # an equal leaf is the very spec object of the last call
+            for a, b in zip(described.leaves, last.leaves, strict=True):
+                assert (a is b) == (a == b)
+        last = described
+
+
 def test_a_key_lends_its_leaves_only_in_the_signatures_order():
     # No statics: the key flattens (args, kwargs), JAX sorting the keywords by name, while
     # the signature lists them as called. Passed out of order, b's leaves come first.
