@@ -180,10 +180,9 @@ class Filing:
         # only where jitlab's own diff cannot say why it compiled.
         put_off, collector.deferred = collector.deferred, None
         key = signature.hashed_once(self._key(args, kwargs))
+        sig: Signature | None
         try:
-            sig: Signature | None = signature.describe(
-                self._statics, self._generation, args, kwargs, key
-            )
+            sig, key = signature.describe_keyed(self._statics, self._generation, args, kwargs, key)
         except Exception:
             sig = None
         stdout = tuple(OutputLine(when, text) for when, text in collector.output_lines())
@@ -248,7 +247,9 @@ class Filing:
                 created_by=index,
                 compile_ms=cost_ms,
                 context=context,
-                committed=abstract.committed_flags(self._statics, args, kwargs),
+                committed=abstract.shared_flags(
+                    abstract.committed_flags(self._statics, args, kwargs)
+                ),
             )
             ledger.cards.append(card)
             if key is not None:

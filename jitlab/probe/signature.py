@@ -260,17 +260,40 @@ def describe(
     (:func:`_leaf_spec`); the rest is a flatten and a dictionary lookup per leaf. ``key``,
     the call's :func:`fast_key`, lends its leaves' (aval, sharding) pairs where they are in
     this order (:func:`key_in_leaf_order`), so that no leaf is read twice."""
+    return describe_keyed(spec, generation, args, kwargs, key)[0]
+
+
+def describe_keyed(
+    spec: StaticSpec,
+    generation: int,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    key: Hashable | None,
+) -> tuple[Signature, Hashable | None]:
+    """:func:`describe`, and ``key`` with each leaf's (aval, sharding) pair the very object
+    of the last call of this structure where they are equal: a card keeps its compile's key,
+    and a 1,000-leaf call's pairs are 56 KB that every card would otherwise hold again."""
     traced, static = spec.split(args, kwargs)
     values = [value for _, value in traced]
     flat, tree = jax.tree_util.tree_flatten(values)
     texts = _traced_path_texts(traced, values, tree)
     pairs = key[2] if key_in_leaf_order(spec, key) else None  # type: ignore[index]
     if pairs is not None and len(pairs) == len(flat):
-        leaves = _specs_like_last(texts, pairs, flat)
+        leaves, shared = _specs_like_last(texts, pairs, flat)
+        key = _with_pairs(key, shared)
     else:
         leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
-    return Signature(leaves, statics, _tree_text(tree), generation)
+    return Signature(leaves, statics, _tree_text(tree), generation), key
+
+
+def _with_pairs(key: Any, pairs: tuple[Any, ...]) -> Any:
+    """``key`` (a :func:`fast_key`) with ``pairs``, equal to its own, as its leaves."""
+    if pairs is key[2] or not isinstance(key, HashedKey):
+        return key  # a key hashed afresh each time is not kept in a card's form
+    made = HashedKey((key[0], key[1], pairs, key[3], key[4]))
+    made._hash = key._hash  # equal pairs: the same hash
+    return made
 
 
 def key_in_leaf_order(spec: StaticSpec, key: Hashable | None) -> bool:
@@ -340,25 +363,28 @@ def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
 
 def _specs_like_last(
     texts: tuple[str, ...], pairs: Sequence[Any], flat: list[Any]
-) -> tuple[LeafSpec, ...]:
+) -> tuple[tuple[LeafSpec, ...], tuple[Any, ...]]:
     """The leaves' specs, from the last call described with this structure where its
     (aval, sharding) pairs are equal — found at C speed: a model's parameters keep theirs
-    from compile to compile, so only the leaves that changed (the batch) are looked up."""
+    from compile to compile, so only the leaves that changed (the batch) are looked up.
+    Also the pairs, the last call's very objects where equal (see :func:`describe_keyed`)."""
     last = _last_specs.get(id(texts))
-    if last is None or last[0] is not texts or len(last[1]) != len(pairs):
-        specs = _specs_of(texts, pairs, flat)
-    else:
-        reused = list(last[2])
+    specs, shared = None, tuple(pairs)
+    if last is not None and last[0] is texts and len(last[1]) == len(pairs):
+        reused, kept = list(last[2]), list(last[1])
         try:
             for i in compress(range(len(pairs)), map(ne, pairs, last[1])):
                 reused[i] = _leaf_spec_of(texts[i], pairs[i], flat[i])
-            specs = tuple(reused)
+                kept[i] = pairs[i]
+            specs, shared = tuple(reused), tuple(kept)
         except Exception:  # a pair that does not compare: looked up one by one
-            specs = _specs_of(texts, pairs, flat)
+            specs = None
+    if specs is None:
+        specs = _specs_of(texts, pairs, flat)
     if len(_last_specs) >= _MEMO_LIMIT // 64:
         _last_specs.clear()
-    _last_specs[id(texts)] = (texts, tuple(pairs), specs)  # texts held: the id stays its own
-    return specs
+    _last_specs[id(texts)] = (texts, shared, specs)  # texts held: the id stays its own
+    return specs, shared
 
 
 def _specs_of(texts: Sequence[str], pairs: Sequence[Any], flat: list[Any]) -> tuple[LeafSpec, ...]:

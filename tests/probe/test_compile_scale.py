@@ -314,3 +314,27 @@ def test_a_card_the_read_leaves_cannot_tell_apart_rebuilds_the_lookup(monkeypatc
     assert [card.hits for card in probe.ledger.cards] == [3, 3, 3, 3]
     for card, (nx, ny) in zip(probe.ledger.cards, shapes, strict=True):
         assert [leaf.shape for leaf in card.signature.leaves] == [(nx,), (ny,)]
+
+
+def test_cards_share_the_leaf_pairs_and_flags_their_calls_have_in_common():
+    # A card keeps its compile's key: the parameters' (aval, sharding) pairs and the
+    # committed flags are the very objects of the card before (memory per card: the leaves
+    # that changed), and each key still finds its card.
+    def loss(params, batch):
+        return params[0].sum() + batch.sum()
+
+    params = [jnp.ones(4) for _ in range(50)]
+    probe = Probe(jax.jit(loss))
+    for size in (1, 2, 3):
+        probe(params, jnp.ones((size, 4)))
+    first, second, third = probe.ledger.cards
+    shared = [a is b for a, b in zip(second.key[2], third.key[2], strict=True)]
+    assert shared == [True] * 50 + [False]  # the batch differs, every parameter is shared
+    assert second.committed is third.committed and len(third.committed) == 51
+    for size, card in ((1, first), (2, second), (3, third)):
+        fresh = signature.fast_key(
+            probe._statics, probe._generation, (params, jnp.ones((size, 4))), {}
+        )
+        assert fresh == card.key and hash(fresh) == hash(card.key)
+        probe(params, jnp.ones((size, 4)))
+        assert probe.last is not None and probe.last.card == card.index  # a hit on its card
