@@ -388,20 +388,8 @@ def _specs_like_last(
 
 
 def _specs_of(texts: Sequence[str], pairs: Sequence[Any], flat: list[Any]) -> tuple[LeafSpec, ...]:
-    """The leaves' specs from their :func:`leaf_key` pairs: :func:`_leaf_spec_of`, its
-    by-identity lookup inlined (a model's compile finds nearly every leaf there)."""
-    get = _spec_by_id.get
-    specs: list[LeafSpec] = []
-    keep = specs.append
-    for text, pair, leaf in zip(texts, pairs, flat, strict=True):
-        if type(pair) is tuple:
-            aval, sharding = pair
-            found = get((text, id(aval), id(sharding)))
-            if found is not None and found[0] is aval and found[1] is sharding:
-                keep(found[2])
-                continue
-        keep(_leaf_spec_of(text, pair, leaf))
-    return tuple(specs)
+    """The leaves' specs from their :func:`leaf_key` pairs (a structure's first call)."""
+    return tuple(map(_leaf_spec_of, texts, pairs, flat))
 
 
 def _leaf_spec_of(path: str, pair: Any, leaf: Any) -> LeafSpec:
