@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -204,14 +205,15 @@ def guard_explainer() -> bool:
 EXPLAINER_GUARDED = guard_explainer()
 
 
-def _tracing_explainer_cell() -> Any:
-    """0.10: the closure cell holding ``partial_eval.explain``, JAX's tracing-cache explainer.
+def _tracing_explainer() -> tuple[Any, Any] | None:
+    """0.10: JAX's switch for its tracing-cache explainer and the closure cell it reads.
 
     ``pe.trace_to_jaxpr`` is a C++ ``WeakrefLRUCache`` built by ``util._weakref_lru_cache``
     with ``explain=lambda: explain if config.explain_cache_misses.value else None``: on a miss
-    (before tracing) JAX calls that lambda and, while explanations are on, the function in its
-    cell with ``(keys, fun, in_avals, debug_info, *context)``, ``keys`` a fresh list of every
-    key the cache holds (``(weakref to fun, *key)``). The cache object reports the lambda among
+    (before tracing) JAX calls that lambda (the switch) and, when it returns the function in
+    its cell (``partial_eval.explain``), builds ``keys``, a fresh list of every key the cache
+    holds for every function (``(weakref to fun, *key)``, ~1 µs a key), and calls it with
+    ``(keys, fun, in_avals, debug_info, *context)``. The cache object reports the lambda among
     its referents. None where it is not so (other versions)."""
     if VERSION < (0, 10, 0):
         return None
@@ -227,8 +229,60 @@ def _tracing_explainer_cell() -> Any:
         cell = held.__closure__[code.co_freevars.index("explain")]
         contents = cell.cell_contents
         if contents is original or getattr(contents, "__wrapped__", None) is original:
-            return cell
+            return held, cell
     return None
+
+
+def _tracing_explainer_cell() -> Any:
+    """0.10: the closure cell holding JAX's tracing-cache explainer (see
+    :func:`_tracing_explainer`); None elsewhere."""
+    found = _tracing_explainer()
+    return found[1] if found is not None else None
+
+
+def _gated_switch_code() -> Any:
+    """The code of JAX's explainer switch with one more condition: the explainer in the cell
+    may say, before JAX lists every key of its cache, that it would explain nothing. Run with
+    the switch's own globals (``util``'s ``config``) and its cell (``explain``)."""
+    explain: Any = None  # the switch's one free variable, as in JAX's lambda
+
+    def switch() -> Any:
+        return (
+            explain
+            if config.explain_cache_misses.value  # type: ignore[name-defined] # noqa: F821
+            and ((gate := getattr(explain, "gate", None)) is None or gate())
+            else None
+        )
+
+    return switch.__code__
+
+
+def _jax_would_explain() -> bool:
+    """Would JAX's explainer say anything of the miss being traced (called by the gated
+    switch, see :func:`_gated_switch_code`)? JAX's ``explain`` returns at once, logging
+    nothing, for a function defined in a file that is not the user's (its own kernels:
+    ``jnp.ones(n)``'s broadcast, ``jnp.sum`` inside a trace, …); the same test here, on
+    jit's ``_trace_for_jit(…, dbg, …)`` calling ``trace_to_jaxpr``, spares the list of every
+    key JAX would build first (O(keys) per miss, all functions' keys: ~15 ms per miss at
+    18,000 keys). Any other caller: as JAX does."""
+    frame = sys._getframe(2)  # 0: here, 1: JAX's switch, 2: the caller of trace_to_jaxpr
+    if frame.f_code is not _TRACE_FOR_JIT_CODE:
+        return True
+    filename = getattr(frame.f_locals.get("dbg"), "func_filename", None)
+    return not filename or _source_info_util.is_user_filename(filename)
+
+
+def _trace_for_jit_code() -> Any:
+    try:
+        from jax._src import pjit
+
+        code = pjit._trace_for_jit.__code__
+    except (ImportError, AttributeError):
+        return None
+    return code if "dbg" in code.co_varnames[: code.co_argcount] else None
+
+
+_TRACE_FOR_JIT_CODE = _trace_for_jit_code()
 
 
 def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep: int) -> bool:
@@ -243,9 +297,10 @@ def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep:
     the arguments its own). A function JAX never saw (cheap, and its "re-defined repeatedly"
     hint keeps JAX's bookkeeping of call sites) and JAX's own functions are explained now.
     """
-    cell = _tracing_explainer_cell()
-    if cell is None:
+    found = _tracing_explainer()
+    if found is None:
         return False
+    switch, cell = found
     if getattr(cell.cell_contents, "__wrapped__", None) is not None:
         return True  # already in place
     original = cell.cell_contents
@@ -272,7 +327,21 @@ def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep:
 
     explain.__wrapped__ = original  # type: ignore[attr-defined]
     cell.cell_contents = explain
+    _gate_switch(switch, explain)
     return True
+
+
+def _gate_switch(switch: Any, explainer: Any) -> None:
+    """Let ``explainer`` tell JAX's switch, before JAX lists its keys, that JAX's explainer
+    would say nothing (:func:`_jax_would_explain`). Only on the switch as 0.10.2 writes it
+    (one free variable, ``explain``; reads ``config.explain_cache_misses.value``)."""
+    code = switch.__code__
+    if _TRACE_FOR_JIT_CODE is None or code.co_freevars != ("explain",):
+        return
+    if code.co_names != ("config", "explain_cache_misses", "value"):
+        return  # not the switch this was written for: left as JAX made it
+    explainer.gate = _jax_would_explain
+    switch.__code__ = _gated_switch_code()
 
 
 UNSET: Any = _config.config_ext.unset

@@ -68,7 +68,7 @@ class CompileSite:
     signature: Any = None
 
 
-def compile_site(depth: int = 1) -> CompileSite:
+def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
     """Call from a compile event listener: classify the compile and find the user's lines.
 
     The jaxpr JAX is compiling names its source (``debug_info.func_src_info``): defined in
@@ -117,6 +117,8 @@ def compile_site(depth: int = 1) -> CompileSite:
         where = source.rpartition(" at ")[2]
     if wrapper_fun is not None and not internal:
         described = _signature(call, None)
+    elif internal and not describe_internal:
+        described = None  # a kernel of JAX's the caller will not record
     else:
         described = _signature(dispatch, compiled)
     return CompileSite(called_from, where, internal, target, described)

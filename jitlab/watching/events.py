@@ -129,7 +129,9 @@ class CompileEvents:
     def _finish(
         self, name: str, state: Pending, compile_ms: float, known: Reason | None = None
     ) -> None:
-        site = sites.compile_site(1)
+        # A kernel of JAX's that is not recorded needs no signature (pmap's is the user's).
+        keep = self.filer.include_internal or name == _jax.PMAP_TRACE_NAME
+        site = sites.compile_site(1, describe_internal=keep)
         event_name = name
         if site.internal and name == _jax.PMAP_TRACE_NAME:
             # A jax.pmap made before the watch (it runs as jit(shard_map(_fun)), JAX's own

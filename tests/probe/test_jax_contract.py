@@ -656,3 +656,39 @@ def test_from_0_10_jitlab_can_put_off_the_tracing_cache_explainer() -> None:
     assert cell.cell_contents.__wrapped__ is pe.explain
     assert _jax.defer_explanations(monitor._deferral_sink, monitor.EXPLAIN_AT_ONCE)  # idempotent
     assert cell.cell_contents.__wrapped__ is pe.explain  # not wrapped twice
+
+
+def test_from_0_10_jaxs_own_kernels_never_reach_the_tracing_explainer() -> None:
+    # 0.10: before calling its explainer JAX lists every key of its tracing cache (all
+    # functions'), ~1 µs a key, only for its explainer to return at once when the function
+    # is defined in JAX's own files. jitlab's gate on JAX's switch (_jax._gate_switch) skips
+    # both for those; a user's function is explained exactly as before.
+    monitor.install()
+    found = _jax._tracing_explainer()
+    if JAX < (0, 10):
+        assert found is None
+        return
+    switch, cell = found
+    assert "getattr" in switch.__code__.co_names  # the gated switch is in place
+    jitlab_explainer = cell.cell_contents
+    reached: list[str] = []
+
+    def counting(keys, fun, in_avals, debug_info, *args, **kwargs):
+        reached.append(debug_info.func_name)
+        return jitlab_explainer(keys, fun, in_avals, debug_info, *args, **kwargs)
+
+    counting.gate = jitlab_explainer.gate  # type: ignore[attr-defined]
+    counting.__wrapped__ = jitlab_explainer.__wrapped__  # type: ignore[attr-defined]
+    cell.cell_contents = counting
+    previous = _jax.EXPLAIN.swap_local(True)
+    try:
+        jnp.sin(jnp.ones(17, jnp.float32) * 3.0)  # JAX's kernels, traced for a new shape
+
+        def mine(x):
+            return x * 3
+
+        jax.jit(mine)(jnp.ones(17))
+    finally:
+        _jax.EXPLAIN.set_local(previous)
+        cell.cell_contents = jitlab_explainer
+    assert reached == ["mine"], reached

@@ -314,3 +314,22 @@ def test_a_call_interrupted_while_jax_traced_it_leaves_nothing_routed():
     assert [(c.kind, c.before, c.after) for c in recompile.reason.items] == [
         (K.SHAPE, "f32[3]", "f32[4]")
     ]
+
+
+def test_kernels_of_jax_are_described_only_when_recorded(tmp_path):
+    """A kernel JAX compiles for itself (an eager ``jnp.sin``) is not described unless the
+    recording keeps such kernels (--include-internal): then its signature is the shape it
+    was compiled for."""
+    from jitlab.watching.recorder import Recorder
+
+    with Recorder(include_internal=True) as kept:
+        for n in (3, 4):
+            jnp.sin(jnp.ones(n, jnp.float32) * 7.0)
+    described = [c.record.signature for c in kept.calls if c.internal]
+    assert described, "eager kernels were compiled and recorded"
+    assert any(s is not None and "f32[4]" in str(s) for s in described), described
+
+    with Recorder(include_internal=False) as plain:
+        for n in (5, 6):
+            jnp.sin(jnp.ones(n, jnp.float32) * 7.0)
+    assert not [c for c in plain.calls if c.internal]
