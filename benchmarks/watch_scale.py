@@ -278,11 +278,16 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def bench_compiles(quick: bool, counts: list[int] | None, repeats: int | None = None) -> None:
+def bench_compiles(
+    quick: bool, counts: list[int] | None, repeats: int | None = None, side_by_side: bool = False
+) -> None:
     sizes = counts or ([1, 10, 100] if quick else [1, 10, 100, 1_000])
     jitlab = str(BIN / "jitlab")
     env = {**os.environ, "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu")}
     print("\ncompiles: one function, N distinct signatures; wall s per run, median [p10–p90]")
+    if side_by_side:
+        print("  (each pair run at the same time, one process per core: a slow spell of the")
+        print("  machine slows both, so the paired ratio keeps less of it)")
     print(f"  {'N':>6s} {'plain s':>22s} {'watched s':>22s} {'watched/plain (paired)':>26s}")
     with tempfile.TemporaryDirectory() as tmp:
         prog = Path(tmp) / "prog.py"
@@ -291,19 +296,39 @@ def bench_compiles(quick: bool, counts: list[int] | None, repeats: int | None = 
         for n in sizes:
             rounds = repeats or (3 if n >= 1_000 else 5 if n >= 100 else 7)
             plain_s, watched_s = [], []
+            plain = [sys.executable, str(prog), str(n)]
+            watched = [jitlab, "watch", "--out", str(out), "--", "python", str(prog), str(n)]
             for _ in range(rounds):
-                for runs, command in (
-                    (plain_s, [sys.executable, str(prog), str(n)]),
-                    (watched_s, [jitlab, "watch", "--out", str(out), "--", "python", str(prog)]),
-                ):
-                    if runs is watched_s:
-                        command.append(str(n))
-                        out.unlink(missing_ok=True)
+                out.unlink(missing_ok=True)
+                if side_by_side:
+                    plain_s_, watched_s_ = _at_once(plain, watched, env)
+                    plain_s.append(plain_s_)
+                    watched_s.append(watched_s_)
+                    continue
+                for runs, command in ((plain_s, plain), (watched_s, watched)):
                     start = time.perf_counter()
                     subprocess.run(command, check=True, env=env, capture_output=True)
                     runs.append(time.perf_counter() - start)
             ratio = [w / p for w, p in zip(watched_s, plain_s, strict=True)]
             print(f"  {n:>6d} {spread(plain_s):>22s} {spread(watched_s):>22s} {spread(ratio):>26s}")
+
+
+def _at_once(first: list[str], second: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds of two commands started together, each until it ends."""
+    start = time.perf_counter()
+    running = [
+        subprocess.Popen(c, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for c in (first, second)
+    ]
+    ended: dict[int, float] = {}
+    while len(ended) < 2:
+        for i, process in enumerate(running):
+            if i not in ended and process.poll() is not None:
+                if process.returncode:
+                    raise subprocess.CalledProcessError(process.returncode, process.args)
+                ended[i] = time.perf_counter() - start
+        time.sleep(0.05)
+    return ended[0], ended[1]
 
 
 def main() -> None:
@@ -314,6 +339,11 @@ def main() -> None:
     )
     parser.add_argument("--signatures", type=int, action="append", help="compiles: N to run")
     parser.add_argument("--repeats", type=int, help="compiles: plain/watched pairs per N")
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="compiles: run each plain/watched pair at the same time (needs 2 free cores)",
+    )
     args = parser.parse_args()
     import jax
 
@@ -328,7 +358,7 @@ def main() -> None:
     if "nnx" in parts:
         bench_nnx(args.quick)
     if "compiles" in parts:
-        bench_compiles(args.quick, args.signatures, args.repeats)
+        bench_compiles(args.quick, args.signatures, args.repeats, args.side_by_side)
 
 
 if __name__ == "__main__":

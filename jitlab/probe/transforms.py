@@ -20,6 +20,7 @@ from jitlab.probe import _jax, monitor, sites
 from jitlab.records.calls import Signature
 
 _Tracer = _jax.tracer_class()
+_TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _tree_leaves = jax.tree_util.tree_leaves
 _tls = monitor._local  # this thread's collector of the probed call in flight
 
@@ -29,6 +30,10 @@ def transformation(
 ) -> tuple[tuple[str, ...], bool]:
     """(the transformations a call ran under, innermost first; was it staged into an
     enclosing trace, so that nothing ran?) — ``((), False)`` for a plain call."""
+    if _TRACE_STATE.value is _EVAL_TRACE:
+        # Outside every transformation and trace: no tracer of a live trace can be among
+        # the arguments or the result (one config read instead of a walk of every leaf).
+        return (), False
     try:
         found = [leaf for leaf in _tree_leaves((args, kwargs)) if isinstance(leaf, _Tracer)]
         if not found and result is not None:
