@@ -1,6 +1,7 @@
 """What `jitlab watch` costs a real program: per cache hit, and per compile, in one run.
 
     python benchmarks/watch_scale.py [--quick] [--only hits|python|leaves|nnx|compiles]
+        [--signatures N] [--repeats K] [--side-by-side]
 
 Targets (issue 24): a watched hit adds at most 0.4 µs over the unwatched call (a bare
 counting wrapper costs ~0.2 µs), so a ~20 µs step keeps ≥ 0.98× the unwatched rate; a
@@ -22,7 +23,9 @@ under `jitlab watch`.
 * **compiles**: a program that compiles one function for N distinct signatures, run as
   `python prog.py N` and as `jitlab watch -- python prog.py N` in subprocesses, the two
   alternating; wall time of each run (interpreter start and imports included, the same for
-  both), median and spread over the repeats.
+  both), median and spread over the repeats. With ``--side-by-side`` each pair runs at the
+  same time, one process per core: a slow spell of a shared machine then slows both, and
+  the paired ratio keeps less of it (±15 % between runs one after the other here).
 """
 
 from __future__ import annotations
