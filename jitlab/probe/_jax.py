@@ -372,6 +372,68 @@ def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
     return unhook
 
 
+def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | None:
+    """Call ``callback()`` whenever a jitted function's call is *not* run by C++'s fast path
+    (a cache miss; any call with a tracer or inside a trace or transformation; ``lower``,
+    ``trace``, ``eval_shape``) — before JAX traces or compiles anything for it. A call that
+    does not run it and fires no event was run by the fast path: a cache hit. Returns the
+    unhook function, or None where this JAX's dispatch does not look as checked.
+
+    Relies on jit's ``cache_miss`` (``pjit._cpp_pjit``), the only way out of the fast path,
+    reaching ``pjit._infer_params`` through the module's globals: directly from 0.10, through
+    ``_python_pjit_helper`` before. Under ``jax.disable_jit`` the fast path calls the Python
+    function itself, not ``cache_miss`` (see :func:`hook_disable_jit`)."""
+    from jax._src import pjit as _pjit
+
+    original = getattr(_pjit, "_infer_params", None)
+    if not callable(original):
+        return None
+
+    def infer_params(*args: Any, **kwargs: Any) -> Any:
+        callback()
+        return original(*args, **kwargs)
+
+    _pjit._infer_params = infer_params
+
+    def unhook() -> None:
+        if _pjit._infer_params is infer_params:
+            _pjit._infer_params = original
+
+    return unhook
+
+
+def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call ``callback()`` after each change of ``jax_disable_jit``: ``with jax.disable_jit()``
+    entered or left on any thread, ``jax.config.update("jax_disable_jit", v)``. Returns the
+    function that puts the state's previous hooks back (only if ours are still in place).
+
+    Relies on ``StateContextManager`` calling ``State._update_thread_local_hook`` and
+    ``State._set`` calling ``State._update_global_hook`` (None for this option from 0.8; the
+    hooks 0.6–0.7 had are chained)."""
+    state = DISABLE_JIT
+    previous_local, previous_global = state._update_thread_local_hook, state._update_global_hook
+
+    def local_hook(value: Any) -> None:
+        if previous_local is not None:
+            previous_local(value)
+        callback()
+
+    def global_hook(value: Any) -> None:
+        if previous_global is not None:
+            previous_global(value)
+        callback()
+
+    state._update_thread_local_hook, state._update_global_hook = local_hook, global_hook
+
+    def unhook() -> None:
+        if state._update_thread_local_hook is local_hook:
+            state._update_thread_local_hook = previous_local
+        if state._update_global_hook is global_hook:
+            state._update_global_hook = previous_global
+
+    return unhook
+
+
 # -- jax.monitoring's listener lists ----------------------------------------------------------
 def unregister_duration_listener(listener: Callable[..., None]) -> None:
     """Remove one duration listener: ``jax.monitoring.unregister_event_duration_listener``

@@ -31,6 +31,15 @@ def committed_flags(
         else:
             traced, _ = spec.split(args, kwargs)
             leaves = jax.tree_util.tree_leaves([value for _, value in traced])
+    except Exception:
+        return None
+    return committed_of(leaves)
+
+
+def committed_of(leaves: list[Any]) -> tuple[bool, ...] | None:
+    """:func:`committed_flags` of leaves already flattened (in :func:`signature.fast_key`'s
+    order); None when they cannot be read."""
+    try:
         try:  # arrays all: read at C speed
             return tuple(map(_COMMITTED, leaves))
         except AttributeError:  # a Python scalar among them: committed as jit sees it

@@ -181,8 +181,11 @@ class Filing:
         put_off, collector.deferred = collector.deferred, None
         key = signature.hashed_once(self._key(args, kwargs))
         sig: Signature | None
+        leaves: list[Any] | None = None  # the traced leaves, in key order, if describe had them
         try:
-            sig, key = signature.describe_keyed(self._statics, self._generation, args, kwargs, key)
+            sig, key, leaves = signature.describe_keyed(
+                self._statics, self._generation, args, kwargs, key
+            )
         except Exception:
             sig = None
         stdout = tuple(OutputLine(when, text) for when, text in collector.output_lines())
@@ -249,6 +252,8 @@ class Filing:
                 context=context,
                 committed=abstract.shared_flags(
                     abstract.committed_flags(self._statics, args, kwargs)
+                    if leaves is None
+                    else abstract.committed_of(leaves)
                 ),
             )
             ledger.cards.append(card)

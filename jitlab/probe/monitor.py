@@ -229,6 +229,11 @@ _marks = itertools.count(1)  # atomic: a new mark is never one a call saw before
 IN_FLIGHT: list[Callable[[], CallCollector | None] | None] = [None]
 
 
+def mark() -> None:
+    """Something happened that a watched call in flight must not take for a hit (see SEEN)."""
+    SEEN[0] = next(_marks)
+
+
 def routed() -> CallCollector | None:
     """The collector of the call in flight on this thread, if any (see SEEN)."""
     SEEN[0] = next(_marks)

@@ -269,22 +269,30 @@ def describe_keyed(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     key: Hashable | None,
-) -> tuple[Signature, Hashable | None]:
+) -> tuple[Signature, Hashable | None, list[Any] | None]:
     """:func:`describe`, and ``key`` with each leaf's (aval, sharding) pair the very object
     of the last call of this structure where they are equal: a card keeps its compile's key,
-    and a 1,000-leaf call's pairs are 56 KB that every card would otherwise hold again."""
+    and a 1,000-leaf call's pairs are 56 KB that every card would otherwise hold again.
+    Also the traced leaves where they are in ``key``'s order (else None): a compile reads
+    its committed flags off them instead of flattening the arguments again."""
     traced, static = spec.split(args, kwargs)
     values = [value for _, value in traced]
     flat, tree = jax.tree_util.tree_flatten(values)
     texts = _traced_path_texts(traced, values, tree)
     pairs = key[2] if key_in_leaf_order(spec, key) else None  # type: ignore[index]
+    in_key_order = False
     if pairs is not None and len(pairs) == len(flat):
+        in_key_order = True
         leaves, shared = _specs_like_last(texts, pairs, flat)
         key = _with_pairs(key, shared)
     else:
         leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
-    return Signature(leaves, statics, _tree_text(tree), generation), key
+    return (
+        Signature(leaves, statics, _tree_text(tree), generation),
+        key,
+        flat if in_key_order else None,
+    )
 
 
 def _with_pairs(key: Any, pairs: tuple[Any, ...]) -> Any:

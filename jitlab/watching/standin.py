@@ -104,7 +104,7 @@ class WatchedFunction:
     (and stay watched), and pickling exactly as JAX allows it.
     """
 
-    def __init__(self, jitted: Any, fun: Any, site: Site) -> None:
+    def __init__(self, jitted: Any, fun: Any, site: Site, *, hooked: bool = True) -> None:
         functools.update_wrapper(self, fun)
         self._jitted = jitted
         generation = site.generation(fun, jitted)
@@ -132,33 +132,62 @@ class WatchedFunction:
         # JAX holds more than monitor.EXPLAIN_AT_ONCE executables of this function: its calls
         # run with JAX's explanations off on their thread (see _filed).
         self._unexplained = False
+        # Only jax.jit's calls leave C++'s fast path through the hook (_jax.hook_python_dispatch)
+        self._hooked = hooked
+        # What __call__ reads, in one attribute (a class with __getattr__ reads its attributes
+        # unspecialized, ~30 ns each): the jitted function, the hit count, and whether its
+        # calls take the careful path (see _careful_call).
+        self._hot = (jitted, self._hits_counted, not hooked)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The watch's hot path, a cache hit: JAX fires nothing. Only what a counted hit needs
-        # (the program's own loop pays for it on every step): are jitlab's listeners still
-        # registered, did any event come meanwhile (monitor.SEEN, marked by every event on
-        # any thread), is the call outside jax.disable_jit and any trace, and one count.
-        # Events are not routed here: a call that fires one is found on the stack by the
-        # listener (_collector_in_flight) and filed by _after.
-        if not recorders:
-            return self._jitted(*args, **kwargs)
-        if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
-            monitor.revive()  # the program cleared them: registered again, said on stderr
-        if self._unexplained:
-            return self._call_unexplained(args, kwargs)
+        # The watch's hot path, a cache hit: JAX fires nothing and runs no Python. What else a
+        # call may be is told by hooks, not read here: any event, and any call C++'s fast path
+        # does not run (inside a trace or a transformation, a miss), mark SEEN on whichever
+        # thread; a watch's end and jit disabled on any thread close FAST_PATH[0] (see
+        # _careful_call). Events are not routed here: a call that fires one
+        # is found on the stack by the listener (_collector_in_flight) and filed by _after.
+        jitted, hits, careful = self._hot
+        if careful or not FAST_PATH[0]:
+            return self._careful_call(args, kwargs)
         seen = _SEEN[0]
         start = _clock()
         try:
-            result = self._jitted(*args, **kwargs)
+            result = jitted(*args, **kwargs)
         except Exception as exc:
             return self._after(sys._getframe(), start, args, kwargs, exc, None)
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
             _drop_route(sys._getframe())
             raise
-        if _SEEN[0] is seen and _TRACE_STATE.value is _EVAL_TRACE and not _disable_jit.value:
-            next(self._hits_counted)  # lock-free (itertools.count), folded in when read
+        if _SEEN[0] is seen:  # nothing happened anywhere: C++ ran a compiled program
+            next(hits)  # lock-free (itertools.count), folded in when read
             return result
         return self._after(sys._getframe(), start, args, kwargs, None, result)
+
+    def _careful_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call (its ``__call__`` is the caller's frame) made while the fast path is closed:
+        no watch runs; jit may be disabled on some thread; this function's dispatch is not
+        hooked (``jax.pmap``); or JAX holds many executables of it (_call_unexplained). What
+        the fast path leaves to hooks is read here, on every call."""
+        if not recorders:
+            return self._jitted(*args, **kwargs)
+        if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
+            monitor.revive()  # the program cleared them: registered again, said on stderr
+        frame = sys._getframe(1)
+        if self._unexplained:
+            return self._call_unexplained(frame, args, kwargs)
+        seen = _SEEN[0]
+        start = _clock()
+        try:
+            result = self._jitted(*args, **kwargs)
+        except Exception as exc:
+            return self._after(frame, start, args, kwargs, exc, None)
+        except BaseException:
+            _drop_route(frame)
+            raise
+        if _SEEN[0] is seen and _jit_ran_it():
+            next(self._hits_counted)
+            return result
+        return self._after(frame, start, args, kwargs, None, result)
 
     def _after(
         self,
@@ -206,7 +235,9 @@ class WatchedFunction:
         collector, _tls.collector = _tls.collector, None
         return collector
 
-    def _call_unexplained(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _call_unexplained(
+        self, frame: FrameType, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         """A call of a function JAX holds many executables of, with JAX's explanations off
         on this thread. With them on, even put off (Probe._spare), a miss costs more as JAX's
         cache grows: ×1.3 over 1,000 compiles in benchmarks/explain_cost.py, ×2.0 for a
@@ -218,8 +249,8 @@ class WatchedFunction:
             try:
                 result = self._jitted(*args, **kwargs)
             except Exception as exc:
-                return self._after(sys._getframe(1), start, args, kwargs, exc, None)
-            return self._after(sys._getframe(1), start, args, kwargs, None, result)
+                return self._after(frame, start, args, kwargs, exc, None)
+            return self._after(frame, start, args, kwargs, None, result)
         collector = self._spare()
         previous = _swap_explain(False)
         _tls.collector = collector
@@ -257,6 +288,7 @@ class WatchedFunction:
                 self._probe.cache_entries() > monitor.EXPLAIN_AT_ONCE
                 and not monitor.user_wants_explanations()
             )
+            self._hot = (self._jitted, self._hits_counted, self._unexplained or not self._hooked)
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
         try:
@@ -334,6 +366,62 @@ _clock = time.perf_counter
 _swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 
 
+# -- the fast path's hooks -------------------------------------------------------------------
+# FAST_PATH[0]: may a watched call count itself a hit when SEEN did not change (see __call__)?
+# True only while a watch runs with both hooks in place and no thread can run with jit
+# disabled (listeners a program cleared are registered again at the next Python dispatch,
+# before anything compiles; a hit fires no event). Changed under _patch_lock.
+FAST_PATH: list[bool] = [False]
+_unhooks: list[Callable[[], None]] = []
+# Threads whose own jax_disable_jit was last set true (their idents; a thread that ended with
+# jit disabled stays here: its successors take the careful path, which is only slower).
+_jit_off_threads: set[int] = set()
+
+
+def _python_dispatch() -> None:
+    """JAX dispatches a jitted call in Python (_jax.hook_python_dispatch), on any thread,
+    before it traces or compiles: no watched call in flight may count itself a hit, and
+    listeners the program cleared are registered again first, so the compile is heard."""
+    monitor.mark()
+    if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
+        monitor.revive()
+
+
+def _jit_switched() -> None:
+    """``jax_disable_jit`` changed on this thread or globally (_jax.hook_disable_jit)."""
+    with _patch_lock:
+        if _disable_jit.value:
+            _jit_off_threads.add(threading.get_ident())
+        else:
+            _jit_off_threads.discard(threading.get_ident())
+        _reopen_fast_path()
+
+
+def _reopen_fast_path() -> None:
+    """Open the fast path if nothing closes it (lock held)."""
+    FAST_PATH[0] = bool(
+        recorders and len(_unhooks) == 2 and not _jit_off_threads and not _disable_jit.get_global()
+    )
+
+
+def _hook() -> None:
+    """Install the fast path's hooks (the first recorder starts; lock held)."""
+    unhook_dispatch = _jax.hook_python_dispatch(_python_dispatch)
+    if unhook_dispatch is not None:  # else this JAX's dispatch is not as checked: careful
+        _unhooks.extend((unhook_dispatch, _jax.hook_disable_jit(_jit_switched)))
+    _jit_off_threads.clear()
+    if _disable_jit.value:
+        _jit_off_threads.add(threading.get_ident())
+    _reopen_fast_path()
+
+
+def _unhook() -> None:
+    """The last recorder stops (lock held): the hooks go, the fast path closes."""
+    FAST_PATH[0] = False
+    while _unhooks:
+        _unhooks.pop()()
+
+
 def _drop_route(frame: FrameType) -> None:
     """Route nothing more to the call of ``frame`` (interrupted), if it was routed."""
     if getattr(_tls, "owner", None) is frame:
@@ -385,10 +473,11 @@ def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
 def _watched_pmap(*args: Any, **options: Any) -> Any:
     real = _real_pmap if _real_pmap is not None else jax.pmap
     pmapped = real(*args, **options)  # called as the program called it: JAX's own errors
-    return _watched(pmapped, args[0] if args else options.get("fun"))
+    # pmap's calls leave its C++ fast path by another way than jit's: not hooked (careful).
+    return _watched(pmapped, args[0] if args else options.get("fun"), hooked=False)
 
 
-def _watched(jitted: Any, fun: Any) -> Any:
+def _watched(jitted: Any, fun: Any, *, hooked: bool = True) -> Any:
     try:
         name = getattr(fun, "__name__", None) or type(fun).__name__
         key = (name, defined_at(fun))
@@ -398,7 +487,7 @@ def _watched(jitted: Any, fun: Any) -> Any:
                 site = _sites[key] = Site(*key)
                 for recorder in recorders:  # counted from now, compiled here or not
                     recorder.track(site)
-        return WatchedFunction(jitted, fun, site)
+        return WatchedFunction(jitted, fun, site, hooked=hooked)
     except Exception:  # whatever we cannot wrap keeps working unwatched
         return jitted
 
@@ -425,6 +514,8 @@ def activate(recorder: Follower) -> None:
             jax.pmap = _watched_pmap
             monitor.IN_FLIGHT[0] = _collector_in_flight
         recorders.append(recorder)
+        if len(recorders) == 1:
+            _hook()
         for site in _sites.values():  # functions jitted in earlier blocks: count from now
             recorder.track(site)
 
@@ -437,6 +528,7 @@ def deactivate(recorder: Follower) -> None:
             recorders.remove(recorder)
         if not recorders:
             monitor.IN_FLIGHT[0] = None
+            _unhook()
         if not recorders and _real_jit is not None:
             if jax.jit is _watched_jit:
                 jax.jit = _real_jit

@@ -692,3 +692,84 @@ def test_from_0_10_jaxs_own_kernels_never_reach_the_tracing_explainer() -> None:
         _jax.EXPLAIN.set_local(previous)
         cell.cell_contents = jitlab_explainer
     assert reached == ["mine"], reached
+
+
+def test_every_jitted_call_c_plus_plus_does_not_run_reaches_the_python_dispatch_hook() -> None:
+    # A watched hit counts itself a hit when nothing marked monitor.SEEN during the call
+    # (standin.WatchedFunction.__call__): that is true only if every call C++'s fast path
+    # does not run (a miss, tracers, any trace or transformation around it) reaches
+    # _jax.hook_python_dispatch's callback, and a hit never does.
+    reached: list[str] = []
+
+    def mine(x):
+        return x * 2
+
+    f = jax.jit(mine)
+    x = jnp.ones(3)
+    unhook = _jax.hook_python_dispatch(lambda: reached.append("python"))
+    assert unhook is not None
+    try:
+
+        def calls(thunk) -> int:
+            reached.clear()
+            thunk()
+            return len(reached)
+
+        assert calls(lambda: f(x)) >= 1  # the first call: a miss
+        assert calls(lambda: f(x)) == 0  # a hit: C++ ran it
+        inside = {
+            "grad around it": lambda: jax.grad(lambda y: (f(x) * y).sum())(1.0),
+            "vmap of it": lambda: jax.vmap(f)(jnp.ones((2, 3))),
+            "vmap around it": lambda: jax.vmap(lambda y: f(x) * y)(jnp.ones(2)),
+            "an outer jit's trace": lambda: jax.jit(lambda y: f(x) + y)(1.0),
+            "make_jaxpr": lambda: jax.make_jaxpr(lambda: f(x))(),
+            "eval_shape": lambda: jax.eval_shape(lambda: f(x)),
+            "a scan body": lambda: jax.lax.scan(
+                lambda c, _: (c + f(x).sum(), None), 0.0, None, length=2
+            ),
+            "lower": lambda: f.lower(x),
+        }
+        for where, thunk in inside.items():
+            thunk()  # JAX's own caches warm: what is left is this call's dispatch
+            assert calls(thunk) >= 1, where
+        assert calls(lambda: f(x)) == 0  # still a hit
+    finally:
+        unhook()
+    reached.clear()
+    jax.jit(mine)(jnp.ones(4))
+    assert reached == []  # unhooked
+
+
+def test_disable_jit_changes_reach_the_hook_on_every_thread_and_globally() -> None:
+    # Under jax.disable_jit C++ calls the Python function itself, not cache_miss: the watch's
+    # fast path closes through _jax.hook_disable_jit instead.
+    seen: list[bool] = []
+    state = _jax.DISABLE_JIT
+    jaxs_own = (state._update_thread_local_hook, state._update_global_hook)  # 0.6–0.7: JAX's
+    unhook = _jax.hook_disable_jit(lambda: seen.append(bool(state.value)))
+    try:
+        with jax.disable_jit():
+            pass
+        assert seen == [True, False]
+        seen.clear()
+
+        def in_thread() -> None:
+            with jax.disable_jit():
+                pass
+
+        worker = threading.Thread(target=in_thread)
+        worker.start()
+        worker.join()
+        assert seen == [True, False]
+        seen.clear()
+        jax.config.update("jax_disable_jit", True)
+        jax.config.update("jax_disable_jit", False)
+        assert seen == [True, False]
+    finally:
+        jax.config.update("jax_disable_jit", False)
+        unhook()
+    seen.clear()
+    with jax.disable_jit():
+        pass
+    assert seen == []
+    assert (state._update_thread_local_hook, state._update_global_hook) == jaxs_own

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jitlab.probe import _jax, explain, monitor
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind as K
+from jitlab.watching import standin
 from jitlab.watching.recorder import watch
 from jitlab.watching.standin import WatchedFunction
 
@@ -333,3 +334,69 @@ def test_kernels_of_jax_are_described_only_when_recorded(tmp_path):
         for n in (5, 6):
             jnp.sin(jnp.ones(n, jnp.float32) * 7.0)
     assert not [c for c in plain.calls if c.internal]
+
+
+# -- the fast path: hooks, not reads, tell a watched call it was no hit -------------------------
+def test_calls_with_jit_disabled_are_never_hits_on_their_thread_or_globally():
+    # Under jax.disable_jit JAX runs the Python function itself: no event, no Python dispatch
+    # of the jitted function. The watch's fast path is closed while any thread may run so.
+    with watch() as recorder:
+
+        def eager_here(x):
+            return x * 2
+
+        f = jax.jit(eager_here)
+        x = jnp.ones(3)
+        f(x)  # compiled
+        f(x)  # hit 1
+        assert standin.FAST_PATH[0]
+        with jax.disable_jit():
+            assert not standin.FAST_PATH[0]
+            f(x), f(x)
+        assert standin.FAST_PATH[0]
+        jax.config.update("jax_disable_jit", True)
+        try:
+            f(x)
+        finally:
+            jax.config.update("jax_disable_jit", False)
+        entered, leave = threading.Event(), threading.Event()
+
+        def disabled_in_a_thread() -> None:
+            with jax.disable_jit():
+                entered.set()
+                leave.wait()
+                f(x)
+
+        worker = threading.Thread(target=disabled_in_a_thread)
+        worker.start()
+        entered.wait()
+        f(x)  # hit 2: jit runs on this thread, the careful path tells
+        assert not standin.FAST_PATH[0]
+        leave.set()
+        worker.join()
+        f(x)  # hit 3
+        assert standin.FAST_PATH[0]
+    assert not standin.FAST_PATH[0]  # the watch is over
+    assert f._cache_size() == 1
+    stats = _site_stats(recorder, "eager_here")
+    assert (stats.compiles, stats.hits) == (1, 3)
+
+
+def test_a_compile_after_the_program_cleared_jitlabs_listeners_is_heard():
+    # The fast path reads no listener list: JAX's Python dispatch, which every compile goes
+    # through first, registers jitlab's listeners again before anything is traced.
+    with watch() as recorder:
+
+        def heard(x):
+            return x + 2
+
+        f = jax.jit(heard)
+        f(jnp.ones(2))
+        f(jnp.ones(2))
+        jax.monitoring.clear_event_listeners()
+        f(jnp.ones(2))  # a hit
+        f(jnp.ones(5))  # a compile
+        f(jnp.ones(5))
+    stats = _site_stats(recorder, "heard")
+    assert (stats.compiles, stats.hits) == (2, 3)
+    assert f._cache_size() == 2
