@@ -144,8 +144,8 @@ class WatchedFunction:
         # call may be is told by hooks, not read here: any event, and any call C++'s fast path
         # does not run (inside a trace or a transformation, a miss), mark SEEN on whichever
         # thread; a watch's end and jit disabled on any thread close FAST_PATH[0] (see
-        # _careful_call). Events are not routed here: a call that fires one
-        # is found on the stack by the listener (_collector_in_flight) and filed by _after.
+        # _careful_call). Events are not routed here: a call that fires one is found on the
+        # stack by the listener (_collector_in_flight) and filed by _after.
         jitted, hits, careful = self._hot
         if careful or not FAST_PATH[0]:
             return self._careful_call(args, kwargs)
@@ -374,7 +374,8 @@ _swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 FAST_PATH: list[bool] = [False]
 _unhooks: list[Callable[[], None]] = []
 # Threads whose own jax_disable_jit was last set true (their idents; a thread that ended with
-# jit disabled stays here: its successors take the careful path, which is only slower).
+# jit disabled stays here: its successors take the careful path, which is only slower). A
+# thread already inside ``with jax.disable_jit()`` when the first watch starts is not known.
 _jit_off_threads: set[int] = set()
 
 
