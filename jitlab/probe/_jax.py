@@ -348,6 +348,26 @@ UNSET: Any = _config.config_ext.unset
 """The value of a config state's thread-local slot that holds nothing (``get_local()``)."""
 
 
+def _chain_hook(state: Any, slot: str, callback: Callable[[Any], None]) -> Callable[[], None]:
+    """Put a hook in ``state``'s ``slot`` (``_update_global_hook`` or
+    ``_update_thread_local_hook``) that runs the one already there, then ``callback(value)``.
+    Returns the function that puts the previous hook back (only if ours is still in place)."""
+    previous = getattr(state, slot)
+
+    def hook(value: Any) -> None:
+        if previous is not None:
+            previous(value)
+        callback(value)
+
+    setattr(state, slot, hook)
+
+    def unhook() -> None:
+        if getattr(state, slot) is hook:
+            setattr(state, slot, previous)
+
+    return unhook
+
+
 def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
     """Call ``callback(value)`` after each ``jax.config.update("jax_explain_cache_misses", v)``
     (the global value the *program* sets; ``EXPLAIN.set_global`` runs no hook). Returns the
@@ -355,21 +375,7 @@ def hook_explain_updates(callback: Callable[[Any], None]) -> Callable[[], None]:
 
     Relies on ``State._set`` calling ``State._update_global_hook`` (None for this option on
     0.10.2; a hook JAX had is chained)."""
-    state = _config.explain_cache_misses
-    previous = state._update_global_hook
-
-    def hook(value: Any) -> None:
-        if previous is not None:
-            previous(value)
-        callback(value)
-
-    state._update_global_hook = hook
-
-    def unhook() -> None:
-        if state._update_global_hook is hook:
-            state._update_global_hook = previous
-
-    return unhook
+    return _chain_hook(_config.explain_cache_misses, "_update_global_hook", callback)
 
 
 def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | None:
@@ -410,26 +416,14 @@ def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
     Relies on ``StateContextManager`` calling ``State._update_thread_local_hook`` and
     ``State._set`` calling ``State._update_global_hook`` (None for this option from 0.8; the
     hooks 0.6–0.7 had are chained)."""
-    state = DISABLE_JIT
-    previous_local, previous_global = state._update_thread_local_hook, state._update_global_hook
-
-    def local_hook(value: Any) -> None:
-        if previous_local is not None:
-            previous_local(value)
-        callback()
-
-    def global_hook(value: Any) -> None:
-        if previous_global is not None:
-            previous_global(value)
-        callback()
-
-    state._update_thread_local_hook, state._update_global_hook = local_hook, global_hook
+    unhooks = [
+        _chain_hook(DISABLE_JIT, slot, lambda value: callback())
+        for slot in ("_update_thread_local_hook", "_update_global_hook")
+    ]
 
     def unhook() -> None:
-        if state._update_thread_local_hook is local_hook:
-            state._update_thread_local_hook = previous_local
-        if state._update_global_hook is global_hook:
-            state._update_global_hook = previous_global
+        for each in unhooks:
+            each()
 
     return unhook
 

@@ -134,10 +134,14 @@ class WatchedFunction:
         self._unexplained = False
         # Only jax.jit's calls leave C++'s fast path through the hook (_jax.hook_python_dispatch)
         self._hooked = hooked
+        self._hot: tuple[Any, Any, bool]
+        self._refresh_hot()
+
+    def _refresh_hot(self) -> None:
         # What __call__ reads, in one attribute (a class with __getattr__ reads its attributes
         # unspecialized, ~30 ns each): the jitted function, the hit count, and whether its
         # calls take the careful path (see _careful_call).
-        self._hot = (jitted, self._hits_counted, not hooked)
+        self._hot = (self._jitted, self._hits_counted, self._unexplained or not self._hooked)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The watch's hot path, a cache hit: JAX fires nothing and runs no Python. What else a
@@ -288,7 +292,7 @@ class WatchedFunction:
                 self._probe.cache_entries() > monitor.EXPLAIN_AT_ONCE
                 and not monitor.user_wants_explanations()
             )
-            self._hot = (self._jitted, self._hits_counted, self._unexplained or not self._hooked)
+            self._refresh_hot()
 
     def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
         try:
