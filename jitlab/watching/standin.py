@@ -106,6 +106,11 @@ class WatchedFunction:
 
     def __init__(self, jitted: Any, fun: Any, site: Site, *, hooked: bool = True) -> None:
         functools.update_wrapper(self, fun)
+        # JAX's own attributes of this object (_fun, _jit_info, pmap's lower, …), read once:
+        # what its type has is read through (_FromJax). No __getattr__: a class with one
+        # reads even its own attributes unspecialised (~30 ns a read, see __call__).
+        for name, value in vars(jitted).items():
+            self.__dict__.setdefault(name, value)
         self._jitted = jitted
         generation = site.generation(fun, jitted)
         probe = WatchProbe(
@@ -134,14 +139,15 @@ class WatchedFunction:
         self._unexplained = False
         # Only jax.jit's calls leave C++'s fast path through the hook (_jax.hook_python_dispatch)
         self._hooked = hooked
-        self._hot: tuple[Any, Any, bool]
+        self._hot: tuple[Any, Any, list[bool]]
         self._refresh_hot()
 
     def _refresh_hot(self) -> None:
-        # What __call__ reads, in one attribute (a class with __getattr__ reads its attributes
-        # unspecialized, ~30 ns each): the jitted function, the hit count, and whether its
-        # calls take the careful path (see _careful_call).
-        self._hot = (self._jitted, self._hits_counted, self._unexplained or not self._hooked)
+        # What __call__ reads, in one attribute: the jitted function, the hit count, and the
+        # gate its calls pass to the fast path: FAST_PATH, or one always closed for a function
+        # whose calls are all careful (see _careful_call).
+        careful = self._unexplained or not self._hooked
+        self._hot = (self._jitted, self._hits_counted, _CLOSED if careful else FAST_PATH)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The watch's hot path, a cache hit: JAX fires nothing and runs no Python. What else a
@@ -150,8 +156,8 @@ class WatchedFunction:
         # thread; a watch's end and jit disabled on any thread close FAST_PATH[0] (see
         # _careful_call). Events are not routed here: a call that fires one is found on the
         # stack by the listener (_collector_in_flight) and filed by _after.
-        jitted, hits, careful = self._hot
-        if careful or not FAST_PATH[0]:
+        jitted, hits, gate = self._hot
+        if not gate[0]:
             return self._careful_call(args, kwargs)
         seen = _SEEN[0]
         start = _clock()
@@ -294,13 +300,6 @@ class WatchedFunction:
             )
             self._refresh_hot()
 
-    def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, clear_cache, …
-        try:
-            jitted = self.__dict__["_jitted"]
-        except KeyError:  # half-made (a copy being built): nothing to delegate to
-            raise AttributeError(name) from None
-        return getattr(jitted, name)
-
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         # As JAX's jitted function: a bound method (inspect.ismethod, __self__, __func__).
         return self if obj is None else types.MethodType(self, obj)
@@ -331,6 +330,23 @@ class WatchedFunction:
         # Pickled as JAX's own jitted function (plain pickle refuses it as JAX does;
         # cloudpickle and the like store JAX's object, loaded unwatched, without jitlab).
         return operator.getitem, ((self._jitted,), 0)
+
+
+class _FromJax:
+    """An attribute of JAX's jitted type (lower, trace, eval_shape, clear_cache, _cache_size,
+    …), read off the stand-in's jitted object; one the program sets on the stand-in wins."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else getattr(obj._jitted, self.name)
+
+
+# Named as this JAX's jitted type names them (creating a jitted function compiles nothing).
+for _name in dir(type(jax.jit(abs))):
+    if not _name.startswith("__") and not hasattr(WatchedFunction, _name):
+        setattr(WatchedFunction, _name, _FromJax(_name))
 
 
 # -- the process-wide jax.jit stand-in -------------------------------------------------------
@@ -376,6 +392,7 @@ _swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 # disabled (listeners a program cleared are registered again at the next Python dispatch,
 # before anything compiles; a hit fires no event). Changed under _patch_lock.
 FAST_PATH: list[bool] = [False]
+_CLOSED: list[bool] = [False]  # the gate of a function whose calls are all careful
 _unhooks: list[Callable[[], None]] = []
 # Threads whose own jax_disable_jit was last set true (their idents; a thread that ended with
 # jit disabled stays here: its successors take the careful path, which is only slower). A
