@@ -161,8 +161,8 @@ class WatchedFunction:
             return self._careful_call(args, kwargs)
         seen = _SEEN[0]
         start = _clock()
-        try:
-            result = jitted(*args, **kwargs)
+        try:  # f(*args) alone spares a dict a call (f(*args, **kwargs) merges into a new one)
+            result = jitted(*args, **kwargs) if kwargs else jitted(*args)
         except Exception as exc:
             return self._after(sys._getframe(), start, args, kwargs, exc, None)
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file

@@ -232,7 +232,18 @@ def _observe(make, scaled):
 
     holder = Holder()
     bound = holder.method
+    fn.note = "the program's own"  # an attribute the program sets on its jitted function
     return {
+        "jax_attributes": {
+            name: hasattr(fn, name)
+            for name in ("lower", "trace", "eval_shape", "clear_cache", "_cache_size", "_fun")
+        },
+        "fun": fn._fun is scaled,
+        "lowered": type(fn.lower(1.0)).__name__,
+        "eval_shape": str(fn.eval_shape(1.0)),
+        "cache_size": fn._cache_size(),
+        "note": fn.note,
+        "missing": _raises(lambda: fn.no_such_attribute),
         "results": [float(g(1.0)) for g in (fn, shallow, deep, model.fn)],
         "copies_distinct": [shallow is fn, deep is fn, shallow == fn, deep == fn],
         "wrapped": fn.__wrapped__ is scaled,
@@ -249,6 +260,14 @@ def _observe(make, scaled):
         "has_self": hasattr(fn, "__self__"),
         "hash_stable": hash(fn) == hash(fn),
     }
+
+
+def _raises(read):
+    try:
+        read()
+    except Exception as exc:
+        return type(exc).__name__
+    return "nothing"
 
 
 def _jit(fun, **options):

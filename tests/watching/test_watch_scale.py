@@ -70,6 +70,29 @@ def test_hit_counts_are_exact_per_function_across_threads(tmp_path):
     assert last == {"doubled": expected_f, "plus_one": expected_g}
 
 
+def test_calls_with_keyword_arguments_are_counted_and_their_recompiles_named():
+    # The fast path passes keywords on only when there are some: a call with them is still
+    # JAX's call, a hit counted as one, a keyword's new shape a recompile saying so.
+    with watch() as recorder:
+
+        def scaled(x, *, scale, mode):
+            return x * scale if mode == "mul" else x + scale
+
+        f = jax.jit(scaled, static_argnames="mode")
+        x = jnp.ones(2)
+        for scale, mode in [(jnp.ones(2), "mul")] * 3 + [(jnp.ones(3), "mul")] * 2:
+            f(x if scale.shape == (2,) else jnp.ones(3), scale=scale, mode=mode)
+        f(x, mode="add", scale=jnp.ones(2))  # keywords out of order: a new static value
+    assert f._cache_size() == 3  # JAX compiled these three signatures, nothing more
+    records = [c.record for c in recorder.calls]
+    assert [r.kind for r in records] == [CallKind.COMPILE] + [CallKind.RECOMPILE] * 2
+    changed = [{(c.kind, c.before, c.after) for c in r.reason.items} for r in records[1:]]
+    assert (K.SHAPE, "f32[2]", "f32[3]") in changed[0]
+    assert any(kind is K.STATIC_VALUE for kind, _, _ in changed[1])
+    (stats,) = [s for s in recorder.stats.values() if s.name == "scaled" and s.compiles]
+    assert stats.hits == 3  # the 2nd, 3rd and 5th calls
+
+
 def test_a_recompile_past_the_explained_ones_has_jitlabs_reason():
     with watch() as recorder:
         f = jax.jit(lambda x: x * 2)
