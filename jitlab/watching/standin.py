@@ -155,23 +155,23 @@ class WatchedFunction:
         # does not run (inside a trace or a transformation, a miss), mark SEEN on whichever
         # thread; a watch's end and jit disabled on any thread close FAST_PATH[0] (see
         # _careful_call). Events are not routed here: a call that fires one is found on the
-        # stack by the listener (_collector_in_flight) and filed by _after.
+        # stack by the listener (_collector_in_flight) and filed by _after. No clock either
+        # (~0.04 µs): a call that is no hit is timed from JAX's Python dispatch of it.
         jitted, hits, gate = self._hot
         if not gate[0]:
             return self._careful_call(args, kwargs)
         seen = _SEEN[0]
-        start = _clock()
         try:  # f(*args) alone spares a dict a call (f(*args, **kwargs) merges into a new one)
             result = jitted(*args, **kwargs) if kwargs else jitted(*args)
         except Exception as exc:
-            return self._after(sys._getframe(), start, args, kwargs, exc, None)
+            return self._after(sys._getframe(), None, args, kwargs, exc, None)
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
             _drop_route(sys._getframe())
             raise
         if _SEEN[0] is seen:  # nothing happened anywhere: C++ ran a compiled program
             next(hits)  # lock-free (itertools.count), folded in when read
             return result
-        return self._after(sys._getframe(), start, args, kwargs, None, result)
+        return self._after(sys._getframe(), None, args, kwargs, None, result)
 
     def _careful_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """A call (its ``__call__`` is the caller's frame) made while the fast path is closed:
@@ -202,15 +202,22 @@ class WatchedFunction:
     def _after(
         self,
         frame: FrameType,
-        start: float,
+        start: float | None,
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         error: Exception | None,
         result: Any,
     ) -> Any:
         """File a call (``frame``, its __call__) that saw events (its own, or another
-        thread's), raised, or ran under jax.disable_jit or a transformation."""
-        latency_ms = (_clock() - start) * 1e3
+        thread's), raised, or ran under jax.disable_jit or a transformation. ``start`` is
+        None for the fast path's calls: timed from JAX's Python dispatch of the call
+        (_python_dispatch), which every call but a hit reaches before it traces. A call JAX's
+        C++ refused without reaching it (an argument deleted or donated, refused in
+        microseconds) has no time of its own: 0 ms."""
+        end = _clock()
+        if start is None:
+            start = _dispatched_at.pop(frame, end)
+        latency_ms = (end - start) * 1e3
         collector = self._unroute(frame)
         try:
             if collector is None:
@@ -393,6 +400,8 @@ _swap_explain, _set_explain = _jax.EXPLAIN.swap_local, _jax.EXPLAIN.set_local
 # before anything compiles; a hit fires no event). Changed under _patch_lock.
 FAST_PATH: list[bool] = [False]
 _CLOSED: list[bool] = [False]  # the gate of a function whose calls are all careful
+# When JAX dispatched each fast-path call in flight in Python (its __call__ frame): its start.
+_dispatched_at: dict[FrameType, float] = {}
 _unhooks: list[Callable[[], None]] = []
 # Threads whose own jax_disable_jit was last set true (their idents; a thread that ended with
 # jit disabled stays here: its successors take the careful path, which is only slower). A
@@ -403,10 +412,23 @@ _jit_off_threads: set[int] = set()
 def _python_dispatch() -> None:
     """JAX dispatches a jitted call in Python (_jax.hook_python_dispatch), on any thread,
     before it traces or compiles: no watched call in flight may count itself a hit, and
-    listeners the program cleared are registered again first, so the compile is heard."""
+    listeners the program cleared are registered again first, so the compile is heard. A
+    watched call made by the fast path (it takes no clock) is timed from here."""
+    now = _clock()
     monitor.mark()
     if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
         monitor.revive()
+    frame: FrameType | None = sys._getframe(1)  # the hook's wrapper, JAX, then its caller
+    while frame is not None and _is_jax(frame.f_globals.get("__name__")):
+        frame = frame.f_back
+    if frame is not None and frame.f_code is _CALL_CODE:
+        _dispatched_at.setdefault(frame, now)  # the first: a call is dispatched once
+
+
+def _is_jax(module: object) -> bool:
+    return isinstance(module, str) and (
+        module.startswith(("jax.", "jaxlib.")) or module in ("jax", _jax.__name__)
+    )
 
 
 def _jit_switched() -> None:
@@ -446,6 +468,7 @@ def _unhook() -> None:
 
 def _drop_route(frame: FrameType) -> None:
     """Route nothing more to the call of ``frame`` (interrupted), if it was routed."""
+    _dispatched_at.pop(frame, None)
     if getattr(_tls, "owner", None) is frame:
         _tls.collector = _tls.owner = None
 

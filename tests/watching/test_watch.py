@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
+from jitlab.watching import standin
 from jitlab.watching.budget import CompileBudgetExceeded, budget
 from jitlab.watching.recorder import watch
 
@@ -353,3 +354,4 @@ def test_a_watched_call_that_fails_or_is_interrupted_leaves_the_next_counted():
     assert stats.hits == 2
     # the interrupted call is not filed (a Ctrl-C ends the call before anything is known)
     assert kinds == ["compile", "error", "recompile"]
+    assert standin._dispatched_at == {}  # nor its start kept

@@ -10,10 +10,12 @@ import json
 import logging
 import sys
 import threading
+import time
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import pytest
 
 from jitlab.probe import _jax, explain, monitor
 from jitlab.records.calls import CallKind
@@ -423,3 +425,62 @@ def test_a_compile_after_the_program_cleared_jitlabs_listeners_is_heard():
     stats = _site_stats(recorder, "heard")
     assert (stats.compiles, stats.hits) == (2, 3)
     assert f._cache_size() == 2
+
+
+def test_a_watched_call_that_is_no_hit_is_timed_from_jaxs_dispatch_of_it():
+    # The fast path takes no clock: a compile, a failure while tracing and a call inside
+    # another's trace are timed from JAX's Python dispatch of them, which comes before the
+    # trace (a sleep in the function's body is inside every one of their times), and
+    # nothing of theirs is left behind once they are filed.
+    pause = 0.05
+    with watch() as recorder:
+
+        def slow_to_trace(x, fail=False):
+            time.sleep(pause)  # runs while JAX traces, never at a hit
+            if fail:
+                raise ValueError("refused while tracing")
+            return x * 2
+
+        f = jax.jit(slow_to_trace, static_argnames="fail")
+        outer = jax.jit(lambda x: f(x) + 1)
+        f(jnp.ones(2))  # compile
+        f(jnp.ones(2))  # hit
+        f(jnp.ones(3))  # recompile
+        with contextlib.suppress(ValueError):
+            f(jnp.ones(2), fail=True)
+        outer(jnp.ones(4))  # f traced inside outer's trace: inlined there
+        jax.vmap(f)(jnp.ones((2, 5)))  # a transformation around the call
+        assert standin.FAST_PATH[0]  # all of these went by the fast path
+    own = [c.record for c in recorder.calls if c.record.function == "slow_to_trace"]
+    assert [r.kind for r in own] == [
+        CallKind.COMPILE,
+        CallKind.RECOMPILE,
+        CallKind.ERROR,
+        CallKind.RECOMPILE,
+    ]
+    for record in own:
+        assert record.latency_ms >= pause * 1e3
+        assert record.latency_ms >= record.trace_ms + record.lower_ms + record.compile_ms
+    (stats,) = [s for s in recorder.stats.values() if s.name == "slow_to_trace"]
+    assert stats.hits == 1
+    assert standin._dispatched_at == {}
+
+
+def test_a_call_jaxs_cpp_refuses_is_filed_with_no_time_and_leaves_the_next_counted():
+    # A donated argument used again is refused by JAX's C++ before any Python dispatch: an
+    # error of no time of its own (0 ms, it takes microseconds), the next calls as before.
+    with watch() as recorder:
+        f = jax.jit(lambda x: x + 1, donate_argnums=0)
+        x = jnp.ones(3)
+        y = f(x)  # compile; x is donated (deleted where the backend can reuse it)
+        if not x.is_deleted():
+            return  # this backend kept it: nothing to refuse
+        with pytest.raises(ValueError):
+            f(x)
+        f(y)  # a hit
+    records = [c.record for c in recorder.calls]
+    assert [r.kind for r in records] == [CallKind.COMPILE, CallKind.ERROR]
+    assert records[1].latency_ms == 0.0
+    (stats,) = [s for s in recorder.stats.values() if s.compiles]
+    assert stats.hits == 1
+    assert standin._dispatched_at == {}
