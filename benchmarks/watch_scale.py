@@ -12,8 +12,7 @@ under `jitlab watch`.
   counting wrapper and watched, in short blocks that alternate (machine noise hits all
   alike). Per-hit µs are medians of blocks; "paired" ratios are the median over rounds of
   each watched block's rate against the unwatched block just before it; the spread is the
-  10th–90th percentile of those paired figures. "best" is each one's fastest block less the
-  unwatched one's (timeit's rule: the block a busy machine disturbed least).
+  10th–90th percentile of those paired figures.
 * **python**: the same three on the cheapest jitted call (a scalar add, ~4 µs of dispatch):
   the added µs there is the watch's own Python per hit, which the steps above hide in their
   noise.
@@ -83,18 +82,11 @@ def _blocks(fns: dict[str, object], call, steps: int, rounds: int) -> dict[str, 
 def _report_rows(title: str, per_call: dict[str, list[float]]) -> None:
     bare = per_call["unwatched"]
     print(f"\n{title}")
-    print(
-        f"  {'':10s} {'µs/call':>22s} {'added µs (paired)':>28s} {'rate ratio (paired)':>28s}"
-        f" {'added µs (best)':>16s}"
-    )
+    print(f"  {'':10s} {'µs/call':>22s} {'added µs (paired)':>28s} {'rate ratio (paired)':>28s}")
     for name, values in per_call.items():
         added = [v - b for v, b in zip(values, bare, strict=True)]
         ratio = [b / v for v, b in zip(values, bare, strict=True)]
-        best = min(values) - min(bare)  # timeit's rule: each one's least disturbed block
-        print(
-            f"  {name:10s} {spread(values):>22s} {spread(added):>28s} {spread(ratio):>28s}"
-            f" {best:>16.3f}"
-        )
+        print(f"  {name:10s} {spread(values):>22s} {spread(added):>28s} {spread(ratio):>28s}")
 
 
 def bench_hits(quick: bool) -> None:
@@ -156,8 +148,8 @@ def bench_python(quick: bool) -> None:
     print(
         "  forwarding: a class whose __call__ only forwards (what a stand-in for JAX's jitted\n"
         "  object costs at least); floor: that, plus one count; watched: that, plus what tells\n"
-        "  a hit from any other call (the event mark read before and after, the clock, two\n"
-        "  flags; hooks tell the rest)"
+        "  a hit from any other call (one attribute, one gate, the event mark read before and\n"
+        "  after; hooks tell the rest, and time a call that is no hit)"
     )
 
 
@@ -172,7 +164,7 @@ class _Forwarding:
 
 class _Floor(_Forwarding):
     """A stand-in that forwards and counts, and does nothing else: what any watched hit
-    costs at least (the watch's own reads and its clock come on top)."""
+    costs at least (the watch's own reads come on top)."""
 
     def __init__(self, jitted: Any) -> None:
         super().__init__(jitted)

@@ -106,11 +106,13 @@ class WatchedFunction:
 
     def __init__(self, jitted: Any, fun: Any, site: Site, *, hooked: bool = True) -> None:
         functools.update_wrapper(self, fun)
-        # JAX's own attributes of this object (_fun, _jit_info, pmap's lower, …), read once:
-        # what its type has is read through (_FromJax). No __getattr__: a class with one
+        # JAX's own attributes of this object (_fun, _jit_info, pmap's lower, …), read once;
+        # those of its type are read through (_FromJax). No __getattr__: a class with one
         # reads even its own attributes unspecialised (~30 ns a read, see __call__).
         for name, value in vars(jitted).items():
             self.__dict__.setdefault(name, value)
+        if type(jitted) not in _read_through:
+            _read_through_type(type(jitted))
         self._jitted = jitted
         generation = site.generation(fun, jitted)
         probe = WatchProbe(
@@ -350,10 +352,17 @@ class _FromJax:
         return self if obj is None else getattr(obj._jitted, self.name)
 
 
-# Named as this JAX's jitted type names them (creating a jitted function compiles nothing).
-for _name in dir(type(jax.jit(abs))):
-    if not _name.startswith("__") and not hasattr(WatchedFunction, _name):
-        setattr(WatchedFunction, _name, _FromJax(_name))
+_read_through: set[type] = set()  # JAX's types whose attributes the stand-in reads through
+
+
+def _read_through_type(kind: type) -> None:
+    """Give the stand-in the attributes of ``kind``, a type of JAX's jitted (or pmapped)
+    functions: JAX's ``PjitFunction``, ``PmapFunction`` (its ``_cache_clear``, …) before
+    0.8. On another type the same name raises AttributeError, as JAX's own object would."""
+    for name in dir(kind):
+        if not name.startswith("__") and not hasattr(WatchedFunction, name):
+            setattr(WatchedFunction, name, _FromJax(name))
+    _read_through.add(kind)
 
 
 # -- the process-wide jax.jit stand-in -------------------------------------------------------
