@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import jax
 
-from jitlab.probe import _jax, monitor
+from jitlab.probe import _jax, frames, monitor
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.watching.functions import Site, defined_at
@@ -427,17 +427,11 @@ def _python_dispatch() -> None:
     monitor.mark()
     if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
         monitor.revive()
-    frame: FrameType | None = sys._getframe(1)  # the hook's wrapper, JAX, then its caller
-    while frame is not None and _is_jax(frame.f_globals.get("__name__")):
+    frame: FrameType | None = sys._getframe(2)  # past the hook's wrapper: JAX, then its caller
+    while frame is not None and frames.is_jax(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is not None and frame.f_code is _CALL_CODE:
         _dispatched_at.setdefault(frame, now)  # the first: a call is dispatched once
-
-
-def _is_jax(module: object) -> bool:
-    return isinstance(module, str) and (
-        module.startswith(("jax.", "jaxlib.")) or module in ("jax", _jax.__name__)
-    )
 
 
 def _jit_switched() -> None:
