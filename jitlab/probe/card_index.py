@@ -15,6 +15,7 @@ probe keys the whole call as before.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Hashable, Sequence
 from itertools import compress
@@ -67,7 +68,10 @@ class CardIndex:
         self._varying_set: set[int] = set()
         self.statics_vary = False
         self.getters: dict[int, Getter] = {}  # leaf position -> how to reach it in a call
+        self._paths: dict[int, tuple[Any, ...]] = {}  # leaf position -> JAX's key path to it
         self._lookup: Lookup | None = None
+        # What the probe's hot path calls: find, or one made for the usual lookup (_hot).
+        self.hot: Callable[[tuple[Any, ...], dict[str, Any]], Card | None] = _none
         self._chosen: list[int] = []  # the positions the lookup reads
         # For ranking a compile's candidates without reading every card: per varying
         # position (the first _AGREE_POSITIONS), the cards by their leaf key there; and the
@@ -111,10 +115,12 @@ class CardIndex:
         # tells it apart from the others; the lookup is built again only when not.
         if not self._extend(card, spec, args, kwargs):
             self._lookup = self._build(spec, args, kwargs)
+            self.hot = self._hot(spec)
 
     def _give_up(self) -> None:
         self.mixed = True
         self._lookup = None
+        self.hot = _none
         self._agree.clear()
         self._by_statics.clear()
 
@@ -204,10 +210,12 @@ class CardIndex:
         for position in chosen:
             getter = self.getters.get(position)
             if getter is None:
-                getter = _getter(flat[position] if flat is not None else None, root)
-                if getter is None:
+                found = flat[position] if flat is not None else None
+                getter = _getter(found, root)
+                if getter is None or found is None:
                     return None
                 self.getters[position] = getter
+                self._paths[position] = tuple(found[0])
             getters.append(getter)
         statics = self.statics_vary
         table: dict[Hashable, Card] = {}
@@ -244,6 +252,36 @@ class CardIndex:
         except Exception:  # a leaf with no shape (a Python scalar): the full leaf key
             return None
         return table if len(table) == len(self.cards) else None
+
+    def _hot(self, spec: StaticSpec) -> Callable[[tuple[Any, ...], dict[str, Any]], Card | None]:
+        """What the probe's hot path calls for the lookup just built: :meth:`find`, or for
+        the usual case (no statics; one leaf's shape tells the cards apart, reached by
+        items from the arguments: a batch) a reader of that leaf's shape alone."""
+        lookup = self._lookup
+        if lookup is None:
+            return _none
+        split, _getters, statics, by_shape, table = lookup
+        path = self._paths.get(self._chosen[0]) if len(self._chosen) == 1 else None
+        steps = _item_steps(path) if path and not split and not statics and by_shape else None
+        if steps is None or len(steps) < 2:
+            return functools.partial(self.find, spec)
+        first, *rest = steps  # args or kwargs, then the items down to the leaf
+        read = _chain(rest)
+        get = table.get
+
+        def by_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
+            try:
+                return get((read(args).shape,))
+            except Exception:  # a path this call does not have: keyed in full
+                return None
+
+        def by_kwargs(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
+            try:
+                return get((read(kwargs).shape,))
+            except Exception:
+                return None
+
+        return by_args if first == 0 else by_kwargs
 
     # -- the hot path ---------------------------------------------------------------------
     def find(self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
@@ -308,6 +346,24 @@ class CardIndex:
             ranked.append((far, -card.index, card))
         ranked.sort(key=lambda item: (item[0], item[1]))
         return [card for _, _, card in ranked[:limit]]
+
+
+def _none(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
+    return None
+
+
+def _item_steps(path: tuple[Any, ...]) -> list[Any] | None:
+    """A key path from ``(args, kwargs)`` as item keys (0 or 1 first), if it is only items
+    of sequences and dicts; else None."""
+    steps: list[Any] = []
+    for entry in path:
+        if isinstance(entry, jax.tree_util.SequenceKey):
+            steps.append(operator.itemgetter(entry.idx) if steps else entry.idx)
+        elif isinstance(entry, jax.tree_util.DictKey) and steps:
+            steps.append(operator.itemgetter(entry.key))
+        else:
+            return None
+    return steps if steps and steps[0] in (0, 1) else None
 
 
 def _leaves(card: Card) -> tuple[Any, ...]:

@@ -70,11 +70,13 @@ class CallCollector:
         "deferred",
         "explanations",
         "jit_name",
+        "lazy",
         "lower_ms",
         "lowered",
         "persistent",
         "quiet",
         "restore_explain",
+        "routed",
         "source",
         "trace_ms",
         "trace_name",
@@ -105,6 +107,10 @@ class CallCollector:
         # A probed call (Probe._spare): JAX's costly explanations are put off (see
         # defer_explanations) and ``deferred`` holds them, unmade, until the call is filed.
         self.defer_explain = False
+        # A probed call that routes stdout and explanations only once JAX dispatches it in
+        # Python (_python_dispatch): a cache hit, run by C++ alone, routes nothing.
+        self.lazy = False
+        self.routed = False  # stdout and explanations routed to this call now
         self.reset()
 
     def reset(self) -> None:
@@ -518,7 +524,43 @@ def install() -> None:
         for folder in engine_dirs():
             _jax.register_source_exclusion(folder)
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
+        DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
         _installed = True
+
+
+# -- JAX's Python dispatch of a jitted call -------------------------------------------------
+# C++ runs a cache hit alone; every other call of a jax.jit function (a miss, tracers, a
+# trace or transformation around it, a host callback in it) reaches JAX's Python dispatch
+# first, and there, before anything is traced, this hook (installed once, with the
+# listeners). A probed call whose collector is ``lazy`` routes stdout and explanations here,
+# so that a hit touches neither; a watch adds its own step (ON_DISPATCH).
+DISPATCH_HOOKED: list[bool] = [False]  # in place: this JAX's dispatch is as checked
+ON_DISPATCH: list[Callable[[], None] | None] = [None]  # the watch's, while one runs
+
+
+def _python_dispatch() -> None:
+    collector = getattr(_local, "collector", None)
+    if collector is not None and collector.lazy and not collector.routed:
+        source = collector.source() if collector.source is not None else None
+        if source is not None and source.capture_output:
+            route_call(collector)
+    watching = ON_DISPATCH[0]
+    if watching is not None:
+        watching()
+
+
+def route_call(collector: CallCollector) -> None:
+    """Route stdout and JAX's explanations to the probed call of ``collector`` (this
+    thread's), until :func:`unroute_call`; the thread's explain setting is kept."""
+    collector.routed = True
+    _route_stdout(collector)
+    collector.user_explain = _swap_explain(True)
+
+
+def unroute_call(collector: CallCollector) -> None:
+    """Undo :func:`route_call`: stdout back (the explain setting is put back at dispatch)."""
+    collector.routed = False
+    _unroute_stdout(collector)
 
 
 # -- listeners a program cleared ----------------------------------------------------------------

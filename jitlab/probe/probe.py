@@ -40,9 +40,8 @@ DEFAULT_MAX_RECORDS = 100_000
 
 # The hot path of a cache hit, bound once (each saves an attribute lookup per call).
 _tls = monitor._local  # this thread's collector of the call in flight (events go there)
-_route_stdout = monitor._route_stdout
-_unroute_stdout = monitor._unroute_stdout
-_swap_explain = monitor._swap_explain
+_route_call = monitor.route_call
+_unroute_call = monitor.unroute_call
 _set_explain = monitor._set_explain
 _listeners_now = monitor.listeners_now
 _LISTENING = monitor.LISTENING
@@ -148,6 +147,10 @@ class Probe(Filing):
     def _bind(self, jitted: Callable[..., Any]) -> None:
         info = wrappers.recognise(jitted)
         assert info is not None  # callers jit plain functions first
+        monitor.install()
+        # Calls that trace, print or explain all reach JAX's Python dispatch first (not a
+        # pmap's before 0.8, nor where this JAX's dispatch is not as checked): route there.
+        self._lazy = monitor.DISPATCH_HOOKED[0] and info.kind in wrappers.JIT_KINDS
         self._fn = jitted
         self.wrapper = info  # kind, the user's function, JAX's event name, argument split
         self._trace_name = info.trace_name
@@ -342,6 +345,7 @@ class Probe(Filing):
         # a function it holds many executables of is put off, and made only where that
         # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing._slow).
         collector.defer_explain = True
+        collector.lazy = self._lazy
         self._spares.collector = collector
         return collector
 
@@ -367,12 +371,14 @@ class Probe(Filing):
         collector = getattr(self._spares, "collector", None)
         if collector is None or not collector.quiet or collector.trace_name is not self._trace_name:
             collector = self._spare()  # first call on this thread, an interrupted call, swap()
-        # monitor.begin, inlined: route this thread's events, stdout and explanations to us.
+        # monitor.begin, inlined: route this thread's events to us, and stdout and
+        # explanations when JAX dispatches the call in Python (monitor._python_dispatch): a
+        # hit, run by C++ alone, prints nothing and explains nothing. Under disable_jit, or
+        # where that hook is not in place (collector.lazy False), route them now.
         _tls.collector = collector
-        capture = self.capture_output
-        if capture:
-            _route_stdout(collector)
-            collector.user_explain = _swap_explain(True)
+        jit_off = _disable_jit.value
+        if self.capture_output and (jit_off or not collector.lazy):
+            _route_call(collector)
         error: BaseException | None = None
         result = None
         block = self.block
@@ -406,7 +412,7 @@ class Probe(Filing):
                 # device's work is left. Do now all that does not need it, while it
                 # computes: after the wait, the interpreter runs cold and every step costs
                 # several times more (benchmarks/probe_overhead.py).
-                if capture:
+                if collector.routed:
                     _set_explain(collector.user_explain)  # explanations come at dispatch
                 _tls.collector = None
                 if track:
@@ -418,7 +424,7 @@ class Probe(Filing):
             plain = (
                 error is None
                 and collector.quiet
-                and not _disable_jit.value
+                and not jit_off
                 and (block or _TRACE_STATE.value is _EVAL_TRACE)
             )
             if plain and not track and not block:
@@ -449,7 +455,7 @@ class Probe(Filing):
                     # Several cards, and JAX's cache holds exactly their executables: this
                     # hit used one of them, told apart by the few leaves where they differ
                     # (CardIndex.find): no walk of the whole pytree.
-                    card = self._index.find(self._statics, args, kwargs)
+                    card = self._index.hot(args, kwargs)
                 if card is not None:
                     deferred = self.on_record is None  # else the record is wanted at once
                     # `with`, not acquire/release: a Ctrl-C between the two would leave the
@@ -491,11 +497,11 @@ class Probe(Filing):
                 end = _clock()
                 if plain and head is not None:
                     head.append(end)  # all a steady hit does after its wait: settle files it
-            if capture:  # after the block: jax.debug.print runs while the device computes
+            if collector.routed:  # after the block: a host callback prints meanwhile
                 try:
-                    _unroute_stdout(collector)
+                    _unroute_call(collector)
                 except BaseException:  # a Ctrl-C raised on entry: sys.stdout must come back
-                    _unroute_stdout(collector)
+                    _unroute_call(collector)
                     raise
         if plain:
             record: CallRecord | None

@@ -47,6 +47,8 @@ FILTER_JIT = "equinox.filter_jit"
 FILTER_JIT_INNER = "equinox.filter_jit (inner jax.jit)"
 NNX_JIT_INNER = "flax.nnx.jit (inner jax.jit)"
 PMAP = "jax.pmap"
+# Wrappers whose every call that is not a cache hit goes through jax.jit's Python dispatch.
+JIT_KINDS = frozenset((JAX_JIT, NNX_JIT, FILTER_JIT, FILTER_JIT_INNER, NNX_JIT_INNER))
 
 
 @dataclass(frozen=True)

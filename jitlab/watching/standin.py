@@ -427,7 +427,7 @@ def _python_dispatch() -> None:
     monitor.mark()
     if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
         monitor.revive()
-    frame: FrameType | None = sys._getframe(2)  # past the hook's wrapper: JAX, then its caller
+    frame: FrameType | None = sys._getframe(3)  # past monitor's hook and its wrapper: JAX
     while frame is not None and frames.is_jax(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is not None and frame.f_code is _CALL_CODE:
@@ -447,15 +447,19 @@ def _jit_switched() -> None:
 def _reopen_fast_path() -> None:
     """Open the fast path if nothing closes it (lock held)."""
     FAST_PATH[0] = bool(
-        recorders and len(_unhooks) == 2 and not _jit_off_threads and not _disable_jit.get_global()
+        recorders
+        and monitor.ON_DISPATCH[0] is _python_dispatch
+        and not _jit_off_threads
+        and not _disable_jit.get_global()
     )
 
 
 def _hook() -> None:
     """Install the fast path's hooks (the first recorder starts; lock held)."""
-    unhook_dispatch = _jax.hook_python_dispatch(_python_dispatch)
-    if unhook_dispatch is not None:  # else this JAX's dispatch is not as checked: careful
-        _unhooks.extend((unhook_dispatch, _jax.hook_disable_jit(_jit_switched)))
+    monitor.install()
+    if monitor.DISPATCH_HOOKED[0]:  # else this JAX's dispatch is not as checked: careful
+        monitor.ON_DISPATCH[0] = _python_dispatch
+        _unhooks.append(_jax.hook_disable_jit(_jit_switched))
     _jit_off_threads.clear()
     if _disable_jit.value:
         _jit_off_threads.add(threading.get_ident())
@@ -465,6 +469,7 @@ def _hook() -> None:
 def _unhook() -> None:
     """The last recorder stops (lock held): the hooks go, the fast path closes."""
     FAST_PATH[0] = False
+    monitor.ON_DISPATCH[0] = None
     while _unhooks:
         _unhooks.pop()()
 

@@ -74,7 +74,7 @@ def test_a_thousand_leaves_and_eight_signatures_each_hit_filed_under_its_card(fu
     assert probe.summary().cache_hits == len(order)
 
 
-def test_a_discriminating_leaf_deep_in_the_pytree():
+def test_a_discriminating_leaf_deep_in_the_pytree(full_keys):
     """The cards differ only in a leaf three levels down a keyword argument."""
 
     def step(params, *, state):
@@ -92,8 +92,10 @@ def test_a_discriminating_leaf_deep_in_the_pytree():
     lookup = probe._index._lookup
     assert lookup is not None and len(lookup[1]) >= 1
     order = [2, 0, 3, 1, 1, 3]
+    keyed_before = full_keys[0]
     for i in order:
         probe(params, state=states[i])
+    assert full_keys[0] == keyed_before, "the index answered, not the full key"
     hits = probe.records[4:]
     assert [r.kind for r in hits] == [CallKind.CACHE_HIT] * len(order)
     path = "state['cache'][1]['k']"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 
 import jax
@@ -218,6 +219,49 @@ def test_trace_time_and_runtime_output_are_told_apart():
     ]
     assert [(line.when, line.text) for line in third.stdout] == [("runtime", "running with 3.0")]
     assert second.kind is CallKind.CACHE_HIT
+
+
+def test_stdout_is_routed_only_for_calls_jax_dispatches_in_python(monkeypatch):
+    # A cache hit runs in C++ alone and prints nothing: the probe leaves sys.stdout as it is.
+    # A miss, a call with a host callback, or one under disable_jit is routed and captured.
+    from jitlab.probe import monitor
+
+    def traced(x):
+        print("tracing")
+        return x + 1
+
+    def calls_back(x):
+        jax.debug.print("value {}", x[0])
+        return x * 2
+
+    probe, talker = Probe(traced), Probe(calls_back)
+    routes: list[object] = []
+    route = monitor._route_stdout
+
+    def counting(collector):  # the routes of these two probes' calls
+        if collector.source is not None and collector.source() in (probe, talker):
+            routes.append(collector)
+        route(collector)
+
+    monkeypatch.setattr(monitor, "_route_stdout", counting)
+    mine = sys.stdout
+    probe(jnp.ones(3))
+    assert len(routes) == 1 and probe.records[0].stdout[0].text == "tracing"
+    for _ in range(50):
+        probe(jnp.ones(3))
+    assert len(routes) == 1  # fifty hits: never routed
+    assert probe.ledger.cards[0].hits == 50 and sys.stdout is mine
+    probe(jnp.ones(4))  # a recompile: routed again
+    assert len(routes) == 2 and probe.records[-1].stdout[0].text == "tracing"
+    with jax.disable_jit():
+        probe(jnp.ones(4))
+    assert len(routes) == 3 and probe.records[-1].stdout[0].text == "tracing"
+    for value in (1.0, 2.0, 3.0):
+        talker(jnp.full(2, value))
+    assert len(routes) == 6  # its hits reach Python: the callback's line is the call's
+    assert talker.records[-1].kind is CallKind.CACHE_HIT
+    assert [line.text for line in talker.records[-1].stdout] == ["value 3.0"]
+    assert sys.stdout is mine
 
 
 def test_other_functions_compiling_inside_the_call_are_not_attributed():
