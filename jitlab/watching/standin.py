@@ -419,7 +419,7 @@ _jit_off_threads: set[int] = set()
 
 
 def _python_dispatch() -> None:
-    """JAX dispatches a jitted call in Python (_jax.hook_python_dispatch), on any thread,
+    """JAX dispatches a jitted call in Python (monitor._python_dispatch), on any thread,
     before it traces or compiles: no watched call in flight may count itself a hit, and
     listeners the program cleared are registered again first, so the compile is heard. A
     watched call made by the fast path (it takes no clock) is timed from here."""

@@ -6,7 +6,9 @@ fix ``_jax.py`` (and only it) until these pass again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import inspect
 import logging
 import subprocess
@@ -733,6 +735,18 @@ def test_every_jitted_call_c_plus_plus_does_not_run_reaches_the_python_dispatch_
             thunk()  # JAX's own caches warm: what is left is this call's dispatch
             assert calls(thunk) >= 1, where
         assert calls(lambda: f(x)) == 0  # still a hit
+
+        # A host callback keeps every call off the fast path: its print is the probe's to
+        # catch (monitor._python_dispatch routes stdout there, never on a hit).
+        def talks(y):
+            jax.debug.print("y {}", y[0])
+            return y + 1
+
+        g = jax.jit(talks)
+        with contextlib.redirect_stdout(io.StringIO()):
+            g(x).block_until_ready()
+            assert calls(lambda: g(x).block_until_ready()) >= 1
+            assert calls(lambda: g(x).block_until_ready()) >= 1
     finally:
         unhook()
     reached.clear()
