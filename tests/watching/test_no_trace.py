@@ -21,10 +21,23 @@ from jitlab.watching.standin import WatchedFunction
 
 
 def test_jax_jit_is_the_same_object_after_watch_budget_and_probe(tmp_path):
+    from jitlab.probe import _jax
+
     original = jax.jit
+    disable_hooks = (
+        _jax.DISABLE_JIT._update_thread_local_hook,
+        _jax.DISABLE_JIT._update_global_hook,
+    )
     with watch(tmp_path / "a.jsonl"):
         assert jax.jit is not original  # functions jitted inside are probed
+        assert monitor.ON_DISPATCH[0] is not None  # the watch's step in the dispatch hook
     assert jax.jit is original
+    # The watch's hooks go with it (monitor's own dispatch hook stays: it only observes).
+    assert monitor.ON_DISPATCH[0] is None
+    assert (
+        _jax.DISABLE_JIT._update_thread_local_hook,
+        _jax.DISABLE_JIT._update_global_hook,
+    ) == disable_hooks
     with budget(5):
         pass
     assert jax.jit is original
