@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import inspect
+import io
 import logging
 import subprocess
 import sys
