@@ -292,3 +292,25 @@ def test_every_change_kind_renders_in_chinese_without_english_words():
                     rest = re.sub(rf"(?<![\w.]){re.escape(value)}(?!\w)", " ", rest)
             words = set(re.findall(r"[A-Za-z]{2,}", _CODE.sub(" ", rest))) - _ALLOWED
             assert not words, f"{kind}: English left in {text!r}: {words}"
+
+
+@pytest.mark.parametrize("wrap", [eqx.filter_jit, nnx.jit], ids=["filter_jit", "nnx.jit"])
+def test_a_library_jits_prints_are_caught_where_jax_dispatches_its_inner_jit(wrap):
+    # The probe routes stdout only when JAX dispatches a call in Python (its hits route
+    # nothing): equinox's and Flax's wrappers trace through their inner jax.jit, so what the
+    # function prints while traced, and its jax.debug.print on every call, are the call's.
+    def f(x):
+        print("tracing f")
+        jax.debug.print("run {}", x[0])
+        return x * 2
+
+    probe = Probe(wrap(f))
+    assert probe._lazy  # routed at the dispatch hook, not around every call
+    for n in (3, 3, 4):
+        probe(jnp.ones(n))
+    seen = [(r.kind, [(line.when, line.text) for line in r.stdout]) for r in probe.records]
+    assert seen == [
+        (CallKind.COMPILE, [("trace", "tracing f"), ("runtime", "run 1.0")]),
+        (CallKind.CACHE_HIT, [("runtime", "run 1.0")]),
+        (CallKind.RECOMPILE, [("trace", "tracing f"), ("runtime", "run 1.0")]),
+    ]
