@@ -256,16 +256,18 @@ class CardIndex:
     def _hot(self, spec: StaticSpec) -> Callable[[tuple[Any, ...], dict[str, Any]], Card | None]:
         """What the probe's hot path calls for the lookup just built: :meth:`find`, or for
         the usual case (no statics; one leaf's shape tells the cards apart, reached by
-        items from the arguments: a batch) a reader of that leaf's shape alone."""
+        items or attributes from the arguments: a batch) a reader of that shape alone."""
         lookup = self._lookup
         if lookup is None:
             return _none
         split, _getters, statics, by_shape, table = lookup
         path = self._paths.get(self._chosen[0]) if len(self._chosen) == 1 else None
-        steps = _item_steps(path) if path and not split and not statics and by_shape else None
-        if steps is None or len(steps) < 2:
+        if path is None or len(path) < 2 or split or statics or not by_shape:
             return functools.partial(self.find, spec)
-        first, *rest = steps  # args or kwargs, then the items down to the leaf
+        # The path from (args, kwargs): which of the two, then the steps down to the leaf.
+        rest = _steps(path[1:])
+        if not rest:
+            return functools.partial(self.find, spec)
         read = _chain(rest)
         get = table.get
 
@@ -281,7 +283,7 @@ class CardIndex:
             except Exception:
                 return None
 
-        return by_args if first == 0 else by_kwargs
+        return by_args if path[0].idx == 0 else by_kwargs
 
     # -- the hot path ---------------------------------------------------------------------
     def find(self, spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
@@ -350,20 +352,6 @@ class CardIndex:
 
 def _none(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Card | None:
     return None
-
-
-def _item_steps(path: tuple[Any, ...]) -> list[Any] | None:
-    """A key path from ``(args, kwargs)`` as item keys (0 or 1 first), if it is only items
-    of sequences and dicts; else None."""
-    steps: list[Any] = []
-    for entry in path:
-        if isinstance(entry, jax.tree_util.SequenceKey):
-            steps.append(operator.itemgetter(entry.idx) if steps else entry.idx)
-        elif isinstance(entry, jax.tree_util.DictKey) and steps:
-            steps.append(operator.itemgetter(entry.key))
-        else:
-            return None
-    return steps if steps and steps[0] in (0, 1) else None
 
 
 def _leaves(card: Card) -> tuple[Any, ...]:
@@ -445,6 +433,21 @@ def _getter(found: tuple[Any, Any] | None, root: Any) -> Getter | None:
     if found is None:
         return None
     path, leaf = found
+    steps = _steps(path)
+    if not steps:
+        return None
+    getter = _chain(steps)
+    try:
+        if getter(root) is not leaf:
+            return None  # the node's key names something else than its child
+    except Exception:
+        return None
+    return getter
+
+
+def _steps(path: Sequence[Any]) -> list[Getter] | None:
+    """One getter per entry of a JAX key path, or None where only flattening gets in
+    (FlattenedIndexKey and the like)."""
     steps: list[Getter] = []
     for entry in path:
         if isinstance(entry, jax.tree_util.SequenceKey):
@@ -453,15 +456,9 @@ def _getter(found: tuple[Any, Any] | None, root: Any) -> Getter | None:
             steps.append(operator.itemgetter(entry.key))
         elif isinstance(entry, jax.tree_util.GetAttrKey):
             steps.append(operator.attrgetter(entry.name))
-        else:  # FlattenedIndexKey and the like: no way in but flattening
+        else:
             return None
-    getter = _chain(steps)
-    try:
-        if getter(root) is not leaf:
-            return None  # the node's key names something else than its child
-    except Exception:
-        return None
-    return getter
+    return steps
 
 
 def _chain(steps: Sequence[Getter]) -> Getter:

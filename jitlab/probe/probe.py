@@ -142,7 +142,6 @@ class Probe(Filing):
         self._start_exact()
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
-        monitor.install()
 
     def _bind(self, jitted: Callable[..., Any]) -> None:
         info = wrappers.recognise(jitted)
