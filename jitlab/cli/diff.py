@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from jitlab.cli._usage import language, read_recording_or_fail, say
@@ -84,13 +83,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, new: Any) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._tables import console_for, fitted
     from jitlab.records.messages import skipped_lines
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = console_for()
     table = Table(title=escape(say("diff.title", base=args.base, new=args.new)))
     table.add_column(say("col.function"), overflow="fold")
     table.add_column(say("col.compiles"), justify="right", no_wrap=True)
@@ -115,7 +114,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
             f"{f.base_ms:.1f} → {f.new_ms:.1f}",
             "\n".join(changes) or "-",
         )
-    console.print(table)
+    console.print(fitted(table, console))
     totals = say(
         "diff.totals",
         base=diff.base_compiles,

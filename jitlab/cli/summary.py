@@ -4,7 +4,6 @@ compiled differently."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from jitlab.cli._usage import fail, language, read_recording_or_fail, say
@@ -73,14 +72,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._tables import console_for, fitted
     from jitlab.cli._usage import language
     from jitlab.records import messages
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = console_for()
     lang = language()
     processes = messages.say("n.processes", lang, n=len(merged.processes))
     table = Table(title=escape(messages.say("summary.title", lang, processes=processes)))
@@ -106,7 +105,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
                 signatures = str(len(s.signatures)) if s.signatures else "-"
                 cells = (str(s.executables), str(s.recompiles), hits, s.ms_text, signatures)
             table.add_row(name, str(process), *cells, end_section=row == len(f.per_process) - 1)
-    console.print(table)
+    console.print(fitted(table, console))
     for index, recording in indexed:
         if recording.bad_lines:
             skipped = messages.skipped_lines(recording.bad_lines, lang, recording.long_lines)

@@ -177,10 +177,10 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
 def print_watch_summary(path: str, file: Any = None, read_from: str | None = None) -> None:
     """The table on ``file`` (default stderr) for the recording shown as ``path`` (and read
     from ``read_from`` when that differs, e.g. its absolute name)."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.cli._tables import console_for, fitted
     from jitlab.cli._usage import language, say
     from jitlab.recordings.reader import read_recording
     from jitlab.recordings.summary import summarize
@@ -189,7 +189,7 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
 
     recording, _ = read_recording(read_from or path)
     stream = sys.stderr if file is None else file
-    console = Console(file=stream, width=None if stream.isatty() else 120)
+    console = console_for(stream)  # the terminal's width, TERM=dumb included
     table = Table(title=escape(say("watch.title", path=path)))
     for column, justify in (
         ("col.function", "left"),
@@ -231,7 +231,7 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
             str(len(s.signatures)) if s.signatures else "-",
             differed,
         )
-    console.print(table)
+    console.print(fitted(table, console))  # stacked where a function would not show
     rest = ""
     if recording.scripts:
         made = sum(1 for s in recording.scripts.values() if s.script is not None)
