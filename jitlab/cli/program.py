@@ -151,12 +151,26 @@ def reexec(args: argparse.Namespace, program: Program) -> None:
         fail(say("watch.cannot_start", python=sys.executable, error=exc.strerror or exc))
 
 
+_HELD = "__jitlab_program_main__"
+
+
 def _fresh_main(**names: Any) -> types.ModuleType:
-    """A ``__main__`` module as python makes it, installed as ``sys.modules["__main__"]``."""
+    """A ``__main__`` module as python makes it, installed as ``sys.modules["__main__"]``.
+
+    At exit python wipes the globals of ``__main__`` (closing the program's files, running
+    its objects' ``__del__``) only while the module object is alive; JAX and the modules it
+    imports keep ``import __main__`` — the module python started with, which under watch is
+    jitlab's own, imported before the program. So the program's module is held by that one:
+    alive exactly when python's would be, its globals wiped by python itself, at its time.
+    """
     import builtins
 
     main = types.ModuleType("__main__")
     main.__dict__.update(__annotations__={}, __builtins__=builtins, **names)
+    started_with = sys.modules.get("__main__")
+    if started_with is not None:
+        with contextlib.suppress(Exception):
+            vars(started_with)[_HELD] = main
     sys.modules["__main__"] = main
     return main
 
