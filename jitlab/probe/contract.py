@@ -16,6 +16,7 @@ as text; the seam stays the one module that uses them.)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import threading
@@ -153,6 +154,7 @@ _ITEM_WORDS = {
     "compile event": "contract.item.compile",
     "cache-miss explanation": "contract.item.explain",
     "jit cache size": "contract.item.cache_size",
+    "JAX trace state": "contract.item.trace_state",
 }
 
 
@@ -197,6 +199,94 @@ def require(*, compile: bool = True) -> ContractReport:
     return report
 
 
+def require_before_counting() -> ContractReport:
+    """The whole check, the known compile included, for a face that counts compiles (a
+    watch, a budget) — raising :class:`JaxContractError` when anything is off.
+
+    Where JAX's backend is already up the compile runs here. Before it, a compile here would
+    start the program's backend ahead of its own ``XLA_FLAGS`` or
+    ``jax.distributed.initialize``: the same check then runs in a fresh interpreter of this
+    one (same executable, environment and path: the same JAX), once per process."""
+    names = require(compile=False)  # a missing name or a version outside: no need to compile
+    if names.compiled:
+        return names
+    from jitlab.probe import _jax
+
+    if _jax.backends_are_initialized():
+        return require(compile=True)
+    with _lock:
+        report = _elsewhere[0] if _elsewhere else None
+        if report is None:
+            report = _run_elsewhere()
+            _elsewhere.append(report)
+    if not report.ok:
+        raise JaxContractError(report)
+    return report
+
+
+_elsewhere: list[ContractReport] = []  # the check as a fresh interpreter ran it (cached)
+
+_ELSEWHERE_SOURCE = """
+import json, sys
+from jitlab.probe import contract
+report = contract.check()
+items = [
+    {"name": i.name, "status": i.status, "detail": i.detail, "why": i.why, "fields": i.fields}
+    for i in report.items
+]
+sys.stdout.write("\\njitlab-contract " + json.dumps({"jax": report.jax_version, "items": items}))
+"""
+
+
+def _run_elsewhere() -> ContractReport:
+    """:func:`check` in a fresh interpreter; what could not run it is said as an item."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import jitlab
+
+    version = "?"
+    with contextlib.suppress(Exception):
+        version = str(importlib.import_module("jax").__version__)
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(jitlab.__file__)))
+    env = dict(os.environ)  # its sitecustomize, JAX_PLATFORMS, XLA_FLAGS: the program's
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), ours) if p)
+    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # a GPU's memory stays free
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _ELSEWHERE_SOURCE],
+            env=env,
+            cwd=ours,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
+        out = done.stdout.decode("utf-8", "replace")
+        marker = out.rfind("\njitlab-contract ")
+        if marker < 0:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise RuntimeError(tail[-1] if tail else f"exit status {done.returncode}")
+        data = json.loads(out[marker + len("\njitlab-contract ") :])
+        items = tuple(
+            ContractItem(
+                str(i["name"]),
+                i["status"],
+                str(i["detail"]),
+                str(i["why"]),
+                tuple((str(k), str(v)) for k, v in i["fields"]),
+            )
+            for i in data["items"]
+        )
+        return ContractReport(str(data["jax"]), items, compiled=True)
+    except Exception as exc:  # never a pass that did not look: said as what is off
+        got = f"{type(exc).__name__}: {exc}"[:200]
+        item = _item("compile event", "missing", "elsewhere_failed", got=got)
+        return ContractReport(version, (item,), compiled=True)
+
+
 def _run(compile: bool) -> ContractReport:
     try:
         import jax
@@ -212,7 +302,11 @@ def _run(compile: bool) -> ContractReport:
     if seam.status == "ok" and SUPPORTED_FROM <= version_tuple(version) < (0, 8):
         items.extend(_explainer_items())
     if compile:
-        items.extend(_compile_items(seam.status == "ok"))
+        try:
+            items.extend(_compile_items(seam.status == "ok"))
+        except Exception as exc:  # a JAX broken some other way: off, said, never raised
+            got = f"{type(exc).__name__}: {exc}"[:200]
+            items.append(_item("compile event", "changed", "check_raised", got=got))
     return ContractReport(version, tuple(items), compiled=compile)
 
 
@@ -321,7 +415,16 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
                 monitor.end(collector, previous)
             calls.append(collector)
 
-    if getattr(_jax, "TRACE_STATE", None) is None or _jax.TRACE_STATE.value is _jax.EVAL_TRACE:
+    state: list[ContractItem] = []  # JAX's trace state, when it cannot be read
+    try:
+        at_top = getattr(_jax, "TRACE_STATE", None) is None or (
+            _jax.TRACE_STATE.value is _jax.EVAL_TRACE
+        )
+    except Exception as exc:  # every probed call reads it: off, and said (never raised)
+        at_top = False  # the calls on a thread of their own, to check the rest
+        got = f"{type(exc).__name__}: {exc}"[:200]
+        state.append(_item("JAX trace state", "changed", "trace_state", got=got))
+    if at_top:
         two_calls()  # on the calling thread, as a probed call runs
     else:  # a Probe made inside a transformation: a trace would stage the calls, not run them
         helper = threading.Thread(target=two_calls, name="jitlab-contract-check")
@@ -329,9 +432,9 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
         helper.join()
     if failed:
         detail = f"the check's call raised {failed[0]!r}"[:200]
-        return [ContractItem(name, "changed", detail) for name in names]
+        return [*state, *(ContractItem(name, "changed", detail) for name in names)]
 
-    items = []
+    items = state
     for name, flag, event, expected in (
         ("trace event", "traced", monitor.TRACE_EVENT, trace_name),
         ("lower event", "lowered", monitor.LOWER_EVENT, _jax.jit_event_name(trace_name)),

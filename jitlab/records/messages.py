@@ -538,6 +538,16 @@ CATALOGUE: dict[str, Message] = {
         "_cache_size() gave {got} after two shapes, not 2",
         "两种形状之后 _cache_size() 是 {got}，而不是 2",
     ),
+    "contract.why.trace_state": _M(
+        "JAX's trace state cannot be read: {got}", "读不出 JAX 的 trace 状态：{got}"
+    ),
+    "contract.why.check_raised": _M(
+        "the check's known compile failed: {got}", "检查用的已知编译失败：{got}"
+    ),
+    "contract.why.elsewhere_failed": _M(
+        "the check's known compile could not run in a fresh interpreter: {got}",
+        "检查用的已知编译无法在新的解释器中运行：{got}",
+    ),
     "contract.ok": _M("ok", "正常"),
     "contract.missing": _M("missing", "缺失"),
     "contract.changed": _M("changed", "已改变"),
@@ -558,6 +568,7 @@ CATALOGUE: dict[str, Message] = {
     "contract.item.compile": _M("compile event", "compile 事件"),
     "contract.item.explain": _M("cache-miss explanation", "缓存未命中的解释"),
     "contract.item.cache_size": _M("jit cache size", "jit 缓存大小"),
+    "contract.item.trace_state": _M("JAX trace state", "JAX 的 trace 状态"),
     "doctor.unknown": _M("unknown", "未知"),
     "doctor.all_ok": _M(
         "All checks pass: jitlab can see what this JAX does.",
@@ -829,6 +840,18 @@ CATALOGUE: dict[str, Message] = {
         "  {number}. {function} {kind}{where}：{reason}（{ms} ms）{over}",
     ),
     "budget.where": _M(" at {where}", "，位于 {where}"),
+    "budget.bad_max": _M(
+        "{name} must be a whole number >= 0 (how many compiles are allowed), not {value}",
+        "{name} 必须是 ≥ 0 的整数（允许编译的次数），而不是 {value}",
+    ),
+    "budget.marker_unknown": _M(
+        "@pytest.mark.compile_budget: unknown argument {name}= (it takes max_compiles=N)",
+        "@pytest.mark.compile_budget：没有参数 {name}=（它只接受 max_compiles=N）",
+    ),
+    "budget.marker_many": _M(
+        "@pytest.mark.compile_budget takes one budget (max_compiles=N), not {got}",
+        "@pytest.mark.compile_budget 只接受一个预算（max_compiles=N），而不是 {got}",
+    ),
     "budget.over_mark": _M("  ← over budget", "  ← 超出预算"),
     "budget.blinded": _M(
         "the compile budget could not see: jitlab's JAX listeners were removed during the "

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from jitlab.probe import monitor
+from jitlab.probe import contract, monitor
 from jitlab.records import messages
 from jitlab.records.changes import reason_text
 from jitlab.records.lines import RecordedCall
@@ -74,6 +74,19 @@ def _compile_line(number: int, call: RecordedCall, over: bool, lang: str) -> str
     )
 
 
+def checked_max(max_compiles: object, lang: str | None = None, name: str = "max_compiles") -> int:
+    """A budget is a count: an ``int`` >= 0 (never a bool, a string or a float); anything
+    else is refused before the block runs, naming the argument (``TypeError``/``ValueError``)."""
+    if isinstance(max_compiles, int) and not isinstance(max_compiles, bool) and max_compiles >= 0:
+        return max_compiles
+    said = messages.say(
+        "budget.bad_max", messages.language_of(lang), name=name, value=repr(max_compiles)
+    )
+    if isinstance(max_compiles, int) and not isinstance(max_compiles, bool):
+        raise ValueError(said)
+    raise TypeError(said)
+
+
 @contextmanager
 def budget(
     max_compiles: int = 0, *, include_internal: bool = False, lang: str | None = None
@@ -84,6 +97,10 @@ def budget(
     listed with its function, call site and reason, in English (``lang="zh"``: Chinese).
     """
     __tracebackhide__ = True
+    checked_max(max_compiles, lang)
+    # The whole check of JAX, its known compile here (a budget counts compiles in a test or
+    # a cell, not at a program's start): a JAX whose compiles jitlab cannot see is refused.
+    contract.require(compile=True)
     recorder = Recorder(None, include_internal=include_internal)
     guard = Budget(max_compiles, recorder, lang)
     with recorder:

@@ -157,9 +157,9 @@ class Recorder:
 
     def start(self) -> None:
         # A JAX jitlab cannot see is refused before anything is written: its compiles would
-        # be recorded as hits. The version and names only: a compile here would start the
-        # program's backend before its own XLA_FLAGS or jax.distributed.initialize.
-        contract.require(compile=False)
+        # be recorded as hits. The whole check, its known compile included (run in a fresh
+        # interpreter while the program's backend has not started: see the contract).
+        contract.require_before_counting()
         self.output.open(self.scripts)
         monitor.revive()  # removed before the block: registered again before it counts
         monitor.add_watcher(self)
