@@ -34,6 +34,36 @@ def compile_budget() -> Callable[..., AbstractContextManager[Any]]:
     return budget
 
 
+def _marker_budget(marker: pytest.Mark) -> int:
+    """The marker's budget, or a usage error naming the argument (before the test runs):
+    a mistyped keyword, a budget that is no count, or more than one budget."""
+    import os
+
+    from jitlab.records import messages
+    from jitlab.watching.budget import checked_max
+
+    lang = messages.language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+    unknown = sorted(set(marker.kwargs) - {"max_compiles"})
+    if unknown:
+        pytest.fail(messages.say("budget.marker_unknown", lang, name=unknown[0]), pytrace=False)
+    given = [*marker.args, *marker.kwargs.values()]
+    if len(given) > 1:
+        got = ", ".join(
+            [repr(a) for a in marker.args] + [f"{k}={v!r}" for k, v in marker.kwargs.items()]
+        )
+        pytest.fail(messages.say("budget.marker_many", lang, got=f"({got})"), pytrace=False)
+    try:
+        return checked_max(given[0] if given else 0, lang)
+    except (TypeError, ValueError) as exc:
+        pytest.fail(f"@pytest.mark.compile_budget: {exc}", pytrace=False)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    marker = item.get_closest_marker("compile_budget")
+    if marker is not None:
+        _marker_budget(marker)  # a usage error fails the test here: its body never runs
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     marker = item.get_closest_marker("compile_budget")
@@ -41,6 +71,5 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         return (yield)
     from jitlab.watching.budget import budget
 
-    max_compiles = marker.kwargs.get("max_compiles", marker.args[0] if marker.args else 0)
-    with budget(max_compiles):
+    with budget(_marker_budget(marker)):
         return (yield)
