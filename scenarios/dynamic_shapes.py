@@ -21,6 +21,7 @@ from jitlab.lab.scenario import (
     Variant,
 )
 from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.verdict import QuestionRun
 from jitlab.quiz.model import (
     AnswerKind,
     Exercise,
@@ -246,6 +247,15 @@ def dtypes_at_the_door(lab):
     double(np.ones(4, np.float32))
 
 
+# One fact, said in one wording wherever the lab says it (the exercise, Complete's note).
+ALREADY_BUCKETS = Text(
+    "8, 16 and 32 are already buckets (powers of two), so padding to buckets changes "
+    "nothing on these sizes: one compile per bucket, 3 in all. Buckets save compiles when the "
+    "sizes fall between them (5, 13, 29, … pad to 8, 16, 32).",
+    "8、16、32 本身就是桶（2 的幂），所以补齐到桶对这组大小毫无改变：每个桶编译一次，"
+    "一共 3 次。只有大小落在桶与桶之间时（5、13、29……补齐到 8、16、32），分桶才省得下编译。",
+)
+
 EXERCISES = (
     Exercise(
         id="shape-sequence",
@@ -257,10 +267,9 @@ EXERCISES = (
         ),
         explanation=Text(
             "One program per shape: 8 compiles first, 16 and 32 compile once each, and every "
-            "return to 8 is a cache hit. Fix shapes at the door (padding, buckets) and the "
-            "count stays at one.",
+            "return to 8 is a cache hit. " + ALREADY_BUCKETS.en,
             "每种形状一个程序：8 先编译一次，16 和 32 各编译一次，每次回到 8 都命中缓存。"
-            "在门口就把形状定下来（填充、分桶），编译次数就能保持为一。",
+            + ALREADY_BUCKETS.zh,
         ),
         kind=AnswerKind.NUMBER,
         snippet=shapes_from_the_guide,
@@ -644,17 +653,17 @@ class DynamicShapes(Scenario):
     )
 
     # The verdicts: the fix compiles fewer times on the same calls (issue 21).
+    # The question, settled on its own calls (the comparison below is a second finding).
+    question_run = QuestionRun("pitfall", tuple({"batch_size": n} for n in (8, 8, 16, 8, 32, 8)))
     comparisons = (
         Comparison(
             Measure.COMPILES,
             tuple({"batch_size": n} for n in (5, 8, 13, 16, 7, 29, 32, 8, 12)),
             note=Text(
                 "Once per bucket: buckets 8, 16 and 32 hold all nine sizes. The question's "
-                "sizes 8, 8, 16, 8, 32, 8 are already buckets (powers of two): on those the "
-                "fix compiles as often as the pitfall.",
+                "sizes 8, 8, 16, 8, 32, 8: " + ALREADY_BUCKETS.en,
                 "每个桶编译一次：8、16、32 三个桶装下了全部九种大小。题目里的 8、8、16、8、"
-                "32、8 本身就是桶"
-                "（2 的幂）：在那组大小上，修正版和陷阱版编译的次数一样多。",
+                "32、8：" + ALREADY_BUCKETS.zh,
             ),
         ),
         Comparison(

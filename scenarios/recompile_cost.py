@@ -37,6 +37,7 @@ from jitlab.lab.scenario import (
     Variant,
 )
 from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.verdict import QuestionRun
 
 if __package__:  # discovered: the exercises live in a sibling module (this file is long)
     from ._recompile_cost_exercises import EXERCISES
@@ -298,7 +299,14 @@ class RecompileCost(Scenario):
             "writes compiled programs to disk so a new process loads them instead of "
             "compiling. By default it only stores compiles that took over one second "
             "(jax_persistent_cache_min_compile_time_secs = 1.0); tracing and lowering still "
-            "run on a disk hit, only the XLA compile is skipped.",
+            "run on a disk hit, only the XLA compile is skipped. Neither holder is endless. "
+            "The caches in memory keep a fixed number of entries and drop the least recently "
+            "used first (in JAX 0.10 jit's fast-path cache holds 8,192 entries, its lowering "
+            "cache 2,048): code that cycles through more signatures than that compiles old "
+            "ones again. They count entries, not bytes, so a few thousand big programs can "
+            "still fill memory. The cache on disk grows without limit unless "
+            "jax_compilation_cache_max_size is set; then it deletes the least recently used "
+            "files.",
             "jit 用签名而不是追踪参数的值来构造缓存键。Python float 是弱类型，可以迁就另一个"
             "操作数；jnp.float32 是强类型：类型不同，程序就是两份。新的 lambda 或 partial 对 "
             "JAX 来说是从没见过的函数，哪怕函数体一模一样，也要重新追踪、降级、编译。大模型上"
@@ -306,7 +314,11 @@ class RecompileCost(Scenario):
             "（启动时 jit(f).lower(形状).compile()，填的正是真实调用要查的那些缓存），以及持久化"
             "编译缓存：把编译产物写到磁盘，新进程直接加载而不必再编译。默认只保存耗时超过 1 秒的"
             "编译（jax_persistent_cache_min_compile_time_secs = 1.0）；命中磁盘缓存时追踪和"
-            "降级照样要跑，省掉的只是 XLA 编译。",
+            "降级照样要跑，省掉的只是 XLA 编译。两个卡夹都不是无底的。内存里的缓存只存固定"
+            "条数，满了先丢最久没用的（JAX 0.10 里 jit 的快速路径缓存 8192 条，降级缓存 2048 "
+            "条）：来回用的签名比这还多，旧签名就会再编译一次。它们按条数算、不按字节算，几千"
+            "个大程序照样能占满内存。磁盘缓存默认无限增长，除非设置 "
+            "jax_compilation_cache_max_size，那时它会删掉最久没用的文件。",
         ),
         fix=Text(
             "Keep signatures boring: build the jitted function once, outside the loop; cast "
@@ -516,6 +528,8 @@ class RecompileCost(Scenario):
     )
 
     # The verdicts: stable signatures compile once; a warm-up leaves no request waiting.
+    # The question, settled on its own calls: ten steps of the weak-type loop.
+    question_run = QuestionRun("pitfall", tuple({"mistake": "weak-type"} for _ in range(10)))
     comparisons = (
         Comparison(
             Measure.COMPILES,
@@ -579,7 +593,8 @@ class RecompileCost(Scenario):
                 result = pitfall_step(train, probing_jit, mistake, params, batch, lr)
             self._facts = {
                 "step": step,
-                "lr_type": type(lr).__name__,
+                # as the code wrote it (a Python float, or a jnp.float32), not JAX's class name
+                "lr_type": "float" if isinstance(lr, float) else f"jnp.{np.dtype(lr.dtype).name}",
                 "x_dtype": str(batch["x"].dtype),
                 "batch_keys": list(batch),
                 "cards": len(train.ledger.cards),

@@ -18,6 +18,7 @@ from jitlab.lab.scenario import (
     Variant,
 )
 from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.verdict import Counted, QuestionRun
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -606,6 +607,12 @@ class SideEffects(Scenario):
     )
 
     # The verdict: the fix's print and count happen on every call (issue 21).
+    # The question, settled on its own calls: five calls of one shape; it counts printed lines.
+    question_run = QuestionRun(
+        "pitfall",
+        tuple({"length": 4, "scale": s} for s in (1.0, 2.0, 3.0, 4.0, 5.0)),
+        Counted.PRINTED,
+    )
     comparisons = (
         Comparison(
             Measure.OUTPUT,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 import threading
@@ -258,7 +259,7 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
 
     # Piped output has no width to measure: give the table room instead of folding words.
     console = Console(width=None if sys.stdout.isatty() else 120)
-    table = Table(title=f"{run.scenario_cls.id} · {run.variant}")
+    table = Table(title=escape(_titles(run.scenario_cls, [run.variant], lang)))
     for column, justify in (
         ("#", "right"),
         ("col.params", "left"),
@@ -339,7 +340,8 @@ def summary_line(s: Any, lang: str) -> str:
         "run.summary",
         lang,
         calls=messages.say("n.calls", lang, n=s.calls),
-        compiles=messages.say("n.first_compiles", lang, n=s.compiles),
+        # One meaning of "compiles" everywhere: every program compiled (first or again).
+        compiles=messages.say("n.compiles", lang, n=s.compiles + s.recompiles),
         recompiles=messages.say("n.recompiles", lang, n=s.recompiles),
         hits=messages.say("n.cache_hits", lang, n=s.cache_hits),
         persistent=messages.say("n.persistent_hits", lang, n=s.persistent_hits),
@@ -375,11 +377,28 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
     except KeyboardInterrupt:  # half a comparison is no verdict: say so, exit as a shell expects
         print("jitlab: interrupted (Ctrl-C): no verdict", file=sys.stderr)
         return 130
+    if not _same_calls(comparison.calls, sequence):
+        # The lesson's note speaks of its own calls ("all nine sizes"): not of --param's.
+        verdict = dataclasses.replace(verdict, note=None)
     if as_json:
         print(dumps_strict({"compare": verdict.to_json(lang)}), flush=True)
     else:
         print_compare(scenario, verdict, comparison.variants, lang)
     return 0
+
+
+def _same_calls(lesson: Iterable[Any], made: list[dict[str, Any]]) -> bool:
+    """Whether ``made`` are the lesson's calls: each sets what the lesson's call sets, alike."""
+    lesson = list(lesson)
+    return len(lesson) == len(made) and all(
+        all(k in m and m[k] == v for k, v in c.items()) for c, m in zip(lesson, made, strict=True)
+    )
+
+
+def _titles(scenario: Any, variants: Iterable[str], lang: str) -> str:
+    """The scenario's and variants' titles in ``lang`` (their ids are for the command line)."""
+    named = {v.id: v.title.get(lang) for v in scenario.variants}
+    return " · ".join([scenario.title.get(lang), *(named.get(v, v) for v in variants)])
 
 
 _COMPARE_ROWS = (  # (key of Side.to_json, English, Chinese)
@@ -402,8 +421,11 @@ def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: 
 
     zh = lang.startswith("zh")
     console = Console(width=None if sys.stdout.isatty() else 120)
-    title = f"{scenario.id} · {variants[0]} ↔ {variants[1]}"
-    table = Table(title=title)
+    named = {v.id: v.title.get(lang) for v in scenario.variants}
+    title = f"{scenario.title.get(lang)} · {named.get(variants[0], variants[0])} ↔ " + (
+        named.get(variants[1], variants[1])
+    )
+    table = Table(title=escape(title))
     table.add_column("")
     heads = ("陷阱版", "修正版") if zh else ("pitfall", "fix")
     for head, variant in zip(heads, variants, strict=True):
@@ -415,7 +437,8 @@ def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: 
             continue  # nothing to say: no line printed, no counter, no program size
         table.add_row(zh_words if zh else en, *(escape(str(side[key])) for side in (p, f)))
     console.print(table)
-    mark = "✔" if verdict.better == "fix" else "✘" if verdict.better == "pitfall" else "="
+    marks = {"fix": "✔", "pitfall": "✘", "unknown": "?"}
+    mark = marks.get(verdict.better, "=")
     console.print(f"[bold]{mark} {escape(verdict.text(lang))}[/bold]")
     if verdict.note is not None:
         console.print(escape(verdict.note.get(lang)))

@@ -290,6 +290,9 @@ class Scenario:
     # What each lesson's fix changes, measured on one call sequence (the first: pitfall and
     # fix; more for the other faces of the pitfall). None declared: compiles, on the demo.
     comparisons: ClassVar[tuple[Comparison, ...]] = ()
+    # How the question is settled (a ``jitlab.lab.verdict.QuestionRun``: its own calls on
+    # one variant, and what it counts); None where the answer is not a count.
+    question_run: ClassVar[Any] = None
     _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

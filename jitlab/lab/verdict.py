@@ -12,6 +12,7 @@ verdict. Nothing here imports JAX or Qt.
 
 from __future__ import annotations
 
+import enum
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,21 @@ from typing import Any
 from jitlab.lab.spec import Comparison, Measure, Text
 from jitlab.records.calls import CallKind, CallRecord
 
-__all__ = ["MIN_ROUNDS", "ROUNDS", "Side", "Timing", "Verdict", "judge", "judge_timing", "matches"]
+__all__ = [
+    "MIN_ROUNDS",
+    "ROUNDS",
+    "Counted",
+    "Graded",
+    "QuestionRun",
+    "Side",
+    "Timing",
+    "Verdict",
+    "answered_by",
+    "grade",
+    "judge",
+    "judge_timing",
+    "matches",
+]
 
 ROUNDS = 7  # rounds of cached calls per variant when timing is the measure
 MIN_ROUNDS = 3  # fewer rounds than this on either side: too few to tell a difference
@@ -378,3 +393,106 @@ def _round_medians(samples: Sequence[float]) -> list[float]:
 def resolved(comparison: Comparison, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each call's full parameter values: ``values`` (defaults, or a GUI's sliders) updated."""
     return [{**values, **call} for call in comparison.calls]
+
+
+# -- the learner's prediction: settled on the question's own calls ---------------------------
+class Counted(enum.StrEnum):
+    """What a scenario's question asks the learner to count."""
+
+    COMPILES = "compiles"  # calls that compiled a program (first compiles and recompiles)
+    PRINTED = "printed"  # lines the function printed (while tracing and at run time)
+
+
+@dataclass(frozen=True)
+class QuestionRun:
+    """How a scenario's question is settled: the question's own calls, run on one variant
+    from a fresh start, and what the question counts. The prediction is graded on this run
+    alone; the lesson's comparison (:class:`~jitlab.lab.spec.Comparison`) is a second,
+    separate finding."""
+
+    variant: str
+    calls: tuple[Mapping[str, Any], ...]
+    counts: Counted = Counted.COMPILES
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The question's run, counted, and the learner's number against it."""
+
+    count: int
+    where: tuple[int, ...]  # the call numbers (the log's #) that compiled / printed
+    said: int | None
+    right: bool | None  # None: the prediction names no number
+    sentence: Text  # which run answered, what it counted, and the prediction's grade
+
+    def to_json(self, language: str = "en") -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "where": list(self.where),
+            "said": self.said,
+            "right": self.right,
+            "text": self.sentence.get(language),
+        }
+
+
+def answered_by(answer: QuestionRun, records: Sequence[CallRecord]) -> bool:
+    """Whether a run (from its fresh start) began with the question's own calls: what a run
+    counts over its first calls does not depend on the calls made after them."""
+    return len(records) >= len(answer.calls) and matches(
+        Comparison(Measure.COMPILES, answer.calls), records[: len(answer.calls)]
+    )
+
+
+def grade(
+    answer: QuestionRun, records: Sequence[CallRecord], said: int | None, variant: Text
+) -> Graded:
+    """The question's count over the first calls of ``records`` (a run that
+    :func:`answered_by` accepts), and the learner's number ``said`` against it. ``variant``:
+    the title of the variant that ran, for the sentence that says which run answered."""
+    run = list(records[: len(answer.calls)])
+    if answer.counts is Counted.PRINTED:
+        where = tuple(r.index for r in run if r.stdout)
+        count = sum(len(r.stdout) for r in run)
+        en_n, zh_n = _count(count, "line") + " printed", f"打印了 {count} 行"
+    else:
+        where = tuple(r.index for r in run if r.kind in _COMPILED)
+        count = len(where)
+        en_n, zh_n = f"{_count(count, 'compile')}", f"编译了 {count} 次"
+    calls_en, calls_zh = _call_list(answer.calls)
+    span = f"#{run[0].index}–#{run[-1].index}" if len(run) > 1 else f"#{run[0].index}"
+    at = ", ".join(f"#{i}" for i in where)
+    at_en, at_zh = (f" ({at})", f"（{at}）") if where else ("", "")
+    role_en, role_zh = _ROLES.get(answer.variant, (answer.variant, answer.variant))
+    head = Text(
+        f"The question, run for itself: its calls ({calls_en}) on the {role_en} "
+        f"(“{variant.en}”), calls {span} of the log: {en_n}{at_en}.",
+        f"题目单独跑了一遍：它自己的调用（{calls_zh}）在{role_zh}（“{variant.zh}”）上，"
+        f"即日志里的 {span}：{zh_n}{at_zh}。",
+    )
+    if said is None:
+        return Graded(count, where, None, None, head)
+    right = said == count
+    tail = (
+        Text(f" You said {said}: right.", f"你说 {said}：对了。")
+        if right
+        else Text(f" You said {said}: the run says {count}.", f"你说 {said}：运行结果是 {count}。")
+    )
+    return Graded(count, where, said, right, Text(head.en + tail.en, head.zh + tail.zh))
+
+
+_ROLES = {"pitfall": ("pitfall", "陷阱版"), "fix": ("fix", "修正版")}
+
+
+def _call_list(calls: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """The calls in a few words: how many, then each parameter that is set, with its values
+    in order (one value when it never changes)."""
+    keys: list[str] = []
+    for call in calls:
+        keys.extend(k for k in call if k not in keys)
+    en, zh = [_calls(len(calls))], [f"{len(calls)} 次调用"]
+    for key in keys:
+        values = [str(call[key]) for call in calls if key in call]
+        shown = values[:1] if len(set(values)) == 1 else values
+        en.append(f"{key} " + ", ".join(shown))
+        zh.append(f"{key} " + "、".join(shown))
+    return "; ".join(en), "；".join(zh)

@@ -11,7 +11,7 @@ from typing import Any
 
 from jitlab.lab.engine import Run
 from jitlab.lab.spec import Comparison, Measure, Scenario
-from jitlab.lab.verdict import ROUNDS, Verdict, judge
+from jitlab.lab.verdict import ROUNDS, QuestionRun, Verdict, judge
 from jitlab.records.calls import CallKind, CallRecord
 
 CALLS_PER_ROUND = 5
@@ -48,3 +48,19 @@ def run_comparison(
                     if record.kind is CallKind.CACHE_HIT:
                         out.append(record.latency_ms)
     return judge(comparison, judged[0], judged[1], samples)
+
+
+def run_question(
+    scenario: type[Scenario], on_record: Callable[[CallRecord], None] | None = None
+) -> list[CallRecord]:
+    """The question's own calls (``scenario.question_run``) on its variant, from a fresh run: the
+    run a prediction is graded on. Empty when the scenario's question is not a count."""
+    answer: QuestionRun | None = getattr(scenario, "question_run", None)
+    if answer is None:
+        return []
+    run = Run(scenario, answer.variant)
+    for overrides in answer.calls:
+        record = run.step(dict(overrides))
+        if on_record is not None:
+            on_record(record)
+    return list(run.records)

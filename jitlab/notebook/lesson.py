@@ -37,7 +37,7 @@ from jitlab.lab.spec import CardRef, Comparison, Scenario, ScriptLesson, Text, t
 if TYPE_CHECKING:
     import nbformat
 
-    from jitlab.lab.verdict import Verdict
+    from jitlab.lab.verdict import Graded, Verdict
     from jitlab.records.calls import CallRecord
 
 __all__ = [
@@ -159,21 +159,15 @@ _WORDS = {
     "your_guess": _t("your prediction", "你的预测"),
     # -- what the cells print in the kernel --
     "said": _t("Your prediction: {text}", "你的预测：{text}"),
-    # the prediction's number against the runs' compiles (as the app's Complete page says it)
-    "said_both": _t("You said {said}: right for both runs.", "你说 {said} 次：两次运行都对上了。"),
-    "said_pitfall": _t(
-        "You said {said}: right for the pitfall run.", "你说 {said} 次：和陷阱版的运行对上了。"
+    # the prediction, graded on the question's own calls (as the app's Complete page does)
+    "not_a_count": _t(
+        "This question is not answered by a count: check your words against the verdict below.",
+        "这道题的答案不是一个次数：拿你的话和下面的结论对一对。",
     ),
-    "said_fix": _t(
-        "You said {said}: right for the fix run.", "你说 {said} 次：和修正版的运行对上了。"
-    ),
-    "said_neither": _t(
-        "You said {said}: neither run compiled that many times.",
-        "你说 {said} 次：两次运行都不是这个编译次数。",
-    ),
-    "measured": _t(
-        "The lab measured these compiles: the pitfall {pitfall}, the fix {fix}.",
-        "实验室测得的编译次数：陷阱版 {pitfall} 次，修正版 {fix} 次。",
+    "second": _t(
+        "Then the lesson's comparison, a separate finding: the pitfall and the fix on the same "
+        "calls.",
+        "接下来是课程的对比，另一项结论：陷阱版和修正版跑同一组调用。",
     ),
     "no_prediction": _t(
         "No prediction written (the `prediction` cell).", "没有写下预测（`prediction` 单元格）。"
@@ -183,9 +177,9 @@ _WORDS = {
         "runs that work.",
         "抛出异常的调用没有结果，它的耗时谈不上节省：请比较能正常运行的版本的开销。",
     ),
-    "call_line": _t("call {n} ({params}): ", "第 {n} 次调用（{params}）："),
-    "pitfall_at": _t("The pitfall compiled at calls {calls}.", "陷阱版在第 {calls} 次调用时编译。"),
-    "fix_at": _t("The fix compiled at calls {calls}.", "修正版在第 {calls} 次调用时编译。"),
+    "call_line": _t("call #{n} ({params}): ", "#{n} 号调用（{params}）："),
+    "pitfall_at": _t("The pitfall compiled at calls {calls}.", "陷阱版在 {calls} 号调用时编译。"),
+    "fix_at": _t("The fix compiled at calls {calls}.", "修正版在 {calls} 号调用时编译。"),
     "answer": _t("The run's answer: {value}", "运行给出的答案：{value}"),
     "right": _t("You said {said}: right.", "你答 {said}：对了。"),
     "close": _t("You said {said}: right (it names a base class).", "你答 {said}：对（基类）。"),
@@ -489,6 +483,8 @@ class LessonRun:
     lang: str = "en"
     shown: tuple[str, ...] = ()  # the parameters the lesson's calls set (the rest: defaults)
     comparison: Comparison | None = None  # whose calls these are
+    # the definitions its cell ran with (for the question's own run)
+    code: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property
     def first_error(self) -> CallRecord | None:
@@ -501,7 +497,7 @@ class LessonRun:
         for r in self.records:
             values = r.params or {}
             params = ", ".join(f"{k}={values[k]!r}" for k in self.shown if k in values)
-            line = _say("call_line", self.lang, n=r.index + 1, params=params)
+            line = _say("call_line", self.lang, n=r.index, params=params)
             line += kind_text(r.kind.value).get(self.lang)
             if r.error is not None:
                 first = r.error.message.splitlines()[0] if r.error.message else ""
@@ -542,7 +538,7 @@ class NotebookLesson:
             run = Run(self.scenario, variant)
             records = tuple(run.step(dict(call)) for call in comparison.calls or ({},))
         shown = tuple(dict.fromkeys(k for call in comparison.calls for k in call))
-        result = LessonRun(variant, records, self.lang, shown, comparison)
+        result = LessonRun(variant, records, self.lang, shown, comparison, dict(code or {}))
         print("\n".join(result.lines()))
         return result
 
@@ -568,15 +564,16 @@ class NotebookLesson:
         if prediction is not None:
             said = str(prediction).strip()
             lines.append(_say("said", lang, text=said) if said else _say("no_prediction", lang))
-            check = _prediction_check(said, verdict)
-            if check is not None:
-                data["prediction"] = check
-                lines.append(_say(f"said_{check['right']}", lang, said=check["said"]))
-                lines.append(_say("measured", lang, **check["measured"]))
+            graded = self.question(said, pitfall, fix)
+            if graded is None:
+                lines.append(_say("not_a_count", lang))
+            else:
+                data["prediction"] = graded.to_json(lang)
+                lines += [graded.sentence.get(lang), _say("second", lang)]
         lines.append(verdict.text(lang))
         if comparison.measure.value == "compiles":  # which calls, by the numbers shown above
             for side, run in (("pitfall", pitfall), ("fix", fix)):
-                at = [str(r.index + 1) for r in run.records if r.kind.compiled]
+                at = [f"#{r.index}" for r in run.records if r.kind.compiled]
                 if at:
                     joined = "、".join(at) if lang == "zh" else ", ".join(at)
                     lines.append(_say(f"{side}_at", lang, calls=joined))
@@ -590,6 +587,25 @@ class NotebookLesson:
             lines.append(verdict.timing.sentence.get(lang))
         _show("\n".join(lines), data)
         return verdict
+
+    def question(self, said: str, *runs: LessonRun) -> Graded | None:
+        """The prediction ``said`` graded on the question's own calls (the scenario's
+        ``question_run``), run for that purpose in a fresh run of its variant, with the code
+        of whichever of ``runs`` ran that variant from its cell; None where the question is
+        not a count (the app's Complete page grades the same way)."""
+        from jitlab.lab.engine import Run
+        from jitlab.lab.verdict import grade
+        from jitlab.records.text import prediction_number
+
+        answer = getattr(self.scenario, "question_run", None)
+        if answer is None:
+            return None
+        code = next((r.code for r in runs if r.variant == answer.variant), {})
+        with self._installed(answer.variant, code):
+            run = Run(self.scenario, answer.variant)
+            records = [run.step(dict(call)) for call in answer.calls]
+        title = next(v.title for v in self.scenario.variants if v.id == answer.variant)
+        return grade(answer, records, prediction_number(said) if said else None, title)
 
     def scripts(self, max_calls: int = 8) -> list[Any]:
         """The scripts of the cards the scenario's :class:`ScriptLesson` names: each made by
@@ -698,21 +714,6 @@ class NotebookLesson:
         finally:
             for name, own in saved.items():
                 setattr(self.module, name, own)
-
-
-def _prediction_check(said: str, verdict: Verdict) -> dict[str, Any] | None:
-    """The number a prediction names (:func:`jitlab.records.text.prediction_number`, as the
-    app's Complete page reads it) against the compiles the verdict counted in each run; None
-    when it names no number."""
-    from jitlab.records.text import prediction_number
-
-    number = prediction_number(said)
-    if number is None:
-        return None
-    counts = {"pitfall": verdict.pitfall.compiles, "fix": verdict.fix.compiles}
-    hits = [side for side, n in counts.items() if n == number]
-    right = "both" if len(hits) == 2 else hits[0] if hits else "neither"
-    return {"said": number, "right": right, "measured": counts}
 
 
 def _display(obj: Any) -> None:

@@ -290,8 +290,11 @@ def probe_text(probe: Any, lang: str = "en") -> str:
         + say("sep", lang).join(
             [
                 say("n.calls", lang, n=s.calls),
-                say("n.first_compiles", lang, n=s.compiles),
-                say("n.recompiles", lang, n=s.recompiles),
+                # every program compiled, of which the recompiles (one meaning everywhere)
+                say("n.compiles", lang, n=s.compiles + s.recompiles)
+                + (" ({})" if lang == "en" else "（其中 {}）").format(
+                    say("n.recompiles", lang, n=s.recompiles)
+                ),
                 say("n.cache_hits", lang, n=s.cache_hits),
                 format_ms(s.time_lost_ms),
             ]

@@ -66,3 +66,19 @@ _BY_CATEGORY = {
 def explain_headline(error_type: str, category: str | None = None) -> Text | None:
     """What JAX's headline means, in both languages; None when we have no words for it."""
     return _BY_TYPE.get(error_type) or _BY_CATEGORY.get(category or "")
+
+
+# The operations the anatomy names in our own words (jitlab.probe.anatomy._OPERATIONS, by
+# their label: a fixed vocabulary of ours, not JAX's text); a jnp function keeps its name.
+_OPERATIONS = {
+    "bool() of a traced value (if / while / and)": Text(
+        "bool() of a traced value (if / while / and)", "把追踪值当作真假来用（if / while / and）"
+    ),
+    "hashing a static argument": Text("hashing a static argument", "对静态参数求哈希"),
+}
+
+
+def operation_words(label: str, lang: str) -> str:
+    """An anatomy's operation label in ``lang`` (a name such as ``jnp.repeat`` as it is)."""
+    words = _OPERATIONS.get(label)
+    return words.get(lang) if words is not None else label

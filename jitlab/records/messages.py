@@ -171,10 +171,12 @@ CATALOGUE: dict[str, Message] = {
         "jitlab: stopping after this call (Ctrl-C again to stop now)",
         "jitlab：这次调用结束后停止（再按一次 Ctrl-C 立即停止）",
     ),
+    # {compiles}: every program compiled (first or again), the one meaning of "compiles";
+    # {recompiles}: how many of those were recompiles
     "run.summary": _M(
-        "{calls}: {compiles}, {recompiles}, {hits}, {persistent}, {errors} · hit rate "
+        "{calls}: {compiles} ({recompiles}), {hits}, {persistent}, {errors} · hit rate "
         "{rate} · time lost to compiling {ms} ms",
-        "{calls}：{compiles}，{recompiles}，{hits}，{persistent}，{errors} · 命中率 {rate}"
+        "{calls}：{compiles}（其中 {recompiles}），{hits}，{persistent}，{errors} · 命中率 {rate}"
         " · 编译耗费 {ms} ms",
     ),
     "run.script_call": _M(

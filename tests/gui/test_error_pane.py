@@ -117,3 +117,8 @@ def test_the_error_follows_a_language_switch(qtbot, make_window) -> None:
     window.set_language("zh")
     qtbot.waitUntil(lambda: "在追踪值上用 Python 控制流" in window.error_view.toPlainText())
     assert "改法" in window.error_view.toPlainText()
+    # The tracing context's operation in Chinese too (issue 42: "bool() of a traced value"
+    # stayed English), JAX's own message below it untouched.
+    text = window.error_view.toPlainText()
+    assert "把追踪值当作真假来用（if / while / and）" in text
+    assert "bool() of a traced value" not in text

@@ -57,6 +57,11 @@ def test_right_prediction_is_confirmed_by_the_real_run(qtbot, quiz) -> None:
     assert "first compile" in page.verdict.calls.text()
     assert page.verdict.explanation.text().startswith("print is Python")
     assert page.busy.isHidden() and page.run_button.isEnabled()
+    # The list marks the exercise done (issue 42), and keeps the mark through a refill.
+    assert page.item_for("print-in-jit").text(0) == "✓ A print inside jit"
+    page.fill()
+    assert page.item_for("print-in-jit").text(0).startswith("✓ ")
+    assert not page.item_for("if-on-tracer").text(0).startswith(("✓", "✗"))
 
 
 def test_wrong_prediction_shows_the_real_answer(qtbot, quiz) -> None:
@@ -69,6 +74,7 @@ def test_wrong_prediction_shows_the_real_answer(qtbot, quiz) -> None:
     assert page.verdict.headline.text() == "✗ Not this time."
     assert "TracerBoolConversionError" in page.verdict.answer.text()
     assert "No error" in page.verdict.you.text()
+    assert page.item_for("if-on-tracer").text(0).startswith("✗ ")  # done, not right
 
 
 def test_choice_exercise_with_option_words(qtbot, quiz) -> None:

@@ -208,3 +208,20 @@ def test_runs_of_different_lengths_each_say_their_own_number_of_calls() -> None:
     en, zh = verdict.text("en"), verdict.text("zh")
     assert "In 6 calls, the pitfall" in en and "in 5 calls, the fix" in en, en
     assert "陷阱版 6 次调用中" in zh and "修正版 5 次调用中" in zh, zh
+
+
+def test_the_question_sizes_are_already_buckets_in_one_wording() -> None:
+    """The quiz's "why" and Complete's note say the same fact in the same words: 8, 16 and
+    32 are buckets already, so padding saves nothing there (issue 42: the quiz said padding
+    keeps "the count at one")."""
+    from jitlab.lab.discovery import scenarios
+
+    cls = scenarios()["dynamic-shapes"]
+    (exercise,) = [e for e in cls.exercises if e.id == "shape-sequence"]
+    note = cls.comparison().note
+    for lang in ("en", "zh"):
+        why, said = exercise.explanation.get(lang), note.get(lang)
+        fact = ("8, 16 and 32 are already buckets", "8、16、32 本身就是桶")[lang == "zh"]
+        assert fact in why and fact in said
+        assert why[why.index(fact) :] == said[said.index(fact) :]
+    assert "at one" not in exercise.explanation.en and "保持为一" not in exercise.explanation.zh

@@ -44,6 +44,16 @@ def test_weak_type_makes_a_second_card(cls):
     assert len(run.cards) == 2
 
 
+def test_the_learning_rate_is_named_as_the_code_wrote_it(cls):
+    """Output says "lr as a float" / "a jnp.float32", never JAX's class name (ArrayImpl)."""
+    run = Run(cls, "pitfall")
+    seen = []
+    for _ in range(2):
+        run.step({"mistake": "weak-type"})
+        seen.append(run.scenario.facts()["lr_type"])
+    assert seen == ["float", "jnp.float32"]
+
+
 def test_dtype_drift(cls):
     run = play(cls, "pitfall", "dtype-drift", 3)
     assert kinds(run) == [COMPILE, RECOMPILE, HIT]

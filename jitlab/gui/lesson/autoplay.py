@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from jitlab.gui import i18n
 from jitlab.gui.lesson.controls import ParamControls, RunControls
+from jitlab.gui.lesson.summary_cells import QUESTION, question_segment
 from jitlab.gui.views.model import Change, RunState
 from jitlab.lab.spec import Scenario
 
@@ -57,9 +58,15 @@ def measure_beats(
     visibly hurts); each variant starts from a fresh run, so the two compare like with like.
     """
     sequence = [dict(call) for call in scenario.comparison().calls] or [{}]
-    return [
+    out: list[Beat] = []
+    answer = getattr(scenario, "question_run", None)
+    if QUESTION in variants and answer is not None:
+        # The question's own calls first, from a fresh run: the run its prediction is graded on.
+        out += [(answer.variant if i == 0 else "", dict(p), "") for i, p in enumerate(answer.calls)]
+    return out + [
         (variant if i == 0 else "", params, "")
         for variant in variants
+        if variant != QUESTION
         for i, params in enumerate(sequence)
     ]
 
@@ -72,6 +79,7 @@ class Autoplay(QObject):
     def __init__(self, stage: Stage, state: RunState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.stage = stage
+        self.state = state
         self.delay_ms = 900  # pause between beats, so a class can follow
         self.beats: list[Beat] = []
         self.waiting = False  # a beat's call was asked for and not yet served
@@ -104,7 +112,11 @@ class Autoplay(QObject):
     def measure(
         self, scenario: type[Scenario], variants: tuple[str, ...] = ("pitfall", "fix")
     ) -> None:
-        """Run the variants on the lesson's call sequence, then show the summary."""
+        """Run the variants on the lesson's call sequence, then show the summary; the
+        question's own calls first while no run has answered them."""
+        answer = getattr(scenario, "question_run", None)
+        if answer is not None and question_segment(self.state, answer) is None:
+            variants = tuple(dict.fromkeys((QUESTION, *variants)))
         self.beats = measure_beats(scenario, variants)
         self.measured = True
         self.stage.run_controls.set_playing(False)

@@ -14,6 +14,7 @@ from jitlab.gui.style import fixed_font
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
 from jitlab.records.calls import CallRecord
+from jitlab.records.error_words import operation_words
 from jitlab.records.text import format_ms
 
 _RED = "#c0392b"
@@ -167,7 +168,8 @@ class ErrorView(Retranslating, QTextEdit):
                 esc(self.tr("argument(s): %1").replace("%1", ", ".join(ctx["arguments"])))
             )
         if ctx.get("operation"):
-            context.append(esc(self.tr("operation: %1").replace("%1", ctx["operation"])))
+            operation = operation_words(str(ctx["operation"]), language()[:2])
+            context.append(esc(self.tr("operation: %1").replace("%1", operation)))
         values = [
             _inline(v["text"] if v.get("source") == "message" else f"{v['source']}: {v['text']}")
             for v in a.get("abstract_values") or []

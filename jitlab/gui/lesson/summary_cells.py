@@ -6,8 +6,55 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from jitlab.gui.views.model import RunState, Segment
+from jitlab.lab.spec import Scenario, Text
+from jitlab.lab.verdict import QuestionRun, answered_by
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.text import format_ms
+
+# ``SummaryPage.missing``: the question's own run is yet to be made (not a variant's name).
+QUESTION = "?question"
+NOT_A_COUNT = Text(
+    "This question is not answered by a count: check your words against the verdict below.",
+    "这道题的答案不是一个次数：拿你的话和下面的结论对一对。",
+)
+NOT_RUN = Text(
+    "The question's own calls have not run yet: press “Measure both” to run them.",
+    "题目自己的那组调用还没跑：点“两者都测”来运行。",
+)
+SECOND = Text(
+    "Then the lesson's comparison, a separate finding: the pitfall and the fix on the same calls.",
+    "接下来是课程的对比，另一项结论：陷阱版和修正版跑同一组调用。",
+)
+
+
+def question_run(scenario: type[Scenario] | None) -> QuestionRun | None:
+    return getattr(scenario, "question_run", None) if scenario is not None else None
+
+
+def is_question_segment(answer: QuestionRun | None, segment: Segment) -> bool:
+    """A run that made the question's calls and nothing more (the one run for the question)."""
+    return (
+        answer is not None
+        and segment.variant == answer.variant
+        and len(segment.records) == len(answer.calls)
+        and segment.records.first == 0
+        and answered_by(answer, list(segment.records))
+    )
+
+
+def question_segment(state: RunState, answer: QuestionRun | None) -> Segment | None:
+    """The newest run (from its fresh start) that began with the question's own calls."""
+    if answer is None:
+        return None
+    for segment in reversed(state.segments):
+        if (
+            segment.variant == answer.variant
+            and segment.records.first == 0
+            and answered_by(answer, list(segment.records))
+        ):
+            return segment
+    return None
 
 
 def cell_text(key: str, summary: Summary | None, records: Iterable[CallRecord]) -> str:

@@ -27,12 +27,22 @@ from PySide6.QtWidgets import (
 from superqt.utils import qthrottled
 
 from jitlab.gui.i18n import Retranslating, language
-from jitlab.gui.lesson.summary_cells import cell_text, compile_calls, error_types
+from jitlab.gui.lesson.summary_cells import (
+    NOT_A_COUNT,
+    NOT_RUN,
+    QUESTION,
+    SECOND,
+    cell_text,
+    error_types,
+    is_question_segment,
+    question_run,
+    question_segment,
+)
 from jitlab.gui.style import VARIANT_COLORS
 from jitlab.gui.views.chart import CallAxis, DecadeAxis
 from jitlab.gui.views.model import Change, RunState, Segment
 from jitlab.lab.spec import Comparison, Measure, Scenario, Text
-from jitlab.lab.verdict import Verdict, judge, matches
+from jitlab.lab.verdict import Verdict, grade, judge, matches
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.text import prediction_number
 
@@ -179,7 +189,10 @@ class SummaryPage(Retranslating, QWidget):
         inner = QWidget(self)
         layout = QVBoxLayout(inner)
         layout.addWidget(self.title)
-        layout.addWidget(self.verdict)  # the lesson's verdict first, then the table
+        # The learner's question first, graded on its own calls; then the lesson's
+        # comparison (a second, separate finding), its verdict above its table.
+        layout.addWidget(self.prediction)
+        layout.addWidget(self.verdict)
         # The table and the chart side by side: both above the fold at 1024×640 (stacked,
         # the chart began below it).
         payoff = QHBoxLayout()
@@ -187,7 +200,6 @@ class SummaryPage(Retranslating, QWidget):
         payoff.addWidget(self.compare, 1)
         self.table_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
         layout.addLayout(payoff, 1)
-        layout.addWidget(self.prediction)
         layout.addWidget(self.lesson)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -209,10 +221,23 @@ class SummaryPage(Retranslating, QWidget):
         self.scenario = scenario
         self.retranslate()
 
+    def run(self, variant: str) -> Segment | None:
+        """The newest run of ``variant``, passing over a run made only to answer the question
+        (it has its own line above): the comparison's table, chart and verdict read this."""
+        answer = question_run(self.scenario)
+        newest = None
+        for segment in reversed(self.state.segments):
+            if segment.variant != variant or not segment.records:
+                continue
+            if not is_question_segment(answer, segment):
+                return segment
+            newest = newest or segment
+        return newest
+
     def summaries(self) -> dict[str, Summary | None]:
         out: dict[str, Summary | None] = {}
         for variant in ("pitfall", "fix"):
-            segment = self.state.latest(variant)
+            segment = self.run(variant)
             out[variant] = segment.summary() if segment else None
         return out
 
@@ -220,7 +245,7 @@ class SummaryPage(Retranslating, QWidget):
         self.lesson.setVisible(self.state.calls > 0)  # the fix is the answer: not before a call
         summaries = self.summaries()
         for variant, summary in summaries.items():
-            segment = self.state.latest(variant)
+            segment = self.run(variant)
             for key in self.ROWS:
                 self.cells[(variant, key)].setText(
                     self._cell(key, summary, segment.records if segment else [])
@@ -239,7 +264,7 @@ class SummaryPage(Retranslating, QWidget):
     def lesson_verdict(self) -> Verdict | None:
         """The lesson's verdict on the latest pitfall and fix runs: the scenario's own measure,
         judged by the function ``jitlab run --compare`` prints (jitlab.lab.verdict)."""
-        runs = [self.state.latest(v) for v in ("pitfall", "fix")]
+        runs = [self.run(v) for v in ("pitfall", "fix")]
         if not all(run and run.records for run in runs):
             return None
         pitfall, fix = (list(run.records) for run in runs)  # type: ignore[union-attr]
@@ -256,17 +281,19 @@ class SummaryPage(Retranslating, QWidget):
         if self.scenario is None:
             return ()
         comparison = self.scenario.comparison()
-        runs = {v: self.state.latest(v) for v in comparison.variants}
+        answer = question_run(self.scenario)
+        ask = (QUESTION,) if answer and question_segment(self.state, answer) is None else ()
+        runs = {v: self.run(v) for v in comparison.variants}
         records = {v: list(run.records) if run else [] for v, run in runs.items()}
         p, f = records[comparison.pitfall], records[comparison.fix]
         if p and f and [r.params for r in p] == [r.params for r in f]:
-            return ()
-        return tuple(v for v in comparison.variants if not matches(comparison, records[v]))
+            return ask
+        return ask + tuple(v for v in comparison.variants if not matches(comparison, records[v]))
 
     def verdict_lines(self) -> list[str]:
         """The lesson's verdict first, on its own measure; then time per cached call, said
         only outside the noise of its rounds; then whether the runs are like with like."""
-        runs = {v: self.state.latest(v) for v in ("pitfall", "fix")}
+        runs = {v: self.run(v) for v in ("pitfall", "fix")}
         verdict = self.lesson_verdict()
         assert verdict is not None  # refresh asks only once both variants have run
         lang = language()
@@ -332,51 +359,28 @@ class SummaryPage(Retranslating, QWidget):
         )
 
     def prediction_lines(self) -> list[str]:
-        """The learner's prediction from the Start page, next to what each run did."""
+        """The learner's prediction from the Start page, graded on the question's own calls
+        (a run made for that purpose), and which run answered it."""
+        lang = language()
         lines = []
         if self.prediction_text:
             lines.append(self.tr("Your prediction: %1").replace("%1", self.prediction_text))
-        counts = {}
-        for variant in ("pitfall", "fix"):
-            segment = self.state.latest(variant)
-            if segment is None:
-                continue
-            calls = compile_calls(segment.records)
-            counts[variant] = len(calls)
-            if not calls:
-                lines.append(
-                    self.tr("The pitfall run did not compile.")
-                    if variant == "pitfall"
-                    else self.tr("The fix run did not compile.")
-                )
-                continue
-            n = len(calls)
-            if variant == "pitfall":
-                text = (
-                    self.tr("The pitfall run compiled once: call %2.", "", n)
-                    if n == 1
-                    else self.tr("The pitfall run compiled %n times: calls %2.", "", n)
-                )
-            else:
-                text = (
-                    self.tr("The fix run compiled once: call %2.", "", n)
-                    if n == 1
-                    else self.tr("The fix run compiled %n times: calls %2.", "", n)
-                )
-            lines.append(text.replace("%2", ", ".join(str(c) for c in calls)))
-        said = prediction_number(self.prediction_text)
-        if said is None or not counts:
+        answer = question_run(self.scenario)
+        if answer is None or self.scenario is None:
+            if self.prediction_text:
+                lines.append(NOT_A_COUNT.get(lang))
             return lines
-        hits = [v for v, n in counts.items() if n == said]
-        if "pitfall" in hits and "fix" in hits:
-            verdict = self.tr("You said %1: right for both runs.")
-        elif "pitfall" in hits:
-            verdict = self.tr("You said %1: right for the pitfall run.")
-        elif "fix" in hits:
-            verdict = self.tr("You said %1: right for the fix run.")
-        else:
-            verdict = self.tr("You said %1: neither run compiled that many times.")
-        lines.append(verdict.replace("%1", str(said)))
+        segment = question_segment(self.state, answer)
+        if segment is None:
+            lines.append(NOT_RUN.get(lang))
+            return lines
+        title = next(
+            (v.title for v in self.scenario.variants if v.id == answer.variant),
+            Text(answer.variant, answer.variant),
+        )
+        said = prediction_number(self.prediction_text) if self.prediction_text else None
+        lines.append(grade(answer, list(segment.records), said, title).sentence.get(lang))
+        lines.append(SECOND.get(lang))
         return lines
 
     def _cell(self, key: str, summary: Summary | None, records: Iterable[CallRecord]) -> str:
@@ -411,7 +415,7 @@ class SummaryPage(Retranslating, QWidget):
     def _plot_compare(self) -> None:
         """Latency per call of the latest pitfall run and the latest fix run, from call 0."""
         longest = max(
-            (len(s.records) for v in self.compare_lines if (s := self.state.latest(v))),
+            (len(s.records) for v in self.compare_lines if (s := self.run(v))),
             default=1,
         )
         # Calls are whole numbers: no ticks at 0.5 on a short run.
@@ -419,7 +423,7 @@ class SummaryPage(Retranslating, QWidget):
         self.compare.getPlotItem().getAxis("bottom").setTickSpacing(major, major)
         kept = {}
         for variant in self.compare_lines:
-            segment = self.state.latest(variant)
+            segment = self.run(variant)
             kept[variant] = segment.records[-5000:] if segment else []
         served = [r.latency_ms for rs in kept.values() for r in rs if r.kind is not CallKind.ERROR]
         floor = max(min(served, default=1.0) / 4, 1e-4)  # the failed calls' row
@@ -440,7 +444,7 @@ class SummaryPage(Retranslating, QWidget):
     def _label_runs(self) -> None:
         """The runs overlay from call 0; the axis says where each starts in the log's
         numbering (the one numbering the log, the live chart and the text above use)."""
-        runs = {v: self.state.latest(v) for v in ("pitfall", "fix")}
+        runs = {v: self.run(v) for v in ("pitfall", "fix")}
         starts = {v: run.records[0].index for v, run in runs.items() if run and run.records}
         label = self.tr("call number in the run")
         if len(starts) == 2:

@@ -62,6 +62,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         self.exercise: Any = None
         self.last_verdict: Any = None
         self.runs = 0  # checks started (tests: bad input runs nothing)
+        self.done: dict[str, bool] = {}  # exercises run to a verdict: id → predicted right
         self._running: Any = None
 
         self.tree = QTreeWidget(self)
@@ -147,7 +148,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
                 group.setToolTip(0, text(chapter.title))
                 groups[chapter] = group
             item = QTreeWidgetItem(groups[chapter])
-            item.setText(0, list_title(exercise))
+            item.setText(0, self._marked(exercise))
             item.setData(0, ROLE_ID, exercise.id)
             tip = text(exercise.question)
             if exercise.misconception:
@@ -167,6 +168,12 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
                 tree.setCurrentItem(item)
         tree.expandAll()
         tree.blockSignals(False)
+
+    def _marked(self, exercise: Any) -> str:
+        """The list title, with ✓ once a run has settled it (right) or ✗ (not right)."""
+        if exercise.id not in self.done:
+            return list_title(exercise)
+        return ("✓ " if self.done[exercise.id] else "✗ ") + list_title(exercise)
 
     def item_for(self, exercise_id: str) -> QTreeWidgetItem | None:
         for g in range(self.tree.topLevelItemCount()):
@@ -239,6 +246,11 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         if self.exercise is None or exercise.id != self.exercise.id:
             return  # the user moved on; the verdict belongs to another exercise
         self.last_verdict = result
+        if not getattr(result, "timed_out", False):
+            self.done[exercise.id] = bool(getattr(result, "correct", False))
+            item = self.item_for(exercise.id)
+            if item is not None:
+                item.setText(0, self._marked(exercise))
         self.verdict.show_verdict(exercise, result)
         # Bring the verdict into view once the layout has placed it.
         QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(self.verdict, 0, 8))
