@@ -105,5 +105,13 @@ def load_ipython_extension(ip: Any) -> None:
     importlib.import_module("jitlab.notebook").load_ipython_extension(ip)
 
 
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext jitlab``: every watch the magics started ends, ``jax.jit`` is JAX's own
+    again, and the magics go (:func:`jitlab.notebook.unload_ipython_extension`)."""
+    import importlib
+
+    importlib.import_module("jitlab.notebook").unload_ipython_extension(ip)
+
+
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})

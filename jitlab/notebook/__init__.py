@@ -65,12 +65,25 @@ def load_ipython_extension(ip: Any) -> None:
 
 
 def unload_ipython_extension(ip: Any) -> None:
-    """``%unload_ext jitlab``: a running ``%jitlab_watch`` ends (``jax.jit`` is JAX's again)."""
+    """``%unload_ext jitlab``: every watch the magics started ends (``jax.jit`` is JAX's own
+    again), and the magics and the rich display go (``%load_ext jitlab`` brings them back)."""
     from jitlab.notebook.magics import JitlabMagics
 
-    for magics in list(ip.magics_manager.registry.values()):
+    manager = ip.magics_manager
+    for key, magics in list(manager.registry.items()):
         if isinstance(magics, JitlabMagics):
             magics.stop_watching()
+            del manager.registry[key]
+    for kind, names in (("cell", ("jitlab",)), ("line", ("jitlab_watch",))):
+        table = manager.magics[kind]
+        for name in names:
+            bound = table.get(name)
+            if isinstance(getattr(bound, "__self__", None), JitlabMagics):
+                del table[name]
+    formatters = ip.display_formatter.formatters
+    for module, name in FORMATTERS:
+        for mime in ("text/html", "text/plain"):
+            formatters[mime].pop(f"{module}.{name}", None)
 
 
 def _register_in_running_shell() -> None:

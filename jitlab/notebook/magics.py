@@ -22,6 +22,7 @@ import ast
 from typing import Any
 
 from IPython.core import magic_arguments
+from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
@@ -71,6 +72,41 @@ def run_cell_code(shell: Any, cell: str) -> Any:
     return eval(shell.compile(last, name, "eval"), shell.user_ns)
 
 
+def _checked_lang(value: str) -> str:
+    """``en`` or ``zh`` (``zh_CN``… too); any other language is a usage error, said in
+    English and Chinese, before the cell runs (never a silent fall back to English)."""
+    base = value.lower().replace("-", "_").split("_")[0]
+    if base not in ("en", "zh"):
+        raise UsageError(
+            " / ".join(say("usage.lang", lang, value=repr(value)) for lang in ("en", "zh"))
+        )
+    return language_of(value)
+
+
+def _checked_budget(value: str | None, lang: str) -> int | None:
+    """``--budget N``: a whole number >= 0, or a usage error before the cell runs."""
+    if value is None:
+        return None
+    try:
+        budget = int(value, 10)
+    except ValueError:
+        budget = -1
+    if budget < 0:
+        raise UsageError(say("usage.budget", lang, value=repr(value)))
+    return budget
+
+
+def _start_or_refuse(recorder: Any, lang: str) -> None:
+    """Start ``recorder``; a JAX jitlab cannot see (outside the window, or failing the
+    contract check) is refused in one line before the cell runs, no traceback."""
+    from jitlab.probe.contract import JaxContractError
+
+    try:
+        recorder.start()
+    except JaxContractError as exc:
+        raise UsageError(say("usage.refused", lang, line=exc.report.line(lang))) from None
+
+
 @magics_class
 class JitlabMagics(Magics):
     def __init__(self, shell: Any) -> None:
@@ -88,7 +124,6 @@ class JitlabMagics(Magics):
     @magic_arguments.magic_arguments()
     @magic_arguments.argument(
         "--budget",
-        type=int,
         default=None,
         metavar="N",
         help="fail the cell (CompileBudgetExceeded) when it compiles more than N times",
@@ -114,16 +149,20 @@ class JitlabMagics(Magics):
         from jitlab.watching.recorder import Recorder
 
         args = magic_arguments.parse_argstring(self.jitlab, line)
-        lang = language_of(args.lang)
+        lang = _checked_lang(args.lang)
+        budget = _checked_budget(args.budget, lang)
         recorder = Recorder(None, include_internal=args.include_internal)
+        _start_or_refuse(recorder, lang)  # before any widget: a refusal leaves none behind
         live = None
         if args.live:
             from jitlab.notebook.live import LiveView
 
-            live = LiveView(recorder, lang)
-        recorder.start()  # a JAX jitlab cannot see is refused here, in one line
-        if live is not None:
-            live.start()
+            try:
+                live = LiveView(recorder, lang)
+                live.start()
+            except BaseException:  # no view: the watch ends with it (jax.jit is JAX's again)
+                recorder.stop()
+                raise
         value: Any = None
         failure: BaseException | None = None
         try:
@@ -134,9 +173,9 @@ class JitlabMagics(Magics):
             recorder.stop()
         report = CellReport(recording_of(recorder), lang)
         over: CompileBudgetExceeded | None = None
-        if args.budget is not None and failure is None:
+        if budget is not None and failure is None:
             try:
-                Budget(args.budget, recorder, lang).check()
+                Budget(budget, recorder, lang).check()
             except CompileBudgetExceeded as exc:
                 over = exc
                 report.note = say("cell.budget_failed", lang)
@@ -160,7 +199,7 @@ class JitlabMagics(Magics):
         lang = self.watch_lang
         if "--lang" in words:
             at = words.index("--lang")
-            lang = language_of(words[at + 1] if at + 1 < len(words) else "en")
+            lang = _checked_lang(words[at + 1] if at + 1 < len(words) else "")
             del words[at : at + 2]
         if words == ["on"]:
             if self.watching is not None:
@@ -169,7 +208,7 @@ class JitlabMagics(Magics):
             from jitlab.watching.recorder import Recorder
 
             recorder = Recorder(None)
-            recorder.start()
+            _start_or_refuse(recorder, lang)
             self.watching, self.watch_lang = recorder, lang
             self._cell_start = None
             self.ip.events.register("pre_run_cell", self._pre_run_cell)

@@ -81,6 +81,15 @@ WORDS: dict[str, _M] = {
     "watch.usage": _M(
         "usage: %jitlab_watch on|off [--lang en|zh]", "用法：%jitlab_watch on|off [--lang en|zh]"
     ),
+    "usage.lang": _M(
+        "--lang {value}: jitlab speaks en or zh; the cell did not run",
+        "--lang {value}：jitlab 只会说 en 或 zh；单元格没有运行",
+    ),
+    "usage.budget": _M(
+        "--budget {value}: a budget is a whole number of compiles >= 0; the cell did not run",
+        "--budget {value}：预算是 ≥ 0 的编译次数（整数）；单元格没有运行",
+    ),
+    "usage.refused": _M("{line}; the cell did not run", "{line}；单元格没有运行"),
     # -- rich display of jitlab's objects ---------------------------------------------------
     "probe.title": _M("Probe of {function}", "{function} 的探针"),
     "probe.cards": _M("Card holder", "卡片架"),
