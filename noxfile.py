@@ -1,20 +1,29 @@
 """The JAX version matrix: jitlab's headless tests on each supported JAX, and a JAX below it.
 
-`nox -s versions` runs every JAX of the window one after another (`nox -s "versions(0.8.3)"`
-runs one); `nox -s below-window` checks that jitlab refuses, in one line, on a JAX it cannot
-see. Each session is a fresh uv venv with exactly that `jax`/`jaxlib`, jitlab installed
-without its Qt dependencies (the GUI tests run once, on the newest JAX, in the main suite).
+`nox -s versions` runs every JAX of the window up to 0.10 one after another on the Python
+that runs nox (`nox -s "versions(0.8.3)"` runs one); `nox -s newest` runs 0.11 and 0.12,
+which need Python >= 3.12, on Python 3.12 and 3.13; `nox -s newest-full` runs the GUI and
+real-library tests on the newest JAX and Python; `nox -s below-window` checks that jitlab
+refuses, in one line, on a JAX it cannot see. Each session is a fresh uv venv with exactly
+that `jax`/`jaxlib`, jitlab installed without its Qt dependencies (but in `newest-full`).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import nox
 
 nox.options.default_venv_backend = "uv"
-nox.options.sessions = ["versions", "below-window"]
+nox.options.sessions = ["versions", "newest", "newest-full", "below-window"]
 
-# The newest patch of each supported minor (pyproject: jax>=0.6,<0.11).
+# The newest patch of each supported minor (pyproject: jax>=0.6,<0.13): up to 0.10 on the
+# Python that runs nox (3.11 in CI), 0.11 and 0.12 (which require Python >= 3.12) on 3.12/3.13.
 WINDOW = ["0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2"]
+NEWEST = ["0.11.2", "0.12.0.1"]
+NEW_PYTHONS = ["3.12", "3.13"]
 BELOW = "0.5.3"  # the newest JAX below the window that still installs on our Pythons
 
 # jitlab's dependencies less the GUI's (PySide6, pyqtgraph, superqt), and the test runner.
@@ -51,6 +60,22 @@ NEEDS_LIBS = ["tests/probe/test_truth_gaps.py"]
 PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
 
+def _pyenv_pythons() -> None:
+    """Let uv find Python 3.12 and 3.13 where pyenv keeps them (these machines have them under
+    pyenv, not on PATH): pyenv's shims answer for every version named in PYENV_VERSION."""
+    pyenv = shutil.which("pyenv")
+    if pyenv is None or os.environ.get("PYENV_VERSION"):
+        return
+    listed = subprocess.run([pyenv, "versions", "--bare"], capture_output=True, text=True)
+    wanted = ("3.11.", *(f"{v}." for v in NEW_PYTHONS))
+    found = [v for v in listed.stdout.split() if v.startswith(wanted)]
+    if found:
+        os.environ["PYENV_VERSION"] = ":".join(found)
+
+
+_pyenv_pythons()
+
+
 def _install(session: nox.Session, jax: str) -> None:
     session.install(f"jax=={jax}", f"jaxlib=={jax}", *CORE, *RUNNER)
     # --no-deps: pip would otherwise pull the pinned JAX range and the GUI back in.
@@ -66,6 +91,36 @@ def versions(session: nox.Session, jax: str) -> None:
     left_out = [f"--deselect={test}" for test in NEEDS_QT]
     left_out += [f"--ignore={path}" for path in NEEDS_LIBS]
     session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+
+
+@nox.session(python=NEW_PYTHONS, tags=["newest"])
+@nox.parametrize("jax", NEWEST, ids=NEWEST)
+def newest(session: nox.Session, jax: str) -> None:
+    """jitlab's portable tests on JAX 0.11 and 0.12, on Python 3.12 and 3.13."""
+    _install(session, jax)
+    left_out = [f"--deselect={test}" for test in NEEDS_QT]
+    left_out += [f"--ignore={path}" for path in NEEDS_LIBS]
+    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+
+
+# What the main suite runs on 0.10.2 that the portable set leaves out, here on the newest JAX
+# and Python: the GUI (a real Qt window, offscreen) and the real JAX libraries at their newest.
+FULL = [
+    "tests/gui",
+    "tests/real",
+    "tests/probe/test_truth_gaps.py",
+    "tests/scenarios",
+    "tests/quiz",
+    *NEEDS_QT,
+]
+
+
+@nox.session(name="newest-full", python=NEW_PYTHONS[-1], tags=["newest"])
+def newest_full(session: nox.Session) -> None:
+    """The GUI and real-library tests on the newest JAX (0.12) and Python (3.13)."""
+    session.install(f"jax=={NEWEST[-1]}", f"jaxlib=={NEWEST[-1]}", "-e", ".[test]")
+    session.run("python", "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)")
+    session.run(*PYTEST, *FULL, *session.posargs, env={"QT_QPA_PLATFORM": "offscreen"})
 
 
 @nox.session(name="below-window", tags=["versions"])

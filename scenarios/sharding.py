@@ -26,8 +26,11 @@ from jitlab.lab.scenario import (
     Scenario,
     Text,
     Variant,
+    devices_text,
+    mesh_devices,
 )
 from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
+from jitlab.lab.verdict import QuestionRun
 from jitlab.quiz.model import (
     Answer,
     AnswerKind,
@@ -81,19 +84,19 @@ def step_fix(model, params, batch, mesh, layout):
 
 
 def make_mesh(axis_type=AxisType.Auto):
-    """A 1-D mesh named "data" over up to 8 devices (a power of two, so shapes divide)."""
-    count = len(jax.devices())
-    if count < 2:
+    """A 1-D mesh named "data" over up to 8 devices (a power of two, so shapes divide): the
+    accelerators where there are two or more, else simulated CPU devices beside them."""
+    devices = mesh_devices()
+    if len(devices) < 2:
         raise RuntimeError(
-            f"the sharding lesson needs at least 2 devices, but JAX sees {count}. jitlab asks "
-            "XLA for 8 simulated CPU devices at start-up "
+            f"the sharding lesson needs at least 2 devices, but JAX sees {len(devices)}. jitlab "
+            "asks XLA for 8 simulated CPU devices at start-up "
             "(XLA_FLAGS=--xla_force_host_platform_device_count=8), which only works before "
             "JAX starts its backend: run it through `jitlab` / `python -m jitlab.cli`, or set "
             "XLA_FLAGS before importing JAX."
         )
-    size = 1 << (min(count, MAX_DEVICES).bit_length() - 1)
-    devices = np.array(jax.devices()[:size])
-    return Mesh(devices, ("data",), axis_types=(axis_type,))
+    size = 1 << (min(len(devices), MAX_DEVICES).bit_length() - 1)
+    return Mesh(np.array(devices[:size]), ("data",), axis_types=(axis_type,))
 
 
 @cache
@@ -127,7 +130,7 @@ def _layout_text(x) -> str:
 # Each snippet is what the user reads; the answer is read off the run, never stored.
 # ===========================================================================================
 def layouts_over_devices(lab):
-    mesh = Mesh(np.array(jax.devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
+    mesh = Mesh(np.array(mesh_devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
     by_rows = NamedSharding(mesh, P("data", None))
     by_columns = NamedSharding(mesh, P(None, "data"))
     everywhere = NamedSharding(mesh, P())
@@ -142,7 +145,7 @@ def layouts_over_devices(lab):
 
 
 def traces_over_layouts(lab):
-    mesh = Mesh(np.array(jax.devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
+    mesh = Mesh(np.array(mesh_devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
 
     @lab.jit
     def row_norms(x):
@@ -166,7 +169,7 @@ def _settle_traces_over_layouts(ev: Evidence) -> Answer:
 
 
 def split_rows_unevenly(lab):
-    mesh = Mesh(np.array(jax.devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
+    mesh = Mesh(np.array(mesh_devices()[:2]), ("data",), axis_types=(AxisType.Auto,))
 
     @lab.jit
     def row_norms(x):
@@ -422,6 +425,14 @@ class Sharding(Scenario):
     )
 
     # The verdict: one fixed sharding compiles once, whatever the loader's layout (issue 21).
+    # The question, settled on its own calls: the six layouts it names.
+    question_run = QuestionRun(
+        "pitfall",
+        tuple(
+            {"layout": layout}
+            for layout in ("rows", "rows", "features", "rows", "replicated", "rows")
+        ),
+    )
     comparisons = (
         Comparison(
             Measure.COMPILES,
@@ -446,9 +457,23 @@ class Sharding(Scenario):
         model = lab.probe(predict)
         step = step_fix if variant == "fix" else step_pitfall
         seeds = itertools.count()
-        self._facts: dict = {"devices": mesh.size, "mesh": dict(mesh.shape)}
+        # On one GPU the mesh is of CPU devices: the weights and host batches go there too
+        # (default_device), so every program of the lesson runs on the mesh's backend.
+        home = mesh.devices.flat[0]
+        elsewhere = home.platform != jax.default_backend()
+        self._facts: dict = {
+            "devices": mesh.size,
+            "ran_on": devices_text(list(mesh.devices.flat)),
+            "mesh": dict(mesh.shape),
+        }
 
         def run(values):
+            if not elsewhere:
+                return run_on_mesh(values)
+            with jax.default_device(home):
+                return run_on_mesh(values)
+
+        def run_on_mesh(values):
             batch = make_batch(values["rows"], mesh.size, seed=next(seeds))
             params = make_params(values["depth"])
             if variant == "explicit-axes":

@@ -4,6 +4,7 @@ lesson's verdict, in English and Chinese, with the same keys for every scenario 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -88,3 +89,33 @@ def test_compare_prints_a_table_and_the_verdict_in_chinese() -> None:
     assert done.returncode == 0, done.stderr
     assert "陷阱版" in done.stdout and "修正版" in done.stdout
     assert "5 次调用全部失败（ConcretizationTypeError）" in done.stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_runs_that_all_failed_give_no_verdict(lang):
+    """One device and no simulated ones (XLA told 1 CPU device before JAX starts, as on a
+    machine where the sharding lesson cannot make a mesh): every call of both runs fails, and
+    the comparison says there is no verdict instead of "the fix saves no compile"."""
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "jitlab.cli", "--lang", lang, "run", "sharding", "--compare"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    said = "No verdict: every call of both runs failed" if lang == "en" else "没有结论"
+    assert said in text, text
+    assert "saves" not in text and "省" not in text, text
+    done = subprocess.run(
+        [sys.executable, "-m", "jitlab.cli", "run", "sharding", "--compare", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    verdict = json.loads(done.stdout.splitlines()[-1])["compare"]
+    assert verdict["better"] == "unknown" and verdict["note"] is None, verdict
+    assert verdict["pitfall"]["errors"] == verdict["pitfall"]["calls"] > 0

@@ -88,7 +88,7 @@ def test_doctor_says_what_is_off_and_exits_1():
     code = """
         import jax
 
-        jax.__version__ = "0.11.0"  # a JAX past the window
+        jax.__version__ = "0.13.0"  # a JAX past the window
         from jitlab.cli import main
 
         raise SystemExit(main(["doctor"]))
@@ -98,11 +98,11 @@ def test_doctor_says_what_is_off_and_exits_1():
     )
     assert done.returncode == 1, done.stdout + done.stderr
     text = flat(done.stdout)
-    assert "JAX version changed 0.11.0, outside 0.6–0.10" in text
+    assert "JAX version changed 0.13.0, outside 0.6–0.12" in text
     assert "trace event ok" in text  # the rest of the check still ran and says so
-    # (an older JAX posing as 0.11 also lacks names that 0.10 added: more than one is off)
+    # (an older JAX posing as 0.13 also lacks names that 0.10 added: more than one is off)
     assert re.search(r"\d+ checks? (is|are) off", text), text
-    assert len(done.stderr.splitlines()) == 1 and "JAX 0.11.0" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "JAX 0.13.0" in done.stderr
 
 
 # -- small things a newcomer hit ------------------------------------------------------------------

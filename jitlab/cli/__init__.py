@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from jitlab.cli._streams import degrade_unencodable, is_reader_gone, reader_left
 from jitlab.cli._usage import USAGE_ERROR, UsageParser, fail, language_in, say, set_language
 
 __all__ = ["USAGE_ERROR", "build_parser", "fail", "main"]
@@ -85,16 +86,36 @@ def _command(name: str) -> ModuleType:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Every command's own streams (see jitlab.cli._streams): what an ASCII console cannot
+    # show is written as a stand-in, and a reader that left (`| head -1`) ends it quietly
+    # with 141, as a shell shows a writer SIGPIPE killed, never with a status of its own.
+    streams = _Streams()
     try:
-        return _main(argv)
-    except BrokenPipeError:  # `jitlab run … --json | head`: the reader left, nothing to say
-        sys.stderr.close()
-        return 0
+        status = _main(argv, streams)
+        if streams.ours:  # a reader that left is met here, not in the interpreter's last flush
+            sys.stdout.flush()
+        return status
+    except (BrokenPipeError, SystemExit) as exc:
+        if not is_reader_gone(exc):
+            raise
+        return reader_left()
     finally:  # main() called in a process that goes on (tests): back to the default
+        streams.give_back()
         set_language(None)
 
 
-def _main(argv: Sequence[str] | None = None) -> int:
+class _Streams:
+    def __init__(self) -> None:
+        self.give_back = degrade_unencodable()
+        self.ours = True
+
+    def to_program(self) -> None:
+        """``jitlab watch``: the program's stdout and stderr behave as under plain python."""
+        self.give_back()
+        self.ours = False
+
+
+def _main(argv: Sequence[str] | None, streams: _Streams) -> int:
     # The language first, from the raw arguments: argparse's own errors are said in it.
     set_language(language_in(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
@@ -103,6 +124,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # watch: the user's program keeps its own devices (and its backend: the check of JAX
         # starts none there); doctor shows the real ones; the others never import JAX.
         if args.command == "watch":
+            streams.to_program()
             return _refused_or(args, compile=False)
         return _command(args.command).run(args)
     if args.command is None:  # a mistyped --scenario is said before any window opens
@@ -119,13 +141,15 @@ def _main(argv: Sequence[str] | None = None) -> int:
 def _refused_or(args: argparse.Namespace, *, compile: bool) -> int:
     """Run the command, unless jitlab's check of the installed JAX fails: then one line
     naming the JAX version and what is missing, and exit status 1 (never a guess)."""
+    from jitlab.cli._output import machine_output
     from jitlab.probe.contract import JaxContractError, check
 
     report = check(compile=compile) if args.command in (*PROBING, "watch") else None
     try:
         if report is not None and not report.ok:
             raise JaxContractError(report)
-        return _command(args.command).run(args)
+        with machine_output(bool(getattr(args, "json", False))):
+            return _command(args.command).run(args)
     except JaxContractError as exc:
         from jitlab.cli.doctor import refused_line
 

@@ -6,11 +6,14 @@ a jitlab file of the same kind, an input of the same command, a place that canno
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TextIO
 
 from jitlab.cli._usage import fail, language, say
 from jitlab.records.outputs import is_stream, refusal
@@ -64,3 +67,50 @@ def write_output(command: str, out: Path | None, text: str, data: bytes) -> bool
     except OSError as exc:
         fail(say("output.cannot_write", command=command, path=text, error=exc.strerror or exc))
     return True
+
+
+# ``--json``: the stream the JSON lines go to while the command runs with ``sys.stdout`` sent
+# to stderr (see :func:`machine_output`); None: sys.stdout.
+_MACHINE: list[TextIO | None] = [None]
+
+
+@contextmanager
+def machine_output(on: bool = True) -> Iterator[None]:
+    """``--json`` output stays pure JSON lines whatever else prints to ``sys.stdout`` while
+    the command runs (JAX 0.11–0.12 print a debug line from ``pjit.py`` on an uneven-sharding
+    error; a snippet may print outside a probed call): that text goes to stderr, the JSON to
+    the real stdout through :func:`print_json`. Off: nothing changes."""
+    if not on or _MACHINE[0] is not None:
+        yield
+        return
+    real = sys.stdout
+    _MACHINE[0], sys.stdout = real, sys.stderr
+    try:
+        yield
+    finally:
+        if sys.stdout is sys.stderr:  # (a program may have replaced it meanwhile: kept)
+            sys.stdout = real
+        _MACHINE[0] = None
+
+
+def print_json(obj: Any) -> None:
+    """``--json``: ``obj`` as one line of strict JSON on stdout, always UTF-8 whatever the
+    console's encoding (never degraded: it is data). A string holding a byte that was not
+    UTF-8 (a file name's, kept by Python as a lone surrogate) is escaped as a recording
+    escapes it (``"\\udcff"``), never written raw."""
+    from jitlab.records.calls import dumps_strict
+
+    line = dumps_strict(obj)
+    try:
+        data = line.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(json.loads(line), ensure_ascii=True).encode("ascii")
+    out = _MACHINE[0] or sys.stdout
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:  # a stream of text only (a test's StringIO): ASCII then
+        out.write(json.dumps(json.loads(line), ensure_ascii=True) + "\n")
+        out.flush()
+        return
+    buffer.write(data + b"\n")
+    buffer.flush()

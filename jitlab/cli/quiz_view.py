@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from jitlab.cli import _usage
+from jitlab.cli._output import print_json
 from jitlab.records import messages
-from jitlab.records.calls import dumps_strict
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -109,7 +109,7 @@ class QuizView:
         return messages.say(f"quiz.{key}", self.lang, **fields)
 
     def _emit(self, obj: dict[str, Any]) -> None:
-        print(dumps_strict(obj), flush=True)  # strict JSON: NaN and ±inf as null
+        print_json(obj)  # strict JSON (NaN and ±inf as null), to the real stdout
 
     def _print(self, text: str = "", style: str | None = None) -> None:
         from rich.text import Text as RichText

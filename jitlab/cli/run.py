@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
         shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
         calls = own or shared or [{}]
 
+    from jitlab.cli._output import print_json
     from jitlab.lab.engine import Run
-    from jitlab.records.calls import dumps_strict
 
     run = Run(scenario, args.variant)
     with _first_ctrl_c_stops_between_calls() as stop:
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
                         script = _script_of(run, record)
                         if script is not None:
                             line["script"] = script.to_json((args.script,))
-                    print(dumps_strict(line), flush=True)
+                    print_json(line)
             elif args.script:
                 _print_scripts(run, _until(stop, calls), args.script)
             else:
@@ -155,9 +155,12 @@ def run(args: argparse.Namespace) -> int:
     interrupted = stop.is_set()
     if args.json:
         summary = run.summary().to_json()
+        # One meaning of "compiles" everywhere: every program compiled; "recompiles" says
+        # how many of those were compiled again (as --compare, watch, summary and diff count).
+        summary["compiles"] += summary["recompiles"]
         if interrupted:
             summary["interrupted"] = True
-        print(dumps_strict({"summary": summary}), flush=True)
+        print_json({"summary": summary})
     else:
         _print_summary(run, interrupted)
     return 130 if interrupted else 0
@@ -357,8 +360,8 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
 
     ``calls`` from --param: one value each sets it on every call of the lesson's sequence;
     a sequence of values replaces the lesson's sequence."""
+    from jitlab.cli._output import print_json
     from jitlab.lab.verdict_run import run_comparison
-    from jitlab.records.calls import dumps_strict
 
     lang = language()
     comparison = scenario.comparison(None if variant == "pitfall" else variant)
@@ -370,7 +373,7 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
 
     def on_record(record: Any) -> None:
         if as_json:
-            print(dumps_strict(record.to_json()), flush=True)
+            print_json(record.to_json())
 
     try:
         verdict = run_comparison(scenario, comparison, sequence, on_record=on_record)
@@ -381,7 +384,7 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
         # The lesson's note speaks of its own calls ("all nine sizes"): not of --param's.
         verdict = dataclasses.replace(verdict, note=None)
     if as_json:
-        print(dumps_strict({"compare": verdict.to_json(lang)}), flush=True)
+        print_json({"compare": verdict.to_json(lang)})
     else:
         print_compare(scenario, verdict, comparison.variants, lang)
     return 0
@@ -399,18 +402,6 @@ def _titles(scenario: Any, variants: Iterable[str], lang: str) -> str:
     """The scenario's and variants' titles in ``lang`` (their ids are for the command line)."""
     named = {v.id: v.title.get(lang) for v in scenario.variants}
     return " · ".join([scenario.title.get(lang), *(named.get(v, v) for v in variants)])
-
-
-_COMPARE_ROWS = (  # (key of Side.to_json, English, Chinese)
-    ("calls", "calls", "调用次数"),
-    ("compiles", "compiles", "编译次数"),
-    ("errors", "failed calls", "失败的调用"),
-    ("runtime_lines", "lines printed at run time", "运行时打印的行数"),
-    ("trace_lines", "lines printed while tracing", "追踪时打印的行数"),
-    ("counter", "counter at the end", "计数最终值"),
-    ("program_size", "largest program (equations)", "最大程序（等式数）"),
-    ("compile_ms", "time lost to compiling (ms)", "编译耗时（毫秒）"),
-)
 
 
 def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: str) -> None:
@@ -431,11 +422,13 @@ def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: 
     for head, variant in zip(heads, variants, strict=True):
         named = variant in ("pitfall", "fix")
         table.add_column(head if named else f"{head} ({variant})", justify="right")
+    from jitlab.lab.verdict import SIDE_ROWS
+
     p, f = verdict.pitfall.to_json(), verdict.fix.to_json()
-    for key, en, zh_words in _COMPARE_ROWS:
+    for key, words in SIDE_ROWS:
         if key not in ("calls", "compiles", "errors") and not (p[key] or f[key]):
             continue  # nothing to say: no line printed, no counter, no program size
-        table.add_row(zh_words if zh else en, *(escape(str(side[key])) for side in (p, f)))
+        table.add_row(words.get(lang), *(escape(str(side[key])) for side in (p, f)))
     console.print(table)
     marks = {"fix": "✔", "pitfall": "✘", "unknown": "?"}
     mark = marks.get(verdict.better, "=")

@@ -53,7 +53,7 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 # XLA's device count is set before JAX starts: the GUI asks through here, its one JAX seam.
-from jitlab.probe.devices import simulate_cpu_devices
+from jitlab.probe.devices import mesh_device_count, simulate_cpu_devices
 
 __all__ = [
     "ABANDONED",
@@ -156,7 +156,6 @@ class Catalogue:
 
 def load_catalogue() -> Catalogue:
     """A job: import the exercises and count the devices (run it with :meth:`Executor.submit`)."""
-    import jax
 
     from jitlab.lab.discovery import scenarios
     from jitlab.quiz import exercises
@@ -166,7 +165,7 @@ def load_catalogue() -> Catalogue:
     return Catalogue(
         tuple(exercises.EXERCISES),
         tuple(e.id for e in exercises.available()),
-        jax.device_count(),
+        mesh_device_count(),
         Interview,
         Outcome,
         {(sid, v.id): v.title for sid, cls in scenarios().items() for v in cls.variants},

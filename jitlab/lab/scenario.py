@@ -28,6 +28,7 @@ from jitlab.lab.spec import (
     icon_file,
     validate,
 )
+from jitlab.probe.devices import devices_text, mesh_devices
 
 __all__ = [
     "REQUIRED",
@@ -46,6 +47,8 @@ __all__ = [
     "Step",
     "Text",
     "Variant",
+    "devices_text",
     "icon_file",
+    "mesh_devices",
     "validate",
 ]

@@ -24,6 +24,7 @@ from jitlab.records.calls import CallKind, CallRecord
 __all__ = [
     "MIN_ROUNDS",
     "ROUNDS",
+    "SIDE_ROWS",
     "Counted",
     "Graded",
     "QuestionRun",
@@ -35,6 +36,7 @@ __all__ = [
     "judge",
     "judge_timing",
     "matches",
+    "same_calls",
 ]
 
 ROUNDS = 7  # rounds of cached calls per variant when timing is the measure
@@ -138,7 +140,7 @@ class Verdict:
     calls: int
     pitfall: Side
     fix: Side
-    better: str  # "fix" | "pitfall" | "same"
+    better: str  # "fix" | "pitfall" | "same" | "unknown" (every call of both runs failed)
     sentence: Text  # the lesson's verdict, one sentence
     note: Text | None  # what the sequence shows (the scenario's words), said after it
     timing: Timing  # per cached call, with its noise (a side remark unless the measure)
@@ -190,7 +192,10 @@ def judge(
         timing = (_hits(pitfall), _hits(fix))
     clock = judge_timing(*timing)
     n = max(p.calls, f.calls)
-    if measure is Measure.LATENCY:
+    if _all_failed(p) and _all_failed(f):
+        # Nothing the lesson measures happened: no conclusion, only what went wrong.
+        better, sentence = "unknown", _no_verdict(p, f)
+    elif measure is Measure.LATENCY:
         better = "same" if clock.better == "unknown" else clock.better
         sentence = clock.sentence
     elif measure is Measure.ERRORS or (p.errors != f.errors and measure is not Measure.OUTPUT):
@@ -201,8 +206,24 @@ def judge(
         better, sentence = _program_size(p, f, n)
     else:
         better, sentence = _compiles(p, f, n)
-    like = [r.params for r in pitfall] == [r.params for r in fix]
-    return Verdict(measure, n, p, f, better, sentence, comparison.note, clock, like)
+    like = same_calls(comparison, pitfall, fix)
+    note = None if better == "unknown" else comparison.note  # the lesson's point: not shown
+    return Verdict(measure, n, p, f, better, sentence, note, clock, like)
+
+
+def same_calls(
+    comparison: Comparison, pitfall: Sequence[CallRecord], fix: Sequence[CallRecord]
+) -> bool:
+    """Whether two runs made the same calls, as far as the comparison sets them: a parameter
+    its calls never set (a slider neither variant reads) does not make them unlike."""
+    keys = {k for call in comparison.calls for k in call}
+
+    def shown(records: Sequence[CallRecord]) -> list[dict[str, Any]]:
+        return [
+            {k: v for k, v in (r.params or {}).items() if not keys or k in keys} for r in records
+        ]
+
+    return len(pitfall) == len(fix) and shown(pitfall) == shown(fix)
 
 
 def judge_timing(pitfall_ms: Sequence[float], fix_ms: Sequence[float]) -> Timing:
@@ -278,6 +299,21 @@ def _errors(p: Side, f: Side, n: int, measure: Measure) -> tuple[str, Text]:
         f_en = f"the fix failed none and compiled {_times(f.compiles)}"
         f_zh = f"一次也没有失败，编译了 {f.compiles} 次"
     return better, Text(f"The pitfall {p_en}; {f_en}.", f"陷阱版{p_zh}；修正版{f_zh}。")
+
+
+def _all_failed(side: Side) -> bool:
+    return side.calls > 0 and side.errors == side.calls
+
+
+def _no_verdict(p: Side, f: Side) -> Text:
+    types = ", ".join(dict.fromkeys((*p.error_types, *f.error_types)))
+    types_zh = "、".join(dict.fromkeys((*p.error_types, *f.error_types)))
+    return Text(
+        f"No verdict: every call of both runs failed ({types}), so nothing the lesson "
+        "measures happened. The Output pane shows the error.",
+        f"没有结论：两次运行的每一次调用都失败了（{types_zh}），课程要衡量的东西一样也没有"
+        "发生。错误见“输出”面板。",
+    )
 
 
 def _failed(side: Side) -> tuple[str, str]:
@@ -393,6 +429,20 @@ def _round_medians(samples: Sequence[float]) -> list[float]:
 def resolved(comparison: Comparison, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each call's full parameter values: ``values`` (defaults, or a GUI's sliders) updated."""
     return [{**values, **call} for call in comparison.calls]
+
+
+# What each run measured, row by row (key of Side.to_json, then its words): the CLI's
+# --compare table and the app's Complete table show the rows the lesson's measure reads.
+SIDE_ROWS = (
+    ("calls", Text("calls", "调用次数")),
+    ("compiles", Text("compiles", "编译次数")),
+    ("errors", Text("failed calls", "失败的调用")),
+    ("runtime_lines", Text("lines printed at run time", "运行时打印的行数")),
+    ("trace_lines", Text("lines printed while tracing", "追踪时打印的行数")),
+    ("counter", Text("counter at the end", "计数最终值")),
+    ("program_size", Text("largest program (equations)", "最大程序（等式数）")),
+    ("compile_ms", Text("time lost to compiling (ms)", "编译耗时（毫秒）")),
+)
 
 
 # -- the learner's prediction: settled on the question's own calls ---------------------------

@@ -48,14 +48,14 @@ from jax._src import monitoring as _monitoring
 from jax._src import source_info_util as _source_info_util
 from jax._src import util as _util
 
-CHECKED_ON = "0.10.2"
+CHECKED_ON = "0.12.0.1"
 
 # -- the JAX versions this module knows -----------------------------------------------------
-# Checked on the newest patch of each minor: 0.6.2, 0.7.2, 0.8.3, 0.9.2, 0.10.2. A version
+# Checked on the newest patch of each minor: 0.6.2, 0.7.2, 0.8.3, 0.9.2, 0.10.2, 0.11.2, 0.12.0.1
+# (0.11 and 0.12 on Python 3.12 and 3.13). A version
 # difference is detected by feature where JAX offers one to test, by version where not;
 # each branch below says which, and tests/probe/test_jax_contract.py states per version what
 # JAX does.
-SUPPORTED = ((0, 6), (0, 10))  # the first and the last minor, inclusive
 
 
 def _version_tuple(text: str) -> tuple[int, int, int]:
@@ -871,3 +871,38 @@ def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...
             return getattr(info, "func_src_info", None), avals
         frame = frame.f_back
     return None
+
+
+def _eval_shape_codes() -> frozenset[Any]:
+    """The code objects of ``jax.eval_shape`` (its ``api_boundary`` wrapper and the function
+    itself): ``eval_shape(fun)`` of anything but a ``PjitFunction`` traces ``jit(fun)``."""
+    import jax
+
+    codes: set[Any] = set()
+    fn: Any = jax.eval_shape
+    for _ in range(8):
+        code = getattr(fn, "__code__", None)
+        if code is not None and code.co_name == "eval_shape":
+            codes.add(code)
+        fn = getattr(fn, "__wrapped__", None)
+        if fn is None:
+            break
+    return frozenset(codes)
+
+
+EVAL_SHAPE_CODES = _eval_shape_codes()
+
+
+def traced_by_eval_shape(frame: FrameType | None) -> bool:
+    """Is ``frame`` (a probed call's caller) JAX tracing ``jax.eval_shape(probe)``'s own
+    ``jit(probe)``, with only JAX's frames between (not a user's ``jax.jit(probe)``)?"""
+    for _ in range(64):
+        if frame is None:
+            return False
+        code = frame.f_code
+        if code in EVAL_SHAPE_CODES:
+            return True
+        if _source_info_util.is_user_filename(code.co_filename):
+            return False
+        frame = frame.f_back
+    return False

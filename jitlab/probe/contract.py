@@ -39,7 +39,7 @@ Status = Literal["ok", "missing", "changed"]
 
 # The JAX minors jitlab is checked on: from 0.6 up to, not including, 0.11.
 SUPPORTED_FROM = (0, 6)
-SUPPORTED_UNTIL = (0, 11)
+SUPPORTED_UNTIL = (0, 13)
 
 # (module under jax._src, attribute path, first JAX version that needs it) — what the seam
 # reads. A name needed only from some version on is not asked of older ones (their shim in

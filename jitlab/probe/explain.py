@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from jitlab.records.calls import Change
+from jitlab.records.calls import Change, Reason
 from jitlab.records.changes import ChangeKind
 
 # "* jax_default_matmul_precision differs: now float32 and before None"
@@ -40,6 +40,27 @@ MESH_CONTEXT_NAMES = frozenset(("mesh_context_manager", "abstract_mesh_context_m
 def never_seen(text: str | None) -> bool:
     """JAX says it has never traced this function object (a first call, or a new object)."""
     return bool(text) and "never seen function" in (text or "")
+
+
+def says_nothing(text: str | None) -> bool:
+    """JAX logged its miss but could not say what changed ("cache miss explanation
+    unavailable": from 0.11 its explainer leaves static arguments out of the comparison), or
+    logged nothing. Such words are no explanation and are never shown as one."""
+    if not text:
+        return True
+    if "explanation unavailable" not in text or never_seen(text):
+        return False
+    return all(c.kind is ChangeKind.UNKNOWN for c in parse(text))
+
+
+def keep_words(reason: Reason) -> Reason:
+    """``reason`` without JAX's words where they say nothing beside a change of jitlab's own
+    (with only ``unknown`` to say, even "explanation unavailable" is kept: it is all there is)."""
+    if reason.jax_explanation is None or not says_nothing(reason.jax_explanation):
+        return reason
+    if all(c.kind is ChangeKind.UNKNOWN for c in reason.items):
+        return reason
+    return Reason(reason.items, None)
 
 
 def parse(text: str | None, context_names: Sequence[str] | None = None) -> list[Change]:
@@ -304,8 +325,13 @@ _MESH_AXES = re.compile(r"'(?P<name>[^']+)':\s*(?P<size>\d+)")
 
 
 def _mesh(text: str) -> str | None:
-    """``AbstractMesh('x': 8, axis_types=…)`` as ``mesh(x=8)``; None for no mesh."""
+    """``AbstractMesh('x': 8, axis_types=…)`` as ``mesh(x=8)``; None for no mesh (``None``
+    up to 0.10; from 0.11 the context outside ``jax.set_mesh`` is an empty
+    ``AbstractMesh((), axis_types=())``)."""
     axes = _MESH_AXES.findall(text or "")
     if not axes:
-        return None if text.strip() in ("None", "()", "") else text.strip()
+        bare = (text or "").strip()
+        if bare in ("None", "()", "") or re.fullmatch(r"AbstractMesh\(\(\),.*\)", bare):
+            return None
+        return bare
     return "mesh(" + ",".join(f"{name}={size}" for name, size in axes) + ")"

@@ -30,6 +30,10 @@ class Earlier(NamedTuple):
     # The jit options that differ, when the new call's function object is this card's
     # function jitted again with other options (not a new function object, then).
     options: tuple[Change, ...] = ()
+    # This card is another jit of the same function whose options differ, yet JAX served
+    # the new call's jit from executables it never compiled: its cache is this card's, the
+    # options no part of its key. Neither a new function object nor the options are causes.
+    same_cache: bool = False
 
 
 def infer(
@@ -47,7 +51,9 @@ def infer(
     hits_seen: bool = False,
     theirs: Sequence[Earlier] = (),
 ) -> Reason:
-    """What differed from the closest executable JAX had, as data.
+    """What differed from the closest executable JAX had, as data. JAX's words are kept with
+    a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
+    with nothing of jitlab's own, even "explanation unavailable" is kept: it is all there is.
 
     ``earlier``: the cards held, oldest first (after a cache clear, with ``retired``, the
     cards it dropped). ``dropped``: JAX's cache for the function lost entries since the last
@@ -56,13 +62,47 @@ def infer(
     probes sharing JAX's cache for it. ``site`` names the function's definition in a
     new-function-object change.
     """
+    return explain.keep_words(
+        _infer(
+            new,
+            explanation,
+            earlier,
+            kind,
+            key,
+            context,
+            context_names,
+            site,
+            retired,
+            dropped,
+            hits_seen,
+            theirs,
+        )
+    )
+
+
+def _infer(
+    new: Signature | None,
+    explanation: str | None,
+    earlier: Sequence[Earlier],
+    kind: CallKind,
+    key: Hashable | None,
+    context: tuple[Any, ...],
+    context_names: Sequence[str],
+    site: str,
+    retired: bool,
+    dropped: bool,
+    hits_seen: bool,
+    theirs: Sequence[Earlier],
+) -> Reason:
     if new is None:
         return Reason(_jax_or_unknown(explanation), explanation)
     if not earlier:
         return _first(new, explanation, kind, key, hits_seen, theirs)
     # The closest card explains best; on a tie the newest one (what the user just did).
     diffs = [
-        _options_instead(diff.diff(new, card.signature, key, card.key, site), card.options)
+        _options_instead(
+            diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
+        )
         + diff.context_changes(context, card.context, context_names)
         # Same types on another device: JAX compiles again with no trace or explanation.
         + list(card.devices)
@@ -104,9 +144,14 @@ def _first(
     return Reason(tuple(parsed) or (Change(ChangeKind.FIRST_SEEN),), explanation)
 
 
-def _options_instead(changes: list[Change], options: tuple[Change, ...]) -> list[Change]:
+def _options_instead(
+    changes: list[Change], options: tuple[Change, ...], same_cache: bool = False
+) -> list[Change]:
     """The same function jitted again with other jit options is not a new function object:
-    JAX would have shared its cache had the options been the same."""
+    JAX would have shared its cache had the options been the same (and shares it when
+    ``same_cache``: then the options are no cause either)."""
+    if same_cache:
+        return [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT]
     if not options or not any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
         return changes
     return [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] + list(options)

@@ -72,9 +72,9 @@ def get(exercise_id: str) -> Exercise:
 def available(devices: int | None = None) -> tuple[Exercise, ...]:
     """The exercises that can run with this many devices (default: what JAX sees)."""
     if devices is None:
-        import jax
+        from jitlab.probe.devices import mesh_device_count
 
-        devices = jax.device_count()
+        devices = mesh_device_count()
     return tuple(e for e in catalogue().exercises if e.min_devices <= devices)
 
 

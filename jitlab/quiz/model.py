@@ -22,6 +22,7 @@ from typing import Any
 import jax
 
 from jitlab.lab.scenario import ChapterLike, Text
+from jitlab.probe.devices import mesh_device_count
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord, ErrorInfo, OutputLine
 
@@ -223,7 +224,7 @@ class Exercise:
     # -- the run --------------------------------------------------------------------------
     def run(self) -> Outcome:
         """Run the snippet for real with empty caches and read the answer off the evidence."""
-        devices = jax.device_count()
+        devices = mesh_device_count()  # several GPUs, else simulated CPU devices beside one
         if devices < self.min_devices:
             return Outcome(self.id, None, None, skipped=_too_few_devices(self.min_devices, devices))
         with _RUN_LOCK:

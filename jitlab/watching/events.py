@@ -179,6 +179,7 @@ class CompileEvents:
                 reason = Reason(tuple(ours), explanation)
         if new is not None:
             stats.last_signature = new
+        reason = explain.keep_words(reason)  # no empty words of JAX's beside our own
         record = CallRecord(
             index=number - 1,
             function=name,

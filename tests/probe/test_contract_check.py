@@ -174,7 +174,7 @@ def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
     assert not block.exists()  # refused before the recording file was made
     said = done.stderr.splitlines()
     assert len(said) == 2 and said[0] == said[1], done.stderr
-    assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.10" in said[0]
+    assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.12" in said[0]
     assert "the program ran" not in done.stdout and not out.exists()
 
 

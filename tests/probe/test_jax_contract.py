@@ -638,7 +638,10 @@ def test_unregistering_a_duration_listener_is_public_from_0_8() -> None:
 
 
 def test_the_version_is_inside_the_window() -> None:
-    assert (0, 6) <= JAX[:2] <= (0, 10)
+    assert (0, 6) <= JAX[:2] <= (0, 12)
+    if JAX >= (0, 11):  # 0.11 and 0.12 require Python 3.12 or newer
+        assert sys.version_info >= (3, 12)
+    assert _jax._version_tuple("0.12.0.1") == (0, 12, 0)
     assert _jax._version_tuple("0.10.2") == (0, 10, 2)
     assert _jax._version_tuple("0.9.0rc1") == (0, 9, 0)
 
@@ -787,3 +790,23 @@ def test_disable_jit_changes_reach_the_hook_on_every_thread_and_globally() -> No
         pass
     assert seen == []
     assert (state._update_thread_local_hook, state._update_global_hook) == jaxs_own
+
+
+def test_a_donated_array_used_again_is_refused_by_cpp_up_to_0_10_and_by_python_after() -> None:
+    # What a watched call of it costs depends on where JAX refuses it: C++, before any
+    # Python dispatch (ValueError; filed with 0 ms) up to 0.10, JAX's Python dispatch
+    # (RuntimeError; timed as any dispatched call) from 0.11.
+    f = jax.jit(lambda x: x + 1, donate_argnums=0)
+    x = jnp.ones(3)
+    f(x).block_until_ready()
+    if not x.is_deleted():
+        pytest.skip("this backend kept the donated buffer")
+    reached: list[str] = []
+    unhook = _jax.hook_python_dispatch(lambda: reached.append("python"))
+    assert unhook is not None
+    try:
+        with pytest.raises(ValueError if JAX < (0, 11) else RuntimeError, match="deleted"):
+            f(x)
+    finally:
+        unhook()
+    assert bool(reached) == (JAX >= (0, 11)), reached

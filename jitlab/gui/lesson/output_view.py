@@ -159,6 +159,12 @@ def fact_sentences(notes: dict | None, lang: str) -> list[str]:
             f"批次到达时的布局是 {arrived}；jit 看到的是 {used}"
             + (f"；每个设备持有 [{_join(shard)}] 的一块。" if shard else "。"),
         )
+        if f.get("ran_on"):  # accelerators, or simulated CPU devices where there is one GPU
+            ran_on = str(f["ran_on"])
+            say(
+                f"The mesh: {ran_on}.",
+                "网格：" + ran_on.replace("(simulated)", "（模拟）") + "。",
+            )
     return [t.get(lang) for t in out]
 
 
