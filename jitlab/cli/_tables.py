@@ -25,24 +25,28 @@ WRAPPED_MIN = 12  # the narrowest a column that wraps its text may be
 def console_for(stream: IO[str] | None = None) -> Console:
     """A console on ``stream`` (stdout when None) as wide as its terminal — ``TERM=dumb``
     included, where rich alone assumes 80 columns — or 120 columns when it is not one."""
-    return Console(file=stream, width=width_of(sys.stdout if stream is None else stream))
+    columns, rows = size_of(sys.stdout if stream is None else stream)
+    return Console(file=stream, width=columns, height=rows)  # both: else rich's dumb 80x25
 
 
-def width_of(stream: Any) -> int:
-    """The terminal's columns (``COLUMNS`` first, as rich and the shell read it)."""
+def size_of(stream: Any) -> tuple[int, int]:
+    """The terminal's columns and rows (``COLUMNS`` and ``LINES`` first, as rich and the
+    shell read them); 120 columns when ``stream`` is not a terminal."""
     try:
-        if not stream.isatty():
-            return NOT_A_TERMINAL
-        fd = stream.fileno()
+        terminal = stream.isatty()
+        fd = stream.fileno() if terminal else -1
     except (AttributeError, ValueError, OSError):
-        return NOT_A_TERMINAL
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+        terminal = False
     try:
-        return os.get_terminal_size(fd).columns or 80
+        columns, rows = os.get_terminal_size(fd) if terminal else (NOT_A_TERMINAL, 25)
     except OSError:
-        return 80
+        columns, rows = 80, 25
+    given = os.environ.get("COLUMNS", ""), os.environ.get("LINES", "")
+    if terminal and given[0].isdigit() and int(given[0]) > 0:
+        columns = int(given[0])
+    if given[1].isdigit() and int(given[1]) > 0:
+        rows = int(given[1])
+    return columns or 80, rows or 25
 
 
 def fitted(table: Table, console: Console) -> RenderableType:

@@ -66,8 +66,8 @@ def _read(path_text: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jitlab.cli._output import print_json
     from jitlab.recordings.compare import compare
-    from jitlab.records.calls import dumps_strict
 
     base, new = _read(args.base), _read(args.new)
     diff = compare(base, new, include_internal=args.include_internal)
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         data = diff.to_json()
         data["regressions"] = problems
         data["skipped_lines"] = {"base": base.bad_lines, "new": new.bad_lines}
-        print(dumps_strict(data))
+        print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return REGRESSION if problems else 0
     _print(diff, args, problems, base, new)
     return REGRESSION if problems else 0

@@ -38,8 +38,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jitlab.cli._output import print_json
     from jitlab.recordings.processes import merge, process_of
-    from jitlab.records.calls import dumps_strict
 
     recordings = [read_recording_or_fail("summary", path) for path in args.recordings]
     indexed = [
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         data["notices"] = {
             str(index): list(r.notice_counts) for index, r in indexed if r.notice_counts
         }
-        print(dumps_strict(data))
+        print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return status
     _print(merged, indexed)
     return status

@@ -364,6 +364,17 @@ def test_a_call_failing_thousands_of_times_is_kept_bounded_and_counted_exactly()
     assert grown < 2_000_000, grown  # was ~12 KB per failing call
 
 
+# A terminal's job gets Ctrl-C as SIGINT at its default, as an interactive shell starts it;
+# a suite started with SIGINT ignored (`nohup … &`, `bash -c '… & wait'`, many CI runners)
+# would hand the ignored signal down, and even plain python would then ignore the ^C.
+SIGINT_DEFAULT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
+
 def test_ctrl_c_on_a_terminal_ends_as_under_python_with_the_recording_complete(tmp_path):
     from ptyrun import run_on_pty
 
@@ -382,11 +393,22 @@ def test_ctrl_c_on_a_terminal_ends_as_under_python_with_the_recording_complete(t
     )
     env = {**os.environ, "TERM": "xterm-256color"}
     plain = run_on_pty(
-        [sys.executable, str(tmp_path / "prog.py")], env=env, ctrl_c_after=("step", 3)
+        [*SIGINT_DEFAULT, sys.executable, str(tmp_path / "prog.py")],
+        env=env,
+        ctrl_c_after=("step", 3),
     )
     out = str(tmp_path / "r.jsonl")
     watched = run_on_pty(
-        [*JITLAB, "watch", "--out", out, "--", "python", str(tmp_path / "prog.py")],
+        [
+            *SIGINT_DEFAULT,
+            *JITLAB,
+            "watch",
+            "--out",
+            out,
+            "--",
+            "python",
+            str(tmp_path / "prog.py"),
+        ],
         env=env,
         ctrl_c_after=("step", 3),
     )
