@@ -83,7 +83,10 @@ def ledger_rows(calls: Sequence[RecordedCall]) -> list[LedgerRow]:
 
 
 def signature_columns(rows: Sequence[LedgerRow]) -> list[str]:
-    """Union of the signature column keys in order of appearance.
+    """Union of the signature column keys: those that changed between two compiles first
+    (what made JAX compile again is never behind a sideways scroll past a model's unchanged
+    parameters), then the others, each group in order of appearance. The app's ledgers, the
+    report and the notebook all take this order.
 
     The function-object generation gets a column only when it changed (a redefined function).
     """
@@ -96,7 +99,8 @@ def signature_columns(rows: Sequence[LedgerRow]) -> list[str]:
                 keys.append(key)
     if len({row.cells.get("fn") for row in rows if row.cells}) > 1:
         keys.append("fn")
-    return keys
+    changed = [key for key in keys if ever_changed(rows, key)]
+    return changed + [key for key in keys if key not in changed]
 
 
 def column_title(key: str) -> str:

@@ -744,6 +744,14 @@
         <translation>类型</translation>
     </message>
     <message>
+        <source>run</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Which run of this lesson compiled it (a variant switch or a reset).</source>
+        <translation>这一课的哪一轮编译了它（切换版本或重置都会开始新的一轮）。</translation>
+    </message>
+    <message>
         <source>at</source>
         <translation>时刻</translation>
     </message>
@@ -1190,12 +1198,12 @@
 <context>
     <name>MonitorView</name>
     <message>
-        <source>Signature ledger: what compiled in this run</source>
-        <translation>签名台账：本轮编译了什么</translation>
+        <source>Signature ledger: what compiled in this lesson</source>
+        <translation>签名台账：这一课编译了什么</translation>
     </message>
     <message>
-        <source>Every signature compiled since the last reset or variant switch. A highlighted cell is what changed from the signature above: the reason JAX compiled again.</source>
-        <translation>自上次重置或切换版本以来编译过的每个签名。高亮的格子是相对上一个签名变了的地方：JAX 再次编译的原因。</translation>
+        <source>Every signature compiled in this lesson&apos;s runs (a variant switch or a reset starts a run). A highlighted cell is what changed from the signature above in the same run: the reason JAX compiled again.</source>
+        <translation>这一课各轮编译过的每个签名（切换版本或重置都会开始新的一轮）。高亮的格子是同一轮里相对上一个签名变了的地方：JAX 再次编译的原因。</translation>
     </message>
     <message>
         <source>Function:</source>
@@ -1214,8 +1222,12 @@
         <translation>最近的几次编译，每次一条：追踪（运行 Python 记下程序）、降级（翻译成 XLA 的语言）、编译（XLA 优化）。所有条形用同一比例尺。</translation>
     </message>
     <message>
-        <source>No compile in this run yet: make a call, and each compile gets a bar here.</source>
-        <translation>本轮还没有编译：做一次调用，每次编译都会在这里出现一条。</translation>
+        <source>No compile yet: make a call, and each compile gets a bar here.</source>
+        <translation>还没有编译：做一次调用，每次编译都会在这里出现一条。</translation>
+    </message>
+    <message>
+        <source>%1 · caches cleared</source>
+        <translation>%1 · 缓存已清空</translation>
     </message>
 </context>
 <context>

@@ -316,15 +316,19 @@ def test_the_error_pane_and_the_diff_get_room_when_shown(qtbot, make_window, siz
     split = window.right_split
     assert window.bottom.currentWidget() is window.error_view
     # Was a 140-220 px strip under a kitchen and a chart that showed nothing of the error.
-    assert window.bottom.height() >= 0.4 * split.height(), split.sizes()
+    # At 1024×640 the chart keeps a readable plot (160 px, issue 42) beside the kitchen's
+    # minimum: the error gets what is left, over a quarter of the column.
+    share = 0.4 if size[1] >= 800 else 0.25
+    assert window.bottom.height() >= share * split.height(), split.sizes()
     # The chart paints at most every PAINT_MS: on a busy machine the error's paint may come
     # a frame after the call (the start's paint was within that time).
     qtbot.waitUntil(window.chart.error_plot.isVisible, timeout=60_000)
-    assert window.chart.plot.height() >= 60 and window.chart.error_plot.isVisible()
+    qtbot.waitUntil(lambda: window.chart.plot.height() >= 160)
+    assert window.bottom.height() >= share * split.height(), split.sizes()
     assert window.briefing.reveal()
     window.show_fix_code()
     assert window.code.tabs.currentWidget() is window.code.diff
-    assert window.bottom.height() >= 0.4 * split.height(), split.sizes()
+    assert window.bottom.height() >= share * split.height(), split.sizes()
     qtbot.waitUntil(
         lambda: (
             window.briefing.answer_button.visibleRegion().boundingRect().height()

@@ -58,11 +58,20 @@ def test_monitor_shows_the_ledger_and_the_phase_times_of_this_runs_compiles(qtbo
     wait_calls(qtbot, window, 5)
     qtbot.waitUntil(lambda: len(monitor.ledger_rows()) == 4)
     assert monitor.timeline.bars()[-1][0] == 4
-    # A reset starts a new run: the ledger and the timeline start over.
+    # A reset starts a new run: the lesson's runs are kept, each row says which run made it,
+    # and the new run's first compile is compared with nothing (its card holder was empty).
     window.reset()
     slide(window, "batch_size", 8)
-    qtbot.waitUntil(lambda: [row[0] for row in monitor.ledger_rows()] == ["5"], timeout=60_000)
-    assert [b[0] for b in monitor.timeline.bars()] == [5]
+    qtbot.waitUntil(
+        lambda: [row[0] for row in monitor.ledger_rows()] == ["0", "1", "3", "4", "5"],
+        timeout=60_000,
+    )
+    headers = monitor.ledger.headers()
+    assert headers[1] == "run"
+    runs = [row[1] for row in monitor.ledger_rows()]
+    assert runs[0] == runs[3] and runs[4] != runs[3] and "caches cleared" in runs[4]
+    assert monitor.ledger.highlighted()[4] == []
+    assert [b[0] for b in monitor.timeline.bars()] == [0, 1, 3, 4, 5]
     window.set_mode("execute")
     assert window.kitchen.isVisible() and not monitor.isVisible()
 
@@ -108,11 +117,18 @@ def test_the_monitor_follows_the_run_model_it_subscribed_to(qtbot) -> None:
     view.function.setCurrentIndex(0)
     view.function.activated.emit(0)
     assert view.shown_function() == "f" and len(view.ledger_rows()) == 2
-    # A reset (new segment) and a new scenario (cleared) empty both panes.
+    # A variant switch (new segment) keeps the lesson's runs: the fix's rows come after the
+    # pitfall's, in a run column, its first compile highlighted nowhere. A new scenario
+    # (cleared) empties both panes.
+    view.picked = None
     state.new_segment("fix")
+    state.call_finished(_compile(4, 16, K.COMPILE))
     state.notify()
-    qtbot.waitUntil(lambda: view.ledger_rows() == [] and view.timeline.bars() == [])
-    state.call_finished(_compile(4, 4, K.COMPILE))
+    qtbot.waitUntil(lambda: [row[0] for row in view.ledger_rows()] == ["0", "2", "4"])
+    assert view.ledger.headers()[:3] == ["call #", "run", "kind"]
+    assert [row[1] for row in view.ledger_rows()] == ["pitfall", "pitfall", "fix"]
+    assert view.ledger.highlighted() == [[], ["x"], []]
+    assert [b[0] for b in view.timeline.bars()] == [0, 2, 3, 4]
     state.clear("other")
     state.notify()
     qtbot.waitUntil(lambda: view.ledger_rows() == [] and view.timeline.bars() == [])

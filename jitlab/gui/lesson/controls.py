@@ -113,6 +113,8 @@ class ParamControls(Retranslating, QGroupBox):
         self.labels: dict[str, QLabel] = {}
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # A long label goes above its control instead of widening the column (and the window).
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         # Row 0 for good, shown only when a scenario has no parameters. (Removing it with the
         # other rows deleted the label under ``self.empty``: the next build then raised.)
         self.empty = QLabel(self)
@@ -129,6 +131,7 @@ class ParamControls(Retranslating, QGroupBox):
         for param in params:
             widget = self._make(param)
             label = QLabel(self)
+            label.setWordWrap(True)
             label.setBuddy(widget)
             self.widgets[param.name] = widget
             self.labels[param.name] = label

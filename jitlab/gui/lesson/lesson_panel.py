@@ -5,9 +5,10 @@ once a call is made.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
@@ -32,6 +33,17 @@ _EMPHASIS = (
     " margin-top: 1.1em; padding-top: 4px; font-weight: bold; }"
     " QGroupBox#questionBox::title { subcontrol-origin: margin; left: 8px; padding: 0 3px; }"
 )
+
+
+_LONG = re.compile(r"\S{17,}")  # a token this long may not fit the column in one line
+_BREAK_AFTER = re.compile(r"([._(/,=])(?=\S)")
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width break opportunity after the dots, underscores and brackets
+    of its long tokens (``jax_persistent_cache_min_compile_time_secs``), so a narrow column
+    wraps them instead of cutting them at its right edge."""
+    return _LONG.sub(lambda m: _BREAK_AFTER.sub("\\1\u200b", m.group(0)), text)
 
 
 class LessonPanel(Retranslating, QScrollArea):
@@ -198,11 +210,18 @@ class LessonPanel(Retranslating, QScrollArea):
             QTimer.singleShot(0, self._scroll_to_answer)
 
     def fit_width(self, least: int, most: int) -> None:
-        """As wide as the widest control needs (never cut at the right edge: it does not
-        scroll sideways), between ``least`` and ``most`` pixels."""
+        """Ask for as much width as the widest control needs, between ``least`` and ``most``
+        pixels; the minimum stays ``least`` whatever the scenario, so a scenario never widens
+        the window (below that its labels wrap and its combos elide)."""
         inner = self._laid_out()
-        need = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 6
-        self.setMinimumWidth(max(least, min(most, need)))
+        want = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 6
+        self._wanted = max(least, min(most, want))
+        self.setMinimumWidth(least)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(getattr(self, "_wanted", hint.width()), hint.height())
 
     def _scroll_to_answer(self) -> None:
         """Bring the answer's heading to the top of the column (as far as it scrolls)."""
@@ -323,7 +342,7 @@ class LessonPanel(Retranslating, QScrollArea):
         )
         self.answer.setText(
             "".join(
-                f"<p><b>{html.escape(heading)}</b><br>{html.escape(text.get(lang))}</p>"
+                f"<p><b>{html.escape(heading)}</b><br>{html.escape(breakable(text.get(lang)))}</p>"
                 for heading, text in sections
             )
         )
@@ -331,7 +350,8 @@ class LessonPanel(Retranslating, QScrollArea):
         if lesson is not None:
             heading = self.tr("What the scripts show")
             self.scripts_text.setText(
-                f"<p><b>{html.escape(heading)}</b><br>{html.escape(lesson.text.get(lang))}</p>"
+                f"<p><b>{html.escape(heading)}</b><br>"
+                f"{html.escape(breakable(lesson.text.get(lang)))}</p>"
             )
             self.scripts_button.setText(
                 self.tr("Compare the scripts")

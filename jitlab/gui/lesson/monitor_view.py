@@ -1,10 +1,11 @@
-"""Monitor mode's own view: what compiled in this run, and where the compile time went.
+"""Monitor mode's own view: what compiled in this lesson, and where the compile time went.
 
 Two panes, both following the run model (:meth:`RunState.subscribe`), never fed by hand:
 
 * the signature ledger (:class:`~jitlab.gui.views.ledger_view.LedgerView`, the same table as a
-  recording's) of one function: one row per compiled signature since the last reset or
-  variant switch, the cells that changed highlighted;
+  recording's) of one function: one row per compiled signature of the lesson's runs (a
+  variant switch or a reset starts a run, named in a column of its own), the cells that
+  changed within a run highlighted;
 * a phase timeline: the last compiles as bars split into trace, lower and compile time, so
   a learner sees which phase a recompile pays for.
 """
@@ -12,6 +13,7 @@ Two panes, both following the run model (:meth:`RunState.subscribe`), never fed 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPaintEvent, QShowEvent
@@ -181,15 +183,20 @@ class PhaseTimeline(QWidget):
 
 
 class MonitorView(Retranslating, QWidget):
-    """Monitor mode: the signature ledger of this run and the phase timeline of its compiles."""
+    """Monitor mode: the signature ledger of the lesson's runs and the phase timeline of
+    their compiles (a new scenario starts them over)."""
 
     def __init__(self, state: RunState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("monitorView")
         self.state = state
-        # function -> its compiled calls in this run (since the last reset or variant switch)
+        # function -> its compiled calls in this lesson (every run: switches and resets too)
         self.compiles: dict[str, deque[RecordedCall]] = {}
         self.segment = len(state.segments) - 1
+        # call index -> (run, variant) of each compile kept: the lesson's runs, side by side
+        self.run_of: dict[int, tuple[int, str]] = {}
+        # How a run's variant is named (the window passes the picker's neutral names).
+        self.name_of: Callable[[str], str] = lambda variant: variant
         self.picked: str | None = None  # the function the learner chose (None: follow)
         self.ledger_box = QGroupBox(self)
         self.function = QComboBox(self.ledger_box)
@@ -228,19 +235,24 @@ class MonitorView(Retranslating, QWidget):
     def _changed(self, change: Change) -> None:
         current = len(self.state.segments) - 1
         dirty = False
-        if change.cleared or change.new_segment or current != self.segment:
-            self.segment = current
+        if change.cleared:  # a new scenario; a variant switch or a reset keeps the runs
             self.compiles.clear()
+            self.run_of.clear()
             self.timeline.clear()
-            if change.cleared:
-                self.picked = None
+            self.picked = None
+            dirty = True
+        if change.new_segment or current != self.segment:
+            self.segment = current
             dirty = True
         for served in change.served:
             record = served.record
-            if served.segment != current or not record.kind.compiled:
+            if not record.kind.compiled:
                 continue
             calls = self.compiles.setdefault(record.function, deque(maxlen=KEPT_PER_FUNCTION))
             calls.append(RecordedCall(record))
+            runs = self.state.segments
+            variant = runs[served.segment].variant if served.segment < len(runs) else ""
+            self.run_of[record.index] = (served.segment, variant or record.variant or "")
             self.timeline.add(record)
             dirty = True
         if dirty and self.isVisible():  # hidden, it paints when shown (showEvent)
@@ -252,8 +264,47 @@ class MonitorView(Retranslating, QWidget):
 
     def refresh(self) -> None:
         self._show_functions()
-        self.ledger.set_calls(list(self.compiles.get(self.shown_function() or "", ())))
+        calls = self.lesson_calls(self.shown_function() or "")
+        runs = [self._run(call.record.index) for call in calls]
+        if len({call.record.function for call in calls}) > 1:  # the fix jits its own function
+            runs = [
+                (run, f"{name} · {call.record.function}")
+                for (run, name), call in zip(runs, calls, strict=True)
+            ]
+        self.ledger.set_calls(calls, runs)
         self.timeline.update()
+
+    def lesson_calls(self, function: str) -> list[RecordedCall]:
+        """``function``'s compiles, with those of the function that plays its part in the
+        lesson's other runs: the one each run compiled at the same rank (a variant often
+        jits a function of its own: the pitfall's loss, the fix's masked loss)."""
+        every = sorted(
+            (call for calls in self.compiles.values() for call in calls),
+            key=lambda call: call.record.index,
+        )
+        firsts: dict[int, list[str]] = {}  # run -> its functions, in order of first compile
+        for call in every:
+            names = firsts.setdefault(self._segment_of(call), [])
+            if call.record.function not in names:
+                names.append(call.record.function)
+        runs = [run for run, names in firsts.items() if function in names]
+        if not runs:
+            return list(self.compiles.get(function, ()))
+        rank = firsts[max(runs)].index(function)
+        part = {run: names[rank] for run, names in firsts.items() if len(names) > rank}
+        return [call for call in every if part.get(self._segment_of(call)) == call.record.function]
+
+    def _segment_of(self, call: RecordedCall) -> int:
+        return self.run_of.get(call.record.index, (0, ""))[0]
+
+    def _run(self, index: int) -> tuple[int, str]:
+        """A compile's run and its name: the variant, and a reset said as such."""
+        segment, variant = self.run_of.get(index, (0, ""))
+        name = self.name_of(variant)
+        runs = self.state.segments
+        if 0 < segment < len(runs) and runs[segment - 1].variant == variant:
+            name = self.tr("%1 · caches cleared").replace("%1", name)
+        return segment, name
 
     def shown_function(self) -> str | None:
         """The function whose ledger is shown: the learner's pick, else the newest compile's."""
@@ -285,11 +336,12 @@ class MonitorView(Retranslating, QWidget):
 
     # -- language -------------------------------------------------------------------------
     def retranslate(self) -> None:
-        self.ledger_box.setTitle(self.tr("Signature ledger: what compiled in this run"))
+        self.ledger_box.setTitle(self.tr("Signature ledger: what compiled in this lesson"))
         self.ledger_box.setToolTip(
             self.tr(
-                "Every signature compiled since the last reset or variant switch. A highlighted "
-                "cell is what changed from the signature above: the reason JAX compiled again."
+                "Every signature compiled in this lesson's runs (a variant switch or a reset "
+                "starts a run). A highlighted cell is what changed from the signature above "
+                "in the same run: the reason JAX compiled again."
             )
         )
         self.function_label.setText(self.tr("Function:"))
@@ -303,6 +355,6 @@ class MonitorView(Retranslating, QWidget):
         )
         self.timeline.setToolTip(self.timeline_box.toolTip())
         self.timeline.empty_text = self.tr(
-            "No compile in this run yet: make a call, and each compile gets a bar here."
+            "No compile yet: make a call, and each compile gets a bar here."
         )
         self.timeline.update()

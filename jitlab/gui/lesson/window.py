@@ -76,6 +76,7 @@ JOB_COMPILE_S = 30.0  # …and one inside a compile this long (a check compiles 
 SCENARIO_LIST_MIN_W = 150
 LEFT_MIN_W = 250
 LEFT_MAX_W = 380
+CHART_MIN_PLOT = 160  # the chart's plot keeps this many px, an error's pane beside it
 
 
 class MainWindow(Retranslating, QMainWindow):
@@ -125,6 +126,7 @@ class MainWindow(Retranslating, QMainWindow):
         self._closing = False
         self._quiz: Any = None  # the exercises view, built on first use
         self._shown_output = False
+        self._room_given = False  # the bottom pane took room for an error (or the diff)
         # What Pause, Reset or a switch waits on: (("call", start) or ("job", token), pause)
         self._unstick: tuple[tuple[str, float], bool] | None = None
         self._job_progress = 0.0  # a watched job was last seen compiling (or began) then
@@ -215,6 +217,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.chart.script_requested.connect(self.scripts.open_record)
         self.chart.name_of = self.run_controls.variant_name  # a run's line names its variant
         self.chart.next_step.connect(self._next_step)
+        # A row or a button appeared above the plot: the plot keeps its height (once laid out).
+        self.chart.chrome_changed.connect(lambda: QTimer.singleShot(0, self._guard_chart))
         # Its legend row wraps on a narrow screen instead of widening the window.
         self.chart.legend.setWordWrap(True)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
@@ -232,6 +236,7 @@ class MainWindow(Retranslating, QMainWindow):
             self.bottom.addTab(widget, "")
         self._answer_toggled(False)  # the fix's diff is part of the answer
         self.monitor = MonitorView(self.state, self)  # Monitor mode's own job
+        self.monitor.name_of = self.run_controls.variant_name  # its runs, named as the picker
 
         # The left column, in the order a learner thinks: question, sliders, run, story, answer.
         self.briefing.controls.addWidget(self.params)
@@ -543,16 +548,53 @@ class MainWindow(Retranslating, QMainWindow):
         self.monitor.setVisible(monitoring)
         self.kitchen.setVisible(not monitoring)
         self.pages.setCurrentWidget(self.lab_page)
-        total = max(self.right_split.height(), 400)
         if monitoring:
             self.monitor.refresh()
-            self.right_split.setSizes([int(total * 0.45), 0, int(total * 0.3), int(total * 0.25)])
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        """The lab column's usual shares for this mode (the room an error took, given back);
+        the chart's plot never under ``CHART_MIN_PLOT`` pixels."""
+        self._room_given = False
+        total = max(self.right_split.height(), 400)
+        if self.mode == "monitor":
+            sizes = [int(total * 0.45), 0, int(total * 0.3), int(total * 0.25)]
+        else:
+            # The kitchen gets what its picture needs at this width, no band of empty wall.
+            kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 400) - 8)
+            kitchen = min(kitchen + 85, int(total * 0.5))
+            rest = total - kitchen
+            sizes = [0, kitchen, int(rest * 0.6), int(rest * 0.4)]
+        self.right_split.setSizes(self._keep_chart(sizes, (3, 1, 0)))
+
+    def _guard_chart(self) -> None:
+        """The chart's pane grew taller above its plot: take what the plot lost from the
+        kitchen and the bottom pane (down to their minimums)."""
+        if self.pages.currentWidget() is not self.lab_page or self._closing:
             return
-        # The kitchen gets what its picture needs at this width, no band of empty wall.
-        kitchen = self.kitchen.canvas.heightForWidth(max(self.right_split.width(), 400) - 8)
-        kitchen = min(kitchen + 85, int(total * 0.5))
-        rest = total - kitchen
-        self.right_split.setSizes([0, kitchen, int(rest * 0.6), int(rest * 0.4)])
+        sizes = self.right_split.sizes()
+        if sum(sizes) <= 0:
+            return
+        order = (1, 0, 3) if self._room_given else (3, 1, 0)  # an error's pane gives last
+        kept = self._keep_chart(list(sizes), order)
+        if kept != sizes:
+            self.right_split.setSizes(kept)
+
+    def _keep_chart(self, sizes: list[int], order: tuple[int, ...]) -> list[int]:
+        """``sizes`` with the chart's pane tall enough for a plot of ``CHART_MIN_PLOT`` px,
+        taken from the panes in ``order`` down to their own minimums."""
+        need = self.chart.pane_height_for(CHART_MIN_PLOT) - sizes[2]
+        panes = (self.monitor, self.kitchen, self.chart, self.bottom)
+        for i in order:
+            if need <= 0:
+                break
+            if sizes[i] == 0:
+                continue
+            give = max(0, min(need, sizes[i] - panes[i].minimumSizeHint().height()))
+            sizes[i] -= give
+            sizes[2] += give
+            need -= give
+        return sizes
 
     def _next_step(self, step: str) -> None:
         """The chart's "Now try the fix →" (then "Compare →"): the lesson's next step."""
@@ -651,13 +693,21 @@ class MainWindow(Retranslating, QMainWindow):
         ):
             self._shown_output = True  # the first print: show where it went
             self.bottom.setCurrentWidget(self.output)
-        if change.failure or any(s.record.error is not None for s in change.served):
+        failed = change.failure or any(s.record.error is not None for s in change.served)
+        if failed:
             self.bottom.setCurrentWidget(self.error_view)
             self.give_bottom_room()
+        elif change.new_segment and self.bottom.currentWidget() is self.error_view:
+            # A new run (the fix, a reset): the error shown is no longer this run's. Its
+            # room goes back to the kitchen and the chart, the call log comes forward.
+            self.bottom.setCurrentWidget(self.log)
+            if self._room_given and self.pages.currentWidget() is self.lab_page:
+                self._lay_out()
 
     def give_bottom_room(self, share: float = 0.5) -> None:
         """The error's anatomy or the fix's diff is the point now: the bottom pane gets
-        ``share`` of the column (taken from the kitchen first), not a 140 px strip."""
+        ``share`` of the column (taken from the kitchen first), not a 140 px strip; the
+        chart keeps a plot of ``CHART_MIN_PLOT`` px (it gives last)."""
         if self.mode not in ("start", "execute", "monitor"):
             return
         sizes = self.right_split.sizes()
@@ -665,18 +715,23 @@ class MainWindow(Retranslating, QMainWindow):
         want = int(total * share)
         if total <= 0 or sizes[3] >= want:
             return
+        self._room_given = True
         need = want - sizes[3]
-        panes = (self.monitor, self.kitchen, self.chart)
+        sizes[3] = want
+        # What each keeps: its own minimum (the splitter would not go lower), and the chart
+        # a plot that is still read (the legend and the failed calls' row above it).
+        floors = (
+            self.monitor.minimumSizeHint().height(),
+            self.kitchen.minimumSizeHint().height(),
+            self.chart.pane_height_for(CHART_MIN_PLOT),
+        )
         for i in (1, 0, 2):  # the kitchen's picture gives first, the chart last
             if sizes[i] == 0 and i != 2:
                 continue
-            # What each keeps: its own minimum (the splitter would not go lower), and the
-            # chart a strip that still shows its points.
-            floor = max(panes[i].minimumSizeHint().height(), 150 if i == 2 else 0)
-            give = max(0, min(need, sizes[i] - floor))
+            give = max(0, min(need, sizes[i] - floors[i]))
             sizes[i] -= give
             need -= give
-        sizes[3] = want - need
+        sizes[3] -= need  # what none could give stays with the others
         self.right_split.setSizes(sizes)
 
     def _update_status(self) -> None:

@@ -83,6 +83,10 @@ class DecadeAxis(pg.AxisItem):
                 for m in mantissas
                 if minVal <= v + np.log10(m) <= maxVal
             ]
+            if len(values) > room and mantissas == (1, 2, 5):
+                # A short axis: every 2nd, 3rd… of them, still round (never the range's
+                # own ends, such as 2239 and 141.3).
+                values = values[:: math.ceil(len(values) / room)]
             if 2 <= len(values) <= room:
                 rest = [v for v in between if all(abs(v - w) > 1e-9 for w in values)]
                 return [(None, values), (None, rest)]

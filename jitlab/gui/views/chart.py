@@ -7,8 +7,10 @@ hits are thinned to the newest ``SYMBOL_TAIL`` (the line carries them all).
 
 A failed call has no latency worth plotting (it stopped while tracing): it is marked in a row
 of its own above the plot, with its error's name, never on the latency axis. A labelled
-vertical line marks where each run (a variant switch or a reset) begins, and the shape of a
-point says which variant made it: ● the pitfall, ▲ the fix, ■ any other variant.
+vertical line marks where each run (a variant switch or a reset) begins, its name above the
+points, and the shape of a point says which variant made it: ● the pitfall, ▲ the fix, ■ any
+other variant. The call in flight (a long compile) is a hollow mark with its seconds until
+its point takes the place.
 
 Over 500 lines: one pyqtgraph widget whose buffers, markers, run lines, ranges and hover
 share their state. Its axes are :mod:`jitlab.gui.views.axes`, a call's tip
@@ -18,6 +20,7 @@ share their state. Its axes are :mod:`jitlab.gui.views.axes`, a call's tip
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -58,9 +61,12 @@ _KIND_CODE = {kind: i for i, kind in enumerate(KIND_ORDER)}
 _ERROR = _KIND_CODE[CallKind.ERROR]
 # Which variant made a point: its shape. Only the fix is drawn as the fix (▲).
 PITFALL, FIX, OTHER = 0, 1, 2
-ROLE_SYMBOLS = {PITFALL: "o", FIX: "t", OTHER: "s"}
+ROLE_SYMBOLS = {PITFALL: "o", FIX: "t1", OTHER: "s"}  # pyqtgraph's "t1" points up: ▲
 ROLE_NAMES = {PITFALL: "pitfall", FIX: "fix", OTHER: "other"}
 ERROR_ROW_PX = 46  # the failed calls' own row above the plot
+ERROR_ROW_Y = (-0.8, 2.0)  # its y range: the marks on 0, their names above them
+ERROR_LABEL_Y = 1.2
+RUN_LABEL_ROOM = 0.78  # points stay in the lower part of the plot: run names sit above
 AXIS_W = 64  # both plots' left axes: the same width keeps their call numbers aligned
 RUN_LABELS = 40  # run boundaries labelled, at most (the newest)
 
@@ -134,6 +140,7 @@ class ChartView(Retranslating, QWidget):
 
     script_requested = Signal(object)  # the CallRecord whose card's script to open
     next_step = Signal(str)  # "fix": try the fix now; "complete": compare the two
+    chrome_changed = Signal()  # what sits above the plot changed: see pane_height_for
     show_runs = True  # mark where each run begins (a recording has no runs)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -186,7 +193,7 @@ class ChartView(Retranslating, QWidget):
         erow.getAxis("left").setWidth(AXIS_W)
         erow.getAxis("left").setTicks([[]])
         erow.vb.setMouseEnabled(x=False, y=False)
-        erow.vb.setYRange(-1.0, 1.6, padding=0)
+        erow.vb.setYRange(*ERROR_ROW_Y, padding=0)
         erow.setXLink(item)
         self.error_plot.scene().sigMouseMoved.connect(self._hover_error)
         self.error_plot.hide()
@@ -226,6 +233,15 @@ class ChartView(Retranslating, QWidget):
                 points.setDownsampling(ds=1, auto=False)  # every marker drawn, a lone one too
                 self.points[(kind, role)] = points
         self.plot.scene().sigMouseMoved.connect(self._hover)
+        # The call in flight (a long compile): a hollow mark at the time it has taken so far,
+        # with its seconds; the point takes its place when the call returns.
+        self.pending = pg.PlotDataItem(pen=None, symbol="o", symbolSize=13, symbolBrush=None)
+        item.addItem(self.pending)
+        self.pending.setVisible(False)
+        self.pending_label = pg.TextItem("", anchor=(0, 1))
+        item.addItem(self.pending_label)
+        self.pending_label.setVisible(False)
+        self._pending_key: tuple = ()
         # What to do, over an empty plot; hidden from the first call on.
         self.empty_hint = QLabel(self.plot)
         self.empty_hint.setObjectName("chartEmptyHint")
@@ -271,8 +287,44 @@ class ChartView(Retranslating, QWidget):
         self.records = self._state.records
         if change.cleared or change.served or change.new_segment:
             self._offer_next()
-        if change.cleared or change.served:
+        pending = self._pending_now()
+        if pending != self._pending_key:
+            self._dirty = True
+        if change.cleared or change.served or pending != self._pending_key:
             self._paint()
+
+    def _pending_now(self) -> tuple:
+        """(call, role, whole tenths of a second) of the call in flight, or ()."""
+        state = self._state
+        if state.in_flight is None or self.overlay:
+            return ()
+        elapsed = max(0.0, time.perf_counter() - state.started_at)
+        return (state.in_flight, variant_role(state.variant), int(elapsed * 10))
+
+    def pending_call(self) -> int | None:
+        """The call marked as in flight, if one is (tests read this)."""
+        return int(self._pending_key[0]) if self._pending_key else None
+
+    def _mark_pending(self) -> None:
+        """Show the call in flight where its point will be, at the time it has taken so far."""
+        key = self._pending_now() if hasattr(self, "_state") else ()
+        self._pending_key = key
+        self.pending.setVisible(bool(key))
+        self.pending_label.setVisible(bool(key))
+        if not key:
+            return
+        index, role, tenths = key
+        ms = max(tenths * 100.0, 0.1)
+        color = VARIANT_COLORS[ROLE_NAMES[role]]
+        self.pending.setSymbol(ROLE_SYMBOLS[role])
+        self.pending.setSymbolPen(pg.mkPen(color, width=2, style=Qt.PenStyle.DotLine))
+        self.pending.setData([float(index)], [ms])
+        self.pending_label.setColor(color)
+        self.pending_label.setText(f"#{index} {tenths / 10:.1f} s")
+        self.pending_label.setPos(float(index) + 0.2, math.log10(ms))
+        if self.follow:  # the call in flight is kept in view with the others
+            xs = np.append(self._shown_x, float(index))
+            self._follow_range(xs, np.append(self._shown_y, math.log10(ms)), x_all=xs)
 
     def _offer_next(self) -> None:
         """After the pitfall has shown what it does, offer the fix; after the fix, the
@@ -292,6 +344,7 @@ class ChartView(Retranslating, QWidget):
         if nxt != self._next:
             self._next = nxt
             self._label_next()
+            self.chrome_changed.emit()
         self.next_button.setVisible(bool(nxt))
 
     def _label_next(self) -> None:
@@ -343,6 +396,23 @@ class ChartView(Retranslating, QWidget):
         self.overlay = overlay
         self._dirty = True
         self.refresh()
+
+    def pane_height_for(self, plot_px: int) -> int:
+        """The height this view needs for a plot of ``plot_px`` pixels: the legend (wrapped
+        at the current width) and the next-step button above it, the failed calls' row
+        while it shows."""
+        layout = self.layout()
+        spacing = layout.spacing() if layout is not None else 0
+        legend_w = max(self.width(), 120)
+        if self._next:  # the button beside the legend
+            legend_w = max(120, legend_w - self.next_button.sizeHint().width() - spacing)
+        header = self.legend.heightForWidth(legend_w)
+        if self._next:
+            header = max(header, self.next_button.sizeHint().height())
+        rows = header + spacing
+        if self.buffer.size and bool((self.buffer.column("kind") == _ERROR).any()):
+            rows += ERROR_ROW_PX + spacing  # the failed calls' row (shown from its next paint)
+        return rows + plot_px
 
     def point_count(self) -> int:
         """Calls on the chart: latency points and the error row's marks."""
@@ -429,13 +499,16 @@ class ChartView(Retranslating, QWidget):
         self._mark_runs(seg, x)
         self._follow_range(x, log_lat[ok] if ok.any() else np.zeros(0), x_all=x)
         self._mark_errors(x[failed], pos[failed])  # after the range: names are placed in px
+        self._mark_pending()
         self._place_hint()
 
     def _mark_errors(self, xs: np.ndarray, positions: np.ndarray) -> None:
         """The row of failed calls: shown while there are any, each run of one error's
         calls named once, in one of two lanes where the name has room (a name that would
         cover another is left to the mark's tooltip)."""
-        self.error_plot.setVisible(xs.size > 0)
+        if self.error_plot.isHidden() == (xs.size > 0):
+            self.error_plot.setVisible(xs.size > 0)
+            self.chrome_changed.emit()
         erow = self.error_plot.getPlotItem()
         (x0, x1), _ = erow.vb.viewRange()
         px_per_call = max(erow.vb.width(), 1.0) / max(x1 - x0, 1e-9)
@@ -456,15 +529,15 @@ class ChartView(Retranslating, QWidget):
             last = name
         color = KIND_COLORS[CallKind.ERROR]
         metrics = QFontMetrics(self.font())
-        lanes = [-math.inf, -math.inf]  # where each lane's last name ends, in calls
+        # One lane above the marks (the row is one line of text high there: two lanes
+        # overlapped); a name that would reach the next one is left to the mark's tooltip.
+        end = -math.inf  # where the last name ends, in calls
         for x, name in names[-RUN_LABELS:]:
-            width = (metrics.horizontalAdvance(name) + 8) / px_per_call
-            lane = next((i for i, end in enumerate(lanes) if x >= end), None)
-            if lane is None:
-                continue  # no room: the mark's tooltip names it
-            lanes[lane] = x + 0.15 + width
+            if x < end:
+                continue
+            end = x + 0.15 + (metrics.horizontalAdvance(name) + 8) / px_per_call
             label = pg.TextItem(name, color=color, anchor=(0, 0.5))
-            label.setPos(x + 0.15, 0.55 if lane == 0 else 1.15)
+            label.setPos(x + 0.15, ERROR_LABEL_Y)
             erow.addItem(label)
             self._error_labels.append(label)
 
@@ -510,7 +583,7 @@ class ChartView(Retranslating, QWidget):
                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
                 label=name,
                 labelOpts={
-                    "position": 0.94 if i % 2 == 0 else 0.82,
+                    "position": 0.95 if i % 2 == 0 else 0.87,
                     "anchors": [(0, 0.5), (0, 0.5)],
                     "color": "#d8dde6" if dark else color,
                     "fill": (0, 0, 0, 0),
@@ -557,8 +630,16 @@ class ChartView(Retranslating, QWidget):
         if x_max > x_hi or x_hi < 8 or x_hi > 4 * max(x_max, 8):
             x_hi = max(8.0, x_max * 1.25)
         lo, hi = self._range[1], self._range[2]
-        if hi <= lo or y_lo < lo or y_hi > hi or hi - lo > (y_hi - y_lo) + 3:
-            lo, hi = np.floor(y_lo * 2) / 2 - 0.35, np.ceil(y_hi * 2) / 2 + 0.35
+        # With run lines, the top of the plot is theirs: the points stay below their names.
+        top = RUN_LABEL_ROOM if self.show_runs and not self.overlay else 1.0
+        if (
+            hi <= lo
+            or y_lo < lo
+            or lo + (y_hi - lo) / top > hi
+            or hi - lo > (y_hi - y_lo) / top + 3
+        ):
+            lo = np.floor(y_lo * 2) / 2 - 0.35
+            hi = max(np.ceil(y_hi * 2) / 2 + 0.35, lo + (y_hi - lo) / top)
         if (x_hi, lo, hi) != self._range:
             self._range = (x_hi, lo, hi)
             vb = self.plot.getPlotItem().vb
@@ -575,7 +656,7 @@ class ChartView(Retranslating, QWidget):
             if failed_only
             else self.tr("Move a slider on the left or press Step")
         )
-        shown = self.buffer.size == 0 or failed_only
+        shown = (self.buffer.size == 0 and not self._pending_key) or failed_only
         self.empty_hint.setVisible(shown)
         if shown:
             rect = self.plot.rect()

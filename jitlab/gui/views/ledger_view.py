@@ -8,6 +8,7 @@ highlighted, so the cause of each recompile stands out without reading the reaso
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -18,7 +19,7 @@ from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, is_dark, kind_name
 from jitlab.gui.views.reasons import reason_text
-from jitlab.recordings.ledger import LedgerRow, ever_changed, ledger_rows, signature_columns
+from jitlab.recordings.ledger import LedgerRow, ledger_rows, signature_columns
 from jitlab.records.calls import CallKind
 from jitlab.records.lines import RecordedCall
 from jitlab.records.text import format_ms
@@ -29,6 +30,8 @@ _TAIL = ("called_from", "reason")  # columns after them
 # A live run (Monitor mode) has no recording clock and no calling line: those columns go.
 _LIVE_FIXED = ("index", "kind", "cost")
 _LIVE_TAIL = ("reason",)
+_LIVE_FIXED_RUNS = ("index", "run", "kind", "cost")  # the lesson's runs, kept together
+_ALL_FIXED = {*_FIXED, "run"}
 
 
 class LedgerModel(QAbstractTableModel):
@@ -36,28 +39,39 @@ class LedgerModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None, live: bool = False) -> None:
         super().__init__(parent)
+        self.live = live
         self.fixed = _LIVE_FIXED if live else _FIXED
+        self.runs: list[tuple[int, str]] = []  # a live ledger's rows' runs: (id, name)
         self.tail = _LIVE_TAIL if live else _TAIL
         self.rows: list[LedgerRow] = []
         self.keys: list[str] = []
         self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
 
     # -- content --------------------------------------------------------------------------
-    def set_calls(self, calls: list[RecordedCall]) -> None:
+    def set_calls(
+        self, calls: list[RecordedCall], runs: Sequence[tuple[int, str]] | None = None
+    ) -> None:
+        """The compiled ``calls`` (what changed comes first: no scrolling to find it); a live
+        ledger's ``runs`` give each call's run (an id and its name, one per call): with more
+        than one, a column names the run, and a run's first row is compared with nothing."""
         rows = ledger_rows(calls)
         keys = signature_columns(rows)
-        if self.fixed is _LIVE_FIXED:  # what changed comes first: no scrolling to find it
-            changed = [k for k in keys if ever_changed(rows, k)]
-            keys = changed + [k for k in keys if k not in changed]
-        if keys == self.keys and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
+        compiled = [
+            run for call, run in zip(calls, runs or (), strict=False) if call.record.kind.compiled
+        ]
+        fixed = self.fixed
+        if self.live and len({run for run, _ in compiled}) > 1:
+            fixed = _LIVE_FIXED_RUNS
+        same = keys == self.keys and fixed == self.fixed and compiled[: len(self.runs)] == self.runs
+        if same and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
             self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
-            self.rows = rows
+            self.rows, self.runs = rows, compiled
             self.endInsertRows()
             return
-        if keys == self.keys and rows == self.rows:
+        if same and rows == self.rows and compiled == self.runs:
             return
         self.beginResetModel()
-        self.rows, self.keys = rows, keys
+        self.rows, self.keys, self.fixed, self.runs = rows, keys, fixed, compiled
         self.endResetModel()
 
     def columns(self) -> list[str]:
@@ -71,6 +85,8 @@ class LedgerModel(QAbstractTableModel):
             return "?" if call.events_only else str(record.index)
         if key == "kind":
             return kind_name(record.kind)
+        if key == "run":
+            return self.runs[row][1] if row < len(self.runs) else ""
         if key == "t":
             return f"{call.t:.2f} s" if call.t is not None else ""
         if key == "cost":
@@ -86,8 +102,10 @@ class LedgerModel(QAbstractTableModel):
     def differs(self, row: int, column: int) -> bool:
         """True when this signature cell differs from the row above (both rows known)."""
         key = self.columns()[column]
-        if key in _FIXED or key in _TAIL or row == 0:
+        if key in _ALL_FIXED or key in _TAIL or row == 0:
             return False
+        if row < len(self.runs) and self.runs[row][0] != self.runs[row - 1][0]:
+            return False  # a new run's first compile: its card holder was empty
         this, before = self.rows[row], self.rows[row - 1]
         if this.signature is None or before.signature is None:
             return False
@@ -98,6 +116,7 @@ class LedgerModel(QAbstractTableModel):
         names = {
             "index": translate("Ledger", "call #"),
             "kind": translate("Ledger", "kind"),
+            "run": translate("Ledger", "run"),
             "t": translate("Ledger", "at"),
             "cost": translate("Ledger", "cost"),
             "called_from": translate("Ledger", "called from"),
@@ -124,7 +143,7 @@ class LedgerModel(QAbstractTableModel):
             return self.header(section)
         if role == Qt.ItemDataRole.ToolTipRole:
             key = self.columns()[section]
-            if key in _FIXED or key in _TAIL or key == "fn":
+            if key in _ALL_FIXED or key in _TAIL or key == "fn":
                 return self.header_tip(key)
             return translate(
                 "Ledger", "Type and shape of this argument in each compiled signature."
@@ -140,6 +159,9 @@ class LedgerModel(QAbstractTableModel):
                 "Ledger", "First compile, recompile or a load from the persistent cache."
             ),
             "t": translate("Ledger", "Seconds since the recording started."),
+            "run": translate(
+                "Ledger", "Which run of this lesson compiled it (a variant switch or a reset)."
+            ),
             "cost": translate("Ledger", "Trace + lower + compile time of this signature."),
             "called_from": translate("Ledger", "The line of the program that made the call."),
             "reason": translate("Ledger", "What differed from the closest earlier signature."),
@@ -181,7 +203,7 @@ class LedgerModel(QAbstractTableModel):
                 .replace("%1", self.text(row, column))
                 .replace("%2", self.text(row - 1, column))
             )
-        if call.events_only and (key == "index" or (key not in _FIXED and key not in _TAIL)):
+        if call.events_only and (key == "index" or (key not in _ALL_FIXED and key not in _TAIL)):
             return translate(
                 "Ledger",
                 "This function was jitted before the recording began, so only JAX's compile "
@@ -225,8 +247,10 @@ class LedgerView(Retranslating, QWidget):
         layout.addWidget(self.table)
         self.retranslate()
 
-    def set_calls(self, calls: list[RecordedCall]) -> None:
-        self.model.set_calls(calls)
+    def set_calls(
+        self, calls: list[RecordedCall], runs: Sequence[tuple[int, str]] | None = None
+    ) -> None:
+        self.model.set_calls(calls, runs)
 
     def _fit(self) -> None:
         self.table.resizeColumnsToContents()
