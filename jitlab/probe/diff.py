@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Hashable, Sequence
-from itertools import compress
+from itertools import compress, pairwise
 from operator import is_not
 from typing import Any
 
@@ -70,8 +70,9 @@ def diff(
             if path not in new_leaves:
                 changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
         changes = _regrown(changes, new.leaves, old.leaves)
+        changes = _grown_subtrees(changes, new, old, new_key, old_key)
     if new.tree != old.tree and not changes:
-        changes.append(Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree))
+        changes += _structure_changes(new, old, new_key, old_key)
     changes += _static_changes(new, old, key_statics(new_key), key_statics(old_key))
     changes += _keyword_changes(new, old, key_keywords(new_key), key_keywords(old_key))
     return changes
@@ -136,6 +137,234 @@ def _regrown(
         before, after = _subtree_text(old, root), _subtree_text(new, root)
         kept.append(Change(ChangeKind.TREE_STRUCTURE, root, before, after))
     return kept
+
+
+# -- a pytree that changed its structure: where, and how many leaves --------------------------
+# One entry of a leaf's path text: ``.name``, ``[0]``, ``['w']`` (after the argument's name).
+_ENTRY = re.compile(r"\.[A-Za-z_]\w*|\[(?:'[^']*'|\"[^\"]*\"|[^\]]*)\]")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def path_entries(path: str) -> list[str]:
+    """A leaf's path text split into its argument's name and its entries
+    (``state.opt_state[1].mu['w']`` → ``state``, ``.opt_state``, ``[1]``, ``.mu``, ``['w']``);
+    the whole text as one entry when it does not read so."""
+    m = _NAME.match(path)
+    if m is None:
+        return [path]
+    entries, at = [m.group()], m.end()
+    while at < len(path):
+        e = _ENTRY.match(path, at)
+        if e is None:
+            return [path]
+        entries.append(e.group())
+        at = e.end()
+    return entries
+
+
+def _common_prefix(paths: Sequence[str]) -> list[str]:
+    split = [path_entries(p) for p in paths]
+    if not split:
+        return []
+    common = split[0]
+    for entries in split[1:]:
+        n = 0
+        while n < min(len(common), len(entries)) and common[n] == entries[n]:
+            n += 1
+        common = common[:n]
+    return common
+
+
+def _subtree_leaves(leaves: Sequence[LeafSpec], root: str) -> str:
+    """Every leaf under ``root`` with its type, in full (the record keeps it all; rendering
+    shortens it)."""
+    parts = [
+        f"{leaf.path[len(root) :]}: {leaf.type_text}" if leaf.path != root else leaf.type_text
+        for leaf in leaves
+        if leaf.path == root or _under(leaf.path, root)
+    ]
+    return ", ".join(parts) or "no leaves"
+
+
+def _grown_subtrees(
+    changes: list[Change],
+    new_sig: Signature,
+    old_sig: Signature,
+    new_key: Hashable | None,
+    old_key: Hashable | None,
+) -> list[Change]:
+    """Leaves new and gone below an argument that was there before (an optimizer state
+    that gained its moments: ``state.opt_state[1].mu['w']`` …): one structure change at the
+    sub-tree they share (``state.opt_state[1]``), ``count`` the leaves added, ``detail``
+    ``removed=N``, before/after that sub-tree's leaves in full — not one change per leaf."""
+    moved = [c for c in changes if c.kind in (ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE)]
+    if len(moved) < 2:
+        return changes
+    new, old = new_sig.leaves, old_sig.leaves
+    prefix = _common_prefix([c.path for c in moved])
+    if len(prefix) < 2:  # not below one argument both calls had
+        return changes
+    # The outermost node that changed, when the keys tell (an EmptyState that became a
+    # TraceState: its node, not the dict of new leaves inside it).
+    outer = _structure_changes(new_sig, old_sig, new_key, old_key, past_static=True)
+    if outer[0].path and outer[0].detail != "static":
+        entries = path_entries(outer[0].path)
+        if 2 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
+            prefix = entries
+    root = "".join(prefix)
+    if not any(leaf.path == prefix[0] or _under(leaf.path, prefix[0]) for leaf in old):
+        return changes
+    added = sum(c.kind is ChangeKind.NEW_ARGUMENT for c in moved)
+    change = Change(
+        ChangeKind.TREE_STRUCTURE,
+        root,
+        _subtree_leaves(old, root),
+        _subtree_leaves(new, root),
+        detail=f"removed={len(moved) - added}",
+        count=added,
+    )
+    return [c for c in changes if c not in moved] + [change]
+
+
+def _structure_changes(
+    new: Signature,
+    old: Signature,
+    new_key: Hashable | None,
+    old_key: Hashable | None,
+    past_static: bool = False,
+) -> list[Change]:
+    """The same leaves, another structure (a node added with no leaves, a node's static
+    data changed): the outermost node where the keys' treedefs differ, named by the leaves
+    under it; the whole structure, unnamed, when that cannot be told."""
+    whole = [Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree)]
+    if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
+        return whole
+    if len(new_key) != 5 or len(old_key) != 5:
+        return whole
+    try:
+        a, b = new_key[1], old_key[1]
+        paths_a = [leaf.path for leaf in new.leaves]
+        paths_b = [leaf.path for leaf in old.leaves]
+        if a.num_leaves != len(paths_a) or b.num_leaves != len(paths_b):
+            return whole
+        found = _differing_node(a, b, 0, 0, paths_a, paths_b, [], past_static)
+    except Exception:  # a treedef that does not walk so: shown whole
+        return whole
+    if found is None:
+        return whole
+    where, before, after, detail = found
+    return [Change(ChangeKind.TREE_STRUCTURE, where, before, after, detail=detail)]
+
+
+def _differing_node(
+    a: Any,
+    b: Any,
+    ia: int,
+    ib: int,
+    pa: list[str],
+    pb: list[str],
+    chain: list[Any],
+    past_static: bool = False,
+) -> tuple[str, str, str, str] | None:
+    """(path, before, after, detail) of the outermost node where treedefs ``a`` (new) and
+    ``b`` differ; ``ia``/``ib`` their first leaves' positions in ``pa``/``pb``; ``chain``
+    the nodes above, each with the index of the child taken. ``detail`` is ``static`` when
+    only the node's static data differs (a Flax ``TrainState``'s ``tx``, a new optax
+    object), before/after then that data; with ``past_static`` such a node is walked
+    through, to the node whose leaves or children changed."""
+    if a == b:
+        return None
+    kids_a, kids_b = a.children(), b.children()
+    data_a, data_b = a.node_data(), b.node_data()
+    same_kind = len(kids_a) == len(kids_b) and type(data_a) is type(data_b)
+    static = same_kind and data_a is not None and data_a[0] is data_b[0] and data_a != data_b
+    if static and (not past_static or data_a[0] is dict):
+        path = _node_path(chain, (a, b, ia, ib), pa, pb)
+        field = _static_field(data_a[0], data_a[1], data_b[1])
+        if field is not None:  # a dataclass's static field (flax.struct: pytree_node=False)
+            name, after, before = field
+            return f"{path}.{name}", short_repr(before), short_repr(after), "static"
+        name = getattr(data_a[0], "__name__", str(data_a[0]))
+        return path, f"{name}{data_b[1]!r}", f"{name}{data_a[1]!r}", "static"
+    if same_kind and (data_a == data_b or static):
+        start_a, start_b = ia, ib
+        for j, (x, y) in enumerate(zip(kids_a, kids_b, strict=True)):
+            if x != y:
+                step = (a, b, start_a, start_b, j)
+                return _differing_node(x, y, ia, ib, pa, pb, [*chain, step], past_static)
+            ia += x.num_leaves
+            ib += y.num_leaves
+        ia, ib = start_a, start_b
+    path = _node_path(chain, (a, b, ia, ib), pa, pb)
+    return path, _node_text(b), _node_text(a), "removed=0"
+
+
+def _static_field(kind: Any, new: Any, old: Any) -> tuple[str, Any, Any] | None:
+    """(name, new value, old value) of the one static field that differs between two
+    nodes' static data, for a dataclass whose static data is its ``pytree_node=False``
+    fields in order (``flax.struct``, Flax's ``TrainState``); None otherwise."""
+    try:
+        if not dataclasses.is_dataclass(kind):
+            return None
+        names = [f.name for f in dataclasses.fields(kind) if f.metadata.get("pytree_node") is False]
+        if not isinstance(new, tuple) or not isinstance(old, tuple):
+            return None
+        if not (len(names) == len(new) == len(old)):
+            return None
+        differ = [(n, x, y) for n, x, y in zip(names, new, old, strict=True) if not _same(x, y)]
+    except Exception:
+        return None
+    return differ[0] if len(differ) == 1 else None
+
+
+def _node_path(
+    chain: list[Any], node: tuple[Any, Any, int, int], pa: list[str], pb: list[str]
+) -> str:
+    """The path text of ``node`` (reached through ``chain``): from the innermost node above
+    it whose leaves lie under two or more of its children (their common prefix is its path
+    exactly), down one entry per step — read off a leaf under the child taken, else its
+    index or key (tuple, list, dict, namedtuple). Stops where a step cannot be named."""
+    for start in range(len(chain) - 1, -1, -1):
+        a, b, ia, ib, _ = chain[start]
+        leaves = pa[ia : ia + a.num_leaves] + pb[ib : ib + b.num_leaves]
+        if sum(1 for child in a.children() if child.num_leaves) >= 2:
+            entries = _common_prefix(leaves)
+            break
+    else:  # from the top: the arguments' list, whose children's entries are their names
+        if not chain:
+            return ""
+        start, entries = 0, []
+    steps = [*chain[start:], (*node, None)]
+    for (a, _b, _, _, j), (x, y, ja, jb, _) in pairwise(steps):
+        entry = _entry_of(a, j, pa[ja : ja + x.num_leaves] or pb[jb : jb + y.num_leaves], entries)
+        if entry is None:
+            break
+        entries = [*entries, entry]
+    return "".join(entries)
+
+
+def _entry_of(parent: Any, j: int, leaves: list[str], above: list[str]) -> str | None:
+    """The path entry of ``parent``'s child ``j``: read off one of its leaves' paths (the
+    entry after ``above``'s), else its index or key; None when it cannot be told."""
+    if leaves:
+        entries = path_entries(leaves[0])
+        if entries[: len(above)] == above and len(entries) > len(above):
+            return entries[len(above)]
+        return None
+    kind, aux = parent.node_data()
+    if kind in (tuple, list):
+        return f"[{j}]"
+    if kind is dict and isinstance(aux, list | tuple) and j < len(aux):
+        return f"[{aux[j]!r}]"
+    fields = getattr(kind, "_fields", None)
+    if isinstance(fields, tuple) and j < len(fields):
+        return f".{fields[j]}"
+    return None
+
+
+def _node_text(tree: Any) -> str:
+    text = str(tree)
+    return text.removeprefix("PyTreeDef(").removesuffix(")")
 
 
 def _under(path: str, root: str) -> bool:
@@ -286,5 +515,36 @@ def context_changes(
                 if not any(c.kind is ChangeKind.MESH_CONTEXT for c in changes):
                     changes.append(change)  # jax.set_mesh sets both: one change
                 continue
+            axes = axis_changes(a, b)
+            if axes is not None:
+                changes += axes
+                continue
             changes.append(Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a)))
+    return changes
+
+
+def axis_changes(new: Any, old: Any) -> list[Change] | None:
+    """The named axes (``vmap``/``pmap``/``shard_map`` ``axis_name``) whose size differs
+    between two of JAX's axis environments, one change per axis (``detail="axis"``, path
+    the axis's name, before/after its sizes, None where it was not bound); None when these
+    are not axis environments or their sizes are equal (then shown as they are)."""
+    try:
+        now, was = dict(new.axis_sizes.items()), dict(old.axis_sizes.items())
+    except Exception:
+        return None
+    if now == was:
+        return None
+    changes = []
+    for axis in [*now, *(name for name in was if name not in now)]:
+        before, after = was.get(axis), now.get(axis)
+        if before != after:
+            changes.append(
+                Change(
+                    ChangeKind.TRACING_CONTEXT,
+                    str(axis),
+                    None if before is None else str(before),
+                    None if after is None else str(after),
+                    detail="axis",
+                )
+            )
     return changes

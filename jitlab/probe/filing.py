@@ -62,6 +62,7 @@ class Filing:
     _exact: bool
     _exact_entries: int
     _compiles: int
+    _sibling_served: bool  # see _served_by_others
     _entries_after_compile: int
     _jax_entries: Callable[[], int]
     _store: RecordStore
@@ -227,12 +228,20 @@ class Filing:
         context = signature.context_snapshot()
         # The leaves' paths, made only if a device change is to be named.
         paths = functools.cache(lambda: signature.key_paths(self._statics, args, kwargs))
+        # Per traced leaf, committed to its device? (key order; read once, when asked.)
+        committed = functools.cache(
+            lambda: abstract.shared_flags(
+                abstract.committed_flags(self._statics, args, kwargs)
+                if leaves is None
+                else abstract.committed_of(leaves)
+            )
+        )
         explanation = "\n".join(collector.explanations) or None
-        reason = self._reason(sig, explanation, kind, key, context, paths)
+        reason = self._reason(sig, explanation, kind, key, context, paths, committed)
         # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
         if put_off and _CANNOT_TELL.intersection(reason.kinds()) and _words_now(collector, put_off):
             explanation = "\n".join(collector.explanations)
-            reason = self._reason(sig, explanation, kind, key, context, paths)
+            reason = self._reason(sig, explanation, kind, key, context, paths, committed)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
         plain = self._by_key.get(key) if key is not None else None
         card = self._held_card(key, context, plain)
@@ -250,11 +259,7 @@ class Filing:
                 created_by=index,
                 compile_ms=cost_ms,
                 context=context,
-                committed=abstract.shared_flags(
-                    abstract.committed_flags(self._statics, args, kwargs)
-                    if leaves is None
-                    else abstract.committed_of(leaves)
-                ),
+                committed=committed(),
             )
             ledger.cards.append(card)
             if key is not None:
@@ -315,7 +320,12 @@ class Filing:
     def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
         """The signature JAX compiled grad's backward pass (transpose) of this function for."""
         leaves = tuple(
-            LeafSpec(f"in[{i}]", tuple(int(d) for d in a.shape), str(a.dtype), bool(a.weak_type))
+            LeafSpec(
+                f"in[{i}]",
+                tuple(int(d) for d in a.shape),
+                signature.dtype_name(a.dtype),
+                bool(a.weak_type),
+            )
             for i, a in enumerate(avals)
             if hasattr(a, "shape") and hasattr(a, "dtype")
         )
@@ -350,6 +360,7 @@ class Filing:
         key: Hashable | None,
         context: tuple[Any, ...],
         paths: Callable[[], tuple[str, ...] | None],
+        committed: Callable[[], tuple[bool, ...] | None] | None = None,
     ) -> Reason:
         """The evidence :func:`reasons.infer` decides from: the cards (or, after
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
@@ -369,19 +380,22 @@ class Filing:
             cards = self._nearest_cards(key, context)
         instances = ledger.instances
         new_instance = instances.get(self._generation)
-        earlier = [
-            _earlier(
-                card,
-                signature.device_changes(
-                    paths,
-                    key,
-                    card.key,
-                    signature.moved_positions(self._statics, sig, card.signature, key, card.key),
-                ),
-                wrappers.option_changes(new_instance, instances.get(card.signature.function)),
+        shared = self._served_by_others()
+        earlier = []
+        for card in cards:
+            options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
+            devices = signature.device_changes(
+                paths,
+                key,
+                card.key,
+                signature.moved_positions(self._statics, sig, card.signature, key, card.key),
+                committed,
+                card.committed,
             )
-            for card in cards
-        ]
+            if options and shared:
+                earlier.append(_earlier(card, devices)._replace(same_cache=True))
+            else:
+                earlier.append(_earlier(card, devices, options))
         return reasons.infer(
             sig,
             explanation,
@@ -394,6 +408,17 @@ class Filing:
             retired=not ledger.cards,
             dropped=self._jax_dropped(),
         )
+
+    def _served_by_others(self) -> bool:
+        """Did JAX serve this jit object executables before it compiled any of its own (its
+        calls before the first compile were hits)? Then its cache is another jit's of the
+        same function, and the options that differ between them are no part of JAX's key
+        (``keep_unused`` on 0.10): a recompile is never blamed on them (lock held)."""
+        if self._compiles == 0 and not self._sibling_served:
+            self._fold()
+            others = sum(n for kind, n in self._totals.counts.items() if kind is not _HIT)
+            self._sibling_served = self._calls - 1 - others > 0
+        return self._sibling_served
 
     def _nearest_cards(self, key: Hashable | None, context: tuple[Any, ...]) -> list[Card]:
         """The cards a compile is compared with when there are many: the closest few of this

@@ -14,7 +14,9 @@ a call into a helper); everything else it needs lives in the modules above.
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import sys
 import threading
 import time
 import types
@@ -43,6 +45,9 @@ _tls = monitor._local  # this thread's collector of the call in flight (events g
 _route_call = monitor.route_call
 _unroute_call = monitor.unroute_call
 _set_explain = monitor._set_explain
+_swap_explain = monitor._swap_explain
+_EXPLAIN = _jax.EXPLAIN
+_traced_by_eval_shape = _jax.traced_by_eval_shape
 _listeners_now = monitor.listeners_now
 _LISTENING = monitor.LISTENING
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
@@ -135,6 +140,7 @@ class Probe(Filing):
         self._index = CardIndex()  # this function object's cards, by where they differ
         self._in_flight: list[None] = []
         self._compiles = 0  # executables this probe saw made (moves on every compile record)
+        self._sibling_served = False  # hits before its first compile: see _served_by_others
         self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
         self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
@@ -157,6 +163,22 @@ class Probe(Filing):
         self._jax_entries = wrappers.cache_size(info)
         self._cache_id = wrappers.cache_identity(info)
         sharing.join(self, self._cache_id)
+        self._look_like(info)
+
+    def _look_like(self, info: wrappers.Jitted) -> None:
+        """Look to JAX (and to ``inspect``) exactly like the function probed, as
+        ``functools.wraps`` would make it: ``jax.jit(Probe(f))`` is then named ``jit(f)`` in
+        JAX's log and events, its arguments named as ``f``'s parameters."""
+        user = info.function if info.function is not None else inspect.unwrap(self._fn)
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            value = getattr(user, attr, None)
+            if value is not None:
+                self.__dict__[attr] = value
+        self.__dict__["__wrapped__"] = self._fn
+        try:
+            self.__dict__["__signature__"] = inspect.signature(user)
+        except (TypeError, ValueError):  # a builtin or an object without one
+            self.__dict__.pop("__signature__", None)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         """``@Probe`` on a method binds like ``@jax.jit`` does: ``m.fwd(x)`` calls this
@@ -358,6 +380,17 @@ class Probe(Filing):
         finally:
             monitor.end(collector, previous)
 
+    def _for_eval_shape(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``jax.eval_shape(probe)``: JAX traces its own ``jit(probe)`` (it calls ``.trace``
+        directly only on a ``jax.jit`` object), and inside it the probed ``jit(f)`` is traced
+        once more, a miss ``eval_shape(jax.jit(f))`` never has. JAX's log must stay JAX's:
+        this inner trace is not explained to the user (jitlab still files the call)."""
+        previous = _swap_explain(False)
+        try:
+            return self(*args, **kwargs)
+        finally:
+            _set_explain(previous)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The hot path is a cache hit, where JAX fires nothing: do only what a hit needs and
         # leave everything else (keys, signatures, reasons) to the calls that compile. Each
@@ -365,6 +398,12 @@ class Probe(Filing):
         # three off, costs a thread-local set and one count per hit (counted_call).
         if getattr(_tls, "collector", None) is not None:
             return self._inlined(args, kwargs)
+        if (
+            _TRACE_STATE.value is not _EVAL_TRACE
+            and _EXPLAIN.get_local() is not False
+            and _traced_by_eval_shape(sys._getframe(1))
+        ):
+            return self._for_eval_shape(args, kwargs)
         if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive
             monitor.revive()
         collector = getattr(self._spares, "collector", None)

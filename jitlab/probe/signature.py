@@ -443,10 +443,24 @@ def _dtype_name(dtype: Any) -> str:
     try:
         name = _dtype_names.get(dtype)
     except Exception:  # a dtype that does not hash: named each time
-        return str(dtype)
+        return _dtype_text(dtype)
     if name is None:
-        name = _dtype_names[dtype] = str(dtype)
+        name = _dtype_names[dtype] = _dtype_text(dtype)
     return name
+
+
+dtype_name = _dtype_name
+
+
+def _dtype_text(dtype: Any) -> str:
+    """``str(dtype)``, but ``float0`` for JAX's float0 (a structured NumPy dtype whose text is
+    ``[('float0', 'V')]``; JAX writes ``float0[2,2]``)."""
+    try:
+        if dtype == jax.dtypes.float0:
+            return "float0"
+    except Exception:  # an extended dtype that does not compare with NumPy's
+        pass
+    return str(dtype)
 
 
 def _tree_text(tree: Any) -> str:
@@ -499,13 +513,20 @@ def device_changes(
     new_key: Hashable | None,
     old_key: Hashable | None,
     where: Iterable[int] | None = None,
+    committed: Callable[[], tuple[bool, ...] | None] | None = None,
+    was_committed: tuple[bool, ...] | None = None,
 ) -> list[Change]:
     """Leaves of the same type and layout placed on other devices (an array committed to
     ``cpu:1`` where the executable was built for ``cpu:0``): JAX compiles again for them,
     though the signature's sharding texts (None on a single device) are equal. A sharding
     change with ``detail="device"``, ``cpu:1 ← cpu:0``. ``paths()`` gives the keys' leaf
     paths (:func:`key_paths`): asked only when there is a change to name. ``where``: the
-    only positions that can differ, if known (:func:`moved_positions`)."""
+    only positions that can differ, if known (:func:`moved_positions`).
+
+    Only committed arrays are blamed: JAX places an uncommitted one (``jnp.ones`` made
+    inside ``jax.default_device(cpu1)``) where the call runs and ignores where it lives, so
+    a leaf that ``committed()`` (the new call's flags, in key order) or ``was_committed``
+    (the card's) says was not committed never names a device change."""
     if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
         return []
     if len(new_key) != 5 or len(old_key) != 5 or new_key[1] != old_key[1]:
@@ -531,6 +552,13 @@ def device_changes(
             moved.append((i, _devices_text(y[1]), _devices_text(x[1])))
         except Exception:
             continue
+    if moved and (committed is not None or was_committed is not None):
+        now = committed() if committed is not None else None
+        moved = [
+            entry
+            for entry in moved
+            if _committed_at(now, entry[0]) and _committed_at(was_committed, entry[0])
+        ]
     if not moved:
         return []
     names = paths()
@@ -540,6 +568,11 @@ def device_changes(
         Change(ChangeKind.SHARDING, names[i], before, after, detail="device")
         for i, before, after in moved
     ]
+
+
+def _committed_at(flags: tuple[bool, ...] | None, i: int) -> bool:
+    """Was leaf ``i`` committed to its device? True when the flags are not known."""
+    return flags is None or i >= len(flags) or bool(flags[i])
 
 
 def moved_positions(

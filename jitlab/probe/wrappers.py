@@ -25,6 +25,7 @@ the call).
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import inspect
 import sys
@@ -466,4 +467,32 @@ def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
         except TypeError:
             return None
     skip = ("fun_sourceinfo", "fun_signature")
-    return tuple((name, repr(getattr(jit_info, name))) for name in names if name not in skip)
+    return tuple(
+        (_OPTION_NAMES.get(name, name), _option_value(name, getattr(jit_info, name)))
+        for name in names
+        if name not in skip
+    )
+
+
+def _option_value(name: str, value: Any) -> str:
+    if name == "compiler_options_kvs" and not value:
+        return "None"  # jit's default (JAX keeps no pairs)
+    return option_text(value)
+
+
+# jit's options under the names the user passed them by (PjitInfo keeps a few otherwise).
+_OPTION_NAMES = {"compiler_options_kvs": "compiler_options"}
+
+
+def option_text(value: Any) -> str:
+    """A jit option's value as the user would write it: an enum by its name
+    (``Inline.XLA_EARLY``, ``CompilerEffortLevel.O1``, JAX 0.11+), compiler options as the
+    dict they were passed as (JAX keeps them as key-value pairs), anything else its repr."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    pairs = isinstance(value, tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
+    )
+    if pairs and value:
+        return "{" + ", ".join(f"{k!r}: {option_text(v)}" for k, v in value) + "}"
+    return repr(value)

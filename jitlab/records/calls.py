@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -60,7 +61,7 @@ class LeafSpec:
     @property
     def type_text(self) -> str:
         """Short form such as ``f32[8,32]`` (``~`` marks a weak type)."""
-        short = _SHORT_DTYPES.get(self.dtype, self.dtype)
+        short = short_dtype(self.dtype)
         dims = ",".join(str(d) for d in self.shape)
         return f"{'~' if self.weak_type else ''}{short}[{dims}]"
 
@@ -69,20 +70,28 @@ class LeafSpec:
         return f"{self.path}: {self.type_text}{extra}"
 
 
-_SHORT_DTYPES = {
-    "float32": "f32",
-    "float64": "f64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "int32": "i32",
-    "int64": "i64",
-    "int8": "i8",
-    "int16": "i16",
-    "uint8": "u8",
-    "uint32": "u32",
-    "bool": "bool",
-    "complex64": "c64",
-}
+def short_dtype(name: str) -> str:
+    """A dtype's short name as JAX writes it in jaxprs (``jax._src.dtypes.short_dtype_name``):
+    ``f32``, ``bf16``, ``i4``, ``u4``, ``f8_e4m3fn``, ``c128``; ``bool`` and ``float0`` stay
+    (JAX writes a float0 array ``float0[2,2]``), as do extended dtypes (``key<fry>``)."""
+    short = _SHORT_DTYPES.get(name)
+    if short is None:
+        short = name
+        if name != "float0" and _PLAIN_DTYPE.match(name):
+            short = (
+                name.replace("float", "f")
+                .replace("uint", "u")
+                .replace("int", "i")
+                .replace("complex", "c")
+            )
+        if len(_SHORT_DTYPES) < 256:
+            _SHORT_DTYPES[name] = short
+    return short
+
+
+_SHORT_DTYPES: dict[str, str] = {}
+# A NumPy or ml_dtypes name (not ``key<fry>``, not a structured dtype's text).
+_PLAIN_DTYPE = re.compile(r"^(b?float|u?int|complex)[0-9]+(_[a-z0-9]+)?$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ No Qt: the GUI calls :func:`reason_text` with its interface language.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from typing import TYPE_CHECKING
@@ -55,20 +56,19 @@ class ChangeKind(enum.StrEnum):
 
 
 # -- type texts (jitlab's own notation, e.g. ``~f32[8,32]``) ---------------------------------
-_TYPE = re.compile(r"^(?P<weak>~?)(?P<dtype>[a-z]+[0-9]*(?:<\w+>)?)\[(?P<dims>[0-9, ]*)\]$")
-_LONG_DTYPES = {
-    "f32": "float32",
-    "f64": "float64",
-    "f16": "float16",
-    "bf16": "bfloat16",
-    "i32": "int32",
-    "i64": "int64",
-    "i8": "int8",
-    "i16": "int16",
-    "u8": "uint8",
-    "u32": "uint32",
-    "c64": "complex64",
-}
+_TYPE = re.compile(
+    r"^(?P<weak>~?)(?P<dtype>[a-z]+[0-9]*(?:_[a-z0-9]+)?(?:<\w+>)?)\[(?P<dims>[0-9, ]*)\]$"
+)
+# JAX's short dtype names (``f32``, ``bf16``, ``i4``, ``f8_e4m3fn``) back to NumPy's.
+_SHORT = re.compile(r"^(?P<kind>bf|f|u|i|c)(?P<bits>[0-9]+)(?P<rest>_[a-z0-9]+)?$")
+_KINDS = {"bf": "bfloat", "f": "float", "u": "uint", "i": "int", "c": "complex"}
+
+
+def _long_dtype(short: str) -> str:
+    m = _SHORT.match(short)
+    if m is None or short == "float0":
+        return short
+    return f"{_KINDS[m['kind']]}{m['bits']}{m['rest'] or ''}"
 
 
 def parse_type(text: str | None) -> tuple[str, tuple[int, ...], bool] | None:
@@ -77,7 +77,7 @@ def parse_type(text: str | None) -> tuple[str, tuple[int, ...], bool] | None:
     if m is None:
         return None
     shape = tuple(int(d) for d in m["dims"].replace(" ", "").split(",") if d)
-    return _LONG_DTYPES.get(m["dtype"], m["dtype"]), shape, bool(m["weak"])
+    return _long_dtype(m["dtype"]), shape, bool(m["weak"])
 
 
 def _weakness(type_text: str | None, lang: str) -> str:
@@ -88,16 +88,65 @@ def _weakness(type_text: str | None, lang: str) -> str:
 
 
 # -- rendering -------------------------------------------------------------------------------
-def render(change: Change, lang: str = "en") -> str:
-    """One change in ``lang`` (``en`` or ``zh``; anything else falls back to English)."""
+def render(change: Change, lang: str = "en", *, full: bool = False) -> str:
+    """One change in ``lang`` (``en`` or ``zh``; anything else falls back to English).
+
+    A pytree structure change keeps both sub-trees in full (data); it is shown shortened
+    unless ``full`` (``--verbose``, a click on the row)."""
+    if change.kind is ChangeKind.TREE_STRUCTURE and not full:
+        change = dataclasses.replace(
+            change, before=_shortened(change.before), after=_shortened(change.after)
+        )
     return _zh(change) if lang == "zh" else _en(change)
 
 
-def reason_text(reason: Reason | None, lang: str = "en") -> str:
+def reason_text(reason: Reason | None, lang: str = "en", *, full: bool = False) -> str:
     if reason is None:
         return ""
     separator = "；" if lang == "zh" else "; "  # full-width in Chinese
-    return separator.join(render(change, lang) for change in reason.items)
+    return separator.join(render(change, lang, full=full) for change in reason.items)
+
+
+_SHORT_TREE = 80  # characters of a sub-tree's text shown when not in full
+
+
+def _shortened(text: str | None) -> str | None:
+    if text is None or len(text) <= _SHORT_TREE:
+        return text
+    return text[: _SHORT_TREE - 1] + "…"
+
+
+def _tree_counts(c: Change) -> tuple[int, int] | None:
+    """(leaves added, leaves removed) of a structure change that counted them."""
+    if not c.detail.startswith("removed="):
+        return None
+    try:
+        return c.count, int(c.detail.removeprefix("removed="))
+    except ValueError:
+        return None
+
+
+def _leaves_en(added: int, removed: int) -> str:
+    def n(k: int, what: str) -> str:
+        return f"{k} {'leaf' if k == 1 else 'leaves'} {what}"
+
+    if added and removed:
+        return f"{n(added, 'added')}, {removed} removed"
+    if added:
+        return n(added, "added")
+    if removed:
+        return n(removed, "removed")
+    return "the same leaves, another structure"
+
+
+def _leaves_zh(added: int, removed: int) -> str:
+    if added and removed:
+        return f"增加 {added} 个叶子，减少 {removed} 个"
+    if added:
+        return f"增加 {added} 个叶子"
+    if removed:
+        return f"减少 {removed} 个叶子"
+    return "叶子相同，结构不同"
 
 
 def _en(c: Change) -> str:
@@ -122,8 +171,13 @@ def _en(c: Change) -> str:
             return f"static {path} gone"
         same = " (same text, unequal values)" if before == after else ""
         return f"static {path}: {after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
+        return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         where = f" at {path}" if path else ""
+        counts = _tree_counts(c)
+        if counts is not None:
+            return f"pytree structure changed{where}: {_leaves_en(*counts)} ({after} ← {before})"
         return f"pytree structure changed{where}: {after} ← {before}"
     if k is ChangeKind.KEYWORD_VS_POSITIONAL:
         now, was = ("keyword", "position") if after == "keyword" else ("position", "keyword")
@@ -132,6 +186,12 @@ def _en(c: Change) -> str:
         return f"new argument {path}: {after}"
     if k is ChangeKind.ARGUMENT_GONE:
         return f"argument {path} gone (was {before})"
+    if k is ChangeKind.TRACING_CONTEXT and c.detail == "axis":  # a named axis (vmap, pmap)
+        if before is None:
+            return f"called inside named axis {path} (size {after}), before outside it"
+        if after is None:
+            return f"called outside named axis {path}, before inside it (size {before})"
+        return f"size of named axis {path} (vmap/pmap axis_name): {after} ← {before}"
     if k is ChangeKind.TRACING_CONTEXT:
         if not path:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
@@ -217,8 +277,13 @@ def _zh(c: Change) -> str:
             return f"静态参数 {path} 不见了"
         same = "（文本相同，值不相等）" if before == after else ""
         return f"静态参数 {path}：{after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
+        return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         where = f"（位置 {path}）" if path else ""
+        counts = _tree_counts(c)
+        if counts is not None:
+            return f"pytree 结构变了{where}：{_leaves_zh(*counts)}（{after} ← {before}）"
         return f"pytree 结构变了{where}：{after} ← {before}"
     if k is ChangeKind.KEYWORD_VS_POSITIONAL:
         now, was = ("关键字", "位置") if after == "keyword" else ("位置", "关键字")
@@ -227,6 +292,12 @@ def _zh(c: Change) -> str:
         return f"新参数 {path}：{after}"
     if k is ChangeKind.ARGUMENT_GONE:
         return f"参数 {path} 不见了（原为 {before}）"
+    if k is ChangeKind.TRACING_CONTEXT and c.detail == "axis":
+        if before is None:
+            return f"这次在命名轴 {path}（大小 {after}）之内调用，之前不在其中"
+        if after is None:
+            return f"这次在命名轴 {path} 之外调用，之前在其中（大小 {before}）"
+        return f"命名轴 {path}（vmap/pmap 的 axis_name）的大小变了：{after} ← {before}"
     if k is ChangeKind.TRACING_CONTEXT:
         if not path:
             return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
