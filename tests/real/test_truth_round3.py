@@ -19,9 +19,7 @@ import jax
 import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
-import optax
 import pytest
-from flax.training import train_state
 from jax import lax
 
 from jitlab.probe import wrappers
@@ -326,7 +324,12 @@ def test_entering_a_named_axis_is_said_so():
 
 
 # -- item 8: a pytree that changed is named at its sub-tree -------------------------------------
+def _optax():
+    return pytest.importorskip("optax")
+
+
 def _state(tx):
+    train_state = pytest.importorskip("flax.training.train_state")
     params = {"w": jnp.ones((2, 2))}
     return train_state.TrainState.create(apply_fn=None, params=params, tx=tx)
 
@@ -335,6 +338,7 @@ def test_a_train_states_optimizer_change_names_the_sub_tree_and_counts():
     # Issue 41 item 8: a Flax TrainState (flax/training/train_state.py) whose optimizer
     # state gained Adam's moments at opt_state[1]: named there, "3 leaves added", short;
     # the full diff kept in the record and shown with full=True.
+    optax = _optax()
     with jax_account() as log:
 
         def loss(state, x):
@@ -359,6 +363,7 @@ def test_a_train_states_optimizer_change_names_the_sub_tree_and_counts():
 def test_the_same_leaves_in_another_structure_name_the_node():
     # optax docs (adam → adamw: one more EmptyState, no new leaf), with the optimizer state
     # passed on its own (a TrainState's tx would change too): the tuple that grew is named.
+    optax = _optax()
     w = jnp.ones(3)
     with jax_account() as log:
 
@@ -380,6 +385,7 @@ def test_a_new_optimizer_object_in_a_train_state_names_its_static_field():
     # flax/training/train_state.py: tx is a static field (pytree_node=False); a TrainState
     # made again with a new optax object is another pytree: JAX compiles again. jitlab
     # names state.tx, not the whole tree.
+    optax = _optax()
     with jax_account() as log:
 
         def step(state, x):
