@@ -205,8 +205,10 @@ def require_before_counting() -> ContractReport:
 
     Where JAX's backend is already up the compile runs here. Before it, a compile here would
     start the program's backend ahead of its own ``XLA_FLAGS`` or
-    ``jax.distributed.initialize``: the same check then runs in a fresh interpreter of this
-    one (same executable, environment and path: the same JAX), once per process."""
+    ``jax.distributed.initialize``: the same check then runs in a process of its own, once
+    per process — a fork of this one where that is safe (Linux, one thread: ~0.3 s, JAX is
+    imported already), else a fresh interpreter of this one (the same executable,
+    environment and path: the same JAX; ~2 s, mostly importing JAX)."""
     names = require(compile=False)  # a missing name or a version outside: no need to compile
     if names.compiled:
         return names
@@ -217,24 +219,92 @@ def require_before_counting() -> ContractReport:
     with _lock:
         report = _elsewhere[0] if _elsewhere else None
         if report is None:
-            report = _run_elsewhere()
+            report = _run_forked() or _run_elsewhere()
             _elsewhere.append(report)
     if not report.ok:
         raise JaxContractError(report)
     return report
 
 
-_elsewhere: list[ContractReport] = []  # the check as a fresh interpreter ran it (cached)
+_elsewhere: list[ContractReport] = []  # the check as another process ran it (cached)
+
+
+def _report_json(report: ContractReport) -> dict[str, Any]:
+    """``report`` whole (each item's catalogue entry and fields too), for another process."""
+    items = [
+        {"name": i.name, "status": i.status, "detail": i.detail, "why": i.why, "fields": i.fields}
+        for i in report.items
+    ]
+    return {"jax": report.jax_version, "items": items}
+
+
+def _report_from_json(data: Any) -> ContractReport:
+    items = tuple(
+        ContractItem(
+            str(i["name"]),
+            i["status"] if i["status"] in ("ok", "missing", "changed") else "changed",
+            str(i["detail"]),
+            str(i["why"]),
+            tuple((str(k), str(v)) for k, v in i["fields"]),
+        )
+        for i in data["items"]
+    )
+    return ContractReport(str(data["jax"]), items, compiled=True)
+
+
+def _run_forked() -> ContractReport | None:
+    """:func:`check` in a forked child of this process; None where a fork is not safe (not
+    Linux, other threads running, a watch active: its fork handlers would count the child) or
+    the child gave no answer — the caller then runs a fresh interpreter. The child's streams
+    go to ``/dev/null`` and it leaves by ``os._exit``: nothing of the parent's (buffered
+    output, exit handlers) runs twice. Its backend is its own; the parent's stays unstarted."""
+    import json
+    import os
+    import sys
+
+    from jitlab.probe import monitor
+
+    if not sys.platform.startswith("linux") or threading.active_count() != 1 or monitor._watchers:
+        return None
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: check, answer, leave
+        status = 1
+        try:
+            os.close(read)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # GPU memory
+            payload = json.dumps(_report_json(_run(True))).encode("utf-8")
+            with os.fdopen(write, "wb") as answer:
+                answer.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        data = answer.read()
+    os.waitpid(pid, 0)
+    try:
+        return _report_from_json(json.loads(data.decode("utf-8")))
+    except Exception:  # the child died (a crash in JAX?): a fresh interpreter says why
+        return None
+
 
 _ELSEWHERE_SOURCE = """
 import json, sys
 from jitlab.probe import contract
-report = contract.check()
-items = [
-    {"name": i.name, "status": i.status, "detail": i.detail, "why": i.why, "fields": i.fields}
-    for i in report.items
-]
-sys.stdout.write("\\njitlab-contract " + json.dumps({"jax": report.jax_version, "items": items}))
+answer = json.dumps(contract._report_json(contract.check()))
+sys.stdout.write("\\njitlab-contract " + answer)
 """
 
 
@@ -269,18 +339,7 @@ def _run_elsewhere() -> ContractReport:
         if marker < 0:
             tail = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(tail[-1] if tail else f"exit status {done.returncode}")
-        data = json.loads(out[marker + len("\njitlab-contract ") :])
-        items = tuple(
-            ContractItem(
-                str(i["name"]),
-                i["status"],
-                str(i["detail"]),
-                str(i["why"]),
-                tuple((str(k), str(v)) for k, v in i["fields"]),
-            )
-            for i in data["items"]
-        )
-        return ContractReport(str(data["jax"]), items, compiled=True)
+        return _report_from_json(json.loads(out[marker + len("\njitlab-contract ") :]))
     except Exception as exc:  # never a pass that did not look: said as what is off
         got = f"{type(exc).__name__}: {exc}"[:200]
         item = _item("compile event", "missing", "elsewhere_failed", got=got)

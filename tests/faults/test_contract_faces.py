@@ -140,8 +140,12 @@ WATCH_API = """
     import jitlab
     from jitlab.probe.contract import JaxContractError
 
-    if {backend_first}:
+    if {before!r} == "backend":
         jnp.zeros(1).block_until_ready()  # the program's backend is up before the watch
+    elif {before!r} == "thread":  # another thread runs: the check is not forked
+        import threading
+
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
     f = jax.jit(lambda x: x * 2)
     try:
         with jitlab.watch("w.jsonl") as recorder:
@@ -155,11 +159,12 @@ WATCH_API = """
 """
 
 
-@pytest.mark.parametrize("backend_first", [False, True], ids=["before-backend", "after-backend"])
-def test_jitlab_watch_refuses_a_jax_whose_compile_events_were_renamed(tmp_path, backend_first):
-    # Before the backend starts the check runs in a fresh interpreter (the program's backend
-    # is its own to start); after, in the program. Either way, before anything is written.
-    code = WATCH_API.format(backend_first=backend_first)
+@pytest.mark.parametrize("before", ["nothing", "thread", "backend"])
+def test_jitlab_watch_refuses_a_jax_whose_compile_events_were_renamed(tmp_path, before):
+    # Before the backend starts the check runs in a process of its own (the program's
+    # backend is its own to start): a fork of the program, or with another thread running a
+    # fresh interpreter; after, in the program. Each time before anything is written.
+    code = WATCH_API.format(before=before)
     done = python(tmp_path, RENAMED_EVENTS, code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("refused: "), done.stdout
