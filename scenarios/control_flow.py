@@ -717,6 +717,8 @@ class ControlFlow(Scenario):
             facts=("graph_equations", "graph_equations"),
         ),
     )
+    # The question's second half (the loop: unrolled or scan) gets its own verdict on Complete.
+    also_judged = (comparisons[1],)
 
     def setup(self, lab: Lab, variant: str):
         self.variant = variant

@@ -293,6 +293,9 @@ class Scenario:
     # How the question is settled (a ``jitlab.lab.verdict.QuestionRun``: its own calls on
     # one variant, and what it counts); None where the answer is not a count.
     question_run: ClassVar[Any] = None
+    # Comparisons besides the pitfall and the fix's that the question asks about: Complete
+    # runs and judges each on its own calls (control-flow: the loop, unrolled or scanned).
+    also_judged: ClassVar[tuple[Comparison, ...]] = ()
     _chapter_named: ClassVar[str] = "chapter"  # which of the two names the scenario used
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -585,7 +585,7 @@ class NotebookLesson:
             lines.append(_say("failed_note", lang))
         else:
             lines.append(verdict.timing.sentence.get(lang))
-        _show("\n".join(lines), data)
+        _show("\n".join(lines), data, paragraphs=True)
         return verdict
 
     def question(self, said: str, *runs: LessonRun) -> Graded | None:
@@ -681,7 +681,11 @@ class NotebookLesson:
         else:
             lines.append(_say("broke", lang, why=outcome.failure))
         lines.append(exercise.explanation.get(lang))
-        _show("\n".join(lines), {"exercise": {"id": exercise_id, "answer": _json(value)}})
+        _show(
+            "\n".join(lines),
+            {"exercise": {"id": exercise_id, "answer": _json(value)}},
+            paragraphs=True,
+        )
         return result
 
     # -- the cell's code in the scenario's module ---------------------------------------
@@ -735,7 +739,7 @@ def _json(value: Any) -> Any:
     return jsonable(value)
 
 
-def _show(text: str, data: Mapping[str, Any]) -> None:
+def _show(text: str, data: Mapping[str, Any], paragraphs: bool = False) -> None:
     """Text for the reader, and the same result as JSON under ``application/json`` (so a
     test, or a tool, reads the measurement without parsing words)."""
     try:
@@ -746,4 +750,18 @@ def _show(text: str, data: Mapping[str, Any]) -> None:
     if get_ipython is None or get_ipython() is None:  # outside IPython: the words are enough
         print(text)
         return
-    display({"text/plain": text, "application/json": {METADATA_KEY: dict(data)}}, raw=True)
+    shown: dict[str, Any] = {"text/plain": text, "application/json": {METADATA_KEY: dict(data)}}
+    if paragraphs:
+        from jitlab.notebook.render import framed
+        from jitlab.report.html import esc
+
+        # Paragraphs a notebook wraps between words (its plain-text output breaks lines
+        # anywhere, mid-word included); the first line, the finding, in bold.
+        lines = [line for line in text.splitlines() if line.strip()]
+        body = "".join(
+            f"<p><strong>{esc(line)}</strong></p>" if i == 0 else f"<p>{esc(line)}</p>"
+            for i, line in enumerate(lines)
+        )
+        lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+        shown["text/html"] = framed(body, lang)
+    display(shown, raw=True)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from jitlab.notebook.words import say
+from jitlab.notebook.words import WORDS, say
 from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind
@@ -374,16 +374,34 @@ def _figures_table(figures: Any, lang: str) -> str:
             shown = f"{value:,.0f}"
         else:
             shown = f"{value:,}"
-        rows.append(f"<tr><th scope=row>{esc(f.name)}</th><td class=num>{shown}</td></tr>")
+        name = figure_name(f.name, lang)
+        rows.append(f"<tr><th scope=row>{esc(name)}</th><td class=num>{shown}</td></tr>")
     return f'<table class="figures"><tbody>{"".join(rows)}</tbody></table>'
 
 
 def script_text(script: Any, lang: str = "en") -> str:
     title = say("script.title", lang, function=script.function, card=script.card + 1)
     lines = [f"{title}: {script.signature}"]
-    if script.figures is not None:
-        lines += ["  " + line for line in script.figures.text().splitlines()]
+    if script.figures is not None:  # each figure by its name in ``lang``, never the raw key
+        figures = script.figures
+        names = {f.name: figure_name(f.name, lang) for f in fields(figures)}
+        width = max(len(n) for n in names.values())
+        for f in fields(figures):
+            value = getattr(figures, f.name)
+            shown = say("script.unknown", lang) if value is None else _figure(f.name, value)
+            lines.append(f"  {names[f.name]:<{width}}  {shown}")
     return "\n".join(lines)
+
+
+def figure_name(name: str, lang: str) -> str:
+    """A script figure's name in ``lang`` (a figure jitlab adds later: its key)."""
+    return say(f"figure.{name}", lang) if f"figure.{name}" in WORDS else name
+
+
+def _figure(name: str, value: Any) -> str:
+    if name.endswith("_ms"):
+        return format_ms(float(value))
+    return f"{value:,.0f}" if isinstance(value, float) else f"{value:,}"
 
 
 # -- the live view ---------------------------------------------------------------------------

@@ -116,6 +116,21 @@ WORDS: dict[str, _M] = {
     "script.unavailable": _M("{part}: {why}", "{part}：{why}"),
     "script.signature": _M("Signature", "签名"),
     "script.unknown": _M("unknown", "未知"),
+    # a script's figures, named as the app's script window names them (never the raw keys)
+    "figure.equations": _M("jaxpr equations (sub-graphs once)", "jaxpr 方程数（子图只计一次）"),
+    "figure.top_level_equations": _M("top-level equations", "顶层方程数"),
+    "figure.hlo_instructions": _M("HLO instructions (optimized)", "HLO 指令数（优化后）"),
+    "figure.stablehlo_ops": _M("StableHLO operations", "StableHLO 操作数"),
+    "figure.flops": _M("flops (XLA's estimate)", "浮点运算次数（XLA 估计）"),
+    "figure.transcendentals": _M("transcendentals", "超越函数运算次数"),
+    "figure.bytes_accessed": _M("bytes accessed", "访问字节数"),
+    "figure.argument_bytes": _M("argument memory", "参数内存"),
+    "figure.output_bytes": _M("output memory", "输出内存"),
+    "figure.temp_bytes": _M("temporary memory", "临时内存"),
+    "figure.generated_code_bytes": _M("generated code", "生成的代码"),
+    "figure.trace_ms": _M("trace time (when compiled)", "追踪时间（编译时）"),
+    "figure.lower_ms": _M("lower time", "降级时间"),
+    "figure.compile_ms": _M("compile time", "编译时间"),
 }
 
 

@@ -107,8 +107,24 @@ def test_failed_calls_are_crosses_off_the_latency_line(qtbot, make_window) -> No
     assert x is None or len(x) == 0  # every pitfall call failed: no latency plotted
     fx, fy = page.failed_marks["pitfall"].getData()
     assert list(fx) == list(range(n)) and len(set(fy)) == 1
-    lx, ly = page.compare_lines["fix"].getData()
-    assert list(lx) == list(range(n)) and min(ly) > fy[0]  # the row sits below every latency
+    lx, _ = page.compare_lines["fix"].getData()
+    assert list(lx) == list(range(n))
+    # The crosses sit in a row of their own above the chart (issue 42: at ~0.05 ms on the
+    # latency axis they looked fastest), never in the latency plot.
+    row = page.failed_row.getPlotItem()
+    assert not page.failed_row.isHidden()
+    assert page.failed_marks["pitfall"] in row.listDataItems()
+    assert page.failed_marks["pitfall"] not in page.compare.getPlotItem().listDataItems()
+    # The question's other half, the loop, has its own verdict on its own calls.
+    also = window.scenario.also_judged[0]
+    text = html.unescape(page.verdict.text())
+    loop = judge(also, *(list(window.state.latest(v).records) for v in also.variants))
+    assert loop.better == "fix"
+    sizes = (loop.pitfall.program_size, loop.fix.program_size)
+    assert f"the largest program had {sizes[0]} equations; lax.scan: {sizes[1]}." in text
+    assert "The question's other half (" in text
+    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
+    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
     labels = [label.text for _, label in page.compare_legend.items]
     assert "failed call (no latency)" in labels
 
@@ -157,3 +173,52 @@ def test_several_error_types_keep_the_table_narrow(qtbot, make_window) -> None:
     assert cell == f"{n} of {n} calls failed: 4 error types", cell
     for name in ("TracerBoolConversionError", "ConcretizationTypeError", "TypeError"):
         assert name in first_line(window)
+
+
+def test_side_effects_complete_shows_what_was_printed(qtbot, make_window) -> None:
+    """Side-effects' measure is what got printed: the table shows lines printed while tracing
+    and at run time and the counter (the CLI's --compare rows), and the chart plots lines
+    printed so far, not latency (issue 42: timing only, so the fix looked 10× slower)."""
+    window = make_window(scenario="side-effects")
+    complete(qtbot, window)
+    page = window.summary
+    cells = {k: (page.cells[("pitfall", k)], page.cells[("fix", k)]) for k in page.measure_labels}
+    values = {k: (p.text(), f.text()) for k, (p, f) in cells.items() if not p.isHidden()}
+    assert values == {"trace_lines": ("1", "0"), "runtime_lines": ("0", "5"), "counter": ("1", "5")}
+    assert page.measure_labels["program_size"].isHidden()
+    assert page.measure_labels["trace_lines"].text() == "Lines printed while tracing"
+    _, pitfall = page.compare_lines["pitfall"].getData()
+    _, fix = page.compare_lines["fix"].getData()
+    assert list(pitfall) == [1, 1, 1, 1, 1] and list(fix) == [1, 2, 3, 4, 5]
+    axis = page.compare.getPlotItem().getAxis("left").labelText
+    assert axis.startswith("lines printed so far")
+    # The question (how many lines after five calls?) is graded on its own run: one line.
+    assert "1 line printed (#" in page.prediction.text()
+    window.lang_actions["zh"].trigger()
+    assert page.measure_labels["counter"].text() == "计数最终值"
+    assert page.compare.getPlotItem().getAxis("left").labelText.startswith("累计打印的行数")
+
+
+def test_a_parameter_no_call_sets_does_not_make_runs_unlike(qtbot) -> None:
+    """Control-flow's calls set only x; a run made with another `steps` (a slider neither
+    variant reads) is still like with like (issue 42)."""
+    from jitlab.gui.lesson.summary_page import SummaryPage
+    from jitlab.gui.views.model import RunState
+    from jitlab.lab.discovery import scenarios
+    from jitlab.records.calls import CallKind, CallRecord, ErrorInfo
+
+    state = RunState()
+    page = SummaryPage(state)
+    qtbot.addWidget(page)
+    page.show_scenario(scenarios()["control-flow"])
+    for variant, steps in (("pitfall", 8), ("fix", 16)):
+        state.new_segment(variant)
+        for i, x in enumerate((3.0, -2.0, 0.5)):
+            kind = CallKind.ERROR if variant == "pitfall" else CallKind.CACHE_HIT
+            error = ErrorInfo("TracerBoolConversionError", "") if kind is CallKind.ERROR else None
+            state.call_finished(
+                CallRecord(i, "f", kind, 1.0, params={"x": x, "steps": steps}, error=error)
+            )
+    page.refresh()
+    assert "Like with like: both runs made the same 3 calls." in page.verdict.text()
+    assert page.missing() == ("?also:0",)  # the loop is yet to run; the two runs are fine

@@ -11,6 +11,7 @@ validated in test_lesson_export.py).
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -163,6 +164,9 @@ def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
     # The prediction, graded on the question's own calls (run for it), not on the comparison.
     verdict_cell = next(c for c in nb.cells if c.source.startswith("verdict = lesson.verdict("))
     words = "".join(o["data"]["text/plain"] for o in verdict_cell.outputs if "data" in o)
+    # Paragraphs that wrap between words (plain text broke the verdict mid-word), in HTML.
+    shown = "".join(o["data"].get("text/html", "") for o in verdict_cell.outputs if "data" in o)
+    assert "<p><strong>" in shown and measured[0]["verdict"].split("(")[0] in html.unescape(shown)
     answer = scenario.question_run
     if answer is None:  # not a count (control-flow: what sign(3.0) returns)
         assert jitlab_outputs(nb, "prediction") == []

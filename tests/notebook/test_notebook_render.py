@@ -75,3 +75,18 @@ def test_the_notebook_scopes_the_page_style():
 def test_no_recording_no_body():
     with pytest.raises(ValueError):
         render_body([])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_script_s_figures_are_named_in_words_never_raw_keys(lang: str) -> None:
+    """Issue 42: the notebook showed `top_level_equations`, `generated_code_bytes` even in
+    Chinese. A real script (a tiny jit), its figures named as the app's script window does."""
+    from jitlab.notebook.render import script_html, script_text
+    from jitlab.probe.probe import Probe
+
+    probe = Probe(jax.jit(lambda x: jnp.sin(x) * 2))
+    probe(jnp.ones(4))
+    script = probe.script(probe.ledger.cards[0])
+    for shown in (script_html(script, lang), script_text(script, lang)):
+        assert "top_level_equations" not in shown and "generated_code_bytes" not in shown
+        assert ("顶层方程数" if lang == "zh" else "top-level equations") in shown

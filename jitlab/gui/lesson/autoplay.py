@@ -13,7 +13,13 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from jitlab.gui import i18n
 from jitlab.gui.lesson.controls import ParamControls, RunControls
-from jitlab.gui.lesson.summary_cells import QUESTION, question_segment
+from jitlab.gui.lesson.summary_cells import (
+    ALSO,
+    QUESTION,
+    also_missing,
+    covered,
+    question_segment,
+)
 from jitlab.gui.views.model import Change, RunState
 from jitlab.lab.spec import Scenario
 
@@ -63,12 +69,18 @@ def measure_beats(
     if QUESTION in variants and answer is not None:
         # The question's own calls first, from a fresh run: the run its prediction is graded on.
         out += [(answer.variant if i == 0 else "", dict(p), "") for i, p in enumerate(answer.calls)]
-    return out + [
+    out += [
         (variant if i == 0 else "", params, "")
         for variant in variants
-        if variant != QUESTION
+        if not variant.startswith("?")
         for i, params in enumerate(sequence)
     ]
+    for marker in (v for v in variants if v.startswith(ALSO)):
+        # A comparison the question also asks about (the loop): each side on its own calls.
+        also = scenario.also_judged[int(marker[len(ALSO) :])]
+        for variant in also.variants:
+            out += [(variant if i == 0 else "", dict(p), "") for i, p in enumerate(also.calls)]
+    return out
 
 
 class Autoplay(QObject):
@@ -115,8 +127,13 @@ class Autoplay(QObject):
         """Run the variants on the lesson's call sequence, then show the summary; the
         question's own calls first while no run has answered them."""
         answer = getattr(scenario, "question_run", None)
-        if answer is not None and question_segment(self.state, answer) is None:
+        if (
+            answer is not None
+            and question_segment(self.state, answer) is None
+            and not (answer.variant in variants and covered(answer, scenario))
+        ):
             variants = tuple(dict.fromkeys((QUESTION, *variants)))
+        variants = tuple(dict.fromkeys((*variants, *also_missing(self.state, scenario))))
         self.beats = measure_beats(scenario, variants)
         self.measured = True
         self.stage.run_controls.set_playing(False)

@@ -8,12 +8,14 @@ from collections.abc import Iterable
 
 from jitlab.gui.views.model import RunState, Segment
 from jitlab.lab.spec import Scenario, Text
-from jitlab.lab.verdict import QuestionRun, answered_by
+from jitlab.lab.verdict import QuestionRun, answered_by, matches
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.text import format_ms
 
-# ``SummaryPage.missing``: the question's own run is yet to be made (not a variant's name).
+# ``SummaryPage.missing``: the question's own run is yet to be made (not a variant's name);
+# ALSO + i: the scenario's ``also_judged[i]`` is yet to be run.
 QUESTION = "?question"
+ALSO = "?also:"
 NOT_A_COUNT = Text(
     "This question is not answered by a count: check your words against the verdict below.",
     "这道题的答案不是一个次数：拿你的话和下面的结论对一对。",
@@ -26,6 +28,32 @@ SECOND = Text(
     "Then the lesson's comparison, a separate finding: the pitfall and the fix on the same calls.",
     "接下来是课程的对比，另一项结论：陷阱版和修正版跑同一组调用。",
 )
+
+
+def also_missing(state: RunState, scenario: type[Scenario] | None) -> tuple[str, ...]:
+    """Markers (``ALSO`` + index) of the scenario's ``also_judged`` comparisons whose two
+    runs are not yet the comparison's calls."""
+    out = []
+    for i, also in enumerate(getattr(scenario, "also_judged", ()) or ()):
+        runs = [state.latest(v) for v in also.variants]
+        if not all(run is not None and matches(also, list(run.records)) for run in runs):
+            out.append(f"{ALSO}{i}")
+    return tuple(out)
+
+
+def covered(answer: QuestionRun, scenario: type[Scenario]) -> bool:
+    """Whether a fresh run of the lesson's comparison on the question's variant begins with
+    the question's calls (static-args: the fix on n = 3, 4, 3, 2, 4), so it answers too."""
+    comparison = scenario.comparison()
+    calls = comparison.calls
+    return (
+        answer.variant in comparison.variants
+        and len(calls) >= len(answer.calls)
+        and all(
+            all(k in c and c[k] == v for k, v in q.items())
+            for q, c in zip(answer.calls, calls, strict=False)
+        )
+    )
 
 
 def question_run(scenario: type[Scenario] | None) -> QuestionRun | None:

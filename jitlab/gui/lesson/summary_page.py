@@ -32,7 +32,9 @@ from jitlab.gui.lesson.summary_cells import (
     NOT_RUN,
     QUESTION,
     SECOND,
+    also_missing,
     cell_text,
+    covered,
     error_types,
     is_question_segment,
     question_run,
@@ -42,9 +44,9 @@ from jitlab.gui.style import VARIANT_COLORS
 from jitlab.gui.views.chart import CallAxis, DecadeAxis
 from jitlab.gui.views.model import Change, RunState, Segment
 from jitlab.lab.spec import Comparison, Measure, Scenario, Text
-from jitlab.lab.verdict import Verdict, grade, judge, matches
+from jitlab.lab.verdict import SIDE_ROWS, Verdict, grade, judge, matches, same_calls
 from jitlab.records.calls import CallKind, CallRecord, Summary
-from jitlab.records.text import prediction_number
+from jitlab.records.text import format_ms, prediction_number
 
 REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
 # The comparison chart's colours: the live chart's for the variants, never a call kind's
@@ -52,6 +54,32 @@ REFRESH_MS = 200  # the summary while calls stream in: at most 5 times a second
 LINE_COLORS = {"pitfall": VARIANT_COLORS["pitfall"], "fix": VARIANT_COLORS["fix"]}
 # Where a failed call sits on the comparison chart: a row of its own, never a latency.
 FAILED = Text("failed call (no latency)", "失败的调用（没有耗时）")
+AXIS_W = 64  # both plots' left axes
+FAILED_ROW_PX = 34  # the failed calls' own row above the chart, as on the live chart
+# The rows a lesson's own measure adds to the table (the CLI's --compare rows, same words).
+MEASURE_ROWS = {
+    Measure.OUTPUT: ("trace_lines", "runtime_lines", "counter"),
+    Measure.PROGRAM_SIZE: ("program_size",),
+}
+ROW_WORDS = dict(SIDE_ROWS)
+# The chart of a lesson whose measure is what got printed: lines so far, not latency.
+PRINTED_AXIS = Text(
+    "lines printed so far (while tracing + at run time)", "累计打印的行数（追踪时 + 运行时）"
+)
+FAILED_ROW = Text("failed", "失败")
+LOOP_HEAD = Text("The question's other half", "题目的另一半")
+LOOP_SIZE = Text(
+    "{p}: the largest program had {pn} equations; {f}: {fn}.",
+    "{p}：最大的程序有 {pn} 条等式；{f}：{fn} 条。",
+)
+COMPILE_TIMES = Text(
+    "Trace + lower + compile, call by call ({keys} {values}): {p}: {pt}; {f}: {ft}.",
+    "每次调用的追踪 + 降级 + 编译耗时（{keys} 依次为 {values}）：{p}：{pt}；{f}：{ft}。",
+)
+NOT_YET = Text(
+    "not run yet: press “Measure both” to run it on its own calls.",
+    "还没跑：点“两者都测”，按它自己的那组调用来运行。",
+)
 
 
 class SummaryPage(Retranslating, QWidget):
@@ -79,6 +107,7 @@ class SummaryPage(Retranslating, QWidget):
         super().__init__(parent)
         self.state = state
         self.prediction_text = ""
+        self._graded: int | None = None  # which prediction line is the grade (bold)
         self.title = QLabel(self)
         self.title.setObjectName("summaryTitle")
         font = self.title.font()
@@ -107,6 +136,20 @@ class SummaryPage(Retranslating, QWidget):
                 cell = QLabel("–", self)
                 cell.setObjectName(f"summary_{variant}_{key}")
                 cell.setWordWrap(key == "errors")  # a list of error names: never page-wide
+                cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.cells[(variant, key)] = cell
+                self.grid.addWidget(cell, row, col)
+        # The lesson's own measure (lines printed, the counter, the program's size): rows
+        # shown only where the measure reads them.
+        self.measure_labels: dict[str, QLabel] = {}
+        extra = dict.fromkeys(k for keys in MEASURE_ROWS.values() for k in keys)
+        for row, key in enumerate(extra, start=len(self.ROWS) + 1):
+            label = QLabel(self)
+            self.measure_labels[key] = label
+            self.grid.addWidget(label, row, 0)
+            for col, variant in enumerate(("pitfall", "fix"), start=1):
+                cell = QLabel("–", self)
+                cell.setObjectName(f"summary_{variant}_{key}")
                 cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.cells[(variant, key)] = cell
                 self.grid.addWidget(cell, row, col)
@@ -148,9 +191,23 @@ class SummaryPage(Retranslating, QWidget):
                 symbolBrush=pg.mkBrush(LINE_COLORS["fix"]),
             ),
         }
-        # A failed call has no latency: a cross on a row of its own, below every latency.
+        # A failed call has no latency: a cross in a row of its own above the chart (the live
+        # chart's way), on the same call axis, never at a latency.
+        self.failed_row = pg.PlotWidget(self)
+        self.failed_row.setObjectName("compareFailedRow")
+        self.failed_row.setFixedHeight(FAILED_ROW_PX)
+        self.failed_row.setBackground(self.palette().color(self.backgroundRole()).lighter(103))
+        plot.getAxis("left").setWidth(AXIS_W)
+        frow = self.failed_row.getPlotItem()
+        frow.getAxis("left").setWidth(AXIS_W)  # the same width: call numbers line up
+        frow.setMenuEnabled(False)
+        frow.hideButtons()
+        frow.hideAxis("bottom")
+        frow.vb.setMouseEnabled(x=False, y=False)
+        frow.vb.setYRange(-1.0, 1.0, padding=0)
+        frow.setXLink(plot)
         self.failed_marks = {
-            variant: plot.plot(
+            variant: frow.plot(
                 pen=None,
                 symbol="x",
                 symbolSize=11,
@@ -159,6 +216,7 @@ class SummaryPage(Retranslating, QWidget):
             )
             for variant in ("pitfall", "fix")
         }
+        self.failed_row.hide()
         # The legend sits in the title row above the plot: it never covers a point.
         self.compare_legend = pg.LegendItem(colCount=2)
         self.compare_legend.setLabelTextColor(self.palette().color(self.foregroundRole()))
@@ -197,7 +255,11 @@ class SummaryPage(Retranslating, QWidget):
         # the chart began below it).
         payoff = QHBoxLayout()
         payoff.addWidget(self.table_box, 0, Qt.AlignmentFlag.AlignTop)
-        payoff.addWidget(self.compare, 1)
+        chart = QVBoxLayout()
+        chart.setSpacing(0)
+        chart.addWidget(self.failed_row)
+        chart.addWidget(self.compare, 1)
+        payoff.addLayout(chart, 1)
         self.table_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
         layout.addLayout(payoff, 1)
         layout.addWidget(self.lesson)
@@ -229,7 +291,9 @@ class SummaryPage(Retranslating, QWidget):
         for segment in reversed(self.state.segments):
             if segment.variant != variant or not segment.records:
                 continue
-            if not is_question_segment(answer, segment):
+            if not is_question_segment(answer, segment) or matches(
+                self._comparison(), list(segment.records)
+            ):  # a run of the question's calls that are also the comparison's: both
                 return segment
             newest = newest or segment
         return newest
@@ -250,6 +314,7 @@ class SummaryPage(Retranslating, QWidget):
                 self.cells[(variant, key)].setText(
                     self._cell(key, summary, segment.records if segment else [])
                 )
+        self._measure_rows()
         self._plot_compare()
         p, f = summaries["pitfall"], summaries["fix"]
         if p and f and p.calls and f.calls:
@@ -259,7 +324,26 @@ class SummaryPage(Retranslating, QWidget):
             self.verdict.setText(
                 self.tr("Run both variants (or press “Measure both”) to compare them side by side.")
             )
-        self.prediction.setText("<br>".join(html.escape(line) for line in self.prediction_lines()))
+        lines = [html.escape(line) for line in self.prediction_lines()]
+        if self._graded is not None and self._graded < len(lines):  # the grade stands out
+            lines[self._graded] = f"<b>{lines[self._graded]}</b>"
+        self.prediction.setText("<br>".join(lines))
+
+    def _measure_rows(self) -> None:
+        """The rows the lesson's measure reads (lines printed, the counter, the program's
+        size), from the verdict's two sides: the same numbers ``jitlab run --compare`` shows."""
+        shown = MEASURE_ROWS.get(self._comparison().measure, ())
+        verdict = self.lesson_verdict()
+        sides = (verdict.pitfall.to_json(), verdict.fix.to_json()) if verdict else ({}, {})
+        for key, label in self.measure_labels.items():
+            visible = key in shown
+            label.setVisible(visible)
+            label.setText(ROW_WORDS[key].get(language()).capitalize())
+            for variant, side in zip(("pitfall", "fix"), sides, strict=True):
+                cell = self.cells[(variant, key)]
+                cell.setVisible(visible)
+                value = side.get(key)
+                cell.setText("–" if value is None else str(value))
 
     def lesson_verdict(self) -> Verdict | None:
         """The lesson's verdict on the latest pitfall and fix runs: the scenario's own measure,
@@ -285,10 +369,14 @@ class SummaryPage(Retranslating, QWidget):
         ask = (QUESTION,) if answer and question_segment(self.state, answer) is None else ()
         runs = {v: self.run(v) for v in comparison.variants}
         records = {v: list(run.records) if run else [] for v, run in runs.items()}
+        also = also_missing(self.state, self.scenario)
         p, f = records[comparison.pitfall], records[comparison.fix]
-        if p and f and [r.params for r in p] == [r.params for r in f]:
-            return ask
-        return ask + tuple(v for v in comparison.variants if not matches(comparison, records[v]))
+        if p and f and same_calls(comparison, p, f):
+            return ask + also
+        needed = tuple(v for v in comparison.variants if not matches(comparison, records[v]))
+        if answer and answer.variant in needed and covered(answer, self.scenario):
+            ask = ()  # the comparison's own run of that variant answers the question too
+        return ask + also + needed
 
     def verdict_lines(self) -> list[str]:
         """The lesson's verdict first, on its own measure; then time per cached call, said
@@ -314,7 +402,60 @@ class SummaryPage(Retranslating, QWidget):
         else:
             lines.append(verdict.timing.sentence.get(lang))
         lines.append(self._like_with_like(runs["pitfall"], runs["fix"]))  # type: ignore[arg-type]
+        lines += self.also_lines()
         return lines
+
+    def also_lines(self) -> list[str]:
+        """The verdicts of the comparisons the question also asks about (control-flow's
+        loop), each on its own calls: a finding of its own, after the lesson's."""
+        lang = language()
+        out = []
+        scenario = self.scenario
+        for also in getattr(scenario, "also_judged", ()) or ():
+            named = {v.id: v.title.get(lang) for v in scenario.variants}  # type: ignore[union-attr]
+            colon = "：" if lang.startswith("zh") else ": "
+            head = (
+                f"{LOOP_HEAD.get(lang)} ({named.get(also.pitfall, also.pitfall)} ↔ "
+                f"{named.get(also.fix, also.fix)}){colon}"
+            )
+            runs = [self.state.latest(v) for v in also.variants]
+            if not all(r is not None and matches(also, list(r.records)) for r in runs):
+                out.append(head + NOT_YET.get(lang))
+                continue
+            pitfall, fix = (list(r.records) for r in runs)  # type: ignore[union-attr]
+            verdict = judge(also, pitfall, fix)
+            p_size, f_size = verdict.pitfall.program_size, verdict.fix.program_size
+            if p_size is not None and f_size is not None:  # in the variants' own names
+                p, f = named.get(also.pitfall, also.pitfall), named.get(also.fix, also.fix)
+                out.append(head + LOOP_SIZE.get(lang).format(p=p, f=f, pn=p_size, fn=f_size))
+            else:
+                out.append(head + verdict.text(lang))
+            if verdict.note is not None:
+                out.append(verdict.note.get(lang))
+            out.append(self._compile_times(also, pitfall, fix, named))
+        return out
+
+    def _compile_times(
+        self,
+        also: Comparison,
+        pitfall: list[CallRecord],
+        fix: list[CallRecord],
+        named: dict[str, str],
+    ) -> str:
+        """Each call's compile time on both sides: whose grows with the calls (the loop's
+        steps), which the question asks."""
+        lang = language()
+        keys = list(dict.fromkeys(k for call in also.calls for k in call))
+        sep = "、" if lang.startswith("zh") else ", "
+        values = sep.join("/".join(str(call.get(k)) for k in keys) for call in also.calls)
+
+        def times(records: list[CallRecord]) -> str:
+            return sep.join(format_ms(r.trace_ms + r.lower_ms + r.compile_ms) for r in records)
+
+        p, f = named.get(also.pitfall, also.pitfall), named.get(also.fix, also.fix)
+        return COMPILE_TIMES.get(lang).format(
+            keys="/".join(keys), values=values, p=p, f=f, pt=times(pitfall), ft=times(fix)
+        )
 
     def _like_with_like(self, pitfall: Segment, fix: Segment) -> str:
         p, f = pitfall.records, fix.records
@@ -336,7 +477,7 @@ class SummaryPage(Retranslating, QWidget):
                 )
             )
             return text.replace("%2", str(len(f)))
-        if [r.params for r in p] != [r.params for r in f]:
+        if not same_calls(self._comparison(), list(p), list(f)):
             return (
                 self.tr(
                     "Not like with like: the two runs made their %n call with different "
@@ -363,6 +504,7 @@ class SummaryPage(Retranslating, QWidget):
         (a run made for that purpose), and which run answered it."""
         lang = language()
         lines = []
+        self._graded = None
         if self.prediction_text:
             lines.append(self.tr("Your prediction: %1").replace("%1", self.prediction_text))
         answer = question_run(self.scenario)
@@ -379,6 +521,7 @@ class SummaryPage(Retranslating, QWidget):
             Text(answer.variant, answer.variant),
         )
         said = prediction_number(self.prediction_text) if self.prediction_text else None
+        self._graded = len(lines)
         lines.append(grade(answer, list(segment.records), said, title).sentence.get(lang))
         lines.append(SECOND.get(lang))
         return lines
@@ -425,20 +568,25 @@ class SummaryPage(Retranslating, QWidget):
         for variant in self.compare_lines:
             segment = self.run(variant)
             kept[variant] = segment.records[-5000:] if segment else []
-        served = [r.latency_ms for rs in kept.values() for r in rs if r.kind is not CallKind.ERROR]
-        floor = max(min(served, default=1.0) / 4, 1e-4)  # the failed calls' row
+        printed = self._comparison().measure is Measure.OUTPUT
+        plot = self.compare.getPlotItem()
+        plot.setLogMode(x=False, y=not printed)  # the lesson's measure: lines, else latency
+        self._label_axis(printed)
         for variant, line in self.compare_lines.items():
             records = kept[variant]
             ok = [i for i, r in enumerate(records) if r.kind is not CallKind.ERROR]
             failed = [i for i, r in enumerate(records) if r.kind is CallKind.ERROR]
-            line.setData(
-                np.array(ok, dtype=float),
-                np.array([max(records[i].latency_ms, 1e-4) for i in ok], dtype=float),
-            )
-            self.failed_marks[variant].setData(
-                np.array(failed, dtype=float), np.full(len(failed), floor)
-            )
-        self._legend_failed(any(r.kind is CallKind.ERROR for rs in kept.values() for r in rs))
+            if printed:  # what the side effect left: lines printed so far, after each call
+                so_far = np.cumsum([len(r.stdout) for r in records])
+                y = np.array([so_far[i] for i in ok], dtype=float)
+            else:
+                y = np.array([max(records[i].latency_ms, 1e-4) for i in ok], dtype=float)
+            line.setData(np.array(ok, dtype=float), y)
+            # A failed call has its own row above the chart: a mark at its call, no value.
+            self.failed_marks[variant].setData(np.array(failed, dtype=float), np.zeros(len(failed)))
+        any_failed = any(r.kind is CallKind.ERROR for rs in kept.values() for r in rs)
+        self.failed_row.setVisible(any_failed)
+        self._legend_failed(any_failed)
         self._label_runs()
 
     def _label_runs(self) -> None:
@@ -454,6 +602,13 @@ class SummaryPage(Retranslating, QWidget):
                 .replace("%2", str(starts["fix"]))
             )
         self.compare.getPlotItem().setLabel("bottom", label)
+
+    def _label_axis(self, printed: bool) -> None:
+        plot = self.compare.getPlotItem()
+        if printed:
+            plot.setLabel("left", PRINTED_AXIS.get(language()))
+        else:
+            plot.setLabel("left", self.tr("latency (ms, log scale)"))
 
     def _legend_failed(self, shown: bool) -> None:
         """The failed-call cross in the legend only while a failed call is on the chart."""
@@ -490,12 +645,13 @@ class SummaryPage(Retranslating, QWidget):
             if self.scenario
             else ""
         )
-        plot = self.compare.getPlotItem()
-        plot.setLabel("left", self.tr("latency (ms, log scale)"))
+        self._label_axis(self._comparison().measure is Measure.OUTPUT)
         self._label_runs()
         self.compare.setToolTip(
             self.tr("The same calls on the pitfall (solid) and on the fix (dashed), from call 0.")
         )
+        row = self.failed_row.getPlotItem().getAxis("left")
+        row.setTicks([[(0.0, FAILED_ROW.get(lang))]])  # the row says what it holds
         self.compare_legend.clear()
         self.compare_legend.addItem(self.compare_lines["pitfall"], self.tr("Pitfall"))
         self.compare_legend.addItem(self.compare_lines["fix"], self.tr("Fix"))
