@@ -169,7 +169,12 @@ class Probe(Filing):
         """Look to JAX (and to ``inspect``) exactly like the function probed, as
         ``functools.wraps`` would make it: ``jax.jit(Probe(f))`` is then named ``jit(f)`` in
         JAX's log and events, its arguments named as ``f``'s parameters."""
-        user = info.function if info.function is not None else inspect.unwrap(self._fn)
+        user = info.function
+        if user is None:
+            try:
+                user = inspect.unwrap(self._fn)
+            except ValueError:  # a cycle of __wrapped__
+                user = self._fn
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
             value = getattr(user, attr, None)
             if value is not None:
