@@ -92,8 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     streams = _Streams()
     try:
         status = _main(argv, streams)
-        if streams.ours:  # a reader that left is met here, not in the interpreter's last flush
-            sys.stdout.flush()
+        out = sys.stdout
+        if streams.ours and out is not None and not out.closed:
+            out.flush()  # a reader that left is met here, not in the interpreter's last flush
         return status
     except (BrokenPipeError, SystemExit) as exc:
         if not is_reader_gone(exc):
