@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import language, say
+from jitlab.cli._usage import fail, language, say
 from jitlab.cli.program import parse_program, reexec, run_program
 
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     import jitlab.recordings.reader  # noqa: F401  (imported before sys.path becomes the program's)
     from jitlab.probe import monitor
-    from jitlab.watching.recorder import watch
+    from jitlab.watching.recorder import Recorder
 
     if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
         monitor.set_user_language(language())
@@ -80,19 +80,30 @@ def run(args: argparse.Namespace) -> int:
     me = os.getpid()
     sys.argv = list(program.argv)  # the recording's start line names the program's argv
     saved_path = sys.path[:]
-    with watch(out, include_internal=args.include_internal, scripts=scripts) as recorder:
+    recorder = Recorder(out, include_internal=args.include_internal, scripts=scripts)
+    try:  # a recording that cannot even start (--out /dev/full): refused before the program
+        recorder.start()
+    except OSError as exc:
+        fail(say("output.cannot_write", command="watch", path=args.out, error=_why(exc)))
+    try:
         restore = _stop_on_signals(recorder)
         try:
             status, interrupted = run_program(program)
         finally:
             restore()
             sys.path[:] = saved_path  # jitlab's own imports for the summary, as before
+    finally:
+        recorder.stop()
     if os.getpid() != me:  # a forked child left the program: its own file, no summary
         return status
     _print_summaries(args.out, out, recorder)
     if interrupted:  # as plain Python does after an unhandled Ctrl-C: die of SIGINT
         _die_of(signal.SIGINT)
     return status
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 # -- the end: signals, summaries --------------------------------------------------------------
@@ -156,6 +167,8 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
     try:
         if written.is_file():
             print_watch_summary(name, file=err, read_from=str(written))
+        elif not recorder.output.stream:  # the program deleted it (or its folder)
+            print(say("watch.gone", name=name, n=recorder.output.calls_written), file=err)
         else:  # a device or a pipe: nothing to read back
             print(say("watch.stream", name=name, n=len(recorder.calls)), file=err)
         children = child_recordings(recorder.output)

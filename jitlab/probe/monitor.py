@@ -398,7 +398,9 @@ class _ExplanationFilter(logging.Filter):
                 return False
             record.levelno, record.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
             return True
-        if _jax.CACHE_MISS_MARKER not in message.upper():
+        if record.levelno != logging.WARNING or _EXPLANATION not in message.upper():
+            # Not an explanation of a tracing-cache miss (JAX's DEBUG "PERSISTENT
+            # COMPILATION CACHE MISS …" among them): the program's log, untouched.
             return True
         collector = routed()
         if collector is not None:
@@ -411,6 +413,8 @@ class _ExplanationFilter(logging.Filter):
 
 # The modules whose loggers emit cache-miss explanations.
 _EXPLAINING_LOGGERS = _jax.EXPLAINING_LOGGERS
+# What starts the one kind of message jitlab takes: JAX's explanation of a tracing-cache miss.
+_EXPLANATION = "TRACING " + _jax.CACHE_MISS_MARKER
 
 
 class _StdoutRouter:

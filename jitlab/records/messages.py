@@ -215,6 +215,23 @@ CATALOGUE: dict[str, Message] = {
     "watch.no_summary": _M(
         "jitlab watch: no summary ({error})", "jitlab watch：无法给出摘要（{error}）"
     ),
+    # -- a recording that could not be written to its end (the program goes on) ----------
+    "watch.recording_stopped": _M(
+        "jitlab: recording stopped: {why} at call {n}; the recording holds calls {held} ({path})",
+        "jitlab：记录已停止：第 {n} 次调用时{why}；记录文件保留了第 {held} 次调用（{path}）",
+    ),
+    "watch.recording_stopped_none": _M(
+        "jitlab: recording stopped: {why} at call {n}; the recording holds no calls ({path})",
+        "jitlab：记录已停止：第 {n} 次调用时{why}；记录文件中没有调用（{path}）",
+    ),
+    "watch.stop.disk_full": _M("disk full", "磁盘已满"),
+    "watch.stop.too_large": _M("file size limit reached", "文件大小已达上限"),
+    "watch.stop.closed": _M("the program closed the recording's file", "程序关闭了记录文件"),
+    "watch.gone": _M(
+        "recording: {name} was deleted while the program ran ({n} call line written to it)",
+        "记录文件：{name} 在程序运行期间被删除（曾写入 {n} 行编译记录）",
+        "recording: {name} was deleted while the program ran ({n} call lines written to it)",
+    ),
     # -- jitlab watch: what it refuses to run -------------------------------------------
     "watch.no_program": _M(
         "watch needs a program, e.g. `jitlab watch -- python train.py ARGS`",

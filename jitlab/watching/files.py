@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import os
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import jax
 
@@ -58,13 +60,101 @@ def process_path(path: str | Path, index: int) -> Path:
     return path.with_name(f"{path.stem}.p{index}{path.suffix}")
 
 
-def open_lines(path: Path, mode: str) -> IO[str]:
+class LineFile:
+    """A recording's open file, written a whole line at a time by ``os.write``.
+
+    No buffer: nothing is left to be flushed later into a descriptor the program took over
+    (``os.closerange(3, …)``, then a file of its own opened on the same number). Before each
+    line the descriptor is checked to still be the file opened (device and inode); a
+    failure to write raises ``OSError`` and the caller stops the recording (see
+    :meth:`RecordingFile.write`). A regular file is cut back to its last whole line.
+    """
+
+    def __init__(self, path: Path, mode: str) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        if mode == "a" or not is_stream(path):
+            flags |= os.O_APPEND  # writes go to the end, also after a truncation
+        if mode == "w" and not is_stream(path):
+            flags |= os.O_TRUNC
+        self.fd = os.open(path, flags, 0o666)
+        st = os.fstat(self.fd)
+        self.identity = (st.st_dev, st.st_ino)
+        self.regular = stat.S_ISREG(st.st_mode)
+        self.size = st.st_size if mode == "a" else 0  # bytes of whole lines written
+        self.closed = False
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def mine(self) -> bool:
+        """Is the descriptor still this file (not closed, not another file on its number)?"""
+        if self.closed:
+            return False
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.identity
+
+    def write(self, text: str) -> None:
+        if not self.mine():
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        encoded = text.encode("utf-8")
+        data = memoryview(encoded)
+        try:
+            while data:
+                data = data[os.write(self.fd, data) :]
+        except OSError:
+            if self.regular:  # a part written: cut back to the last whole line
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self.fd, self.size)
+            raise
+        self.size += len(encoded)
+
+    def truncate(self) -> None:
+        os.ftruncate(self.fd, 0)
+        self.size = 0
+
+    def close(self) -> None:
+        """Close the descriptor, only while it is still this file's."""
+        if self.mine():
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+        self.closed = True
+
+
+def say_stopped(path: Path | None, exc: OSError, at: int) -> None:
+    """The one line on stderr that says a recording stopped before its end, and why."""
+    from jitlab.probe import monitor
+    from jitlab.records import messages
+
+    lang = monitor.user_language()
+    number = exc.errno
+    if number in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        why = messages.say("watch.stop.disk_full", lang)
+    elif number == errno.EFBIG:
+        why = messages.say("watch.stop.too_large", lang)
+    elif number == errno.EBADF:
+        why = messages.say("watch.stop.closed", lang)
+    else:
+        why = exc.strerror or str(exc)
+    key = "watch.recording_stopped" if at > 1 else "watch.recording_stopped_none"
+    held = "1" if at == 2 else f"1…{at - 1}"
+    line = messages.say(key, lang, why=why, n=at, held=held, path=path)
+    err = sys.stderr
+    if err is not None and not getattr(err, "closed", False):
+        print(line, file=err, flush=True)
+    else:  # the program closed sys.stderr: its descriptor still takes the line
+        os.write(2, (line + "\n").encode("utf-8", "backslashreplace"))
+
+
+def open_lines(path: Path, mode: str) -> LineFile:
     # Strict UTF-8; a line holding a lone surrogate (a non-UTF-8 byte in argv or a message)
     # is written escaped instead (see RecordingFile._write_line).
-    return path.open(mode, encoding="utf-8")
+    return LineFile(path, mode)
 
 
-def claim(path: Path) -> tuple[IO[str], Path]:
+def claim(path: Path) -> tuple[LineFile, Path]:
     """Open ``path`` for this process alone, or a provisional file when another holds it."""
     if is_stream(path):  # /dev/null, /dev/stdout | cat: written as it comes, never truncated
         return open_lines(path, "w"), path
@@ -79,7 +169,6 @@ def claim(path: Path) -> tuple[IO[str], Path]:
         if why is not None:  # never over a user's file, whatever its name
             raise FileExistsError(why) from None
         return open_lines(pending, "w"), pending
-    f.seek(0)
     f.truncate()
     return f, path
 
@@ -131,15 +220,18 @@ class RecordingFile:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
-        self.file: IO[str] | None = None
+        self.file: LineFile | None = None
         self.file_path: Path | None = None  # where the lines go now (see the module docstring)
         self.process: int | None = None  # this process's index in a multi-process job
         self.first_line: RecordingStart | None = None
         self.resolved = False
         self.stream = False  # writing to a device or a pipe: no rename, no rewrite
         self.pid = os.getpid()
-        self.inherited: list[IO[str]] = []  # a forked child's copy of its parent's file
+        self.inherited: list[LineFile] = []  # a forked child's copy of its parent's file
         self.started = 0.0
+        self.calls_written = 0  # ``call`` lines in the file
+        self.failure: OSError | None = None  # why the recording stopped before its end
+        self.failed_at = 0  # the call it stopped at (calls 1…failed_at-1 are in the file)
 
     def open(self, scripts: str | None) -> None:
         """Start the clock; with a path, claim this process's file and write ``start``."""
@@ -156,18 +248,29 @@ class RecordingFile:
         launched = launcher_process()
         self.resolved = False
         self.stream = is_stream(self.path)
+        self.calls_written, self.failure, self.failed_at = 0, None, 0
         if launched is not None and not self.stream:
             self.process = launched[0]
             self.file_path = process_path(self.path, self.process)
             why = refusal(self.file_path, RECORDING)
             if why is not None:
                 raise FileExistsError(why)
+            made = not self.file_path.exists()
             self.file = open_lines(self.file_path, "w")
         else:
             self.process = launched[0] if launched is not None else None
+            made = not self.path.exists()
             self.file, self.file_path = claim(self.path)
         self.first_line = start_line(scripts, self.process, launched[1] if launched else None)
-        self.write(self.first_line.to_json(pid=os.getpid()))
+        try:  # not even the start line: refused before the program runs (OSError)
+            self._put(self.first_line.to_json(pid=os.getpid()))
+        except OSError:
+            self.file.close()
+            self.file = None
+            if made and not self.stream:
+                with contextlib.suppress(OSError):
+                    self.file_path.unlink()
+            raise
 
     def open_in_child(self, scripts: str | None) -> bool:
         """In a forked child: leave the parent's file, open this process's own (False when
@@ -184,7 +287,12 @@ class RecordingFile:
         if refusal(self.file_path, RECORDING) is not None:  # a user's file by that name
             self.file_path = None
             return False
-        self.file = open_lines(self.file_path, "w")
+        try:
+            self.file = open_lines(self.file_path, "w")
+        except OSError:  # no place for it (a full disk, no descriptor left): not recorded
+            self.file_path = None
+            return False
+        self.calls_written, self.failure, self.failed_at = 0, None, 0
         self.process, self.resolved = None, True
         self.first_line = start_line(scripts)
         self.write(self.first_line.to_json(pid=self.pid, parent=parent))
@@ -199,21 +307,44 @@ class RecordingFile:
         return round(time.monotonic() - self.started, 6)
 
     def write(self, obj: dict[str, Any]) -> None:
+        """One line, flushed; a failure to write (a full disk, a size limit, the program
+        closed the file) stops the recording, said in one line, and never reaches the
+        program."""
         if self.file is None:
             return
+        try:
+            self._put(obj)
+        except OSError as exc:
+            self._stop_writing(exc)
+
+    def _put(self, obj: dict[str, Any]) -> None:
+        assert self.file is not None
         if not self.resolved and obj.get("type") != "start":
             self._resolve_process()
         if self.process is not None:
             obj = {**obj, "process": self.process}
+        # Written at once, no buffer: a crash or Ctrl-C loses nothing written before it.
         self._write_line(dumps_strict(obj))  # never a bare NaN
-        self.file.flush()  # a crash or Ctrl-C loses nothing written before it
+        if obj.get("type") == "call":
+            self.calls_written += 1
 
     def _write_line(self, line: str) -> None:
         assert self.file is not None
         try:
-            self.file.write(line + "\n")
+            text = line + "\n"
+            text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (argv's undecodable bytes): escaped
-            self.file.write(json.dumps(json.loads(line), ensure_ascii=True) + "\n")
+            text = json.dumps(json.loads(line), ensure_ascii=True) + "\n"
+        self.file.write(text)
+
+    def _stop_writing(self, exc: OSError) -> None:
+        """Stop writing this recording: the file keeps its whole lines so far."""
+        self.failure, self.failed_at = exc, self.calls_written + 1
+        file, self.file = self.file, None
+        if file is not None:
+            file.close()  # only while the descriptor is still its own
+        with contextlib.suppress(Exception):
+            say_stopped(self.file_path or self.path, exc, self.failed_at)
 
     def _resolve_process(self) -> None:
         """Ask JAX which process this is, once, before the first line after ``start``.
@@ -249,7 +380,6 @@ class RecordingFile:
                 os.replace(self.file_path, target)
                 self.file_path = target
             self.process = index
-            self.file.seek(0)
             self.file.truncate()
             self.first_line = start
             self.write(start.to_json(pid=os.getpid()))
