@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui.i18n import Retranslating, language
 from jitlab.gui.views.model import Change, RunState
+from jitlab.lab.manifest import Listing
 from jitlab.lab.spec import Scenario, ScriptLesson
 
 # Start mode frames the question in the accent colour.
@@ -66,6 +67,7 @@ class LessonPanel(Retranslating, QScrollArea):
         self.setObjectName("lessonPanel")
         self.state = state
         self.scenario: type[Scenario] | None = None
+        self.listing: Listing | None = None  # shown until the scenario's class arrives
         self.stage = "start"
         self.unlocked = False  # a call of this scenario has finished
         self.setWidgetResizable(True)
@@ -282,9 +284,18 @@ class LessonPanel(Retranslating, QScrollArea):
         self.question_box.setStyleSheet(_EMPHASIS.replace("ACCENT", accent) if starting else "")
         self.retranslate()
 
+    def show_listing(self, listing: Listing) -> None:
+        """The question of the scenario about to open, from the built-ins' manifest (no
+        JAX): a learner reads it and writes a prediction while JAX starts on the worker."""
+        self.listing = listing
+        self.retranslate()
+
     def show_scenario(self, scenario: type[Scenario]) -> None:
+        early = self.listing
+        self.listing = None
         self.scenario = scenario
-        self.prediction.clear()
+        if early is None or early.id != scenario.id:  # the prediction typed early is kept
+            self.prediction.clear()
         self._lock()
         self.verticalScrollBar().setValue(0)
         self.retranslate()
@@ -323,6 +334,17 @@ class LessonPanel(Retranslating, QScrollArea):
         self.fix_code.setText(self.tr("See the fix as code →"))
         self.fix_code.setToolTip(self.tr("What the fix changes, as a diff against the pitfall."))
         s = self.scenario
+        early = self.listing
+        if s is None and early is not None:
+            self.heading.setText(
+                f"<span style='font-size:large; font-weight:bold'>"
+                f"{html.escape(early.title.get(lang))}</span><br>"
+                f"<span style='color:gray'>{html.escape(early.chapter.title.get(lang))}</span>"
+            )
+            self.question.setText(early.question.get(lang))
+            self.text.setText("")
+            self.answer.setText("")
+            return
         if s is None:
             self.heading.setText(html.escape(self.tr("Loading the scenarios…")))
             self.question.setText("")

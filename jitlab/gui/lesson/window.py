@@ -143,6 +143,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.drain)
         self._restore_geometry()
+        self._show_early_question()
         self.retranslate()
         self.timer.start()
         hints = QApplication.styleHints()
@@ -410,6 +411,7 @@ class MainWindow(Retranslating, QMainWindow):
         if cls is None:
             if not self.entries:  # picked from the early list: opens when discovery ends
                 self.requested, self.requested_variant = sid, variant
+                self._show_early_question()  # its question meanwhile
             return
         self.stop_autoplay()
         self.run_controls.set_playing(False)
@@ -420,6 +422,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.bottom.setCurrentWidget(self.log)
         self.params.build(cls.params, cls.defaults())
         self.params.show_for(chosen)
+        self.params.setVisible(True)
+        self.run_controls.setVisible(True)
         self.run_controls.set_variants(cls.variants, chosen)
         self.code.show_scenario(cls, chosen)
         self.lesson_scripts.show_scenario(cls)
@@ -753,6 +757,21 @@ class MainWindow(Retranslating, QMainWindow):
                 "still running after %1 s (Pause, Reset or another scenario abandons it)"
             ).replace("%1", f"{elapsed:.0f}")
         self.status_label.setText(text)
+
+    def _show_early_question(self) -> None:
+        """The first screen before JAX has started: the question of the scenario that will
+        open, from the manifest, with the prediction box. Its sliders and Step come with the
+        scenario's class (discovery imports JAX on the worker); a prediction typed meanwhile
+        is kept."""
+        for controls in (self.params, self.run_controls):  # nothing to drive yet
+            controls.setVisible(False)
+        listed = {listing.id: listing for listing in self.listed}
+        last = str(self.settings.value("last_scenario", "") or "")
+        for candidate in (self.requested, last, DEFAULT_SCENARIO):
+            if candidate and candidate in listed:
+                self.briefing.show_listing(listed[candidate])
+                self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)
+                return
 
     def _discovered(self, entries: list[Any]) -> None:
         # JAX, Qt and the scenarios are loaded and live for good: move them out of the
