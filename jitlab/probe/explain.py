@@ -16,6 +16,8 @@ from jitlab.records.calls import Change, Reason
 from jitlab.records.changes import ChangeKind
 
 # "* jax_default_matmul_precision differs: now float32 and before None"
+# The trace-context entry of the named axes in scope (vmap/pmap ``axis_name``).
+AXIS_CONTEXT_NAME = "axis_env_state"
 _CONTEXT = re.compile(r"^\*\s*(?P<name>\S+) differs:\s*now (?P<now>.*?) and before (?P<before>.*)$")
 # "* at input path [0][1], now <…> and before <…>, so the pytree node metadata does not match"
 _TREE = re.compile(
@@ -188,6 +190,8 @@ def _old_context(body: list[str], context_names: Sequence[str] | None) -> list[C
         name = names[pos] if pos < len(names) else ""
         if name in MESH_CONTEXT_NAMES:
             found.append(Change(ChangeKind.MESH_CONTEXT, name, _mesh(m["before"]), _mesh(m["now"])))
+        elif name == AXIS_CONTEXT_NAME:
+            found.append(Change(ChangeKind.TRACING_CONTEXT, "", None, None, detail="axis"))
         elif name:
             found.append(Change(ChangeKind.TRACING_CONTEXT, name, m["before"], m["now"]))
         else:  # a position jitlab cannot name: say a context changed, not which
@@ -256,6 +260,10 @@ def _bullet(line: str) -> Change | None:
     m = _CONTEXT.match(line)
     if m and m["name"] in MESH_CONTEXT_NAMES:
         return Change(ChangeKind.MESH_CONTEXT, m["name"], _mesh(m["before"]), _mesh(m["now"]))
+    if m and m["name"] == AXIS_CONTEXT_NAME:
+        # JAX writes the axis environments as object addresses: their sizes are not in its
+        # words, so the change is said without them (never the raw `AxisEnv object at 0x…`).
+        return Change(ChangeKind.TRACING_CONTEXT, "", None, None, detail="axis")
     if m:
         return Change(ChangeKind.TRACING_CONTEXT, m["name"], m["before"], m["now"])
     m = _TREE.match(line)

@@ -187,6 +187,8 @@ def _en(c: Change) -> str:
     if k is ChangeKind.ARGUMENT_GONE:
         return f"argument {path} gone (was {before})"
     if k is ChangeKind.TRACING_CONTEXT and c.detail == "axis":  # a named axis (vmap, pmap)
+        if not path:  # JAX's words only: which axis and its sizes are not in them
+            return "the named axes in context changed (vmap/pmap axis_name)"
         if before is None:
             return f"called inside named axis {path} (size {after}), before outside it"
         if after is None:
@@ -293,6 +295,8 @@ def _zh(c: Change) -> str:
     if k is ChangeKind.ARGUMENT_GONE:
         return f"参数 {path} 不见了（原为 {before}）"
     if k is ChangeKind.TRACING_CONTEXT and c.detail == "axis":
+        if not path:
+            return "上下文中的命名轴变了（vmap/pmap 的 axis_name）"
         if before is None:
             return f"这次在命名轴 {path}（大小 {after}）之内调用，之前不在其中"
         if after is None:

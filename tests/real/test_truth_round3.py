@@ -483,3 +483,27 @@ def test_jax_enums_in_jit_options_read_by_name():
     options = dict(wrappers._options_text(jitted._jit_info) or ())
     assert options["inline"] == "Inline.XLA_EARLY"
     assert options["compiler_options"] == "{'optimization_level': CompilerEffortLevel.O1}"
+
+
+def test_an_axis_change_seen_only_through_jaxs_words_has_no_raw_addresses():
+    # A function jitted before the watch (seen through JAX's events and words only): JAX
+    # writes the axis environments as `AxisEnv object at 0x…`; jitlab says the named axes
+    # changed, without the addresses (their sizes are not in JAX's words).
+    def quartered(x):
+        return x / 4
+
+    jitted = jax.jit(quartered)
+    c = jnp.ones(3)
+    with jax_account() as log, watch() as recorder:
+
+        def body(y):
+            return jitted(c).sum() * y
+
+        jax.vmap(body, axis_name="j")(jnp.ones(3))
+        jax.vmap(body, axis_name="j")(jnp.ones(6))
+    records = _watched(recorder, "quartered")
+    assert _compiled(records) == log.counts["quartered"] == 2
+    assert "AxisEnv object at 0x" in log.misses_of("quartered")[-1]
+    text = reason_text(records[-1].reason)
+    assert "AxisEnv" not in text and "0x" not in text
+    assert text == "the named axes in context changed (vmap/pmap axis_name)"
