@@ -299,12 +299,12 @@ class RecompileCost(Scenario):
             "writes compiled programs to disk so a new process loads them instead of "
             "compiling. By default it only stores compiles that took over one second "
             "(jax_persistent_cache_min_compile_time_secs = 1.0); tracing and lowering still "
-            "run on a disk hit, only the XLA compile is skipped. Neither holder is endless. "
-            "The caches in memory keep a fixed number of entries and drop the least recently "
-            "used first (in JAX 0.10 jit's fast-path cache holds 8,192 entries, its lowering "
-            "cache 2,048): code that cycles through more signatures than that compiles old "
-            "ones again. They count entries, not bytes, so a few thousand big programs can "
-            "still fill memory. The cache on disk grows without limit unless "
+            "run on a disk hit, only the XLA compile is skipped. By default neither holder "
+            "forgets a card: a jitted function keeps every program it compiled for as long as the "
+            "function lives (2,100 shapes through one function, and the first shape was still "
+            "a cache hit, measured on JAX 0.10). That is the cost of unstable signatures in "
+            "memory: the cards pile up until the function is deleted or jax.clear_caches() "
+            "runs. The cache on disk grows without limit too, unless "
             "jax_compilation_cache_max_size is set; then it deletes the least recently used "
             "files.",
             "jit 用签名而不是追踪参数的值来构造缓存键。Python float 是弱类型，可以迁就另一个"
@@ -314,10 +314,10 @@ class RecompileCost(Scenario):
             "（启动时 jit(f).lower(形状).compile()，填的正是真实调用要查的那些缓存），以及持久化"
             "编译缓存：把编译产物写到磁盘，新进程直接加载而不必再编译。默认只保存耗时超过 1 秒的"
             "编译（jax_persistent_cache_min_compile_time_secs = 1.0）；命中磁盘缓存时追踪和"
-            "降级照样要跑，省掉的只是 XLA 编译。两个卡夹都不是无底的。内存里的缓存只存固定"
-            "条数，满了先丢最久没用的（JAX 0.10 里 jit 的快速路径缓存 8192 条，降级缓存 2048 "
-            "条）：来回用的签名比这还多，旧签名就会再编译一次。它们按条数算、不按字节算，几千"
-            "个大程序照样能占满内存。磁盘缓存默认无限增长，除非设置 "
+            "降级照样要跑，省掉的只是 XLA 编译。默认情况下两个卡夹都不丢卡：jit 函数只要还活着，"
+            "它编译过的每份程序都留着（一个函数喂了 2100 种形状，第一种形状照样命中缓存，"
+            "在 JAX 0.10 上实测）。这就是签名不稳定在内存上的代价：卡片越堆越多，直到函数被删掉"
+            "或调用 jax.clear_caches()。磁盘缓存默认也无限增长，除非设置 "
             "jax_compilation_cache_max_size，那时它会删掉最久没用的文件。",
         ),
         fix=Text(

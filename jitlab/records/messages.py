@@ -787,6 +787,13 @@ CATALOGUE: dict[str, Message] = {
         "{dim} 的大小取了 {values} 个不同的值，共 {compiles}。把每次调用填充到分桶大小 {buckets} "
         "之一，可以降到 {fewer}，代价是比见过的大小多填充 {share}（{tool}：{fewer}时填充最少）。",
     ),
+    # the sizes that compiled are powers of two already: code that pads to buckets
+    "report.buckets.already": _M(
+        "The size of {dim} took {values} values in {compiles}, each a power of two ({sizes}): "
+        "already buckets, one compile per bucket; no padding to suggest.",
+        "{dim} 的大小取了 {values} 个不同的值，共 {compiles}，每个都是 2 的幂（{sizes}）："
+        "这本身就是分桶，每个桶编译一次，不必再建议填充。",
+    ),
     # the comments of the bucket code (the GUI's .ts says them the same way)
     "code.header": _M(
         "%2: bucket sizes for %1, one compile each (%4 sizes seen)",

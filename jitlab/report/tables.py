@@ -161,6 +161,18 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         return ""
     dim = dims[0]
     distinct = dim.distinct
+    if all(n > 0 and n & (n - 1) == 0 for n in distinct):
+        # Code that already pads to power-of-two buckets (a lesson's fix): say so, never
+        # suggest padding it again.
+        text = say(
+            "report.buckets.already",
+            lang,
+            dim=f"<code>{esc(dim.label(say('report.axis', lang)))}</code>",
+            values=len(distinct),
+            compiles=say("n.compiles", lang, n=len(dim.sizes)),
+            sizes=esc(listing(sorted(distinct), lang)),
+        )
+        return f'<div class="buckets"><p>{text}</p></div>'
     buckets = suggest_buckets(distinct, default_compiles(len(distinct)))  # as the app suggests
     share = padding(distinct, buckets) / max(1, sum(distinct))
     text = say(

@@ -405,3 +405,22 @@ def test_chromium_prints_it_to_pdf(recording: Path, tmp_path: Path):
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF") and len(data) > 10_000
     assert len(re.findall(rb"/Type\s*/Page[^s]", data)) >= 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_sizes_already_in_power_of_two_buckets_get_no_padding_advice(tmp_path: Path, lang: str):
+    """Code that already pads to buckets (dynamic-shapes' fix: 8, 16, 32) is told so, never
+    advised to pad again (issue 42: the lesson notebook's fix cell proposed bucket padding)."""
+    path = tmp_path / "fixed.jsonl"
+    jax.clear_caches()
+    with jitlab.watch(path):
+        step = jax.jit(loss)
+        w = jnp.ones((4,), jnp.float32)
+        for n in (8, 8, 16, 8, 32, 8):
+            step(w, jnp.ones((n, 4), jnp.float32))
+    from jitlab.report.page import render_report
+
+    page = render_report([("fixed.jsonl", read_recording(path)[0])], lang=lang)
+    assert "BUCKETS = (" not in page and "pad_to(" not in page
+    said = "already buckets, one compile per bucket" if lang == "en" else "这本身就是分桶"
+    assert said in page
