@@ -507,3 +507,21 @@ def test_an_axis_change_seen_only_through_jaxs_words_has_no_raw_addresses():
     text = reason_text(records[-1].reason)
     assert "AxisEnv" not in text and "0x" not in text
     assert text == "the named axes in context changed (vmap/pmap axis_name)"
+
+
+def test_jaxs_own_texts_name_a_jit_of_a_probe_as_a_jit_of_its_function():
+    # The rule of item 2 where JAX writes names itself (jax-ml/jax tests/debug_info_test.py
+    # checks them): the jaxpr's jit names and the lowered module's name are those of
+    # jax.jit(f), and the debug info names the arguments as f's parameters.
+    def summed(a, b):
+        return a + b
+
+    x = jnp.ones(2)
+    plain = jax.jit(summed)
+    probed = jax.jit(Probe(summed))
+    jaxpr = str(jax.make_jaxpr(probed)(x, x))  # jit(jit(f)): both levels named
+    assert jaxpr.count("name=summed") == 2 and "unnamed" not in jaxpr
+    lowered = probed.lower(x, x).as_text()
+    assert "module @jit_summed" in lowered
+    assert plain.lower(x, x).as_text().split("\n", 1)[0] == lowered.split("\n", 1)[0]
+    assert probed.trace(x, x).jaxpr.debug_info.arg_names == ("a", "b")
