@@ -135,9 +135,8 @@ def count_equations(jaxpr) -> int:
         total += 1
         for value in eqn.params.values():
             for sub in value if isinstance(value, tuple | list) else (value,):
-                inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr wraps a Jaxpr
-                if hasattr(inner, "eqns"):
-                    total += count_equations(inner)
+                if hasattr(sub, "eqns"):  # a Jaxpr (a ClosedJaxpr up to JAX 0.10)
+                    total += count_equations(sub)
     return total
 
 

@@ -56,3 +56,27 @@ def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Pat
     first, second = listed.stdout.splitlines()
     assert first.startswith(str(site))
     assert "'dynamic-shapes'" in second
+
+
+def test_the_jax_the_user_has_inside_the_window_is_kept_and_outside_refused():
+    # pip keeps an installed JAX that the requirement admits: every release of the window
+    # (the newest patch of each minor CI tests) must be admitted, and nothing outside it.
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    from jitlab.probe.contract import SUPPORTED_FROM, SUPPORTED_UNTIL
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]
+    wanted = {Requirement(r).name: Requirement(r) for r in project["dependencies"]}
+    inside = ["0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
+    for name in ("jax", "jaxlib"):
+        spec = wanted[name].specifier
+        for version in inside:
+            assert spec.contains(version), (name, version)
+        for version in ("0.5.3", "0.13.0"):
+            assert not spec.contains(version), (name, version)
+    # The requirement and jitlab's own check of the installed JAX name the same window.
+    assert SUPPORTED_FROM == (0, 6) and SUPPORTED_UNTIL == (0, 13)
+    assert "Programming Language :: Python :: 3.13" in project["classifiers"]

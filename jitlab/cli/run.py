@@ -420,8 +420,8 @@ def print_compare(scenario: Any, verdict: Any, variants: tuple[str, str], lang: 
     table.add_column("")
     heads = ("陷阱版", "修正版") if zh else ("pitfall", "fix")
     for head, variant in zip(heads, variants, strict=True):
-        named = variant in ("pitfall", "fix")
-        table.add_column(head if named else f"{head} ({variant})", justify="right")
+        plain = variant in ("pitfall", "fix")
+        table.add_column(head if plain else f"{head} ({variant})", justify="right")
     from jitlab.lab.verdict import SIDE_ROWS
 
     p, f = verdict.pitfall.to_json(), verdict.fix.to_json()

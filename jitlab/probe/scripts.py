@@ -478,7 +478,7 @@ def _trace(
     )
     notes.append(_note("script.stand_ins", size=f"{stand_in_bytes:,}"))
     closed = eqx.filter_make_jaxpr(info.call)(*args, **kwargs)[0]
-    eqns = closed.jaxpr.eqns
+    eqns = closed.eqns  # a ClosedJaxpr's equations (merged into Jaxpr from JAX 0.11)
     if len(eqns) == 1 and hasattr(eqns[0].params.get("jaxpr"), "eqns"):
         closed = eqns[0].params["jaxpr"]  # the one jit equation: its program is the card's
 
@@ -522,11 +522,12 @@ def _equation_lines(closed: Any) -> Iterator[EquationLine]:
             yield EquationLine(next(counter), depth, str(eqn.primitive), file, line, function)
             for value in eqn.params.values():
                 for sub in value if isinstance(value, tuple | list) else (value,):
-                    inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr wraps a Jaxpr
-                    if hasattr(inner, "eqns"):
-                        yield from walk(inner, depth + 1)
+                    # A Jaxpr, or up to JAX 0.10 a ClosedJaxpr (it has eqns too; 0.11 merged
+                    # the two, and its ``.jaxpr`` is a legacy accessor JAX means to remove).
+                    if hasattr(sub, "eqns"):
+                        yield from walk(sub, depth + 1)
 
-    yield from walk(closed.jaxpr, 0)
+    yield from walk(closed, 0)
 
 
 def _first_line(exc: BaseException) -> str:

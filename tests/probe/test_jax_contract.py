@@ -810,3 +810,23 @@ def test_a_donated_array_used_again_is_refused_by_cpp_up_to_0_10_and_by_python_a
     finally:
         unhook()
     assert bool(reached) == (JAX >= (0, 11)), reached
+
+
+def test_a_traced_program_is_read_through_its_equations_on_every_version() -> None:
+    # jitlab reads a program's equations as ``.eqns`` of what ``trace().jaxpr`` gives and of
+    # each sub-program in an equation's params: a ClosedJaxpr (with ``eqns``) up to 0.10; from
+    # 0.11 ClosedJaxpr is merged into Jaxpr (``.jaxpr`` a legacy accessor), 0.12 drops the alias.
+    from jax import core as jax_core
+
+    program = (
+        jax.jit(lambda x: jax.lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)).trace(jnp.ones(3)).jaxpr
+    )
+    assert program.eqns and all(hasattr(eqn, "params") for eqn in program.eqns)
+    (cond,) = [e for e in program.eqns if str(e.primitive) == "cond"]
+    assert all(hasattr(branch, "eqns") for branch in cond.params["branches"])
+    if JAX >= (0, 11):
+        assert type(program).__name__ == "Jaxpr"
+    else:
+        assert type(program).__name__ == "ClosedJaxpr"
+    if JAX >= (0, 12):
+        assert not hasattr(jax_core, "ClosedJaxpr") or jax_core.ClosedJaxpr is type(program)
