@@ -93,6 +93,12 @@ _WORDS = {
         "Write your prediction in the next cell before you run the pitfall.",
         "运行陷阱版之前，先在下一个单元格写下你的预测。",
     ),
+    "graded": _t(
+        "The verdict cell grades it on the question's own calls, run for that purpose "
+        "({calls}); the lesson's calls above are a second, separate finding.",
+        "结论单元格会专门把题目自己的那组调用跑一遍（{calls}），用它来评判你的预测；"
+        "上面这一课的调用是另一项独立的结论。",
+    ),
     "prediction": _t("your prediction, in words", "你的预测，用文字写下"),
     "pitfall": _t("The pitfall", "陷阱"),
     "fix": _t("The fix", "修正"),
@@ -235,6 +241,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
         f"**{_md(scenario.question.get(lang))}**",
         _md(_say("calls", lang, n=len(main.calls), calls=calls)),
         _say("write", lang),
+        _md(_graded_words(scenario, lang)),
     )
     code(f'prediction = ""  # {_say("prediction", lang)}')
     pitfall, fix = (variants[v] for v in main.variants)
@@ -413,6 +420,15 @@ def _setup_source(scenario: type[Scenario], lang: str) -> str:
             f"from {module} import *  # {_say('names', lang)}",
         ]
     )
+
+
+def _graded_words(scenario: type[Scenario], lang: str) -> str:
+    """How the prediction is graded (on the question's own calls), where it is a count."""
+    answer = getattr(scenario, "question_run", None)
+    if answer is None:
+        return ""
+    calls = ", ".join(_call_words(call) for call in answer.calls)
+    return _say("graded", lang, calls=calls)
 
 
 def _run_source(

@@ -326,12 +326,16 @@ def script_html(script: Any, lang: str = "en") -> str:
             where = (
                 f" <small><code>{esc(script.source_file)}:{esc(script.source_line)}</code></small>"
             )
-        parts.append(f"<h3>{esc(say('script.source', lang))}{where}</h3>")
+        # The long texts fold (open with a click): the figures and a comparison's diff keep
+        # the lesson a page read top to bottom.
+        parts.append(f"<details><summary>{esc(say('script.source', lang))}{where}</summary>")
         parts.append(f'<pre class="code"><code>{esc(_cut(script.source, lang))}</code></pre>')
+        parts.append("</details>")
     jaxpr = script.jaxpr_annotated or script.jaxpr
     if jaxpr:
-        parts.append(f"<h3>{esc(say('script.jaxpr', lang))}</h3>")
+        parts.append(f"<details><summary>{esc(say('script.jaxpr', lang))}</summary>")
         parts.append(f'<pre class="code"><code>{esc(_cut(jaxpr, lang))}</code></pre>')
+        parts.append("</details>")
     texts = [(name, getattr(script, name)) for name in ("stablehlo", "hlo")]
     if any(text for _, text in texts):
         parts.append(f"<details><summary>{esc(say('script.texts', lang))}</summary>")
