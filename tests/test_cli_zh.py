@@ -212,6 +212,7 @@ def test_run_in_chinese():
     assert "首次编译" in text and "重编译" in text and "缓存命中" in text
     assert "3 次调用：2 次编译（其中 1 次重编译），1 次缓存命中，0 次持久缓存命中，0 次错误" in text
     assert "命中率 33%" in text and "x 的形状变了" in text
+    assert "忽大忽小的批次 · 原样喂入" in text  # the table's title: the titles, not the ids
     assert not leftover_english(out, VARIANT), leftover_english(out, VARIANT)
 
 
