@@ -71,7 +71,7 @@ class LeafSpec:
 
 
 def short_dtype(name: str) -> str:
-    """A dtype's short name as JAX writes it in jaxprs (``jax._src.dtypes.short_dtype_name``):
+    """A dtype's short name as JAX writes it in jaxprs (as JAX's own ``short_dtype_name``):
     ``f32``, ``bf16``, ``i4``, ``u4``, ``f8_e4m3fn``, ``c128``; ``bool`` and ``float0`` stay
     (JAX writes a float0 array ``float0[2,2]``), as do extended dtypes (``key<fry>``)."""
     short = _SHORT_DTYPES.get(name)
