@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
+from pathlib import Path
 
 import nox
 
@@ -62,15 +62,23 @@ PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
 def _pyenv_pythons() -> None:
     """Let uv find Python 3.12 and 3.13 where pyenv keeps them (these machines have them under
-    pyenv, not on PATH): pyenv's shims answer for every version named in PYENV_VERSION."""
-    pyenv = shutil.which("pyenv")
-    if pyenv is None or os.environ.get("PYENV_VERSION"):
+    pyenv, not on PATH): each such interpreter's folder goes on PATH for the sessions."""
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    if not root.is_dir():
         return
-    listed = subprocess.run([pyenv, "versions", "--bare"], capture_output=True, text=True)
-    wanted = ("3.11.", *(f"{v}." for v in NEW_PYTHONS))
-    found = [v for v in listed.stdout.split() if v.startswith(wanted)]
-    if found:
-        os.environ["PYENV_VERSION"] = ":".join(found)
+    folders = []
+    for minor in NEW_PYTHONS:
+        if shutil.which(f"python{minor}") and not _is_shim(shutil.which(f"python{minor}")):
+            continue  # already on PATH
+        found = sorted(root.glob(f"{minor}.*/bin/python{minor}"))
+        if found:
+            folders.append(str(found[-1].parent))
+    if folders:
+        os.environ["PATH"] = os.pathsep.join([*folders, os.environ.get("PATH", "")])
+
+
+def _is_shim(path: str | None) -> bool:
+    return path is not None and "shims" in Path(path).parts
 
 
 _pyenv_pythons()
