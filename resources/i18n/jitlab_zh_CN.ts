@@ -823,8 +823,8 @@
 <context>
     <name>LedgerView</name>
     <message>
-        <source>Every signature compiled in this run, oldest first. A highlighted cell differs from the row above: that is what made JAX compile again.</source>
-        <translation>本轮编译过的每个签名，从早到晚排列。高亮的格子和上一行不同：正是它让 JAX 又编译了一次。</translation>
+        <source>Every signature compiled in this lesson, oldest first, what changed in the first columns. A highlighted cell differs from the row above in the same run: that is what made JAX compile again.</source>
+        <translation>这一课编译过的每个签名，从早到晚排列，变过的列排在最前。高亮的格子和同一轮里的上一行不同：正是它让 JAX 又编译了一次。</translation>
     </message>
     <message>
         <source>Every signature this function was compiled for, oldest first. A highlighted cell differs from the row above: that is what made JAX compile again.</source>

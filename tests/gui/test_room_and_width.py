@@ -96,11 +96,11 @@ def test_monitor_after_the_fix_keeps_the_pitfalls_runs_changed_columns_first(
     monitor = window.monitor
     qtbot.waitUntil(lambda: len(monitor.ledger_rows()) == 3)
     headers = monitor.ledger.headers()
-    assert headers[:4] == ["call #", "run", "kind", "cost"]
-    signature = headers[4:-1]
+    assert headers[:3] == ["call #", "kind", "cost"] and headers[-2:] == ["run", "what changed"]
+    signature = headers[3:-2]
     params = [i for i, h in enumerate(signature) if h.startswith("params[")]
     changed = [i for i, h in enumerate(signature) if h in ("x", "y")]
     assert changed and params and max(changed) < min(params), signature
-    runs = [row[1] for row in monitor.ledger_rows()]
+    runs = [row[-2] for row in monitor.ledger_rows()]
     assert runs[0] == runs[1] != runs[2]
     assert monitor.ledger.highlighted()[1] and monitor.ledger.highlighted()[2] == []

@@ -266,11 +266,6 @@ class MonitorView(Retranslating, QWidget):
         self._show_functions()
         calls = self.lesson_calls(self.shown_function() or "")
         runs = [self._run(call.record.index) for call in calls]
-        if len({call.record.function for call in calls}) > 1:  # the fix jits its own function
-            runs = [
-                (run, f"{name} · {call.record.function}")
-                for (run, name), call in zip(runs, calls, strict=True)
-            ]
         self.ledger.set_calls(calls, runs)
         self.timeline.update()
 

@@ -277,7 +277,7 @@ class KitchenCanvas(QWidget):
             # At the smallest size a label may be wider than its station: widen, keep inside.
             width = max(width, painter.fontMetrics().horizontalAdvance(text) + 2)
             left = min(max(rect.center().x() - width / 2, target.left()), target.right() - width)
-            left = max(left, right_of_last + 2)  # never over the label before it
+            left = max(left, right_of_last + 10)  # never over (or against) the label before it
             if left + width > target.right():  # no room left: elide to what is left
                 width = max(8.0, target.right() - left)
                 text = painter.fontMetrics().elidedText(

@@ -30,8 +30,8 @@ _TAIL = ("called_from", "reason")  # columns after them
 # A live run (Monitor mode) has no recording clock and no calling line: those columns go.
 _LIVE_FIXED = ("index", "kind", "cost")
 _LIVE_TAIL = ("reason",)
-_LIVE_FIXED_RUNS = ("index", "run", "kind", "cost")  # the lesson's runs, kept together
-_ALL_FIXED = {*_FIXED, "run"}
+_LIVE_TAIL_RUNS = ("run", "reason")  # the lesson's runs, kept together: which made it
+_ALL_FIXED = {*_FIXED, *_LIVE_TAIL_RUNS}
 
 
 class LedgerModel(QAbstractTableModel):
@@ -59,10 +59,11 @@ class LedgerModel(QAbstractTableModel):
         compiled = [
             run for call, run in zip(calls, runs or (), strict=False) if call.record.kind.compiled
         ]
-        fixed = self.fixed
-        if self.live and len({run for run, _ in compiled}) > 1:
-            fixed = _LIVE_FIXED_RUNS
-        same = keys == self.keys and fixed == self.fixed and compiled[: len(self.runs)] == self.runs
+        tail = self.tail
+        if self.live:
+            several = len({run for run, _ in compiled}) > 1
+            tail = _LIVE_TAIL_RUNS if several else _LIVE_TAIL
+        same = keys == self.keys and tail == self.tail and compiled[: len(self.runs)] == self.runs
         if same and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
             self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
             self.rows, self.runs = rows, compiled
@@ -71,7 +72,7 @@ class LedgerModel(QAbstractTableModel):
         if same and rows == self.rows and compiled == self.runs:
             return
         self.beginResetModel()
-        self.rows, self.keys, self.fixed, self.runs = rows, keys, fixed, compiled
+        self.rows, self.keys, self.tail, self.runs = rows, keys, tail, compiled
         self.endResetModel()
 
     def columns(self) -> list[str]:
@@ -278,8 +279,9 @@ class LedgerView(Retranslating, QWidget):
     def retranslate(self) -> None:
         self.note.setText(
             self.tr(
-                "Every signature compiled in this run, oldest first. A highlighted cell "
-                "differs from the row above: that is what made JAX compile again."
+                "Every signature compiled in this lesson, oldest first, what changed in the "
+                "first columns. A highlighted cell differs from the row above in the same run: "
+                "that is what made JAX compile again."
             )
             if self.live
             else self.tr(
