@@ -25,15 +25,20 @@ class Sharer(Protocol):
 
 # Probes by cache identity: weakly, a probe gone is gone from here too.
 _sharing: dict[Hashable, weakref.WeakSet[Any]] = {}
+# Identities whose probes are all gone are swept when the table has doubled since the last
+# sweep: amortised constant time per join (a program jitting 10,000 functions, each alive,
+# would otherwise scan the whole table at each join).
+_SWEEP_AT = [256]
 
 
 def join(probe: Sharer, cache_id: Hashable | None) -> None:
     """``probe`` calls a jit object of this cache identity from now on (None: unknown)."""
     if cache_id is None:
         return
-    if len(_sharing) > 256:  # identities whose probes are all gone
+    if len(_sharing) > _SWEEP_AT[0]:
         for gone in [k for k, probes in _sharing.items() if not probes]:
             del _sharing[gone]
+        _SWEEP_AT[0] = max(256, 2 * len(_sharing))
     _sharing.setdefault(cache_id, weakref.WeakSet()).add(probe)
 
 

@@ -22,6 +22,7 @@ import collections
 import dataclasses
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -100,6 +101,8 @@ class Recorder:
         self._lock = threading.RLock()
         self._events = CompileEvents(self)
         self._hits_written: dict[Any, int] = {}
+        self._hits_looked_at = 0.0  # when _write_hits last ran (monotonic), and how long
+        self._hits_look_s = 0.0
         self._stopping = threading.Event()
         self._flusher: threading.Thread | None = None
         self.forks = 0  # children this process forked while recording (each writes its own)
@@ -312,7 +315,7 @@ class Recorder:
         """File one call: kept (failures bounded, see _ERRORS_KEPT) and written."""
         record = call.record
         with self._lock:
-            if record.kind.compiled:
+            if record.kind.compiled and self._hits_due():
                 # Counts so far go out before each compile: a program ended by os._exit or
                 # a kill loses at most the hits since its last compile or _HITS_EVERY_S.
                 self._write_hits(only_changed=True)
@@ -330,7 +333,23 @@ class Recorder:
             self.calls.append(call)
             self.output.write(call.to_json())
 
+    def _hits_due(self) -> bool:
+        """Before a compile: unless the last look at every function's counts took more than
+        a tenth of the time since. A look costs a little per function: with thousands of
+        functions, one per compile would make the program's compiles cost quadratic time;
+        so it stays under a tenth of the program's time (and the flusher still writes every
+        _HITS_EVERY_S). With few functions it is every compile."""
+        return time.monotonic() - self._hits_looked_at >= 10 * self._hits_look_s
+
     def _write_hits(self, only_changed: bool = False) -> None:
+        began = time.monotonic()
+        try:
+            self._write_hits_now(only_changed)
+        finally:
+            self._hits_looked_at = time.monotonic()
+            self._hits_look_s = self._hits_looked_at - began
+
+    def _write_hits_now(self, only_changed: bool) -> None:
         for key, stats in list(self.stats.items()):
             hits = stats.hits
             if hits is None or (only_changed and self._hits_written.get(key, 0) == hits):

@@ -1,0 +1,103 @@
+"""The compile path at scale: a program that jits and calls N distinct functions, under plain
+python and under `jitlab watch`, in one run (issue 40).
+
+    python benchmarks/compile_scale.py [--quick] [--sizes 1000,2500,5000,10000]
+
+Each size runs `python prog.py N` and `jitlab watch -- python prog.py N` in subprocesses, one
+after the other (the order alternating between sizes). The program imports a generated
+module of N functions (each its own definition site, as in a real code base), starts JAX's
+backend, then jits and calls each function once: N compiles. It prints the seconds of that
+loop and how much its resident memory grew (VmRSS after − before), so interpreter start and
+imports, the same for both, stay out of the figures.
+
+Targets (issue 40): at 10,000 functions, watched ≤ 2 × plain + 10 s and ≤ plain + 100 MB, and
+linear: the watched ms per function stays flat as N grows (the ratio `per fn` column).
+`--quick` runs 250 … 2,000 (about a minute on a free core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+PROGRAM = textwrap.dedent(
+    """
+    import importlib, json, sys, time
+    import jax
+
+    n = int(sys.argv[1])
+    funcs = importlib.import_module(f"funcs_{n}")
+
+    def rss_mb():
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return float("nan")
+
+    jax.jit(lambda x: x)(1.0)  # the backend up before the clock starts
+    before, began = rss_mb(), time.perf_counter()
+    for i in range(n):
+        jax.jit(getattr(funcs, f"f{i}"))(1.0)
+    print(json.dumps({"s": time.perf_counter() - began, "mb": rss_mb() - before}))
+    """
+)
+
+
+def functions(n: int) -> str:
+    return "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(n))
+
+
+def measure(folder: Path, n: int, watched: bool) -> dict[str, float]:
+    command = [sys.executable, "prog.py", str(n)]
+    if watched:
+        out = str(folder / f"rec_{n}.jsonl")
+        command = [str(BIN / "jitlab"), "watch", "--out", out, "--", *command]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="250, 500, 1000, 2000 functions")
+    parser.add_argument("--sizes", help="comma-separated numbers of functions")
+    args = parser.parse_args()
+    sizes = [250, 500, 1000, 2000] if args.quick else [1000, 2500, 5000, 10000]
+    if args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    print(
+        f"{'functions':>9} {'plain s':>8} {'watched s':>9} {'ratio':>6} {'≤2×+10':>7} "
+        f"{'ms/fn plain':>11} {'ms/fn watched':>13} {'plain MB':>8} {'watched MB':>10} "
+        f"{'+MB':>6} {'≤+100':>5}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "prog.py").write_text(PROGRAM)
+        for k, n in enumerate(sizes):
+            (folder / f"funcs_{n}.py").write_text(functions(n))
+            order = (False, True) if k % 2 == 0 else (True, False)
+            got = {watched: measure(folder, n, watched) for watched in order}
+            plain, watched = got[False], got[True]
+            time_ok = watched["s"] <= 2 * plain["s"] + 10
+            memory_ok = watched["mb"] <= plain["mb"] + 100
+            print(
+                f"{n:>9} {plain['s']:>8.2f} {watched['s']:>9.2f} "
+                f"{watched['s'] / plain['s']:>6.2f} {'yes' if time_ok else 'NO':>7} "
+                f"{1e3 * plain['s'] / n:>11.3f} {1e3 * watched['s'] / n:>13.3f} "
+                f"{plain['mb']:>8.1f} {watched['mb']:>10.1f} "
+                f"{watched['mb'] - plain['mb']:>6.1f} {'yes' if memory_ok else 'NO':>5}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
