@@ -225,3 +225,42 @@ def test_the_question_sizes_are_already_buckets_in_one_wording() -> None:
         assert fact in why and fact in said
         assert why[why.index(fact) :] == said[said.index(fact) :]
     assert "at one" not in exercise.explanation.en and "保持为一" not in exercise.explanation.zh
+
+
+def test_a_prediction_is_graded_on_the_question_s_own_calls_only() -> None:
+    """grade() counts over the question's calls (a longer run counts only its first ones)
+    what the question asks: compiles, or printed lines (side-effects), and names the run."""
+    from jitlab.lab.spec import Text
+    from jitlab.lab.verdict import Counted, QuestionRun, answered_by, grade
+    from jitlab.records.calls import CallKind, CallRecord, OutputLine
+
+    sizes = (8, 8, 16, 8, 32, 8)
+    kinds = {8: CallKind.COMPILE, 16: CallKind.RECOMPILE, 32: CallKind.RECOMPILE}
+    seen: set[int] = set()
+    records = []
+    for i, n in enumerate((*sizes, 12, 20)):  # two calls past the question's: not counted
+        kind = CallKind.CACHE_HIT if n in seen else kinds.get(n, CallKind.RECOMPILE)
+        seen.add(n)
+        records.append(CallRecord(i + 5, "f", kind, 1.0, params={"batch_size": n}))
+    answer = QuestionRun("pitfall", tuple({"batch_size": n} for n in sizes))
+    assert answered_by(answer, records) and not answered_by(answer, records[1:])
+    title = Text("Raw batches", "原样喂入")
+    right = grade(answer, records, 3, title)
+    assert (right.count, right.where, right.right) == (3, (5, 7, 9), True)
+    assert "calls #5–#10 of the log: 3 compiles (#5, #7, #9). You said 3: right." in (
+        right.sentence.en
+    )
+    assert "你说 3：对了。" in right.sentence.zh
+    wrong = grade(answer, records, 5, title)
+    assert wrong.right is False and wrong.sentence.en.endswith("You said 5: the run says 3.")
+    assert grade(answer, records, None, title).right is None
+    printed = QuestionRun("pitfall", ({"n": 1}, {"n": 1}), Counted.PRINTED)
+    lines = [
+        CallRecord(
+            0, "f", CallKind.COMPILE, 1.0, params={"n": 1}, stdout=(OutputLine("trace", "hi"),)
+        ),
+        CallRecord(1, "f", CallKind.CACHE_HIT, 1.0, params={"n": 1}),
+    ]
+    once = grade(printed, lines, 1, title)
+    assert (once.count, once.where, once.right) == (1, (0,), True)
+    assert "1 line printed (#0)" in once.sentence.en and "打印了 1 行" in once.sentence.zh
