@@ -9,13 +9,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jitlab.lab.scenario import Text
-from jitlab.quiz.model import (
+from jitlab.lab.scenario import (
     CLAIM,
     Answer,
     AnswerKind,
     Evidence,
     Exercise,
+    Text,
     claim_verdict,
     compile_answer,
 )

@@ -12,22 +12,23 @@ import numpy as np
 from jax import lax
 
 from jitlab.lab.scenario import (
+    Answer,
+    AnswerKind,
     AutoplayStep,
+    CardRef,
+    Comparison,
+    Evidence,
+    Exercise,
     Lab,
     Lesson,
+    Measure,
+    Option,
     Param,
     Pitfall,
     Scenario,
+    ScriptLesson,
     Text,
     Variant,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.quiz.model import (
-    Answer,
-    AnswerKind,
-    Evidence,
-    Exercise,
-    Option,
     compile_answer,
     error_answer,
     error_options,

@@ -11,20 +11,21 @@ import jax.numpy as jnp
 import numpy as np
 
 from jitlab.lab.scenario import (
+    AnswerKind,
     AutoplayStep,
+    CardRef,
+    Comparison,
+    Exercise,
     Lab,
     Lesson,
+    Measure,
     Param,
     Pitfall,
+    QuestionRun,
     Scenario,
+    ScriptLesson,
     Text,
     Variant,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.lab.verdict import QuestionRun
-from jitlab.quiz.model import (
-    AnswerKind,
-    Exercise,
     compile_answer,
     error_answer,
     error_options,

@@ -1,7 +1,7 @@
 """Pitfall 6: reading a JAX error — the stack, the tracing context, the abstract values.
 
 Four broken functions, each failing the way real code does. For every failure jitlab takes
-the error apart (jitlab.probe.anatomy), replays the same call under jax.disable_jit(), and
+the error apart (analyze_error), replays the same call under jax.disable_jit(), and
 shows the jaxpr of the fixed function.
 """
 
@@ -15,24 +15,27 @@ import jax.numpy as jnp
 import numpy as np
 
 from jitlab.lab.scenario import (
+    Answer,
+    AnswerKind,
     AutoplayStep,
+    CardRef,
+    Comparison,
+    Evidence,
+    Exercise,
     Lab,
     Lesson,
+    Measure,
     Param,
     Pitfall,
     Scenario,
+    ScriptLesson,
     Text,
     Variant,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.probe import anatomy
-from jitlab.quiz.model import (
-    Answer,
-    AnswerKind,
-    Evidence,
-    Exercise,
+    analyze_error,
     error_answer,
     error_options,
+    jaxpr_text,
+    rerun_eagerly,
 )
 
 FEATURES = 32
@@ -126,12 +129,12 @@ def make_inputs(rows, seed=0):
 
 def _fixed_jaxpr(error, x, w, gains) -> str:
     if error == "control-flow":
-        return anatomy.jaxpr_text(center_fixed, x)
+        return jaxpr_text(center_fixed, x)
     if error == "concrete-value":
-        return anatomy.jaxpr_text(tile_rows_fixed, x, n=3)
+        return jaxpr_text(tile_rows_fixed, x, n=3)
     if error == "shape":
-        return anatomy.jaxpr_text(project_fixed, x, w)
-    return anatomy.jaxpr_text(apply_gains_fixed, x, gains)
+        return jaxpr_text(project_fixed, x, w)
+    return jaxpr_text(apply_gains_fixed, x, gains)
 
 
 # ===========================================================================================
@@ -444,9 +447,9 @@ class ErrorDebugging(Scenario):
             self.fixed_jaxpr = _fixed_jaxpr(error, x, w, gains)
             record = probe.last
             if record is not None and record.error is not None and record.error.exception:
-                self.anatomy = anatomy.analyze(record.error.exception, signature=record.signature)
+                self.anatomy = analyze_error(record.error.exception, signature=record.signature)
                 # The same jitted function, the same arguments, with jit switched off.
-                self.eager = anatomy.rerun_eagerly(
+                self.eager = rerun_eagerly(
                     lambda f: call_broken(f, error, x, w, gains), probe.function
                 )
             else:

@@ -28,16 +28,19 @@ import numpy as np
 
 from jitlab.lab.scenario import (
     AutoplayStep,
+    CardRef,
+    Comparison,
     Lab,
     Lesson,
+    Measure,
     Param,
     Pitfall,
+    QuestionRun,
     Scenario,
+    ScriptLesson,
     Text,
     Variant,
 )
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.lab.verdict import QuestionRun
 
 if __package__:  # discovered: the exercises live in a sibling module (this file is long)
     from ._recompile_cost_exercises import EXERCISES
@@ -154,7 +157,7 @@ def enable_persistent_cache(cache_dir):
 def fresh_process_request(job):
     """Runs in a new spawned Python process: a cold start, except for the disk cache."""
     enable_persistent_cache(job["cache_dir"])
-    from jitlab.probe.probe import Probe
+    from jitlab.lab.scenario import Probe
 
     serve = Probe(predict)
     serve(make_params(job["depth"]), make_requests(job["batch_size"], 0))
@@ -244,7 +247,7 @@ def _child(job):
 
 
 def _without_exception(record):
-    from jitlab.records.calls import ErrorInfo
+    from jitlab.lab.scenario import ErrorInfo
 
     info = ErrorInfo(record.error.type, record.error.message)
     if hasattr(record, "_replace"):  # CallRecord is a NamedTuple

@@ -18,28 +18,29 @@ from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from jitlab.lab.scenario import (
-    AutoplayStep,
-    Lab,
-    Lesson,
-    Param,
-    Pitfall,
-    Scenario,
-    Text,
-    Variant,
-    devices_text,
-    mesh_devices,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.lab.verdict import QuestionRun
-from jitlab.quiz.model import (
     Answer,
     AnswerKind,
+    AutoplayStep,
+    CardRef,
+    Comparison,
     Evidence,
     Exercise,
+    Lab,
+    Lesson,
+    Measure,
+    Param,
+    Pitfall,
+    QuestionRun,
+    Scenario,
+    ScriptLesson,
+    Text,
+    Variant,
     calls_text,
     compile_answer,
+    devices_text,
     error_answer,
     error_options,
+    mesh_devices,
     printed_answer,
 )
 

@@ -8,23 +8,25 @@ import jax
 import numpy as np
 
 from jitlab.lab.scenario import (
-    AutoplayStep,
-    Lab,
-    Lesson,
-    Param,
-    Pitfall,
-    Scenario,
-    Text,
-    Variant,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.lab.verdict import Counted, QuestionRun
-from jitlab.quiz.model import (
     Answer,
     AnswerKind,
+    AutoplayStep,
+    CardRef,
+    Comparison,
+    Counted,
     Evidence,
     Exercise,
+    Lab,
+    Lesson,
+    Measure,
     Option,
+    Param,
+    Pitfall,
+    QuestionRun,
+    Scenario,
+    ScriptLesson,
+    Text,
+    Variant,
     calls_text,
     error_answer,
     error_options,

@@ -9,24 +9,25 @@ import jax.numpy as jnp
 import numpy as np
 
 from jitlab.lab.scenario import (
-    AutoplayStep,
-    Lab,
-    Lesson,
-    Param,
-    Pitfall,
-    Scenario,
-    Text,
-    Variant,
-)
-from jitlab.lab.spec import CardRef, Comparison, Measure, ScriptLesson
-from jitlab.lab.verdict import QuestionRun
-from jitlab.probe import _jax
-from jitlab.quiz.model import (
     CLAIM,
     Answer,
     AnswerKind,
+    AutoplayStep,
+    CardRef,
+    Comparison,
     Evidence,
     Exercise,
+    Lab,
+    Lesson,
+    Measure,
+    Param,
+    Pitfall,
+    QuestionRun,
+    Scenario,
+    ScriptLesson,
+    Text,
+    Variant,
+    cache_size,
     calls_text,
     claim_verdict,
     compile_answer,
@@ -530,7 +531,7 @@ class StaticArgs(Scenario):
         if probe is not None and self.state.get("result") is not None:
             # JAX shares this cache among every jax.jit of the same function; the engine
             # clears caches when a run starts. Private API: -1 (left out) when unreadable.
-            size = _jax.cache_size(probe.function)
+            size = cache_size(probe.function)
             if size >= 0:
                 facts["jax_cache_size"] = size
         return facts

@@ -8,9 +8,10 @@ plugins import it from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jitlab.probe.probe import PhaseCallback, Probe
+if TYPE_CHECKING:  # the Lab is used once JAX runs; importing it (and plugins) loads no JAX
+    from jitlab.probe.probe import PhaseCallback, Probe
 
 
 class Lab:
@@ -21,6 +22,8 @@ class Lab:
         self.probes: list[Probe] = []
 
     def probe(self, fn: Callable[..., Any], **kwargs: Any) -> Probe:
+        from jitlab.probe.probe import Probe
+
         probe = Probe(fn, on_phase=self.on_phase, **kwargs)
         self.probes.append(probe)
         return probe
