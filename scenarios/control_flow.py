@@ -46,13 +46,13 @@ def sign_if(x):
 
 def sign_cond(x):
     def positive(x):
-        print("tracing the positive branch")  # printed while tracing: both branches are
-        jax.debug.print("ran the positive branch for x = {}", x)  # printed when it runs
+        print("positive()")  # printed while tracing: both branches are
+        jax.debug.print("positive(): x = {}", x)  # printed when it runs
         return jnp.ones_like(x)
 
     def negative(x):
-        print("tracing the negative branch")
-        jax.debug.print("ran the negative branch for x = {}", x)
+        print("negative()")
+        jax.debug.print("negative(): x = {}", x)
         return -jnp.ones_like(x)
 
     # Both branches go into the graph; at run time the predicate picks one to execute.

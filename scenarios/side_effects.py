@@ -45,26 +45,26 @@ def double(x):
     global counter
     counter += 1  # Python code: runs while tracing, not when the program runs
     seen.append(x)  # keeps the tracer (an abstract stand-in), never a value
-    print(f"double() body ran: counter = {counter}, seen holds {len(seen)}: {seen}")
+    print(f"double(): counter = {counter}, len(seen) = {len(seen)}, seen = {seen}")
     return x * 2
 
 
 # --- fix: jax.debug.print runs with the program; the count travels as data ---------------
 def double_and_count(x, count):
-    jax.debug.print("double_and_count ran: x[0] = {x0}, call number {n}", x0=x[0], n=count + 1)
+    jax.debug.print("double_and_count(): x[0] = {x0}, count = {n}", x0=x[0], n=count + 1)
     return x * 2, count + 1
 
 
 # --- global read: the value is baked in at trace time ----------------------------------------
 def scale_by_global(x):
     # SCALE is a Python float read while tracing: it becomes a constant of the program.
-    jax.debug.print("the compiled program multiplies by {s}", s=SCALE)
+    jax.debug.print("scale_by_global(): SCALE = {s}", s=SCALE)
     return x * SCALE
 
 
 def scale_by_arg(x, scale):
     # scale is an argument: a traced value, read every time the program runs.
-    jax.debug.print("the compiled program multiplies by {s}", s=scale)
+    jax.debug.print("scale_by_arg(): scale = {s}", s=scale)
     return x * scale
 
 

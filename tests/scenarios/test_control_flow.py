@@ -55,10 +55,11 @@ def test_fix_lax_cond_traces_both_branches_runs_one(cls):
         run.step({"x": x})
     assert kinds(run) == [CallKind.COMPILE, CallKind.CACHE_HIT, CallKind.CACHE_HIT]
     first = run.records[0]
-    assert lines(first, "trace") == ["tracing the positive branch", "tracing the negative branch"]
-    assert lines(first, "runtime") == ["ran the positive branch for x = 3.0"]
-    assert lines(run.records[1], "runtime") == ["ran the negative branch for x = -2.0"]
-    assert lines(run.records[2], "runtime") == ["ran the positive branch for x = 0.5"]
+    # Printed lines in names and values, no English prose (issue 42: English under --lang zh)
+    assert lines(first, "trace") == ["positive()", "negative()"]
+    assert lines(first, "runtime") == ["positive(): x = 3.0"]
+    assert lines(run.records[1], "runtime") == ["negative(): x = -2.0"]
+    assert lines(run.records[2], "runtime") == ["positive(): x = 0.5"]
     assert all(not lines(r, "trace") for r in run.records[1:])
     assert run.scenario.facts()["result"] == [1.0]
 
@@ -68,7 +69,7 @@ def test_lax_cond_has_both_branches_in_the_jaxpr(module):
     conds = [e for e in closed.jaxpr.eqns if e.primitive.name == "cond"]
     assert len(conds) == 1 and len(conds[0].params["branches"]) == 2
     text = str(closed)
-    assert "ran the positive branch" in text and "ran the negative branch" in text
+    assert "positive(): x =" in text and "negative(): x =" in text
     f = jax.jit(module.sign_cond)
     assert float(f(3.0)) == 1.0 and float(f(-2.0)) == -1.0
 
