@@ -65,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         data["notices"] = {
             str(index): list(r.notice_counts) for index, r in indexed if r.notice_counts
         }
+        # Diagnoses (recompile-limit, …): each one's stable id, function, site and figures.
+        data["diagnoses"] = {
+            str(index): [_diagnosis_json(d) for d in r.diagnoses] for index, r in indexed
+        }
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return status
     _print(merged, indexed)
@@ -119,6 +123,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
+    _print_diagnoses(console, indexed, lang)
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:
         count = messages.say("n.divergences", lang, n=len(merged.divergences))
@@ -129,3 +134,32 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         same = messages.say("summary.same", lang)
         colon = "：" if lang == "zh" else ": "
         console.print(f"[green]{messages.say('diff.ok', lang)}[/green]{colon}{escape(same)}")
+
+
+def _diagnosis_json(diagnosis: Any) -> dict[str, Any]:
+    from jitlab.records.diagnoses import page
+
+    data: dict[str, Any] = diagnosis.to_json()
+    del data["type"]
+    data["page"] = page(diagnosis.id)
+    return data
+
+
+def _print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
+    """Each diagnosis in one line: its id, one sentence and its page (process i: … in a job)."""
+    from rich.markup import escape
+
+    from jitlab.records import messages
+    from jitlab.records.diagnoses import page, sentence
+
+    found = [(index, d) for index, recording in indexed for d in recording.diagnoses]
+    if not found:
+        return
+    console.print(f"[bold yellow]{escape(messages.say('diagnosis.title', lang))}[/bold yellow]")
+    for index, d in found:
+        line = messages.say(
+            "diagnosis.line", lang, id=d.id, text=sentence(d, lang), page=page(d.id)
+        )
+        if len(indexed) > 1:
+            line = messages.say("diagnosis.process", lang, index=index, line=line)
+        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)

@@ -54,15 +54,28 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="with --scripts, keep the jaxpr, StableHLO and optimized HLO texts as well "
         "(implies --scripts; large programs make large recordings)",
     )
+    parser.add_argument(
+        "--warn-after",
+        metavar="N",
+        default=None,
+        help="the moment one function passes N compiles, say so once on stderr with the "
+        "argument that keeps changing and the likely fix (recompile-limit; default: "
+        "$JITLAB_WARN_AFTER, else 8; 0: never)",
+    )
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     from jitlab.cli._output import checked_output
+    from jitlab.records.diagnoses import resolve_warn_after
     from jitlab.records.outputs import RECORDING
 
     program = parse_program(list(args.program))
+    try:  # a bad --warn-after or JITLAB_WARN_AFTER: one line, before the program runs
+        warn_after = resolve_warn_after(args.warn_after, os.environ, language())
+    except ValueError as exc:
+        fail(f"watch: {exc}")
     # Resolved now, against the folder the program starts in (it may chdir before the end).
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
@@ -80,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     me = os.getpid()
     sys.argv = list(program.argv)  # the recording's start line names the program's argv
     saved_path = sys.path[:]
-    recorder = Recorder(out, include_internal=args.include_internal, scripts=scripts)
+    recorder = Recorder(
+        out, include_internal=args.include_internal, scripts=scripts, warn_after=warn_after
+    )
     try:  # a recording that cannot even start (--out /dev/full): refused before the program
         recorder.start()
     except OSError as exc:

@@ -33,6 +33,7 @@ from typing import Any
 # Moved to summary.py and buckets.py; the faces (and older scripts) import them from here.
 from jitlab.records.lines import (
     FORMAT_MAJOR,
+    Diagnosis,
     Key,
     ProcessInfo,
     RecordedCall,
@@ -60,6 +61,8 @@ class Recording:
     # jitlab's JAX listeners: compiles before t may be missing from the counts).
     notices: list[tuple[str, float | None]] = field(default_factory=list)  # the first few
     notice_counts: dict[str, int] = field(default_factory=dict)  # every one, by notice
+    # ``diagnosis`` lines (format 1.2), in order: recompile-limit, … (jitlab/records/diagnoses.py)
+    diagnoses: list[Diagnosis] = field(default_factory=list)
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
     long_lines: int = 0  # of which: longer than MAX_LINE_BYTES (read no further than that)
@@ -132,6 +135,12 @@ class Recording:
             self.notice_counts[notice.notice] = self.notice_counts.get(notice.notice, 0) + 1
             if len(self.notices) < _NOTICES_KEPT:  # bounded: a program clearing in a loop
                 self.notices.append((notice.notice, notice.t))
+        elif kind == "diagnosis":
+            diagnosis = Diagnosis.from_json(obj)
+            if diagnosis is None:
+                return False
+            if len(self.diagnoses) < _NOTICES_KEPT:  # at most one per function and id
+                self.diagnoses.append(diagnosis)
         return True  # other types: from a newer jitlab, ignored
 
 

@@ -1,5 +1,6 @@
 """The lines of a recording, as typed values (JAX-free): ``start``, ``call``, ``hits``,
-``script``, ``process``, ``notice`` and ``end``.
+``script``, ``process``, ``notice``, ``diagnosis`` (:class:`~jitlab.records.diagnoses.Diagnosis`,
+which reads and writes its own line) and ``end``.
 
 Each type writes its own line (``to_json``) and reads it back (``from_json``), strictly: a
 line that is not what ``jitlab watch`` writes — a field of the wrong type, a number no
@@ -14,6 +15,8 @@ a newer major version is refused (:attr:`RecordingStart.readable`).
 - ``1.0``: each reason written three times (``changes``, ``items``, ``text``).
 - ``1.1``: each reason written once (``items``, and JAX's words in ``jax``); the ``start``
   line names the format. 1.0 readers read 1.1 files (they read ``items`` first).
+- ``1.2``: ``diagnosis`` lines (``recompile-limit``, …). Older readers skip them (a line of
+  a type they do not know is ignored, not counted as damaged).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from jitlab.records.calls import (
     OutputLine,
     Reason,
 )
+from jitlab.records.diagnoses import Diagnosis as Diagnosis  # the ``diagnosis`` line
 from jitlab.records.scripts import Script
 from jitlab.records.strict import (
     COUNTS,
@@ -50,7 +54,7 @@ from jitlab.records.strict import signature as read_signature
 
 Key = tuple[str, str | None]  # (function name, where it is defined)
 
-FORMAT = "1.1"  # the recording format this jitlab writes
+FORMAT = "1.2"  # the recording format this jitlab writes
 FORMAT_MAJOR = 1  # the newest major version it reads
 OLDEST_FORMAT = "1.0"  # a start line without "format" (written before versions)
 

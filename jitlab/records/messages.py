@@ -903,6 +903,72 @@ CATALOGUE: dict[str, Message] = {
     "summary.notice": _M("process {index}: {notice}", "进程 {index}：{notice}"),
     "report.warning": _M("Counts may be incomplete:", "计数可能不完整："),
     "report.notice_of": _M("{who}: {notice}.", "{who}：{notice}。"),
+    # -- diagnoses (jitlab/records/diagnoses.py; one page each in docs/diagnoses/) ---------
+    "diagnosis.warning": _M("jitlab: {id}: {text}", "jitlab：{id}：{text}"),
+    "diagnosis.fix": _M("  likely fix: {fix}", "  可能的修复：{fix}"),
+    "diagnosis.page": _M("  more: {page}", "  详见：{page}"),
+    "diagnosis.line": _M("{id} · {text} ({page})", "{id} · {text}（{page}）"),
+    "diagnosis.title": _M("Diagnoses:", "诊断："),
+    "diagnosis.process": _M("process {index}: {line}", "进程 {index}：{line}"),
+    "diagnosis.newer": _M(
+        "{function}: diagnosis {id} (from a newer jitlab)",
+        "{function}：诊断 {id}（来自更新的 jitlab）",
+    ),
+    "diagnosis.recompile_limit": _M(
+        "{function} compiled {n} times (more than {limit}); {changing}.",
+        "{function} 已编译 {n} 次（超过 {limit} 次）；{changing}。",
+    ),
+    "diagnosis.changing.shape": _M(
+        "the shape of {argument} changed in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是 {argument} 的形状变了",
+    ),
+    "diagnosis.changing.static_value": _M(
+        "the static argument {argument} took a new value in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是静态参数 {argument} 取了新值",
+    ),
+    "diagnosis.changing.new_function_object": _M(
+        "the function was jitted again as a new function object in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是函数被重新创建为新的函数对象后再次 jit",
+    ),
+    "diagnosis.changing.other": _M(
+        "{argument} changed ({change}) in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是 {argument} 变了（{change}）",
+    ),
+    "diagnosis.changing.unknown": _M(
+        "jitlab cannot tell which argument keeps changing (JAX did not say)",
+        "jitlab 无法判断是哪个参数在不断变化（JAX 没有说明）",
+    ),
+    "diagnosis.fix.bucket": _M(
+        "pad or bucket {argument} to a few sizes (say powers of two), so that its shapes repeat",
+        "把 {argument} 填充或分桶到少数几种尺寸（例如 2 的幂），让形状重复出现",
+    ),
+    "diagnosis.fix.static": _M(
+        "{argument} is static: pass it as a traced argument instead, or stop passing it a new "
+        "value on each call",
+        "{argument} 是静态参数：改为作为被追踪的参数传入，或者不要每次调用都传入新值",
+    ),
+    "diagnosis.fix.recreate": _M(
+        "create the jitted function once, outside the loop, and call that same object",
+        "在循环外只创建一次被 jit 的函数，之后一直调用同一个对象",
+    ),
+    "diagnosis.fix.dtype": _M(
+        "cast {argument} to one dtype before the call (a Python float and a float32 array "
+        "differ too)",
+        "调用前把 {argument} 转成同一种 dtype（Python 浮点数与 float32 数组也算不同）",
+    ),
+    "diagnosis.fix.other": _M(
+        "keep {argument} the same from call to call, or make its few values repeat",
+        "让 {argument} 在每次调用之间保持不变，或只取少数几种会重复的值",
+    ),
+    "diagnosis.fix.unknown": _M(
+        "run with jitlab open to see each recompile's reason, then see the page below",
+        "用 jitlab open 查看每次重编译的原因，再参阅下面的页面",
+    ),
+    "diagnosis.bad_warn_after": _M(
+        "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
+        "warning off)",
+        "{name}：{value} 不是编译次数（应为 >= 0 的整数；0 表示关闭警告）",
+    ),
 }
 
 

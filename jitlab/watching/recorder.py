@@ -40,6 +40,7 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
+from jitlab.watching.diagnosing import RecompileLimit, resolve_warn_after, say_live
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -90,8 +91,11 @@ class Recorder:
         *,
         include_internal: bool = False,
         scripts: bool | str = False,
+        warn_after: int = 0,
     ) -> None:
         self.output = RecordingFile(path)
+        # recompile-limit: warn when one function passes this many compiles (0: never).
+        self.recompile_limit = RecompileLimit(warn_after)
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -332,6 +336,11 @@ class Recorder:
                     return
             self.calls.append(call)
             self.output.write(call.to_json())
+            if record.kind.compiled and self.recompile_limit.after:  # the compile path only
+                diagnosis = self.recompile_limit.compiled(call, self.elapsed())
+                if diagnosis is not None:
+                    self.output.write(diagnosis.to_json())
+                    say_live(diagnosis)
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than
@@ -386,8 +395,14 @@ def watch(
     *,
     include_internal: bool = False,
     scripts: bool | str = False,
+    warn_after: int | None = None,
 ) -> Iterator[Recorder]:
     """Record every jitted function called inside the block (see the module docstring).
+
+    ``warn_after``: the moment one function passes that many compiles, say so once on
+    stderr (``recompile-limit``: what keeps changing and the likely fix) and write it to the
+    recording; 0 never. None: ``JITLAB_WARN_AFTER``, else 8. ValueError for a negative or
+    non-whole value.
 
     ``scripts=True`` (or ``"figures"``) also keeps, right after each compile of a function
     jitted inside the block, the figures of the program it made (equations, HLO
@@ -397,6 +412,7 @@ def watch(
     the compile's own time once more); it is never counted as a compile, and a failure is
     recorded as its reason, never raised.
     """
-    recorder = Recorder(path, include_internal=include_internal, scripts=scripts)
+    limit = resolve_warn_after(warn_after)
+    recorder = Recorder(path, include_internal=include_internal, scripts=scripts, warn_after=limit)
     with recorder:
         yield recorder

@@ -1,0 +1,185 @@
+"""Diagnoses: what jitlab measured about a function and what to do about it (JAX-free).
+
+A :class:`Diagnosis` is data: a stable id from :data:`IDS`, the function it is about, where
+that function is defined, and the figures it was stated from. Its words are rendered here in
+English and Chinese (:func:`sentence`, :func:`warning_lines`), from the figures, never parsed
+back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording keeps each
+diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
+:meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
+
+Only ``recompile-limit`` is stated today; the other ids of the issue (``slow-dispatch``,
+``persistent-not-written``, ``persistent-key-changed``, ``identity-static``,
+``captured-constant``, ``executables-growing``, ``call-site-cost``) slot into :data:`IDS`
+with their words and pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jitlab.records.messages import say
+
+RECOMPILE_LIMIT = "recompile-limit"
+
+# The ids this jitlab states, in the order the summary lists them. An id is stable: a
+# recording, a script reading ``--json`` and a page name all use it.
+IDS: tuple[str, ...] = (RECOMPILE_LIMIT,)
+
+# recompile-limit: which fix fits what kept changing (a ChangeKind value → a fix id).
+FIX_FOR_CHANGE = {
+    "shape": "bucket",
+    "static_value": "static",
+    "new_function_object": "recreate",
+    "dtype": "dtype",
+    "weak_type": "dtype",
+}
+FIXES = ("bucket", "static", "recreate", "dtype", "other", "unknown")
+
+DEFAULT_WARN_AFTER = 8  # compiles of one function before recompile-limit is said (PyTorch's)
+WARN_AFTER_VARIABLE = "JITLAB_WARN_AFTER"
+
+_ID = re.compile(r"[a-z][a-z0-9-]{0,39}")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def warn_after_value(text: object) -> int:
+    """A ``--warn-after`` / ``JITLAB_WARN_AFTER`` / ``warn_after=`` value: a whole number
+    >= 0 (0: never warn). Raises ValueError for anything else (a bool, -1, ``"8.5"``)."""
+    if isinstance(text, bool):
+        raise ValueError(text)
+    if isinstance(text, int):
+        value = text
+    elif isinstance(text, str) and text.strip().isdigit() and text.strip().isascii():
+        value = int(text.strip())
+    else:
+        raise ValueError(text)
+    if value < 0 or value > 10**9:
+        raise ValueError(text)
+    return value
+
+
+def resolve_warn_after(
+    value: object, environ: Mapping[str, str], lang: str = "en", option: str = "--warn-after"
+) -> int:
+    """``warn_after`` as given, else ``JITLAB_WARN_AFTER`` in ``environ``, else 8. ValueError
+    (its text one line in ``lang``, naming where the value came from) for a value that is
+    not a whole number >= 0."""
+    name, raw = option, value
+    if value is None:
+        raw = environ.get(WARN_AFTER_VARIABLE)
+        if raw is None:
+            return DEFAULT_WARN_AFTER
+        name = WARN_AFTER_VARIABLE
+    try:
+        return warn_after_value(raw)
+    except ValueError:
+        shown = repr(raw)[:40] if not isinstance(raw, str) else repr(raw[:40])
+        raise ValueError(say("diagnosis.bad_warn_after", lang, name=name, value=shown)) from None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """One diagnosis of one function (``site``: where it is defined, ``file:line``)."""
+
+    id: str
+    function: str
+    site: str | None
+    figures: Mapping[str, Any] = field(default_factory=dict)  # JSON scalars only
+    t: float | None = None  # seconds since the recording started
+
+    @property
+    def known(self) -> bool:
+        """False for an id from a newer jitlab: shown by its id and page only."""
+        return self.id in IDS
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``diagnosis`` line of a recording (and ``--json``'s entry)."""
+        return {
+            "type": "diagnosis",
+            "id": self.id,
+            "function": self.function,
+            "site": self.site,
+            "figures": dict(self.figures),
+            "t": self.t,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Diagnosis | None:
+        """None when the line is not a diagnosis this reader can trust."""
+        ident, function, site = data.get("id"), data.get("function"), data.get("site")
+        figures, t = data.get("figures"), data.get("t")
+        if not (isinstance(ident, str) and _ID.fullmatch(ident)):
+            return None
+        if not isinstance(function, str) or not (site is None or isinstance(site, str)):
+            return None
+        if not isinstance(figures, dict) or len(figures) > 64:
+            return None
+        for key, value in figures.items():
+            if not isinstance(key, str) or not isinstance(value, _SCALARS):
+                return None
+            if isinstance(value, int | float) and not -1e18 < value < 1e18:
+                return None  # a bool is an int within range
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
+            return None
+        return cls(ident, function, site, dict(figures), float(t) if t is not None else None)
+
+
+def page(ident: str) -> str:
+    """The page of ``ident``: its absolute path in a source checkout (where the docs sit
+    beside the package), else ``docs/diagnoses/ID.md`` of jitlab's repository."""
+    relative = f"docs/diagnoses/{ident}.md"
+    beside = Path(__file__).resolve().parents[2] / relative
+    return str(beside) if beside.is_file() else relative
+
+
+def _where(d: Diagnosis) -> str:
+    return f"{d.function} ({d.site})" if d.site else d.function
+
+
+def _fix(d: Diagnosis, lang: str) -> str:
+    fix = d.figures.get("fix")
+    fix = fix if fix in FIXES else "unknown"
+    return say(f"diagnosis.fix.{fix}", lang, argument=d.figures.get("argument") or "?")
+
+
+def _changing(d: Diagnosis, lang: str) -> str:
+    argument, change = d.figures.get("argument"), d.figures.get("change")
+    if not argument:
+        return say("diagnosis.changing.unknown", lang)
+    what = change if isinstance(change, str) else "?"
+    known = what in ("shape", "static_value", "new_function_object")
+    return say(
+        f"diagnosis.changing.{what}" if known else "diagnosis.changing.other",
+        lang,
+        argument=argument,
+        change=what,
+        n=d.figures.get("changed", 0),
+        of=d.figures.get("recompiles", 0),
+    )
+
+
+def sentence(d: Diagnosis, lang: str = "en") -> str:
+    """The diagnosis in one sentence (the summary's line)."""
+    if not d.known:
+        return say("diagnosis.newer", lang, id=d.id, function=_where(d))
+    return say(
+        "diagnosis.recompile_limit",
+        lang,
+        function=_where(d),
+        n=d.figures.get("compiles", 0),
+        limit=d.figures.get("limit", 0),
+        changing=_changing(d, lang),
+    )
+
+
+def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
+    """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
+    return [
+        say("diagnosis.warning", lang, id=d.id, text=sentence(d, lang)),
+        say("diagnosis.fix", lang, fix=_fix(d, lang)),
+        say("diagnosis.page", lang, page=page(d.id)),
+    ]

@@ -1,0 +1,97 @@
+"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390).
+
+Counting happens on the compile path only (a recorder hands each compile's record here); a
+cache hit never reaches this module. A function that passes ``warn_after`` compiles is
+diagnosed once: the argument that changed most often in its recompiles' reasons, and the
+fix that fits that change (:mod:`jitlab.records.diagnoses` renders the words).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections import Counter
+
+from jitlab.probe import monitor
+from jitlab.records import diagnoses
+from jitlab.records.changes import ChangeKind
+from jitlab.records.diagnoses import FIX_FOR_CHANGE, RECOMPILE_LIMIT, Diagnosis, warning_lines
+from jitlab.records.lines import Key, RecordedCall
+
+# Changes that say nothing about an argument of the call: not what "keeps changing".
+_NOT_AN_ARGUMENT = frozenset(
+    {
+        ChangeKind.FIRST_CALL,
+        ChangeKind.FIRST_SEEN,
+        ChangeKind.FIRST_PERSISTENT_LOAD,
+        ChangeKind.CACHE_CLEARED,
+        ChangeKind.UNKNOWN,
+        ChangeKind.JAX_EXPLAINED,
+        ChangeKind.RECORDED,
+    }
+)
+
+
+def resolve_warn_after(value: object = None) -> int:
+    """``warn_after=`` as given, else ``JITLAB_WARN_AFTER``, else 8 (ValueError: one line)."""
+    lang = monitor.user_language()
+    return diagnoses.resolve_warn_after(value, os.environ, lang, option="warn_after")
+
+
+class RecompileLimit:
+    """Per function of one recording: compiles so far, and what changed in its recompiles."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after  # 0: never
+        self._compiles: Counter[Key] = Counter()
+        self._changes: dict[Key, Counter[tuple[str, str]]] = {}
+        self._recompiles: Counter[Key] = Counter()
+        self._said: set[Key] = set()
+
+    def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
+        """Count one compile; the diagnosis when this one passes the limit (once per key)."""
+        if not self.after or call.internal:
+            return None
+        key = call.key
+        self._compiles[key] += 1
+        reason = call.record.reason
+        changed = [c for c in reason.items if c.kind not in _NOT_AN_ARGUMENT] if reason else []
+        if changed:
+            self._recompiles[key] += 1
+            seen = self._changes.setdefault(key, Counter())
+            for kind_path in {(str(c.kind), c.path or "") for c in changed}:
+                seen[kind_path] += 1
+        n = self._compiles[key]
+        if n <= self.after or key in self._said:
+            return None
+        self._said.add(key)
+        seen = self._changes.get(key) or Counter()
+        change, argument, times = "", "", 0
+        if seen:
+            (change, argument), times = seen.most_common(1)[0]
+        if change == str(ChangeKind.NEW_FUNCTION_OBJECT):
+            argument = argument or call.record.function
+        fix = FIX_FOR_CHANGE.get(change, "other") if argument else "unknown"
+        figures = {
+            "compiles": n,
+            "limit": self.after,
+            "argument": argument or None,
+            "change": change or None,
+            "changed": times,
+            "recompiles": self._recompiles[key],
+            "fix": fix,
+        }
+        return Diagnosis(RECOMPILE_LIMIT, call.record.function, call.defined_at, figures, t)
+
+
+def say_live(diagnosis: Diagnosis) -> None:
+    """The warning on the program's stderr, now, as one block (never raises)."""
+    text = "\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n"
+    err = sys.stderr
+    with contextlib.suppress(Exception):
+        if err is not None and not getattr(err, "closed", False):
+            err.write(text)
+            err.flush()
+            return
+        os.write(2, text.encode("utf-8", "backslashreplace"))
