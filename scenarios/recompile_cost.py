@@ -302,14 +302,14 @@ class RecompileCost(Scenario):
             "writes compiled programs to disk so a new process loads them instead of "
             "compiling. By default it only stores compiles that took over one second "
             "(jax_persistent_cache_min_compile_time_secs = 1.0); tracing and lowering still "
-            "run on a disk hit, only the XLA compile is skipped. By default neither holder "
-            "forgets a card: a jitted function keeps every program it compiled for as long as the "
-            "function lives (2,100 shapes through one function, and the first shape was still "
-            "a cache hit, measured on JAX 0.10). That is the cost of unstable signatures in "
-            "memory: the cards pile up until the function is deleted or jax.clear_caches() "
-            "runs. The cache on disk grows without limit too, unless "
-            "jax_compilation_cache_max_size is set; then it deletes the least recently used "
-            "files.",
+            "run on a disk hit, only the XLA compile is skipped. Neither holder is endless, "
+            "and the one in memory evicts: jit keeps at most 8,192 compiled programs and drops "
+            "the least recently used beyond that (measured on JAX 0.10: after 2,100 shapes "
+            "through one function its first shape was still a hit; after 8,300, the card "
+            "holder held 8,192 and the first shape compiled again). Below that limit every "
+            "card stays in memory until the function is deleted or jax.clear_caches() runs. "
+            "The cache on disk grows without limit unless jax_compilation_cache_max_size is "
+            "set; then it deletes the least recently used files.",
             "jit 用签名而不是追踪参数的值来构造缓存键。Python float 是弱类型，可以迁就另一个"
             "操作数；jnp.float32 是强类型：类型不同，程序就是两份。新的 lambda 或 partial 对 "
             "JAX 来说是从没见过的函数，哪怕函数体一模一样，也要重新追踪、降级、编译。大模型上"
@@ -317,10 +317,11 @@ class RecompileCost(Scenario):
             "（启动时 jit(f).lower(形状).compile()，填的正是真实调用要查的那些缓存），以及持久化"
             "编译缓存：把编译产物写到磁盘，新进程直接加载而不必再编译。默认只保存耗时超过 1 秒的"
             "编译（jax_persistent_cache_min_compile_time_secs = 1.0）；命中磁盘缓存时追踪和"
-            "降级照样要跑，省掉的只是 XLA 编译。默认情况下两个卡夹都不丢卡：jit 函数只要还活着，"
-            "它编译过的每份程序都留着（一个函数喂了 2100 种形状，第一种形状照样命中缓存，"
-            "在 JAX 0.10 上实测）。这就是签名不稳定在内存上的代价：卡片越堆越多，直到函数被删掉"
-            "或调用 jax.clear_caches()。磁盘缓存默认也无限增长，除非设置 "
+            "降级照样要跑，省掉的只是 XLA 编译。两个卡夹都不是无底的，内存里的那个会淘汰："
+            "jit 最多留 8192 份编译好的程序，超出就丢掉最久没用的（在 JAX 0.10 上实测：一个"
+            "函数喂了 2100 种形状，第一种形状仍然命中；喂到 8300 种时，卡夹里只剩 8192 张，"
+            "第一种形状又编译了一次）。没到上限时，每张卡都留在内存里，直到函数被删掉或调用 "
+            "jax.clear_caches()。磁盘缓存默认无限增长，除非设置 "
             "jax_compilation_cache_max_size，那时它会删掉最久没用的文件。",
         ),
         fix=Text(
