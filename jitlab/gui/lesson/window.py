@@ -134,9 +134,9 @@ class MainWindow(Retranslating, QMainWindow):
         self.close_grace_s = CLOSE_GRACE_S
         self.compile_grace_s = COMPILE_GRACE_S
 
-        # JAX and the scenarios load on the executor while the widgets are built.
+        # JAX and the scenarios load on the executor, started by the first frame: importing
+        # JAX holds the GIL for long stretches, so the window is built and shown first.
         self.worker = Executor(scenarios_dir, entry_points)
-        self.worker.start()
         self._build()
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
@@ -655,6 +655,8 @@ class MainWindow(Retranslating, QMainWindow):
     def drain(self) -> None:
         """Take everything the worker queued since the last frame into the model, then tell
         the views once (each decides how often it paints: see their ``bind``)."""
+        if not self.worker.isRunning() and not self.worker.isFinished() and not self._closing:
+            self.worker.start()  # the first frame: the window is up
         events = self.worker.events
         while events:
             match events.popleft():
