@@ -233,6 +233,10 @@ EXPLAIN_AT_ONCE = 8
 SEEN: list[int] = [0]
 _marks = itertools.count(1)  # atomic: a new mark is never one a call saw before it began
 IN_FLIGHT: list[Callable[[], CallCollector | None] | None] = [None]
+# The watch's test, asked only of an explanation the program's log would show: is this miss
+# one JAX explains only because a stand-in is not a ``jax.jit`` object (eval_shape of one
+# traces the jit inside it again)? Then the program's log does not show it (jitlab keeps it).
+REPEATED: list[Callable[[], bool] | None] = [None]
 
 
 def mark() -> None:
@@ -408,7 +412,10 @@ class _ExplanationFilter(logging.Filter):
         else:
             for watcher in _watchers:
                 watcher.explanation(message)
-        return user_wants_explanations()
+        if not user_wants_explanations():
+            return False
+        repeated = REPEATED[0]
+        return repeated is None or not repeated()
 
 
 # The modules whose loggers emit cache-miss explanations.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import operator
 import os
 import sys
@@ -26,6 +27,7 @@ import jax
 from jitlab.probe import _jax, frames, monitor
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
+from jitlab.records.paths import engine_dirs
 from jitlab.watching.functions import Site, defined_at
 
 
@@ -500,6 +502,39 @@ def _outer_watched_call(frame: FrameType | None) -> FrameType | None:
     return outermost
 
 
+_OWN_FRAMES = (*engine_dirs(), os.path.dirname(logging.__file__) + os.sep)
+
+
+def _traced_again_by_eval_shape() -> bool:
+    """Is the tracing-cache miss JAX is explaining (this thread's, from inside the logging
+    filter) the second trace ``jax.eval_shape(standin)`` makes? JAX calls ``.trace`` directly
+    only on a real ``jax.jit`` object and traces its own ``jit(standin)`` for anything else,
+    whose trace calls the stand-in: its jitted function is traced a second time (explained
+    "at :", no call site), where ``jax.eval_shape(jax.jit(f))`` traces it once. It is, when
+    only JAX's (and jitlab's) frames lie between the miss and the innermost watched call,
+    and between that call and ``eval_shape``, given that very stand-in. Run only when the
+    program's log would show an explanation: never on a hit."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and frame.f_code is not _CALL_CODE:
+        name = frame.f_code.co_filename
+        if not (frames.is_jax(name) or name.startswith(_OWN_FRAMES)):
+            return False  # the user's code (a jit inside the function) is explained as JAX's
+        frame = frame.f_back
+    if frame is None:
+        return False
+    watched = frame.f_locals.get("self")
+    frame = frame.f_back
+    while frame is not None:
+        if frame.f_code in _jax.EVAL_SHAPE_CODES:
+            # eval_shape(partial(standin)) traces it twice without jitlab too: shown.
+            return frame.f_locals.get("fun") is watched
+        name = frame.f_code.co_filename
+        if not (frames.is_jax(name) or name.startswith(_OWN_FRAMES)):
+            return False  # a user's function called the stand-in: its trace, explained
+        frame = frame.f_back
+    return False
+
+
 def _collector_in_flight() -> monitor.CallCollector | None:
     """For JAX's events on a thread with no call routed (monitor.routed): the outermost
     watched call in flight on this thread, found on the stack, gets them; the rest of the
@@ -566,6 +601,7 @@ def activate(recorder: Follower) -> None:
             jax.jit = _watched_jit
             jax.pmap = _watched_pmap
             monitor.IN_FLIGHT[0] = _collector_in_flight
+            monitor.REPEATED[0] = _traced_again_by_eval_shape
         recorders.append(recorder)
         if len(recorders) == 1:
             _hook()
@@ -580,7 +616,7 @@ def deactivate(recorder: Follower) -> None:
         if recorder in recorders:
             recorders.remove(recorder)
         if not recorders:
-            monitor.IN_FLIGHT[0] = None
+            monitor.IN_FLIGHT[0] = monitor.REPEATED[0] = None
             _unhook()
         if not recorders and _real_jit is not None:
             if jax.jit is _watched_jit:
