@@ -17,6 +17,7 @@ def run(args: argparse.Namespace | None = None) -> int:
 
     from jitlab.cli._usage import language, say
     from jitlab.lab.discovery import discover
+    from jitlab.lab.manifest import stale_notice
     from jitlab.records.messages import allowed_values
 
     lang = language()
@@ -43,5 +44,9 @@ def run(args: argparse.Namespace | None = None) -> int:
             ", ".join(cls.variant_ids()),
             escape(params) or "-",
         )
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    console.print(table)
+    notice = stale_notice()  # the app's early list leaves such files out until JAX loads
+    if notice is not None:
+        console.print(f"[yellow]{escape(notice.get(lang))}[/yellow]", soft_wrap=True)
     return 0

@@ -45,7 +45,8 @@ def discover(scenarios_dir: Path | None = None, entry_points: bool = True) -> li
     ``exercises``) and the GUI's scenario and exercise lists all read it.
     """
     entries: list[PluginEntry] = []
-    folder = scenarios_dir or builtin_dir("scenarios")
+    # The built-ins' folder: ``scenarios/`` (or ``$JITLAB_SCENARIOS``, a copy to try one in).
+    folder = scenarios_dir or manifest.builtin_folder()
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith("_"):
             continue
@@ -154,7 +155,7 @@ def _describe(exc: BaseException) -> str:
 # -- the built-ins' manifest (the scenario list before JAX is loaded) --------------------------
 def listings(scenarios_dir: Path | None = None) -> list[manifest.Listing]:
     """Listings of the built-ins as discovery finds them now (imports them: JAX)."""
-    folder = scenarios_dir or builtin_dir("scenarios")
+    folder = scenarios_dir or manifest.builtin_folder()
     out = []
     for entry in discover(folder, entry_points=False):
         cls = entry.scenario
@@ -175,7 +176,16 @@ def main(argv: list[str] | None = None) -> int:
     if "--manifest" not in args:
         print("usage: python -m jitlab.lab.discovery --manifest [--check]", file=sys.stderr)
         return 2
-    text = manifest.render(listings())
+    folder = manifest.builtin_folder()
+    if "--check" not in args and folder.resolve() != builtin_dir("scenarios").resolve():
+        # The manifest ships with the package: never rewrite it from another folder.
+        print(
+            f"{manifest.SCENARIOS_ENV} names another folder ({folder}): "
+            "the shipped manifest is written only from the built-in scenarios",
+            file=sys.stderr,
+        )
+        return 2
+    text = manifest.render(listings(folder))
     path = resource(manifest.MANIFEST)
     if "--check" in args:
         same = path.is_file() and path.read_text(encoding="utf-8") == text

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,15 @@ from jitlab.lab.spec import Chapter, Text
 from jitlab.records.paths import builtin_dir, resource
 
 MANIFEST = "scenarios.json"
+# Another folder of built-in scenarios (a copy to try a new scenario in): discovery, the
+# manifest's early list and its staleness check read it instead of the shipped ``scenarios/``.
+SCENARIOS_ENV = "JITLAB_SCENARIOS"
+
+
+def builtin_folder() -> Path:
+    """The folder the built-in scenarios are read from: ``$JITLAB_SCENARIOS`` if set."""
+    chosen = os.environ.get(SCENARIOS_ENV, "").strip()
+    return Path(chosen).expanduser().resolve() if chosen else builtin_dir("scenarios")
 
 
 @dataclass(frozen=True)
@@ -81,7 +91,7 @@ def listed(scenarios_dir: Path | None = None) -> list[Listing]:
 
     Empty for another scenarios folder, or when the manifest is missing or unreadable:
     the list then fills when discovery ends. Never raises."""
-    folder = builtin_dir("scenarios")
+    folder = builtin_folder()
     if scenarios_dir is not None and Path(scenarios_dir).resolve() != folder.resolve():
         return []
     try:
@@ -103,3 +113,32 @@ def listed(scenarios_dir: Path | None = None) -> list[Listing]:
 def render(listings: list[Listing]) -> str:
     body = {"about": __doc__.splitlines()[0], "scenarios": [x.to_json() for x in listings]}
     return json.dumps(body, ensure_ascii=False, indent=1) + "\n"
+
+
+def stale(scenarios_dir: Path | None = None) -> list[str]:
+    """The built-in files the manifest does not match (changed, new, gone), sorted; a
+    missing or unreadable manifest is ``[MANIFEST]``. Empty when it is current. JAX-free
+    (it hashes the files), so ``jitlab list`` and the app say so before discovery ends."""
+    folder = Path(scenarios_dir) if scenarios_dir is not None else builtin_folder()
+    files = {p.name for p in folder.glob("*.py")}  # a scenario's `_` helpers count too
+    try:
+        data = json.loads(resource(MANIFEST).read_text(encoding="utf-8"))
+        recorded = {str(item["file"]): str(item["sha256"]) for item in data["scenarios"]}
+    except Exception:
+        return [MANIFEST]
+    scenario_files = {f for f in files if not f.startswith("_")}
+    wrong = {f for f, sha in recorded.items() if f not in files or digest(folder / f) != sha}
+    return sorted(wrong | (scenario_files - set(recorded)))
+
+
+def stale_notice(scenarios_dir: Path | None = None) -> Text | None:
+    """One line for ``jitlab list`` and the app when the manifest is stale, else None."""
+    files = stale(scenarios_dir)
+    if not files:
+        return None
+    names = ", ".join(files)
+    return Text(
+        f"The scenario manifest is out of date ({names}): "
+        "run python -m jitlab.lab.discovery --manifest",
+        f"场景清单已过期（{names}）：请运行 python -m jitlab.lab.discovery --manifest",
+    )

@@ -19,6 +19,7 @@ import contextlib
 import enum
 import inspect
 import math
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -411,8 +412,71 @@ def translate_comments(source: str, table: Mapping[str, str]) -> str:
     return "".join(lines)
 
 
-def validate(cls: Any) -> list[str]:
-    """Problems with a plugin class, in words (empty when it is well-formed)."""
+def validate(cls: Any, builtin: bool = False) -> list[str]:
+    """Problems with a plugin class, in words (empty when it is well-formed).
+
+    ``builtin=True`` adds what a scenario shipped in ``scenarios/`` owes on top (see
+    :data:`BUILTIN_MIN_EXERCISES` and :func:`_builtin_problems`); the tests hold every
+    built-in to it, so adding one is the one file."""
+    problems = validate_plugin(cls)
+    if builtin and not problems:
+        problems += _builtin_problems(cls)
+    return problems
+
+
+# What a built-in owes beyond a plugin: a quiz chapter of its own, a lesson on the chef's
+# scripts that reads as a paragraph in each language, and the code view filled.
+BUILTIN_MIN_EXERCISES = 3
+BUILTIN_SCRIPTS_EN_CHARS = 80  # English characters of ``scripts.text.en``, more than this
+BUILTIN_SCRIPTS_ZH_HAN = 30  # Chinese characters of ``scripts.text.zh``, more than this
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _builtin_problems(cls: type[Scenario]) -> list[str]:
+    problems = []
+    count = len(cls.exercises)
+    if count < BUILTIN_MIN_EXERCISES:
+        problems.append(
+            f"a built-in declares at least {BUILTIN_MIN_EXERCISES} exercises; it has {count}"
+        )
+    for text in (cls.title, cls.question, *vars(cls.lesson).values()):
+        if not (isinstance(text, Text) and text.en.strip() and text.zh.strip()):
+            problems.append(
+                f"a built-in's title, question and lesson say it in both languages: {text!r}"
+            )
+            break
+    lesson = cls.scripts
+    if lesson is None:
+        problems.append("a built-in declares scripts = ScriptLesson(Text(en, zh), (CardRef, ...))")
+    else:
+        if len(lesson.text.en) <= BUILTIN_SCRIPTS_EN_CHARS or _HAN.search(lesson.text.en):
+            problems.append(
+                f"scripts.text.en must be English, over {BUILTIN_SCRIPTS_EN_CHARS} characters"
+            )
+        if len(_HAN.findall(lesson.text.zh)) <= BUILTIN_SCRIPTS_ZH_HAN:
+            problems.append(
+                f"scripts.text.zh must hold more than {BUILTIN_SCRIPTS_ZH_HAN} Chinese characters"
+            )
+        if not lesson.compare:
+            problems.append("scripts.compare must name one or two cards (CardRef)")
+    if cls.code_objects is Scenario.code_objects:
+        problems.append("code_objects(variant) is not implemented: the code view would be empty")
+    else:
+        for variant in cls.variant_ids():
+            try:
+                source = cls().source(variant)
+            except Exception as exc:
+                problems.append(f"code_objects({variant!r}) has no source: {exc}")
+                continue
+            if "def " not in source:
+                problems.append(
+                    f"code_objects({variant!r}) shows no function of the code that runs"
+                )
+    return problems
+
+
+def validate_plugin(cls: Any) -> list[str]:
+    """The checks every plugin passes (:func:`validate` without ``builtin``)."""
     problems = []
     if not (isinstance(cls, type) and issubclass(cls, Scenario)):
         return [f"{cls!r} is not a Scenario subclass"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -66,3 +67,46 @@ def test_a_damaged_or_missing_manifest_lists_nothing_early(tmp_path: Path, monke
 def test_another_scenarios_folder_is_not_listed_from_the_manifest(tmp_path: Path) -> None:
     assert manifest.listed(tmp_path) == []
     assert manifest.listed(builtin_dir("scenarios")) == manifest.listed()
+
+
+def test_a_stale_manifest_names_its_files_in_both_languages(tmp_path: Path) -> None:
+    folder = tmp_path / "scenarios"
+    shutil.copytree(builtin_dir("scenarios"), folder)
+    assert manifest.stale(folder) == [] and manifest.stale_notice(folder) is None
+    edited = folder / "control_flow.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    (folder / "static_args.py").unlink()
+    (folder / "new_one.py").write_text("", encoding="utf-8")
+    (folder / "_helper.py").write_text("", encoding="utf-8")  # not a scenario: not listed
+    assert manifest.stale(folder) == ["control_flow.py", "new_one.py", "static_args.py"]
+    notice = manifest.stale_notice(folder)
+    assert notice is not None
+    assert "control_flow.py, new_one.py, static_args.py" in notice.en
+    assert "python -m jitlab.lab.discovery --manifest" in notice.en
+    assert "场景清单已过期" in notice.zh and "new_one.py" in notice.zh
+
+
+def test_jitlab_list_says_the_manifest_is_stale(tmp_path: Path) -> None:
+    folder = tmp_path / "scenarios"
+    shutil.copytree(builtin_dir("scenarios"), folder)
+    env = {**os.environ, manifest.SCENARIOS_ENV: str(folder), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "jitlab", "list"]
+    clean = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert clean.returncode == 0, clean.stderr
+    assert "manifest" not in clean.stdout
+    edited = folder / "side_effects.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    for lang, words in (("en", "The scenario manifest is out of date"), ("zh", "场景清单已过期")):
+        done = subprocess.run(
+            [*command, "--lang", lang], env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        line = next(x for x in done.stdout.splitlines() if words in x)
+        assert "side_effects.py" in line, done.stdout
+
+
+def test_the_shipped_manifest_is_never_written_from_another_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(manifest.SCENARIOS_ENV, str(tmp_path))
+    before = manifest.resource(manifest.MANIFEST).read_bytes()
+    assert discovery.main(["--manifest"]) == 2
+    assert manifest.resource(manifest.MANIFEST).read_bytes() == before

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from jitlab.cli.quiz import build_parser, run
+from jitlab.lab.discovery import discover
 from jitlab.quiz import exercises as catalogue
 from jitlab.quiz.interview import Interview
 from jitlab.quiz.model import NO_ERROR, AnswerKind
@@ -56,16 +57,8 @@ EXPECTED = {
     "uneven-split": "IndivisibleError",
 }
 
-# Written out here, independent of the product: each built-in scenario and its chapter number.
-BUILTIN_CHAPTERS = {
-    "side-effects": 1,
-    "static-args": 2,
-    "control-flow": 3,
-    "dynamic-shapes": 4,
-    "recompile-cost": 5,
-    "error-debugging": 6,
-    "sharding": 7,
-}
+# The built-ins, as discovery finds them in the built-ins' folder: adding one is its file.
+BUILTINS = {e.name for e in discover(entry_points=False) if e.ok}
 
 SINGLE_DEVICE = [e.id for e in catalogue.EXERCISES if e.min_devices == 1]
 MULTI_DEVICE = [e.id for e in catalogue.EXERCISES if e.min_devices > 1]
@@ -82,7 +75,7 @@ def outcomes():
 # -- the catalogue ----------------------------------------------------------------------------
 def test_catalogue_covers_every_pitfall_and_sharding():
     assert len(catalogue.EXERCISES) >= 20
-    assert {e.scenario for e in catalogue.EXERCISES} == set(BUILTIN_CHAPTERS)
+    assert {e.scenario for e in catalogue.EXERCISES} == BUILTINS
     assert set(EXPECTED) == set(catalogue.BY_ID), "every exercise needs an expected answer"
     assert len(catalogue.BY_ID) == len(catalogue.EXERCISES), "exercise ids must be unique"
     claims = {e.id for e in catalogue.EXERCISES if e.misconception}

@@ -16,6 +16,7 @@ from superqt.utils import signals_blocked
 from jitlab.gui.i18n import translate
 from jitlab.gui.plain import tip as plain_tip
 from jitlab.gui.style import icon, named_icon
+from jitlab.lab.manifest import stale_notice
 from jitlab.lab.spec import icon_file
 
 QUIZ = "__quiz__"  # the list's entry for the exercises (its item's user data)
@@ -30,6 +31,12 @@ def fill(tree: QTreeWidget, entries: Sequence[Any], current: str | None, lang: s
 
 
 def _fill(tree: QTreeWidget, entries: Sequence[Any], current: str | None, lang: str) -> None:
+    notice = stale_notice()  # a built-in file changed since the manifest: say it, one line
+    if notice is not None:
+        stale = QTreeWidgetItem(tree, [notice.get(lang)])
+        stale.setIcon(0, named_icon("broken"))
+        stale.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, never picked
+        stale.setToolTip(0, plain_tip(notice.get(lang)))
     groups: dict[Any, QTreeWidgetItem] = {}
     for entry in entries:
         cls = entry.scenario
