@@ -22,13 +22,10 @@ def test_every_builtin_declares_a_script_lesson_in_both_languages() -> None:
     found = scenarios()
     assert len(found) >= 7
     for sid, cls in found.items():
-        lesson = cls.scripts
-        assert isinstance(lesson, ScriptLesson), sid
-        assert validate(cls) == [], sid
-        assert len(lesson.text.en) > 80 and not HAN.search(lesson.text.en), sid
-        assert len(HAN.findall(lesson.text.zh)) > 30, sid
-        assert 1 <= len(lesson.compare) <= 2, sid
-        assert all(ref.variant in cls.variant_ids() for ref in lesson.compare), sid
+        # A ScriptLesson with an English paragraph, a Chinese one and one or two known cards:
+        # what a built-in owes is the spec's own check (tests/lab/test_builtin_rules.py).
+        assert isinstance(cls.scripts, ScriptLesson), sid
+        assert validate(cls, builtin=True) == [], sid
 
 
 def test_validate_names_what_is_wrong_with_a_script_lesson() -> None:
