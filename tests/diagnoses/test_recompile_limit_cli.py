@@ -170,3 +170,20 @@ def test_a_bad_value_is_one_line_before_the_program_runs(tmp_path):
         assert "a whole number >= 0" in line
         assert ("JITLAB_WARN_AFTER" if variables else "--warn-after") in line
         assert not out.exists()
+
+
+def test_warn_after_holds_when_python_options_start_the_interpreter_again(tmp_path):
+    # -X utf8: jitlab watch starts the interpreter again with it (os.execv): N goes along.
+    out = tmp_path / "rec.jsonl"
+    argv = [JITLAB, "watch", "--warn-after", "5", "--out", str(out), "--"]
+    done = subprocess.run(
+        [*argv, "python", "-X", "utf8", str(_program(tmp_path))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=_env(),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith(WARNING)]
+    assert "compiled 6 times (more than 5)" in line
