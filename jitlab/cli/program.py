@@ -134,6 +134,7 @@ def reexec(args: argparse.Namespace, program: Program) -> None:
     own = ["--out", args.out]  # the same folder: exec keeps the working directory
     own += ["--include-internal"] * args.include_internal
     own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
+    own += ["--verbose"] * getattr(args, "verbose", False)
     if getattr(args, "warn_after", None) is not None:  # watch's recompile-limit, as given
         own += ["--warn-after", str(args.warn_after)]
     own += ["--lang", language()]  # the started interpreter speaks the command's language

@@ -42,6 +42,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--variant picks another face of the pitfall",
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="each reason in full: a pytree that changed structure shows both sub-trees "
+        "whole (shortened otherwise; --json always has them whole)",
+    )
+    parser.add_argument(
         "--script",
         choices=SCRIPT_PARTS,
         metavar="PART",
@@ -148,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             elif args.script:
                 _print_scripts(run, _until(stop, calls), args.script)
             else:
-                _print_table(run, _until(stop, calls), language())
+                _print_table(run, _until(stop, calls), language(), full=args.verbose)
         except KeyboardInterrupt:  # the second Ctrl-C: stop inside the call
             stop.set()
     # Ctrl-C: the calls made so far stand; say so, summarise, and exit as a shell expects.
@@ -252,7 +259,9 @@ _KIND_STYLE = {
 }
 
 
-def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") -> None:
+def _print_table(
+    run: Any, calls: Iterable[dict[str, Any]], lang: str = "en", *, full: bool = False
+) -> None:
     from rich.console import Console
     from rich.live import Live
     from rich.markup import escape
@@ -299,7 +308,7 @@ def _print_table(run: Any, calls: Iterable[dict[str, Any]], lang: str = "en") ->
             # English shows the kind as the JSON names it; Chinese, by its name.
             kind_text = kind if lang == "en" else messages.kind_name(kind, lang)
             # Reasons are data; words in the user's language (jitlab --lang zh run …).
-            note = reason_text(record.reason, lang)
+            note = reason_text(record.reason, lang, full=full)  # full: --verbose
             if record.error:
                 note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
             note = escape(note)

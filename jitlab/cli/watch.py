@@ -62,6 +62,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "argument that keeps changing and the likely fix (recompile-limit; default: "
         "$JITLAB_WARN_AFTER, else 8; 0: never)",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="the end table's reasons in full: a pytree that changed structure shows both "
+        "sub-trees whole (shortened otherwise; the recording always keeps them whole)",
+    )
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
     return parser
 
@@ -111,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         recorder.stop()
     if os.getpid() != me:  # a forked child left the program: its own file, no summary
         return status
-    _print_summaries(args.out, out, recorder)
+    _print_summaries(args.out, out, recorder, full=args.verbose)
     if interrupted:  # as plain Python does after an unhandled Ctrl-C: die of SIGINT
         _die_of(signal.SIGINT)
     return status
@@ -170,7 +177,7 @@ def _error_stream() -> Any:
         return None
 
 
-def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
+def _print_summaries(shown: str, out: Path, recorder: Any, *, full: bool = False) -> None:
     from jitlab.records import messages
     from jitlab.watching.files import child_recordings
 
@@ -181,7 +188,7 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
     name = str(written) if written != out else shown
     try:
         if written.is_file():
-            print_watch_summary(name, file=err, read_from=str(written))
+            print_watch_summary(name, file=err, read_from=str(written), full=full)
         elif not recorder.output.stream:  # the program deleted it (or its folder)
             print(say("watch.gone", name=name, n=recorder.output.calls_written), file=err)
         else:  # a device or a pipe: nothing to read back
@@ -202,9 +209,12 @@ def _print_summaries(shown: str, out: Path, recorder: Any) -> None:
             print(say("watch.no_summary", error=f"{type(exc).__name__}: {exc}"), file=err)
 
 
-def print_watch_summary(path: str, file: Any = None, read_from: str | None = None) -> None:
+def print_watch_summary(
+    path: str, file: Any = None, read_from: str | None = None, *, full: bool = False
+) -> None:
     """The table on ``file`` (default stderr) for the recording shown as ``path`` (and read
-    from ``read_from`` when that differs, e.g. its absolute name)."""
+    from ``read_from`` when that differs, e.g. its absolute name); ``full`` (``--verbose``):
+    each reason in full, a pytree structure change with both sub-trees whole."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -238,11 +248,13 @@ def print_watch_summary(path: str, file: Any = None, read_from: str | None = Non
         )
     # The summary counts each change by its English words; the same changes in the
     # command's language, from the recorded changes themselves.
-    words = {}
-    if language() != "en":
+    words: dict[str, str] = {}
+    if language() != "en" or full:
         for call in recording.calls:
             for change in call.record.reason.items if call.record.reason else ():
-                words[render(change, "en")] = render(change, language())
+                short, said = render(change, "en"), render(change, language(), full=full)
+                if said not in words.get(short, "").split("\n"):  # trees alike up to "…"
+                    words[short] = f"{words[short]}\n{said}" if short in words else said
     for s in summarize(recording):
         where = f"\n[dim]{escape(s.defined_at)}[/dim]" if s.defined_at else ""
         if s.internal:
