@@ -413,10 +413,11 @@ class SummaryPage(Retranslating, QWidget):
         scenario = self.scenario
         for also in getattr(scenario, "also_judged", ()) or ():
             named = {v.id: v.title.get(lang) for v in scenario.variants}  # type: ignore[union-attr]
-            colon = "：" if lang.startswith("zh") else ": "
+            zh = lang.startswith("zh")
+            left, right, colon = ("（", "）", "：") if zh else (" (", ")", ": ")
             head = (
-                f"{LOOP_HEAD.get(lang)} ({named.get(also.pitfall, also.pitfall)} ↔ "
-                f"{named.get(also.fix, also.fix)}){colon}"
+                f"{LOOP_HEAD.get(lang)}{left}{named.get(also.pitfall, also.pitfall)} ↔ "
+                f"{named.get(also.fix, also.fix)}{right}{colon}"
             )
             runs = [self.state.latest(v) for v in also.variants]
             if not all(r is not None and matches(also, list(r.records)) for r in runs):
