@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jitlab.probe import _jax, monitor
+from jitlab.probe import _jax, explain, monitor
+from jitlab.records.changes import ChangeKind
 
 HERE = Path(__file__).resolve()
 JAX = _jax.VERSION  # each version-dependent test states what this JAX does
@@ -830,3 +831,29 @@ def test_a_traced_program_is_read_through_its_equations_on_every_version() -> No
         assert type(program).__name__ == "ClosedJaxpr"
     if JAX >= (0, 12):
         assert not hasattr(jax_core, "ClosedJaxpr") or jax_core.ClosedJaxpr is type(program)
+
+
+def test_entering_set_mesh_is_read_as_from_no_mesh_on_every_version(explained) -> None:
+    # JAX names the mesh context outside ``jax.set_mesh`` ``None`` up to 0.10 and an empty
+    # ``AbstractMesh((), axis_types=())`` from 0.11; both are read as no mesh.
+    if not hasattr(jax, "set_mesh"):
+        pytest.skip("no jax.set_mesh on this JAX")
+    mesh = jax.make_mesh((1,), ("x",))
+
+    def contract_mesh(x):
+        return x * 2
+
+    f = jax.jit(contract_mesh)
+    f(jnp.ones(2))
+    with jax.set_mesh(mesh):
+        f(jnp.ones(2))
+    (text,) = [
+        m
+        for m in (r.getMessage() for r in explained)
+        if "contract_mesh" in m and "never seen" not in m
+    ]
+    mesh_changes = [c for c in explain.parse(text) if c.kind is ChangeKind.MESH_CONTEXT]
+    assert mesh_changes, text
+    assert mesh_changes[0].before is None and mesh_changes[0].after == "mesh(x=1)", text
+    if JAX >= (0, 11):
+        assert "AbstractMesh((), axis_types=())" in text
