@@ -74,6 +74,10 @@
         <source>reason / error</source>
         <translation>原因 / 错误</translation>
     </message>
+    <message>
+        <source>Right-click the row for the full difference.</source>
+        <translation>右键单击这一行，查看完整差异。</translation>
+    </message>
 </context>
 <context>
     <name>ChartView</name>
@@ -966,6 +970,14 @@
     <message>
         <source>Only a call that compiled has a script of its own.</source>
         <translation>只有发生了编译的调用才有自己的脚本。</translation>
+    </message>
+    <message>
+        <source>Show the full difference</source>
+        <translation>显示完整差异</translation>
+    </message>
+    <message>
+        <source>What changed for call #%1</source>
+        <translation>调用 #%1：哪里变了</translation>
     </message>
     <message>
         <source>Show:</source>
@@ -2012,30 +2024,6 @@
         <translation>你的预测：%1</translation>
     </message>
     <message numerus="yes">
-        <source>The pitfall run compiled once: call %2.</source>
-        <translation>
-            <numerusform>陷阱版这次运行编译了 %n 次：调用 %2。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The pitfall run compiled %n times: calls %2.</source>
-        <translation>
-            <numerusform>陷阱版这次运行编译了 %n 次：调用 %2。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The fix run compiled once: call %2.</source>
-        <translation>
-            <numerusform>修正版这次运行编译了 %n 次：调用 %2。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>The fix run compiled %n times: calls %2.</source>
-        <translation>
-            <numerusform>修正版这次运行编译了 %n 次：调用 %2。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%1 of %n call failed: %3</source>
         <translation>
             <numerusform>%n 次调用中 %1 次失败：%3</numerusform>
@@ -2178,32 +2166,8 @@
         <translation>错误</translation>
     </message>
     <message>
-        <source>You said %1: neither run compiled that many times.</source>
-        <translation>你说 %1 次：两次运行都不是这个编译次数。</translation>
-    </message>
-    <message>
-        <source>You said %1: right for both runs.</source>
-        <translation>你说 %1 次：两次运行都对上了。</translation>
-    </message>
-    <message>
-        <source>You said %1: right for the fix run.</source>
-        <translation>你说 %1 次：和修正版的运行对上了。</translation>
-    </message>
-    <message>
-        <source>You said %1: right for the pitfall run.</source>
-        <translation>你说 %1 次：和陷阱版的运行对上了。</translation>
-    </message>
-    <message>
         <source>none: every call failed</source>
         <translation>无：每次调用都失败了</translation>
-    </message>
-    <message>
-        <source>The pitfall run did not compile.</source>
-        <translation>陷阱版这次运行没有编译。</translation>
-    </message>
-    <message>
-        <source>The fix run did not compile.</source>
-        <translation>修正版这次运行没有编译。</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,7 @@ fixed amount of memory; ``total`` counts every call exactly.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import (
@@ -24,10 +25,13 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
+    QPlainTextEdit,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -38,7 +42,7 @@ from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
 from jitlab.gui.views.call_text import describe
 from jitlab.gui.views.model import Change, RunState, default_cap
-from jitlab.gui.views.reasons import reason_text
+from jitlab.gui.views.reasons import change_text, reason_text, shortened
 from jitlab.records.calls import CallKind, CallRecord
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -108,7 +112,11 @@ class CallTableModel(QAbstractTableModel):
         if role == _ALIGN:
             return _RIGHT if 2 <= index.column() <= 6 else None
         if role == _TOOLTIP:
-            return describe(self.records[index.row()])
+            record = self.records[index.row()]
+            if shortened(record.reason):  # the sub-trees whole: one click away
+                hint = translate("CallLog", "Right-click the row for the full difference.")
+                return f"{describe(record)}<br><i>{html.escape(hint, quote=False)}</i>"
+            return describe(record)
         if role == _USER:
             return self.records[index.row()].kind.value
         return None
@@ -372,8 +380,31 @@ class LogView(Retranslating, QWidget):
         if not self.has_script(record):
             read.setToolTip(self.tr("Only a call that compiled has a script of its own."))
         read.triggered.connect(lambda: self.script_requested.emit(record))
+        if shortened(record.reason):  # a pytree change, its sub-trees shortened in the row
+            full = menu.addAction(self.tr("Show the full difference"))
+            full.triggered.connect(lambda: self.show_full_reason(record))
         menu.popup(self.table.viewport().mapToGlobal(where))
         return menu
+
+    def show_full_reason(self, record: CallRecord) -> QDialog:
+        """The call's reason in full (a pytree change with both sub-trees whole), one change
+        a paragraph, as plain text: recorded strings are data, never markup."""
+        dialog = QDialog(self)
+        dialog.setObjectName("fullReason")
+        dialog.setWindowTitle(self.tr("What changed for call #%1").replace("%1", str(record.index)))
+        text = QPlainTextEdit(dialog)
+        text.setReadOnly(True)
+        items = record.reason.items if record.reason is not None else ()
+        text.setPlainText("\n\n".join(change_text(change, full=True) for change in items))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.close)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        layout.addWidget(buttons)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resize(640, 320)
+        dialog.show()
+        return dialog
 
     def visible_rows(self) -> list[CallRecord]:
         """Records shown after filtering (tests read this)."""

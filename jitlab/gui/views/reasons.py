@@ -51,24 +51,34 @@ def relative_paths(text: str, folder: str | None = None) -> str:
     return _ABSOLUTE.sub(lambda m: relative_path(m.group(0), folder), text)
 
 
-def change_text(change: Change) -> str:
-    """One change in the interface language (paths relative to the user's folder)."""
+def change_text(change: Change, full: bool = False) -> str:
+    """One change in the interface language (paths relative to the user's folder); a
+    pytree structure change shortened unless ``full`` (the log's "Show the full
+    difference")."""
     lang = language()
     if "/" in change.path or "\\" in change.path or "/" in change.detail:
         change = dataclasses.replace(
             change, path=relative_paths(change.path), detail=relative_paths(change.detail)
         )
-    text = changes.render(change, lang)
+    text = changes.render(change, lang, full=full)
     if change.kind is ChangeKind.RECORDED and lang != "en":
         return translate("Reasons", str(_RECORDED)).replace("%1", text)
     return text
 
 
-def reason_text(reason: Reason | None) -> str:
-    """The whole reason in the interface language."""
+def reason_text(reason: Reason | None, full: bool = False) -> str:
+    """The whole reason in the interface language (in full: see :func:`change_text`)."""
     if reason is None:
         return ""
-    return "; ".join(change_text(change) for change in reason.items)
+    return "; ".join(change_text(change, full) for change in reason.items)
+
+
+def shortened(reason: Reason | None) -> bool:
+    """Does the reason read shorter than the record keeps it (a pytree's sub-trees)?"""
+    return reason is not None and any(
+        c.kind is ChangeKind.TREE_STRUCTURE and changes.render(c) != changes.render(c, full=True)
+        for c in reason.items
+    )
 
 
 def error_words(record: CallRecord) -> str:
