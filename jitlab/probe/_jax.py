@@ -891,6 +891,9 @@ def _eval_shape_codes() -> frozenset[Any]:
 
 
 EVAL_SHAPE_CODES = _eval_shape_codes()
+# Does jax.eval_shape trace a jax.jit object by the object's own .trace (0.7+)? JAX 0.6 wraps
+# every function in a jit of its own, a jit's too, and so traces a jitted function twice.
+EVAL_SHAPE_TRACES_A_JIT_ONCE = any("PjitFunction" in code.co_names for code in EVAL_SHAPE_CODES)
 
 
 def traced_by_eval_shape(frame: FrameType | None) -> bool:

@@ -601,7 +601,8 @@ def activate(recorder: Follower) -> None:
             jax.jit = _watched_jit
             jax.pmap = _watched_pmap
             monitor.IN_FLIGHT[0] = _collector_in_flight
-            monitor.REPEATED[0] = _traced_again_by_eval_shape
+            if _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE:  # else JAX's own log has the second trace
+                monitor.REPEATED[0] = _traced_again_by_eval_shape
         recorders.append(recorder)
         if len(recorders) == 1:
             _hook()

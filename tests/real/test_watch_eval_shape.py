@@ -21,6 +21,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
+from jitlab.probe import _jax
 from jitlab.records.calls import CallKind
 from jitlab.watching.recorder import watch
 
@@ -83,9 +84,10 @@ def test_a_watched_program_logs_what_plain_python_logs_under_eval_shape(tmp_path
     assert watched.stdout.startswith(plain.stdout)  # the program's own output, then the table
     jax_said = _jax_lines(plain.stderr)
     misses = [line for line in jax_said if "TRACING CACHE MISS" in line]
-    # never seen, a new shape, j(5), outer and j inside it, partial(j) and j inside it
-    assert len(misses) == 7
-    assert sum("TRACING CACHE MISS at :" in line for line in misses) == 1  # JAX's own: partial
+    if _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE:  # JAX 0.6 traces each eval_shape'd jit twice itself
+        # never seen, a new shape, j(5), outer and j inside it, partial(j) and j inside it
+        assert len(misses) == 7
+        assert sum("TRACING CACHE MISS at :" in line for line in misses) == 1  # partial's
     assert _jax_lines(watched.stderr) == jax_said
 
     # jitlab's account of doubled agrees with JAX_LOG_COMPILES of the plain run.
@@ -101,7 +103,7 @@ def test_a_watched_program_logs_what_plain_python_logs_under_eval_shape(tmp_path
     assert [c["kind"] for c in calls[:first]] == ["traced"] * before.count(
         "Finished tracing doubled for jit"
     )
-    assert first == 2
+    assert first == 2 or not _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
 
 
 def test_eval_shape_of_a_function_jitted_in_a_watch_block_logs_as_jax():
@@ -124,8 +126,9 @@ def test_eval_shape_of_a_function_jitted_in_a_watch_block_logs_as_jax():
             shapes = [jax.eval_shape(watched, jnp.ones(n)).shape for n in (3, 4, 4)]
         watch_misses = list(log.misses)
     assert shapes == [(3,), (4,), (4,)]
-    assert len(jax_misses) == 2
-    assert not any("TRACING CACHE MISS at :" in m for m in watch_misses)
+    if _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE:  # else (JAX 0.6) twice each, as under the watch
+        assert len(jax_misses) == 2
+    assert len(watch_misses) == len(jax_misses)
 
     def words(message: str) -> str:  # but for the call site's line and the object's id
         return re.sub(r"id=\d+", "id=…", message.split("\n", 1)[1])
