@@ -436,7 +436,18 @@ def cache_identity(info: Jitted) -> Any | None:
         hash(options)
     except TypeError:
         return None
-    return (info.kind, id(fun), options)
+    return (info.kind, id(fun), _one_copy(options))
+
+
+# Each distinct set of jit options, once: a program jitting thousands of functions with the
+# same options holds one copy (about 4 KB each otherwise). Bounded: forgotten past 4,096.
+_OPTIONS_SEEN: dict[Hashable, Hashable] = {}
+
+
+def _one_copy(options: Hashable) -> Hashable:
+    if len(_OPTIONS_SEEN) > 4096:
+        _OPTIONS_SEEN.clear()
+    return _OPTIONS_SEEN.setdefault(options, options)
 
 
 def option_changes(new: Any, old: Any) -> list[Change]:
