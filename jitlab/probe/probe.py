@@ -48,6 +48,7 @@ _set_explain = monitor._set_explain
 _swap_explain = monitor._swap_explain
 _EXPLAIN = _jax.EXPLAIN
 _traced_by_eval_shape = _jax.traced_by_eval_shape
+_EVAL_SHAPE_ONCE = _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
 _listeners_now = monitor.listeners_now
 _LISTENING = monitor.LISTENING
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
@@ -406,6 +407,7 @@ class Probe(Filing):
         if (
             _TRACE_STATE.value is not _EVAL_TRACE
             and _EXPLAIN.get_local() is not False
+            and _EVAL_SHAPE_ONCE  # JAX 0.6 traces eval_shape's jit twice itself: as plain
             and _traced_by_eval_shape(sys._getframe(1))
         ):
             return self._for_eval_shape(args, kwargs)
