@@ -1369,6 +1369,14 @@
 <context>
     <name>RecordingChart</name>
     <message>
+        <source>returned after (ms, log scale)</source>
+        <translation>返回用时（ms，对数刻度）</translation>
+    </message>
+    <message>
+        <source>Each point&apos;s height is the time until the call returned to the program. JAX dispatches asynchronously: on a GPU or TPU a call returns before the device has finished, so this is compile and dispatch time, not the time the work took (the lab waits for the result; a watched program is not made to).</source>
+        <translation>每个点的高度是调用返回到程序所用的时间。JAX 是异步派发的：在 GPU 或 TPU 上，调用会在设备算完之前就返回，所以这是编译加派发的时间，而不是计算本身花的时间（实验室会等结果算完；被监视的程序不会被强迫等待）。</translation>
+    </message>
+    <message>
         <source>One point per compile of this function, at the number of the call that made it; the calls in between were cache hits.</source>
         <translation>这个函数每编译一次画一个点，横坐标是触发它的调用序号；中间的调用都是缓存命中。</translation>
     </message>

@@ -347,3 +347,16 @@ def test_a_recording_of_a_newer_format_is_named_in_the_status_line(
     i18n.set_language("zh")
     assert "2.0" in window.status_label.text() and "jitlab" in window.status_label.text()
     assert "newer jitlab" not in window.status_label.text()
+
+
+def test_a_watched_calls_height_is_said_to_be_until_it_returned(open_window, recording: Path):
+    # JAX dispatches asynchronously: a watched call returns before a GPU has finished, so a
+    # recording's chart says what its heights are (the lab's probe waits; a watch does not).
+    window = open_window(recording)
+    chart = window.chart
+    axis = chart.plot.getPlotItem().getAxis("left")
+    assert "returned after" in axis.labelText
+    assert "asynchronously" in chart.plot.toolTip() and "GPU" in chart.plot.toolTip()
+    i18n.set_language("zh")
+    assert "返回用时" in chart.plot.getPlotItem().getAxis("left").labelText
+    assert "异步" in chart.plot.toolTip()

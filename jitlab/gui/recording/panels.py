@@ -51,6 +51,17 @@ class RecordingChart(ChartView):
             if kind is not CallKind.CACHE_HIT  # a recording keeps hits as counts, not points
         ]
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        # A watched call is timed until it returned to the program, not until the device was
+        # done: JAX dispatches asynchronously (the lab's probe waits; a watch must not).
+        self.plot.getPlotItem().setLabel("left", self.tr("returned after (ms, log scale)"))
+        self.plot.setToolTip(
+            self.tr(
+                "Each point's height is the time until the call returned to the program. "
+                "JAX dispatches asynchronously: on a GPU or TPU a call returns before the "
+                "device has finished, so this is compile and dispatch time, not the time the "
+                "work took (the lab waits for the result; a watched program is not made to)."
+            )
+        )
         self.legend.setToolTip(
             self.tr(
                 "One point per compile of this function, at the number of the call that made "
