@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -97,6 +98,8 @@ def render(change: Change, lang: str = "en", *, full: bool = False) -> str:
         change = dataclasses.replace(
             change, before=_shortened(change.before), after=_shortened(change.after)
         )
+    if change.kind in _SITED and change.path and not full:
+        change = dataclasses.replace(change, path=site_text(change.path))
     return _zh(change) if lang == "zh" else _en(change)
 
 
@@ -105,6 +108,28 @@ def reason_text(reason: Reason | None, lang: str = "en", *, full: bool = False) 
         return ""
     separator = "；" if lang == "zh" else "; "  # full-width in Chinese
     return separator.join(render(change, lang, full=full) for change in reason.items)
+
+
+# Kinds whose path is where a function is defined (``/abs/dir/file.py:12``).
+_SITED = (ChangeKind.NEW_FUNCTION_OBJECT, ChangeKind.SHARED_EXECUTABLE)
+_SITE = re.compile(r"^(?P<file>.+?):(?P<line>[0-9]+)(?::[0-9]+)?$")
+
+
+def site_text(site: str) -> str:
+    """A definition site as a learner reads it: ``file.py:12``, or the path relative to the
+    working folder when the file is under it (``scenarios/recompile_cost.py:113``); never a
+    machine's absolute path. The record keeps the site whole (``--verbose`` shows it)."""
+    m = _SITE.match(site)
+    if m is None or not os.path.isabs(m["file"]):
+        return site
+    file = m["file"]
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:  # another drive (Windows)
+        relative = ""
+    if not relative or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        relative = os.path.basename(file) or file
+    return f"{relative}:{m['line']}"
 
 
 _SHORT_TREE = 80  # characters of a sub-tree's text shown when not in full
@@ -199,7 +224,7 @@ def _en(c: Change) -> str:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
         return f"tracing context {path}: {after} ← {before}"
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
-        hint = f"; JAX: {c.detail}" if c.detail else ""
+        hint = _redefined_en(c.detail)
         if not path:
             return f"new function object{hint}"
         times = f" ({c.count} function objects so far)" if c.count > 1 else ""
@@ -382,11 +407,28 @@ def _says(detail: str) -> str:
     return f"; JAX says: {detail}" if detail else ""
 
 
+def _redefined(detail: str) -> bool:
+    return "re-defined" in detail or "same line" in detail
+
+
+def _redefined_en(detail: str) -> str:
+    """JAX's "re-defined repeatedly" hint in our words (its raw words stay in the reason)."""
+    if not detail:
+        return ""
+    if _redefined(detail):
+        return (
+            "; JAX saw another function defined on the same line: it is probably defined "
+            "again on every call (a lambda, partial or def inside a loop), so what was "
+            "compiled for it is never reused"
+        )
+    return _says(detail)
+
+
 def _redefined_zh(detail: str) -> str:
     """JAX's "re-defined repeatedly" hint in Chinese (its raw words stay in the reason)."""
     if not detail:
         return ""
-    if "re-defined" in detail or "same line" in detail:
+    if _redefined(detail):
         return "；JAX 提示：同一行上见过另一个函数，这个函数可能在被反复重新定义，导致缓存用不上"
     return _says_zh(detail)
 

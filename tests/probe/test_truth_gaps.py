@@ -4,6 +4,7 @@ and reasons rendered in Chinese with no English left."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -165,11 +166,20 @@ def test_recreated_closure_is_one_function_with_new_function_object_and_jax_hint
         assert item["count"] == n
         assert item["path"].endswith(f"test_truth_gaps.py:{_run.__code__.co_firstlineno + 1}")
         text = str(Reason.from_json(call["reason"]))
-        assert f"the same code at {item['path']} was jitted again ({n} function objects" in text
+        # on screen: the file and line, never the machine's absolute path (kept as data)
+        site = f"test_truth_gaps.py:{_run.__code__.co_firstlineno + 1}"
+        assert f"the same code at {changes.site_text(item['path'])} was jitted again" in text
+        assert site in text and item["path"] not in text and os.sep + "tests" not in text
+        assert f"({n} function objects" in text
         assert "re-defined repeatedly" in item["detail"]  # JAX's hint, kept as data
-        assert "re-defined repeatedly" in text and "re-defined repeatedly" in call["reason"]["jax"]
+        assert "re-defined repeatedly" in call["reason"]["jax"]
+        # JAX's hint in our own words, both languages
+        assert "re-defined" not in text and "defined again on every call" in text
+        full = changes.render(Change.from_json(item), "en", full=True)
+        assert item["path"] in full  # --verbose: the site whole
         zh = changes.render(Change.from_json(item), "zh")
         assert "反复重新定义" in zh and "re-defined" not in zh
+        assert site in zh and item["path"] not in zh
 
 
 def test_probe_swap_new_object_is_new_function_object_and_same_object_is_not():

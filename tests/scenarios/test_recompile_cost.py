@@ -5,13 +5,16 @@ Real JAX throughout. Kinds and counts are asserted, never timings.
 
 from __future__ import annotations
 
+import os
+import re
+
 import jax
 import pytest
 
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
-from jitlab.records.changes import ChangeKind
+from jitlab.records.changes import ChangeKind, reason_text
 
 COMPILE, RECOMPILE, HIT, PERSISTENT = (
     CallKind.COMPILE,
@@ -67,6 +70,14 @@ def test_new_function_object_every_step_compiles_every_step(cls, mistake):
     for n, record in enumerate(run.records[1:], start=2):
         (change,) = record.reason.items
         assert change.kind is ChangeKind.NEW_FUNCTION_OBJECT and change.count == n
+        lam = mistake == "new-lambda"  # a partial has no site of its own
+        assert os.path.isabs(change.path.rsplit(":", 1)[0]) or not lam  # kept whole as data
+        for lang in ("en", "zh"):  # the screen: the scenario file's name and line, our words
+            text = reason_text(record.reason, lang)
+            assert "recompile_cost.py:" in text or not lam, text
+            assert not change.path or change.path not in text, text
+            assert not re.search(r"(^|[\s(（])(/|[A-Za-z]:\\)", text), text
+            assert "re-defined" not in text and "maybe" not in text, text
 
 
 def test_jit_in_loop_of_the_same_function_is_not_a_miss(cls):
