@@ -94,8 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from jitlab.probe.devices import simulate_cpu_devices
 
     simulate_cpu_devices(8)
+    from jitlab.cli._output import machine_output
+
     try:
-        return run(args)
+        with machine_output(bool(args.json)):  # JSON lines only, whatever JAX prints
+            return run(args)
     except BrokenPipeError:
         sys.stderr.close()
         return 0

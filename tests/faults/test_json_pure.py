@@ -35,8 +35,9 @@ def _jitlab(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
     }
+    command = list(args) if args[0] == "-m" else ["-m", "jitlab.cli", *args]
     return subprocess.run(
-        [sys.executable, "-m", "jitlab.cli", *args],
+        [sys.executable, *command],
         capture_output=True,
         text=True,
         timeout=600,
@@ -51,8 +52,9 @@ def _jitlab(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ("run", "sharding", "--param", "layout=rows,features", "--json"),
         ("run", "sharding", "--compare", "--json"),
         ("quiz", "--exercise", "uneven-split", "--answer", "ValueError", "--json"),
+        ("-m", "jitlab.cli.quiz", "--solve", "--scenario", "sharding", "--json"),
     ],
-    ids=["run", "compare", "quiz"],
+    ids=["run", "compare", "quiz", "python -m jitlab.cli.quiz"],
 )
 def test_json_lines_stay_pure_when_jax_prints(tmp_path: Path, args: tuple[str, ...]) -> None:
     done = _jitlab(tmp_path, *args)
