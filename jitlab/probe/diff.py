@@ -17,6 +17,7 @@ from typing import Any
 from jitlab.probe import explain
 from jitlab.records.calls import Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind
+from jitlab.records.diagnoses import IDENTITY_DETAIL
 
 
 def key_statics(key: Hashable | None) -> dict[str, Any] | None:
@@ -421,7 +422,57 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
         for sub, a, b in _parts(path, new, old):
             found += static_value_changes(sub, a, b)
     # Nothing inside differs (or it has no parts): the value itself is the change.
-    return found or [Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new))]
+    if found:
+        return found
+    cls = identity_class(new, old)  # equal in content, unequal to jit: say which class
+    detail = f"{IDENTITY_DETAIL}{cls}" if cls else ""
+    return [Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)]
+
+
+def identity_class(new: Any, old: Any) -> str | None:
+    """``module.QualName`` when two static values are two objects of one class that jit
+    tells apart (``==`` or ``hash`` by identity) although their content is equal (their
+    fields, else their repr); None otherwise, or when that cannot be told."""
+    if type(new) is not type(old) or new is old or _same(new, old):
+        return None
+    try:
+        if not _content_equal(new, old, 3):
+            return None
+    except Exception:
+        return None
+    cls = type(new)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _content_equal(a: Any, b: Any, depth: int) -> bool:
+    """Equal in content: jit's equality, else the same fields (``vars``, dataclass or
+    ``__slots__``), else the same repr that names no address."""
+    if _same(a, b):
+        return True
+    if type(a) is not type(b) or depth <= 0:
+        return False
+    fields = _fields(a)
+    if fields is not None:
+        other = _fields(b)
+        return (
+            other is not None
+            and fields.keys() == other.keys()
+            and all(_content_equal(fields[k], other[k], depth - 1) for k in fields)
+        )
+    text = repr(a)
+    return text == repr(b) and " at 0x" not in text and "..." not in text
+
+
+def _fields(value: Any) -> dict[str, Any] | None:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and not callable(value):
+        return dict(attributes)
+    slots = getattr(type(value), "__slots__", None)
+    if isinstance(slots, tuple) and slots and all(hasattr(value, s) for s in slots):
+        return {s: getattr(value, s) for s in slots}
+    return None
 
 
 def _parts(path: str, new: Any, old: Any) -> list[tuple[str, Any, Any]]:

@@ -7,8 +7,8 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-Only ``recompile-limit`` is stated today; the other ids of the issue (``slow-dispatch``,
-``persistent-not-written``, ``persistent-key-changed``, ``identity-static``,
+``recompile-limit`` and ``identity-static`` are stated today; the other ids of the issue
+(``slow-dispatch``, ``persistent-not-written``, ``persistent-key-changed``,
 ``captured-constant``, ``executables-growing``, ``call-site-cost``) slot into :data:`IDS`
 with their words and pages.
 """
@@ -24,10 +24,25 @@ from typing import Any
 from jitlab.records.messages import say
 
 RECOMPILE_LIMIT = "recompile-limit"
+IDENTITY_STATIC = "identity-static"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a
 # recording, a script reading ``--json`` and a page name all use it.
-IDS: tuple[str, ...] = (RECOMPILE_LIMIT,)
+IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC)
+
+# identity-static: a static change's ``detail`` when its two values were two objects of one
+# class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
+# ``identity:module.QualName``, decided where both objects are at hand
+# (:func:`jitlab.probe.diff.identity_class`).
+IDENTITY_DETAIL = "identity:"
+
+
+def identity_class_of(detail: str) -> str | None:
+    """The class named by an identity-static change's ``detail``; None for any other."""
+    if not detail.startswith(IDENTITY_DETAIL):
+        return None
+    return detail.removeprefix(IDENTITY_DETAIL) or None
+
 
 # recompile-limit: which fix fits what kept changing (a ChangeKind value → a fix id).
 FIX_FOR_CHANGE = {
@@ -166,6 +181,15 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     """The diagnosis in one sentence (the summary's line)."""
     if not d.known:
         return say("diagnosis.newer", lang, id=d.id, function=_where(d))
+    if d.id == IDENTITY_STATIC:
+        return say(
+            "diagnosis.identity_static",
+            lang,
+            function=_where(d),
+            argument=d.figures.get("argument") or "?",
+            cls=d.figures.get("class") or "?",
+            value=d.figures.get("value") or "?",
+        )
     return say(
         "diagnosis.recompile_limit",
         lang,
@@ -178,8 +202,12 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
 
 def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
+    if d.id == IDENTITY_STATIC:
+        fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
+    else:
+        fix = _fix(d, lang)
     return [
         say("diagnosis.warning", lang, id=d.id, text=sentence(d, lang)),
-        say("diagnosis.fix", lang, fix=_fix(d, lang)),
+        say("diagnosis.fix", lang, fix=fix),
         say("diagnosis.page", lang, page=page(d.id)),
     ]

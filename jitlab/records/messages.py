@@ -964,6 +964,19 @@ CATALOGUE: dict[str, Message] = {
         "run with jitlab open to see each recompile's reason, then see the page below",
         "用 jitlab open 查看每次重编译的原因，再参阅下面的页面",
     ),
+    "diagnosis.identity_static": _M(
+        "{function} compiled again because its static {argument} is a new {cls} object "
+        "equal in content to the last one ({value}), but {cls} compares and hashes by "
+        "identity, so jit's cache never matches it.",
+        "{function} 再次编译：它的静态参数 {argument} 是一个新的 {cls} 对象，内容与上一个相同"
+        "（{value}），但 {cls} 按对象身份比较和求哈希，jit 的缓存因此永远对不上。",
+    ),
+    "diagnosis.fix.identity": _M(
+        "give {cls} __eq__ and __hash__ by value (a frozen dataclass does), pass its numbers "
+        "as traced arguments, or build it once outside the loop",
+        "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），把其中的数值作为"
+        "被追踪的参数传入，或者在循环外只创建一次",
+    ),
     "diagnosis.bad_warn_after": _M(
         "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
         "warning off)",

@@ -1,4 +1,5 @@
-"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390).
+"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390) and
+``identity-static`` (flax#5548; :class:`IdentityStatic`).
 
 Counting happens on the compile path only (a recorder hands each compile's record here); a
 cache hit never reaches this module. A function that passes ``warn_after`` compiles is
@@ -16,7 +17,14 @@ from collections import Counter
 from jitlab.probe import monitor
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import FIX_FOR_CHANGE, RECOMPILE_LIMIT, Diagnosis, warning_lines
+from jitlab.records.diagnoses import (
+    FIX_FOR_CHANGE,
+    IDENTITY_STATIC,
+    RECOMPILE_LIMIT,
+    Diagnosis,
+    identity_class_of,
+    warning_lines,
+)
 from jitlab.records.lines import Key, RecordedCall
 
 # Changes that say nothing about an argument of the call: not what "keeps changing".
@@ -83,6 +91,36 @@ class RecompileLimit:
             "fix": fix,
         }
         return Diagnosis(RECOMPILE_LIMIT, call.record.function, call.defined_at, figures, t)
+
+
+class IdentityStatic:
+    """identity-static (flax#5548, optax#353, equinox#940): a recompile whose reason is a
+    static value equal in content to the last one but told apart by jit (``==``/``hash`` by
+    identity). Stated only where jitlab's diff held both objects and decided it (the
+    change's ``identity:`` detail, :func:`jitlab.probe.diff.identity_class`); once per
+    function and argument. Runs on the compile path only."""
+
+    def __init__(self) -> None:
+        self._said: set[tuple[Key, str]] = set()
+
+    def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
+        reason = call.record.reason
+        if reason is None or call.internal:
+            return None
+        for change in reason.items:
+            if change.kind is not ChangeKind.STATIC_VALUE:
+                continue
+            cls = identity_class_of(change.detail)
+            if cls is None or (call.key, change.path) in self._said:
+                continue
+            self._said.add((call.key, change.path))
+            figures = {
+                "argument": change.path,
+                "class": cls,
+                "value": change.after,
+            }
+            return Diagnosis(IDENTITY_STATIC, call.record.function, call.defined_at, figures, t)
+        return None
 
 
 def say_live(diagnosis: Diagnosis) -> None:

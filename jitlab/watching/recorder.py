@@ -40,7 +40,7 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
-from jitlab.watching.diagnosing import RecompileLimit, resolve_warn_after, say_live
+from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -96,6 +96,7 @@ class Recorder:
         self.output = RecordingFile(path)
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
+        self.identity_static = IdentityStatic()  # identity-static: written, not said live
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -341,6 +342,10 @@ class Recorder:
                 if diagnosis is not None:
                     self.output.write(diagnosis.to_json())
                     say_live(diagnosis)
+            if record.kind.compiled and record.reason is not None:  # the compile path only
+                found = self.identity_static.compiled(call, self.elapsed())
+                if found is not None:
+                    self.output.write(found.to_json())
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than

@@ -1,0 +1,158 @@
+"""identity-static in this process: jitlab's decision on real objects (diff), a Probe's
+record, jitlab.watch() against JAX's own compile log, and the words in both languages."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jitlab
+from jitlab import Probe
+from jitlab.probe.diff import identity_class, static_value_changes
+from jitlab.recordings.reader import read_recording
+from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind
+from jitlab.records.diagnoses import IDENTITY_STATIC, IDS, Diagnosis, page, sentence, warning_lines
+
+HERE = __name__
+
+
+class Config:  # no __eq__ / __hash__: compared by identity
+    def __init__(self, scale, name="adam"):
+        self.scale = scale
+        self.name = name
+
+    def __repr__(self):
+        return f"Config(scale={self.scale})"
+
+
+class Bare:  # the default repr names the address; the fields still tell
+    def __init__(self, n):
+        self.n = n
+
+
+class Slotted:
+    __slots__ = ("n",)
+
+    def __init__(self, n):
+        self.n = n
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    scale: float
+
+
+@dataclasses.dataclass(eq=False, frozen=True)
+class IdentityData:  # a dataclass that opted out of __eq__: identity again
+    scale: float
+
+
+def test_the_decision_needs_two_objects_of_one_class_equal_in_content():
+    a, b = Config(2.0), Config(2.0)
+    assert identity_class(b, a) == f"{HERE}.Config"
+    assert identity_class(Bare(1), Bare(1)) == f"{HERE}.Bare"
+    assert identity_class(Slotted(1), Slotted(1)) == f"{HERE}.Slotted"
+    assert identity_class(IdentityData(1.0), IdentityData(1.0)) == f"{HERE}.IdentityData"
+    assert identity_class(a, a) is None  # one object: no recompile to explain
+    assert identity_class(Frozen(1.0), Frozen(1.0)) is None  # equal to jit: a hit
+    assert identity_class(Config(2.0), Config(3.0)) is None  # the content changed
+    assert identity_class(Config(2.0, "sgd"), Config(2.0)) is None  # a field the repr hides
+    assert identity_class(Bare(1), Slotted(1)) is None  # two classes
+    assert identity_class(Bare(lambda: 0), Bare(lambda: 0)) is None  # cannot tell: no claim
+    (change,) = static_value_changes("cfg", Config(2.0), Config(2.0))
+    assert (change.kind, change.path, change.detail) == (
+        ChangeKind.STATIC_VALUE,
+        "cfg",
+        f"identity:{HERE}.Config",
+    )
+    (change,) = static_value_changes("cfg", Config(3.0), Config(2.0))
+    assert change.detail == "" and (change.before, change.after) == (
+        "Config(scale=2.0)",
+        "Config(scale=3.0)",
+    )
+
+
+def _step(x, cfg):
+    return x * cfg.scale
+
+
+def test_a_probe_record_keeps_the_class_of_an_identity_compared_static():
+    p = Probe(jax.jit(_step, static_argnums=1))
+    x = jnp.ones(3)
+    p(x, Config(2.0))
+    p(x, Config(2.0))
+    assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
+    (item,) = p.last.reason.items
+    assert item.detail == f"identity:{HERE}.Config" and item.path == "cfg"
+    held = Frozen(2.0)
+    p(x, held)
+    p(x, Frozen(2.0))
+    assert p.last.kind is CallKind.CACHE_HIT
+
+
+class _Compiles(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def test_watch_in_process_against_jax_log_compiles(tmp_path):
+    handler = _Compiles()
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    path = tmp_path / "run.jsonl"
+    try:
+        with jax.log_compiles(True), jitlab.watch(path, warn_after=0):
+
+            def epoch_step(x, cfg):
+                return x * cfg.scale
+
+            def frozen_step(x, cfg):
+                return x * cfg.scale
+
+            f = jax.jit(epoch_step, static_argnums=1)
+            g = jax.jit(frozen_step, static_argnums=1)
+            x = jnp.ones(3)
+            for _ in range(3):
+                f(x, Config(2.0))  # re-created every epoch, as in flax#5548
+                g(x, Frozen(2.0))
+    finally:
+        logger.removeHandler(handler)
+    jax_count = sum("Finished XLA compilation of jit(epoch_step)" in t for t in handler.lines)
+    frozen_count = sum("Finished XLA compilation of jit(frozen_step)" in t for t in handler.lines)
+    assert (jax_count, frozen_count) == (3, 1)
+    recording, _ = read_recording(path)
+    ours = [c for c in recording.calls if c.record.function == "epoch_step"]
+    assert sum(c.record.kind.compiled for c in ours) == jax_count
+    (d,) = recording.diagnoses  # once for the function, none for frozen_step
+    assert (d.id, d.function) == (IDENTITY_STATIC, "epoch_step")
+    assert d.figures == {"argument": "cfg", "class": f"{HERE}.Config", "value": "Config(scale=2.0)"}
+    assert d.site is not None and d.site.endswith(f":{epoch_step.__code__.co_firstlineno}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_words_name_the_class_the_argument_and_the_fix(lang):
+    assert IDENTITY_STATIC in IDS
+    d = Diagnosis(
+        IDENTITY_STATIC,
+        "step",
+        "train.py:7",
+        {"argument": "cfg", "class": "train.Config", "value": "Config(lr=0.1)"},
+    )
+    back = Diagnosis.from_json(d.to_json())
+    assert back == d and back.known
+    text = sentence(d, lang)
+    assert "step (train.py:7)" in text and "cfg" in text and "train.Config" in text
+    lines = warning_lines(d, lang)
+    assert "__eq__" in lines[1] and "__hash__" in lines[1]
+    assert ("frozen dataclass" if lang == "en" else "冻结的 dataclass") in lines[1]
+    assert page(IDENTITY_STATIC).endswith("docs/diagnoses/identity-static.md")
+    assert lines[2].endswith(page(IDENTITY_STATIC))
