@@ -195,6 +195,9 @@ def _en(c: Change) -> str:
         if after is None:
             return f"static {path} gone"
         same = " (same text, unequal values)" if before == after else ""
+        if c.detail.startswith("identity:"):  # decided on the two objects (identity-static)
+            cls = c.detail.removeprefix("identity:")
+            same = f" (equal content, but {cls} compares by identity: identity-static)"
         return f"static {path}: {after} ← {before}{same}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
@@ -303,6 +306,9 @@ def _zh(c: Change) -> str:
         if after is None:
             return f"静态参数 {path} 不见了"
         same = "（文本相同，值不相等）" if before == after else ""
+        if c.detail.startswith("identity:"):  # 由两个对象本身判定（identity-static）
+            cls = c.detail.removeprefix("identity:")
+            same = f"（内容相同，但 {cls} 按对象身份比较：identity-static）"
         return f"静态参数 {path}：{after} ← {before}{same}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
