@@ -658,8 +658,20 @@
         <translation>单设备</translation>
     </message>
     <message>
+        <source>weak %1</source>
+        <translation>弱类型 %1</translation>
+    </message>
+    <message>
         <source>%1 scalar</source>
         <translation>%1 标量</translation>
+    </message>
+    <message>
+        <source>function #%1</source>
+        <translation>函数对象 #%1</translation>
+    </message>
+    <message>
+        <source>%1 (static)</source>
+        <translation>%1（静态）</translation>
     </message>
 </context>
 <context>

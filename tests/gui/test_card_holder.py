@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip
 
+from jitlab.gui import i18n
+from jitlab.gui.views.card_text import card_tip_lines
 from jitlab.gui.views.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
 from jitlab.gui.views.model import CardView, RunState
 from jitlab.lab.discovery import scenarios
@@ -70,7 +72,7 @@ def test_a_hovered_card_shows_its_full_signature(qtbot) -> None:
     tip = QToolTip.text()
     assert f"#{card.number}" in tip
     for leaf in card.sig.leaves:  # every argument, not the first 18 characters
-        assert str(leaf) in tip
+        assert f"{leaf.path}: {leaf.dtype}" in tip or f"{leaf.path}: weak {leaf.dtype}" in tip
     QToolTip.hideText()
 
 
@@ -109,8 +111,8 @@ def test_sharding_cards_are_told_apart_by_their_sharding() -> None:
     assert not any(label.startswith("[256") for label in labels), labels
 
 
-def card(*leaves: LeafSpec, statics: tuple[tuple[str, str], ...] = (), number: int = 1):
-    sig = Signature(tuple(leaves), statics, "tree")
+def card(*leaves: LeafSpec, statics: tuple[tuple[str, str], ...] = (), number: int = 1, function=0):
+    sig = Signature(tuple(leaves), statics, "tree", function)
     return CardView(("f", number - 1), str(sig), 0, 1.0, sig=sig, number=number)
 
 
@@ -118,19 +120,42 @@ def test_labels_name_what_differs_scalars_and_long_shapes() -> None:
     w = LeafSpec("w", (64, 64), "float32", False)
     a = card(w, LeafSpec("lr", (), "float32", True), number=1)
     b = card(w, LeafSpec("lr", (), "float32", False), number=2)
-    assert card_label(a, [a, b]) == "~f32 scalar"
-    assert card_label(b, [a, b]) == "f32 scalar"
+    assert card_label(a, [a, b]) == "weak float32 scalar"  # words, not JAX's "~f32"
+    assert card_label(b, [a, b]) == "float32 scalar"
     alone = card(LeafSpec("x", (), "float32", False))
-    assert card_label(alone, [alone]) == "f32 scalar"  # not "f32[]"
+    assert card_label(alone, [alone]) == "x float32 scalar"  # named; not "f32[]"
     s3 = card(LeafSpec("x", (3,), "float32", False), statics=(("n", "3"),), number=1)
     s4 = card(LeafSpec("x", (3,), "float32", False), statics=(("n", "4"),), number=2)
     assert [card_label(c, [s3, s4]) for c in (s3, s4)] == ["n=3", "n=4"]
     big = card(LeafSpec("x", (1024, 1024, 3, 224, 224), "float32", False))
-    assert card_label(big, [big]) == "5-D [1024,…,224]"
+    assert card_label(big, [big]) == "x 5-D [1024,…,224]"
     assert shape_text((2, 3, 4, 5, 6)) == "[2,3,4,5,6]"  # short enough: every dim
     h16 = card(LeafSpec("x", (8, 64), "float16", False), number=1)
     h32 = card(LeafSpec("x", (8, 64), "float32", False), number=2)
-    assert card_label(h16, [h16, h32]) == "f16"
+    assert card_label(h16, [h16, h32]) == "float16"
+    # another function object of the same code: said in words, not "fn#1"
+    f0 = card(LeafSpec("x", (3,), "float32", False), number=1)
+    f1 = card(LeafSpec("x", (3,), "float32", False), number=2, function=1)
+    assert card_label(f1, [f0, f1]) == "function #1"
+    i = LeafSpec("i", (), "int32", True)
+    tip = card_tip_lines(card(LeafSpec("x", (8, 64), "float32", False), i, statics=(("n", "3"),)))
+    assert tip == ["x: float32[8,64]", "i: weak int32 scalar", "n=3 (static)"]
+
+
+def test_card_words_in_chinese(qapp) -> None:
+    i18n.set_language("zh")
+    try:
+        w = LeafSpec("w", (64, 64), "float32", False)
+        a = card(w, LeafSpec("lr", (), "float32", True), number=1)
+        b = card(w, LeafSpec("lr", (), "float32", False), number=2)
+        assert card_label(a, [a, b]) == "弱类型 float32 标量"
+        f0 = card(w, number=1)
+        f1 = card(w, number=2, function=1)
+        assert card_label(f1, [f0, f1]) == "函数对象 #1"
+        tip = card_tip_lines(card(LeafSpec("i", (), "int32", True), statics=(("n", "3"),)))
+        assert tip == ["i: 弱类型 int32 标量", "n=3（静态）"]
+    finally:
+        i18n.set_language("en")
 
 
 def test_failed_calls_are_not_called_compiles(qtbot) -> None:

@@ -39,10 +39,29 @@ def varying_shape_text(shape: tuple[int, ...], varying: set[int]) -> str:
     return "[" + ",".join(str(d) if i in varying else "·" for i, d in enumerate(shape)) + "]"
 
 
+def dtype_words(leaf: LeafSpec) -> str:
+    """``float32``, ``weak float32`` (a Python number's type, JAX's ``~f32``): NumPy's dtype
+    names, as the app's other screens say them, never JAX's short ``f32``."""
+    return (
+        QCoreApplication.translate("KitchenCanvas", "weak %1").replace("%1", leaf.dtype)
+        if leaf.weak_type
+        else leaf.dtype
+    )
+
+
+def type_words(leaf: LeafSpec) -> str:
+    """A leaf's whole type in words: ``float32[8,64]``, ``weak int32 scalar``."""
+    if not leaf.shape:
+        return QCoreApplication.translate("KitchenCanvas", "%1 scalar").replace(
+            "%1", dtype_words(leaf)
+        )
+    return dtype_words(leaf) + "[" + ",".join(str(d) for d in leaf.shape) + "]"
+
+
 def leaf_text(leaf: LeafSpec, what: set[str], varying: set[int] | None = None) -> str:
     """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``);
     ``varying``: the dims that differ from other cards (only those are spelled out)."""
-    dtype = ("~" if leaf.weak_type else "") + leaf.type_text.split("[")[0].lstrip("~")
+    dtype = dtype_words(leaf)
     parts = []
     if not leaf.shape and what & {"dtype", "shape"}:
         parts.append(QCoreApplication.translate("KitchenCanvas", "%1 scalar").replace("%1", dtype))
@@ -129,13 +148,18 @@ def card_parts(card: CardView, cards: list[CardView]) -> list[str]:
         if any(dict(o.statics).get(name) != value for o in others):
             parts.append(f"{name}={value}")
     if not parts and any(o.function != sig.function for o in others):
-        parts.append(f"fn#{sig.function}")
+        # another function object of the same code (numbered from 0, as cards and calls)
+        parts.append(
+            QCoreApplication.translate("KitchenCanvas", "function #%1").replace(
+                "%1", str(sig.function)
+            )
+        )
     if not parts and not others:
         # Alone in the holder: the data argument (not the weights), or the first leaf.
         data = [leaf for leaf in sig.leaves if "[" not in leaf.path] or list(sig.leaves)
         data = [leaf for leaf in data if leaf.shape] or data  # an array before a scalar
-        if data:
-            parts.append(leaf_text(data[0], {"shape"}))
+        if data:  # named: "x [8,64]" (a bare "[8,64]" does not say whose shape)
+            parts.append(f"{_short_path(data[0].path)} {leaf_text(data[0], {'shape'})}")
         parts += [f"{k}={v}" for k, v in statics.items()][:1]
     # Identical to another card: another function object of the same name.
     return parts if parts else [name or "="]
@@ -145,9 +169,16 @@ def card_tip_lines(card: CardView) -> list[str]:
     """The full signature, one argument a line."""
     if card.sig is None:
         return [card.signature]
-    lines = [str(leaf) for leaf in card.sig.leaves]
-    lines += [f"{name}={value} (static)" for name, value in card.sig.statics]
+    lines = [leaf_tip(leaf) for leaf in card.sig.leaves]
+    static = QCoreApplication.translate("KitchenCanvas", "%1 (static)")
+    lines += [static.replace("%1", f"{name}={value}") for name, value in card.sig.statics]
     return lines or ["()"]
+
+
+def leaf_tip(leaf: LeafSpec) -> str:
+    """One argument of a card's tip: ``x: float32[8,64]``, ``lr: weak float32 scalar``."""
+    on = f" @ {leaf.sharding}" if leaf.sharding else ""
+    return f"{leaf.path}: {type_words(leaf)}{on}"
 
 
 def fit_card_text(
@@ -176,8 +207,10 @@ def fit_card_text(
             first, rest = label[:at].rstrip(), label[at:].lstrip()
             if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
                 return f"{first}\n{rest}"
-    head = label.split(" ")[0]  # "f32" of "f32 scalar": the dtype says most (not "1" of
-    # "1 device": a bare number would say nothing)
+    # "float32" of "float32 scalar" or "weak float32 scalar": the dtype says most (not "1"
+    # of "1 device": a bare number would say nothing; not "weak" alone)
+    words = label.split(" ")
+    head = next((w for w in words if re.search(r"[A-Za-z][a-z]*[0-9]", w)), words[0])
     if (
         len(parts or []) <= 1
         and head != label
