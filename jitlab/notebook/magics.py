@@ -26,7 +26,13 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
-from jitlab.notebook.render import framed, recording_body, recording_of, recording_text
+from jitlab.notebook.render import (
+    framed,
+    in_cells,
+    recording_body,
+    recording_of,
+    recording_text,
+)
 from jitlab.notebook.words import say
 from jitlab.records.messages import language_of
 
@@ -35,8 +41,8 @@ class CellReport:
     """What a watched cell compiled, shown as HTML in a notebook and as text elsewhere."""
 
     def __init__(self, recording: Any, lang: str = "en", title: str | None = None) -> None:
-        self.recording = recording
         self.lang = language_of(lang)
+        self.recording = in_cells(recording, self.lang)  # a cell's functions named by cell
         self.title = title or say("cell.title", self.lang)
         self.note = ""
 
@@ -65,7 +71,12 @@ def run_cell_code(shell: Any, cell: str) -> Any:
         last = ast.Expression(tree.body.pop().value)
     # Named and cached as IPython names a cell: tracebacks show its lines, and the
     # functions it defines are defined "at" it.
-    name = shell.compile.cache(source, shell.execution_count, raw_code=cell)
+    # IPython numbers the cell running now before it runs (execution_count is already the
+    # next one's): its number is the one it cached this cell's text under, the latest.
+    cached = getattr(shell.compile, "_filename_map", None)
+    numbers = [n for n in cached.values() if isinstance(n, int)] if isinstance(cached, dict) else []
+    number = max(numbers, default=shell.execution_count)
+    name = shell.compile.cache(source, number, raw_code=cell)
     exec(shell.compile(tree, name, "exec"), shell.user_ns)
     if last is None:
         return None

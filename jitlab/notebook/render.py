@@ -17,8 +17,10 @@ imports no JAX. Every recorded string is escaped (:func:`jitlab.report.html.esc`
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
@@ -27,6 +29,7 @@ from jitlab.notebook.words import WORDS, say
 from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind
+from jitlab.records.changes import ChangeKind
 from jitlab.records.changes import render as render_change
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
@@ -180,6 +183,77 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+# -- where a cell's function is -------------------------------------------------------------
+_SITE_AT = re.compile(r"^(?P<file>.+?):(?P<line>[0-9]+)$")
+_SITED = (ChangeKind.NEW_FUNCTION_OBJECT, ChangeKind.SHARED_EXECUTABLE)
+
+
+def cell_of(site: str | None, lang: str = "en") -> str | None:
+    """A definition site in a notebook's terms: ``/tmp/ipykernel_41/2760.py:2`` (the file
+    IPython compiled a cell into) → ``cell [3], line 2``; any other site as it is."""
+    if not site:
+        return site
+    m = _SITE_AT.match(site)
+    number = _cell_number(m["file"]) if m else None
+    if m is None or number is None:
+        return site
+    return say("cell.site", lang, n=number, line=m["line"])
+
+
+def _cell_number(filename: str) -> int | None:
+    """The execution count of the cell IPython compiled into ``filename`` (its compiler keeps
+    the map: what its tracebacks name ``Cell In[3]`` by); None outside IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    compiler = getattr(shell, "compile", None)
+    if compiler is None:
+        return None
+    try:
+        named = compiler.format_code_name(filename)  # ("Cell", "In[3]") (IPython 8+)
+        if named:
+            m = re.search(r"[0-9]+", str(named[1]))
+            return int(m[0]) if m else None
+    except Exception:  # older IPython: the map itself
+        pass
+    mapping = getattr(compiler, "_filename_map", None)
+    number = mapping.get(filename) if isinstance(mapping, dict) else None
+    return number if isinstance(number, int) else None
+
+
+def in_cells(recording: Recording, lang: str = "en") -> Recording:
+    """``recording`` with every site in a notebook cell named as the cell (functions, the
+    lines that called them, their hits and scripts, new-function-object reasons); a copy of
+    each call changed, the recorder's own calls untouched. JAX's own words (a reason's
+    tooltip) stay as JAX wrote them."""
+    names: dict[str | None, str | None] = {}
+
+    def name(site: str | None) -> str | None:
+        if site not in names:
+            names[site] = cell_of(site, lang)
+        return names[site]
+
+    calls = []
+    for call in recording.calls:
+        reason = call.record.reason
+        items = reason.items if reason is not None else ()
+        sited = [c for c in items if c.kind in _SITED and name(c.path) != c.path]
+        if sited and reason is not None:
+            new = tuple(
+                dataclasses.replace(c, path=name(c.path) or "") if c in sited else c for c in items
+            )
+            reason = dataclasses.replace(reason, items=new)
+            call = dataclasses.replace(call, record=call.record._replace(reason=reason))
+        if name(call.defined_at) != call.defined_at or name(call.called_from) != call.called_from:
+            call = dataclasses.replace(
+                call, defined_at=name(call.defined_at), called_from=name(call.called_from)
+            )
+        calls.append(call)
+    recording.calls = calls
+    recording.hits = {(f, name(d)): n for (f, d), n in recording.hits.items()}
+    recording.scripts = {((f, name(d)), i): s for ((f, d), i), s in recording.scripts.items()}
+    return recording
+
+
 def recording_of(recorder: Any) -> Recording:
     """What a :class:`~jitlab.watching.recorder.Recorder` holds, as the recording its file
     would read back as (the calls it kept, the hits it counts, its start line)."""
@@ -203,14 +277,15 @@ def recorder_html(recorder: Any, lang: str = "en") -> str:
         title += f" · {recorder.path}"
     if recorder.recording:
         title += " " + say("recorder.active", lang)
-    return framed(recording_body(recording_of(recorder), "watch", lang, title=title), lang)
+    recording = in_cells(recording_of(recorder), lang)
+    return framed(recording_body(recording, "watch", lang, title=title), lang)
 
 
 def recorder_text(recorder: Any, lang: str = "en") -> str:
     title = say("recorder.title", lang)
     if recorder.path is not None:
         title += f" · {recorder.path}"
-    return recording_text(recording_of(recorder), title, lang)
+    return recording_text(in_cells(recording_of(recorder), lang), title, lang)
 
 
 def file_recording_html(recording: Recording, lang: str = "en", name: str = "run.jsonl") -> str:
@@ -251,7 +326,7 @@ def probe_html(probe: Any, lang: str = "en") -> str:
     dropped = getattr(probe, "dropped_records", 0)
     if dropped:
         parts.append(f'<p class="note">{esc(say("probe.records_dropped", lang, n=dropped))}</p>')
-    parts.append(recording_body(probe_recording(probe), name, lang))
+    parts.append(recording_body(in_cells(probe_recording(probe), lang), name, lang))
     return framed("\n".join(parts), lang)
 
 

@@ -59,6 +59,8 @@ WORDS: dict[str, _M] = {
     "live.seconds": _M("{s} s", "{s} 秒"),
     # -- a cell's summary -------------------------------------------------------------------
     "cell.title": _M("jitlab · this cell", "jitlab · 本单元格"),
+    # where a function defined in a notebook cell is (IPython's temporary file, named)
+    "cell.site": _M("cell [{n}], line {line}", "单元格 [{n}] 第 {line} 行"),
     "cell.watching": _M("jitlab · watching (%jitlab_watch)", "jitlab · 持续监视（%jitlab_watch）"),
     "cell.events_only": _M(
         "Hits of a function jitted before the watch began are not counted ('–'): jit it inside "

@@ -6,6 +6,7 @@ function's cache size and the compiles JAX logs (``jax_log_compiles``)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,11 @@ def nb(tmp_path_factory: pytest.TempPathFactory):
     return execute(CELLS, tmp_path_factory.mktemp("magics"))
 
 
+def shown(html: str) -> str:
+    """The page without its tooltips (JAX's own words, kept as JAX wrote them)."""
+    return re.sub(r'title="[^"]*"', "", html)
+
+
 def _jax_counts(cell) -> dict:
     line = next(x for x in text(cell).splitlines() if x.startswith("JAX "))
     return json.loads(line[4:])
@@ -98,6 +104,8 @@ def test_the_cell_summary_counts_what_jax_counted(nb):
     assert 'class="overview"' in html and 'class="timeline"' in html
     assert 'class="ledger"' in html and "<mark>" in html
     assert "<code>step</code>" in html
+    # where step is defined: its cell (the kernel's In [2]) and line, not IPython's temp file
+    assert "cell [2], line 13" in html and "ipykernel" not in shown(html)
 
 
 def test_a_budget_of_zero_fails_the_cell_with_the_budget_message(nb):
@@ -140,6 +148,7 @@ def test_chinese(nb):
     assert "编译次数" in plain
     (html,) = data(cell, "text/html")
     assert 'lang="zh-CN"' in html and "编译耗费的时间" in html
+    assert "单元格 [2] 第 13 行" in html and "ipykernel" not in shown(html)
     assert "Time lost" not in html
 
 
@@ -160,6 +169,8 @@ def test_jitlab_watch_summarises_each_cell_that_compiled(nb):
     row = table_row(plain, "<lambda>")
     assert int(row["compiles"]) == cache
     assert int(row["hits"]) == 4 - cache
+    (html,) = data(compiled, "text/html")
+    assert "cell [8], line 1" in html and "ipykernel" not in shown(html)  # g's own cell
     # A cell that only hit the cache shows nothing.
     assert error(hit_only) is None and hit_only.outputs == []
     # Off: jax.jit is JAX's own again.
