@@ -150,6 +150,14 @@ _WORDS = {
     "same_programs": _t("The two programs are the same.", "两份程序完全相同。"),
     "face": _t("Another face of the pitfall", "陷阱的另一副面孔"),
     "exercises": _t("Exercises", "练习"),
+    "further": _t("Going further", "延伸阅读"),
+    "further_text": _t(
+        "The lesson ends above. Below, for reference: what the compiled scripts show, and the "
+        "same pitfall in other code. Each run's report is folded to one line per function: "
+        "click a line to open it.",
+        "这一课到上面就结束了。下面供参考：编译出的脚本里看得出什么，以及同一个陷阱在别的代码里"
+        "的样子。每次运行的报告都折叠成每个函数一行：点开哪一行就看哪一行。",
+    ),
     "exercises_text": _t(
         "Predict, then run: each snippet runs for real and the run settles the answer. "
         "Put your prediction in the call (`prediction=…`) before you run it.",
@@ -271,17 +279,21 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     code(_run_source(instance, main, fix.id, fix_name, lang))
     md(f"## {_say('verdict', lang)}", _say("verdict_text", lang))
     code(f"verdict = lesson.verdict({pitfall_name}, {fix_name}, prediction)")
-    script_lesson = getattr(scenario, "scripts", None)
-    if script_lesson is not None:
-        _scripts(md, code, scenario, script_lesson, lang)
-    for face in lessons[1:]:
-        _face(md, code, instance, face, variants, names, lang)
+    # The lesson ends with its verdict; the exercises practise it. What the scripts show and
+    # the pitfall's other faces come after, as reference, their reports folded.
     exercises = tuple(scenario.exercises)
     if exercises:
         md(f"## {_say('exercises', lang)}", _say("exercises_text", lang))
         table = {c.en: c.zh for c in scenario.code_comments} if lang == "zh" else {}
         for exercise in exercises:
             _exercise(md, code, exercise, table, lang)
+    script_lesson = getattr(scenario, "scripts", None)
+    if script_lesson is not None or len(lessons) > 1:
+        md(f"# {_say('further', lang)}", _say("further_text", lang))
+    if script_lesson is not None:
+        _scripts(md, code, scenario, script_lesson, lang)
+    for face in lessons[1:]:
+        _face(md, code, instance, face, variants, names, lang)
     nb = v4.new_notebook(cells=cells)
     nb.metadata.update(
         {
@@ -341,13 +353,13 @@ def _face(
         _md(pitfall.summary.get(lang)),
     )
     pitfall_name = names.take(pitfall.id)
-    code(_run_source(instance, face, pitfall.id, pitfall_name, lang))
+    code(_run_source(instance, face, pitfall.id, pitfall_name, lang, fold=True))
     if face.measure.value == "errors":
         md(_say("error", lang))
         code(f"lesson.reraise({pitfall_name})", raises=True)
     md(f"### {_md(fix.title.get(lang))}", _md(fix.summary.get(lang)))
     fix_name = names.take(fix.id, against=pitfall.id)
-    code(_run_source(instance, face, fix.id, fix_name, lang))
+    code(_run_source(instance, face, fix.id, fix_name, lang, fold=True))
     code(f"verdict = lesson.verdict({pitfall_name}, {fix_name})")
 
 
@@ -432,7 +444,12 @@ def _graded_words(scenario: type[Scenario], lang: str) -> str:
 
 
 def _run_source(
-    instance: Scenario, comparison: Comparison, variant: str, name: str, lang: str
+    instance: Scenario,
+    comparison: Comparison,
+    variant: str,
+    name: str,
+    lang: str,
+    fold: bool = False,
 ) -> str:
     """A variant's cell: ``%%jitlab``, the variant's code as the app shows it, the run (on
     ``comparison``'s calls: named when it is not the first that holds the variant)."""
@@ -442,6 +459,8 @@ def _run_source(
         face = f', face="{comparison.pitfall}"'
     run = f'{name} = lesson.run("{variant}", globals(){face})'
     magic = "%%jitlab --lang zh" if lang == "zh" else "%%jitlab"
+    if fold:  # another face of the pitfall: reference, its report folded
+        magic += " --fold"
     return f"{magic}\n" + (f"{source}\n\n\n{run}" if source else run)
 
 

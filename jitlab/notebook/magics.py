@@ -40,14 +40,19 @@ from jitlab.records.messages import language_of
 class CellReport:
     """What a watched cell compiled, shown as HTML in a notebook and as text elsewhere."""
 
-    def __init__(self, recording: Any, lang: str = "en", title: str | None = None) -> None:
+    def __init__(
+        self, recording: Any, lang: str = "en", title: str | None = None, folded: bool = False
+    ) -> None:
         self.lang = language_of(lang)
+        self.folded = folded  # no function's details open (the report opens the first)
         self.recording = in_cells(recording, self.lang)  # a cell's functions named by cell
         self.title = title or say("cell.title", self.lang)
         self.note = ""
 
     def _repr_html_(self) -> str:
         body = recording_body(self.recording, "cell", self.lang, title=self.title)
+        if self.folded:
+            body = body.replace("<details open>", "<details>")
         if self.note:
             body += f'<p class="bad">{self.note}</p>'
         return framed(body, self.lang)
@@ -148,6 +153,11 @@ class JitlabMagics(Magics):
         help="show the kitchen and a chart while the cell runs (needs ipywidgets)",
     )
     @magic_arguments.argument(
+        "--fold",
+        action="store_true",
+        help="every function's details folded under its summary line (none open)",
+    )
+    @magic_arguments.argument(
         "--include-internal",
         action="store_true",
         help="also count kernels JAX compiled for itself (eager ops)",
@@ -182,7 +192,7 @@ class JitlabMagics(Magics):
             failure = exc
         finally:
             recorder.stop()
-        report = CellReport(recording_of(recorder), lang)
+        report = CellReport(recording_of(recorder), lang, folded=args.fold)
         over: CompileBudgetExceeded | None = None
         if budget is not None and failure is None:
             try:

@@ -69,7 +69,8 @@ def test_every_built_in_exports_a_valid_notebook_of_its_own_code(
         lines = source.splitlines()
         if not lines[0].startswith("%%jitlab"):
             continue
-        assert lines[0] == ("%%jitlab --lang zh" if lang == "zh" else "%%jitlab")
+        magic = "%%jitlab --lang zh" if lang == "zh" else "%%jitlab"
+        assert lines[0] in (magic, magic + " --fold")  # folded: another face (reference)
         found = RUN_LINE.match(lines[-1])
         assert found, source
         variant = found[2]
@@ -129,7 +130,7 @@ def test_the_chinese_notebook_speaks_chinese(scenario_id: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("scenario_id", BUILT_IN)
-def test_the_scripts_section_follows_the_verdict(scenario_id: str, lang: str) -> None:
+def test_the_scripts_section_follows_the_lesson(scenario_id: str, lang: str) -> None:
     """The scenario's ScriptLesson, as the app's answer shows it: its text, the cards it
     names, and the cell that makes them and shows their scripts."""
     from jitlab.notebook.lesson import _md
@@ -148,7 +149,10 @@ def test_the_scripts_section_follows_the_verdict(scenario_id: str, lang: str) ->
         for name, value in dict(ref.params).items():
             assert f"{name}={value!r}" in section
     assert nb.cells[at + 1].source == "lesson_scripts = lesson.scripts()"
-    assert nb.cells[at - 1].source.startswith("verdict = lesson.verdict(")  # after the verdict
+    # after the lesson (its verdict, then the exercises), under "Going further"
+    verdict = next(i for i, c in enumerate(nb.cells) if c.source.startswith("verdict = lesson."))
+    further = "# " + ("延伸阅读" if lang == "zh" else "Going further")
+    assert verdict < at and nb.cells[at - 1].source.startswith(further)
     if lang == "zh":
         assert "What the scripts" not in section and "call" not in section
 
@@ -267,3 +271,26 @@ def test_cli_writes_to_stdout(tmp_path: Path) -> None:
     nb = nbformat.reads(done.stdout, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata["jitlab"]["lesson"] == "control-flow"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lesson_reads_top_to_bottom_reference_after_it(lang: str) -> None:
+    """Narrative first (predict, pitfall, fix, verdict), then the exercises; what the scripts
+    show and the other faces come after a 'Going further' heading, the faces' reports folded."""
+    from jitlab.notebook.lesson import _WORDS
+
+    scenario = scenarios()["dynamic-shapes"]
+    nb = build(scenario, lang)
+    sources = [c.source for c in nb.cells]
+
+    def at(text: str) -> int:
+        return next(i for i, s in enumerate(sources) if text in s)
+
+    further = at("# " + _WORDS["further"].get(lang))
+    verdict = at("lesson.verdict(pitfall, fix, prediction)")
+    assert verdict < at("## " + _WORDS["exercises"].get(lang)) < further
+    assert further < at("## " + _WORDS["scripts"].get(lang))
+    assert further < at("## " + _WORDS["face"].get(lang))
+    runs = [(i, s.splitlines()[0]) for i, s in enumerate(sources) if s.startswith("%%jitlab")]
+    assert all(line.endswith("--fold") == (i > further) for i, line in runs), runs
+    assert sum(i > further for i, _ in runs) >= 2  # the faces' runs, folded

@@ -56,6 +56,8 @@ step._cache_size()""",
     "%jitlab_watch off\nprint(jax.jit.__module__)",
     # 10: a budget in Chinese: the budget's own message in Chinese
     "%%jitlab --budget 0 --lang zh\nstep(jnp.ones((11, 4)))",
+    # 11: --fold: the report's functions all folded under their summary lines
+    "%%jitlab --fold\nstep(jnp.ones((13, 4)))",
 ]
 
 
@@ -195,3 +197,10 @@ def test_load_ext_imports_neither_jax_nor_qt():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_fold_leaves_every_function_folded(nb):
+    (folded,) = data(nb.cells[11], "text/html")
+    (opened,) = data(nb.cells[1], "text/html")
+    assert "<details open>" in opened  # the report opens the first function
+    assert "<details open>" not in folded and "<details><summary>1. <code>step</code>" in folded
