@@ -666,8 +666,12 @@
         <translation>%1 标量</translation>
     </message>
     <message>
-        <source>function #%1</source>
-        <translation>函数对象 #%1</translation>
+        <source>object #%1</source>
+        <translation>对象 #%1</translation>
+    </message>
+    <message>
+        <source>function object #%1 of this code (a new one was jitted)</source>
+        <translation>这段代码的函数对象 #%1（又 jit 了一个新的）</translation>
     </message>
     <message>
         <source>%1 (static)</source>

@@ -17,7 +17,7 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip
 
 from jitlab.gui import i18n
-from jitlab.gui.views.card_text import card_tip_lines
+from jitlab.gui.views.card_text import card_tip_lines, fit_card_text
 from jitlab.gui.views.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
 from jitlab.gui.views.model import CardView, RunState
 from jitlab.lab.discovery import scenarios
@@ -136,7 +136,8 @@ def test_labels_name_what_differs_scalars_and_long_shapes() -> None:
     # another function object of the same code: said in words, not "fn#1"
     f0 = card(LeafSpec("x", (3,), "float32", False), number=1)
     f1 = card(LeafSpec("x", (3,), "float32", False), number=2, function=1)
-    assert card_label(f1, [f0, f1]) == "function #1"
+    assert card_label(f1, [f0, f1]) == "object #1"
+    assert card_tip_lines(f1)[-1] == "function object #1 of this code (a new one was jitted)"
     i = LeafSpec("i", (), "int32", True)
     tip = card_tip_lines(card(LeafSpec("x", (8, 64), "float32", False), i, statics=(("n", "3"),)))
     assert tip == ["x: float32[8,64]", "i: weak int32 scalar", "n=3 (static)"]
@@ -151,7 +152,7 @@ def test_card_words_in_chinese(qapp) -> None:
         assert card_label(a, [a, b]) == "弱类型 float32 标量"
         f0 = card(w, number=1)
         f1 = card(w, number=2, function=1)
-        assert card_label(f1, [f0, f1]) == "函数对象 #1"
+        assert card_label(f1, [f0, f1]) == "对象 #1"
         tip = card_tip_lines(card(LeafSpec("i", (), "int32", True), statics=(("n", "3"),)))
         assert tip == ["i: 弱类型 int32 标量", "n=3（静态）"]
     finally:
@@ -255,3 +256,17 @@ def test_the_kitchens_card_holder_agrees_with_the_probes_after_many_hits() -> No
     assert len(probe) == 3 and sum(probe.values()) == len(sizes) - 3
     assert kitchen == probe
     assert state.segments[-1].counts[CallKind.CACHE_HIT] == sum(probe.values())
+
+
+def test_a_narrow_card_keeps_what_tells_it_apart(qapp) -> None:
+    """Words in full ("weak float32 scalar") on a card as wide as "float32": the words the
+    other card has too are left off, never cut to the same "float3…" on both."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    metrics = QFontMetrics(QFont())
+    rect = QRectF(0, 0, metrics.horizontalAdvance("float32") + 8, 2 * metrics.height())
+    weak, strong = ["weak float32 scalar"], ["float32 scalar"]
+    a = fit_card_text(weak[0], metrics, rect, weak, [strong], True)
+    b = fit_card_text(strong[0], metrics, rect, strong, [weak], True)
+    assert a == "weak\nfloat32" and "weak" not in b and "float32" in b and "…" not in b

@@ -148,9 +148,10 @@ def card_parts(card: CardView, cards: list[CardView]) -> list[str]:
         if any(dict(o.statics).get(name) != value for o in others):
             parts.append(f"{name}={value}")
     if not parts and any(o.function != sig.function for o in others):
-        # another function object of the same code (numbered from 0, as cards and calls)
+        # another function object of the same code (numbered from 0, as cards and calls);
+        # short enough for a card, the tip says it whole
         parts.append(
-            QCoreApplication.translate("KitchenCanvas", "function #%1").replace(
+            QCoreApplication.translate("KitchenCanvas", "object #%1").replace(
                 "%1", str(sig.function)
             )
         )
@@ -170,6 +171,12 @@ def card_tip_lines(card: CardView) -> list[str]:
     if card.sig is None:
         return [card.signature]
     lines = [leaf_tip(leaf) for leaf in card.sig.leaves]
+    if card.sig.function:
+        lines.append(
+            QCoreApplication.translate(
+                "KitchenCanvas", "function object #%1 of this code (a new one was jitted)"
+            ).replace("%1", str(card.sig.function))
+        )
     static = QCoreApplication.translate("KitchenCanvas", "%1 (static)")
     lines += [static.replace("%1", f"{name}={value}") for name, value in card.sig.statics]
     return lines or ["()"]
@@ -205,6 +212,23 @@ def fit_card_text(
     if two_lines:  # at a natural break: "P(None,\ndata)", "f32\n[8,·]"
         for at in [m.end() for m in re.finditer(r"[ ,]", label)]:
             first, rest = label[:at].rstrip(), label[at:].lstrip()
+            if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
+                return f"{first}\n{rest}"
+    # Words other cards have too, left off from the end ("scalar" of "weak float32 scalar"
+    # beside "float32 scalar": "weak float32" on two lines still tells them apart).
+    words = label.split(" ")
+    labels = {" ".join(o) for o in others or []}
+    shared = {w for other in labels for w in other.split(" ")}
+    for k in range(1, len(words)):
+        if not set(words[-k:]) <= shared:
+            break
+        shorter = " ".join(words[:-k])
+        if shorter in labels:
+            break
+        if metrics.horizontalAdvance(shorter) <= width:
+            return shorter
+        if two_lines and " " in shorter:
+            first, rest = shorter.rsplit(" ", 1)
             if max(metrics.horizontalAdvance(first), metrics.horizontalAdvance(rest)) <= width:
                 return f"{first}\n{rest}"
     # "float32" of "float32 scalar" or "weak float32 scalar": the dtype says most (not "1"
