@@ -209,7 +209,7 @@ class LessonPanel(Retranslating, QScrollArea):
         )
         self.answer_toggled.emit(shown)
         if shown:  # the opened answer is the point: scroll it up, once it is laid out
-            QTimer.singleShot(0, self._scroll_to_answer)
+            QTimer.singleShot(0, self, self._scroll_to_answer)
 
     def fit_width(self, least: int, most: int) -> None:
         """Ask for as much width as the widest control needs, between ``least`` and ``most``

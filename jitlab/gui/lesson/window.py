@@ -219,7 +219,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.chart.name_of = self.run_controls.variant_name  # a run's line names its variant
         self.chart.next_step.connect(self._next_step)
         # A row or a button appeared above the plot: the plot keeps its height (once laid out).
-        self.chart.chrome_changed.connect(lambda: QTimer.singleShot(0, self._guard_chart))
+        # (self as the timer's context: no call once the window is gone)
+        self.chart.chrome_changed.connect(lambda: QTimer.singleShot(0, self, self._guard_chart))
         # Its legend row wraps on a narrow screen instead of widening the window.
         self.chart.legend.setWordWrap(True)
         self.run_controls.overlay_toggled.connect(self.chart.set_overlay)
@@ -859,7 +860,7 @@ class MainWindow(Retranslating, QMainWindow):
         if isinstance(split, QByteArray) and not split.isEmpty():
             self.main_split.restoreState(split)
         else:  # the list takes a fifth of a small window, no more than it needs
-            QTimer.singleShot(0, self._first_split)
+            QTimer.singleShot(0, self, self._first_split)
         shown = self.settings.value("scenario_list", True)
         self.set_scenario_list_visible(str(shown).lower() not in ("false", "0"))
         geometry.place(self, self.settings, "geometry", (1440, 920))
