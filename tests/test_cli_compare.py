@@ -96,7 +96,11 @@ def test_runs_that_all_failed_give_no_verdict(lang):
     """One device and no simulated ones (XLA told 1 CPU device before JAX starts, as on a
     machine where the sharding lesson cannot make a mesh): every call of both runs fails, and
     the comparison says there is no verdict instead of "the fix saves no compile"."""
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
+    env = {
+        **os.environ,
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=1",
+        "JAX_PLATFORMS": "cpu",
+    }
     done = subprocess.run(
         [sys.executable, "-m", "jitlab.cli", "--lang", lang, "run", "sharding", "--compare"],
         capture_output=True,

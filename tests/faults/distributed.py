@@ -36,6 +36,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     """This environment without any launcher's variables (the test says which it wants)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(LAUNCHER_NAMES)}
     env.pop("XLA_FLAGS", None)  # one CPU device per process
+    env["JAX_PLATFORMS"] = "cpu"  # the CPU's, on a GPU machine too (gloo collectives)
     env["PYTHONPATH"] = str(ROOT)
     env.update(extra)
     return env

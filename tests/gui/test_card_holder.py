@@ -94,7 +94,9 @@ print(json.dumps([card_label(c, cards) for c in cards]))
 
 
 def test_sharding_cards_are_told_apart_by_their_sharding() -> None:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
+    )
     out = subprocess.run(
         [sys.executable, "-c", SHARDING_LABELS],
         capture_output=True,

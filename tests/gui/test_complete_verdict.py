@@ -139,7 +139,9 @@ def test_sharding_complete_page_on_eight_devices() -> None:
 
     if os.environ.get("XLA_FLAGS", "").find("device_count=8") >= 0:
         pytest.skip("this is the child process")
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
+    )
     test = f"{Path(__file__)}::test_complete_runs_both_and_leads_with_the_lessons_verdict"
     done = subprocess.run(
         [

@@ -297,7 +297,9 @@ SHARDING_CHILD = textwrap.dedent(
 
 
 def test_a_sharding_change_leaves_the_jaxpr_and_changes_the_hlo() -> None:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
+    )
     done = subprocess.run(
         [sys.executable, "-c", SHARDING_CHILD],
         capture_output=True,

@@ -113,7 +113,7 @@ def test_watch_sees_pmap_and_shard_map_under_the_users_names(tmp_path):
     out = tmp_path / "pmap.jsonl"
     done = _run(
         PMAP.replace("sys.argv[1]", repr(str(out))),
-        env={"XLA_FLAGS": "--xla_force_host_platform_device_count=8"},
+        env={"XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"},
         cwd=Path(__file__).parents[2],
     )
     assert done.returncode == 0, done.stderr

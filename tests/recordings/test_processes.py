@@ -41,7 +41,7 @@ def test_sharding_change_recompiles_without_a_tracing_miss_and_is_named():
         for r in probe.records:
             print(json.dumps(r.to_json()))
         """,
-        env={"XLA_FLAGS": "--xla_force_host_platform_device_count=8"},
+        env={"XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"},
     )
     assert [r["kind"] for r in records] == ["compile", "recompile", "recompile", "cache_hit"]
     for r in records[1:3]:
