@@ -852,6 +852,10 @@ def test_entering_set_mesh_is_read_as_from_no_mesh_on_every_version(explained) -
         for m in (r.getMessage() for r in explained)
         if "contract_mesh" in m and "never seen" not in m
     ]
+    if (0, 9) <= JAX < (0, 10):  # "Tracing context doesn't match": no name, no values
+        (change,) = explain.parse(text)
+        assert change.kind is ChangeKind.TRACING_CONTEXT and change.before is None, text
+        return
     mesh_changes = [c for c in explain.parse(text) if c.kind is ChangeKind.MESH_CONTEXT]
     assert mesh_changes, text
     assert mesh_changes[0].before is None and mesh_changes[0].after == "mesh(x=1)", text
