@@ -129,30 +129,13 @@ class SummaryPage(Retranslating, QWidget):
             self.grid.addWidget(head, 0, col)
             del variant
         for row, key in enumerate(self.ROWS, start=1):
-            label = QLabel(self)
-            self.row_labels[key] = label
-            self.grid.addWidget(label, row, 0)
-            for col, variant in enumerate(("pitfall", "fix"), start=1):
-                cell = QLabel("–", self)
-                cell.setObjectName(f"summary_{variant}_{key}")
-                cell.setWordWrap(key == "errors")  # a list of error names: never page-wide
-                cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.cells[(variant, key)] = cell
-                self.grid.addWidget(cell, row, col)
+            self.row_labels[key] = self._add_row(row, key)
         # The lesson's own measure (lines printed, the counter, the program's size): rows
         # shown only where the measure reads them.
         self.measure_labels: dict[str, QLabel] = {}
         extra = dict.fromkeys(k for keys in MEASURE_ROWS.values() for k in keys)
         for row, key in enumerate(extra, start=len(self.ROWS) + 1):
-            label = QLabel(self)
-            self.measure_labels[key] = label
-            self.grid.addWidget(label, row, 0)
-            for col, variant in enumerate(("pitfall", "fix"), start=1):
-                cell = QLabel("–", self)
-                cell.setObjectName(f"summary_{variant}_{key}")
-                cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.cells[(variant, key)] = cell
-                self.grid.addWidget(cell, row, col)
+            self.measure_labels[key] = self._add_row(row, key)
         self.grid.setColumnStretch(3, 1)  # keep the numbers next to their labels
         self.verdict = QLabel(self)
         self.verdict.setObjectName("verdict")
@@ -274,6 +257,19 @@ class SummaryPage(Retranslating, QWidget):
         self.retranslate()
         self._refresh_later = qthrottled(self.refresh, timeout=REFRESH_MS, parent=self)
         state.subscribe(self._changed)
+
+    def _add_row(self, row: int, key: str) -> QLabel:
+        """A table row: its label (returned) and a right-aligned cell per variant."""
+        label = QLabel(self)
+        self.grid.addWidget(label, row, 0)
+        for col, variant in enumerate(("pitfall", "fix"), start=1):
+            cell = QLabel("–", self)
+            cell.setObjectName(f"summary_{variant}_{key}")
+            cell.setWordWrap(key == "errors")  # a list of error names: never page-wide
+            cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.cells[(variant, key)] = cell
+            self.grid.addWidget(cell, row, col)
+        return label
 
     def _changed(self, change: Change) -> None:
         if self.isVisible() and (change.served or change.cleared or change.new_segment):
