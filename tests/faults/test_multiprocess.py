@@ -21,6 +21,7 @@ from jitlab.recordings.reader import read_recording
 
 sys.path.insert(0, str(Path(__file__).parent))
 import distributed
+from recorded import call_line
 
 PREPROCESS_CALL = next(
     n
@@ -151,17 +152,7 @@ def test_the_launcher_variables_are_those_jax_reads() -> None:
 
 # -- merging, on written recordings --------------------------------------------------------------
 def call(function: str, shape: list[int], t: float, kind: str = "compile") -> dict:
-    text = f"x: f32[{','.join(map(str, shape))}]"
-    leaf = {"path": "x", "shape": shape, "dtype": "float32", "weak_type": False}
-    return {
-        "type": "call",
-        "function": function,
-        "kind": kind,
-        "signature": {"args": [leaf], "static": {}, "tree": "[*]", "text": text},
-        "defined_at": f"/host{int(t)}/train.py:3",
-        "called_from": "train.py:9",
-        "t": t,
-    }
+    return call_line(function, shape, t, kind, defined_at=f"/host{int(t)}/train.py:3")
 
 
 def write(path: Path, *objs: dict) -> Path:

@@ -13,23 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from recorded import call_line
 
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 READER_LEFT = 141  # 128 + SIGPIPE: what a shell shows for `cat big | head -1`
 
 
 def call(function: str, shape: list[int], t: float, kind: str = "compile") -> dict:
-    text = f"x: f32[{','.join(map(str, shape))}]"
-    leaf = {"path": "x", "shape": shape, "dtype": "float32", "weak_type": False}
-    return {
-        "type": "call",
-        "function": function,
-        "kind": kind,
-        "signature": {"args": [leaf], "static": {}, "tree": "[*]", "text": text},
-        "defined_at": "train.py:3",
-        "called_from": "train.py:9",
-        "t": t,
-    }
+    return call_line(function, shape, t, kind, defined_at="train.py:3")
 
 
 def recording(path: Path | bytes, functions: int, process: int | None = None) -> None:

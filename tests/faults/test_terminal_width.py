@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from ptyrun import run_on_pty
+from recorded import call_line
 
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -35,17 +36,7 @@ def terminal(term: str = "xterm-256color") -> dict[str, str]:
 
 
 def call(function: str, shape: list[int], t: float, kind: str = "compile") -> dict:
-    text = f"x: f32[{','.join(map(str, shape))}]"
-    leaf = {"path": "x", "shape": shape, "dtype": "float32", "weak_type": False}
-    return {
-        "type": "call",
-        "function": function,
-        "kind": kind,
-        "signature": {"args": [leaf], "static": {}, "tree": "[*]", "text": text},
-        "defined_at": WHERE,
-        "called_from": "train.py:9",
-        "t": t,
-    }
+    return call_line(function, shape, t, kind, defined_at=WHERE)
 
 
 @pytest.fixture
