@@ -56,6 +56,30 @@ def test_the_lesson_shows_before_jax_and_the_prediction_is_kept(qtbot, settings)
     assert window.worker.isFinished()
 
 
+def test_a_variant_chosen_before_jax_is_the_one_that_runs(qtbot, settings) -> None:
+    from jitlab.gui.app import application
+    from jitlab.gui.lesson.window import MainWindow
+
+    sid = _listed(SCENARIO)
+    application()
+    window = MainWindow(settings, sid, entry_points=False)
+    qtbot.addWidget(window)
+    try:
+        assert window.entries == [] and manifest.is_stand_in(window.scenario)
+        window.set_variant("fix")  # before the worker has started: queued in its slot
+        window.step()
+        window.show()
+        wait_calls(qtbot, window, 1)
+        record = window.state.records[0]
+        assert record.variant == "fix" and not manifest.is_stand_in(window.scenario)
+        # The window's run is the fix's too: its call is not counted as the pitfall's.
+        assert window.state.variant == "fix" and window.run_controls.current_variant() == "fix"
+        assert [s.variant for s in window.state.segments if s.records] == ["fix"]
+    finally:
+        window.close()
+        window.shutdown()
+
+
 # A fresh interpreter (this one has JAX loaded): the window is built, its controls checked
 # and a slider moved before the event loop runs, so before the worker could start at all.
 EARLY_DRAG = """

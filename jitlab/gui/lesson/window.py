@@ -691,7 +691,10 @@ class MainWindow(Retranslating, QMainWindow):
                     self.state.apply(event)
                     if len(self.state.records) % 5000 == 0:
                         gc.freeze()  # records are kept for good: keep collections short
-                case RunReady(reason=reason, variant=variant) if reason != "scenario":
+                case RunReady(scenario=sid, reason=reason, variant=variant) if (
+                    reason != "scenario"
+                    or (sid == self.state.scenario != "" and variant != self.state.variant)
+                ):  # (a new run in a variant switched to before it began: that variant's)
                     self.state.new_segment(variant)
                     self.run_controls.select_variant(variant)
                 case Discovered(entries=entries):
