@@ -230,9 +230,9 @@ class KitchenCanvas(QWidget):
                 label, metrics, size, parts[card.number], others, two
             )
         stubs = [t for t in fitted.values() if t.endswith("…")]
-        for number, text in fitted.items():
+        for n, text in fitted.items():
             if text.endswith("…") and stubs.count(text) > 1:
-                fitted[number] = f"#{number}"
+                fitted[n] = f"#{n}"
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
