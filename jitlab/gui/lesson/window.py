@@ -459,6 +459,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.briefing.show_scenario(cls)
         self.summary.show_scenario(cls)
         self._update_title()
+        if self.pages.currentWidget() is self.lab_page and not self._room_given:
+            self._lay_out()  # the first layout ran before the window had its size
 
     # -- commands to the worker -----------------------------------------------------------
     def _params_changed(self, values: dict[str, Any]) -> None:
