@@ -1079,6 +1079,10 @@
         <translation>按陷阱分组的场景。灰色的加载失败了：悬停查看原因。</translation>
     </message>
     <message>
+        <source>Preparing JAX… your call runs as soon as it is ready.</source>
+        <translation>正在准备 JAX……它一就绪，你要的调用就会执行。</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
