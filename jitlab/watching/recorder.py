@@ -96,7 +96,7 @@ class Recorder:
         self.output = RecordingFile(path)
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
-        self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        self.identity_static = IdentityStatic()  # identity-static: written and said live
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -346,6 +346,7 @@ class Recorder:
                 found = self.identity_static.compiled(call, self.elapsed())
                 if found is not None:
                     self.output.write(found.to_json())
+                    say_live(found)  # once per function and argument, as IdentityStatic says
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than
