@@ -252,7 +252,6 @@ class DiagnosesLabel(QLabel):
             " border-left: 4px solid #d4a72c; padding: 6px; }"
         )
         self.linkActivated.connect(self.open_page)
-        self.opened: list[str] = []  # the pages asked for (tests read this)
         self.hide()
 
     def show_diagnoses(self, found: Sequence[Diagnosis]) -> None:
@@ -266,7 +265,6 @@ class DiagnosesLabel(QLabel):
             gone = QCoreApplication.translate("RecordingWindow", "%1 (not on this machine)")
             self.setText(f"{self.text()}<br><i>{plain.escape(gone.replace('%1', url))}</i>")
             return False
-        self.opened.append(url)
         return QDesktopServices.openUrl(target)
 
 
