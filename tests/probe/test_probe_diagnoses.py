@@ -4,10 +4,12 @@ for the same calls; JAX's own compile log (jax_log_compiles) proves the recompil
 
 from __future__ import annotations
 
+import logging
+import re
+
 import jax
 import jax.numpy as jnp
 import pytest
-from test_truth_gaps import jax_log
 
 import jitlab
 from jitlab.probe.probe import Probe
@@ -37,12 +39,24 @@ def _run(grow_j, step_j) -> None:
         step_j(jnp.ones(3), Config(2.0))
 
 
-def test_a_probe_states_what_the_watch_states(tmp_path) -> None:
+def _jax_compiled(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The functions JAX's own log (jax_log_compiles) says it compiled, in order."""
+    said = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
+    return [m["name"] for r in caplog.records if (m := said.search(r.getMessage()))]
+
+
+def test_a_probe_states_what_the_watch_states(tmp_path, caplog) -> None:
     jax.clear_caches()
-    with jax_log() as log:
-        probes = Probe(grow, warn_after=2), Probe(step, static_argnums=1, warn_after=2)
-        _run(*probes)
-    assert log.compiled.count("grow") == 4 and log.compiled.count("step") == 3
+    before = jax.config.jax_log_compiles
+    jax.config.update("jax_log_compiles", True)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="jax"):
+            probes = Probe(grow, warn_after=2), Probe(step, static_argnums=1, warn_after=2)
+            _run(*probes)
+    finally:
+        jax.config.update("jax_log_compiles", before)
+    compiled = _jax_compiled(caplog)
+    assert compiled.count("grow") == 4 and compiled.count("step") == 3
     found = [d for p in probes for d in p.diagnoses]
     assert [(d.id, d.function) for d in found] == [
         (RECOMPILE_LIMIT, "grow"),
