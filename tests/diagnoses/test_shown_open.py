@@ -4,6 +4,7 @@ said, nothing opened, nothing raised."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,3 +106,27 @@ def test_a_function_without_diagnoses_shows_none(qtbot, tmp_path: Path, watched:
     qtbot.waitUntil(lambda: len(shown.function_order()) == 2, timeout=10_000)
     shown.pick_name("step")
     assert shown.diagnoses.isHidden()
+
+
+def test_an_id_from_a_newer_jitlab_is_shown_by_id_and_page(
+    qtbot, tmp_path: Path, watched: Watched
+) -> None:
+    recording = read_recording(watched.path)[0]
+    site = next(d.site for d in recording.diagnoses if d.function == "step")
+    line = {"type": "diagnosis", "id": "warp-drive", "function": "step", "site": site,
+            "figures": {"n": 3}, "t": 1.0}  # fmt: skip
+    lines = watched.path.read_text().splitlines()
+    lines.insert(-1, json.dumps(line))
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text("\n".join(lines) + "\n")
+    application()
+    settings = QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)
+    shown = open_recording_window(newer, False, settings=settings)
+    qtbot.addWidget(shown)
+    qtbot.waitUntil(lambda: len(shown.function_order()) == 2, timeout=10_000)
+    shown.pick_name("step")
+    text = _plain(shown.diagnoses.text())
+    assert "warp-drive: step (" in text and "diagnosis warp-drive (from a newer jitlab)" in text
+    assert "docs/diagnoses/warp-drive.md (not on this machine)" in text
+    links = [part.split('"')[1] for part in shown.diagnoses.text().split("href=")[1:]]
+    assert links == [Path(page(i)).as_uri() for i in ("identity-static", "recompile-limit")]
