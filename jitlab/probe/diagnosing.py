@@ -49,6 +49,24 @@ def resolve_warn_after(value: object = None) -> int:
     return diagnoses.resolve_warn_after(value, os.environ, lang, option="warn_after")
 
 
+_said_bad_environment = False
+
+
+def warn_after_from_environment() -> int:
+    """``JITLAB_WARN_AFTER``, else 8, for a Probe made without ``warn_after=``. A bad value
+    is said once on stderr and the default used: a Probe (a lesson in the app, a notebook
+    cell) goes on; ``jitlab watch`` and ``jitlab.watch()`` refuse it before the program."""
+    global _said_bad_environment
+    try:
+        return resolve_warn_after(None)
+    except ValueError as bad:
+        if not _said_bad_environment:
+            _said_bad_environment = True
+            with contextlib.suppress(Exception):
+                sys.stderr.write(f"jitlab: {bad} (using {diagnoses.DEFAULT_WARN_AFTER})\n")
+        return diagnoses.DEFAULT_WARN_AFTER
+
+
 class RecompileLimit:
     """Per function of one recording: compiles so far, and what changed in its recompiles."""
 

@@ -144,7 +144,11 @@ class Probe(Filing):
         # after ``warn_after`` compiles (else JITLAB_WARN_AFTER, else 8; 0: never).
         self._diagnosers: tuple[diagnosing.RecompileLimit | diagnosing.IdentityStatic, ...] = ()
         if self.diagnose:
-            after = diagnosing.resolve_warn_after(warn_after)
+            after = (
+                diagnosing.resolve_warn_after(warn_after)
+                if warn_after is not None
+                else diagnosing.warn_after_from_environment()
+            )
             self._diagnosers = (diagnosing.RecompileLimit(after), diagnosing.IdentityStatic())
         self._diagnoses: list[Diagnosis] = []
         self._site: str | None = None

@@ -82,3 +82,16 @@ def test_below_the_limit_or_off_only_identity_static(after: int) -> None:
 def test_a_bad_warn_after_is_refused_in_one_line() -> None:
     with pytest.raises(ValueError, match="warn_after: -1 is not a number of compiles"):
         Probe(grow, warn_after=-1)
+
+
+def test_a_bad_environment_value_is_said_once_and_probes_go_on(monkeypatch, capsys) -> None:
+    # The app and the notebook make Probes without warn_after=: a bad JITLAB_WARN_AFTER must
+    # not stop every lesson. It is said once, and the default (8) is used.
+    from jitlab.probe import diagnosing
+
+    monkeypatch.setenv("JITLAB_WARN_AFTER", "lots")
+    monkeypatch.setattr(diagnosing, "_said_bad_environment", False)
+    first, second = Probe(grow), Probe(grow)
+    assert first._diagnosers[0].after == second._diagnosers[0].after == 8
+    err = capsys.readouterr().err
+    assert err.count("JITLAB_WARN_AFTER: 'lots' is not a number of compiles") == 1
