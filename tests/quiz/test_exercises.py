@@ -22,6 +22,8 @@ from jitlab.lab.exercise import NO_ERROR, AnswerKind
 from jitlab.quiz import exercises as catalogue
 from jitlab.quiz.interview import Interview
 
+pytestmark = pytest.mark.slow
+
 EXPECTED = {
     "print-in-jit": 2,
     "counter-in-jit": 1,
