@@ -10,8 +10,10 @@ Each round starts fresh interpreters (interleaved, so load on a shared machine h
   ``shown`` (the window is on screen), ``listed`` (the scenario list is filled),
   ``question`` (the scenario's question and the prediction box are shown: the Start
   screen a learner reads first, from the manifest, before JAX), ``lesson`` (its sliders
-  and Step are there: discovery, which imports JAX, has landed) and ``first_call`` (a Step
-  pressed at once has finished a real jitted call: traced, compiled);
+  and Step are there and enabled: built from the manifest's spec, before JAX), ``jax``
+  (discovery, which imports JAX on the worker, has landed) and ``first_call`` (a Step
+  pressed at ``lesson`` has finished a real jitted call: queued until JAX and the contract
+  check were ready, then traced, compiled);
 * **other** (``--compare PATH``): the same window from another checkout (say, the commit
   before a change), interleaved in the same rounds: before/after under the same load.
 
@@ -60,19 +62,22 @@ window.show()
 app.processEvents()
 print("shown", flush=True)
 said = set()
-def say(what):
+def say(what):  # to the real stdout: a call in flight routes sys.stdout to its record
     if what not in said:
         said.add(what)
-        print(what, flush=True)
+        os.write(1, (what + "\n").encode())
 lesson = window.briefing
 def poll():
     if window.scenario_list.topLevelItemCount() > 1:
         say("listed")
     if lesson.question.text() and lesson.prediction.isVisible():
         say("question")
-    if window.scenario is not None and "lesson" not in said:
+    controls = window.run_controls
+    if not controls.isHidden() and controls.step.isEnabled() and "lesson" not in said:
         say("lesson")
         window.step()
+    if window.entries:
+        say("jax")
     if window.state.records:
         say("first_call")
         window.shutdown()
@@ -85,7 +90,7 @@ os._exit(0)
 """
 
 
-MARKS = ("shown", "listed", "question", "lesson", "first_call")
+MARKS = ("shown", "listed", "question", "lesson", "jax", "first_call")
 
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this checkout

@@ -123,7 +123,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
-    _print_diagnoses(console, indexed, lang)
+    print_diagnoses(console, indexed, lang)
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:
         count = messages.say("n.divergences", lang, n=len(merged.divergences))
@@ -145,8 +145,9 @@ def _diagnosis_json(diagnosis: Any) -> dict[str, Any]:
     return data
 
 
-def _print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
-    """Each diagnosis in one line: its id, one sentence and its page (process i: … in a job)."""
+def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
+    """Each diagnosis in one line: its id, one sentence and its page (process i: … in a job).
+    Any id, a newer jitlab's too (its id and page); ``watch``'s end table uses it as well."""
     from rich.markup import escape
 
     from jitlab.records import messages

@@ -220,6 +220,7 @@ def print_watch_summary(
 
     from jitlab.cli._tables import console_for, fitted
     from jitlab.cli._usage import language, say
+    from jitlab.cli.summary import print_diagnoses
     from jitlab.recordings.reader import read_recording
     from jitlab.recordings.summary import summarize
     from jitlab.records import messages
@@ -282,3 +283,4 @@ def print_watch_summary(
     console.print(escape(say("watch.recording", path=path, lines=lines, rest=rest)))
     for notice in messages.notice_texts(recording.notices, language(), recording.notice_counts):
         console.print(f"[yellow]{escape(say('watch.notice', notice=notice))}[/yellow]")
+    print_diagnoses(console, [(0, recording)], language())

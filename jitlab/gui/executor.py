@@ -53,6 +53,7 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 # XLA's device count is set before JAX starts: the GUI asks through here, its one JAX seam.
+from jitlab.lab.manifest import is_stand_in
 from jitlab.probe.devices import mesh_device_count, simulate_cpu_devices
 
 __all__ = [
@@ -358,6 +359,10 @@ class Executor(QThread):
         self.abandoned = False  # left behind: its late events are dropped, it ends after
         self.current_run: Any = None  # the engine Run (tests inspect it once it idles)
         self._ident: int | None = None  # the thread's id once it runs
+        # The scenarios discovery found, by id: a scenario selected before JAX had loaded is
+        # the manifest's stand-in (jitlab.lab.manifest.Listing.lesson), swapped for its class
+        # here before it runs; its calls wait in the queue meanwhile, behind the contract check.
+        self._found: dict[str, Any] = {}
 
     # -- scenario commands (any thread): the slot -----------------------------------------
     def select(self, scenario: Any, variant: str, params: Mapping[str, Any]) -> None:
@@ -425,6 +430,11 @@ class Executor(QThread):
     @property
     def playing(self) -> bool:
         return self._playing
+
+    def waiting_calls(self) -> bool:
+        """Are scenario calls asked for and not yet made (queued, or playing)?"""
+        with self._cond:
+            return self._playing or any(isinstance(item, _Call) for item in self._queue)
 
     # -- jobs (any thread) ----------------------------------------------------------------
     def submit(
@@ -566,6 +576,7 @@ class Executor(QThread):
         with self._cond:
             new = Executor(self._scenarios_dir, self._entry_points, discover=False)
             new._scenario = self._scenario
+            new._found = self._found
             new._scenario_dirty = self._scenario is not None
             new._fresh_reason = "scenario" if self._scenario_dirty else "reset"
             new._variant = self._variant
@@ -602,6 +613,7 @@ class Executor(QThread):
                 from jitlab.lab.discovery import discover
 
                 entries = discover(self._scenarios_dir, entry_points=self._entry_points)
+                self._found = {e.scenario.id: e.scenario for e in entries if e.scenario}
                 self._emit(Discovered(entries))
             except Exception:
                 self._emit(WorkerFailed(traceback.format_exc()))
@@ -614,6 +626,8 @@ class Executor(QThread):
                 if self._stop:
                     break
                 scenario = self._scenario if self._scenario_dirty else None
+                if is_stand_in(scenario):  # the early screen's: the class discovery found
+                    scenario = self._found.get(scenario.id)
                 self._scenario_dirty = False
                 variant = self._variant if self._variant_dirty else None
                 self._variant_dirty = False

@@ -165,7 +165,12 @@ def listings(scenarios_dir: Path | None = None) -> list[manifest.Listing]:
         chapter = Chapter(int(cls.chapter), cls.chapter.title)
         icon = str(getattr(cls, "icon", "") or "")
         sha = manifest.digest(folder / file)
-        out.append(manifest.Listing(cls.id, chapter, cls.title, cls.question, icon, file, sha))
+        try:
+            spec = manifest.spec_of(cls)
+        except TypeError:  # a value with no JSON form: the early screen shows the question only
+            spec = {}
+        listing = manifest.Listing(cls.id, chapter, cls.title, cls.question, icon, file, sha, spec)
+        out.append(listing)
     return out
 
 

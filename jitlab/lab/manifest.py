@@ -6,20 +6,41 @@ and icon are written to ``resources/scenarios.json`` (by ``python -m jitlab.lab.
 --manifest``), with the SHA-256 of the file they came from. The app lists those at once and
 swaps in the real discovery when it arrives; a file that changed since the manifest was
 written is left out until then, so the early list never shows what the file no longer says.
+
+Each listing also keeps the lesson screen's spec (parameters, variants, lesson texts, the
+code each variant shows): :meth:`Listing.lesson` makes a JAX-free stand-in class from it, so
+the window builds its sliders, Step and code before JAX has loaded. The stand-in never runs:
+the executor swaps in the discovered class of the same id before its first call
+(:func:`is_stand_in`).
 Plugins from entry points come with the discovery (napari's npe2 manifests follow the same
 idea). ``tests/lab/test_manifest.py`` fails when the shipped manifest is stale.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
-from jitlab.lab.spec import Chapter, Text
+from jitlab.lab.spec import (
+    AutoplayStep,
+    CardRef,
+    Chapter,
+    Comparison,
+    Lesson,
+    Measure,
+    Param,
+    Scenario,
+    ScriptLesson,
+    Text,
+    Variant,
+)
 from jitlab.records.paths import builtin_dir, resource
 
 MANIFEST = "scenarios.json"
@@ -45,6 +66,8 @@ class Listing:
     icon: str  # as the class declares it: an icon name or a path next to its file
     file: str  # the built-in file it came from
     digest: str  # SHA-256 of that file when the manifest was written
+    # The lesson screen's spec, as JSON (:func:`spec_of`); empty in an older manifest.
+    spec: Mapping[str, Any] = field(default_factory=dict)
 
     # Until discovery arrives a listing fills a discovery entry's place in the list.
     @property
@@ -66,6 +89,7 @@ class Listing:
             "icon": self.icon,
             "file": self.file,
             "sha256": self.digest,
+            "spec": dict(self.spec),
         }
 
     @classmethod
@@ -79,7 +103,90 @@ class Listing:
             str(data.get("icon") or ""),
             str(data["file"]),
             str(data["sha256"]),
+            dict(data.get("spec") or {}),
         )
+
+    def lesson(self) -> type[Scenario] | None:
+        """A JAX-free stand-in for the scenario's class, enough to build its lesson screen
+        (None when this listing carries no spec, or one this jitlab cannot read)."""
+        if not self.spec:
+            return None
+        try:
+            attrs = {name: _decode(value) for name, value in self.spec.items()}
+        except Exception:  # an unreadable spec costs the early screen, nothing else
+            return None
+        sources: dict[str, dict[str, str]] = attrs.pop("sources", {})
+
+        def source(self: Scenario, variant: str, language: str = "en") -> str:
+            texts = sources.get(variant, {})
+            return texts.get("zh" if language.startswith("zh") else "en", "")
+
+        attrs.update(
+            id=self.id,
+            chapter=self.chapter,
+            title=self.title,
+            question=self.question,
+            icon=self.icon,
+            source=source,
+            _stand_in=True,
+        )
+        return type(f"Early_{self.id.replace('-', '_')}", (Scenario,), attrs)
+
+
+def is_stand_in(cls: Any) -> TypeGuard[type[Scenario]]:
+    """Is ``cls`` a :meth:`Listing.lesson` stand-in (it shows a lesson, it cannot run)?"""
+    return bool(vars(cls).get("_stand_in")) if isinstance(cls, type) else False
+
+
+# What the lesson screen reads from a scenario's class before JAX (the rest comes with it).
+SPEC_FIELDS = ("lesson", "params", "variants", "autoplay", "scripts", "comparisons", "also_judged")
+_KINDS = {
+    c.__name__: c
+    for c in (Text, Param, Variant, Lesson, CardRef, ScriptLesson, AutoplayStep, Comparison)
+}
+
+
+def spec_of(cls: type[Scenario]) -> dict[str, Any]:
+    """The lesson screen's spec of a scenario class as JSON: :data:`SPEC_FIELDS` and the
+    code each variant shows, in both languages."""
+    spec = {name: _encode(getattr(cls, name)) for name in SPEC_FIELDS}
+    scenario = cls()
+    spec["sources"] = {
+        v.id: {lang: scenario.source(v.id, lang) for lang in ("en", "zh")} for v in cls.variants
+    }
+    return spec
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        kind = type(value).__name__
+        if kind not in _KINDS:
+            raise TypeError(f"no manifest form for {kind}")
+        fields = dataclasses.fields(value)
+        return {"_": kind, **{f.name: _encode(getattr(value, f.name)) for f in fields}}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"no manifest form for {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if isinstance(value, dict):
+        items = {k: _decode(v) for k, v in value.items() if k != "_"}
+        kind = value.get("_")
+        if kind is None:
+            return items
+        if kind == "Comparison":
+            items["measure"] = Measure(items["measure"])
+        return _KINDS[kind](**items)
+    return value
 
 
 def digest(path: Path) -> str:

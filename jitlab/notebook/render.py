@@ -28,9 +28,11 @@ from typing import Any
 from jitlab.notebook.words import WORDS, say
 from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import summarize
+from jitlab.records import diagnoses, messages
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind
 from jitlab.records.changes import render as render_change
+from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
 from jitlab.records.text import format_ms
@@ -180,7 +182,18 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
             c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
         ]
         lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return "\n".join(lines + diagnosis_lines(recording.diagnoses, lang))
+
+
+def diagnosis_lines(found: Sequence[Diagnosis], lang: str = "en") -> list[str]:
+    """Each diagnosis's id, sentence and page, as ``jitlab summary`` says them (any id)."""
+    if not found:
+        return []
+    lines = [messages.say("diagnosis.title", lang)]
+    for d in found:
+        text, page = diagnoses.sentence(d, lang), diagnoses.page(d.id)
+        lines.append("  " + messages.say("diagnosis.line", lang, id=d.id, text=text, page=page))
+    return lines
 
 
 # -- where a cell's function is -------------------------------------------------------------
@@ -222,9 +235,9 @@ def _cell_number(filename: str) -> int | None:
 
 def in_cells(recording: Recording, lang: str = "en") -> Recording:
     """``recording`` with every site in a notebook cell named as the cell (functions, the
-    lines that called them, their hits and scripts, new-function-object reasons); a copy of
-    each call changed, the recorder's own calls untouched. JAX's own words (a reason's
-    tooltip) stay as JAX wrote them."""
+    lines that called them, their hits, scripts and diagnoses, new-function-object
+    reasons); a copy of each call changed, the recorder's own calls untouched. JAX's own
+    words (a reason's tooltip) stay as JAX wrote them."""
     names: dict[str | None, str | None] = {}
 
     def name(site: str | None) -> str | None:
@@ -251,6 +264,7 @@ def in_cells(recording: Recording, lang: str = "en") -> Recording:
     recording.calls = calls
     recording.hits = {(f, name(d)): n for (f, d), n in recording.hits.items()}
     recording.scripts = {((f, name(d)), i): s for ((f, d), i), s in recording.scripts.items()}
+    recording.diagnoses = [dataclasses.replace(d, site=name(d.site)) for d in recording.diagnoses]
     return recording
 
 
@@ -268,6 +282,7 @@ def recording_of(recorder: Any) -> Recording:
         recording.notice_counts["listeners_removed"] = recorder.blinded
         recording.notices.append(("listeners_removed", None))
     recording.ended = not recorder.recording
+    recording.diagnoses = list(getattr(recorder, "diagnoses", ()))
     return recording
 
 
@@ -308,6 +323,7 @@ def probe_recording(probe: Any) -> Recording:
     calls = [RecordedCall(r, defined_at) for r in probe.notable]
     recording = Recording(start=RecordingStart(), calls=calls, ended=True)
     recording.hits[(probe.name, defined_at)] = summary.cache_hits
+    recording.diagnoses = list(getattr(probe, "diagnoses", ()))
     return recording
 
 
@@ -379,7 +395,8 @@ def probe_text(probe: Any, lang: str = "en") -> str:
         lines.append(
             f"  #{card.index + 1} {card.signature}  ({card.hits} × {format_ms(card.compile_ms)})"
         )
-    return "\n".join(lines)
+    found = in_cells(probe_recording(probe), lang).diagnoses
+    return "\n".join(lines + diagnosis_lines(found, lang))
 
 
 # -- scripts ---------------------------------------------------------------------------------

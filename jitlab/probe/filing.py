@@ -13,7 +13,17 @@ import itertools
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from jitlab.probe import _jax, abstract, monitor, reasons, sharing, signature, transforms, wrappers
+from jitlab.probe import (
+    _jax,
+    abstract,
+    diagnosing,
+    monitor,
+    reasons,
+    sharing,
+    signature,
+    transforms,
+    wrappers,
+)
 from jitlab.probe.card_index import CardIndex
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.store import RecordStore
@@ -28,7 +38,9 @@ from jitlab.records.calls import (
     Signature,
 )
 from jitlab.records.changes import ChangeKind
+from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
+from jitlab.records.lines import RecordedCall
 
 _HIT = CallKind.CACHE_HIT
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
@@ -41,6 +53,7 @@ _COMPARE_NEAREST = 4
 _COMPARE_OTHERS = 8
 # Reasons JAX's words could make say more: jitlab's diff named no change.
 _CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
+MAX_DIAGNOSES = 64  # kept per probe (each id is stated once per function or argument)
 
 
 class Filing:
@@ -71,6 +84,9 @@ class Filing:
     _folded: int
     _unrecorded: itertools.count[int]
     _totals: Tally
+    _diagnosers: tuple[diagnosing.RecompileLimit | diagnosing.IdentityStatic, ...]
+    _diagnoses: list[Diagnosis]
+    _site: str | None  # where the function is defined (diagnoses name it), found once
 
     if TYPE_CHECKING:  # Probe's, read by transforms.follow_backward
 
@@ -93,10 +109,23 @@ class Filing:
 
     def _file(self, record: CallRecord) -> None:
         """File one call's record in the ledger, the running totals and the kept records
-        (lock held)."""
+        (lock held); a compile also goes to the diagnosers."""
         self.ledger.filed.add(record)
         self._totals.add(record)
         self._store.file(record)
+        if record.kind.compiled and self._diagnosers:  # the compile path only
+            self._diagnose(record)
+
+    def _diagnose(self, record: CallRecord) -> None:
+        """What the watch's diagnosers state of this compile (recompile-limit,
+        identity-static), kept in :attr:`diagnoses` (lock held)."""
+        if self._site is None:
+            self._site = definition_site(self._fn) or None
+        call = RecordedCall(record, self._site)
+        for diagnoser in self._diagnosers:
+            found = diagnoser.compiled(call, None)
+            if found is not None and len(self._diagnoses) < MAX_DIAGNOSES:
+                self._diagnoses.append(found)
 
     def _next_index(self) -> int:
         """The index of a call filed now (lock held)."""

@@ -443,20 +443,30 @@ class _StdoutRouter:
         if collector is None and len(_active) == 1 and _from_jax_callback():
             collector = next(iter(_active), None)
         if collector is None or collector.echo:
-            self.target.write(text)
+            target = self._real()
+            if target is not None:  # as print() with sys.stdout None: nothing is written
+                target.write(text)
         if collector is not None:
             collector.write(text)
         return len(text)
+
+    def _real(self) -> Any:
+        """The real stream. A thread that took ``sys.stdout`` while a call was routed may
+        write after the router stood down (``target`` None): then it is today's stdout."""
+        target = self.target
+        if target is None:
+            target = sys.stdout if sys.stdout is not self else sys.__stdout__
+        return target
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.target, name)
+        return getattr(self._real(), name)
 
     def __iter__(self) -> Any:
-        return iter(self.target)
+        return iter(self._real())
 
 
 def _from_jax_callback() -> bool:

@@ -25,13 +25,14 @@ from typing import Any
 
 import jax
 
-from jitlab.probe import _jax, contract, monitor, scripts, sharing, wrappers
+from jitlab.probe import _jax, contract, diagnosing, monitor, scripts, sharing, wrappers
 from jitlab.probe.card_index import CardIndex
 from jitlab.probe.cards import Card, Ledger
 from jitlab.probe.filing import Filing
 from jitlab.probe.store import SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
 from jitlab.records.calls import CallKind, CallRecord, Summary
+from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
 
 __all__ = ["DEFAULT_MAX_RECORDS", "Card", "Ledger", "PhaseCallback", "Probe", "backward_compile"]
@@ -74,10 +75,16 @@ class Probe(Filing):
     ``notable`` as many of the newest ones that are not plain cache hits (compiles,
     recompiles, errors…); the oldest are dropped in slices. Counts stay exact over every
     call: :meth:`summary`, :attr:`calls` and ``ledger.counts`` are running totals.
+
+    ``diagnoses``: what the watch's diagnosers state on its compiles (recompile-limit past
+    ``warn_after`` compiles, else ``JITLAB_WARN_AFTER``, else 8; identity-static).
     """
 
     # JAX's cache size through the wrapper, bound in _bind: the hot path calls it directly.
     _jax_entries: Callable[[], int]
+    # Runs the diagnosers on its compiles (a watch's probes do not: the recording's do, over
+    # every function object of one site).
+    diagnose = True
 
     def __init__(
         self,
@@ -97,6 +104,7 @@ class Probe(Filing):
         ledger: Ledger | None = None,
         generation: int = 0,
         max_records: int | None = DEFAULT_MAX_RECORDS,
+        warn_after: int | None = None,
         **jit_kwargs: Any,
     ) -> None:
         # Refuse, before any call is classified, on a JAX whose events jitlab cannot see. In a
@@ -132,6 +140,14 @@ class Probe(Filing):
         self._unrecorded = itertools.count()
         self._folded = 0
         self._totals = Tally()  # every call filed (summary() is exact whatever is kept)
+        # The watch's diagnosers, on this probe's compiles (see diagnoses); recompile-limit
+        # after ``warn_after`` compiles (else JITLAB_WARN_AFTER, else 8; 0: never).
+        self._diagnosers: tuple[diagnosing.RecompileLimit | diagnosing.IdentityStatic, ...] = ()
+        if self.diagnose:
+            after = diagnosing.resolve_warn_after(warn_after)
+            self._diagnosers = (diagnosing.RecompileLimit(after), diagnosing.IdentityStatic())
+        self._diagnoses: list[Diagnosis] = []
+        self._site: str | None = None
         # A shared ledger: several function objects that are one function to the user (the
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
@@ -301,6 +317,13 @@ class Probe(Filing):
         with self._lock:
             self._fold()
             return self._calls
+
+    @property
+    def diagnoses(self) -> list[Diagnosis]:
+        """What jitlab diagnosed on this probe's compiles (recompile-limit, identity-static:
+        the watch's diagnosers), in the order stated: the probe's ``diagnosis`` lines."""
+        with self._lock:
+            return list(self._diagnoses)
 
     @property
     def records(self) -> list[CallRecord]:

@@ -32,6 +32,7 @@ from jitlab.recordings.reader import (
     read_recording,
 )
 from jitlab.recordings.summary import FunctionSummary, Summarizer
+from jitlab.records.diagnoses import Diagnosis, of_function
 from jitlab.records.lines import Key, RecordedCall
 
 READ_BYTES = 1 << 16  # read a long file this much at a time, the window answering in between
@@ -318,6 +319,10 @@ class Follower:
             if self.process_of(source) == lane[2]:
                 return source
         return self.sources[0]
+
+    def diagnoses_of(self, lane: Lane) -> list[Diagnosis]:
+        """What the recording of a lane's process diagnosed about its function."""
+        return of_function(self.source_of(lane).recording.diagnoses, lane[0], lane[1])
 
     def update(self, loading: bool = False) -> DivergenceSearch | None:
         """Bring :attr:`rows` (and, several files, :attr:`divergences`) up to the lines read.

@@ -141,6 +141,11 @@ def _shortened(text: str | None) -> str | None:
     return text[: _SHORT_TREE - 1] + "…"
 
 
+# What the probe records for a sub-tree without leaves (jitlab.probe.diff), and its zh words.
+NO_LEAVES = "no leaves"
+_NO_LEAVES_ZH = "没有叶子"
+
+
 def _tree_counts(c: Change) -> tuple[int, int] | None:
     """(leaves added, leaves removed) of a structure change that counted them."""
     if not c.detail.startswith("removed="):
@@ -313,6 +318,8 @@ def _zh(c: Change) -> str:
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
+        # A sub-tree with no leaves is recorded as the words "no leaves" (data): said in zh.
+        before, after = (_NO_LEAVES_ZH if t == NO_LEAVES else t for t in (before, after))
         where = f"（位置 {path}）" if path else ""
         counts = _tree_counts(c)
         if counts is not None:

@@ -16,7 +16,7 @@ with their words and pages.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,6 +149,19 @@ def page(ident: str) -> str:
     relative = f"docs/diagnoses/{ident}.md"
     beside = Path(__file__).resolve().parents[2] / relative
     return str(beside) if beside.is_file() else relative
+
+
+def page_url(ident: str) -> str | None:
+    """The page of ``ident`` as a ``file:`` URL where it is on this machine, else None (an
+    install without the docs, or an id from a newer jitlab): a face then shows :func:`page`
+    as text and says it is not here."""
+    found = Path(page(ident))
+    return found.as_uri() if found.is_absolute() and found.is_file() else None
+
+
+def of_function(found: Sequence[Diagnosis], function: str, site: str | None) -> list[Diagnosis]:
+    """The diagnoses of one function (its name and ``file:line``), in the order stated."""
+    return [d for d in found if d.function == function and d.site == site]
 
 
 def _where(d: Diagnosis) -> str:

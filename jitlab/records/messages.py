@@ -977,6 +977,12 @@ CATALOGUE: dict[str, Message] = {
         "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），把其中的数值作为"
         "被追踪的参数传入，或者在循环外只创建一次",
     ),
+    # -- diagnoses shown in the faces (report, notebook, jitlab open): any id, its page --------
+    "diagnosis.heading": _M("Diagnoses", "诊断"),
+    "diagnosis.page_missing": _M(
+        "{page} (not on this machine)",
+        "{page}（本机上没有这一页）",
+    ),
     "diagnosis.bad_warn_after": _M(
         "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
         "warning off)",

@@ -27,6 +27,7 @@ from jitlab.recordings.ledger import (
 from jitlab.recordings.processes import MergedRecordings, merge
 from jitlab.recordings.reader import Recording
 from jitlab.records.calls import CallKind
+from jitlab.records.diagnoses import of_function
 from jitlab.records.messages import (
     first_call_text,
     kind_name,
@@ -40,7 +41,12 @@ from jitlab.records.text import format_ms
 from jitlab.report.figures import timeline_svg
 from jitlab.report.functions import FunctionReport, Source, functions_of, sources_of
 from jitlab.report.html import esc, or_missing, when_text
-from jitlab.report.tables import buckets_section, ledger_table, reasons_section
+from jitlab.report.tables import (
+    buckets_section,
+    diagnoses_section,
+    ledger_table,
+    reasons_section,
+)
 
 MAX_FUNCTIONS = 50  # functions with a section of their own (the rest: the overview table)
 
@@ -361,6 +367,14 @@ def _function(
         f"<h3>{say('report.when', lang)}</h3>",
         timeline_svg(f, processes, span, number, lang),
         "</div>",
+        diagnoses_section(
+            [
+                (s.process if several else None, d)
+                for s in sources
+                for d in of_function(s.recording.diagnoses, f.function, f.defined_at)
+            ],
+            lang,
+        ),
         reasons_section(f, lang),
         f"<h3>{say('report.ledger', lang)}</h3>",
         f'<p class="note">{say("report.ledger_note", lang)}</p>',
@@ -426,7 +440,8 @@ svg text.lane { font-weight: 600; }
 .key { display: inline-block; margin-right: 14px; }
 .key i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
   vertical-align: baseline; border-radius: 2px; }
-ul.reasons { margin: 4px 0; padding-left: 22px; }
+ul.reasons, ul.diagnoses { margin: 4px 0; padding-left: 22px; }
+ul.diagnoses li { margin: 2px 0; }
 pre.code { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
   padding: 10px 12px; overflow-x: auto; }
 p.ok { color: #1a7f37; font-weight: 600; }

@@ -21,6 +21,7 @@ from jitlab.recordings.ledger import (
 )
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind, render
+from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
 from jitlab.records.messages import (
     CATALOGUE,
     kind_name,
@@ -38,6 +39,28 @@ MAX_LEDGER_ROWS = 200  # per function and process; the timeline still shows ever
 # Signature columns per ledger, those that changed first: a 100,000-argument signature would
 # make a page of 100,000 columns (and hundreds of MB to write it).
 MAX_LEDGER_COLUMNS = 64
+
+
+def diagnoses_section(found: Sequence[tuple[int | None, Diagnosis]], lang: str = "en") -> str:
+    """What jitlab diagnosed about one function: each diagnosis's id, its sentence and a link
+    to its page (any id; one from a newer jitlab by its id and page). ``found``: (process,
+    diagnosis) pairs, the process None for a single recording."""
+    if not found:
+        return ""
+    items = []
+    for process, d in found:
+        url, shown = page_url(d.id), page(d.id)
+        if url is None:
+            missing = say("diagnosis.page_missing", lang, page=shown)
+            link = f'<span class="missing">{esc(missing)}</span>'
+        else:
+            link = f'<a href="{esc(url)}">{esc(shown.rsplit("/", 1)[-1])}</a>'
+        text = sentence(d, lang)
+        if process is not None:
+            text = say("diagnosis.process", lang, index=process, line=text)
+        items.append(f"<li><code>{esc(d.id)}</code> — {esc(text)} {link}</li>")
+    heading = say("diagnosis.heading", lang)
+    return f'<h3>{esc(heading)}</h3><ul class="diagnoses">{"".join(items)}</ul>'
 
 
 def reasons_section(f: FunctionReport, lang: str = "en") -> str:

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from jitlab.probe import contract, frames, monitor
+from jitlab.probe.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
 from jitlab.records.lines import (
     RecordedCall,
@@ -40,7 +42,6 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
-from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -96,7 +97,8 @@ class Recorder:
         self.output = RecordingFile(path)
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
-        self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        self.identity_static = IdentityStatic()  # identity-static: written and said live
+        self.diagnoses: list[Diagnosis] = []  # as written (a notebook shows them)
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -341,11 +343,14 @@ class Recorder:
                 diagnosis = self.recompile_limit.compiled(call, self.elapsed())
                 if diagnosis is not None:
                     self.output.write(diagnosis.to_json())
+                    self.diagnoses.append(diagnosis)
                     say_live(diagnosis)
             if record.kind.compiled and record.reason is not None:  # the compile path only
                 found = self.identity_static.compiled(call, self.elapsed())
                 if found is not None:
                     self.output.write(found.to_json())
+                    self.diagnoses.append(found)
+                    say_live(found)  # once per function and argument, as IdentityStatic says
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than

@@ -51,6 +51,8 @@ class WatchProbe(Probe):
     recorded), so both the program's probe and the recording count every call.
     """
 
+    diagnose = False  # the recorder's diagnosers state them, once per recording
+
     def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         start = time.perf_counter()
         error: Exception | None = None

@@ -1079,6 +1079,10 @@
         <translation>按陷阱分组的场景。灰色的加载失败了：悬停查看原因。</translation>
     </message>
     <message>
+        <source>Preparing JAX… your call runs as soon as it is ready.</source>
+        <translation>正在准备 JAX……它一就绪，你要的调用就会执行。</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1447,6 +1451,10 @@
         <translation>只编译过一次：这里没什么要修的。</translation>
     </message>
     <message>
+        <source>Diagnoses</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
         <source>This function was jitted before the watch began: jitlab saw only JAX&apos;s compile events, so it has no script.</source>
         <translation>这个函数在记录开始之前就已被 jit：jitlab 只看到了 JAX 的编译事件，所以没有它的剧本。</translation>
     </message>
@@ -1577,6 +1585,10 @@
     <message>
         <source>Functions sorted by time lost to compiling: fix the first one first.</source>
         <translation>函数按编译损失的时间排序：先修排在最前面的。</translation>
+    </message>
+    <message>
+        <source>%1 (not on this machine)</source>
+        <translation>%1（本机上没有这一页）</translation>
     </message>
     <message>
         <source>Functions, most time lost first:</source>

@@ -274,3 +274,21 @@ def test_a_narrow_card_keeps_what_tells_it_apart(qapp) -> None:
     a = fit_card_text(weak[0], metrics, rect, weak, [strong], True)
     b = fit_card_text(strong[0], metrics, rect, strong, [weak], True)
     assert a == "weak\nfloat32" and "weak" not in b and "float32" in b and "…" not in b
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cards_too_narrow_for_their_labels_never_share_a_cut_one(qtbot, lang) -> None:
+    # recompile-cost at 1024x640 (issue 42): "fl…" on several cards told nothing apart.
+    i18n.set_language(lang)
+    try:
+        _, panel = play("recompile-cost")
+        drawn(qtbot, panel, width=420)
+        texts = list(panel.canvas.card_texts.values())
+        assert len(texts) > 3
+        cut = [t for t in texts if t.endswith("…")]
+        assert len(cut) == len(set(cut)), texts
+        numbers = {f"#{n}" for n in panel.canvas.card_texts}
+        # Where a label gave way to the card's number, that number is the card's own.
+        assert all(t in numbers for t in texts if t.startswith("#")), texts
+    finally:
+        i18n.set_language("en")

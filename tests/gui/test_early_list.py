@@ -31,11 +31,13 @@ def test_listed_before_discovery_and_a_pick_then_opens_when_it_ends(qtbot, setti
         early = _items(window)
         # Every built-in whose file is as the manifest knows it (test_manifest: all of them).
         assert list(early) == [x.id for x in manifest.listed()] and "control-flow" in early
-        # The learner picks before JAX is ready: that scenario opens when discovery ends.
+        # The learner picks before JAX is ready: its lesson shows from the manifest's spec,
+        # and its class takes the stand-in's place when discovery ends.
         window._picked(early["control-flow"])
-        assert window.scenario is None
+        assert manifest.is_stand_in(window.scenario) and window.scenario.id == "control-flow"
         qtbot.waitUntil(lambda: bool(window.entries), timeout=60_000)
         assert window.scenario is not None and window.scenario.id == "control-flow"
+        assert not manifest.is_stand_in(window.scenario)
         builtins = [e.name for e in discovery.discover(entry_points=False) if e.ok]
         assert list(_items(window)) == builtins  # the real list replaced the early one
     finally:

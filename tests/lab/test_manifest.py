@@ -114,3 +114,22 @@ def test_the_shipped_manifest_is_never_written_from_another_folder(tmp_path, mon
     before = manifest.resource(manifest.MANIFEST).read_bytes()
     assert discovery.main(["--manifest"]) == 2
     assert manifest.resource(manifest.MANIFEST).read_bytes() == before
+
+
+def test_each_stand_in_shows_what_its_class_shows_and_a_bad_spec_shows_none() -> None:
+    # The early lesson screen is built from these: it must say what the class will say.
+    classes = discovery.scenarios(discovery.discover(entry_points=False))
+    for listing in manifest.listed():
+        early = listing.lesson()
+        real = classes[listing.id]
+        assert early is not None and manifest.is_stand_in(early) and not manifest.is_stand_in(real)
+        for name in (*manifest.SPEC_FIELDS, "id", "title", "question", "icon"):
+            assert getattr(early, name) == getattr(real, name), (listing.id, name)
+        assert early.defaults() == real.defaults()
+        for variant in real.variant_ids():
+            for lang in ("en", "zh"):
+                assert early().source(variant, lang) == real().source(variant, lang)
+    broken = manifest.Listing.from_json(
+        {**manifest.listed()[0].to_json(), "spec": {"params": [{"_": "Nothing"}]}}
+    )
+    assert broken.lesson() is None  # the question alone, as before

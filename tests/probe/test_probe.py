@@ -407,3 +407,20 @@ def test_adopting_a_record_made_elsewhere_files_it_and_its_card():
     assert probe.ledger.counts[CallKind.COMPILE] == 2
     assert probe.ledger.counts[CallKind.CACHE_HIT] == 1
     assert probe.ledger.compile_ms == pytest.approx(2 * compiled.compile_ms)
+
+
+def test_a_writer_that_took_stdout_during_a_call_still_prints_after_it(capfd):
+    # Another thread (the GUI's) may take sys.stdout while a probed call routes it, and write
+    # after the call ended and the router stood down: its text reaches the real stdout.
+    held: list[object] = []
+
+    def traced(x):
+        held.append(sys.stdout)  # the router, while this compile is routed
+        return x + 1
+
+    probe = Probe(traced)
+    probe(jnp.ones(3))
+    assert held and held[0] is not sys.stdout  # it was the router, now stood down
+    print("after the call", file=held[0])
+    held[0].flush()
+    assert "after the call" in capfd.readouterr().out

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui.i18n import Retranslating, language
 from jitlab.gui.views.model import Change, RunState
-from jitlab.lab.manifest import Listing
+from jitlab.lab.manifest import Listing, is_stand_in
 from jitlab.lab.spec import Scenario, ScriptLesson
 
 # Start mode frames the question in the accent colour.
@@ -291,7 +291,7 @@ class LessonPanel(Retranslating, QScrollArea):
         self.retranslate()
 
     def show_scenario(self, scenario: type[Scenario]) -> None:
-        early = self.listing
+        early = self.listing or (self.scenario if is_stand_in(self.scenario) else None)
         self.listing = None
         self.scenario = scenario
         if early is None or early.id != scenario.id:  # the prediction typed early is kept

@@ -61,6 +61,7 @@ from jitlab.gui.views.log_view import LogView
 from jitlab.gui.views.model import Change, Phase, RunState
 from jitlab.lab import manifest
 from jitlab.lab.events import CallFinished, CallStarted, PhaseEnded
+from jitlab.lab.manifest import is_stand_in
 from jitlab.lab.spec import Scenario
 
 DEFAULT_SCENARIO = "dynamic-shapes"
@@ -412,8 +413,16 @@ class MainWindow(Retranslating, QMainWindow):
         if cls is None:
             if not self.entries:  # picked from the early list: opens when discovery ends
                 self.requested, self.requested_variant = sid, variant
-                self._show_early_question()  # its question meanwhile
+                self._show_early_question()  # its lesson (or question) meanwhile
             return
+        if is_stand_in(self.scenario) and self.scenario.id == sid:
+            self._adopt(cls)  # shown early: keep what the learner set and asked for
+            return
+        self._open(cls, variant)
+
+    def _open(self, cls: type[Scenario], variant: str | None) -> None:
+        """Build the lesson screen of ``cls`` (a discovered class, or the manifest's stand-in
+        before JAX has loaded) and give the worker its new run."""
         self.stop_autoplay()
         self.run_controls.set_playing(False)
         self.scenario = cls
@@ -439,11 +448,26 @@ class MainWindow(Retranslating, QMainWindow):
         self.set_mode("start")
         self.state.notify()
 
+    def _adopt(self, cls: type[Scenario]) -> None:
+        """Discovery found the class of the lesson built early from the manifest: it takes
+        the stand-in's place. The sliders' values, the variant, the prediction and the calls
+        asked for meanwhile are kept (the worker swapped the stand-in for it too, and makes
+        those calls after the JAX contract check)."""
+        self.scenario = cls
+        self.code.show_scenario(cls, self.run_controls.current_variant())
+        self.lesson_scripts.show_scenario(cls)
+        self.briefing.show_scenario(cls)
+        self.summary.show_scenario(cls)
+        self._update_title()
+        if self.pages.currentWidget() is self.lab_page and not self._room_given:
+            self._lay_out()  # the first layout ran before the window had its size
+
     # -- commands to the worker -----------------------------------------------------------
     def _params_changed(self, values: dict[str, Any]) -> None:
         if self.mode == "start":
             self.set_mode("execute")  # the first slider move starts the cooking
         self.worker.set_params(values, call=True)
+        self._update_status()  # before JAX: "preparing JAX…"
 
     def _variant_changed(self, variant: str) -> None:
         self.params.show_for(variant)
@@ -459,6 +483,7 @@ class MainWindow(Retranslating, QMainWindow):
         if playing and self.mode in ("start", "complete"):
             self.set_mode("execute")
         self.worker.play(playing, self.run_controls.rate_value())
+        self._update_status()
         if not playing:
             self._unstick_later(pause=True)
 
@@ -469,6 +494,7 @@ class MainWindow(Retranslating, QMainWindow):
         if self.mode in ("start", "complete"):
             self.set_mode("execute")
         self.worker.step()
+        self._update_status()
 
     def reset(self) -> None:
         self.worker.reset()
@@ -667,7 +693,10 @@ class MainWindow(Retranslating, QMainWindow):
                     self.state.apply(event)
                     if len(self.state.records) % 5000 == 0:
                         gc.freeze()  # records are kept for good: keep collections short
-                case RunReady(reason=reason, variant=variant) if reason != "scenario":
+                case RunReady(scenario=sid, reason=reason, variant=variant) if (
+                    reason != "scenario"
+                    or (sid == self.state.scenario != "" and variant != self.state.variant)
+                ):  # (a new run in a variant switched to before it began: that variant's)
                     self.state.new_segment(variant)
                     self.run_controls.select_variant(variant)
                 case Discovered(entries=entries):
@@ -743,7 +772,12 @@ class MainWindow(Retranslating, QMainWindow):
 
     def _update_status(self) -> None:
         if not self.entries:
-            self.status_label.setText(self.tr("Starting JAX on the worker thread…"))
+            if self.worker.waiting_calls():
+                self.status_label.setText(
+                    self.tr("Preparing JAX… your call runs as soon as it is ready.")
+                )
+            else:
+                self.status_label.setText(self.tr("Starting JAX on the worker thread…"))
             return
         s = self.state.segment_summary()
         state = self.kitchen.canvas.status()
@@ -762,19 +796,27 @@ class MainWindow(Retranslating, QMainWindow):
         self.status_label.setText(text)
 
     def _show_early_question(self) -> None:
-        """The first screen before JAX has started: the question of the scenario that will
-        open, from the manifest, with the prediction box. Its sliders and Step come with the
-        scenario's class (discovery imports JAX on the worker); a prediction typed meanwhile
-        is kept."""
-        for controls in (self.params, self.run_controls):  # nothing to drive yet
-            controls.setVisible(False)
+        """The first screen before JAX has started: the lesson of the scenario that will open,
+        built from the manifest's spec (its question, sliders, Step, code), while discovery
+        imports JAX on the worker. A prediction typed, a slider moved or Step pressed
+        meanwhile is kept: the calls wait in the worker's queue behind the JAX contract check
+        (the status bar says so). A listing without a spec shows its question alone."""
         listed = {listing.id: listing for listing in self.listed}
         last = str(self.settings.value("last_scenario", "") or "")
         for candidate in (self.requested, last, DEFAULT_SCENARIO):
             if candidate and candidate in listed:
+                stand_in = listed[candidate].lesson()
+                if stand_in is not None:  # the whole lesson screen, from the manifest's spec
+                    variant = self.requested_variant if candidate == self.requested else None
+                    self._open(stand_in, variant)
+                    return
+                for controls in (self.params, self.run_controls):  # nothing to drive yet
+                    controls.setVisible(False)
                 self.briefing.show_listing(listed[candidate])
                 self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)
                 return
+        for controls in (self.params, self.run_controls):
+            controls.setVisible(False)
 
     def _discovered(self, entries: list[Any]) -> None:
         # JAX, Qt and the scenarios are loaded and live for good: move them out of the

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt
-from PySide6.QtGui import QColor, QHelpEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt, QUrl
+from PySide6.QtGui import QColor, QDesktopServices, QHelpEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QLabel,
@@ -19,12 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jitlab.gui import plain
 from jitlab.gui.recording import texts
 from jitlab.gui.style import KIND_COLORS
 from jitlab.recordings.follower import Lane
 from jitlab.recordings.processes import Divergence
 from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.calls import CallKind
+from jitlab.records.diagnoses import Diagnosis
 
 DIVERGED_BACKGROUND = "#fff1d6"
 COLUMNS = 6  # function, time lost, compiles, recompiles, cache hits, process
@@ -230,6 +233,41 @@ class DivergenceBanner(QLabel):
         self.show()
 
 
+class DiagnosesLabel(QLabel):
+    """The picked function's diagnoses (hidden when it has none): its pages open on a
+    click, in the desktop's viewer; a page gone since is said here, nothing opened."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("functionDiagnoses")
+        self.setTextFormat(Qt.TextFormat.RichText)  # every recorded string in it escaped
+        self.setWordWrap(True)
+        self.setOpenExternalLinks(False)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.setStyleSheet(
+            "QLabel#functionDiagnoses { background: #fff8c5; color: #3b2f00;"
+            " border-left: 4px solid #d4a72c; padding: 6px; }"
+        )
+        self.linkActivated.connect(self.open_page)
+        self.hide()
+
+    def show_diagnoses(self, found: Sequence[Diagnosis]) -> None:
+        self.setText(texts.diagnoses(found))
+        self.setVisible(bool(found))
+
+    def open_page(self, url: str) -> bool:
+        """Open a page's ``file:`` URL; False (and said under the list) if it is gone."""
+        target = QUrl(url)
+        if not (target.isLocalFile() and Path(target.toLocalFile()).is_file()):
+            gone = QCoreApplication.translate("RecordingWindow", "%1 (not on this machine)")
+            self.setText(f"{self.text()}<br><i>{plain.escape(gone.replace('%1', url))}</i>")
+            return False
+        return QDesktopServices.openUrl(target)
+
+
 def _rich_label(parent: QWidget, name: str) -> QLabel:
     """A selectable label of rich text made here, every recorded string in it escaped."""
     label = QLabel(parent)
@@ -255,11 +293,13 @@ class FunctionColumn(QWidget):
         self.picker = FunctionPicker(multi, tip_of, self)
         self.details = _rich_label(self, "functionDetails")
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.diagnoses = DiagnosesLabel(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.info, self.follow_box, self.banner, self.picker_label):
             layout.addWidget(widget)
         layout.addWidget(self.picker, 1)
+        layout.addWidget(self.diagnoses)
         layout.addWidget(self.details, 1)
         self.setMinimumWidth(340)
 

@@ -7,6 +7,9 @@ its methods; rich text made here escapes every recorded string.
 
 from __future__ import annotations
 
+import html
+from collections.abc import Sequence
+
 from PySide6.QtCore import QCoreApplication
 
 from jitlab.gui import i18n, plain
@@ -14,6 +17,7 @@ from jitlab.recordings.follower import Follower, Lane
 from jitlab.recordings.processes import Divergence
 from jitlab.recordings.reader import MAX_LINE_BYTES, newer_format_text
 from jitlab.recordings.summary import FunctionSummary
+from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
 from jitlab.records.text import format_ms
 
 _escape = plain.escape  # a recorded string in rich text, shown as written
@@ -183,6 +187,26 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
     if divergence is not None:
         lines.append("⚠ " + divergence.message)
     return "<br>".join(_escape(line) if i else line for i, line in enumerate(lines))
+
+
+def diagnoses(found: Sequence[Diagnosis]) -> str:
+    """A function's diagnoses (rich text, every recorded string escaped): each id, its
+    sentence and its page, a link where the page is on this machine (any id; one from a
+    newer jitlab by its id and page)."""
+    if not found:
+        return ""
+    lang = i18n.language()
+    heading = QCoreApplication.translate("RecordingWindow", "Diagnoses")
+    lines = [f"<b>{_escape(heading)}</b>"]
+    for d in found:
+        url, shown = page_url(d.id), page(d.id)
+        if url is None:
+            missing = QCoreApplication.translate("RecordingWindow", "%1 (not on this machine)")
+            link = f"<i>{_escape(missing.replace('%1', shown))}</i>"
+        else:
+            link = f'<a href="{html.escape(url)}">{_escape(shown.rsplit("/", 1)[-1])}</a>'
+        lines.append(f"⚠ <b>{_escape(d.id)}</b>: {_escape(sentence(d, lang))} {link}")
+    return "<br>".join(lines)
 
 
 def no_scripts() -> str:

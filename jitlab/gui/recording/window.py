@@ -139,7 +139,7 @@ class RecordingWindow(Retranslating, QMainWindow):
         # The functions, the files' facts and the picked function's, on the left.
         self.column = left = FunctionColumn(self.multi, self.row_tip, self)
         self.info, self.follow_box, self.banner = left.info, left.follow_box, left.banner
-        self.picker, self.details = left.picker, left.details
+        self.picker, self.details, self.diagnoses = left.picker, left.details, left.diagnoses
         self.follow_box.toggled.connect(self.set_follow)
         self.picker.currentItemChanged.connect(self._picked)
         self.kitchen = RecordingKitchen(self.state, self)
@@ -432,6 +432,7 @@ class RecordingWindow(Retranslating, QMainWindow):
         self.kitchen.hits = summary.hits if summary else None
         tip = texts.function_tip(summary, key, self.diverged(key)) if summary else ""
         self.details.setText(tip)
+        self.diagnoses.show_diagnoses(self.follower.diagnoses_of(key))
         self.state.notify()
         if light:
             return

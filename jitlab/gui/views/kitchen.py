@@ -216,6 +216,23 @@ class KitchenCanvas(QWidget):
                 more = f"+{hidden}"
             painter.drawText(pile, Qt.AlignmentFlag.AlignCenter, more)
         parts = {card.number: card_parts(card, visible) for card in visible}
+        metrics = painter.fontMetrics()
+        # A card's label is cut only when nothing shorter tells it apart; two labels cut to
+        # the same stub ("fl…", "fl…") tell nothing: those cards show their numbers instead.
+        fitted: dict[int, str] = {}
+        size = QRectF(0, 0, w - 6, h - 6)
+        for card in visible:
+            others = [parts[c.number] for c in visible if c is not card]
+            # Two lines fit when the card is two lines high, give or take their leading.
+            two = size.height() >= 2 * metrics.height() - 2
+            label = " ".join(parts[card.number])
+            fitted[card.number] = fit_card_text(
+                label, metrics, size, parts[card.number], others, two
+            )
+        stubs = [t for t in fitted.values() if t.endswith("…")]
+        for n, text in fitted.items():
+            if text.endswith("…") and stubs.count(text) > 1:
+                fitted[n] = f"#{n}"
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
             rect = QRectF(slots.x() + c * w + 3, slots.y() + r * h + 3, w - 6, h - 6)
@@ -229,15 +246,13 @@ class KitchenCanvas(QWidget):
             )
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(QColor("#3a2a1e"))
-            metrics = painter.fontMetrics()
-            others = [parts[c.number] for c in visible if c is not card]
-            # Two lines fit when the card is two lines high, give or take their leading.
-            two = rect.height() >= 2 * metrics.height() - 2
-            label = " ".join(parts[card.number])
-            text = fit_card_text(label, metrics, rect, parts[card.number], others, two)
+            two = rect.height() >= 2 * metrics.height() - 2  # (as above)
+            text = fitted[card.number]
             self.card_texts[card.number] = text.replace("\n", " ")
             number = f"#{card.number}"
-            if "\n" in text:
+            if text == number:
+                shown = number  # its label did not fit: the number, the tooltip says it all
+            elif "\n" in text:
                 shown = text  # the label needs both lines; its number is in the tooltip
             elif two:
                 shown = f"{number}\n{text}"

@@ -1,8 +1,10 @@
 """Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390) and
 ``identity-static`` (flax#5548; :class:`IdentityStatic`).
 
-Counting happens on the compile path only (a recorder hands each compile's record here); a
-cache hit never reaches this module. A function that passes ``warn_after`` compiles is
+Counting happens on the compile path only (a watch's recorder, and a `Probe` of its
+own, hand each compile's record here); a cache hit never reaches this module. It sits in the
+probe layer so that a Probe and the watch both reach it (the layers let watching import
+probe, not the other way round). A function that passes ``warn_after`` compiles is
 diagnosed once: the argument that changed most often in its recompiles' reasons, and the
 fix that fits that change (:mod:`jitlab.records.diagnoses` renders the words).
 """
