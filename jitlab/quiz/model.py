@@ -2,7 +2,7 @@
 (scenarios and plugins: from :mod:`jitlab.lab.scenario`).
 
 Kept only while ``jitlab/gui/executor.py`` and ``jitlab/notebook/lesson.py`` still import it
-(changed on other branches); /work/helpers/44-followup-quiz-model.patch moves them and
+(changed on other branches); /work/helpers/44-followup.patch moves them and
 deletes this file.
 """
 
