@@ -39,11 +39,11 @@ PORTABLE = [
     "tests/recordings",
     "tests/lab",
     "tests/watching",
-    "tests/test_cli.py",
-    "tests/test_cli_compare.py",
-    "tests/test_cli_scripts.py",
-    "tests/test_cli_zh.py",
-    "tests/test_cli_zh_watch.py",
+    "tests/cli/test_cli.py",
+    "tests/cli/test_cli_compare.py",
+    "tests/cli/test_cli_scripts.py",
+    "tests/cli/test_cli_zh.py",
+    "tests/cli/test_cli_zh_watch.py",
     "tests/test_headless.py",
     "tests/real/test_jax_ports.py",
     "tests/real/test_patterns.py",
@@ -52,8 +52,8 @@ PORTABLE = [
 ]
 # Tests in those files that open a Qt window (no Qt in these venvs) or import Flax/Equinox.
 NEEDS_QT = [
-    "tests/test_cli_zh_watch.py::test_the_recording_window_says_a_recording_has_no_end_line",
-    "tests/test_cli.py::test_no_display_is_a_clear_error_not_a_crash",
+    "tests/cli/test_cli_zh_watch.py::test_the_recording_window_says_a_recording_has_no_end_line",
+    "tests/cli/test_cli.py::test_no_display_is_a_clear_error_not_a_crash",
 ]
 NEEDS_LIBS = ["tests/probe/test_truth_gaps.py"]
 # -p no:cacheprovider: the sessions share the checkout; pytest's cache is the main suite's.

@@ -71,7 +71,7 @@ check "$PY" benchmarks/watch_scale.py --quick --only python
 
 step "portable tests (CPU devices for the ones that need 8: JAX_PLATFORMS=cpu)"
 JAX_PLATFORMS=cpu check "$PY" -m pytest -q -p no:cacheprovider -n 4 tests/probe tests/records \
-  tests/recordings tests/lab tests/watching tests/test_cli.py tests/test_cli_compare.py
+  tests/recordings tests/lab tests/watching tests/cli/test_cli.py tests/cli/test_cli_compare.py
 step "probe tests on the default backend (the accelerator)"
 check "$PY" -m pytest -q -p no:cacheprovider -n 4 tests/probe/test_probe.py tests/probe/test_reasons.py
 

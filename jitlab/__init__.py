@@ -5,14 +5,18 @@ The public API, re-exported here from the packages that define it: ``jitlab.Prob
 ``Change``, ...). Scenario plugins import their spec from :mod:`jitlab.lab.scenario`.
 
 The packages are the layers (each imports only those below it; ``pyproject.toml`` states it
-as import contracts): the faces ``gui`` and ``cli``, then ``quiz``, then ``watching`` and
-``lab``, then ``probe`` (the only package that touches JAX's internals), then ``records``
-(JAX-free data). ``recordings`` and ``report`` read files and never import JAX.
+as import contracts): the command line ``cli``, then the faces ``gui`` and ``notebook``, then
+``quiz``, then ``watching`` and ``lab``, then ``probe`` (the only package that touches JAX's
+internals), then ``records`` (JAX-free data). ``recordings`` and ``report`` read files and
+never import JAX. This root sits above them all and nothing inside imports it; the version
+lives in the leaf :mod:`jitlab._version`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from jitlab._version import __version__ as __version__  # re-exported
 
 __all__ = [
     "CallKind",
@@ -37,7 +41,6 @@ __all__ = [
     "render",
     "watch",
 ]
-__version__ = "0.1.0"
 
 # name -> the module that defines it
 EXPORTS = {
@@ -98,19 +101,20 @@ def __getattr__(name: str) -> Any:
 def load_ipython_extension(ip: Any) -> None:
     """``%load_ext jitlab``: the ``%%jitlab`` and ``%jitlab_watch`` magics and rich display
     of jitlab's objects in a notebook (:mod:`jitlab.notebook`; JAX is not imported)."""
-    import importlib
+    # Imported when IPython asks for it (the face is not loaded with the package). A plain
+    # import, so the contracts see it: the root sits above every layer and nothing inside
+    # imports the root (pyproject.toml's "nothing inside jitlab imports its root").
+    from jitlab.notebook import load_ipython_extension as load
 
-    # By name, as the lazy re-exports above: the face is imported when IPython asks for it,
-    # and the package's root imports no face (the layers' contracts read the imports).
-    importlib.import_module("jitlab.notebook").load_ipython_extension(ip)
+    load(ip)
 
 
 def unload_ipython_extension(ip: Any) -> None:
     """``%unload_ext jitlab``: every watch the magics started ends, ``jax.jit`` is JAX's own
     again, and the magics go (:func:`jitlab.notebook.unload_ipython_extension`)."""
-    import importlib
+    from jitlab.notebook import unload_ipython_extension as unload
 
-    importlib.import_module("jitlab.notebook").unload_ipython_extension(ip)
+    unload(ip)
 
 
 def __dir__() -> list[str]:

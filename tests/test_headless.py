@@ -3,6 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 CODE = """
 import sys
 import jitlab, jitlab.cli

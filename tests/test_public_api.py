@@ -6,7 +6,11 @@ import importlib
 import subprocess
 import sys
 
+import pytest
+
 import jitlab
+
+pytestmark = pytest.mark.slow
 
 HEADLESS = ("records", "probe", "lab", "watching", "recordings", "report", "quiz")
 

@@ -40,9 +40,9 @@ def installed_version(distribution: str) -> str | None:
 
 
 def jitlab_version() -> str:
-    import jitlab
+    from jitlab._version import __version__
 
-    return installed_version("jitlab") or jitlab.__version__
+    return installed_version("jitlab") or __version__
 
 
 _ROW_WORDS = {"backend", "devices", "platform"}

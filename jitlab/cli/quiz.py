@@ -19,7 +19,7 @@ from jitlab.cli.quiz_view import STOP, QuizView, parse_prediction
 from jitlab.records import messages
 
 if TYPE_CHECKING:
-    from jitlab.quiz.model import Exercise
+    from jitlab.lab.exercise import Exercise
 
 DESCRIPTION = (
     "Predict what jax.jit will do, then let a real run settle it. With no option, walks "

@@ -13,8 +13,8 @@ from jitlab.records import messages
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from jitlab.lab.exercise import Exercise, Outcome, Verdict
     from jitlab.quiz.interview import Interview
-    from jitlab.quiz.model import Exercise, Outcome, Verdict
 
 
 STOP: Any = object()  # the user left (end of input, or "q")
@@ -22,7 +22,7 @@ STOP: Any = object()  # the user left (end of input, or "q")
 
 def parse_prediction(exercise: Exercise, text: str) -> int | str:
     """:meth:`Exercise.parse`, its complaint said in the command's language."""
-    from jitlab.quiz.model import AnswerKind
+    from jitlab.lab.exercise import AnswerKind
 
     try:
         return exercise.parse(text)
@@ -175,7 +175,7 @@ class QuizView:
     def ask(self, exercise: Exercise, interview: Interview | None = None) -> Any:
         from rich.markup import escape
 
-        from jitlab.quiz.model import AnswerKind
+        from jitlab.lab.exercise import AnswerKind
 
         key = {
             AnswerKind.NUMBER: "prompt_number",

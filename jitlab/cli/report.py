@@ -46,7 +46,7 @@ def _read(path_text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     import datetime
 
-    import jitlab
+    from jitlab._version import __version__
     from jitlab.cli._output import checked_output, write_output
     from jitlab.records.outputs import REPORT
     from jitlab.report.page import render_report
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         recordings,
         include_internal=args.include_internal,
         generated=now,
-        jitlab_version=jitlab.__version__,
+        jitlab_version=__version__,
         lang=language(),
     )
     # The page is UTF-8 (its <meta charset>); a lone surrogate from a recording (a non-UTF-8

@@ -315,12 +315,11 @@ def _run_elsewhere() -> ContractReport:
     import subprocess
     import sys
 
-    import jitlab
-
     version = "?"
     with contextlib.suppress(Exception):
         version = str(importlib.import_module("jax").__version__)
-    ours = os.path.dirname(os.path.dirname(os.path.abspath(jitlab.__file__)))
+    # the folder above this jitlab package (this file is jitlab/probe/contract.py)
+    ours = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)  # its sitecustomize, JAX_PLATFORMS, XLA_FLAGS: the program's
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), ours) if p)
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # a GPU's memory stays free

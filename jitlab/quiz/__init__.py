@@ -48,7 +48,7 @@ def __getattr__(name: str):
     import importlib
 
     if name in __all__:
-        value = getattr(importlib.import_module(_HOMES.get(name, "jitlab.quiz.model")), name)
+        value = getattr(importlib.import_module(_HOMES.get(name, "jitlab.lab.exercise")), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'jitlab.quiz' has no attribute {name!r}")

@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.exercise import Exercise
 from jitlab.lab.scenario import icon_file
-from jitlab.quiz.model import Exercise
 
 __all__ = ["Catalogue", "available", "build", "catalogue", "get"]  # and EXERCISES, BY_ID, SCENARIOS
 

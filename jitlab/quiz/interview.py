@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jitlab.lab.exercise import Exercise, Outcome, Verdict
 from jitlab.quiz.exercises import available
-from jitlab.quiz.model import Exercise, Outcome, Verdict
 
 DEFAULT_SECONDS = 60.0
 

@@ -1,8 +1,9 @@
-"""The exercise model, as the quiz has always imported it.
+"""Deprecated: the exercise model lives in :mod:`jitlab.lab.exercise`; import it from there
+(scenarios and plugins: from :mod:`jitlab.lab.scenario`).
 
-The classes and answer helpers live in :mod:`jitlab.lab.exercise`, beside the spec a
-scenario declares its exercises in, so that :mod:`jitlab.lab.scenario` (the one module
-scenarios and plugins import) can offer them without reaching up into the quiz.
+Kept only while ``jitlab/gui/executor.py`` and ``jitlab/notebook/lesson.py`` still import it
+(changed on other branches); /work/helpers/44-followup.patch moves them and
+deletes this file.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import Any
 
 import jax
 
-import jitlab
+from jitlab._version import __version__
 from jitlab.probe import _jax
 from jitlab.records.calls import dumps_strict
 from jitlab.records.lines import ProcessInfo, RecordingStart
@@ -206,7 +206,7 @@ def start_line(
     return RecordingStart(
         tuple(sys.argv),
         jax.__version__,
-        jitlab.__version__,
+        __version__,
         time.time(),
         host=socket.gethostname(),
         process=process,

@@ -16,6 +16,8 @@ from diagnosed_run import HOSTILE, JITLAB, Watched
 from jitlab.recordings.reader import read_recording
 from jitlab.records.diagnoses import page, sentence
 
+pytestmark = pytest.mark.slow
+
 
 def _sections(html: str) -> dict[str, str]:
     """Each function's section, by its (escaped) name."""

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 JITLAB = Path(sys.executable).with_name("jitlab")
 RUN = ["run", "recompile-cost", "--variant", "persistent-cache", "--param", "batch_size=8,8"]
 ERRNO = {"full": "No space left on device", "read-only": "Read-only file system"}

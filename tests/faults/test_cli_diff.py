@@ -16,6 +16,8 @@ import jitlab
 from jitlab.recordings.compare import compare
 from jitlab.recordings.reader import read_recording
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 
 

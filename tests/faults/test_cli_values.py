@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 JITLAB = Path(sys.executable).with_name("jitlab")
 PARAMS = ("--param", "batch_size=8,16", "--param", "seq_len=4")
 

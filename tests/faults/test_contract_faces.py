@@ -26,6 +26,8 @@ from pathlib import Path
 import jax
 import pytest
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 
 RENAMED_EVENTS = """

@@ -23,6 +23,8 @@ import pytest
 from jitlab.watching.recorder import watch
 from jitlab.watching.standin import WatchedFunction
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 240  # seconds a subprocess may take (a busy machine), never a bound on speed
 ROOT = Path(__file__).parents[2]
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 # The offscreen platform cannot pass size hints to a window manager; that is not our bug.
-pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+pytestmark = [pytest.mark.slow, pytest.mark.qt_log_ignore("propagateSizeHints")]
 LOAD_TIMEOUT_MS = 90_000
 CALL_TIMEOUT_MS = 60_000
 

@@ -39,7 +39,10 @@ from jitlab.report.page import render_report
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 TIMEOUT = 120  # a CLI that hangs (reading a FIFO, /dev/zero) fails here, not forever
-pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints", "does not support raise")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.qt_log_ignore("propagateSizeHints", "does not support raise"),
+]
 
 
 def line(obj: object) -> str:

@@ -23,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import distributed
 from recorded import call_line
 
+pytestmark = pytest.mark.slow
+
 PREPROCESS_CALL = next(
     n
     for n, text in enumerate(Path(distributed.__file__).read_text().splitlines(), 1)

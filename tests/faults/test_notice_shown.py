@@ -17,6 +17,8 @@ import pytest
 
 from jitlab.records import messages
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 TIMEOUT = 240  # seconds a subprocess may take on a busy machine, never a bound on speed
 

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 PROGRAM = (
     "import jax, jax.numpy as jnp\nf = jax.jit(lambda x: x + 1)\nf(jnp.ones(2)); f(jnp.ones(2))\n"

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from recorded import call_line
 
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 READER_LEFT = 141  # 128 + SIGPIPE: what a shell shows for `cat big | head -1`
 

@@ -25,7 +25,7 @@ from test_gui_faults import CALL_TIMEOUT_MS, make_window, write_plugins  # noqa:
 from jitlab.probe import anatomy
 
 JITLAB = Path(sys.executable).with_name("jitlab")
-pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+pytestmark = [pytest.mark.slow, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 # Exits (3) whenever its code is asked for; its step replays a function that exits (4) under
 # jax.disable_jit(); its facts hold NaN and ±inf.

@@ -21,6 +21,8 @@ from jitlab.lab.engine import Run
 from jitlab.lab.scenario import Lesson, Pitfall, Scenario, Text, Variant
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 JITLAB = Path(sys.executable).with_name("jitlab")
 
 HEADER = """

@@ -24,6 +24,8 @@ from jitlab.lab.engine import Run
 from jitlab.recordings.reader import read_recording
 from jitlab.records.calls import CallKind, CallRecord, Summary, dumps_strict
 
+pytestmark = pytest.mark.slow
+
 JITLAB = Path(sys.executable).with_name("jitlab")
 NON_FINITE = ("nan", "NaN", "inf", "-inf", "Infinity", "-infinity", "1e999")
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from ptyrun import run_on_pty
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

@@ -15,6 +15,8 @@ import pytest
 from ptyrun import run_on_pty
 from recorded import call_line
 
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 WHERE = "/home/someone/projects/a-deep-folder/models/train_loop_module.py:3"

@@ -20,6 +20,8 @@ import pytest
 
 from jitlab.recordings.reader import read_recording
 
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 TIMEOUT = 240
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 TIMEOUT = 180
 

@@ -16,6 +16,8 @@ import pytest
 
 import jitlab
 
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 # jitlab's own code, by its folder (a checkout may well be named "jitlab" too).
 PACKAGE = str(Path(jitlab.__file__).resolve().parent)

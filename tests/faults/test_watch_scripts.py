@@ -20,6 +20,8 @@ from jitlab.recordings.summary import summarize
 from jitlab.records.lines import RecordedScript
 from jitlab.records.scripts import Figures, Script
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 
 PROGRAM = """

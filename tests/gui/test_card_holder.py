@@ -24,6 +24,8 @@ from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind, LeafSpec, Signature
 
+pytestmark = pytest.mark.slow
+
 
 def play(scenario: str, variant: str = "pitfall") -> tuple[RunState, KitchenPanel]:
     """The scenario's autoplay beats for ``variant``, served to a model and a kitchen."""

@@ -11,6 +11,8 @@ from guihelp import wait_calls
 
 from jitlab.lab.verdict import judge
 
+pytestmark = pytest.mark.slow
+
 RUN_MS = 180_000  # both variants of a lesson's sequence, with real compiles
 FIRST_LINE = {  # what each lesson concludes, in English
     "side-effects": r"In 5 calls, the pitfall printed 1 line \(1 while tracing, 0 at run time\)"

@@ -17,6 +17,8 @@ from PySide6.QtCore import QCoreApplication, QTimer
 from jitlab.lab.engine import CallFinished, CallStarted
 from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT_MS = 60_000
 T = Text("x", "x")
 

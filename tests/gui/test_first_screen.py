@@ -12,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from guihelp import wait_calls
 
 from jitlab.gui.i18n import language
 from jitlab.lab import manifest
+
+pytestmark = pytest.mark.slow
 
 SCENARIO = "static-args"
 

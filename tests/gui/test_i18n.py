@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt, QTranslator
 from jitlab.gui import i18n
 from jitlab.records.paths import resource
 
+pytestmark = pytest.mark.slow
+
 TS = resource("i18n", "jitlab_zh_CN.ts")
 HORIZONTAL, DISPLAY = Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from jitlab.gui.views.model import Phase, RunState
 from jitlab.records.calls import CallKind
+
+pytestmark = pytest.mark.slow
 
 
 def test_model_imports_no_qt() -> None:

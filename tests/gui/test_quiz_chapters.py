@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.exercise import AnswerKind, Exercise, compile_answer
 from jitlab.lab.scenario import Chapter, Lesson, Scenario, Text, Variant
 from jitlab.quiz import exercises as catalogue
-from jitlab.quiz.model import AnswerKind, Exercise, compile_answer
 
 T = Text("t", "t")
 CHAPTER = Chapter(8, Text("8 · A plugin's chapter", "8 · 插件的章节"))

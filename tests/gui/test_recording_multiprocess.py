@@ -15,6 +15,8 @@ from jitlab.gui.recording.window import DIVERGED_BACKGROUND, RecordingWindow
 sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
 import distributed
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:

@@ -19,6 +19,8 @@ from jitlab.gui.recording.window import RecordingWindow, open_recording_window
 from jitlab.recordings.buckets import suggest_buckets
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 EVAL_SIZES = (5, 7, 12, 13, 16, 21, 30, 31, 32, 7, 12)  # two sizes come back: cache hits
 
 

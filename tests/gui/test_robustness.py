@@ -14,6 +14,8 @@ from PySide6.QtCore import Qt, QTimer
 from jitlab.gui.views.model import Phase
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 
 def test_a_scenario_that_raises_and_a_broken_plugin(qtbot, make_window, tmp_path) -> None:
     folder = write_scenarios(tmp_path / "plugins", raiser=RAISER, broken=BROKEN, square=SQUARE)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from guihelp import wait_calls
 from PySide6.QtCore import Qt
 
 from jitlab.gui.views.kitchen import ALARM
 from jitlab.gui.views.model import Phase
 from jitlab.records.calls import CallKind
+
+pytestmark = pytest.mark.slow
 
 K = CallKind
 

@@ -7,7 +7,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from jitlab.lab.discovery import discover, scenarios
+
+pytestmark = pytest.mark.slow
 
 GOOD = """
 from jitlab.lab.scenario import Lesson, Pitfall, Scenario, Text, Variant

@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from jitlab.lab import discovery, manifest
 from jitlab.records.paths import builtin_dir
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_shipped_manifest_is_what_discovery_finds_now() -> None:

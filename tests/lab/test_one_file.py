@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from jitlab.lab.manifest import SCENARIOS_ENV
 from jitlab.records.paths import builtin_dir
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 

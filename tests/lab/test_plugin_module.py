@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import jitlab.lab.scenario as plugin
+
+pytestmark = pytest.mark.slow
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

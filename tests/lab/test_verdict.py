@@ -17,6 +17,8 @@ from jitlab.lab.verdict import judge_timing
 from jitlab.lab.verdict_run import run_comparison
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 BUILTINS = scenarios(discover())
 # What each lesson is about: the measure of its pitfall-and-fix comparison.
 LESSONS = {

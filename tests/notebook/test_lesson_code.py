@@ -13,6 +13,8 @@ import pytest
 from jitlab.lab.discovery import scenarios
 from jitlab.notebook.lesson import open_lesson
 
+pytestmark = pytest.mark.slow
+
 
 def _cell_namespace(lesson: object, source: str) -> dict:
     """What running a variant's cell leaves in a notebook's namespace: the module's public

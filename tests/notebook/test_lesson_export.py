@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 nbformat = pytest.importorskip("nbformat")
 
 from jitlab.lab.discovery import scenarios  # noqa: E402

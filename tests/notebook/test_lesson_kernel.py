@@ -32,6 +32,8 @@ import jitlab
 from jitlab.lab.discovery import scenarios
 from jitlab.notebook.lesson import RAISES, build, comparisons
 
+pytestmark = pytest.mark.slow
+
 # What the notebook's verdict and the lab's must share: everything but the clock.
 SIDE_FIELDS = (
     "calls",

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from nbrun import data, error, execute
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = "<b>x</b>"
 
 SETUP = f"""import jax, jax.numpy as jnp, jitlab, jitlab.notebook

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from nbrun import data, error, execute, text
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
-from test_report import _chromium, _console_lines, needs_chromium
+sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
+from chromium import console_lines, needs_chromium, run_chromium
 
 from jitlab.recordings.ledger import KIND_COLORS
 from jitlab.records.calls import CallKind
+
+pytestmark = pytest.mark.slow
 
 EVIL = "<b>bold</b> & co"
 SHOWN = "&lt;b&gt;bold&lt;/b&gt; &amp; co"
@@ -129,7 +131,7 @@ def _fetched(tmp_path: Path, page: Path) -> tuple[set[str], str]:
     """What ``page`` asked the network for (the browser's own requests, to its vendor's
     services, are not the page's: they carry no file:// isolation key); and its DOM."""
     net = tmp_path / f"{page.stem}.net.json"
-    done = _chromium(
+    done = run_chromium(
         tmp_path,
         "--enable-logging=stderr",
         "--v=0",
@@ -138,7 +140,7 @@ def _fetched(tmp_path: Path, page: Path) -> tuple[set[str], str]:
         page=page,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _console_lines(done.stderr) == [], _console_lines(done.stderr)
+    assert console_lines(done.stderr) == [], console_lines(done.stderr)
     written = net.read_text(encoding="utf-8")
     try:
         log = json.loads(written)
@@ -172,7 +174,7 @@ def test_chromium_screenshot_shows_the_svg(nb, tmp_path: Path):
 
     page = _page(nb, tmp_path)
     shot = tmp_path / "outputs.png"
-    done = _chromium(
+    done = run_chromium(
         tmp_path, f"--screenshot={shot}", "--window-size=1000,3000", "--hide-scrollbars", page=page
     )
     assert shot.exists(), done.stderr[-2000:]

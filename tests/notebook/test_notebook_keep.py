@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from nbrun import data, error, execute, outputs, text
 
+pytestmark = pytest.mark.slow
+
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 

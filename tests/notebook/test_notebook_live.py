@@ -15,6 +15,8 @@ import nbclient
 import pytest
 from nbrun import data, error, execute, text
 
+pytestmark = pytest.mark.slow
+
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 CELLS = [

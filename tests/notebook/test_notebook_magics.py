@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from nbrun import data, error, execute, table_row, text
 
+pytestmark = pytest.mark.slow
+
 CELLS = [
     "%load_ext jitlab",
     # 1: a batch-size jitter under %%jitlab, JAX's own counts printed beside it

@@ -13,6 +13,9 @@ import sys
 import textwrap
 
 import jax
+import pytest
+
+pytestmark = pytest.mark.slow
 
 
 def python(code: str) -> subprocess.CompletedProcess[str]:

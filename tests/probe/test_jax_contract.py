@@ -25,6 +25,8 @@ import pytest
 from jitlab.probe import _jax, explain, monitor
 from jitlab.records.changes import ChangeKind
 
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve()
 JAX = _jax.VERSION  # each version-dependent test states what this JAX does
 

@@ -11,10 +11,13 @@ import time
 
 import jax
 import jax.numpy as jnp
+import pytest
 
 from jitlab import Probe
 from jitlab.probe.store import SETTLE_AT as _SETTLE_AT
 from jitlab.records.calls import CallKind
+
+pytestmark = pytest.mark.slow
 
 
 def test_records_bounded_counts_exact():

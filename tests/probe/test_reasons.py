@@ -23,6 +23,8 @@ from jitlab.records.calls import CallKind, CallRecord, Change, Reason
 from jitlab.records.changes import ChangeKind
 from jitlab.watching.recorder import Recorder
 
+pytestmark = pytest.mark.slow
+
 K = ChangeKind
 
 

@@ -7,9 +7,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from jitlab.probe.reasons import Earlier, infer
 from jitlab.records.calls import CallKind, Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind as K
+
+pytestmark = pytest.mark.slow
 
 
 def sig(*shapes: tuple[int, ...], dtype: str = "float32", function: int = 0) -> Signature:

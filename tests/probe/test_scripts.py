@@ -24,6 +24,8 @@ from jitlab.probe import _jax, monitor, scripts
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def _cold() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jitlab.lab.discovery import PluginEntry, discover
+from jitlab.lab.exercise import AnswerKind, Exercise, compile_answer
 from jitlab.lab.manifest import builtin_folder
 from jitlab.lab.scenario import (
     Chapter,
@@ -25,7 +26,6 @@ from jitlab.lab.scenario import (
     validate,
 )
 from jitlab.quiz import exercises as catalogue
-from jitlab.quiz.model import AnswerKind, Exercise, compile_answer
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,11 @@ import pytest
 
 from jitlab.cli.quiz import build_parser, run
 from jitlab.lab.discovery import discover
+from jitlab.lab.exercise import NO_ERROR, AnswerKind
 from jitlab.quiz import exercises as catalogue
 from jitlab.quiz.interview import Interview
-from jitlab.quiz.model import NO_ERROR, AnswerKind
+
+pytestmark = pytest.mark.slow
 
 EXPECTED = {
     "print-in-jit": 2,
@@ -403,7 +405,7 @@ def test_quiz_is_headless():
     """The quiz package knows no face (neither the command line nor the GUI); the command
     line's quiz knows no Qt."""
     code = (
-        "import sys, jitlab.quiz, jitlab.quiz.exercises, jitlab.quiz.interview, jitlab.quiz.model\n"
+        "import sys, jitlab.quiz, jitlab.quiz.exercises, jitlab.quiz.interview\n"
         "bad = [m for m in sys.modules if m.startswith(('PySide6', 'jitlab.gui', 'jitlab.cli'))]\n"
         "assert not bad, bad\n"
         "import jitlab.cli.quiz\n"

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 JITLAB = Path(sys.executable).with_name("jitlab")
 
 PLUGIN = """

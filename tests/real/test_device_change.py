@@ -15,6 +15,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 _CHILD = textwrap.dedent(
     """
     import json, logging, os

@@ -16,6 +16,8 @@ from jitlab.watching.recorder import watch
 
 from .conftest import change_paths, compiled
 
+pytestmark = pytest.mark.slow
+
 K = CallKind
 
 

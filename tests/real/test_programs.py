@@ -28,6 +28,8 @@ from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind
 
+pytestmark = pytest.mark.slow
+
 K = ChangeKind
 PROGRAMS = Path(__file__).parent / "programs"
 _TIMEOUT_S = 180

@@ -20,6 +20,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 _CHILD = textwrap.dedent(
     """
     import json, logging, os

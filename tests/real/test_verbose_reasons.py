@@ -16,6 +16,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 
 PROGRAM = textwrap.dedent(

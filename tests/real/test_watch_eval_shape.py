@@ -20,12 +20,15 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import pytest
 
 from jitlab.probe import _jax
 from jitlab.records.calls import CallKind
 from jitlab.watching.recorder import watch
 
 from .conftest import jax_account
+
+pytestmark = pytest.mark.slow
 
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
 

@@ -22,6 +22,8 @@ from jitlab.watching.recorder import watch
 
 from .conftest import jax_compile_log
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 240  # seconds a subprocess may take (a busy machine), never a bound on speed
 
 

@@ -16,6 +16,8 @@ from jitlab.recordings.processes import merge
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
 
+pytestmark = pytest.mark.slow
+
 PROGRAM = textwrap.dedent(
     """
     import sys

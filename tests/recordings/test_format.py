@@ -16,6 +16,8 @@ from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind, Reason
 from jitlab.records.lines import FORMAT, RecordedHits, RecordingEnd, RecordingStart
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).parent / "data"
 # Written by jitlab before this change (format 1.0): ``format_1_0_program.py`` under
 # ``jitlab watch``. Each reason holds ``changes``, ``items`` and ``text``.

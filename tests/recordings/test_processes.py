@@ -9,6 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 
 def run_python(code: str, env: dict[str, str] | None = None) -> list[dict]:
     done = subprocess.run(

@@ -18,6 +18,8 @@ from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
 
+pytestmark = pytest.mark.slow
+
 SCENARIO = "side-effects"
 
 

@@ -29,9 +29,12 @@ def _below_window() -> bool:
     return (major, minor) < (0, 6)
 
 
-pytestmark = pytest.mark.skipif(
-    not _below_window(), reason=f"JAX {JAX_VERSION} is inside the window (below-window session)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not _below_window(), reason=f"JAX {JAX_VERSION} is inside the window (below-window session)"
+    ),
+]
 
 # A program with one jitted function called three times: on a working JAX, one compile and
 # two hits; here it must never get as far as counting anything.

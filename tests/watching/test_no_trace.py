@@ -19,6 +19,8 @@ from jitlab.watching.budget import budget
 from jitlab.watching.recorder import watch
 from jitlab.watching.standin import WatchedFunction
 
+pytestmark = pytest.mark.slow
+
 
 def test_jax_jit_is_the_same_object_after_watch_budget_and_probe(tmp_path):
     from jitlab.probe import _jax

@@ -23,6 +23,8 @@ from jitlab.watching import standin
 from jitlab.watching.budget import CompileBudgetExceeded, budget
 from jitlab.watching.recorder import watch
 
+pytestmark = pytest.mark.slow
+
 TRAIN = """
 import sys
 import jax

@@ -7,6 +7,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 
 def _compare(*args: str) -> dict:
     done = subprocess.run(

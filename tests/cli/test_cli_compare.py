@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 LESSONS = {  # what each lesson's fix changes
     "side-effects": "output",
     "static-args": "errors",

@@ -28,13 +28,12 @@ from jitlab.recordings.reader import read_recording
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import render
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))  # distributed.py
 import distributed
+from chromium import console_lines, needs_chromium, run_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
-)
+pytestmark = pytest.mark.slow
+
 EVIL = "<script>alert(1)</script>"
 BATCHES = [8, 5, 8, 12, 5, 16, 12, 3, 16, 8, 24]  # a batch-size jitter: recompiles
 
@@ -309,28 +308,6 @@ def test_a_job_gets_its_divergence_table_and_one_lane_per_process(job, tmp_path:
 
 
 # -- the page, in a real browser -------------------------------------------------------------
-def _chromium(tmp_path: Path, *flags: str, page: Path) -> subprocess.CompletedProcess[str]:
-    command = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        *flags,
-        page.resolve().as_uri(),
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
-def _console_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
-
-
 @needs_chromium
 def test_chromium_renders_the_page_without_console_messages(recording: Path, tmp_path: Path):
     page = tmp_path / "report.html"
@@ -338,12 +315,12 @@ def test_chromium_renders_the_page_without_console_messages(recording: Path, tmp
     # The check can fail: a page that logs an error is caught.
     control = tmp_path / "control.html"
     control.write_text('<!DOCTYPE html><p>x</p><script>console.error("boom")</script>')
-    logged = _chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", page=control)
-    assert any("boom" in line for line in _console_lines(logged.stderr)), logged.stderr[-2000:]
+    logged = run_chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", page=control)
+    assert any("boom" in line for line in console_lines(logged.stderr)), logged.stderr[-2000:]
 
-    done = _chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", page=page)
+    done = run_chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", page=page)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _console_lines(done.stderr) == []
+    assert console_lines(done.stderr) == []
     dom = done.stdout
     assert "Signature ledger" in dom and 'class="timeline"' in dom
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # text, not an element
@@ -362,7 +339,7 @@ def test_chromium_screenshot_shows_the_timeline_ledger_and_buckets(
         page = tmp_path / f"{name}.html"
         _report(*sources, page)
         shot = tmp_path / f"{name}.png"
-        done = _chromium(
+        done = run_chromium(
             tmp_path,
             f"--screenshot={shot}",
             f"--window-size=1280,{height}",
@@ -400,7 +377,7 @@ def test_chromium_prints_it_to_pdf(recording: Path, tmp_path: Path):
     page = tmp_path / "report.html"
     _report(recording, page)
     pdf = tmp_path / "report.pdf"
-    done = _chromium(tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", page=page)
+    done = run_chromium(tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", page=page)
     assert pdf.exists(), done.stderr[-2000:]
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF") and len(data) > 10_000

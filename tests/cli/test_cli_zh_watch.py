@@ -1,5 +1,5 @@
 """`jitlab --lang zh watch`: what watch refuses, its end-of-run lines and the summary in
-Chinese, none of the catalogue's English left over (the checker of tests/test_cli_zh.py);
+Chinese, none of the catalogue's English left over (the checker of tests/cli/test_cli_zh.py);
 a scenario parameter out of range and a script's notes in Chinese; the recording window says
 when a recording has no end line, in both languages.
 
@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from test_cli_zh import IDS, flat, leftover_english
+
+pytestmark = pytest.mark.slow
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 TIMEOUT = 300

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def jitlab(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -20,6 +20,8 @@ import pytest
 
 from jitlab.records.messages import CATALOGUE, english_fragments, say
 
+pytestmark = pytest.mark.slow
+
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 VARIANT = ("pitfall",)  # `jitlab run`'s title names the variant by its id
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -217,7 +219,7 @@ def test_run_in_chinese():
 
 
 def test_run_on_a_terminal_in_chinese():
-    sys.path.insert(0, str(Path(__file__).parent / "faults"))
+    sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
     from ptyrun import run_on_pty
 
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
@@ -234,7 +236,7 @@ def test_run_on_a_terminal_in_chinese():
 
 
 def test_ctrl_c_on_a_terminal_is_said_in_chinese():
-    sys.path.insert(0, str(Path(__file__).parent / "faults"))
+    sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
     from ptyrun import run_on_pty
 
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}

@@ -13,6 +13,9 @@ import textwrap
 from pathlib import Path
 
 import jax
+import pytest
+
+pytestmark = pytest.mark.slow
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -62,7 +65,7 @@ def test_doctor_json():
 
 
 def test_doctor_on_a_terminal():
-    sys.path.insert(0, str(Path(__file__).parent / "faults"))
+    sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
     from ptyrun import run_on_pty
 
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def jitlab(*args: str) -> subprocess.CompletedProcess[str]:
     """A real ``jitlab`` process: for the 8 simulated devices, which JAX fixes at startup."""
