@@ -150,7 +150,7 @@ class Catalogue:
     available: tuple[str, ...]  # ids of those that can run on this machine's devices
     devices: int
     interview: Callable[..., Any] | None = None  # jitlab.quiz.interview.Interview
-    outcome: Callable[..., Any] | None = None  # jitlab.quiz.model.Outcome
+    outcome: Callable[..., Any] | None = None  # jitlab.lab.exercise.Outcome
     # (scenario id, variant id) -> the variant's title (a Text): what the views call a variant
     variants: Mapping[tuple[str, str], Any] = field(default_factory=dict)
 
@@ -159,9 +159,9 @@ def load_catalogue() -> Catalogue:
     """A job: import the exercises and count the devices (run it with :meth:`Executor.submit`)."""
 
     from jitlab.lab.discovery import scenarios
+    from jitlab.lab.exercise import Outcome
     from jitlab.quiz import exercises
     from jitlab.quiz.interview import Interview
-    from jitlab.quiz.model import Outcome
 
     return Catalogue(
         tuple(exercises.EXERCISES),

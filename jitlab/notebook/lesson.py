@@ -218,7 +218,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     """The lesson of ``scenario`` as a notebook, in ``lang`` (``en`` or ``zh``)."""
     import nbformat.v4 as v4
 
-    import jitlab
+    from jitlab._version import __version__
 
     lang = "zh" if lang.startswith("zh") else "en"
     instance = scenario()
@@ -302,7 +302,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
             METADATA_KEY: {
                 "lesson": scenario.id,
                 "lang": lang,
-                "jitlab": jitlab.__version__,
+                "jitlab": __version__,
                 "comparisons": [list(c.variants) for c in lessons],
             },
         }
@@ -526,7 +526,7 @@ class LessonRun:
         return next((r for r in self.records if r.error is not None), None)
 
     def lines(self) -> list[str]:
-        from jitlab.quiz.model import kind_text
+        from jitlab.lab.exercise import kind_text
 
         out = []
         for r in self.records:
@@ -693,7 +693,7 @@ class NotebookLesson:
     def exercise(self, exercise_id: str, snippet: Any, prediction: Any = None) -> Any:
         """Run one of the scenario's exercises with ``snippet`` (the cell's definition),
         read the answer off the run, and say how the prediction fares."""
-        from jitlab.quiz.model import Exercise
+        from jitlab.lab.exercise import Exercise
 
         declared = {e.id: e for e in self.scenario.exercises if isinstance(e, Exercise)}
         exercise = declared[exercise_id]
