@@ -13,7 +13,17 @@ import itertools
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from jitlab.probe import _jax, abstract, monitor, reasons, sharing, signature, transforms, wrappers
+from jitlab.probe import (
+    _jax,
+    abstract,
+    executables,
+    monitor,
+    reasons,
+    sharing,
+    signature,
+    transforms,
+    wrappers,
+)
 from jitlab.probe.card_index import CardIndex
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.store import RecordStore
@@ -274,7 +284,10 @@ class Filing:
         self._store.card_filed(card)
         ledger.ever_compiled = True
         self._entries_after_compile = entries
-        return common._replace(kind=kind, card=card.index, reason=reason)
+        made, collector.executable = collector.executable, None  # held no longer
+        arrays = (sig.leaves, sig.tree) if sig is not None else None
+        held = executables.LIVE.compiled(executables.function_key(self._fn), made, arrays)
+        return common._replace(kind=kind, card=card.index, reason=reason, executables=held)
 
     def _transformed(
         self,

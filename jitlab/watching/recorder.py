@@ -40,7 +40,13 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
-from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
+from jitlab.watching.diagnosing import (
+    ExecutablesGrowing,
+    IdentityStatic,
+    RecompileLimit,
+    resolve_warn_after,
+    say_live,
+)
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -97,6 +103,8 @@ class Recorder:
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        # executables-growing: more than warn_after alive for the same arrays (0: never).
+        self.executables_growing = ExecutablesGrowing(warn_after)
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -346,6 +354,11 @@ class Recorder:
                 found = self.identity_static.compiled(call, self.elapsed())
                 if found is not None:
                     self.output.write(found.to_json())
+            if record.kind.compiled and record.executables is not None:  # compile path only
+                growing = self.executables_growing.compiled(call, self.elapsed())
+                if growing is not None:
+                    self.output.write(growing.to_json())
+                    say_live(growing)
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than

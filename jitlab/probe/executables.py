@@ -1,0 +1,100 @@
+"""Which of a function's executables are still alive, and what they hold
+(``executables-growing``; :class:`~jitlab.records.executables.Executables`).
+
+Runs on the compile path only, with the executable that compile made (found by
+:func:`jitlab.probe._jax.compiled_executable`, never compiled again). Holds no executable:
+each is known by its id and fingerprint, and looked up among ``live_executables()`` at the
+next compile, so what JAX frees is seen freed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Hashable
+from typing import Any
+
+from jitlab.probe import _jax
+from jitlab.records.executables import Executables
+
+_Memory = tuple[int | None, ...]
+
+
+class LiveExecutables:
+    """The executables each function (by a key of the caller's) compiled, while they live.
+    One for the process (:data:`LIVE`): a function re-jitted each epoch makes a new jit
+    object (a new Probe in a watch) each time, and its executables are the same function's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # probes on several threads file compiles at once
+        # key -> {executable id: (its arrays, its memory figures)}
+        self._held: dict[Hashable, dict[tuple[int, Any], tuple[Hashable, _Memory | None]]] = {}
+
+    def compiled(
+        self, key: Hashable, executable: Any, arrays: Hashable = None
+    ) -> Executables | None:
+        """File the executable one compile of ``key`` made (``arrays``: what its array
+        arguments were, None if unknown); its figures and the function's live ones. None
+        when there is no executable to read."""
+        if executable is None:
+            return None
+        memory = _jax.executable_memory(executable)
+        live = _jax.live_executable_ids(executable)
+        with self._lock:
+            return self._file(key, executable, arrays, memory, live)
+
+    def _file(
+        self,
+        key: Hashable,
+        executable: Any,
+        arrays: Hashable,
+        memory: _Memory | None,
+        live: set[tuple[int, Any]] | None,
+    ) -> Executables:
+        mine = self._held.setdefault(key, {})
+        if live is None:  # cannot tell which are alive: this one's figures only
+            mine.clear()
+            return _figures(memory, None, None, None)
+        for each in self._held.values():  # the freed ones, of every function
+            for gone in [i for i in each if i not in live]:
+                del each[gone]
+        mine[_jax.executable_id(executable)] = (arrays, memory)
+        same = sum(1 for a, _ in mine.values() if a == arrays) if arrays is not None else None
+        return _figures(memory, len(mine), [m for _, m in mine.values()], same)
+
+
+LIVE = LiveExecutables()
+
+
+def function_key(fn: Any) -> Hashable:
+    """A probed function's key in :data:`LIVE`: its code (every jit object of one ``def``
+    shares it), else its type (a callable object)."""
+    try:
+        return ("code", inspect.unwrap(fn).__code__)
+    except (AttributeError, ValueError):
+        return ("type", type(fn))
+
+
+def _figures(
+    memory: _Memory | None, live: int | None, held: list[_Memory | None] | None, same: int | None
+) -> Executables:
+    code, temp, argument, output, alias = memory or (None,) * 5
+    sums: list[int | None] = [None] * 4
+    if held:
+        for i in range(4):
+            said = [m[i] for m in held if m is not None and m[i] is not None]
+            sums[i] = sum(said) if said else None  # type: ignore[arg-type]
+    live_code, live_temp, live_argument, live_output = sums
+    return Executables(
+        code,
+        temp,
+        argument,
+        output,
+        alias,
+        live,
+        live_code,
+        live_temp,
+        live_argument,
+        live_output,
+        same,
+    )
