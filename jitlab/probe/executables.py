@@ -10,11 +10,13 @@ next compile, so what JAX frees is seen freed.
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 from collections.abc import Hashable
 from typing import Any
 
 from jitlab.probe import _jax
+from jitlab.records.calls import Signature
 from jitlab.records.executables import Executables
 
 _Memory = tuple[int | None, ...]
@@ -27,27 +29,27 @@ class LiveExecutables:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # probes on several threads file compiles at once
-        # key -> {executable id: (its arrays, its memory figures)}
+        # key -> {executable id: (its signature's repeat_key, its memory figures)}
         self._held: dict[Hashable, dict[tuple[int, Any], tuple[Hashable, _Memory | None]]] = {}
 
     def compiled(
-        self, key: Hashable, executable: Any, arrays: Hashable = None
+        self, key: Hashable, executable: Any, signature: Signature | None = None
     ) -> Executables | None:
-        """File the executable one compile of ``key`` made (``arrays``: what its array
-        arguments were, None if unknown); its figures and the function's live ones. None
-        when there is no executable to read."""
+        """File the executable one compile of ``key`` made (``signature``: the call's, None
+        if unknown); its figures and the function's live ones. None when there is no
+        executable to read."""
         if executable is None:
             return None
         memory = _jax.executable_memory(executable)
         live = _jax.live_executable_ids(executable)
         with self._lock:
-            return self._file(key, executable, arrays, memory, live)
+            return self._file(key, executable, repeat_key(signature), memory, live)
 
     def _file(
         self,
         key: Hashable,
         executable: Any,
-        arrays: Hashable,
+        repeat: Hashable,
         memory: _Memory | None,
         live: set[tuple[int, Any]] | None,
     ) -> Executables:
@@ -58,12 +60,25 @@ class LiveExecutables:
         for each in self._held.values():  # the freed ones, of every function
             for gone in [i for i in each if i not in live]:
                 del each[gone]
-        mine[_jax.executable_id(executable)] = (arrays, memory)
-        same = sum(1 for a, _ in mine.values() if a == arrays) if arrays is not None else None
+        mine[_jax.executable_id(executable)] = (repeat, memory)
+        same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None
         return _figures(memory, len(mine), [m for _, m in mine.values()], same)
 
 
 LIVE = LiveExecutables()
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def repeat_key(signature: Signature | None) -> Hashable:
+    """What two compiles of one function share when the second was for inputs the first
+    already had a program for: the same arrays (shapes, dtypes, shardings, structure) and
+    static values that print the same but for an object's address (``<Adam object at
+    0x…>``, an Optax optimizer's functions); the function object aside. None: unknown."""
+    if signature is None:
+        return None
+    statics = tuple((name, _ADDRESS.sub(" at 0x…", text)) for name, text in signature.statics)
+    return signature.leaves, signature.tree, statics
 
 
 def function_key(fn: Any) -> Hashable:

@@ -285,8 +285,7 @@ class Filing:
         ledger.ever_compiled = True
         self._entries_after_compile = entries
         made, collector.executable = collector.executable, None  # held no longer
-        arrays = (sig.leaves, sig.tree) if sig is not None else None
-        held = executables.LIVE.compiled(executables.function_key(self._fn), made, arrays)
+        held = executables.LIVE.compiled(executables.function_key(self._fn), made, sig)
         return common._replace(kind=kind, card=card.index, reason=reason, executables=held)
 
     def _transformed(

@@ -191,7 +191,7 @@ def _bytes(value: object) -> str:
 
 
 def _growing(d: Diagnosis, lang: str) -> str:
-    """executables-growing: how many are alive, of which for the same arrays, what they hold."""
+    """executables-growing: how many are alive, how many for one signature, what they hold."""
     f = d.figures
     held = say(
         "diagnosis.executables_growing.held",
@@ -201,7 +201,7 @@ def _growing(d: Diagnosis, lang: str) -> str:
         arguments=_bytes(f.get("argument_bytes")),
         outputs=_bytes(f.get("output_bytes")),
     )
-    same = f.get("same_arrays")
+    same = f.get("same_signature")
     key = "same" if isinstance(same, int) else "unseen"
     return say(
         f"diagnosis.executables_growing.{key}",

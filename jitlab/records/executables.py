@@ -40,9 +40,10 @@ class Executables:
     live_temp_bytes: int | None = None
     live_argument_bytes: int | None = None
     live_output_bytes: int | None = None
-    # Of those, compiled for the same arrays (shapes, dtypes, shardings) as this call's:
-    # None where jitlab did not see the arguments.
-    same_arrays: int | None = None
+    # Of those, compiled for this call's signature again (the same arrays, static values
+    # that print the same but for an object's address): None where jitlab did not see the
+    # arguments.
+    same_signature: int | None = None
 
     def to_json(self) -> dict[str, int | None]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

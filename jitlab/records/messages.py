@@ -980,10 +980,12 @@ CATALOGUE: dict[str, Message] = {
     # -- executables-growing (jitlab/records/diagnoses.py, docs/diagnoses/) -------------------
     "diagnosis.executables_growing.same": _M(
         "{function} has {live} executables still alive after {compiles} compiles, {same} "
-        "of them compiled for the same arrays (shapes and dtypes): a new program for "
-        "inputs it already had one for ({held}).",
-        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活，其中 {same} 个是为同样的"
-        "数组（形状和 dtype）编译的：对已有程序的输入又编译了新程序（{held}）。",
+        "of them for one signature (the same shapes and dtypes, static values that differ "
+        "only in an object's address): a new program each time for inputs it already had "
+        "one for ({held}).",
+        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活，其中 {same} 个对应同一个"
+        "签名（形状和 dtype 相同，静态值只有对象地址不同）：对已有程序的输入一次次编译新程序"
+        "（{held}）。",
     ),
     "diagnosis.executables_growing.unseen": _M(
         "{function} has {live} executables still alive after {compiles} compiles ({held}); "

@@ -127,8 +127,10 @@ class IdentityStatic:
 
 class ExecutablesGrowing:
     """executables-growing: one function has more than ``after`` executables still alive
-    for the same arrays (shapes, dtypes, shardings), measured at its compile (the record's
-    :class:`~jitlab.records.executables.Executables`, read from ``live_executables()``).
+    for one signature (the same arrays, static values that print the same but for an
+    object's address: :func:`jitlab.probe.executables.repeat_key`), measured at its compile
+    (the record's :class:`~jitlab.records.executables.Executables`, from
+    ``live_executables()``): a model or optimizer re-created per epoch, its programs kept.
     Where jitlab did not see the arguments (a function jitted before the watch), more than
     ``after`` alive at all, said with "cannot tell whether they are for different shapes".
     Once per function; on the compile path only."""
@@ -144,13 +146,14 @@ class ExecutablesGrowing:
             return None
         key = call.key
         self._compiles[key] += 1
-        grown = held.same_arrays if held.same_arrays is not None else held.live
+        same = held.same_signature
+        grown = same if same is not None else held.live
         if grown <= self.after or key in self._said:
             return None
         self._said.add(key)
         figures = {
             "live": held.live,
-            "same_arrays": held.same_arrays,
+            "same_signature": same,
             "compiles": self._compiles[key],
             "limit": self.after,
             "code_bytes": held.live_code_bytes,

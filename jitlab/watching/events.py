@@ -181,8 +181,7 @@ class CompileEvents:
             stats.last_signature = new
         reason = explain.keep_words(reason)  # no empty words of JAX's beside our own
         made = _jax.compiled_executable(sys._getframe(1))  # read here, held no longer
-        arrays = (new.leaves, new.tree) if new is not None else None
-        held = executables.LIVE.compiled(("events", name, site.defined_at), made, arrays)
+        held = executables.LIVE.compiled(("events", name, site.defined_at), made, new)
         record = CallRecord(
             index=number - 1,
             function=name,

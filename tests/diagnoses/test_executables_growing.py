@@ -1,7 +1,7 @@
 """executables-growing (jax#16778, flax#5548) on reproductions of the threads (synthetic
 data): an optimizer object re-created every epoch and passed static (each epoch compiles a
 new executable, and the jit object keeps them all), against the controls where JAX frees
-them or where they are for different arrays; counted against JAX's own compile log
+them or where they are for different arrays or static values; counted against JAX's own compile log
 (jax_log_compiles) in the same run, and the memory figures against ``memory_analysis()``."""
 
 from __future__ import annotations
@@ -96,9 +96,9 @@ def test_an_optimizer_recreated_per_epoch_and_passed_static_is_diagnosed(
     assert all(c.events_only == jitted_before_the_watch for c in ours)
     compiled = [c.record for c in ours if c.record.kind.compiled]
     assert len(compiled) == EPOCHS
-    # Measured at each compile: one more alive each time, all for the same arrays.
+    # Measured at each compile: one more alive each time, all for one signature.
     assert [r.executables.live for r in compiled] == list(range(1, EPOCHS + 1))
-    assert [r.executables.same_arrays for r in compiled] == list(range(1, EPOCHS + 1))
+    assert [r.executables.same_signature for r in compiled] == list(range(1, EPOCHS + 1))
     (step,) = jitted
     assert step._cache_size() == EPOCHS  # the jit object holds them all (JAX's count)
     # The figures are JAX's memory_analysis of that program (read, not compiled again).
@@ -112,7 +112,7 @@ def test_an_optimizer_recreated_per_epoch_and_passed_static_is_diagnosed(
     line = train_step.__code__.co_firstlineno
     assert d.function == "train_step" and d.site.endswith(f":{line}")
     n = WARN_AFTER + 1  # said once, at the first compile past the limit
-    assert d.figures["live"] == d.figures["same_arrays"] == d.figures["compiles"] == n
+    assert d.figures["live"] == d.figures["same_signature"] == d.figures["compiles"] == n
     assert d.figures["argument_bytes"] == n * memory.argument_size_in_bytes
     err = capsys.readouterr().err
     assert "jitlab: executables-growing: train_step" in err
@@ -162,7 +162,26 @@ def test_executables_for_different_arrays_are_not_diagnosed(tmp_path):
     recording, _ = read_recording(path)
     compiled = [c.record for c in recording.calls if c.record.function == "bucketed"]
     assert [r.executables.live for r in compiled] == list(range(1, EPOCHS + 1))
-    assert [r.executables.same_arrays for r in compiled] == [1] * EPOCHS
+    assert [r.executables.same_signature for r in compiled] == [1] * EPOCHS
+    assert not [d for d in recording.diagnoses if d.id == EXECUTABLES_GROWING]
+
+
+def test_static_values_that_really_differ_are_not_counted_together(tmp_path):
+    def program():
+        def scaled(x, times):
+            return x * times
+
+        step = jax.jit(scaled, static_argnums=1)
+        for times in range(EPOCHS):
+            step(jnp.ones(3), times)  # a different program each time, all alive
+
+    path = tmp_path / "run.jsonl"
+    lines = _watched(path, program)
+    assert _jax_compiles(lines, "scaled") == EPOCHS
+    recording, _ = read_recording(path)
+    compiled = [c.record for c in recording.calls if c.record.function == "scaled"]
+    assert [r.executables.live for r in compiled] == list(range(1, EPOCHS + 1))
+    assert [r.executables.same_signature for r in compiled] == [1] * EPOCHS
     assert not [d for d in recording.diagnoses if d.id == EXECUTABLES_GROWING]
 
 
@@ -186,9 +205,9 @@ def test_a_probe_records_each_compiles_executables_and_reads_them_back():
 
 def test_damaged_figures_read_as_unknown():
     assert Executables.from_json("x") is None
-    damaged = {"live": "3", "temp_bytes": -1, "code_bytes": True, "same_arrays": 2}
+    damaged = {"live": "3", "temp_bytes": -1, "code_bytes": True, "same_signature": 2}
     bad = Executables.from_json(damaged)
-    assert bad == Executables(same_arrays=2)
+    assert bad == Executables(same_signature=2)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -196,7 +215,7 @@ def test_the_words_say_what_was_measured_and_the_fix(lang):
     assert EXECUTABLES_GROWING in IDS
     figures = {
         "live": 9,
-        "same_arrays": 9,
+        "same_signature": 9,
         "compiles": 9,
         "limit": 8,
         "code_bytes": 0,
@@ -214,7 +233,7 @@ def test_the_words_say_what_was_measured_and_the_fix(lang):
     assert lines[0].startswith("jitlab") and EXECUTABLES_GROWING in lines[0]
     assert ("outside the loop" if lang == "en" else "在循环外") in lines[1]
     assert lines[2].endswith(page(EXECUTABLES_GROWING))
-    unseen = Diagnosis(EXECUTABLES_GROWING, "f", None, {**figures, "same_arrays": None})
+    unseen = Diagnosis(EXECUTABLES_GROWING, "f", None, {**figures, "same_signature": None})
     said = sentence(unseen, lang)
     assert ("cannot tell" if lang == "en" else "无法判断") in said
 
