@@ -673,15 +673,21 @@ def executable_id(executable: Any) -> tuple[int, Any]:
     return id(executable), fingerprint
 
 
-def live_executable_ids(executable: Any) -> set[tuple[int, Any]] | None:
-    """:func:`executable_id` of every executable still alive on that executable's client
+def live_executables(executable: Any) -> dict[int, Any] | None:
+    """Every executable still alive on that executable's client, by ``id``
     (``Client.live_executables()``: those not yet destroyed, whoever holds them); None where
-    this jaxlib cannot list them."""
+    this jaxlib cannot list them. Drop it after use: it holds them while it lives."""
     try:
         live = executable.client.live_executables()
     except Exception:
         return None
-    return {executable_id(each) for each in live}
+    return {id(each): each for each in live}
+
+
+def is_alive(ident: tuple[int, Any], live: dict[int, Any]) -> bool:
+    """Is the executable of :func:`executable_id` ``ident`` among :func:`live_executables`?"""
+    found = live.get(ident[0])
+    return found is not None and executable_id(found) == ident
 
 
 def spec_text(spec: Any) -> str:

@@ -41,7 +41,7 @@ class LiveExecutables:
         if executable is None:
             return None
         memory = _jax.executable_memory(executable)
-        live = _jax.live_executable_ids(executable)
+        live = _jax.live_executables(executable)
         with self._lock:
             return self._file(key, executable, repeat_key(signature), memory, live)
 
@@ -51,14 +51,14 @@ class LiveExecutables:
         executable: Any,
         repeat: Hashable,
         memory: _Memory | None,
-        live: set[tuple[int, Any]] | None,
+        live: dict[int, Any] | None,
     ) -> Executables:
         mine = self._held.setdefault(key, {})
         if live is None:  # cannot tell which are alive: this one's figures only
             mine.clear()
             return _figures(memory, None, None, None)
         for each in self._held.values():  # the freed ones, of every function
-            for gone in [i for i in each if i not in live]:
+            for gone in [i for i in each if not _jax.is_alive(i, live)]:
                 del each[gone]
         mine[_jax.executable_id(executable)] = (repeat, memory)
         same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None

@@ -49,8 +49,8 @@ def test_a_compile_event_reaches_the_executable_it_made_and_its_memory_analysis(
     expected = tuple(getattr(memory, figure) for figure in _jax.MEMORY_FIGURES)
     assert figures == expected
     assert figures[2] == x.size * 4 and figures[3] == 16 * 16 * 4  # arguments, outputs
-    live = _jax.live_executable_ids(made)
-    assert live is not None and _jax.executable_id(made) in live
+    live = _jax.live_executables(made)
+    assert live is not None and _jax.is_alive(_jax.executable_id(made), live)
 
 
 def test_a_dead_closures_executable_is_freed_a_live_jits_are_kept() -> None:
@@ -76,12 +76,13 @@ def test_a_dead_closures_executable_is_freed_a_live_jits_are_kept() -> None:
     closure = [make(Opt(0.5))]
     (gone,) = [e for n, e in _made_by(lambda: closure[0](x)) if n == "jit(contract_closure)"]
     gone_id = _jax.executable_id(gone)
-    live = _jax.live_executable_ids(asker)
-    assert live is not None and gone_id in live and all(i in live for i in ids)
-    del gone, closure[0]
+    live = _jax.live_executables(asker)
+    assert live is not None and _jax.is_alive(gone_id, live)
+    assert all(_jax.is_alive(i, live) for i in ids)
+    del gone, closure[0], live
     gc.collect()
-    live = _jax.live_executable_ids(asker)
+    live = _jax.live_executables(asker)
     assert live is not None
-    assert len(ids) == 3 and all(i in live for i in ids)  # the jit object keeps all three
+    assert len(ids) == 3 and all(_jax.is_alive(i, live) for i in ids)  # all three kept
     assert kept._cache_size() == 3
-    assert gone_id not in live  # freed with its function and jit object
+    assert not _jax.is_alive(gone_id, live)  # freed with its function and jit object
