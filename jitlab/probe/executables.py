@@ -73,12 +73,13 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 def repeat_key(signature: Signature | None) -> Hashable:
     """What two compiles of one function share when the second was for inputs the first
     already had a program for: the same arrays (shapes, dtypes, shardings, structure) and
-    static values that print the same but for an object's address (``<Adam object at
-    0x…>``, an Optax optimizer's functions); the function object aside. None: unknown."""
+    static values — static arguments, a pytree's static data such as a Flax NNX graph's —
+    that print the same but for an object's address (``<Adam object at 0x…>``, an Optax
+    optimizer's functions); the function object aside. None: unknown."""
     if signature is None:
         return None
     statics = tuple((name, _ADDRESS.sub(" at 0x…", text)) for name, text in signature.statics)
-    return signature.leaves, signature.tree, statics
+    return signature.leaves, _ADDRESS.sub(" at 0x…", signature.tree), statics
 
 
 def function_key(fn: Any) -> Hashable:

@@ -241,3 +241,42 @@ def test_the_words_say_what_was_measured_and_the_fix(lang):
 def test_the_page_exists_in_both_languages():
     text = Path(page(EXECUTABLES_GROWING)).read_text(encoding="utf-8")
     assert "## English" in text and "## 中文" in text and "jax#16778" in text
+
+
+def test_flax_nnx_optimizer_recreated_per_epoch_as_in_flax_5548(tmp_path):
+    nnx = pytest.importorskip("flax.nnx")
+    optax = pytest.importorskip("optax")
+
+    class Model(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(4, 1, rngs=rngs)
+
+        def __call__(self, x):
+            return self.lin(x)
+
+    @nnx.jit
+    def nnx_step(model, optimizer, x):
+        loss, grads = nnx.value_and_grad(lambda m: jnp.mean(m(x) ** 2))(model)
+        optimizer.update(model, grads)
+        return loss
+
+    x = jnp.ones((8, 4))
+
+    def program():
+        for _ in range(EPOCHS):
+            model = Model(nnx.Rngs(0))
+            # A new optax transformation each epoch: new functions in the graph's static data.
+            optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+            for _ in range(2):
+                nnx_step(model, optimizer, x)
+
+    path = tmp_path / "run.jsonl"
+    lines = _watched(path, program)
+    assert _jax_compiles(lines, "nnx_step") == EPOCHS  # JAX's own count
+    recording, _ = read_recording(path)
+    compiled = [c.record for c in recording.calls if c.record.function == "nnx_step"]
+    compiled = [r for r in compiled if r.kind.compiled]
+    assert [r.executables.live for r in compiled] == list(range(1, EPOCHS + 1))
+    assert [r.executables.same_signature for r in compiled] == list(range(1, EPOCHS + 1))
+    (d,) = [d for d in recording.diagnoses if d.id == EXECUTABLES_GROWING]
+    assert d.function == "nnx_step" and d.figures["live"] == WARN_AFTER + 1
