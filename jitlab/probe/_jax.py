@@ -614,6 +614,82 @@ def hlo_opcodes(compiled: Any) -> list[list[str]] | None:
         return None
 
 
+# -- executables: the one a compile made, its memory, and which are still alive ----------------
+# executables-growing (jax#16778, flax#5548): read on the compile path only.
+_COMPILATION_CODE = "_cached_compilation"  # pxla's, 0.6-0.12: ``xla_executable = compile…``
+_EXECUTABLE_LOCAL = "xla_executable"
+_FRAMES_UP = 16  # from a backend-compile listener up to that frame: about 6 on 0.6-0.12
+
+
+def compiled_executable(frame: FrameType | None) -> Any | None:
+    """From inside a backend-compile event (``/jax/core/compile/backend_compile_duration``):
+    the ``LoadedExecutable`` that compile just made (or loaded from the persistent cache),
+    without compiling anything again; None where it cannot be found.
+
+    Relies on ``pxla._cached_compilation`` firing that event as it leaves its ``with
+    log_elapsed_time`` block, after ``xla_executable = compiler.compile_or_get_cached(...)``
+    ran (0.6-0.12): the frame's local is the executable. Read, never kept: whoever calls
+    this must not hold it past the call (it would keep the program's executable alive)."""
+    for _ in range(_FRAMES_UP):
+        if frame is None:
+            return None
+        code = frame.f_code
+        if code.co_name == _COMPILATION_CODE and code.co_filename.endswith("pxla.py"):
+            return frame.f_locals.get(_EXECUTABLE_LOCAL)
+        frame = frame.f_back
+    return None
+
+
+MEMORY_FIGURES = (
+    "generated_code_size_in_bytes",
+    "temp_size_in_bytes",
+    "argument_size_in_bytes",
+    "output_size_in_bytes",
+    "alias_size_in_bytes",
+)
+"""The figures of ``Compiled.memory_analysis()``, which JAX reads from the executable's
+``get_compiled_memory_stats()`` (the same call here, on the executable at hand)."""
+
+
+def executable_memory(executable: Any) -> tuple[int | None, ...] | None:
+    """:data:`MEMORY_FIGURES` of an executable, as ``Compiled.memory_analysis()`` gives them
+    (None per figure JAX does not give; None when the backend gives no memory analysis)."""
+    try:
+        stats = executable.get_compiled_memory_stats()
+    except Exception:  # NotImplementedError on a backend without it
+        return None
+    values = [getattr(stats, name, None) for name in MEMORY_FIGURES]
+    return tuple(v if isinstance(v, int) and not isinstance(v, bool) else None for v in values)
+
+
+def executable_id(executable: Any) -> tuple[int, Any]:
+    """Which executable this is while it lives: its object (``live_executables()`` returns
+    the same Python object each time) and its fingerprint (an address used again by another
+    executable has another program)."""
+    try:
+        fingerprint = executable.fingerprint
+    except Exception:
+        fingerprint = None
+    return id(executable), fingerprint
+
+
+def live_executables(executable: Any) -> dict[int, Any] | None:
+    """Every executable still alive on that executable's client, by ``id``
+    (``Client.live_executables()``: those not yet destroyed, whoever holds them); None where
+    this jaxlib cannot list them. Drop it after use: it holds them while it lives."""
+    try:
+        live = executable.client.live_executables()
+    except Exception:
+        return None
+    return {id(each): each for each in live}
+
+
+def is_alive(ident: tuple[int, Any], live: dict[int, Any]) -> bool:
+    """Is the executable of :func:`executable_id` ``ident`` among :func:`live_executables`?"""
+    found = live.get(ident[0])
+    return found is not None and executable_id(found) == ident
+
+
 def spec_text(spec: Any) -> str:
     """A ``PartitionSpec`` as text, the same on every version: up to 0.8 JAX writes
     ``PartitionSpec('x', None)``, from 0.9 ``P('x', None)`` (detected on the text)."""

@@ -1,5 +1,6 @@
-"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390) and
-``identity-static`` (flax#5548; :class:`IdentityStatic`).
+"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390),
+``identity-static`` (flax#5548; :class:`IdentityStatic`) and ``executables-growing``
+(jax#16778, flax#5548; :class:`ExecutablesGrowing`).
 
 Counting happens on the compile path only (a watch's recorder, and a `Probe` of its
 own, hand each compile's record here); a cache hit never reaches this module. It sits in the
@@ -15,11 +16,13 @@ import contextlib
 import os
 import sys
 from collections import Counter
+from typing import Protocol
 
 from jitlab.probe import monitor
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
+    EXECUTABLES_GROWING,
     FIX_FOR_CHANGE,
     IDENTITY_STATIC,
     RECOMPILE_LIMIT,
@@ -141,6 +144,51 @@ class IdentityStatic:
             }
             return Diagnosis(IDENTITY_STATIC, call.record.function, call.defined_at, figures, t)
         return None
+
+
+class ExecutablesGrowing:
+    """executables-growing: one function has more than ``after`` executables still alive
+    for one signature (the same arrays, static values that print the same but for an
+    object's address: :func:`jitlab.probe.executables.repeat_key`), measured at its compile
+    (the record's :class:`~jitlab.records.executables.Executables`, from
+    ``live_executables()``): a model or optimizer re-created per epoch, its programs kept.
+    Where jitlab did not see the arguments (a function jitted before the watch), more than
+    ``after`` alive at all, said with "cannot tell whether they are for different shapes".
+    Once per function; on the compile path only."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after  # 0: never
+        self._compiles: Counter[Key] = Counter()
+        self._said: set[Key] = set()
+
+    def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
+        held = call.record.executables
+        if not self.after or held is None or held.live is None or call.internal:
+            return None
+        key = call.key
+        self._compiles[key] += 1
+        same = held.same_signature
+        grown = same if same is not None else held.live
+        if grown <= self.after or key in self._said:
+            return None
+        self._said.add(key)
+        figures = {
+            "live": held.live,
+            "same_signature": same,
+            "compiles": self._compiles[key],
+            "limit": self.after,
+            "code_bytes": held.live_code_bytes,
+            "temp_bytes": held.live_temp_bytes,
+            "argument_bytes": held.live_argument_bytes,
+            "output_bytes": held.live_output_bytes,
+        }
+        return Diagnosis(EXECUTABLES_GROWING, call.record.function, call.defined_at, figures, t)
+
+
+class Diagnoser(Protocol):
+    """What the recorder and a Probe run on each compile's record (never on a hit)."""
+
+    def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None: ...
 
 
 def say_live(diagnosis: Diagnosis) -> None:

@@ -17,6 +17,7 @@ from jitlab.probe import (
     _jax,
     abstract,
     diagnosing,
+    executables,
     monitor,
     reasons,
     sharing,
@@ -84,7 +85,7 @@ class Filing:
     _folded: int
     _unrecorded: itertools.count[int]
     _totals: Tally
-    _diagnosers: tuple[diagnosing.RecompileLimit | diagnosing.IdentityStatic, ...]
+    _diagnosers: tuple[diagnosing.Diagnoser, ...]
     _diagnoses: list[Diagnosis]
     _site: str | None  # where the function is defined (diagnoses name it), found once
 
@@ -118,7 +119,7 @@ class Filing:
 
     def _diagnose(self, record: CallRecord) -> None:
         """What the watch's diagnosers state of this compile (recompile-limit,
-        identity-static), kept in :attr:`diagnoses` (lock held)."""
+        identity-static, executables-growing), kept in :attr:`diagnoses` (lock held)."""
         if self._site is None:
             self._site = definition_site(self._fn) or None
         call = RecordedCall(record, self._site)
@@ -303,7 +304,9 @@ class Filing:
         self._store.card_filed(card)
         ledger.ever_compiled = True
         self._entries_after_compile = entries
-        return common._replace(kind=kind, card=card.index, reason=reason)
+        made, collector.executable = collector.executable, None  # held no longer
+        held = executables.LIVE.compiled(executables.function_key(self._fn), made, sig)
+        return common._replace(kind=kind, card=card.index, reason=reason, executables=held)
 
     def _transformed(
         self,

@@ -68,6 +68,7 @@ class CallCollector:
         "compiled",
         "defer_explain",
         "deferred",
+        "executable",
         "explanations",
         "jit_name",
         "lazy",
@@ -116,6 +117,9 @@ class CallCollector:
     def reset(self) -> None:
         self.trace_ms = self.lower_ms = self.compile_ms = 0.0
         self.traced = self.lowered = self.compiled = self.persistent = False
+        # The executable this call's compile made (executables-growing): held only until
+        # the call is filed, never longer (it would keep the program's executable alive).
+        self.executable: Any = None
         # Nothing happened but dispatch (the fast path of a cache hit): a plain attribute,
         # cleared by whatever makes the call worth a full record.
         self.quiet = True
@@ -164,6 +168,7 @@ class CallCollector:
             # committed to another device is only compiled again (pjit_test.py's
             # test_pjit_different_device_recompilation). A compile all the same.
             self.compile_ms, self.compiled, self.quiet = ms, True, False
+            self.executable = _jax.compiled_executable(sys._getframe(1))
             self._phase("compile", ms)
         elif event == PERSISTENT_LOAD_EVENT and self.lowered and not self.compiled:
             # Persistent-cache events carry no function name; after our lowering they are ours.

@@ -142,14 +142,18 @@ class Probe(Filing):
         self._totals = Tally()  # every call filed (summary() is exact whatever is kept)
         # The watch's diagnosers, on this probe's compiles (see diagnoses); recompile-limit
         # after ``warn_after`` compiles (else JITLAB_WARN_AFTER, else 8; 0: never).
-        self._diagnosers: tuple[diagnosing.RecompileLimit | diagnosing.IdentityStatic, ...] = ()
+        self._diagnosers: tuple[diagnosing.Diagnoser, ...] = ()
         if self.diagnose:
             after = (
                 diagnosing.resolve_warn_after(warn_after)
                 if warn_after is not None
                 else diagnosing.warn_after_from_environment()
             )
-            self._diagnosers = (diagnosing.RecompileLimit(after), diagnosing.IdentityStatic())
+            self._diagnosers = (
+                diagnosing.RecompileLimit(after),
+                diagnosing.IdentityStatic(),
+                diagnosing.ExecutablesGrowing(after),
+            )
         self._diagnoses: list[Diagnosis] = []
         self._site: str | None = None
         # A shared ledger: several function objects that are one function to the user (the

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from jitlab.records.changes import ChangeKind, render
+from jitlab.records.executables import Executables
 
 
 class CallKind(enum.StrEnum):
@@ -271,6 +272,9 @@ class CallRecord(NamedTuple):
     params: dict[str, Any] | None = None  # scenario parameters, when run by the engine
     variant: str | None = None
     notes: dict[str, Any] | None = None  # what the scenario observed beyond JAX (facts())
+    # A compile's executable and its function's live ones (executables-growing): None on
+    # other calls, and where it was not measured.
+    executables: Executables | None = None
 
     @property
     def execute_ms(self) -> float:
@@ -301,6 +305,7 @@ class CallRecord(NamedTuple):
             params=data.get("params"),
             variant=data.get("variant"),
             notes=data.get("notes"),
+            executables=Executables.from_json(data.get("executables")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -309,7 +314,7 @@ class CallRecord(NamedTuple):
         Strict JSON data already: parameters and facts, the only values a scenario hands in,
         go through :func:`jsonable` (NaN and ±inf as None); times are perf_counter spans.
         """
-        return {
+        line: dict[str, Any] = {
             "index": self.index,
             "function": self.function,
             "kind": self.kind.value,
@@ -327,6 +332,9 @@ class CallRecord(NamedTuple):
             "stdout": [line.to_json() for line in self.stdout],
             "notes": jsonable(self.notes),
         }
+        if self.executables is not None:  # a compile's only: other lines stay as they were
+            line["executables"] = self.executables.to_json()
+        return line
 
 
 def jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:

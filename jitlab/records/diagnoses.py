@@ -7,9 +7,9 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-``recompile-limit`` and ``identity-static`` are stated today; the other ids of the issue
-(``slow-dispatch``, ``persistent-not-written``, ``persistent-key-changed``,
-``captured-constant``, ``executables-growing``, ``call-site-cost``) slot into :data:`IDS`
+``recompile-limit``, ``identity-static`` and ``executables-growing`` are stated today; the
+other ids of the issue (``slow-dispatch``, ``persistent-not-written``,
+``persistent-key-changed``, ``captured-constant``, ``call-site-cost``) slot into :data:`IDS`
 with their words and pages.
 """
 
@@ -25,10 +25,11 @@ from jitlab.records.messages import say
 
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
+EXECUTABLES_GROWING = "executables-growing"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a
 # recording, a script reading ``--json`` and a page name all use it.
-IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC)
+IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC, EXECUTABLES_GROWING)
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
@@ -190,10 +191,48 @@ def _changing(d: Diagnosis, lang: str) -> str:
     )
 
 
+def _bytes(value: object) -> str:
+    """A byte count as people read it (``1.5 MiB``); ``?`` where JAX gave none."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return "?"
+    size, unit = float(value), "B"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            break
+        size /= 1024
+    return f"{value} B" if unit == "B" else f"{size:.1f} {unit}"
+
+
+def _growing(d: Diagnosis, lang: str) -> str:
+    """executables-growing: how many are alive, how many for one signature, what they hold."""
+    f = d.figures
+    held = say(
+        "diagnosis.executables_growing.held",
+        lang,
+        code=_bytes(f.get("code_bytes")),
+        temp=_bytes(f.get("temp_bytes")),
+        arguments=_bytes(f.get("argument_bytes")),
+        outputs=_bytes(f.get("output_bytes")),
+    )
+    same = f.get("same_signature")
+    key = "same" if isinstance(same, int) else "unseen"
+    return say(
+        f"diagnosis.executables_growing.{key}",
+        lang,
+        function=_where(d),
+        live=f.get("live", 0),
+        compiles=f.get("compiles", 0),
+        same=same,
+        held=held,
+    )
+
+
 def sentence(d: Diagnosis, lang: str = "en") -> str:
     """The diagnosis in one sentence (the summary's line)."""
     if not d.known:
         return say("diagnosis.newer", lang, id=d.id, function=_where(d))
+    if d.id == EXECUTABLES_GROWING:
+        return _growing(d, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -217,6 +256,8 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
     if d.id == IDENTITY_STATIC:
         fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
+    elif d.id == EXECUTABLES_GROWING:
+        fix = say("diagnosis.fix.executables_growing", lang)
     else:
         fix = _fix(d, lang)
     return [

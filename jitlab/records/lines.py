@@ -32,6 +32,7 @@ from jitlab.records.calls import (
     Reason,
 )
 from jitlab.records.diagnoses import Diagnosis as Diagnosis  # the ``diagnosis`` line
+from jitlab.records.executables import Executables
 from jitlab.records.scripts import Script
 from jitlab.records.strict import (
     COUNTS,
@@ -161,6 +162,7 @@ class RecordedCall:
                 params,
                 variant,
                 notes,
+                Executables.from_json(get("executables")),
             )
             return cls(
                 record,

@@ -983,6 +983,38 @@ CATALOGUE: dict[str, Message] = {
         "{page} (not on this machine)",
         "{page}（本机上没有这一页）",
     ),
+    # -- executables-growing (jitlab/records/diagnoses.py, docs/diagnoses/) -------------------
+    "diagnosis.executables_growing.same": _M(
+        "{function} has {live} executables still alive after {compiles} compiles, {same} "
+        "of them for one signature (the same shapes and dtypes, static values that differ "
+        "only in an object's address): a new program each time for inputs it already had "
+        "one for ({held}).",
+        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活，其中 {same} 个对应同一个"
+        "签名（形状和 dtype 相同，静态值只有对象地址不同）：对已有程序的输入一次次编译新程序"
+        "（{held}）。",
+    ),
+    "diagnosis.executables_growing.unseen": _M(
+        "{function} has {live} executables still alive after {compiles} compiles ({held}); "
+        "jitlab did not see its arguments, so it cannot tell whether they are for different "
+        "shapes.",
+        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活（{held}）；jitlab 没有"
+        "看到它的参数，因此无法判断它们是否对应不同的形状。",
+    ),
+    "diagnosis.executables_growing.held": _M(
+        "in all, as JAX's memory_analysis says: code {code}, temp {temp}, arguments "
+        "{arguments}, outputs {outputs}",
+        "按 JAX 的 memory_analysis 合计：代码 {code}，临时 {temp}，"
+        "参数 {arguments}，输出 {outputs}",
+    ),
+    "diagnosis.fix.executables_growing": _M(
+        "build the model or optimizer (and the jitted function) once, outside the loop, and "
+        "pass what changes as traced arrays; a static or closed-over object that is new each "
+        "epoch makes a new program each epoch, and while the jitted function lives JAX keeps "
+        "every one",
+        "在循环外只创建一次模型或优化器（以及被 jit 的函数），把会变的部分作为被追踪的数组传入；"
+        "每个 epoch 都新建的静态对象或闭包捕获的对象，会让每个 epoch 编译一份新程序，"
+        "而只要被 jit 的函数还在，JAX 就会全部保留",
+    ),
     "diagnosis.bad_warn_after": _M(
         "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
         "warning off)",

@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from jitlab.probe import contract, frames, monitor
-from jitlab.probe.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
+from jitlab.probe.diagnosing import (
+    Diagnoser,
+    ExecutablesGrowing,
+    IdentityStatic,
+    RecompileLimit,
+    resolve_warn_after,
+    say_live,
+)
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.diagnoses import Diagnosis
@@ -97,7 +104,13 @@ class Recorder:
         self.output = RecordingFile(path)
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
-        self.identity_static = IdentityStatic()  # identity-static: written and said live
+        # Each diagnoser sees every compile (never a hit); what it states is written, kept
+        # and said live on stderr, once per function (and argument).
+        self.diagnosers: tuple[Diagnoser, ...] = (
+            self.recompile_limit,
+            IdentityStatic(),
+            ExecutablesGrowing(warn_after),  # more than warn_after alive for the same arrays
+        )
         self.diagnoses: list[Diagnosis] = []  # as written (a notebook shows them)
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
@@ -339,18 +352,13 @@ class Recorder:
                     return
             self.calls.append(call)
             self.output.write(call.to_json())
-            if record.kind.compiled and self.recompile_limit.after:  # the compile path only
-                diagnosis = self.recompile_limit.compiled(call, self.elapsed())
-                if diagnosis is not None:
-                    self.output.write(diagnosis.to_json())
-                    self.diagnoses.append(diagnosis)
-                    say_live(diagnosis)
-            if record.kind.compiled and record.reason is not None:  # the compile path only
-                found = self.identity_static.compiled(call, self.elapsed())
-                if found is not None:
-                    self.output.write(found.to_json())
-                    self.diagnoses.append(found)
-                    say_live(found)  # once per function and argument, as IdentityStatic says
+            if record.kind.compiled:  # the compile path only
+                for diagnoser in self.diagnosers:
+                    found = diagnoser.compiled(call, self.elapsed())
+                    if found is not None:
+                        self.output.write(found.to_json())
+                        self.diagnoses.append(found)
+                        say_live(found)
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than

@@ -1,0 +1,116 @@
+"""Which of a function's executables are still alive, and what they hold
+(``executables-growing``; :class:`~jitlab.records.executables.Executables`).
+
+Runs on the compile path only, with the executable that compile made (found by
+:func:`jitlab.probe._jax.compiled_executable`, never compiled again). Holds no executable:
+each is known by its id and fingerprint, and looked up among ``live_executables()`` at the
+next compile, so what JAX frees is seen freed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Hashable
+from typing import Any
+
+from jitlab.probe import _jax
+from jitlab.records.calls import Signature
+from jitlab.records.executables import Executables
+
+_Memory = tuple[int | None, ...]
+
+
+class LiveExecutables:
+    """The executables each function (by a key of the caller's) compiled, while they live.
+    One for the process (:data:`LIVE`): a function re-jitted each epoch makes a new jit
+    object (a new Probe in a watch) each time, and its executables are the same function's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # probes on several threads file compiles at once
+        # key -> {executable id: (its signature's repeat_key, its memory figures)}
+        self._held: dict[Hashable, dict[tuple[int, Any], tuple[Hashable, _Memory | None]]] = {}
+
+    def compiled(
+        self, key: Hashable, executable: Any, signature: Signature | None = None
+    ) -> Executables | None:
+        """File the executable one compile of ``key`` made (``signature``: the call's, None
+        if unknown); its figures and the function's live ones. None when there is no
+        executable to read."""
+        if executable is None:
+            return None
+        memory = _jax.executable_memory(executable)
+        live = _jax.live_executables(executable)
+        with self._lock:
+            return self._file(key, executable, repeat_key(signature), memory, live)
+
+    def _file(
+        self,
+        key: Hashable,
+        executable: Any,
+        repeat: Hashable,
+        memory: _Memory | None,
+        live: dict[int, Any] | None,
+    ) -> Executables:
+        mine = self._held.setdefault(key, {})
+        if live is None:  # cannot tell which are alive: this one's figures only
+            mine.clear()
+            return _figures(memory, None, None, None)
+        for each in self._held.values():  # the freed ones, of every function
+            for gone in [i for i in each if not _jax.is_alive(i, live)]:
+                del each[gone]
+        mine[_jax.executable_id(executable)] = (repeat, memory)
+        same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None
+        return _figures(memory, len(mine), [m for _, m in mine.values()], same)
+
+
+LIVE = LiveExecutables()
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def repeat_key(signature: Signature | None) -> Hashable:
+    """What two compiles of one function share when the second was for inputs the first
+    already had a program for: the same arrays (shapes, dtypes, shardings, structure) and
+    static values — static arguments, a pytree's static data such as a Flax NNX graph's —
+    that print the same but for an object's address (``<Adam object at 0x…>``, an Optax
+    optimizer's functions); the function object aside. None: unknown."""
+    if signature is None:
+        return None
+    statics = tuple((name, _ADDRESS.sub(" at 0x…", text)) for name, text in signature.statics)
+    return signature.leaves, _ADDRESS.sub(" at 0x…", signature.tree), statics
+
+
+def function_key(fn: Any) -> Hashable:
+    """A probed function's key in :data:`LIVE`: its code (every jit object of one ``def``
+    shares it), else its type (a callable object)."""
+    try:
+        return ("code", inspect.unwrap(fn).__code__)
+    except (AttributeError, ValueError):
+        return ("type", type(fn))
+
+
+def _figures(
+    memory: _Memory | None, live: int | None, held: list[_Memory | None] | None, same: int | None
+) -> Executables:
+    code, temp, argument, output, alias = memory or (None,) * 5
+    sums: list[int | None] = [None] * 4
+    if held:
+        for i in range(4):
+            said = [m[i] for m in held if m is not None and m[i] is not None]
+            sums[i] = sum(said) if said else None  # type: ignore[arg-type]
+    live_code, live_temp, live_argument, live_output = sums
+    return Executables(
+        code,
+        temp,
+        argument,
+        output,
+        alias,
+        live,
+        live_code,
+        live_temp,
+        live_argument,
+        live_output,
+        same,
+    )
