@@ -129,4 +129,5 @@ def test_an_id_from_a_newer_jitlab_is_shown_by_id_and_page(
     assert "warp-drive: step (" in text and "diagnosis warp-drive (from a newer jitlab)" in text
     assert "docs/diagnoses/warp-drive.md (not on this machine)" in text
     links = [part.split('"')[1] for part in shown.diagnoses.text().split("href=")[1:]]
-    assert links == [Path(page(i)).as_uri() for i in ("identity-static", "recompile-limit")]
+    ids = ("identity-static", "recompile-limit", "executables-growing")
+    assert links == [Path(page(i)).as_uri() for i in ids]

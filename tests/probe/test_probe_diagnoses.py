@@ -13,7 +13,7 @@ import pytest
 
 import jitlab
 from jitlab.probe.probe import Probe
-from jitlab.records.diagnoses import IDENTITY_STATIC, RECOMPILE_LIMIT
+from jitlab.records.diagnoses import EXECUTABLES_GROWING, IDENTITY_STATIC, RECOMPILE_LIMIT
 
 
 class Config:  # no __eq__ / __hash__: compared and hashed by identity
@@ -62,6 +62,8 @@ def test_a_probe_states_what_the_watch_states(tmp_path, caplog) -> None:
         (RECOMPILE_LIMIT, "grow"),
         (IDENTITY_STATIC, "step"),
         (RECOMPILE_LIMIT, "step"),
+        # each Config is a new static value, so each compile keeps a new executable alive
+        (EXECUTABLES_GROWING, "step"),
     ]
     assert found[0].site == f"{__file__}:{grow.__code__.co_firstlineno}"
     jax.clear_caches()
