@@ -1,5 +1,6 @@
-"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390) and
-``identity-static`` (flax#5548; :class:`IdentityStatic`).
+"""Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390),
+``identity-static`` (flax#5548; :class:`IdentityStatic`), ``captured-constant`` (optax#577;
+:class:`CapturedConstant`) and ``call-site-cost`` (jax#27993; :func:`call_site_costs`).
 
 Counting happens on the compile path only (a recorder hands each compile's record here); a
 cache hit never reaches this module. A function that passes ``warn_after`` compiles is
@@ -13,11 +14,15 @@ import contextlib
 import os
 import sys
 from collections import Counter
+from typing import Any
 
-from jitlab.probe import monitor
+from jitlab.probe import constants, monitor, scripts
+from jitlab.probe.probe import Probe
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
+    CALL_SITE_COST,
+    CAPTURED_CONSTANT,
     FIX_FOR_CHANGE,
     IDENTITY_STATIC,
     RECOMPILE_LIMIT,
@@ -26,6 +31,7 @@ from jitlab.records.diagnoses import (
     warning_lines,
 )
 from jitlab.records.lines import Key, RecordedCall
+from jitlab.records.site_costs import site_costs
 
 # Changes that say nothing about an argument of the call: not what "keeps changing".
 _NOT_AN_ARGUMENT = frozenset(
@@ -121,6 +127,89 @@ class IdentityStatic:
             }
             return Diagnosis(IDENTITY_STATIC, call.record.function, call.defined_at, figures, t)
         return None
+
+
+class CapturedConstant:
+    """captured-constant (optax#577): a recompile whose only change is a new function object
+    of the same code, compared with the last program of that function and signature.
+
+    On each compile of a function that can capture constants (a closure, or defaults), the
+    program's jaxpr is read again from JAX's tracing cache (:func:`scripts.traced_jaxpr`)
+    and reduced to a :class:`constants.Program`. Stated once per function: the constant that
+    changed and its two values; or, where the programs differ in more than constants or
+    the jaxpr could not be had, that jitlab cannot tell. Runs on the compile path only."""
+
+    _KEPT = 64  # programs kept per function (one per signature, the latest)
+
+    def __init__(self) -> None:
+        self._last: dict[Key, dict[Any, constants.Program]] = {}
+        self._said: set[Key] = set()
+
+    def compiled(self, call: RecordedCall, probe: Probe, t: float | None) -> Diagnosis | None:
+        record, key = call.record, call.key
+        fun = probe.wrapper.function
+        if call.internal or record.card is None or key in self._said:
+            return None
+        if not constants.takes_constants(fun):
+            return None
+        reason = record.reason
+        items = [c.kind for c in reason.items] if reason is not None else []
+        recreated = ChangeKind.NEW_FUNCTION_OBJECT in items and all(
+            kind is ChangeKind.NEW_FUNCTION_OBJECT or kind in _NOT_AN_ARGUMENT for kind in items
+        )
+        try:
+            closed, _ = scripts.traced_jaxpr(probe, probe.card(record.card))
+            program = constants.program(closed, fun) if closed is not None else None
+        except Exception:  # the program goes on; "cannot tell" below
+            program = None
+        signature = record.signature
+        by_signature = self._last.setdefault(key, {})
+        shape = (signature.leaves, signature.statics, signature.tree) if signature else None
+        old = by_signature.pop(shape, None)
+        by_signature[shape] = program or old  # type: ignore[assignment]
+        if by_signature[shape] is None:
+            del by_signature[shape]
+        while len(by_signature) > self._KEPT:
+            del by_signature[next(iter(by_signature))]
+        if not recreated or old is None:
+            return None
+        figures: dict[str, Any] = {"told": False, "equations_before": old.equations}
+        if program is None:
+            figures["why"] = "no_jaxpr"
+        else:
+            figures["equations_after"] = program.equations
+            changes = constants.changed_constants(old, program)
+            if changes == []:
+                return None  # the same program: nothing captured changed (recompile-limit)
+            if changes is None:
+                same = old.shape == program.shape
+                figures["why"] = "unread" if same else "shape"
+            else:
+                first = changes[0]
+                figures.update(
+                    told=True,
+                    constant=first.name,
+                    kind=first.kind,
+                    type=first.type_text,
+                    before=first.before,
+                    after=first.after,
+                    changed=len(changes),
+                )
+        self._said.add(key)
+        return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
+
+
+def call_site_costs(calls: list[RecordedCall], t: float | None, top: int = 5) -> list[Diagnosis]:
+    """call-site-cost (jax#27993): the costliest call sites of the user's code that
+    compiled more than once, ranked (the figures of :func:`site_costs`)."""
+    ranked = site_costs(calls)
+    found = []
+    for cost in ranked[:top]:
+        if cost.compiles < 2:
+            continue
+        figures = cost.figures()
+        found.append(Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, figures, t))
+    return found
 
 
 def say_live(diagnosis: Diagnosis) -> None:

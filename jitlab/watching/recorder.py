@@ -40,7 +40,14 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
-from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
+from jitlab.watching.diagnosing import (
+    CapturedConstant,
+    IdentityStatic,
+    RecompileLimit,
+    call_site_costs,
+    resolve_warn_after,
+    say_live,
+)
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -97,6 +104,7 @@ class Recorder:
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        self.captured_constant = CapturedConstant()  # captured-constant: written too
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -203,6 +211,8 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
+            for found in call_site_costs(self.calls, self.elapsed()):
+                self.output.write(found.to_json())
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
 
@@ -262,8 +272,14 @@ class Recorder:
         stats = self.track(site)
         stats.filed.add(record)
         called_from = frames.call_site(1)
-        self.add(RecordedCall(record, stats.defined_at, called_from, t=self.elapsed()))
+        call = RecordedCall(record, stats.defined_at, called_from, t=self.elapsed())
+        self.add(call)
         made_card = record.kind.compiled and record.card is not None
+        if made_card and probe is not None:  # the compile path only
+            found = self.captured_constant.compiled(call, probe, self.elapsed())
+            if found is not None:
+                with self._lock:
+                    self.output.write(found.to_json())
         if made_card and self.scripts is not None and probe is not None:
             self._add_script(stats, record, probe)
 
