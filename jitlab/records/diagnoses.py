@@ -32,7 +32,7 @@ IDENTITY_STATIC = "identity-static"
 # constants differ), ``equations_before`` / ``equations_after``.
 CAPTURED_CONSTANT = "captured-constant"
 # call-site-cost (jax#27993): one per costly call site of the user's code (the
-# :class:`jitlab.records.site_costs.SiteCost` figures), written when the recording ends.
+# :class:`jitlab.records.site_costs.SiteCost` figures), read from a recording's call lines.
 CALL_SITE_COST = "call-site-cost"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a

@@ -1034,6 +1034,9 @@ CATALOGUE: dict[str, Message] = {
         "{site}：{n} 次编译共耗时 {ms} 毫秒（追踪 {trace} + 降级 {lower} + 编译 {compile}），"
         "按耗时在 {sites} 个调用点中排第 {rank}，占全部编译时间的 {share}；主要是 {function}。",
     ),
+    "diagnosis.call_site_cost.title": _M(
+        "Compile cost by call site (costliest first):", "按调用点统计的编译耗时（从高到低）："
+    ),
     "diagnosis.fix.call-site-cost": _M(
         "see what changes between this line's calls (jitlab open shows each recompile's "
         "reason) and make its calls repeat one signature",

@@ -2,9 +2,11 @@
 
 Each compile (compile, recompile, persistent load) is charged to the program's line that made
 the call (``RecordedCall.called_from``): trace + lower + compile milliseconds, summed per
-line and ranked, costliest first. JAX-free: the recorder states the top ones as
-``call-site-cost`` diagnoses when a recording ends, and any reader (summary, report, app)
-ranks a recording's call lines with the same :func:`site_costs`.
+line and ranked, costliest first. JAX-free and read from the ``call`` lines a recording
+already holds (each has its ``called_from`` and phase times), so it is never written twice
+and a recording cut short is ranked too: ``jitlab summary`` (and any reader: report, app)
+ranks them with :func:`site_costs` and states the costly ones with
+:func:`site_cost_diagnoses`, as ``call-site-cost`` diagnoses rendered like the others.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from jitlab.records.diagnoses import CALL_SITE_COST, Diagnosis
 from jitlab.records.lines import RecordedCall
+
+STATED = 5  # the costliest call sites stated, of those that compiled more than once
 
 
 @dataclass(frozen=True)
@@ -91,3 +96,13 @@ def site_costs(calls: Iterable[RecordedCall]) -> list[SiteCost]:
             )
         )
     return found
+
+
+def site_cost_diagnoses(calls: Iterable[RecordedCall], top: int = STATED) -> list[Diagnosis]:
+    """``call-site-cost``: the costliest call sites whose cache misses cumulated (the line
+    compiled more than once), up to ``top``, ranked among all sites."""
+    return [
+        Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, cost.figures())
+        for cost in site_costs(calls)[:top]
+        if cost.compiles > 1
+    ]

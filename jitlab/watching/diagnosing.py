@@ -1,6 +1,7 @@
 """Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390),
-``identity-static`` (flax#5548; :class:`IdentityStatic`), ``captured-constant`` (optax#577;
-:class:`CapturedConstant`) and ``call-site-cost`` (jax#27993; :func:`call_site_costs`).
+``identity-static`` (flax#5548; :class:`IdentityStatic`) and ``captured-constant``
+(optax#577; :class:`CapturedConstant`). ``call-site-cost`` is read from a recording's call
+lines (:mod:`jitlab.records.site_costs`).
 
 Counting happens on the compile path only (a recorder hands each compile's record here); a
 cache hit never reaches this module. A function that passes ``warn_after`` compiles is
@@ -21,7 +22,6 @@ from jitlab.probe.probe import Probe
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
-    CALL_SITE_COST,
     CAPTURED_CONSTANT,
     FIX_FOR_CHANGE,
     IDENTITY_STATIC,
@@ -31,7 +31,6 @@ from jitlab.records.diagnoses import (
     warning_lines,
 )
 from jitlab.records.lines import Key, RecordedCall
-from jitlab.records.site_costs import site_costs
 
 # Changes that say nothing about an argument of the call: not what "keeps changing".
 _NOT_AN_ARGUMENT = frozenset(
@@ -197,19 +196,6 @@ class CapturedConstant:
                 )
         self._said.add(key)
         return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
-
-
-def call_site_costs(calls: list[RecordedCall], t: float | None, top: int = 5) -> list[Diagnosis]:
-    """call-site-cost (jax#27993): the costliest call sites of the user's code that
-    compiled more than once, ranked (the figures of :func:`site_costs`)."""
-    ranked = site_costs(calls)
-    found = []
-    for cost in ranked[:top]:
-        if cost.compiles < 2:
-            continue
-        figures = cost.figures()
-        found.append(Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, figures, t))
-    return found
 
 
 def say_live(diagnosis: Diagnosis) -> None:

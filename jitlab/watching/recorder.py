@@ -44,7 +44,6 @@ from jitlab.watching.diagnosing import (
     CapturedConstant,
     IdentityStatic,
     RecompileLimit,
-    call_site_costs,
     resolve_warn_after,
     say_live,
 )
@@ -211,8 +210,6 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
-            for found in call_site_costs(self.calls, self.elapsed()):
-                self.output.write(found.to_json())
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
 
