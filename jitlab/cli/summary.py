@@ -125,8 +125,8 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
-    _print_diagnoses(console, indexed, lang)
     _print_call_sites(console, indexed, lang)
+    _print_diagnoses(console, indexed, lang)
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:
         count = messages.say("n.divergences", lang, n=len(merged.divergences))
