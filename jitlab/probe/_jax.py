@@ -927,8 +927,27 @@ def jaxpr_parts(value: Any) -> tuple[Any, tuple[Any, ...]] | None:
     return inner, tuple(consts)
 
 
-def is_literal(atom: Any) -> bool:
-    """Is this equation input a literal (a constant written into the program)?"""
+def _literal_class() -> type:
     from jax._src import core
 
-    return isinstance(atom, core.Literal)
+    return core.Literal
+
+
+LITERAL: type = _literal_class()
+"""An equation input that is a literal (a constant written into the program): ``.val``."""
+
+
+def _wrapped_fun_class() -> type:
+    from jax._src import linear_util
+
+    return linear_util.WrappedFun
+
+
+WRAPPED_FUN: type = _wrapped_fun_class()
+"""A rule in an equation's params that JAX makes anew on each trace (a ``custom_jvp``'s
+``jvp_jaxpr_fun``): two traces of one program hold two, unequal and hashed apart."""
+
+
+def is_literal(atom: Any) -> bool:
+    """Is this equation input a literal (a constant written into the program)?"""
+    return isinstance(atom, LITERAL)

@@ -13,9 +13,7 @@ a changed constant by value. Nothing is kept of the program but these few figure
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,14 +26,28 @@ _TEXT_LIMIT = 60
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Constant:
     """One constant of a program: a ``literal`` or a captured array (``const``)."""
 
     kind: str  # "literal" or "const"
-    type_text: str  # f32[], f32[3]
-    text: str | None  # its value, short (None: not read, too big)
-    value: tuple[Any, ...] | None  # its elements, for comparing (None: not read)
+    aval: Any  # its type, as JAX holds it
+    array: np.ndarray | None  # its value (None: not read, too big)
+
+    @property
+    def type_text(self) -> str:  # f32[], f32[3]
+        return str(getattr(self.aval, "str_short", lambda: self.aval)())
+
+    @property
+    def text(self) -> str | None:
+        return None if self.array is None else _text(self.array)
+
+    def same_value(self, other: Constant) -> bool | None:
+        """Do the two hold the same value? None when one was not read."""
+        a, b = self.array, other.array
+        if a is None or b is None:
+            return None
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 @dataclass(frozen=True)
@@ -78,53 +90,55 @@ def _text(array: np.ndarray) -> str:
     return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 1] + "…"
 
 
-def _constant(kind: str, value: Any, aval: Any) -> Constant:
-    array = _small(value)
-    type_text = str(getattr(aval, "str_short", lambda: aval)())
-    if array is None:
-        return Constant(kind, type_text, None, None)
-    return Constant(kind, type_text, _text(array), (str(array.dtype), *array.ravel().tolist()))
-
-
-def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant]) -> Iterator[Any]:
-    """The shape of a (sub-)program as a stream of hashable pieces; constants to ``found``."""
+def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[Any]) -> None:
+    """The shape of a (sub-)program as hashable pieces appended to ``out`` (types as JAX's
+    own hashable avals: printing them would cost more than all the rest); its constants,
+    in order, to ``found``."""
     for var, value in zip(jaxpr.constvars, consts, strict=False):
-        found.append(_constant("const", value, var.aval))
-        yield ("const", str(var.aval))
+        found.append(Constant("const", var.aval, _small(value)))
+        out.append(var.aval)
     numbering: dict[Any, int] = {}
-    counter = itertools.count()
+    literal = _jax.LITERAL
 
     def atom(a: Any) -> Any:
-        if _jax.is_literal(a):
-            found.append(_constant("literal", a.val, a.aval))
-            return ("literal", str(a.aval))
-        if a not in numbering:
-            numbering[a] = next(counter)
-        return numbering[a]
+        if isinstance(a, literal):
+            found.append(Constant("literal", a.aval, _small(a.val)))
+            return a.aval
+        number = numbering.get(a)
+        if number is None:
+            number = numbering[a] = len(numbering)
+        return number
 
-    yield tuple(atom(v) for v in (*jaxpr.constvars, *jaxpr.invars))
+    out.append(tuple(atom(v) for v in (*jaxpr.constvars, *jaxpr.invars)))
     for eqn in jaxpr.eqns:
-        yield str(eqn.primitive), tuple(atom(v) for v in eqn.invars)
-        yield tuple((atom(v), str(v.aval)) for v in eqn.outvars)
-        for key in sorted(eqn.params):
-            yield key
-            yield from _param(eqn.params[key], found)
-    yield tuple(atom(v) for v in jaxpr.outvars)
+        out.append(eqn.primitive)
+        out.append(tuple([atom(v) for v in eqn.invars]))
+        out.append(tuple([(atom(v), v.aval) for v in eqn.outvars]))
+        for key, value in eqn.params.items():
+            out.append(key)
+            _param(value, found, out)
+    out.append(tuple(atom(v) for v in jaxpr.outvars))
 
 
-def _param(value: Any, found: list[Constant]) -> Iterator[Any]:
+def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
     parts = _jax.jaxpr_parts(value)
     if parts is not None:
-        yield "{"
-        yield from _walk(*parts, found)
-        yield "}"
+        out.append("{")
+        _walk(*parts, found, out)
+        out.append("}")
     elif isinstance(value, tuple | list):
         for item in value:
-            yield from _param(item, found)
-    elif callable(value):  # a rule JAX made while tracing (a thunk): a new object each trace
-        yield getattr(value, "__qualname__", type(value).__qualname__)
+            _param(item, found, out)
+    elif callable(value) or isinstance(value, _jax.WRAPPED_FUN):
+        # A rule JAX made while tracing (a thunk, a custom_jvp's jvp): new on each trace.
+        out.append(type(value).__qualname__)
     else:
-        yield _ADDRESS.sub("", str(value))[:200]
+        try:
+            hash(value)
+        except TypeError:  # unhashable: its text, without the object's address
+            out.append(_ADDRESS.sub("", str(value))[:200])
+        else:
+            out.append(value)
 
 
 def _named_values(fun: Any) -> list[tuple[str, Any]]:
@@ -157,32 +171,22 @@ def _closed_over(fun: Any) -> tuple[tuple[str, np.ndarray], ...]:
     return tuple(kept)
 
 
-def takes_constants(fun: Any) -> bool:
-    """Can a new object of this function hold other constants? A closure, defaults, or a
-    module global holding a number or an array that its code reads."""
-    if getattr(fun, "__closure__", None) or getattr(fun, "__defaults__", None):
-        return True
-    if getattr(fun, "__kwdefaults__", None):
-        return True
-    return any(
-        isinstance(value, bool | int | float | complex | np.generic) or hasattr(value, "dtype")
-        for _, value in _named_values(fun)
-    )
-
-
 def program(closed: Any, fun: Any) -> Program | None:
     """The :class:`Program` of a traced program (None when it is no jaxpr jitlab knows)."""
     parts = _jax.jaxpr_parts(closed)
     if parts is None:
         return None
     found: list[Constant] = []
-    shape = hash(tuple(_walk(*parts, found)))
+    out: list[Any] = []
+    _walk(*parts, found, out)
+    shape = hash(tuple(out))
     return Program(shape, len(parts[0].eqns), tuple(found), _closed_over(fun))
 
 
 def _name(old: Program, new: Program, before: Constant, after: Constant) -> str | None:
     """The one closed-over name whose value went from ``before``'s to ``after``'s."""
-    dtype = (after.value or before.value or ("",))[0]
+    assert before.array is not None and after.array is not None
+    dtype = after.array.dtype
     olds = dict(old.names)
     names = set()
     for name, now in new.names:
@@ -190,27 +194,38 @@ def _name(old: Program, new: Program, before: Constant, after: Constant) -> str 
         if was is None:
             continue
         try:
-            pair = [(str(dtype), *np.asarray(v, dtype).ravel().tolist()) for v in (was, now)]
+            pair = [np.asarray(v, dtype) for v in (was, now)]
         except (TypeError, ValueError):
             continue
-        if pair == [before.value, after.value]:
+        if all(
+            a.shape == b.shape and a.tobytes() == b.tobytes()
+            for a, b in zip(pair, (before.array.astype(dtype), after.array), strict=True)
+        ):
             names.add(name)
     return names.pop() if len(names) == 1 else None
 
 
 def changed_constants(old: Program, new: Program) -> list[ConstantChange] | None:
-    """The constants that differ between two programs of one shape; None when they differ
-    in more than constants, or when no constant read differs while some were not read (a
-    big array may differ or not: jitlab cannot tell). [] when the two are the same."""
+    """The constants that differ between two programs of one shape, one per distinct pair
+    of values (a closed-over ``lr`` used in ten equations is one change); None when the
+    programs differ in more than constants, or when no constant read differs while some
+    were not read (a big array may differ or not: jitlab cannot tell). [] when the two are
+    the same."""
     if old.shape != new.shape or len(old.constants) != len(new.constants):
         return None
-    changes, unread = [], False
+    changes, seen, unread = [], set(), False
     for before, after in zip(old.constants, new.constants, strict=True):
-        if before.value is None or after.value is None:
+        same = before.same_value(after)
+        if same is None:
             unread = True
-        elif before.value != after.value:
-            name = _name(old, new, before, after)
-            changes.append(
-                ConstantChange(name, after.kind, after.type_text, before.text, after.text)
-            )
+            continue
+        if same:
+            continue
+        assert before.array is not None and after.array is not None
+        pair = (before.array.tobytes(), after.array.tobytes(), str(after.array.dtype))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        name = _name(old, new, before, after)
+        changes.append(ConstantChange(name, after.kind, after.type_text, before.text, after.text))
     return None if unread and not changes else changes

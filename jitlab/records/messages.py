@@ -992,9 +992,10 @@ CATALOGUE: dict[str, Message] = {
     ),
     "diagnosis.captured_constant.unnamed": _M(
         "{function} compiled again for a re-created function whose program differs from the "
-        "last one only in captured constants: a {type} {kind} {before} → {after}{more}.",
+        "last one only in captured constants: a constant ({type}, {kind}) {before} → "
+        "{after}{more}.",
         "{function} 因函数被重新创建而再次编译，新程序与上一个只差在捕获的常量："
-        "一个 {type} {kind} {before} → {after}{more}。",
+        "一个常量（{type}，{kind}）{before} → {after}{more}。",
     ),
     "diagnosis.captured_constant.more": _M(" (and {n} more)", "（另有 {n} 个）"),
     "diagnosis.captured_constant.literal": _M(

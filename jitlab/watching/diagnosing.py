@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from jitlab.probe import constants, monitor, scripts
+from jitlab.probe import constants, monitor, scripts, wrappers
 from jitlab.probe.probe import Probe
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
@@ -132,13 +132,14 @@ class CapturedConstant:
     """captured-constant (optax#577): a recompile whose only change is a new function object
     of the same code, compared with the last program of that function and signature.
 
-    On each compile of a function that can capture constants (a closure, or defaults), the
+    On each compile of a ``jax.jit`` function (any may capture a constant, if only through
+    an object it reads, such as an Optax optimizer built with the learning rate), the
     program's jaxpr is read again from JAX's tracing cache (:func:`scripts.traced_jaxpr`)
     and reduced to a :class:`constants.Program`. Stated once per function: the constant that
     changed and its two values; or, where the programs differ in more than constants or
     the jaxpr could not be had, that jitlab cannot tell. Runs on the compile path only."""
 
-    _KEPT = 64  # programs kept per function (one per signature, the latest)
+    _KEPT = 8  # programs kept per function (one per signature, the latest few)
 
     def __init__(self) -> None:
         self._last: dict[Key, dict[Any, constants.Program]] = {}
@@ -146,10 +147,13 @@ class CapturedConstant:
 
     def compiled(self, call: RecordedCall, probe: Probe, t: float | None) -> Diagnosis | None:
         record, key = call.record, call.key
-        fun = probe.wrapper.function
+        info = probe.wrapper
+        fun = info.function
         if call.internal or record.card is None or key in self._said:
             return None
-        if not constants.takes_constants(fun):
+        # jax.jit's own trace answers from JAX's tracing cache; a wrapper's (equinox's
+        # filter_make_jaxpr) would run the user's Python again: not read.
+        if info.kind != wrappers.JAX_JIT:
             return None
         reason = record.reason
         items = [c.kind for c in reason.items] if reason is not None else []

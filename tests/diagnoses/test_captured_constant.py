@@ -155,3 +155,38 @@ def test_the_words_name_the_constant_its_values_and_the_fix(lang):
     lines = warning_lines(d, lang)
     assert "optax.inject_hyperparams" in lines[1]
     assert Path(page(CAPTURED_CONSTANT)).is_file()
+
+
+def test_an_optax_sweep_the_learning_rate_inside_the_optimizer(tmp_path):
+    optax = pytest.importorskip("optax")
+    params = {"w": jnp.ones((4, 4)), "b": jnp.zeros(4)}
+    x = jnp.ones((8, 4))
+
+    def loss(p):  # relu is a custom_jvp: a rule JAX makes anew on each trace
+        return jnp.mean(jax.nn.relu(x @ p["w"] + p["b"]) ** 2)
+
+    def sweep():
+        nonlocal params
+        for lr in (0.1, 0.05):  # optax#577: a new optimizer, a new step, per learning rate
+            opt = optax.adam(lr)
+            state = opt.init(params)
+
+            @jax.jit
+            def train_step(p, s):
+                g = jax.grad(loss)(p)
+                u, s = opt.update(g, s, p)  # noqa: B023
+                return optax.apply_updates(p, u), s
+
+            for _ in range(2):
+                params, state = train_step(params, state)
+
+    path = tmp_path / "run.jsonl"
+    log = _watched(path, sweep)
+    assert sum("Finished XLA compilation of jit(train_step)" in t for t in log) == 2
+    recording, _ = read_recording(path)
+    (d,) = [d for d in recording.diagnoses if d.id == CAPTURED_CONSTANT]
+    assert d.function == "train_step" and d.figures["told"] is True
+    # Adam scales by -lr: the learning rate, held inside the optimizer (no name of the
+    # step's own holds it, so none is given).
+    assert (d.figures["before"], d.figures["after"]) == ("-0.1", "-0.05")
+    assert d.figures["constant"] is None and "a constant (float32[]" in sentence(d)

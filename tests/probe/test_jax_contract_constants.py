@@ -48,3 +48,16 @@ def test_a_sub_program_in_params_is_read_with_its_own_constants():
     ]
     assert 3.0 in found
     assert _jax.jaxpr_parts(3.0) is None and _jax.jaxpr_parts(cond.params) is None
+
+
+def test_a_custom_jvp_holds_a_rule_made_anew_on_each_trace():
+    # relu is a custom_jvp: its equation's params hold a WrappedFun made per trace, so two
+    # traces of one program hold two unequal ones (jitlab reads it by its type only).
+    def rules():
+        program = jax.jit(lambda x: jax.nn.relu(x) * 2.0).trace(jnp.ones(3)).jaxpr
+        jaxpr, _ = _jax.jaxpr_parts(program)
+        (eqn,) = [e for e in jaxpr.eqns if "custom_jvp" in str(e.primitive)]
+        return [v for v in eqn.params.values() if isinstance(v, _jax.WRAPPED_FUN)]
+
+    (first,), (second,) = rules(), rules()
+    assert first is not second and hash(first) != hash(second)
