@@ -98,12 +98,13 @@ def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[
         found.append(Constant("const", var.aval, _small(value)))
         out.append(var.aval)
     numbering: dict[Any, int] = {}
-    literal = _jax.LITERAL
+    literal: Any = _jax.LITERAL
 
     def atom(a: Any) -> Any:
         if isinstance(a, literal):
-            found.append(Constant("literal", a.aval, _small(a.val)))
-            return a.aval
+            held: Any = a
+            found.append(Constant("literal", held.aval, _small(held.val)))
+            return held.aval
         number = numbering.get(a)
         if number is None:
             number = numbering[a] = len(numbering)
