@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -42,7 +44,10 @@ def main() -> None:
     try:
         for n in args.sizes:
             spent.clear()
-            with jitlab.watch(warn_after=0) as recorder:
+            with (
+                tempfile.TemporaryDirectory() as folder,
+                jitlab.watch(Path(folder) / "run.jsonl", warn_after=0) as recorder,
+            ):
                 for lr in (0.1, 0.05, 0.02):
 
                     def step(p, n=n):

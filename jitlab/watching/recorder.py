@@ -272,7 +272,8 @@ class Recorder:
         call = RecordedCall(record, stats.defined_at, called_from, t=self.elapsed())
         self.add(call)
         made_card = record.kind.compiled and record.card is not None
-        if made_card and probe is not None:  # the compile path only
+        # The compile path only, and only where it is written (a budget has no file).
+        if made_card and probe is not None and self.output.file is not None:
             found = self.captured_constant.compiled(call, probe, self.elapsed())
             if found is not None:
                 with self._lock:
