@@ -168,10 +168,9 @@ class CapturedConstant:
         signature = record.signature
         by_signature = self._last.setdefault(key, {})
         shape = (signature.leaves, signature.statics, signature.tree) if signature else None
-        old = by_signature.pop(shape, None)
-        by_signature[shape] = program or old  # type: ignore[assignment]
-        if by_signature[shape] is None:
-            del by_signature[shape]
+        old = by_signature.pop(shape, None)  # the last program: compared once, then replaced
+        if program is not None:
+            by_signature[shape] = program
         while len(by_signature) > self._KEPT:
             del by_signature[next(iter(by_signature))]
         if not recreated or old is None:
