@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         data["diagnoses"] = {
             str(index): [_diagnosis_json(d) for d in r.diagnoses] for index, r in indexed
         }
+        # call-site-cost: compile cost per calling line, ranked (from the call lines).
+        data["call_sites"] = {str(index): _call_sites_json(r) for index, r in indexed}
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return status
     _print(merged, indexed)
@@ -123,6 +125,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
+    _print_call_sites(console, indexed, lang)
     print_diagnoses(console, indexed, lang)
     colon = "：" if lang == "zh" else ":"
     if merged.divergences:
@@ -157,6 +160,42 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
     if not found:
         return
     console.print(f"[bold yellow]{escape(messages.say('diagnosis.title', lang))}[/bold yellow]")
+    for index, d in found:
+        line = messages.say(
+            "diagnosis.line", lang, id=d.id, text=sentence(d, lang), page=page(d.id)
+        )
+        if len(indexed) > 1:
+            line = messages.say("diagnosis.process", lang, index=index, line=line)
+        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+
+
+def _call_sites_json(recording: Any) -> dict[str, Any]:
+    """Every call site ranked (``sites``) and the costly ones stated (``diagnoses``)."""
+    from jitlab.records.site_costs import site_cost_diagnoses, site_costs
+
+    return {
+        "id": "call-site-cost",
+        "sites": [
+            {**cost.figures(), "function": cost.function, "defined_at": cost.defined_at}
+            for cost in site_costs(recording.calls)
+        ],
+        "diagnoses": [_diagnosis_json(d) for d in site_cost_diagnoses(recording.calls)],
+    }
+
+
+def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
+    """call-site-cost: the call sites whose compiles cost most, ranked, one line each."""
+    from rich.markup import escape
+
+    from jitlab.records import messages
+    from jitlab.records.diagnoses import page, sentence
+    from jitlab.records.site_costs import site_cost_diagnoses
+
+    found = [(i, d) for i, recording in indexed for d in site_cost_diagnoses(recording.calls)]
+    if not found:
+        return
+    title = messages.say("diagnosis.call_site_cost.title", lang)
+    console.print(f"[bold yellow]{escape(title)}[/bold yellow]")
     for index, d in found:
         line = messages.say(
             "diagnosis.line", lang, id=d.id, text=sentence(d, lang), page=page(d.id)

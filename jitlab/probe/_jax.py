@@ -985,3 +985,45 @@ def traced_by_eval_shape(frame: FrameType | None) -> bool:
             return False
         frame = frame.f_back
     return False
+
+
+# -- a jaxpr's parts, walked for the constants it holds (captured-constant) -------------------
+# Up to 0.10 a traced program is a ``ClosedJaxpr`` (``.jaxpr`` holds ``eqns``/``invars``/
+# ``constvars``, ``.consts`` the captured arrays); 0.11 merged it into ``Jaxpr``, which holds
+# ``consts`` itself (``.jaxpr`` a legacy accessor, returning itself). A Python scalar the
+# program closes over is an equation's ``Literal`` (``.val``), an array a ``const``.
+def jaxpr_parts(value: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(the jaxpr with ``eqns``/``invars``/``constvars``, its captured consts) of a traced
+    program or a sub-program in an equation's params; None for anything else."""
+    inner = getattr(value, "jaxpr", None)
+    inner = inner if hasattr(inner, "eqns") and hasattr(inner, "constvars") else value
+    if not (hasattr(inner, "eqns") and hasattr(inner, "invars")):
+        return None
+    consts = getattr(value, "consts", None) or getattr(inner, "consts", None) or ()
+    return inner, tuple(consts)
+
+
+def _literal_class() -> type:
+    from jax._src import core
+
+    return core.Literal
+
+
+LITERAL: type = _literal_class()
+"""An equation input that is a literal (a constant written into the program): ``.val``."""
+
+
+def _wrapped_fun_class() -> type:
+    from jax._src import linear_util
+
+    return linear_util.WrappedFun
+
+
+WRAPPED_FUN: type = _wrapped_fun_class()
+"""A rule in an equation's params that JAX makes anew on each trace (a ``custom_jvp``'s
+``jvp_jaxpr_fun``): two traces of one program hold two, unequal and hashed apart."""
+
+
+def is_literal(atom: Any) -> bool:
+    """Is this equation input a literal (a constant written into the program)?"""
+    return isinstance(atom, LITERAL)

@@ -1,6 +1,8 @@
 """Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390),
-``identity-static`` (flax#5548; :class:`IdentityStatic`) and ``executables-growing``
-(jax#16778, flax#5548; :class:`ExecutablesGrowing`).
+``identity-static`` (flax#5548; :class:`IdentityStatic`), ``executables-growing``
+(jax#16778, flax#5548; :class:`ExecutablesGrowing`) and ``captured-constant`` (optax#577;
+:class:`CapturedConstant`). ``call-site-cost`` is read from a recording's call lines
+(:mod:`jitlab.records.site_costs`).
 
 Counting happens on the compile path only (a watch's recorder, and a `Probe` of its
 own, hand each compile's record here); a cache hit never reaches this module. It sits in the
@@ -16,12 +18,13 @@ import contextlib
 import os
 import sys
 from collections import Counter
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from jitlab.probe import monitor
+from jitlab.probe import constants, monitor, scripts, wrappers
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
+    CAPTURED_CONSTANT,
     EXECUTABLES_GROWING,
     FIX_FOR_CHANGE,
     IDENTITY_STATIC,
@@ -31,6 +34,9 @@ from jitlab.records.diagnoses import (
     warning_lines,
 )
 from jitlab.records.lines import Key, RecordedCall
+
+if TYPE_CHECKING:
+    from jitlab.probe.probe import Probe
 
 # Changes that say nothing about an argument of the call: not what "keeps changing".
 _NOT_AN_ARGUMENT = frozenset(
@@ -189,6 +195,79 @@ class Diagnoser(Protocol):
     """What the recorder and a Probe run on each compile's record (never on a hit)."""
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None: ...
+
+
+class CapturedConstant:
+    """captured-constant (optax#577): a recompile whose only change is a new function object
+    of the same code, compared with the last program of that function and signature.
+
+    On each compile of a ``jax.jit`` function (any may capture a constant, if only through
+    an object it reads, such as an Optax optimizer built with the learning rate), the
+    program's jaxpr is read again from JAX's tracing cache (:func:`scripts.traced_jaxpr`)
+    and reduced to a :class:`constants.Program`. Stated once per function: the constant that
+    changed and its two values; or, where the programs differ in more than constants or
+    the jaxpr could not be had, that jitlab cannot tell. Runs on the compile path only."""
+
+    _KEPT = 8  # programs kept per function (one per signature, the latest few)
+
+    def __init__(self) -> None:
+        self._last: dict[Key, dict[Any, constants.Program]] = {}
+        self._said: set[Key] = set()
+
+    def compiled(self, call: RecordedCall, probe: Probe, t: float | None) -> Diagnosis | None:
+        record, key = call.record, call.key
+        info = probe.wrapper
+        fun = info.function
+        if call.internal or record.card is None or key in self._said:
+            return None
+        # jax.jit's own trace answers from JAX's tracing cache; a wrapper's (equinox's
+        # filter_make_jaxpr) would run the user's Python again: not read.
+        if info.kind != wrappers.JAX_JIT:
+            return None
+        reason = record.reason
+        items = [c.kind for c in reason.items] if reason is not None else []
+        recreated = ChangeKind.NEW_FUNCTION_OBJECT in items and all(
+            kind is ChangeKind.NEW_FUNCTION_OBJECT or kind in _NOT_AN_ARGUMENT for kind in items
+        )
+        try:
+            closed, _ = scripts.traced_jaxpr(probe, probe.card(record.card))
+            program = constants.program(closed, fun) if closed is not None else None
+        except Exception:  # the program goes on; "cannot tell" below
+            program = None
+        signature = record.signature
+        by_signature = self._last.setdefault(key, {})
+        shape = (signature.leaves, signature.statics, signature.tree) if signature else None
+        old = by_signature.pop(shape, None)  # the last program: compared once, then replaced
+        if program is not None:
+            by_signature[shape] = program
+        while len(by_signature) > self._KEPT:
+            del by_signature[next(iter(by_signature))]
+        if not recreated or old is None:
+            return None
+        figures: dict[str, Any] = {"told": False, "equations_before": old.equations}
+        if program is None:
+            figures["why"] = "no_jaxpr"
+        else:
+            figures["equations_after"] = program.equations
+            changes = constants.changed_constants(old, program)
+            if changes == []:
+                return None  # the same program: nothing captured changed (recompile-limit)
+            if changes is None:
+                same = old.shape == program.shape
+                figures["why"] = "unread" if same else "shape"
+            else:
+                first = changes[0]
+                figures.update(
+                    told=True,
+                    constant=first.name,
+                    kind=first.kind,
+                    type=first.type_text,
+                    before=first.before,
+                    after=first.after,
+                    changed=len(changes),
+                )
+        self._said.add(key)
+        return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
 
 
 def say_live(diagnosis: Diagnosis) -> None:

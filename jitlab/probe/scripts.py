@@ -117,6 +117,7 @@ __all__ = [
     "compare",
     "make_script",
     "print_part",
+    "traced_jaxpr",
 ]
 
 
@@ -377,6 +378,22 @@ def _print_part(
             except Exception as exc:
                 why = f"JAX could not print it: {_first_line(exc)}"
     return text, count, why, collector.traced
+
+
+def traced_jaxpr(probe: Probed, card: Card) -> tuple[Any, str | None]:
+    """(the jaxpr of ``card``'s program or None, why there is none, or with a jaxpr the
+    note that JAX traced it again: the user's Python ran) — the script's jaxpr
+    alone, from JAX's tracing cache (no lowering, no compile), filed nowhere. Read right
+    after the compile that made the card (captured-constant), while JAX still holds it."""
+    why, args, kwargs = _abstract_or_why(probe, card)
+    if why is not None:
+        return None, why
+    with _collector_paused(), _unfiled(probe.trace_name) as collector:
+        try:
+            closed, _ = _trace(probe.wrapper, args, kwargs, [])
+        except Exception as exc:
+            return None, f"JAX could not trace the abstract signature: {_first_line(exc)}"
+    return closed, RETRACED_NOTE if collector.traced else None
 
 
 def _abstract_or_why(

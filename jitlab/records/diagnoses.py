@@ -7,10 +7,9 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-``recompile-limit``, ``identity-static`` and ``executables-growing`` are stated today; the
-other ids of the issue (``slow-dispatch``, ``persistent-not-written``,
-``persistent-key-changed``, ``captured-constant``, ``call-site-cost``) slot into :data:`IDS`
-with their words and pages.
+Every id of :data:`IDS` is stated today. ``call-site-cost`` is worked out from a
+recording's call lines when it is read; the others are written as the program runs. A new
+id slots into :data:`IDS` with its words and page.
 """
 
 from __future__ import annotations
@@ -26,10 +25,24 @@ from jitlab.records.messages import say
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
 EXECUTABLES_GROWING = "executables-growing"
+# captured-constant (optax#577): figures ``told`` (False: jitlab cannot tell, ``why``: "shape",
+# "unread" or "no_jaxpr"), ``constant`` (a closed-over name, or None), ``kind`` ("literal":
+# a Python number; "const": an array), ``type``, ``before``, ``after``, ``changed`` (how many
+# constants differ), ``equations_before`` / ``equations_after``.
+CAPTURED_CONSTANT = "captured-constant"
+# call-site-cost (jax#27993): one per costly call site of the user's code (the
+# :class:`jitlab.records.site_costs.SiteCost` figures), read from a recording's call lines.
+CALL_SITE_COST = "call-site-cost"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a
 # recording, a script reading ``--json`` and a page name all use it.
-IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC, EXECUTABLES_GROWING)
+IDS: tuple[str, ...] = (
+    RECOMPILE_LIMIT,
+    IDENTITY_STATIC,
+    EXECUTABLES_GROWING,
+    CAPTURED_CONSTANT,
+    CALL_SITE_COST,
+)
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
@@ -233,6 +246,10 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
         return say("diagnosis.newer", lang, id=d.id, function=_where(d))
     if d.id == EXECUTABLES_GROWING:
         return _growing(d, lang)
+    if d.id == CAPTURED_CONSTANT:
+        return _captured_constant(d, lang)
+    if d.id == CALL_SITE_COST:
+        return _call_site_cost(d, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -258,6 +275,8 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
         fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
     elif d.id == EXECUTABLES_GROWING:
         fix = say("diagnosis.fix.executables_growing", lang)
+    elif d.id in (CAPTURED_CONSTANT, CALL_SITE_COST):
+        fix = say(f"diagnosis.fix.{d.id}", lang)
     else:
         fix = _fix(d, lang)
     return [
@@ -265,3 +284,49 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
         say("diagnosis.fix", lang, fix=fix),
         say("diagnosis.page", lang, page=page(d.id)),
     ]
+
+
+def _captured_constant(d: Diagnosis, lang: str) -> str:
+    f = d.figures
+    if not f.get("told"):
+        why = f.get("why") if f.get("why") in ("shape", "unread") else "no_jaxpr"
+        return say(
+            f"diagnosis.captured_constant.{why}",
+            lang,
+            function=_where(d),
+            before=f.get("equations_before", "?"),
+            after=f.get("equations_after", "?"),
+        )
+    constant = f.get("constant")
+    changed = f.get("changed")
+    more = changed - 1 if isinstance(changed, int) and not isinstance(changed, bool) else 0
+    kind = "literal" if f.get("kind") == "literal" else "const"
+    return say(
+        "diagnosis.captured_constant" + ("" if constant else ".unnamed"),
+        lang,
+        function=_where(d),
+        constant=constant or "",
+        type=f.get("type") or "?",
+        kind=say(f"diagnosis.captured_constant.{kind}", lang),
+        before=f.get("before") or "?",
+        after=f.get("after") or "?",
+        more=say("diagnosis.captured_constant.more", lang, n=more) if more > 0 else "",
+    )
+
+
+def _call_site_cost(d: Diagnosis, lang: str) -> str:
+    f = d.figures
+    return say(
+        "diagnosis.call_site_cost",
+        lang,
+        site=f.get("called_from") or "?",
+        n=f.get("compiles", 0),
+        ms=f"{float(f.get('ms') or 0):,.1f}",
+        trace=f"{float(f.get('trace_ms') or 0):,.1f}",
+        lower=f"{float(f.get('lower_ms') or 0):,.1f}",
+        compile=f"{float(f.get('compile_ms') or 0):,.1f}",
+        rank=f.get("rank", "?"),
+        sites=f.get("sites", "?"),
+        share=f"{float(f.get('share') or 0):.0%}",
+        function=_where(d),
+    )

@@ -1020,6 +1020,68 @@ CATALOGUE: dict[str, Message] = {
         "warning off)",
         "{name}：{value} 不是编译次数（应为 >= 0 的整数；0 表示关闭警告）",
     ),
+    # -- captured-constant and call-site-cost (docs/diagnoses/; jitlab/records/diagnoses.py)
+    "diagnosis.captured_constant": _M(
+        "{function} compiled again for a re-created function whose program differs from the "
+        "last one only in captured constants: {constant} ({type}, {kind}) {before} → {after}"
+        "{more}.",
+        "{function} 因函数被重新创建而再次编译，新程序与上一个只差在捕获的常量："
+        "{constant}（{type}，{kind}）{before} → {after}{more}。",
+    ),
+    "diagnosis.captured_constant.unnamed": _M(
+        "{function} compiled again for a re-created function whose program differs from the "
+        "last one only in captured constants: a constant ({type}, {kind}) {before} → "
+        "{after}{more}.",
+        "{function} 因函数被重新创建而再次编译，新程序与上一个只差在捕获的常量："
+        "一个常量（{type}，{kind}）{before} → {after}{more}。",
+    ),
+    "diagnosis.captured_constant.more": _M(" (and {n} more)", "（另有 {n} 个）"),
+    "diagnosis.captured_constant.literal": _M(
+        "a Python number written into the program", "写进程序的 Python 数值"
+    ),
+    "diagnosis.captured_constant.const": _M("an array captured by the program", "被程序捕获的数组"),
+    "diagnosis.captured_constant.shape": _M(
+        "{function} compiled again for a re-created function, and its program differs from "
+        "the last one in more than constants ({before} → {after} equations): jitlab cannot "
+        "tell that a captured constant is the cause.",
+        "{function} 因函数被重新创建而再次编译，但新程序与上一个不只差在常量（方程数 {before} → "
+        "{after}）：jitlab 无法断定原因是捕获的常量。",
+    ),
+    "diagnosis.captured_constant.unread": _M(
+        "{function} compiled again for a re-created function with the same program shape; it "
+        "captures arrays too big for jitlab to read, so it cannot tell whether their values "
+        "changed.",
+        "{function} 因函数被重新创建而再次编译，程序结构相同；它捕获的数组太大，jitlab 没有读取，"
+        "无法判断其中的值是否变了。",
+    ),
+    "diagnosis.captured_constant.no_jaxpr": _M(
+        "{function} compiled again for a re-created function; jitlab could not get its "
+        "program, so it cannot tell whether only captured constants changed.",
+        "{function} 因函数被重新创建而再次编译；jitlab 拿不到它的程序，无法判断是否只是捕获的"
+        "常量变了。",
+    ),
+    "diagnosis.fix.captured-constant": _M(
+        "pass the value as an argument of the jitted function (a traced array, so a new value "
+        "reuses the program), and jit it once; with Optax, optax.inject_hyperparams",
+        "把这个值作为被 jit 函数的参数传入（被追踪的数组，新值可复用同一程序），并只 jit 一次；"
+        "使用 Optax 时用 optax.inject_hyperparams",
+    ),
+    "diagnosis.call_site_cost": _M(
+        "{site}: {n} compiles cost {ms} ms (trace {trace} + lower {lower} + compile "
+        "{compile}), call site {rank} of {sites} by cost, {share} of all compile time; "
+        "mostly {function}.",
+        "{site}：{n} 次编译共耗时 {ms} 毫秒（追踪 {trace} + 降级 {lower} + 编译 {compile}），"
+        "按耗时在 {sites} 个调用点中排第 {rank}，占全部编译时间的 {share}；主要是 {function}。",
+    ),
+    "diagnosis.call_site_cost.title": _M(
+        "Compile cost by call site (costliest first):", "按调用点统计的编译耗时（从高到低）："
+    ),
+    "diagnosis.fix.call-site-cost": _M(
+        "see what changes between this line's calls (jitlab open shows each recompile's "
+        "reason) and make its calls repeat one signature",
+        "查看这一行的各次调用之间有什么变化（jitlab open 会显示每次重编译的原因），"
+        "让它的调用重复同一个签名",
+    ),
 }
 
 

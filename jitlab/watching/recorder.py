@@ -30,6 +30,7 @@ from typing import Any
 
 from jitlab.probe import contract, frames, monitor
 from jitlab.probe.diagnosing import (
+    CapturedConstant,
     Diagnoser,
     ExecutablesGrowing,
     IdentityStatic,
@@ -112,6 +113,8 @@ class Recorder:
             ExecutablesGrowing(warn_after),  # more than warn_after alive for the same arrays
         )
         self.diagnoses: list[Diagnosis] = []  # as written (a notebook shows them)
+        # captured-constant reads the Probe's program again: run from on_probe_record.
+        self.captured_constant = CapturedConstant()
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -277,8 +280,18 @@ class Recorder:
         stats = self.track(site)
         stats.filed.add(record)
         called_from = frames.call_site(1)
-        self.add(RecordedCall(record, stats.defined_at, called_from, t=self.elapsed()))
+        call = RecordedCall(record, stats.defined_at, called_from, t=self.elapsed())
+        self.add(call)
         made_card = record.kind.compiled and record.card is not None
+        # The compile path only, and only where it is written (a budget has no file).
+        if made_card and probe is not None and self.output.file is not None:
+            found = self.captured_constant.compiled(call, probe, self.elapsed())
+            if found is not None:
+                with self._lock:
+                    self.output.write(found.to_json())
+                    self.diagnoses.append(found)
+                if found.figures.get("told"):  # a named constant is said live; "can't tell" not
+                    say_live(found)
         if made_card and self.scripts is not None and probe is not None:
             self._add_script(stats, record, probe)
 
