@@ -12,7 +12,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from jitlab.records.diagnoses import CALL_SITE_COST, IDS, Diagnosis, page, sentence
+
+pytestmark = pytest.mark.slow
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 
