@@ -136,7 +136,7 @@ CACHE_MISS_MARKER = "CACHE MISS"
 # writes ("Writing jit_f to persistent compilation cache …", "Not writing persistent cache
 # entry …", "PERSISTENT COMPILATION CACHE MISS …") at WARNING while explanations are on and
 # at DEBUG otherwise. ("Persistent compilation cache hit" follows jax_log_compiles instead.)
-_RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _RAISED_BY_EXPLAIN_TEXTS = (
     "persistent cache entry",
     "to persistent compilation cache",
@@ -148,10 +148,109 @@ _RAISED_BY_EXPLAIN_TEXTS = (
 def raised_by_explain(logger_name: str, message: str) -> bool:
     """Is this a message JAX logs at WARNING only because ``jax_explain_cache_misses`` is on
     (at DEBUG without it)?"""
-    if logger_name not in _RAISED_BY_EXPLAIN_LOGGERS:
+    if logger_name not in RAISED_BY_EXPLAIN_LOGGERS:
         return False
     text = message.lower()
     return any(marker in text for marker in _RAISED_BY_EXPLAIN_TEXTS)
+
+
+# -- the persistent cache's fate of each compile ---------------------------------------------
+# ``compiler.py`` / ``compilation_cache.py`` log each compile's persistent-cache outcome with
+# fixed format strings (the same on 0.10–0.12; the host-callback line is gone from 0.11, which
+# stores such programs). jitlab reads them once, as they are logged, from the record's format
+# string and its arguments (typed values, not the rendered words): outcome, why, the figures.
+# Each format string -> (outcome, why, the names of its arguments).
+PERSISTENT_LOGS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
+    "Persistent compilation cache hit for '%s' with key %r": ("loaded", None, ("module", "key")),
+    "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r": ("missed", None, ("module", "key")),
+    "Writing %s to persistent compilation cache with key %r": ("written", None, ("module", "key")),
+    "Not writing persistent cache entry since process_id != 0": ("not_written", "process_id", ()),
+    "Not writing persistent cache entry for '%s' because it uses host "
+    "callbacks (e.g. from jax.debug.print or breakpoint)": (
+        "not_written",
+        "host_callbacks",
+        ("module",),
+    ),
+    "Not writing persistent cache entry for '%s' because it took < %.2f "
+    "seconds to compile (%.2fs)": (
+        "not_written",
+        "min_compile_time",
+        ("module", "min_compile_s", "compile_s"),
+    ),
+    "Not writing persistent cache entry with key %r since cache is disabled/not initialized": (
+        "not_written",
+        "cache_disabled",
+        ("key",),
+    ),
+    "Not writing persistent cache entry with key %r since its size"
+    " (%d bytes) is less than threshold (%d bytes)": (
+        "not_written",
+        "min_entry_size",
+        ("key", "size", "min_size"),
+    ),
+}
+
+
+def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str, Any]] | None:
+    """A log record's (``record.msg``, ``record.args``) as (outcome, why, figures) when it is
+    one of JAX's persistent-cache lines (:data:`PERSISTENT_LOGS`); None for anything else."""
+    known = PERSISTENT_LOGS.get(msg) if isinstance(msg, str) else None
+    if known is None:
+        return None
+    outcome, why, names = known
+    values = args if isinstance(args, tuple) else ()
+    if len(values) != len(names):
+        return None
+    figures: dict[str, Any] = {}
+    for name, value in zip(names, values, strict=True):
+        if name in ("module", "key"):
+            figures[name] = str(value)[:400]
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            figures[name] = value
+    key = figures.get("key")
+    if "module" not in figures and isinstance(key, str) and "-" in key:
+        figures["module"] = key.rsplit("-", 1)[0]  # a key is "jit_f-<sha256 hex>"
+    return outcome, why, figures
+
+
+def module_name(fun_name: str) -> str:
+    """The module name JAX compiles ``jit(f)`` as, which its persistent-cache lines name:
+    ``jit_f`` (``mlir.sanitize_name``: what is not a word character, ``.`` or ``-`` is ``_``)."""
+    return "jit_" + re.sub(r"[^\w.-]", "_", trace_event_name(fun_name))
+
+
+def persistent_settings() -> tuple[bool, float, int]:
+    """(is the persistent cache configured, ``jax_persistent_cache_min_compile_time_secs``,
+    ``jax_persistent_cache_min_entry_size_bytes``), as JAX reads them now."""
+    on = bool(_config.compilation_cache_dir.value) and bool(_config.enable_compilation_cache.value)
+    return (
+        on,
+        float(_config.persistent_cache_min_compile_time_secs.value),
+        int(_config.persistent_cache_min_entry_size_bytes.value),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _backend_identity() -> tuple[str, str]:
+    from jax._src import xla_bridge
+    from jax._src.lib import version_str
+
+    backend = xla_bridge.get_backend()
+    return str(version_str), f"{backend.platform} {backend.platform_version}"[:200]
+
+
+def persistent_key_parts() -> dict[str, str]:
+    """What JAX hashes into a persistent-cache key besides the program and its compile
+    options, as this process has it (``cache_key.get``: the jaxlib version, the backend's
+    platform and version, ``XLA_FLAGS``). Read on a compile only (the backend is up)."""
+    import os
+
+    jaxlib, backend = _backend_identity()
+    return {
+        "jaxlib": jaxlib,
+        "backend": backend,
+        "xla_flags": os.environ.get("XLA_FLAGS", "")[:400],
+    }
 
 
 # -- JAX's config states (private) ------------------------------------------------------------

@@ -21,14 +21,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlab.records import persistent
 from jitlab.records.messages import say
+from jitlab.records.persistent import PERSISTENT_KEY_CHANGED, PERSISTENT_NOT_WRITTEN
 
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a
 # recording, a script reading ``--json`` and a page name all use it.
-IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC)
+IDS: tuple[str, ...] = (
+    RECOMPILE_LIMIT,
+    IDENTITY_STATIC,
+    PERSISTENT_NOT_WRITTEN,
+    PERSISTENT_KEY_CHANGED,
+)
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
@@ -181,6 +188,10 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     """The diagnosis in one sentence (the summary's line)."""
     if not d.known:
         return say("diagnosis.newer", lang, id=d.id, function=_where(d))
+    if d.id == PERSISTENT_NOT_WRITTEN:
+        return persistent.not_written_sentence(_where(d), d.figures, lang)
+    if d.id == PERSISTENT_KEY_CHANGED:
+        return persistent.key_changed_sentence(_where(d), d.figures, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -204,6 +215,8 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
     if d.id == IDENTITY_STATIC:
         fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
+    elif d.id == PERSISTENT_NOT_WRITTEN:
+        fix = say("diagnosis.fix.persistent_not_written", lang)
     else:
         fix = _fix(d, lang)
     return [

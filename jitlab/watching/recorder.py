@@ -28,17 +28,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jitlab.probe import contract, frames, monitor
+from jitlab.probe import _jax, contract, frames, monitor
 from jitlab.probe.probe import Probe
+from jitlab.records import persistent
 from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
 from jitlab.records.lines import (
+    Key,
     RecordedCall,
     RecordedHits,
     RecordedNotice,
     RecordedScript,
     RecordingEnd,
 )
+from jitlab.records.persistent import PERSISTENT_NOT_WRITTEN, PersistentFate
 from jitlab.watching import standin
 from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
 from jitlab.watching.events import CompileEvents
@@ -97,6 +101,7 @@ class Recorder:
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        self._not_written: set[tuple[Key, str]] = set()  # persistent-not-written said
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -346,6 +351,35 @@ class Recorder:
                 found = self.identity_static.compiled(call, self.elapsed())
                 if found is not None:
                     self.output.write(found.to_json())
+            if record.kind.compiled:  # the compile path only
+                self._persistent(call)
+
+    def _persistent(self, call: RecordedCall) -> None:
+        """While the persistent cache is configured: this compile's fate there (a
+        ``persistent`` line), and ``persistent-not-written`` the first time a function's
+        compile is not written for a reason (once per function and reason)."""
+        on, min_s, min_size = _jax.persistent_settings()
+        if not on or call.internal:
+            return
+        record = call.record
+        lines = monitor.take_persistent(record.function)
+        parts = _jax.persistent_key_parts()
+        outcome, why, key, figures = persistent.fate_of(
+            record.kind, lines, parts, (min_s, min_size)
+        )
+        signature = str(record.signature)[:2000] if record.signature is not None else None
+        t = self.elapsed()
+        fate = PersistentFate(
+            record.function, call.defined_at, signature, outcome, why, key, figures, t
+        )
+        self.output.write(fate.to_json())
+        if why is None or (call.key, why) in self._not_written:
+            return
+        self._not_written.add((call.key, why))
+        numbers = {k: v for k, v in figures.items() if k not in persistent.KEY_PARTS}
+        figures = {"why": why, "key": key, **numbers}
+        diagnosis = Diagnosis(PERSISTENT_NOT_WRITTEN, record.function, call.defined_at, figures, t)
+        self.output.write(diagnosis.to_json())
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than
