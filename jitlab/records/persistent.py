@@ -89,7 +89,7 @@ class PersistentFate:
         if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
             return None
         function, defined_at, signature, why, key = texts
-        return cls(function, defined_at, signature, outcome, why, key, dict(figures), t)
+        return cls(str(function), defined_at, signature, str(outcome), why, key, dict(figures), t)
 
 
 def fate_of(
@@ -136,7 +136,7 @@ def mismatches(
 ) -> list[tuple[PersistentFate, PersistentFate]]:
     """Pairs (base's, new's) of one function and signature that one run loaded from the
     persistent cache (or wrote to it) and the other compiled: the first of each."""
-    by_signature = {}
+    by_signature: dict[tuple[str, str | None, str | None], PersistentFate] = {}
     for fate in base:
         by_signature.setdefault((fate.function, fate.defined_at, fate.signature), fate)
     found, said = [], set()
