@@ -215,8 +215,9 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
 
 def module_name(fun_name: str) -> str:
     """The module name JAX compiles ``jit(f)`` as, which its persistent-cache lines name:
-    ``jit_f`` (``mlir.sanitize_name``: what is not a word character, ``.`` or ``-`` is ``_``)."""
-    return "jit_" + re.sub(r"[^\w.-]", "_", trace_event_name(fun_name))
+    ``jit_f``, ``jit__lambda`` (``mlir.lower_jaxpr_to_module``: ``sanitize_name`` turns what
+    is not a word character, ``.`` or ``-`` into ``_``, then trailing ``_`` are dropped)."""
+    return re.sub(r"[^\w.-]", "_", jit_event_name(trace_event_name(fun_name))).rstrip("_")
 
 
 def persistent_settings() -> tuple[bool, float, int]:
@@ -236,21 +237,32 @@ def _backend_identity() -> tuple[str, str]:
     from jax._src.lib import version_str
 
     backend = xla_bridge.get_backend()
-    return str(version_str), f"{backend.platform} {backend.platform_version}"[:200]
+    platform, version = str(backend.platform), str(backend.platform_version)
+    return str(version_str), (platform if version == platform else f"{platform} {version}")[:200]
+
+
+def _hashed_xla_flags() -> str:
+    """The XLA flags ``cache_key._hash_xla_flags`` puts in a key, in its order: those of
+    ``XLA_FLAGS``, ``LIBTPU_INIT_ARGS`` and the ``--xla…`` arguments of ``sys.argv``, sorted,
+    less the flags JAX leaves out of keys (``xla_flags_to_exclude_from_cache_key``)."""
+    import os
+
+    from jax._src import cache_key
+
+    flags = (os.environ.get("XLA_FLAGS") or "").split()
+    flags += (os.environ.get("LIBTPU_INIT_ARGS") or "").split()
+    prefixes = ("--xla", *cache_key.get_flag_prefixes())
+    flags += [arg for arg in sys.argv if arg.startswith(prefixes)]
+    left_out = set(getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
+    return " ".join(f for f in sorted(flags) if f.split("=")[0] not in left_out)[:400]
 
 
 def persistent_key_parts() -> dict[str, str]:
     """What JAX hashes into a persistent-cache key besides the program and its compile
     options, as this process has it (``cache_key.get``: the jaxlib version, the backend's
-    platform and version, ``XLA_FLAGS``). Read on a compile only (the backend is up)."""
-    import os
-
+    platform and version, the XLA flags). Read on a compile only (the backend is up)."""
     jaxlib, backend = _backend_identity()
-    return {
-        "jaxlib": jaxlib,
-        "backend": backend,
-        "xla_flags": os.environ.get("XLA_FLAGS", "")[:400],
-    }
+    return {"jaxlib": jaxlib, "backend": backend, "xla_flags": _hashed_xla_flags()}
 
 
 # -- JAX's config states (private) ------------------------------------------------------------

@@ -1,0 +1,152 @@
+"""persistent-not-written and persistent-key-changed (jax#15739, pylcm#392, jax-gcm#592) in
+real `jitlab watch` runs of a reproduction (synthetic data), checked against JAX's own log
+of the same run: the program logs at DEBUG (``logging.basicConfig``), so JAX's persistent-
+cache lines reach its stderr as they would without jitlab (issue 40) and name the keys and
+figures jitlab must have recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+JITLAB = str(Path(sys.executable).with_name("jitlab"))
+
+# argv: cache folder, the constant f captures, "fast" (thresholds at 0) or not, "debug" or not.
+PROGRAM = """
+import logging, sys
+logging.basicConfig(level=logging.DEBUG if "debug" in sys.argv else logging.WARNING)
+import jax, jax.numpy as jnp
+jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+if "fast" in sys.argv:
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+SCALE = float(sys.argv[2])
+
+@jax.jit
+def step(x):
+    return jnp.sin(x) * SCALE  # SCALE is captured: part of the program, so of its key
+
+step(jnp.ones(5)).block_until_ready()
+print("done", flush=True)
+"""
+
+MISS = re.compile(
+    r"DEBUG:jax\._src\.compiler:PERSISTENT COMPILATION CACHE MISS for 'jit_step' with key '([^']+)'"
+)
+HIT = re.compile(
+    r"DEBUG:jax\._src\.compiler:Persistent compilation cache hit for 'jit_step' with key '([^']+)'"
+)
+TOO_FAST = re.compile(
+    r"DEBUG:jax\._src\.compiler:Not writing persistent cache entry for 'jit_step' because it "
+    r"took < ([\d.]+) seconds to compile \(([\d.]+)s\)"
+)
+
+
+def _watch(
+    tmp_path: Path, name: str, cache: Path, *args: str
+) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAM)
+    recording = tmp_path / f"{name}.jsonl"
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    done = subprocess.run(
+        [JITLAB, "watch", "--out", str(recording), "--", "python", str(program), str(cache), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in recording.read_text().splitlines()]
+    return done, lines
+
+
+def _of(lines: list[dict], kind: str) -> list[dict]:
+    return [line for line in lines if line["type"] == kind and line.get("function") == "step"]
+
+
+def test_a_fast_compile_is_not_written_and_says_why_as_jax_logged_it(tmp_path) -> None:
+    done, lines = _watch(tmp_path, "slow", tmp_path / "cache", "2.0", "debug")
+    # JAX's own log in the program's stderr, at DEBUG as without jitlab, once each.
+    keys, too_fast = MISS.findall(done.stderr), TOO_FAST.findall(done.stderr)
+    assert len(keys) == 1 and len(too_fast) == 1, done.stderr
+    assert "WARNING:jax._src.compiler" not in done.stderr
+    [fate] = _of(lines, "persistent")
+    assert fate["outcome"] == "not_written" and fate["why"] == "min_compile_time"
+    assert fate["key"] == keys[0]
+    assert fate["signature"] == "x: f32[5]"
+    assert f"{fate['figures']['min_compile_s']:.2f}" == too_fast[0][0]
+    assert f"{fate['figures']['compile_s']:.2f}" == too_fast[0][1]
+    [diagnosis] = _of(lines, "diagnosis")
+    assert diagnosis["id"] == "persistent-not-written"
+    assert diagnosis["figures"]["why"] == "min_compile_time"
+    assert diagnosis["figures"]["key"] == keys[0]
+    summary = subprocess.run(
+        [JITLAB, "summary", "--persistent", "--json", str(tmp_path / "slow.jsonl")],
+        capture_output=True,
+        text=True,
+    )
+    data = json.loads(summary.stdout)
+    assert [d["id"] for d in data["diagnoses"]["0"]] == ["persistent-not-written"]
+    assert [(f["outcome"], f["rerun"]) for f in data["persistent"]["0"]] == [("not_written", "no")]
+    text = subprocess.run(
+        [JITLAB, "summary", "--persistent", str(tmp_path / "slow.jsonl")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, COLUMNS="200"),
+    ).stdout
+    assert "persistent-not-written · step" in text
+    assert (
+        f"compiled in {too_fast[0][1]} s, under jax_persistent_cache_min_compile_time_secs" in text
+    )
+    assert "a rerun compiles it again" in text
+
+
+def test_without_debug_the_program_sees_no_cache_lines_and_jitlab_still_records_them(
+    tmp_path,
+) -> None:
+    done, lines = _watch(tmp_path, "quiet", tmp_path / "cache", "2.0")
+    assert "persistent" not in done.stderr.lower()  # the program's log: as without jitlab
+    [fate] = _of(lines, "persistent")
+    assert (fate["outcome"], fate["why"]) == ("not_written", "min_compile_time")
+    assert fate["key"].startswith("jit_step-")
+
+
+def test_written_then_loaded_then_a_changed_key_named_by_diff(tmp_path) -> None:
+    cache = tmp_path / "cache"
+    first, wrote = _watch(tmp_path, "wrote", cache, "2.0", "fast", "debug")
+    second, loaded = _watch(tmp_path, "loaded", cache, "2.0", "fast", "debug")
+    third, changed = _watch(tmp_path, "changed", cache, "3.0", "fast", "debug")
+    [written] = _of(wrote, "persistent")
+    assert written["outcome"] == "written" and written["key"] == MISS.findall(first.stderr)[0]
+    [load] = _of(loaded, "persistent")
+    assert load["outcome"] == "loaded" and load["key"] == HIT.findall(second.stderr)[0]
+    assert load["key"] == written["key"]
+    [recompiled] = _of(changed, "persistent")
+    assert recompiled["outcome"] == "written"
+    assert recompiled["key"] == MISS.findall(third.stderr)[0] != written["key"]
+    summary = subprocess.run(
+        [JITLAB, "summary", "--persistent", "--json", str(tmp_path / "loaded.jsonl")],
+        capture_output=True,
+        text=True,
+    )
+    assert [f["rerun"] for f in json.loads(summary.stdout)["persistent"]["0"]] == ["yes"]
+    # Loaded in the base run, compiled in the new one, under two keys JAX logged.
+    paths = [str(tmp_path / "loaded.jsonl"), str(tmp_path / "changed.jsonl")]
+    diff = subprocess.run([JITLAB, "diff", *paths, "--json"], capture_output=True, text=True)
+    [found] = json.loads(diff.stdout)["diagnoses"]
+    assert found["id"] == "persistent-key-changed" and found["function"] == "step"
+    figures = found["figures"]
+    assert (figures["base_outcome"], figures["new_outcome"]) == ("loaded", "written")
+    assert (figures["base_key"], figures["new_key"]) == (load["key"], recompiled["key"])
+    assert figures["parts"] == ""  # same jaxlib, backend and XLA flags: the program changed
+    text = subprocess.run(
+        [JITLAB, "--lang", "zh", "diff", *paths],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, COLUMNS="200"),
+    ).stdout
+    assert "persistent-key-changed · step" in text and "缓存键变了" in text
