@@ -67,7 +67,9 @@ def _read(path_text: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from jitlab.cli._output import print_json
+    from jitlab.cli.summary import _diagnosis_json  # one shape for a diagnosis in --json
     from jitlab.recordings.compare import compare
+    from jitlab.records.persistent import compiled_json
 
     base, new = _read(args.base), _read(args.new)
     diff = compare(base, new, include_internal=args.include_internal)
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         said, notes = _persistent(base, new)
         data["diagnoses"] = [_diagnosis_json(d) for d in said]
         # Loaded in one run, compiled in the other, the key unchanged or unread: what was seen.
-        data["persistent"] = [{"base": b.to_json(), "new": n.to_json()} for b, n in notes]
+        data["persistent"] = [{"base": compiled_json(b), "new": compiled_json(n)} for b, n in notes]
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return REGRESSION if problems else 0
     _print(diff, args, problems, base, new)
@@ -182,27 +184,19 @@ def _persistent(base: Any, new: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
     from jitlab.records.diagnoses import Diagnosis
     from jitlab.records.persistent import (
         PERSISTENT_KEY_CHANGED,
+        compiled_fates,
         key_changed_figures,
         mismatches,
     )
 
     said, notes = [], []
-    for b, n in mismatches(base.persistent, new.persistent):
-        if b.key and n.key and b.key != n.key:
+    for b, n in mismatches(compiled_fates(base.calls), compiled_fates(new.calls)):
+        if b[3].key and n[3].key and b[3].key != n[3].key:
             figures = key_changed_figures(b, n)
-            said.append(Diagnosis(PERSISTENT_KEY_CHANGED, n.function, n.defined_at, figures))
+            said.append(Diagnosis(PERSISTENT_KEY_CHANGED, n[0], n[1], figures))
         else:
             notes.append((b, n))
     return said, notes
-
-
-def _diagnosis_json(diagnosis: Any) -> dict[str, Any]:
-    from jitlab.records.diagnoses import page
-
-    data: dict[str, Any] = diagnosis.to_json()
-    del data["type"]
-    data["page"] = page(diagnosis.id)
-    return data
 
 
 def _print_persistent(console: Any, base: Any, new: Any) -> None:

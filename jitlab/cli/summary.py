@@ -8,6 +8,7 @@ from typing import Any
 
 from jitlab.cli._usage import fail, language, read_recording_or_fail, say
 from jitlab.records.messages import processes_text
+from jitlab.records.persistent import compiled_fates, compiled_json
 
 DIVERGED = 1  # exit status when the processes did not compile the same programs
 
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if args.persistent:  # each compile's fate, and "would a rerun hit?" (yes/no/unknown)
             data["persistent"] = {
-                str(index): [dict(f.to_json(), rerun=f.rerun) for f in r.persistent]
+                str(index): [compiled_json(c, rerun=True) for c in compiled_fates(r.calls)]
                 for index, r in indexed
             }
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
@@ -100,15 +101,16 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
     console.print(f"[bold]{escape(messages.say('persistent.title', lang))}[/bold]")
     colours = {"yes": "green", "no": "red", "unknown": "yellow"}
     for index, recording in indexed:
-        if not recording.persistent:
+        found = compiled_fates(recording.calls)
+        if not found:
             line = messages.say("persistent.none", lang)
-        for fate in recording.persistent:
-            where = f"{fate.function} ({fate.defined_at})" if fate.defined_at else fate.function
+        for function, defined_at, signature, fate in found:
+            where = f"{function} ({defined_at})" if defined_at else function
             line = messages.say(
                 "persistent.row",
                 lang,
                 function=where,
-                signature=fate.signature or "?",
+                signature=signature or "?",
                 outcome=outcome_text(fate.outcome, fate.why, fate.figures, lang),
                 rerun=messages.say(f"persistent.rerun.{fate.rerun}", lang),
             )
@@ -116,7 +118,7 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
             colour = colours[fate.rerun]
             console.print(f"  [{colour}]{escape(line)}[/{colour}]", soft_wrap=True)
-        if not recording.persistent:
+        if not found:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
             console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)

@@ -258,11 +258,21 @@ def _hashed_xla_flags() -> str:
 
 
 def persistent_key_parts() -> dict[str, str]:
-    """What JAX hashes into a persistent-cache key besides the program and its compile
-    options, as this process has it (``cache_key.get``: the jaxlib version, the backend's
-    platform and version, the XLA flags). Read on a compile only (the backend is up)."""
+    """What JAX hashes into a persistent-cache key besides the program, as this process has
+    it (``cache_key.get``: the jaxlib version, the backend's platform and version, the XLA
+    flags; and, where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its
+    default does), the cache folder as written: ``get_compile_options`` puts a path under
+    it into the compile options, so ``cache`` and ``/abs/cache`` are two keys). Read on a
+    compile only (the backend is up)."""
+    import pathlib
+
     jaxlib, backend = _backend_identity()
-    return {"jaxlib": jaxlib, "backend": backend, "xla_flags": _hashed_xla_flags()}
+    parts = {"jaxlib": jaxlib, "backend": backend, "xla_flags": _hashed_xla_flags()}
+    caches: Any = getattr(_config, "persistent_cache_enable_xla_caches", None)
+    named = str(caches.value or "") if caches is not None else ""
+    if named == "all" or "xla_gpu_kernel_cache_file" in named or "autotune_cache_dir" in named:
+        parts["cache_dir"] = str(pathlib.Path(_config.compilation_cache_dir.value or ""))[:400]
+    return parts
 
 
 # -- JAX's config states (private) ------------------------------------------------------------

@@ -27,6 +27,7 @@ import jax
 
 from jitlab.probe import _jax
 from jitlab.records.paths import engine_dirs
+from jitlab.records.persistent import PersistentFate, fate_of
 
 # JAX's event names (private conventions, tested in tests/probe/test_jax_contract.py).
 TRACE_EVENT = _jax.TRACE_EVENT
@@ -469,6 +470,17 @@ def take_persistent(fun_name: str) -> list[PersistentLine]:
     del lines[: last + 1]
     _local.persistent_taken = (fun_name, noted, mine_now)
     return mine_now
+
+
+def persistent_fate(fun_name: str, loaded: bool) -> PersistentFate | None:
+    """The fate in JAX's persistent cache of the compile of ``fun_name`` just done on this
+    thread (``loaded``: JAX's load events fired for it), while a cache is configured; else
+    None. Asked on the compile path only."""
+    on, min_s, min_size = _jax.persistent_settings()
+    if not on:
+        return None
+    lines = take_persistent(fun_name)
+    return fate_of(loaded, lines, _jax.persistent_key_parts(), (min_s, min_size))
 
 
 # The modules whose loggers emit cache-miss explanations.

@@ -44,7 +44,6 @@ from jitlab.records.lines import (
     RecordingStart,
 )
 from jitlab.records.messages import say
-from jitlab.records.persistent import PersistentFate
 from jitlab.records.strict import KEPT_AT_MOST, intern
 
 
@@ -64,8 +63,6 @@ class Recording:
     notice_counts: dict[str, int] = field(default_factory=dict)  # every one, by notice
     # ``diagnosis`` lines (format 1.2), in order: recompile-limit, … (jitlab/records/diagnoses.py)
     diagnoses: list[Diagnosis] = field(default_factory=list)
-    # ``persistent`` lines: each compile's fate in the persistent cache (records/persistent.py)
-    persistent: list[PersistentFate] = field(default_factory=list)
     partial_line: bool = False  # the file ended mid-line (the program was killed)
     bad_lines: int = 0  # complete lines skipped as unreadable
     long_lines: int = 0  # of which: longer than MAX_LINE_BYTES (read no further than that)
@@ -144,11 +141,6 @@ class Recording:
                 return False
             if len(self.diagnoses) < _NOTICES_KEPT:  # at most one per function and id
                 self.diagnoses.append(diagnosis)
-        elif kind == "persistent":
-            fate = PersistentFate.from_json(obj)
-            if fate is None:
-                return False
-            self.persistent.append(fate)
         return True  # other types: from a newer jitlab, ignored
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from jitlab.records.changes import ChangeKind, render
+from jitlab.records.persistent import PersistentFate
 
 
 class CallKind(enum.StrEnum):
@@ -271,6 +272,8 @@ class CallRecord(NamedTuple):
     params: dict[str, Any] | None = None  # scenario parameters, when run by the engine
     variant: str | None = None
     notes: dict[str, Any] | None = None  # what the scenario observed beyond JAX (facts())
+    # A compile's fate in JAX's persistent cache, while one is configured (records/persistent.py)
+    persistent: PersistentFate | None = None
 
     @property
     def execute_ms(self) -> float:
@@ -301,6 +304,7 @@ class CallRecord(NamedTuple):
             params=data.get("params"),
             variant=data.get("variant"),
             notes=data.get("notes"),
+            persistent=PersistentFate.from_json(data.get("persistent")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -309,7 +313,7 @@ class CallRecord(NamedTuple):
         Strict JSON data already: parameters and facts, the only values a scenario hands in,
         go through :func:`jsonable` (NaN and ±inf as None); times are perf_counter spans.
         """
-        return {
+        line = {
             "index": self.index,
             "function": self.function,
             "kind": self.kind.value,
@@ -327,6 +331,9 @@ class CallRecord(NamedTuple):
             "stdout": [line.to_json() for line in self.stdout],
             "notes": jsonable(self.notes),
         }
+        if self.persistent is not None:  # only while the persistent cache is configured
+            line["persistent"] = self.persistent.to_json()
+        return line
 
 
 def jsonable(value: Any, default: Callable[[Any], str] = repr) -> Any:

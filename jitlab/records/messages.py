@@ -1028,11 +1028,11 @@ CATALOGUE: dict[str, Message] = {
     ),
     "persistent.part": _M("{part} differs: {base} → {new}", "{part} 不同：{base} → {new}"),
     "persistent.same_parts": _M(
-        "jaxlib, the backend and XLA_FLAGS are the same, so the program itself or its compile "
-        "options differ (its code, a captured constant, a shape, a config flag); JAX hashes "
-        "them into one digest, so jitlab can't tell which",
-        "jaxlib、后端和 XLA_FLAGS 都相同，所以是程序本身或编译选项不同（代码、捕获的常量、形状、"
-        "配置开关）；JAX 把它们合成一个摘要，jitlab 分辨不出是哪一个",
+        "jaxlib, the backend, the XLA flags and the cache folder are the same, so the program "
+        "itself or its compile options differ (its code, a captured constant, a shape, a "
+        "config flag); JAX hashes them into one digest, so jitlab can't tell which",
+        "jaxlib、后端、XLA 开关和缓存目录都相同，所以是程序本身或编译选项不同（代码、捕获的常量、"
+        "形状、配置开关）；JAX 把它们合成一个摘要，jitlab 分辨不出是哪一个",
     ),
     "persistent.same_key": _M(
         "{function}: {signature} was {base} in the base run and {new} in the new one, under the "

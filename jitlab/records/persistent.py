@@ -2,8 +2,8 @@
 (JAX-free): ``persistent-not-written`` and ``persistent-key-changed`` (jax#15739,
 pylcm#392, jax-gcm#592: hours of compiling with the cache on and nothing stored).
 
-A :class:`PersistentFate` is one ``persistent`` line of a recording, written right after
-the ``call`` line of a compile while the persistent cache is configured: written, not
+A :class:`PersistentFate` is a compile's record's ``persistent`` (a Probe's records, the
+``call`` line of a recording), set while the persistent cache is configured: written, not
 written and why (JAX's own figures), loaded, or compiled with no word from JAX on a write;
 with the cache key as JAX logged it, and what else JAX hashes into the key (jaxlib, backend,
 ``XLA_FLAGS``) as this process had it. JAX's log lines are read once, at capture, into these
@@ -12,13 +12,11 @@ fields (:func:`jitlab.probe._jax.persistent_log`); nothing here parses words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlab.records.calls import CallKind
 from jitlab.records.messages import say
-from jitlab.records.strict import HIGH, LOW
 
 PERSISTENT_NOT_WRITTEN = "persistent-not-written"
 PERSISTENT_KEY_CHANGED = "persistent-key-changed"
@@ -27,24 +25,23 @@ PERSISTENT_KEY_CHANGED = "persistent-key-changed"
 # compiled: JAX logged the miss (and key) but no write or refusal jitlab could read.
 OUTCOMES = ("written", "not_written", "loaded", "compiled")
 WHYS = ("min_compile_time", "min_entry_size", "host_callbacks", "process_id", "cache_disabled")
-# What JAX hashes into a key besides the program and its compile options (cache_key.get).
-KEY_PARTS = ("jaxlib", "backend", "xla_flags")
+# What JAX hashes into a key besides the program, that jitlab can read (cache_key.get; the
+# cache folder where JAX puts a path under it into the compile options).
+KEY_PARTS = ("jaxlib", "backend", "xla_flags", "cache_dir")
 _FIGURES = frozenset(("compile_s", "min_compile_s", "size", "min_size", *KEY_PARTS))
 _TEXT_AT_MOST = 2_000
+LOW, HIGH = -1e18, 1e18  # as jitlab.records.strict's (which imports calls, which imports this)
 
 
 @dataclass(frozen=True)
 class PersistentFate:
-    """One compile's fate in the persistent cache (``signature``: jitlab's text of it)."""
+    """One compile's fate in the persistent cache: a :class:`~jitlab.records.calls.CallRecord`'s
+    ``persistent`` (a Probe's records, a recording's ``call`` lines)."""
 
-    function: str
-    defined_at: str | None
-    signature: str | None
     outcome: str
     why: str | None = None
     key: str | None = None
     figures: Mapping[str, Any] = field(default_factory=dict)
-    t: float | None = None
 
     @property
     def rerun(self) -> str:
@@ -56,27 +53,21 @@ class PersistentFate:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "persistent",
-            "function": self.function,
-            "defined_at": self.defined_at,
-            "signature": self.signature,
             "outcome": self.outcome,
             "why": self.why,
             "key": self.key,
             "figures": dict(self.figures),
-            "t": self.t,
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PersistentFate | None:
-        """None when the line is not one this reader can trust."""
-        texts = [data.get(n) for n in ("function", "defined_at", "signature", "why", "key")]
-        outcome, figures, t = data.get("outcome"), data.get("figures"), data.get("t")
-        if not isinstance(texts[0], str) or outcome not in OUTCOMES:
+    def from_json(cls, data: object) -> PersistentFate | None:
+        """None when it is not a fate this reader can trust."""
+        if not isinstance(data, dict):
             return None
-        if any(v is not None and (not isinstance(v, str) or len(v) > _TEXT_AT_MOST) for v in texts):
+        outcome, why, key, figures = (data.get(n) for n in ("outcome", "why", "key", "figures"))
+        if outcome not in OUTCOMES or not (why is None or why in WHYS):
             return None
-        if texts[3] is not None and texts[3] not in WHYS:
+        if key is not None and (not isinstance(key, str) or len(key) > _TEXT_AT_MOST):
             return None
         if not isinstance(figures, dict) or not set(figures) <= _FIGURES:
             return None
@@ -86,21 +77,19 @@ class PersistentFate:
                 number and LOW < value < HIGH
             ):
                 return None
-        if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
-            return None
-        function, defined_at, signature, why, key = texts
-        return cls(str(function), defined_at, signature, str(outcome), why, key, dict(figures), t)
+        return cls(str(outcome), why, key, dict(figures))
 
 
 def fate_of(
-    kind: CallKind,
+    loaded: bool,
     lines: list[tuple[str, str | None, dict[str, Any]]],
     parts: Mapping[str, str],
     settings: tuple[float, int],
-) -> tuple[str, str | None, str | None, dict[str, Any]]:
-    """(outcome, why, key, figures) of one compile from the lines JAX logged for it (see
-    :func:`jitlab.probe.monitor.take_persistent`) and the key parts this process has."""
-    outcome, why, key = "loaded" if kind is CallKind.PERSISTENT_HIT else "compiled", None, None
+) -> PersistentFate:
+    """One compile's fate from the lines JAX logged for it (see
+    :func:`jitlab.probe.monitor.take_persistent`; ``loaded``: JAX's load events fired) and
+    the key parts this process has."""
+    outcome, why, key = "loaded" if loaded else "compiled", None, None
     figures: dict[str, Any] = dict(parts)
     for said, reason, values in lines:
         key = values.get("key") or key
@@ -113,12 +102,33 @@ def fate_of(
         figures.setdefault("min_compile_s", settings[0])
     if why == "min_entry_size":
         figures.setdefault("min_size", settings[1])
-    return outcome, why, key, figures
+    return PersistentFate(outcome, why, key, figures)
 
 
-def key_hash(key: str | None) -> str | None:
-    """The hash part of a key (``jit_f-<hex>`` -> ``<hex>``)."""
-    return key.rsplit("-", 1)[-1] if key else None
+# A compile seen in a recording: (function, where it is defined, its signature's text, fate).
+Compiled = tuple[str, str | None, str | None, PersistentFate]
+
+
+def compiled_fates(calls: Iterable[Any]) -> list[Compiled]:
+    """The compiles of a recording's calls (``RecordedCall``) that carry a fate, in order."""
+    found = []
+    for call in calls:
+        record = call.record
+        fate = record.persistent
+        if fate is not None:
+            signature = str(record.signature) if record.signature is not None else None
+            found.append((record.function, call.defined_at, signature, fate))
+    return found
+
+
+def compiled_json(compiled: Compiled, rerun: bool = False) -> dict[str, Any]:
+    """A compile and its fate for ``--json`` (``rerun``: with "would a rerun hit?")."""
+    function, defined_at, signature, fate = compiled
+    data = {"function": function, "defined_at": defined_at, "signature": signature}
+    data |= fate.to_json()
+    if rerun:
+        data["rerun"] = fate.rerun
+    return data
 
 
 def key_changes(base: PersistentFate, new: PersistentFate) -> list[str]:
@@ -131,24 +141,21 @@ def key_changes(base: PersistentFate, new: PersistentFate) -> list[str]:
     return found
 
 
-def mismatches(
-    base: list[PersistentFate], new: list[PersistentFate]
-) -> list[tuple[PersistentFate, PersistentFate]]:
+def mismatches(base: list[Compiled], new: list[Compiled]) -> list[tuple[Compiled, Compiled]]:
     """Pairs (base's, new's) of one function and signature that one run loaded from the
     persistent cache (or wrote to it) and the other compiled: the first of each."""
-    by_signature: dict[tuple[str, str | None, str | None], PersistentFate] = {}
-    for fate in base:
-        by_signature.setdefault((fate.function, fate.defined_at, fate.signature), fate)
+    by_signature: dict[tuple[str, str | None, str | None], Compiled] = {}
+    for compiled in base:
+        by_signature.setdefault(compiled[:3], compiled)
     found, said = [], set()
-    for fate in new:
-        key = (fate.function, fate.defined_at, fate.signature)
-        other = by_signature.get(key)
-        if other is None or fate.signature is None or key in said:
+    for compiled in new:
+        other = by_signature.get(compiled[:3])
+        if other is None or compiled[2] is None or compiled[:3] in said:
             continue
-        loads = (other.outcome == "loaded", fate.outcome == "loaded")
-        if loads[0] != loads[1] or (other.outcome == "written" and fate.outcome != "loaded"):
-            said.add(key)
-            found.append((other, fate))
+        a, b = other[3].outcome, compiled[3].outcome
+        if (a == "loaded") != (b == "loaded") or (a == "written" and b != "loaded"):
+            said.add(compiled[:3])
+            found.append((other, compiled))
     return found
 
 
@@ -212,37 +219,38 @@ def _short(key: object) -> str:
     return f"{name}-{digest[:8]}…" if name and len(digest) > 12 else text
 
 
-def key_changed_figures(base: PersistentFate, new: PersistentFate) -> dict[str, Any]:
+def key_changed_figures(base: Compiled, new: Compiled) -> dict[str, Any]:
     """The figures of a ``persistent-key-changed`` diagnosis of two compiles."""
-    parts = key_changes(base, new)
+    b, n = base[3], new[3]
+    parts = key_changes(b, n)
     figures: dict[str, Any] = {
-        "signature": new.signature,
-        "base_outcome": base.outcome,
-        "base_why": base.why,
-        "new_outcome": new.outcome,
-        "new_why": new.why,
-        "base_key": base.key,
-        "new_key": new.key,
+        "signature": new[2],
+        "base_outcome": b.outcome,
+        "base_why": b.why,
+        "new_outcome": n.outcome,
+        "new_why": n.why,
+        "base_key": b.key,
+        "new_key": n.key,
         "parts": ",".join(parts),
     }
     for part in parts:
-        figures[f"base_{part}"], figures[f"new_{part}"] = base.figures[part], new.figures[part]
+        figures[f"base_{part}"], figures[f"new_{part}"] = b.figures[part], n.figures[part]
     for name in ("compile_s", "min_compile_s", "size", "min_size"):
-        value = base.figures.get(name, new.figures.get(name))
+        value = b.figures.get(name, n.figures.get(name))
         if value is not None:
             figures[name] = value
     return figures
 
 
-def mismatch_note(base: PersistentFate, new: PersistentFate, lang: str) -> str:
+def mismatch_note(base: Compiled, new: Compiled, lang: str) -> str:
     """A mismatch whose keys did not change, or could not be read: what was seen."""
-    where = f"{new.function} ({new.defined_at})" if new.defined_at else new.function
+    function, defined_at, signature, fate = new
     fields = {
-        "function": where,
-        "signature": new.signature or "?",
-        "base": outcome_text(base.outcome, base.why, base.figures, lang),
-        "new": outcome_text(new.outcome, new.why, new.figures, lang),
+        "function": f"{function} ({defined_at})" if defined_at else function,
+        "signature": signature or "?",
+        "base": outcome_text(base[3].outcome, base[3].why, base[3].figures, lang),
+        "new": outcome_text(fate.outcome, fate.why, fate.figures, lang),
     }
-    if base.key and new.key:
-        return say("persistent.same_key", lang, key=_short(new.key), **fields)
+    if base[3].key and fate.key:
+        return say("persistent.same_key", lang, key=_short(fate.key), **fields)
     return say("persistent.unknown_key", lang, **fields)

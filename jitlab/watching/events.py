@@ -190,6 +190,7 @@ class CompileEvents:
             compile_ms=round(compile_ms, 4),
             signature=new,
             reason=reason,
+            persistent=monitor.persistent_fate(event_name, state.persistent),
         )
         stats.filed.add(record)
         call = RecordedCall(

@@ -28,9 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jitlab.probe import _jax, contract, frames, monitor
+from jitlab.probe import contract, frames, monitor
 from jitlab.probe.probe import Probe
-from jitlab.records import persistent
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
@@ -42,7 +41,7 @@ from jitlab.records.lines import (
     RecordedScript,
     RecordingEnd,
 )
-from jitlab.records.persistent import PERSISTENT_NOT_WRITTEN, PersistentFate
+from jitlab.records.persistent import KEY_PARTS, PERSISTENT_NOT_WRITTEN, PersistentFate
 from jitlab.watching import standin
 from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
 from jitlab.watching.events import CompileEvents
@@ -101,7 +100,7 @@ class Recorder:
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         self.identity_static = IdentityStatic()  # identity-static: written, not said live
-        self._not_written: set[tuple[Key, str]] = set()  # persistent-not-written said
+        self._not_written_said: set[tuple[Key, str | None]] = set()  # persistent-not-written said
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -351,34 +350,21 @@ class Recorder:
                 found = self.identity_static.compiled(call, self.elapsed())
                 if found is not None:
                     self.output.write(found.to_json())
-            if record.kind.compiled:  # the compile path only
-                self._persistent(call)
+            if record.persistent is not None and record.persistent.why is not None:
+                self._not_written(call, record.persistent)
 
-    def _persistent(self, call: RecordedCall) -> None:
-        """While the persistent cache is configured: this compile's fate there (a
-        ``persistent`` line), and ``persistent-not-written`` the first time a function's
-        compile is not written for a reason (once per function and reason)."""
-        on, min_s, min_size = _jax.persistent_settings()
-        if not on or call.internal:
+    def _not_written(self, call: RecordedCall, fate: PersistentFate) -> None:
+        """persistent-not-written: the first time a function's compile is not written to
+        the persistent cache for a reason (once per function and reason)."""
+        if call.internal or (call.key, fate.why) in self._not_written_said:
             return
+        self._not_written_said.add((call.key, fate.why))
+        numbers = {k: v for k, v in fate.figures.items() if k not in KEY_PARTS}
+        figures = {"why": fate.why, "key": fate.key, **numbers}
         record = call.record
-        lines = monitor.take_persistent(record.function)
-        parts = _jax.persistent_key_parts()
-        outcome, why, key, figures = persistent.fate_of(
-            record.kind, lines, parts, (min_s, min_size)
+        diagnosis = Diagnosis(
+            PERSISTENT_NOT_WRITTEN, record.function, call.defined_at, figures, self.elapsed()
         )
-        signature = str(record.signature)[:2000] if record.signature is not None else None
-        t = self.elapsed()
-        fate = PersistentFate(
-            record.function, call.defined_at, signature, outcome, why, key, figures, t
-        )
-        self.output.write(fate.to_json())
-        if why is None or (call.key, why) in self._not_written:
-            return
-        self._not_written.add((call.key, why))
-        numbers = {k: v for k, v in figures.items() if k not in persistent.KEY_PARTS}
-        figures = {"why": why, "key": key, **numbers}
-        diagnosis = Diagnosis(PERSISTENT_NOT_WRITTEN, record.function, call.defined_at, figures, t)
         self.output.write(diagnosis.to_json())
 
     def _hits_due(self) -> bool:

@@ -46,7 +46,7 @@ TOO_FAST = re.compile(
 
 
 def _watch(
-    tmp_path: Path, name: str, cache: Path, *args: str
+    tmp_path: Path, name: str, cache: Path | str, *args: str
 ) -> tuple[subprocess.CompletedProcess, list[dict]]:
     program = tmp_path / "program.py"
     program.write_text(PROGRAM)
@@ -58,6 +58,7 @@ def _watch(
         text=True,
         env=env,
         timeout=300,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in recording.read_text().splitlines()]
@@ -68,16 +69,38 @@ def _of(lines: list[dict], kind: str) -> list[dict]:
     return [line for line in lines if line["type"] == kind and line.get("function") == "step"]
 
 
+def _cache_lines(log: str) -> list[str]:
+    """The program's persistent-cache log lines, compile times left out (they vary)."""
+    lines = [line for line in log.splitlines() if "persistent" in line.lower()]
+    return [re.sub(r"\(\d+\.\d+s\)", "(…s)", line) for line in lines if "Initialized" not in line]
+
+
+def _fates(lines: list[dict]) -> list[dict]:
+    """Each compile's fate: on its ``call`` line."""
+    return [call["persistent"] for call in _of(lines, "call") if "persistent" in call]
+
+
 def test_a_fast_compile_is_not_written_and_says_why_as_jax_logged_it(tmp_path) -> None:
     done, lines = _watch(tmp_path, "slow", tmp_path / "cache", "2.0", "debug")
     # JAX's own log in the program's stderr, at DEBUG as without jitlab, once each.
     keys, too_fast = MISS.findall(done.stderr), TOO_FAST.findall(done.stderr)
     assert len(keys) == 1 and len(too_fast) == 1, done.stderr
     assert "WARNING:jax._src.compiler" not in done.stderr
-    [fate] = _of(lines, "persistent")
+    # The same lines, the same key, as the program logs without jitlab.
+    program = tmp_path / "program.py"
+    plain = subprocess.run(
+        # The same folder (it is part of the key): nothing was written to it.
+        [sys.executable, str(program), str(tmp_path / "cache"), "2.0", "debug"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert _cache_lines(done.stderr) == _cache_lines(plain.stderr)
+    assert MISS.findall(plain.stderr) == keys
+    [fate] = _fates(lines)
     assert fate["outcome"] == "not_written" and fate["why"] == "min_compile_time"
     assert fate["key"] == keys[0]
-    assert fate["signature"] == "x: f32[5]"
     assert f"{fate['figures']['min_compile_s']:.2f}" == too_fast[0][0]
     assert f"{fate['figures']['compile_s']:.2f}" == too_fast[0][1]
     [diagnosis] = _of(lines, "diagnosis")
@@ -91,7 +114,12 @@ def test_a_fast_compile_is_not_written_and_says_why_as_jax_logged_it(tmp_path) -
     )
     data = json.loads(summary.stdout)
     assert [d["id"] for d in data["diagnoses"]["0"]] == ["persistent-not-written"]
-    assert [(f["outcome"], f["rerun"]) for f in data["persistent"]["0"]] == [("not_written", "no")]
+    [listed] = data["persistent"]["0"]
+    assert (listed["outcome"], listed["rerun"], listed["signature"]) == (
+        "not_written",
+        "no",
+        "x: f32[5]",
+    )
     text = subprocess.run(
         [JITLAB, "summary", "--persistent", str(tmp_path / "slow.jsonl")],
         capture_output=True,
@@ -110,7 +138,7 @@ def test_without_debug_the_program_sees_no_cache_lines_and_jitlab_still_records_
 ) -> None:
     done, lines = _watch(tmp_path, "quiet", tmp_path / "cache", "2.0")
     assert "persistent" not in done.stderr.lower()  # the program's log: as without jitlab
-    [fate] = _of(lines, "persistent")
+    [fate] = _fates(lines)
     assert (fate["outcome"], fate["why"]) == ("not_written", "min_compile_time")
     assert fate["key"].startswith("jit_step-")
 
@@ -120,12 +148,12 @@ def test_written_then_loaded_then_a_changed_key_named_by_diff(tmp_path) -> None:
     first, wrote = _watch(tmp_path, "wrote", cache, "2.0", "fast", "debug")
     second, loaded = _watch(tmp_path, "loaded", cache, "2.0", "fast", "debug")
     third, changed = _watch(tmp_path, "changed", cache, "3.0", "fast", "debug")
-    [written] = _of(wrote, "persistent")
+    [written] = _fates(wrote)
     assert written["outcome"] == "written" and written["key"] == MISS.findall(first.stderr)[0]
-    [load] = _of(loaded, "persistent")
+    [load] = _fates(loaded)
     assert load["outcome"] == "loaded" and load["key"] == HIT.findall(second.stderr)[0]
     assert load["key"] == written["key"]
-    [recompiled] = _of(changed, "persistent")
+    [recompiled] = _fates(changed)
     assert recompiled["outcome"] == "written"
     assert recompiled["key"] == MISS.findall(third.stderr)[0] != written["key"]
     summary = subprocess.run(
@@ -150,3 +178,25 @@ def test_written_then_loaded_then_a_changed_key_named_by_diff(tmp_path) -> None:
         env=dict(os.environ, COLUMNS="200"),
     ).stdout
     assert "persistent-key-changed · step" in text and "缓存键变了" in text
+
+
+def test_the_cache_folder_written_another_way_is_another_key_and_diff_names_it(tmp_path) -> None:
+    """``get_compile_options`` puts a path under the cache folder into the compile options
+    (jax_persistent_cache_enable_xla_caches' default): ``cache`` and ``/abs/cache`` are the
+    same folder but two keys, so the second run compiles again."""
+    first, wrote = _watch(tmp_path, "absolute", tmp_path / "cache", "2.0", "fast", "debug")
+    second, again = _watch(tmp_path, "relative", "cache", "2.0", "fast", "debug")
+    keys = MISS.findall(first.stderr) + MISS.findall(second.stderr)
+    assert len(keys) == 2 and keys[0] != keys[1]  # JAX itself: two keys, no load
+    assert [f["outcome"] for f in _fates(wrote) + _fates(again)] == ["written", "written"]
+    paths = [str(tmp_path / "absolute.jsonl"), str(tmp_path / "relative.jsonl")]
+    diff = subprocess.run([JITLAB, "diff", *paths, "--json"], capture_output=True, text=True)
+    [found] = json.loads(diff.stdout)["diagnoses"]
+    figures = found["figures"]
+    assert found["id"] == "persistent-key-changed"
+    assert (figures["base_key"], figures["new_key"]) == tuple(keys)
+    assert figures["parts"] == "cache_dir"
+    assert (figures["base_cache_dir"], figures["new_cache_dir"]) == (
+        str(tmp_path / "cache"),
+        "cache",
+    )

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from jitlab.recordings.reader import Recording
-from jitlab.records.calls import CallKind
+from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.diagnoses import IDS, Diagnosis, page, sentence, warning_lines
+from jitlab.records.lines import RecordedCall
 from jitlab.records.persistent import (
     PERSISTENT_KEY_CHANGED,
     PERSISTENT_NOT_WRITTEN,
@@ -25,25 +26,24 @@ KEY = "jit_step-" + "ab" * 32
 
 
 def _fate(outcome: str, key: str | None = KEY, why: str | None = None, **parts: str):
-    return PersistentFate("step", "train.py:3", "x: f32[5]", outcome, why, key, PARTS | parts)
+    """A compile of step(x: f32[5]) and its fate."""
+    return ("step", "train.py:3", "x: f32[5]", PersistentFate(outcome, why, key, PARTS | parts))
 
 
 def test_a_fate_is_read_from_the_lines_jax_logged_for_its_compile():
     missed = ("missed", None, {"module": "jit_step", "key": KEY})
     too_fast = ("not_written", "min_compile_time", {"module": "jit_step", "compile_s": 0.21})
-    outcome, why, key, figures = fate_of(CallKind.COMPILE, [missed, too_fast], PARTS, (1.0, 0))
-    assert (outcome, why, key) == ("not_written", "min_compile_time", KEY)
-    assert figures == PARTS | {"compile_s": 0.21, "min_compile_s": 1.0}
+    fate = fate_of(False, [missed, too_fast], PARTS, (1.0, 0))
+    assert (fate.outcome, fate.why, fate.key) == ("not_written", "min_compile_time", KEY)
+    assert fate.figures == PARTS | {"compile_s": 0.21, "min_compile_s": 1.0}
     written = ("written", None, {"module": "jit_step", "key": KEY})
-    assert fate_of(CallKind.RECOMPILE, [missed, written], PARTS, (0.0, 0))[:3] == (
-        "written",
-        None,
-        KEY,
+    assert fate_of(False, [missed, written], PARTS, (0.0, 0)) == PersistentFate(
+        "written", None, KEY, PARTS
     )
     # JAX logged the miss, nothing of a write: said as compiled, a rerun can't be told.
-    assert fate_of(CallKind.COMPILE, [missed], PARTS, (1.0, 0))[0] == "compiled"
+    assert fate_of(False, [missed], PARTS, (1.0, 0)).outcome == "compiled"
     # A load JAX did not log (its key is logged only at DEBUG): loaded, no key.
-    assert fate_of(CallKind.PERSISTENT_HIT, [], PARTS, (1.0, 0))[:3] == ("loaded", None, None)
+    assert fate_of(True, [], PARTS, (1.0, 0)) == PersistentFate("loaded", None, None, PARTS)
 
 
 @pytest.mark.parametrize(
@@ -56,27 +56,29 @@ def test_a_fate_is_read_from_the_lines_jax_logged_for_its_compile():
     ],
 )
 def test_would_a_rerun_hit(outcome, why, rerun):
-    assert _fate(outcome, why=why).rerun == rerun
+    assert _fate(outcome, why=why)[3].rerun == rerun
 
 
-def test_the_persistent_line_reads_back_and_a_damaged_one_is_refused():
-    fate = PersistentFate(
-        "step", None, "x: f32[5]", "not_written", "min_compile_time", KEY, {"compile_s": 0.2}, 1.5
-    )
-    line = json.loads(json.dumps(fate.to_json()))
-    assert PersistentFate.from_json(line) == fate
+def test_a_compiles_fate_rides_on_its_call_line_and_a_damaged_one_is_refused():
+    fate = PersistentFate("not_written", "min_compile_time", KEY, {"compile_s": 0.2})
+    record = CallRecord(0, "step", CallKind.COMPILE, 80.0, persistent=fate)
+    line = json.loads(json.dumps({"type": "call", **record.to_json()}))
+    assert RecordedCall.from_json(line).record.persistent == fate
+    assert CallRecord.from_json(line).persistent == fate
     recording = Recording()
-    assert recording.add_line(line) and recording.persistent == [fate]
+    assert recording.add_line(line) and recording.calls[0].record.persistent == fate
+    # Without a cache configured the line is as before: no "persistent" field at all.
+    assert "persistent" not in CallRecord(0, "step", CallKind.COMPILE, 80.0).to_json()
     for bad in (
         {"outcome": "evicted"},
         {"why": "because"},
         {"figures": {"compile_s": 1e300}},
         {"figures": {"rm -rf": 1}},
         {"key": 5},
-        {"function": None},
     ):
-        assert PersistentFate.from_json(line | bad) is None, bad
-        assert not Recording().add_line(line | bad)
+        damaged = line | {"persistent": fate.to_json() | bad}
+        assert PersistentFate.from_json(damaged["persistent"]) is None, bad
+        assert not Recording().add_line(damaged)
 
 
 def test_not_written_says_jaxs_figures_in_both_languages():
