@@ -200,3 +200,52 @@ def test_the_cache_folder_written_another_way_is_another_key_and_diff_names_it(t
         str(tmp_path / "cache"),
         "cache",
     )
+
+
+PROBED = """
+import sys
+import jax, jax.numpy as jnp
+import jitlab
+jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+jax.config.update("jax_persistent_cache_min_compile_time_secs", float(sys.argv[2]))
+
+def step(x):
+    return jnp.cos(x) + 1
+
+probe = jitlab.Probe(step)
+probe(jnp.ones(4))
+probe(jnp.ones(4))  # a cache hit: no fate
+probe(jnp.ones(6))
+print(json.dumps([[r.kind.value, r.persistent and r.persistent.to_json()] for r in probe.records]))
+""".replace("import sys", "import json, sys")
+
+
+def test_a_probes_records_carry_each_compiles_fate(tmp_path) -> None:
+    script = tmp_path / "probed.py"
+    script.write_text(PROBED)
+
+    def probed(threshold: str) -> list:
+        done = subprocess.run(
+            [sys.executable, str(script), str(tmp_path / "cache"), threshold],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "persistent" not in done.stderr.lower()  # the program's log: nothing added
+        return json.loads(done.stdout.splitlines()[-1])
+
+    slow = probed("1000")
+    assert [kind for kind, _ in slow] == ["compile", "cache_hit", "recompile"]
+    assert slow[1][1] is None
+    assert [(f["outcome"], f["why"]) for _, f in (slow[0], slow[2])] == [
+        ("not_written", "min_compile_time"),
+    ] * 2
+    assert slow[0][1]["figures"]["min_compile_s"] == 1000.0
+    fast = probed("0")
+    assert [(f["outcome"], f["key"] is not None) for _, f in (fast[0], fast[2])] == [
+        ("written", True),
+    ] * 2
+    again = probed("0")
+    assert [kind for kind, _ in again] == ["persistent_hit", "cache_hit", "persistent_hit"]
+    assert [again[0][1]["outcome"], again[2][1]["outcome"]] == ["loaded", "loaded"]
