@@ -7,10 +7,10 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-``recompile-limit`` and ``identity-static`` are stated today; the other ids of the issue
-(``slow-dispatch``, ``persistent-not-written``, ``persistent-key-changed``,
-``captured-constant``, ``executables-growing``, ``call-site-cost``) slot into :data:`IDS`
-with their words and pages.
+``recompile-limit``, ``identity-static``, ``persistent-not-written`` and
+``persistent-key-changed`` (their words in :mod:`jitlab.records.persistent`) are stated
+today; the other ids of the issue (``slow-dispatch``, ``captured-constant``,
+``executables-growing``, ``call-site-cost``) slot into :data:`IDS` with their words and pages.
 """
 
 from __future__ import annotations
