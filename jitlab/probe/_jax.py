@@ -156,37 +156,24 @@ def raised_by_explain(logger_name: str, message: str) -> bool:
 
 # -- the persistent cache's fate of each compile ---------------------------------------------
 # ``compiler.py`` / ``compilation_cache.py`` log each compile's persistent-cache outcome with
-# fixed format strings (the same on 0.10–0.12; the host-callback line is gone from 0.11, which
-# stores such programs). jitlab reads them once, as they are logged, from the record's format
-# string and its arguments (typed values, not the rendered words): outcome, why, the figures.
-# Each format string -> (outcome, why, the names of its arguments).
-PERSISTENT_LOGS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
-    "Persistent compilation cache hit for '%s' with key %r": ("loaded", None, ("module", "key")),
-    "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r": ("missed", None, ("module", "key")),
-    "Writing %s to persistent compilation cache with key %r": ("written", None, ("module", "key")),
-    "Not writing persistent cache entry since process_id != 0": ("not_written", "process_id", ()),
-    "Not writing persistent cache entry for '%s' because it uses host "
-    "callbacks (e.g. from jax.debug.print or breakpoint)": (
-        "not_written",
-        "host_callbacks",
-        ("module",),
+# fixed format strings (the same on 0.10–0.12; no host-callback line from 0.11, which stores
+# such programs). jitlab reads the record's format string and arguments once, as logged:
+# format -> (outcome, why, the names of its arguments).
+_NOT, _NW = "Not writing persistent cache entry ", "not_written"
+PERSISTENT_LOGS: dict[str, tuple[str, str | None, str]] = {
+    "Persistent compilation cache hit for '%s' with key %r": ("loaded", None, "module key"),
+    "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r": ("missed", None, "module key"),
+    "Writing %s to persistent compilation cache with key %r": ("written", None, "module key"),
+    _NOT + "since process_id != 0": (_NW, "process_id", ""),
+    _NOT + "for '%s' because it uses host callbacks (e.g. from jax.debug.print or breakpoint)": (
+        (_NW, "host_callbacks", "module")
     ),
-    "Not writing persistent cache entry for '%s' because it took < %.2f "
-    "seconds to compile (%.2fs)": (
-        "not_written",
-        "min_compile_time",
-        ("module", "min_compile_s", "compile_s"),
+    _NOT + "for '%s' because it took < %.2f seconds to compile (%.2fs)": (
+        (_NW, "min_compile_time", "module min_compile_s compile_s")
     ),
-    "Not writing persistent cache entry with key %r since cache is disabled/not initialized": (
-        "not_written",
-        "cache_disabled",
-        ("key",),
-    ),
-    "Not writing persistent cache entry with key %r since its size"
-    " (%d bytes) is less than threshold (%d bytes)": (
-        "not_written",
-        "min_entry_size",
-        ("key", "size", "min_size"),
+    _NOT + "with key %r since cache is disabled/not initialized": (_NW, "cache_disabled", "key"),
+    _NOT + "with key %r since its size (%d bytes) is less than threshold (%d bytes)": (
+        (_NW, "min_entry_size", "key size min_size")
     ),
 }
 
@@ -195,11 +182,8 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
     """A log record's (``record.msg``, ``record.args``) as (outcome, why, figures) when it is
     one of JAX's persistent-cache lines (:data:`PERSISTENT_LOGS`); None for anything else."""
     known = PERSISTENT_LOGS.get(msg) if isinstance(msg, str) else None
-    if known is None:
-        return None
-    outcome, why, names = known
     values = args if isinstance(args, tuple) else ()
-    if len(values) != len(names):
+    if known is None or len(values) != len(names := known[2].split()):
         return None
     figures: dict[str, Any] = {}
     for name, value in zip(names, values, strict=True):
@@ -210,64 +194,46 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
     key = figures.get("key")
     if "module" not in figures and isinstance(key, str) and "-" in key:
         figures["module"] = key.rsplit("-", 1)[0]  # a key is "jit_f-<sha256 hex>"
-    return outcome, why, figures
+    return known[0], known[1], figures
 
 
 def module_name(fun_name: str) -> str:
-    """The module name JAX compiles ``jit(f)`` as, which its persistent-cache lines name:
-    ``jit_f``, ``jit__lambda`` (``mlir.lower_jaxpr_to_module``: ``sanitize_name`` turns what
-    is not a word character, ``.`` or ``-`` into ``_``, then trailing ``_`` are dropped)."""
+    """The module JAX compiles ``jit(f)`` as, named by its persistent-cache lines: ``jit_f``,
+    ``jit__lambda`` (``lower_jaxpr_to_module``: ``sanitize_name``, trailing ``_`` dropped)."""
     return re.sub(r"[^\w.-]", "_", jit_event_name(trace_event_name(fun_name))).rstrip("_")
 
 
 def persistent_settings() -> tuple[bool, float, int]:
-    """(is the persistent cache configured, ``jax_persistent_cache_min_compile_time_secs``,
-    ``jax_persistent_cache_min_entry_size_bytes``), as JAX reads them now."""
-    on = bool(_config.compilation_cache_dir.value) and bool(_config.enable_compilation_cache.value)
-    return (
-        on,
-        float(_config.persistent_cache_min_compile_time_secs.value),
-        int(_config.persistent_cache_min_entry_size_bytes.value),
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def _backend_identity() -> tuple[str, str]:
-    from jax._src import xla_bridge
-    from jax._src.lib import version_str
-
-    backend = xla_bridge.get_backend()
-    platform, version = str(backend.platform), str(backend.platform_version)
-    return str(version_str), (platform if version == platform else f"{platform} {version}")[:200]
-
-
-def _hashed_xla_flags() -> str:
-    """The XLA flags ``cache_key._hash_xla_flags`` puts in a key, in its order: those of
-    ``XLA_FLAGS``, ``LIBTPU_INIT_ARGS`` and the ``--xla…`` arguments of ``sys.argv``, sorted,
-    less the flags JAX leaves out of keys (``xla_flags_to_exclude_from_cache_key``)."""
-    import os
-
-    from jax._src import cache_key
-
-    flags = (os.environ.get("XLA_FLAGS") or "").split()
-    flags += (os.environ.get("LIBTPU_INIT_ARGS") or "").split()
-    prefixes = ("--xla", *cache_key.get_flag_prefixes())
-    flags += [arg for arg in sys.argv if arg.startswith(prefixes)]
-    left_out = set(getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
-    return " ".join(f for f in sorted(flags) if f.split("=")[0] not in left_out)[:400]
+    """(is the persistent cache configured, its min compile time (s), its min entry size)."""
+    c = _config
+    on = bool(c.compilation_cache_dir.value) and bool(c.enable_compilation_cache.value)
+    least = c.persistent_cache_min_compile_time_secs, c.persistent_cache_min_entry_size_bytes
+    return on, float(least[0].value), int(least[1].value)
 
 
 def persistent_key_parts() -> dict[str, str]:
-    """What JAX hashes into a persistent-cache key besides the program, as this process has
-    it (``cache_key.get``: the jaxlib version, the backend's platform and version, the XLA
-    flags; and, where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its
-    default does), the cache folder as written: ``get_compile_options`` puts a path under
-    it into the compile options, so ``cache`` and ``/abs/cache`` are two keys). Read on a
-    compile only (the backend is up)."""
+    """What JAX hashes into a persistent-cache key besides the program (``cache_key.get``),
+    as this process has it: the jaxlib version, the backend's platform and version, the XLA
+    flags ``_hash_xla_flags`` takes (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``, ``--xla…`` in
+    ``sys.argv``; sorted, less ``xla_flags_to_exclude_from_cache_key``); and the cache folder
+    as written where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its
+    default does): ``get_compile_options`` puts a path under it into the compile options, so
+    ``cache`` and ``/abs/cache`` are two keys. Read on a compile only (the backend is up)."""
+    import os
     import pathlib
 
-    jaxlib, backend = _backend_identity()
-    parts = {"jaxlib": jaxlib, "backend": backend, "xla_flags": _hashed_xla_flags()}
+    from jax._src import cache_key, xla_bridge
+    from jax._src.lib import version_str
+
+    flags = (os.environ.get("XLA_FLAGS") or "").split()
+    flags += (os.environ.get("LIBTPU_INIT_ARGS") or "").split()
+    flags += [a for a in sys.argv if a.startswith(("--xla", *cache_key.get_flag_prefixes()))]
+    left_out = set(getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
+    hashed = " ".join(f for f in sorted(flags) if f.split("=")[0] not in left_out)[:400]
+    backend = xla_bridge.get_backend()
+    platform, version = str(backend.platform), str(backend.platform_version)
+    shown = (platform if version == platform else f"{platform} {version}")[:200]
+    parts = {"jaxlib": str(version_str), "backend": shown, "xla_flags": hashed}
     caches: Any = getattr(_config, "persistent_cache_enable_xla_caches", None)
     named = str(caches.value or "") if caches is not None else ""
     if named == "all" or "xla_gpu_kernel_cache_file" in named or "autotune_cache_dir" in named:

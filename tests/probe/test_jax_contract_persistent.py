@@ -37,7 +37,7 @@ def test_each_persistent_cache_format_is_one_jax_logs(text) -> None:
         assert text not in _log_formats()
         return
     assert text in _log_formats()
-    assert text.count("%") == len(names)
+    assert text.count("%") == len(names.split())
 
 
 def test_persistent_log_reads_the_record_arguments_not_the_words() -> None:
