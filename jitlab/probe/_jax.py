@@ -155,10 +155,8 @@ def raised_by_explain(logger_name: str, message: str) -> bool:
 
 
 # -- the persistent cache's fate of each compile ---------------------------------------------
-# ``compiler.py`` / ``compilation_cache.py`` log each compile's persistent-cache outcome with
-# fixed format strings (the same on 0.10–0.12; no host-callback line from 0.11, which stores
-# such programs). jitlab reads the record's format string and arguments once, as logged:
-# format -> (outcome, why, the names of its arguments).
+# compiler.py / compilation_cache.py log each compile's outcome in fixed formats (0.6–0.12; no
+# host-callback line from 0.11): format -> (outcome, why, the names of the record's args).
 _NOT, _NW = "Not writing persistent cache entry ", "not_written"
 PERSISTENT_LOGS: dict[str, tuple[str, str | None, str]] = {
     "Persistent compilation cache hit for '%s' with key %r": ("loaded", None, "module key"),
@@ -199,8 +197,12 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
 
 def module_name(fun_name: str) -> str:
     """The module JAX compiles ``jit(f)`` as, named by its persistent-cache lines: ``jit_f``,
-    ``jit__lambda`` (``lower_jaxpr_to_module``: ``sanitize_name``, trailing ``_`` dropped)."""
-    return re.sub(r"[^\w.-]", "_", jit_event_name(trace_event_name(fun_name))).rstrip("_")
+    ``jit__lambda`` (``sanitize_name`` of ``jit(f)``, trailing ``_`` dropped; on 0.6, by
+    version, of ``jit_f`` as it is: ``jit__lambda_``)."""
+    name = trace_event_name(fun_name)
+    if VERSION < (0, 7, 0):
+        return re.sub(r"[^\w.-]", "_", f"jit_{name}")
+    return re.sub(r"[^\w.-]", "_", jit_event_name(name)).rstrip("_")
 
 
 def persistent_settings() -> tuple[bool, float, int]:
@@ -215,10 +217,9 @@ def persistent_key_parts() -> dict[str, str]:
     """What JAX hashes into a persistent-cache key besides the program (``cache_key.get``),
     as this process has it: the jaxlib version, the backend's platform and version, the XLA
     flags ``_hash_xla_flags`` takes (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``, ``--xla…`` in
-    ``sys.argv``; sorted, less ``xla_flags_to_exclude_from_cache_key``); and the cache folder
-    as written where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its
-    default does): ``get_compile_options`` puts a path under it into the compile options, so
-    ``cache`` and ``/abs/cache`` are two keys. Read on a compile only (the backend is up)."""
+    ``sys.argv``; sorted, less ``xla_flags_to_exclude_from_cache_key``); the cache folder as
+    written where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its default
+    does: a path under it is in the compile options, so ``cache`` and ``/abs/cache`` differ)."""
     import os
     import pathlib
 
