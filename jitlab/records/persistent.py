@@ -92,8 +92,10 @@ def fate_of(
     outcome, why, key = "loaded" if loaded else "compiled", None, None
     figures: dict[str, Any] = dict(parts)
     for said, reason, values in lines:
+        if loaded and said != "loaded":
+            continue  # a load logs its key only (and only at DEBUG): nothing else is its
         key = values.get("key") or key
-        if said in ("written", "not_written") or (said == "loaded" and outcome == "loaded"):
+        if said in ("written", "not_written"):
             outcome, why = said, reason
         for name in ("compile_s", "min_compile_s", "size", "min_size"):
             if name in values:

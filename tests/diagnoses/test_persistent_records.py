@@ -44,6 +44,11 @@ def test_a_fate_is_read_from_the_lines_jax_logged_for_its_compile():
     assert fate_of(False, [missed], PARTS, (1.0, 0)).outcome == "compiled"
     # A load JAX did not log (its key is logged only at DEBUG): loaded, no key.
     assert fate_of(True, [], PARTS, (1.0, 0)) == PersistentFate("loaded", None, None, PARTS)
+    # A load is never told a write or a miss (lines of an earlier compile nobody filed).
+    hit = ("loaded", None, {"module": "jit_step", "key": KEY})
+    assert fate_of(True, [missed, written, hit], PARTS, (1.0, 0)) == PersistentFate(
+        "loaded", None, KEY, PARTS
+    )
 
 
 @pytest.mark.parametrize(
