@@ -1,5 +1,5 @@
 """Contract: JAX's persistent-cache log lines, read once at capture into typed fields
-(``_jax.PERSISTENT_LOGS``, ``_jax.persistent_log``, ``_jax.module_name``; checked on 0.10.2,
+(``_jax.PERSISTENT_LOGS``, ``_jax.persistent_log``, ``_jax.module_name``; run on 0.6.2, 0.10.2,
 0.11.2 and 0.12.0.1). After a JAX upgrade that rewords them, these fail by name."""
 
 from __future__ import annotations
