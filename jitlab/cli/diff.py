@@ -67,7 +67,9 @@ def _read(path_text: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from jitlab.cli._output import print_json
+    from jitlab.cli.summary import _diagnosis_json  # one shape for a diagnosis in --json
     from jitlab.recordings.compare import compare
+    from jitlab.records.persistent import compiled_json
 
     base, new = _read(args.base), _read(args.new)
     diff = compare(base, new, include_internal=args.include_internal)
@@ -76,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         data = diff.to_json()
         data["regressions"] = problems
         data["skipped_lines"] = {"base": base.bad_lines, "new": new.bad_lines}
+        said, notes = _persistent(base, new)
+        data["diagnoses"] = [_diagnosis_json(d) for d in said]
+        # Loaded in one run, compiled in the other, the key unchanged or unread: what was seen.
+        data["persistent"] = [{"base": compiled_json(b), "new": compiled_json(n)} for b, n in notes]
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return REGRESSION if problems else 0
     _print(diff, args, problems, base, new)
@@ -127,6 +133,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
         if recording.bad_lines:
             skipped = skipped_lines(recording.bad_lines, language(), recording.long_lines)
             console.print(f"[yellow]{escape(say(name) + colon + skipped)}[/yellow]")
+    _print_persistent(console, base, new)
     if problems:
         console.print(f"[bold red]{say('diff.regression')}[/bold red]{colon}{escape(totals)}")
         for problem in _in_language(problems, diff, args):
@@ -168,3 +175,43 @@ def _in_language(problems: list[str], diff: Any, args: argparse.Namespace) -> li
             )
         )
     return found
+
+
+def _persistent(base: Any, new: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """persistent-key-changed: a function's signature one run loaded from the persistent
+    cache (or wrote to it) and the other compiled, under two keys JAX logged; the other such
+    pairs (the same key, or a key JAX did not log) as notes of what was seen."""
+    from jitlab.records.diagnoses import Diagnosis
+    from jitlab.records.persistent import (
+        PERSISTENT_KEY_CHANGED,
+        compiled_fates,
+        key_changed_figures,
+        mismatches,
+    )
+
+    said, notes = [], []
+    for b, n in mismatches(compiled_fates(base.calls), compiled_fates(new.calls)):
+        if b[3].key and n[3].key and b[3].key != n[3].key:
+            figures = key_changed_figures(b, n)
+            said.append(Diagnosis(PERSISTENT_KEY_CHANGED, n[0], n[1], figures))
+        else:
+            notes.append((b, n))
+    return said, notes
+
+
+def _print_persistent(console: Any, base: Any, new: Any) -> None:
+    from rich.markup import escape
+
+    from jitlab.records.diagnoses import page, sentence
+    from jitlab.records.persistent import mismatch_note
+
+    said, notes = _persistent(base, new)
+    if not said and not notes:
+        return
+    lang = language()
+    console.print(f"[bold yellow]{escape(say('diagnosis.title'))}[/bold yellow]")
+    for d in said:
+        line = say("diagnosis.line", id=d.id, text=sentence(d, lang), page=page(d.id))
+        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+    for b, n in notes:
+        console.print(f"  [yellow]{escape(mismatch_note(b, n, lang))}[/yellow]", soft_wrap=True)

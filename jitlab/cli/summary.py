@@ -8,6 +8,7 @@ from typing import Any
 
 from jitlab.cli._usage import fail, language, read_recording_or_fail, say
 from jitlab.records.messages import processes_text
+from jitlab.records.persistent import compiled_fates, compiled_json
 
 DIVERGED = 1  # exit status when the processes did not compile the same programs
 
@@ -32,6 +33,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--include-internal",
         action="store_true",
         help="also compare kernels JAX compiled for itself (eager ops)",
+    )
+    parser.add_argument(
+        "--persistent",
+        action="store_true",
+        help="also each compile's fate in JAX's persistent cache (written, not written and "
+        "why, loaded) and whether a rerun would load it",
     )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     return parser
@@ -71,10 +78,52 @@ def run(args: argparse.Namespace) -> int:
         }
         # call-site-cost: compile cost per calling line, ranked (from the call lines).
         data["call_sites"] = {str(index): _call_sites_json(r) for index, r in indexed}
+        if args.persistent:  # each compile's fate, and "would a rerun hit?" (yes/no/unknown)
+            data["persistent"] = {
+                str(index): [compiled_json(c, rerun=True) for c in compiled_fates(r.calls)]
+                for index, r in indexed
+            }
         print_json(data)  # valid UTF-8 whatever the names (a non-UTF-8 file's)
         return status
     _print(merged, indexed)
+    if args.persistent:
+        _print_persistent(indexed)
     return status
+
+
+def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
+    """Per compile: its fate in the persistent cache and whether a rerun would load it."""
+    from rich.markup import escape
+
+    from jitlab.cli._tables import console_for
+    from jitlab.records import messages
+    from jitlab.records.persistent import outcome_text
+
+    console, lang = console_for(), language()
+    console.print(f"[bold]{escape(messages.say('persistent.title', lang))}[/bold]")
+    colours = {"yes": "green", "no": "red", "unknown": "yellow"}
+    for index, recording in indexed:
+        found = compiled_fates(recording.calls)
+        if not found:
+            line = messages.say("persistent.none", lang)
+        for function, defined_at, signature, fate in found:
+            where = f"{function} ({defined_at})" if defined_at else function
+            line = messages.say(
+                "persistent.row",
+                lang,
+                function=where,
+                signature=signature or "?",
+                outcome=outcome_text(fate.outcome, fate.why, fate.figures, lang),
+                rerun=messages.say(f"persistent.rerun.{fate.rerun}", lang),
+            )
+            if len(indexed) > 1:
+                line = messages.say("diagnosis.process", lang, index=index, line=line)
+            colour = colours[fate.rerun]
+            console.print(f"  [{colour}]{escape(line)}[/{colour}]", soft_wrap=True)
+        if not found:
+            if len(indexed) > 1:
+                line = messages.say("diagnosis.process", lang, index=index, line=line)
+            console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
 
 
 def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:

@@ -136,7 +136,7 @@ CACHE_MISS_MARKER = "CACHE MISS"
 # writes ("Writing jit_f to persistent compilation cache …", "Not writing persistent cache
 # entry …", "PERSISTENT COMPILATION CACHE MISS …") at WARNING while explanations are on and
 # at DEBUG otherwise. ("Persistent compilation cache hit" follows jax_log_compiles instead.)
-_RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
+RAISED_BY_EXPLAIN_LOGGERS = ("jax._src.compiler", "jax._src.compilation_cache")
 _RAISED_BY_EXPLAIN_TEXTS = (
     "persistent cache entry",
     "to persistent compilation cache",
@@ -148,10 +148,98 @@ _RAISED_BY_EXPLAIN_TEXTS = (
 def raised_by_explain(logger_name: str, message: str) -> bool:
     """Is this a message JAX logs at WARNING only because ``jax_explain_cache_misses`` is on
     (at DEBUG without it)?"""
-    if logger_name not in _RAISED_BY_EXPLAIN_LOGGERS:
+    if logger_name not in RAISED_BY_EXPLAIN_LOGGERS:
         return False
     text = message.lower()
     return any(marker in text for marker in _RAISED_BY_EXPLAIN_TEXTS)
+
+
+# -- the persistent cache's fate of each compile ---------------------------------------------
+# compiler.py / compilation_cache.py log each compile's outcome in fixed formats (0.6–0.12; no
+# host-callback line from 0.11): format -> (outcome, why, the names of the record's args).
+_NOT, _NW = "Not writing persistent cache entry ", "not_written"
+PERSISTENT_LOGS: dict[str, tuple[str, str | None, str]] = {
+    "Persistent compilation cache hit for '%s' with key %r": ("loaded", None, "module key"),
+    "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r": ("missed", None, "module key"),
+    "Writing %s to persistent compilation cache with key %r": ("written", None, "module key"),
+    _NOT + "since process_id != 0": (_NW, "process_id", ""),
+    _NOT + "for '%s' because it uses host callbacks (e.g. from jax.debug.print or breakpoint)": (
+        (_NW, "host_callbacks", "module")
+    ),
+    _NOT + "for '%s' because it took < %.2f seconds to compile (%.2fs)": (
+        (_NW, "min_compile_time", "module min_compile_s compile_s")
+    ),
+    _NOT + "with key %r since cache is disabled/not initialized": (_NW, "cache_disabled", "key"),
+    _NOT + "with key %r since its size (%d bytes) is less than threshold (%d bytes)": (
+        (_NW, "min_entry_size", "key size min_size")
+    ),
+}
+
+
+def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str, Any]] | None:
+    """A log record's (``record.msg``, ``record.args``) as (outcome, why, figures) when it is
+    one of JAX's persistent-cache lines (:data:`PERSISTENT_LOGS`); None for anything else."""
+    known = PERSISTENT_LOGS.get(msg) if isinstance(msg, str) else None
+    values = args if isinstance(args, tuple) else ()
+    if known is None or len(values) != len(names := known[2].split()):
+        return None
+    figures: dict[str, Any] = {}
+    for name, value in zip(names, values, strict=True):
+        if name in ("module", "key"):
+            figures[name] = str(value)[:400]
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            figures[name] = value
+    key = figures.get("key")
+    if "module" not in figures and isinstance(key, str) and "-" in key:
+        figures["module"] = key.rsplit("-", 1)[0]  # a key is "jit_f-<sha256 hex>"
+    return known[0], known[1], figures
+
+
+def module_name(fun_name: str) -> str:
+    """The module JAX compiles ``jit(f)`` as, named by its persistent-cache lines: ``jit_f``,
+    ``jit__lambda`` (``sanitize_name`` of ``jit(f)``, trailing ``_`` dropped; on 0.6, by
+    version, of ``jit_f`` as it is: ``jit__lambda_``)."""
+    name = trace_event_name(fun_name)
+    if VERSION < (0, 7, 0):
+        return re.sub(r"[^\w.-]", "_", f"jit_{name}")
+    return re.sub(r"[^\w.-]", "_", jit_event_name(name)).rstrip("_")
+
+
+def persistent_settings() -> tuple[bool, float, int]:
+    """(is the persistent cache configured, its min compile time (s), its min entry size)."""
+    c = _config
+    on = bool(c.compilation_cache_dir.value) and bool(c.enable_compilation_cache.value)
+    least = c.persistent_cache_min_compile_time_secs, c.persistent_cache_min_entry_size_bytes
+    return on, float(least[0].value), int(least[1].value)
+
+
+def persistent_key_parts() -> dict[str, str]:
+    """What JAX hashes into a persistent-cache key besides the program (``cache_key.get``),
+    as this process has it: the jaxlib version, the backend's platform and version, the XLA
+    flags ``_hash_xla_flags`` takes (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``, ``--xla…`` in
+    ``sys.argv``; sorted, less ``xla_flags_to_exclude_from_cache_key``); the cache folder as
+    written where ``jax_persistent_cache_enable_xla_caches`` names an XLA cache (its default
+    does: a path under it is in the compile options, so ``cache`` and ``/abs/cache`` differ)."""
+    import os
+    import pathlib
+
+    from jax._src import cache_key, xla_bridge
+    from jax._src.lib import version_str
+
+    flags = (os.environ.get("XLA_FLAGS") or "").split()
+    flags += (os.environ.get("LIBTPU_INIT_ARGS") or "").split()
+    flags += [a for a in sys.argv if a.startswith(("--xla", *cache_key.get_flag_prefixes()))]
+    left_out = set(getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
+    hashed = " ".join(f for f in sorted(flags) if f.split("=")[0] not in left_out)[:400]
+    backend = xla_bridge.get_backend()
+    platform, version = str(backend.platform), str(backend.platform_version)
+    shown = (platform if version == platform else f"{platform} {version}")[:200]
+    parts = {"jaxlib": str(version_str), "backend": shown, "xla_flags": hashed}
+    caches: Any = getattr(_config, "persistent_cache_enable_xla_caches", None)
+    named = str(caches.value or "") if caches is not None else ""
+    if named == "all" or "xla_gpu_kernel_cache_file" in named or "autotune_cache_dir" in named:
+        parts["cache_dir"] = str(pathlib.Path(_config.compilation_cache_dir.value or ""))[:400]
+    return parts
 
 
 # -- JAX's config states (private) ------------------------------------------------------------

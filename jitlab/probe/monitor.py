@@ -27,6 +27,7 @@ import jax
 
 from jitlab.probe import _jax
 from jitlab.records.paths import engine_dirs
+from jitlab.records.persistent import PersistentFate, fate_of
 
 # JAX's event names (private conventions, tested in tests/probe/test_jax_contract.py).
 TRACE_EVENT = _jax.TRACE_EVENT
@@ -397,6 +398,8 @@ class _ExplanationFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name in _PERSISTENT_LOGGERS:
+            _note_persistent(record)  # only noted: what the program's log sees is decided below
         message = record.getMessage()
         if record.levelno == logging.WARNING and _jax.raised_by_explain(record.name, message):
             if user_wants_explanations():
@@ -421,6 +424,68 @@ class _ExplanationFilter(logging.Filter):
             return False
         repeated = REPEATED[0]
         return repeated is None or not repeated()
+
+
+# -- the persistent cache's fate of each compile (persistent-not-written, records/persistent.py)
+# JAX logs it on the compiling thread, inside the compile (before the compile event fires):
+# read once, typed (_jax.persistent_log), kept per thread until the compile is filed
+# (take_persistent). Seen only where JAX's logger lets the line out: at WARNING while
+# explanations are on (a watch, a probed call), at DEBUG where the program listens to DEBUG.
+_PERSISTENT_LOGGERS = frozenset(_jax.RAISED_BY_EXPLAIN_LOGGERS)
+_PERSISTENT_KEPT = 16  # per thread: lines of compiles nobody filed (JAX's own kernels)
+PersistentLine = tuple[str, str | None, dict[str, Any]]
+
+
+def _note_persistent(record: logging.LogRecord) -> None:
+    line = _jax.persistent_log(record.msg, record.args)
+    if line is None:
+        return
+    lines: list[PersistentLine] | None = getattr(_local, "persistent", None)
+    if lines is None:
+        lines = _local.persistent = []
+    outcome, _, figures = line
+    if outcome not in ("missed", "loaded") and lines and "module" not in figures:
+        figures["module"] = lines[-1][2].get("module")  # "since process_id != 0" names none
+    lines.append(line)
+    del lines[:-_PERSISTENT_KEPT]
+    _local.persistent_noted = getattr(_local, "persistent_noted", 0) + 1
+
+
+def take_persistent(fun_name: str) -> list[PersistentLine]:
+    """The persistent-cache lines JAX logged on this thread for the latest compile of
+    ``fun_name`` (the miss, then written / not written; or the load), taken off the thread.
+    Asked again before JAX logs anything more (a second recorder filing the same compile):
+    the same lines."""
+    noted = getattr(_local, "persistent_noted", 0)
+    taken = getattr(_local, "persistent_taken", None)
+    if taken is not None and taken[0] == fun_name and taken[1] == noted:
+        return taken[2]
+    lines: list[PersistentLine] | None = getattr(_local, "persistent", None)
+    if not lines:
+        return []
+    module = _jax.module_name(fun_name)
+    mine = [i for i, (_, _, figures) in enumerate(lines) if figures.get("module") == module]
+    if not mine:
+        return []
+    last = mine[-1]
+    first = last
+    while first - 1 in mine and lines[first][0] != "missed" and lines[first][0] != "loaded":
+        first -= 1
+    mine_now = lines[first : last + 1]
+    del lines[: last + 1]
+    _local.persistent_taken = (fun_name, noted, mine_now)
+    return mine_now
+
+
+def persistent_fate(fun_name: str, loaded: bool) -> PersistentFate | None:
+    """The fate in JAX's persistent cache of the compile of ``fun_name`` just done on this
+    thread (``loaded``: JAX's load events fired for it), while a cache is configured; else
+    None. Asked on the compile path only."""
+    on, min_s, min_size = _jax.persistent_settings()
+    if not on:
+        return None
+    lines = take_persistent(fun_name)
+    return fate_of(loaded, lines, _jax.persistent_key_parts(), (min_s, min_size))
 
 
 # The modules whose loggers emit cache-miss explanations.

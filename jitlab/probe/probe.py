@@ -620,6 +620,11 @@ class Probe(Filing):
             if index is None:
                 index = self._next_index()
             record = self._slow(index, collector, latency_ms, args, kwargs, error, result)
+            if record.kind.compiled:  # its fate in JAX's persistent cache, if one is on
+                loaded = record.kind is CallKind.PERSISTENT_HIT
+                fate = monitor.persistent_fate(collector.trace_name, loaded)
+                if fate is not None:
+                    record = record._replace(persistent=fate)
             self._file(record)
         collector.reset()
         self._spares.collector = collector

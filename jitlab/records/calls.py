@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from jitlab.records.changes import ChangeKind, render
 from jitlab.records.executables import Executables
+from jitlab.records.persistent import PersistentFate
 
 
 class CallKind(enum.StrEnum):
@@ -276,6 +277,9 @@ class CallRecord(NamedTuple):
     # other calls, and where it was not measured.
     executables: Executables | None = None
 
+    # A compile's fate in JAX's persistent cache, while one is configured (records/persistent.py)
+    persistent: PersistentFate | None = None
+
     @property
     def execute_ms(self) -> float:
         """Time not spent tracing, lowering or compiling: dispatch plus execution."""
@@ -306,6 +310,7 @@ class CallRecord(NamedTuple):
             variant=data.get("variant"),
             notes=data.get("notes"),
             executables=Executables.from_json(data.get("executables")),
+            persistent=PersistentFate.from_json(data.get("persistent")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -334,6 +339,8 @@ class CallRecord(NamedTuple):
         }
         if self.executables is not None:  # a compile's only: other lines stay as they were
             line["executables"] = self.executables.to_json()
+        if self.persistent is not None:  # only while the persistent cache is configured
+            line["persistent"] = self.persistent.to_json()
         return line
 
 

@@ -7,8 +7,9 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-Every id of :data:`IDS` is stated today. ``call-site-cost`` is worked out from a
-recording's call lines when it is read; the others are written as the program runs. A new
+``call-site-cost`` is worked out from a recording's call lines when it is read, and
+``persistent-key-changed`` by ``jitlab diff`` from two recordings (the persistent ids' words
+are in :mod:`jitlab.records.persistent`); the others are written as the program runs. A new
 id slots into :data:`IDS` with its words and page.
 """
 
@@ -20,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlab.records import persistent
 from jitlab.records.messages import say
+from jitlab.records.persistent import PERSISTENT_KEY_CHANGED, PERSISTENT_NOT_WRITTEN
 
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
@@ -42,6 +45,8 @@ IDS: tuple[str, ...] = (
     EXECUTABLES_GROWING,
     CAPTURED_CONSTANT,
     CALL_SITE_COST,
+    PERSISTENT_NOT_WRITTEN,
+    PERSISTENT_KEY_CHANGED,
 )
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
@@ -250,6 +255,10 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
         return _captured_constant(d, lang)
     if d.id == CALL_SITE_COST:
         return _call_site_cost(d, lang)
+    if d.id == PERSISTENT_NOT_WRITTEN:
+        return persistent.not_written_sentence(_where(d), d.figures, lang)
+    if d.id == PERSISTENT_KEY_CHANGED:
+        return persistent.key_changed_sentence(_where(d), d.figures, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -277,6 +286,8 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
         fix = say("diagnosis.fix.executables_growing", lang)
     elif d.id in (CAPTURED_CONSTANT, CALL_SITE_COST):
         fix = say(f"diagnosis.fix.{d.id}", lang)
+    elif d.id == PERSISTENT_NOT_WRITTEN:
+        fix = say("diagnosis.fix.persistent_not_written", lang)
     else:
         fix = _fix(d, lang)
     return [

@@ -33,6 +33,7 @@ from jitlab.records.calls import (
 )
 from jitlab.records.diagnoses import Diagnosis as Diagnosis  # the ``diagnosis`` line
 from jitlab.records.executables import Executables
+from jitlab.records.persistent import PersistentFate
 from jitlab.records.scripts import Script
 from jitlab.records.strict import (
     COUNTS,
@@ -129,6 +130,11 @@ class RecordedCall:
                 return None
         if stdout is not None and type(stdout) is not list:
             return None
+        fate = get("persistent")  # only while JAX's persistent cache was configured
+        if fate is not None:
+            fate = PersistentFate.from_json(fate)
+            if fate is None:
+                return None
         texts = [error.get("type"), error.get("message")] if error else []
         for line in stdout or ():
             if type(line) is not dict:
@@ -163,6 +169,7 @@ class RecordedCall:
                 variant,
                 notes,
                 Executables.from_json(get("executables")),
+                fate,
             )
             return cls(
                 record,

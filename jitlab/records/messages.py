@@ -1082,6 +1082,87 @@ CATALOGUE: dict[str, Message] = {
         "查看这一行的各次调用之间有什么变化（jitlab open 会显示每次重编译的原因），"
         "让它的调用重复同一个签名",
     ),
+    # -- persistent cache: persistent-not-written, persistent-key-changed (issue 43) --------
+    "persistent.why.min_compile_time": _M(
+        "compiled in {compile_s} s, under jax_persistent_cache_min_compile_time_secs = "
+        "{min_compile_s} s",
+        "编译用了 {compile_s} 秒，低于 jax_persistent_cache_min_compile_time_secs = "
+        "{min_compile_s} 秒",
+    ),
+    "persistent.why.min_entry_size": _M(
+        "its entry is {size} bytes, under jax_persistent_cache_min_entry_size_bytes = {min_size}",
+        "它的缓存条目只有 {size} 字节，低于 jax_persistent_cache_min_entry_size_bytes = {min_size}",
+    ),
+    "persistent.why.host_callbacks": _M(
+        "it uses host callbacks (jax.debug.print, a breakpoint), which this JAX does not store",
+        "它用了主机回调（jax.debug.print、断点），这个版本的 JAX 不存这样的程序",
+    ),
+    "persistent.why.process_id": _M(
+        "only process 0 of a multi-process job writes the cache",
+        "多进程作业中只有 0 号进程写缓存",
+    ),
+    "persistent.why.cache_disabled": _M(
+        "the cache is configured but JAX could not open it",
+        "缓存已配置，但 JAX 没能打开它",
+    ),
+    "diagnosis.persistent_not_written": _M(
+        "{function} was compiled but not written to the persistent cache: {why}; every new "
+        "process compiles it again.",
+        "{function} 编译了，却没有写入持久缓存：{why}；每个新进程都要重新编译它。",
+    ),
+    "diagnosis.fix.persistent_not_written": _M(
+        'lower the threshold JAX named (jax.config.update("jax_persistent_cache_min_compile_'
+        'time_secs", 0), and …_min_entry_size_bytes to 0) before the first compile',
+        '在第一次编译之前调低 JAX 所说的门槛（jax.config.update("jax_persistent_cache_min_'
+        'compile_time_secs", 0)，以及把 …_min_entry_size_bytes 设为 0）',
+    ),
+    "persistent.outcome.written": _M("written to the cache", "已写入缓存"),
+    "persistent.outcome.not_written": _M("not written ({why})", "未写入（{why}）"),
+    "persistent.outcome.loaded": _M("loaded from the cache", "从缓存加载"),
+    "persistent.outcome.compiled": _M("compiled (JAX logged no write)", "已编译（JAX 未记录写入）"),
+    "diagnosis.persistent_key_changed": _M(
+        "{function}: {signature} was {base} in the base run and {new} in the new one: its "
+        "cache key changed ({base_key} → {new_key}); {what}.",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}：它的缓存键变了"
+        "（{base_key} → {new_key}）；{what}。",
+    ),
+    "persistent.part": _M("{part} differs: {base} → {new}", "{part} 不同：{base} → {new}"),
+    "persistent.same_parts": _M(
+        "jaxlib, the backend, the XLA flags and the cache folder are the same, so the program "
+        "itself or its compile options differ (its code, a captured constant, a shape, a "
+        "config flag); JAX hashes them into one digest, so jitlab can't tell which",
+        "jaxlib、后端、XLA 开关和缓存目录都相同，所以是程序本身或编译选项不同（代码、捕获的常量、"
+        "形状、配置开关）；JAX 把它们合成一个摘要，jitlab 分辨不出是哪一个",
+    ),
+    "persistent.same_key": _M(
+        "{function}: {signature} was {base} in the base run and {new} in the new one, under the "
+        "same cache key {key}: the entry was not there (another cache directory, or it was "
+        "evicted or removed).",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}，缓存键相同（{key}）："
+        "缓存里没有这个条目（换了缓存目录，或条目被淘汰、删除）。",
+    ),
+    "persistent.unknown_key": _M(
+        "{function}: {signature} was {base} in the base run and {new} in the new one; jitlab "
+        "can't tell whether its key changed: JAX did not log the key of both (it logs a load's "
+        "key only at DEBUG or with jax_log_compiles).",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}；jitlab 无法判断缓存键是否"
+        "变了：JAX 没有记下两边的键（加载时的键只在 DEBUG 级别或开启 jax_log_compiles 时记录）。",
+    ),
+    "persistent.title": _M("Persistent cache:", "持久缓存："),
+    "persistent.rerun.yes": _M("a rerun would load it", "再运行会直接加载"),
+    "persistent.rerun.no": _M("a rerun compiles it again", "再运行还要重新编译"),
+    "persistent.rerun.unknown": _M("can't tell whether a rerun hits", "无法判断再运行是否命中"),
+    "persistent.row": _M(
+        "{function} {signature}: {outcome}; {rerun}", "{function} {signature}：{outcome}；{rerun}"
+    ),
+    "persistent.none": _M(
+        "No persistent-cache lines in this recording: the persistent cache was not configured "
+        "(jax_compilation_cache_dir), or JAX's cache log was kept from jitlab (its loggers set "
+        "above WARNING), or an older jitlab recorded it.",
+        "这份记录里没有持久缓存的记录：这次运行没有配置持久缓存（jax_compilation_cache_dir），"
+        "或者 JAX 的缓存日志没有传到 jitlab（它的 logger 级别高于 WARNING），"
+        "或者是旧版 jitlab 录的。",
+    ),
 }
 
 

@@ -193,6 +193,7 @@ class CompileEvents:
             signature=new,
             reason=reason,
             executables=held,
+            persistent=monitor.persistent_fate(event_name, state.persistent),
         )
         stats.filed.add(record)
         call = RecordedCall(

@@ -43,12 +43,14 @@ from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
 from jitlab.records.lines import (
+    Key,
     RecordedCall,
     RecordedHits,
     RecordedNotice,
     RecordedScript,
     RecordingEnd,
 )
+from jitlab.records.persistent import KEY_PARTS, PERSISTENT_NOT_WRITTEN, PersistentFate
 from jitlab.watching import standin
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
@@ -115,6 +117,7 @@ class Recorder:
         self.diagnoses: list[Diagnosis] = []  # as written (a notebook shows them)
         # captured-constant reads the Probe's program again: run from on_probe_record.
         self.captured_constant = CapturedConstant()
+        self._not_written_said: set[tuple[Key, str | None]] = set()  # persistent-not-written said
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -372,6 +375,23 @@ class Recorder:
                         self.output.write(found.to_json())
                         self.diagnoses.append(found)
                         say_live(found)
+            if record.persistent is not None and record.persistent.why is not None:
+                self._not_written(call, record.persistent)
+
+    def _not_written(self, call: RecordedCall, fate: PersistentFate) -> None:
+        """persistent-not-written: the first time a function's compile is not written to
+        the persistent cache for a reason (once per function and reason)."""
+        if call.internal or (call.key, fate.why) in self._not_written_said:
+            return
+        self._not_written_said.add((call.key, fate.why))
+        numbers = {k: v for k, v in fate.figures.items() if k not in KEY_PARTS}
+        figures = {"why": fate.why, "key": fate.key, **numbers}
+        record = call.record
+        diagnosis = Diagnosis(
+            PERSISTENT_NOT_WRITTEN, record.function, call.defined_at, figures, self.elapsed()
+        )
+        self.output.write(diagnosis.to_json())
+        self.diagnoses.append(diagnosis)  # listed at the end, not said live (one per reason)
 
     def _hits_due(self) -> bool:
         """Before a compile: unless the last look at every function's counts took more than
