@@ -13,6 +13,8 @@ import pytest
 
 from jitlab.probe import _jax
 
+pytestmark = pytest.mark.slow
+
 JAX = _jax.VERSION
 
 
