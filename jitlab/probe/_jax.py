@@ -408,6 +408,48 @@ def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | N
     return unhook
 
 
+# Why JAX kept no fast-path entry for a call it dispatched in Python (hook_fastpath_verdict).
+FASTPATH_OFFERED = "offered"  # JAX handed C++ an entry: it is kept unless C++'s cache is full
+FASTPATH_EFFECTS = "effects"  # host callbacks (jax.debug.print, debug.callback, io_callback)
+FASTPATH_UNSAID = "unsaid"  # refused for another reason (or no executable to look at)
+
+
+def hook_fastpath_verdict(callback: Callable[[str], None]) -> Callable[[], None] | None:
+    """Call ``callback(verdict)`` each time jit's ``cache_miss`` decides whether C++'s fast
+    path may run the next calls (one of the FASTPATH_* values). Returns the unhook function,
+    or None where this JAX has no ``pjit._get_fastpath_data``.
+
+    Relies on ``cache_miss`` (and ``_pjit_call_impl``) calling ``pjit._get_fastpath_data``
+    through the module's globals with the executable first, returning None to refuse; a
+    refused ``MeshExecutable`` says why in ``unsafe_call.ordered_effects`` /
+    ``has_unordered_effects`` (checked on 0.10.2–0.12; jax#39289)."""
+    from jax._src import pjit as _pjit
+
+    original = getattr(_pjit, "_get_fastpath_data", None)
+    if not callable(original):
+        return None
+
+    def get_fastpath_data(executable: Any, *args: Any, **kwargs: Any) -> Any:
+        data = original(executable, *args, **kwargs)
+        verdict = FASTPATH_OFFERED
+        if data is None:
+            call = getattr(executable, "unsafe_call", None)
+            effects = getattr(call, "ordered_effects", None) or getattr(
+                call, "has_unordered_effects", False
+            )
+            verdict = FASTPATH_EFFECTS if effects else FASTPATH_UNSAID
+        callback(verdict)
+        return data
+
+    _pjit._get_fastpath_data = get_fastpath_data
+
+    def unhook() -> None:
+        if _pjit._get_fastpath_data is get_fastpath_data:
+            _pjit._get_fastpath_data = original
+
+    return unhook
+
+
 def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
     """Call ``callback()`` after each change of ``jax_disable_jit``: ``with jax.disable_jit()``
     entered or left on any thread, ``jax.config.update("jax_disable_jit", v)``. Returns the

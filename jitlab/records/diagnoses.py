@@ -7,8 +7,8 @@ back. Each id has a page, ``docs/diagnoses/ID.md`` (:func:`page`). A recording k
 diagnosis as a ``diagnosis`` line (:meth:`Diagnosis.to_json`, read back by
 :meth:`Diagnosis.from_json`); readers from before diagnoses skip the line (an unknown type).
 
-``recompile-limit`` and ``identity-static`` are stated today; the other ids of the issue
-(``slow-dispatch``, ``persistent-not-written``, ``persistent-key-changed``,
+``recompile-limit``, ``identity-static`` and ``slow-dispatch`` are stated today; the other
+ids of the issue (``persistent-not-written``, ``persistent-key-changed``,
 ``captured-constant``, ``executables-growing``, ``call-site-cost``) slot into :data:`IDS`
 with their words and pages.
 """
@@ -25,10 +25,19 @@ from jitlab.records.messages import say
 
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
+SLOW_DISPATCH = "slow-dispatch"
 
 # The ids this jitlab states, in the order the summary lists them. An id is stable: a
 # recording, a script reading ``--json`` and a page name all use it.
-IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC)
+IDS: tuple[str, ...] = (RECOMPILE_LIMIT, IDENTITY_STATIC, SLOW_DISPATCH)
+
+# slow-dispatch: why JAX ran cache hits through its Python dispatch (figure ``cause``):
+# host callbacks (JAX refused the fast path: the executable has effects); JAX offered C++ an
+# entry and C++ kept none (``_cache_size()`` 0 after the call: jax#39078); JAX did not say.
+DISPATCH_CALLBACK = "callback"
+DISPATCH_NOT_KEPT = "not-kept"
+DISPATCH_UNKNOWN = "unknown"
+DISPATCH_CAUSES = (DISPATCH_CALLBACK, DISPATCH_NOT_KEPT, DISPATCH_UNKNOWN)
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
@@ -181,6 +190,8 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     """The diagnosis in one sentence (the summary's line)."""
     if not d.known:
         return say("diagnosis.newer", lang, id=d.id, function=_where(d))
+    if d.id == SLOW_DISPATCH:
+        return _slow_dispatch(d, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -200,9 +211,23 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     )
 
 
+def _slow_dispatch_cause(d: Diagnosis) -> str:
+    cause = d.figures.get("cause")  # as a message key's part: not_kept
+    return (cause if cause in DISPATCH_CAUSES else DISPATCH_UNKNOWN).replace("-", "_")
+
+
+def _slow_dispatch(d: Diagnosis, lang: str) -> str:
+    hits = d.figures.get("hits")
+    key = "diagnosis.slow_dispatch" if isinstance(hits, int) else "diagnosis.slow_dispatch_live"
+    cause = say(f"diagnosis.slow_dispatch.{_slow_dispatch_cause(d)}", lang)
+    return say(key, lang, function=_where(d), n=d.figures.get("calls", 0), hits=hits, cause=cause)
+
+
 def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
-    if d.id == IDENTITY_STATIC:
+    if d.id == SLOW_DISPATCH:
+        fix = say(f"diagnosis.fix.dispatch_{_slow_dispatch_cause(d)}", lang)
+    elif d.id == IDENTITY_STATIC:
         fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
     else:
         fix = _fix(d, lang)

@@ -40,7 +40,13 @@ from jitlab.records.lines import (
     RecordingEnd,
 )
 from jitlab.watching import standin
-from jitlab.watching.diagnosing import IdentityStatic, RecompileLimit, resolve_warn_after, say_live
+from jitlab.watching.diagnosing import (
+    IdentityStatic,
+    RecompileLimit,
+    SlowDispatch,
+    resolve_warn_after,
+    say_live,
+)
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
 from jitlab.watching.functions import FunctionStats, Site
@@ -97,6 +103,7 @@ class Recorder:
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         self.identity_static = IdentityStatic()  # identity-static: written, not said live
+        self.slow_dispatch = SlowDispatch()  # slow-dispatch: counted, written at the end
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -203,6 +210,9 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
+            hits = {(s.name, s.defined_at): s.hits for s in self.stats.values()}
+            for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
+                self.output.write(diagnosis.to_json())
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
 
@@ -238,6 +248,17 @@ class Recorder:
         util = sys.modules.get("multiprocessing.util")
         if util is not None:
             util.Finalize(self, self.stop, exitpriority=0)
+
+    def dispatched_in_python(self, site: Site, cause: str) -> None:
+        """A hit of a function jitted in the block that JAX ran through its Python
+        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause)."""
+        stats = self.track(site)
+        with self._lock:
+            live = self.slow_dispatch.dispatched(
+                stats.name, stats.defined_at, cause, self.elapsed()
+            )
+        if live is not None:
+            say_live(live)
 
     def track(self, site: Site) -> FunctionStats:
         """This recording's row for a probed function, counting its hits from now on."""
