@@ -691,6 +691,26 @@ program's own ``jax.distributed.initialize``."""
 
 
 # -- private attributes of jitted objects -------------------------------------------------------
+def jit_function_caches_full() -> bool:
+    """Is one of jit's process-wide C++ caches of jitted functions at its capacity (8,192)?
+    Then JAX keeps no new function's entries where ``_cache_size()`` sees them (jax#39078):
+    it reads 0 after any number of compiles.
+
+    Relies on ``pjit._cpp_pjit_cache_fun_only`` / ``_cpp_pjit_cache_explicit_attributes``
+    (``PjitFunctionCache``: ``size()``, ``capacity()``; checked on 0.10.2–0.12). False where
+    they are not there."""
+    from jax._src import pjit as _pjit
+
+    for name in ("_cpp_pjit_cache_fun_only", "_cpp_pjit_cache_explicit_attributes"):
+        cache = getattr(_pjit, name, None)
+        try:
+            if cache is not None and cache.size() >= cache.capacity() > 0:
+                return True
+        except Exception:  # another kind of object: not as checked
+            continue
+    return False
+
+
 def cache_size_method(jitted: Any) -> Callable[[], int] | None:
     """The bound ``_cache_size`` of a ``jax.jit`` object: the number of executables in its
     C++ cache (one per distinct signature; a cache hit leaves it unchanged). None if absent.

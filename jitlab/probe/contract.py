@@ -479,7 +479,9 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details
     calls: list[Any] = []
     failed: list[BaseException] = []
-    not_kept: list[bool] = []  # JAX keeps no fast-path entry in this process (jax#39078)
+    # _cache_size() reads 0 in this process whatever was compiled (jax#39078): a cache of jitted
+    # functions is full, or JAX offered C++ an entry and C++ kept none.
+    not_kept: list[bool] = []
 
     def two_calls() -> None:
         for size in (2, 3):
@@ -500,7 +502,8 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
                 monitor.end(collector, previous)
             calls.append(collector)
         if _jax.cache_size(jitted) == 0:
-            not_kept.append(_entries_not_kept(jitted, call, trace_name))
+            full = _jax.jit_function_caches_full()
+            not_kept.append(full or _entries_not_kept(jitted, call, trace_name))
 
     state: list[ContractItem] = []  # JAX's trace state, when it cannot be read
     try:
