@@ -896,3 +896,14 @@ def test_jit_says_why_it_kept_no_fast_path_entry() -> None:
     verdicts.clear()
     f(x)
     assert verdicts == []  # unhooked: JAX's own function is back
+
+
+def test_jit_caches_of_functions_have_a_size_and_a_capacity() -> None:
+    # jax#39078: a full C++ cache of jitted functions makes _cache_size() read 0 for every new
+    # function; _jax.jit_function_caches_full reads each cache's size() and capacity().
+    from jax._src import pjit
+
+    for name in ("_cpp_pjit_cache_fun_only", "_cpp_pjit_cache_explicit_attributes"):
+        cache = getattr(pjit, name)
+        assert cache.capacity() == 8192 and 0 <= cache.size() < 8192, name
+    assert _jax.jit_function_caches_full() is False  # this process keeps far fewer alive
