@@ -229,6 +229,7 @@ class Recorder:
         self._flusher = None
         self.calls, self.recorded_scripts = [], []
         self.errors, self.latest_errors = collections.Counter(), {}
+        self.slow_dispatch = SlowDispatch()  # this process counts its own
         self._hits_written = {}
         for stats in self.stats.values():  # this process counts from the fork on
             stats.filed = Tally()
