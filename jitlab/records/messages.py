@@ -997,10 +997,10 @@ CATALOGUE: dict[str, Message] = {
     ),
     "diagnosis.slow_dispatch.not_kept": _M(
         "JAX offered its C++ cache an entry and the cache kept none (_cache_size() stayed 0), "
-        "as when 8,192 jitted functions are alive (jax#39078): every function jitted from "
-        "now on may lose its fast path",
-        "JAX 把条目交给了 C++ 缓存，缓存却没有保留（_cache_size() 一直是 0），这正是存活的被 "
-        "jit 函数达到 8,192 个时的情形（jax#39078）：此后被 jit 的函数都可能失去快速路径",
+        "as jax#39078 reports once 8,192 jitted functions are alive: functions jitted later "
+        "may lose their fast path too",
+        "JAX 把条目交给了 C++ 缓存，缓存却没有保留（_cache_size() 一直是 0），jax#39078 报告的"
+        "正是存活的被 jit 函数达到 8,192 个之后的这种情形：之后被 jit 的函数也可能失去快速路径",
     ),
     "diagnosis.slow_dispatch.unknown": _M(
         "JAX did not say why (jitlab cannot tell)",

@@ -156,6 +156,8 @@ with jitlab.watch("run.jsonl"):
         step(x)
     step(jnp.ones(4))  # a new shape: one recompile
     print("cache size", step._cache_size(), flush=True)
+    from jitlab.probe import _jax
+    print("full", _jax.jit_function_caches_full(), flush=True)
     try:
         with jax.no_tracing(True):
             step(x)
@@ -190,7 +192,9 @@ def test_past_8192_live_functions_hits_and_compiles_stay_right(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = tmp_path / "run.jsonl"
-    assert "cache size 0" in done.stdout  # JAX's own: the C++ cache shows no entry
+    # JAX's own: with one of its caches of functions full, the C++ cache shows no entry (on
+    # 0.10.2; JAX 0.12 keeps these failed functions out of it: the counts must hold anyway).
+    assert ("cache size 0" in done.stdout) == ("full True" in done.stdout)
     assert done.stderr.count("Finished XLA compilation of jit(step)") == 2
     compiles, hits = _recorded(out)
     assert compiles == {"step": 2} and hits == {"step": CALLS}  # the no_tracing call is a hit
