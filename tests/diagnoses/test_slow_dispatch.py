@@ -192,9 +192,10 @@ def test_past_8192_live_functions_hits_and_compiles_stay_right(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = tmp_path / "run.jsonl"
-    # JAX's own: with one of its caches of functions full, the C++ cache shows no entry (on
-    # 0.10.2; JAX 0.12 keeps these failed functions out of it: the counts must hold anyway).
-    assert ("cache size 0" in done.stdout) == ("full True" in done.stdout)
+    # jax#39078's condition was reached: a C++ cache of jitted functions is full. JAX 0.10.2
+    # then reads the new function's _cache_size() as 0 (0.12 as 2): the counts hold either way.
+    assert "full True" in done.stdout
+    assert "cache size 0" in done.stdout or "cache size 2" in done.stdout
     assert done.stderr.count("Finished XLA compilation of jit(step)") == 2
     compiles, hits = _recorded(out)
     assert compiles == {"step": 2} and hits == {"step": CALLS}  # the no_tracing call is a hit
