@@ -113,8 +113,8 @@ def test_hits_of_a_function_with_a_host_callback_are_counted_as_python_dispatch(
     assert done.stderr.count("Finished XLA compilation of jit(step_printing)") == 1
     compiles, hits = _recorded(out)
     assert compiles == {"step_printing": 1, "step_plain": 1}
-    # Every call but the first is a hit, the no_tracing ones included (one raised before
-    # dispatch for step_printing: JAX refused it, nothing ran).
+    # Every call but the first is a hit, step_plain's no_tracing call too (step_printing's
+    # raised at the top of JAX's Python dispatch: nothing ran, an error, not a hit).
     assert hits == {"step_printing": CALLS - 1, "step_plain": CALLS}
     data = json.loads(_summary(out, "--json").stdout)
     (found,) = data["diagnoses"]["0"]  # one: the printing step's; none for the plain one
