@@ -496,6 +496,48 @@ def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | N
     return unhook
 
 
+# Why JAX kept no fast-path entry for a call it dispatched in Python (hook_fastpath_verdict).
+FASTPATH_OFFERED = "offered"  # JAX handed C++ an entry: it is kept unless C++'s cache is full
+FASTPATH_EFFECTS = "effects"  # host callbacks (jax.debug.print, debug.callback, io_callback)
+FASTPATH_UNSAID = "unsaid"  # refused for another reason (or no executable to look at)
+
+
+def hook_fastpath_verdict(callback: Callable[[str], None]) -> Callable[[], None] | None:
+    """Call ``callback(verdict)`` each time jit's ``cache_miss`` decides whether C++'s fast
+    path may run the next calls (one of the FASTPATH_* values). Returns the unhook function,
+    or None where this JAX has no ``pjit._get_fastpath_data``.
+
+    Relies on ``cache_miss`` (and ``_pjit_call_impl``) calling ``pjit._get_fastpath_data``
+    through the module's globals with the executable first, returning None to refuse; a
+    refused ``MeshExecutable`` says why in ``unsafe_call.ordered_effects`` /
+    ``has_unordered_effects`` (checked on 0.10.2–0.12; jax#39289)."""
+    from jax._src import pjit as _pjit
+
+    original = getattr(_pjit, "_get_fastpath_data", None)
+    if not callable(original):
+        return None
+
+    def get_fastpath_data(executable: Any, *args: Any, **kwargs: Any) -> Any:
+        data = original(executable, *args, **kwargs)
+        verdict = FASTPATH_OFFERED
+        if data is None:
+            call = getattr(executable, "unsafe_call", None)
+            effects = getattr(call, "ordered_effects", None) or getattr(
+                call, "has_unordered_effects", False
+            )
+            verdict = FASTPATH_EFFECTS if effects else FASTPATH_UNSAID
+        callback(verdict)
+        return data
+
+    _pjit._get_fastpath_data = get_fastpath_data
+
+    def unhook() -> None:
+        if _pjit._get_fastpath_data is get_fastpath_data:
+            _pjit._get_fastpath_data = original
+
+    return unhook
+
+
 def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
     """Call ``callback()`` after each change of ``jax_disable_jit``: ``with jax.disable_jit()``
     entered or left on any thread, ``jax.config.update("jax_disable_jit", v)``. Returns the
@@ -813,6 +855,26 @@ program's own ``jax.distributed.initialize``."""
 
 
 # -- private attributes of jitted objects -------------------------------------------------------
+def jit_function_caches_full() -> bool:
+    """Is one of jit's process-wide C++ caches of jitted functions at its capacity (8,192)?
+    Then JAX keeps no new function's entries where ``_cache_size()`` sees them (jax#39078):
+    it reads 0 after any number of compiles.
+
+    Relies on ``pjit._cpp_pjit_cache_fun_only`` / ``_cpp_pjit_cache_explicit_attributes``
+    (``PjitFunctionCache``: ``size()``, ``capacity()``; checked on 0.10.2–0.12). False where
+    they are not there."""
+    from jax._src import pjit as _pjit
+
+    for name in ("_cpp_pjit_cache_fun_only", "_cpp_pjit_cache_explicit_attributes"):
+        cache = getattr(_pjit, name, None)
+        try:
+            if cache is not None and cache.size() >= cache.capacity() > 0:
+                return True
+        except Exception:  # another kind of object: not as checked
+            continue
+    return False
+
+
 def cache_size_method(jitted: Any) -> Callable[[], int] | None:
     """The bound ``_cache_size`` of a ``jax.jit`` object: the number of executables in its
     C++ cache (one per distinct signature; a cache hit leaves it unchanged). None if absent.

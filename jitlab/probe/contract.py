@@ -229,6 +229,31 @@ def require_before_counting() -> ContractReport:
 _elsewhere: list[ContractReport] = []  # the check as another process ran it (cached)
 
 
+def _entries_not_kept(jitted: Any, call: Any, trace_name: str) -> bool:
+    """After two compiles ``_cache_size()`` is 0: has this process lost C++'s fast path
+    (jax#39078: with 8,192 jitted functions alive JAX keeps no new entry, every call runs in
+    Python)? Told by a repeated call: it compiled nothing, JAX offered C++ an entry, and the
+    size is still 0. jitlab counts compiles by JAX's events, so its counts still hold."""
+    import jax
+    import numpy as np
+
+    from jitlab.probe import _jax, monitor
+
+    collector = monitor.CallCollector(trace_name, None, False)
+    monitor.fastpath_verdict()  # cleared: a verdict after the call is this call's
+    previous = monitor.begin(collector)
+    collector.user_explain = False
+    try:
+        with jax.log_compiles(False), jax.disable_jit(False), jax.transfer_guard("allow"):
+            call(jitted, np.zeros((2,), np.float32))
+    except Exception:
+        return False
+    finally:
+        monitor.end(collector, previous)
+    offered = monitor.fastpath_verdict() == _jax.FASTPATH_OFFERED
+    return collector.quiet and offered and _jax.cache_size(jitted) == 0
+
+
 def _report_json(report: ContractReport) -> dict[str, Any]:
     """``report`` whole (each item's catalogue entry and fields too), for another process."""
     items = [
@@ -453,6 +478,9 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details
     calls: list[Any] = []
     failed: list[BaseException] = []
+    # _cache_size() reads 0 in this process whatever was compiled (jax#39078): a cache of jitted
+    # functions is full, or JAX offered C++ an entry and C++ kept none.
+    not_kept: list[bool] = []
 
     def two_calls() -> None:
         for size in (2, 3):
@@ -472,6 +500,9 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
             finally:
                 monitor.end(collector, previous)
             calls.append(collector)
+        if _jax.cache_size(jitted) == 0:
+            full = _jax.jit_function_caches_full()
+            not_kept.append(full or _entries_not_kept(jitted, call, trace_name))
 
     state: list[ContractItem] = []  # JAX's trace state, when it cannot be read
     try:
@@ -515,7 +546,7 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     else:
         items.append(_item("cache-miss explanation", "missing", "no_explanation"))
     entries = _jax.cache_size(jitted)
-    if entries == 2:
+    if entries == 2 or (entries == 0 and any(not_kept)):
         items.append(ContractItem("jit cache size", "ok"))
     else:
         items.append(_item("jit cache size", "changed", "cache_size", got=str(entries)))

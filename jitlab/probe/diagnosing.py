@@ -1,8 +1,9 @@
 """Diagnoses stated while a program runs: ``recompile-limit`` (jax#4390),
 ``identity-static`` (flax#5548; :class:`IdentityStatic`), ``executables-growing``
-(jax#16778, flax#5548; :class:`ExecutablesGrowing`) and ``captured-constant`` (optax#577;
-:class:`CapturedConstant`). ``call-site-cost`` is read from a recording's call lines
-(:mod:`jitlab.records.site_costs`).
+(jax#16778, flax#5548; :class:`ExecutablesGrowing`), ``captured-constant`` (optax#577;
+:class:`CapturedConstant`) and ``slow-dispatch`` (jax#39289, jax#39078; :class:`SlowDispatch`,
+counted where JAX dispatched a hit in Python). ``call-site-cost`` is read from a recording's
+call lines (:mod:`jitlab.records.site_costs`).
 
 Counting happens on the compile path only (a watch's recorder, and a `Probe` of its
 own, hand each compile's record here); a cache hit never reaches this module. It sits in the
@@ -20,15 +21,19 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jitlab.probe import constants, monitor, scripts, wrappers
+from jitlab.probe import _jax, constants, monitor, scripts, wrappers
 from jitlab.records import diagnoses
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
     CAPTURED_CONSTANT,
+    DISPATCH_CALLBACK,
+    DISPATCH_NOT_KEPT,
+    DISPATCH_UNKNOWN,
     EXECUTABLES_GROWING,
     FIX_FOR_CHANGE,
     IDENTITY_STATIC,
     RECOMPILE_LIMIT,
+    SLOW_DISPATCH,
     Diagnosis,
     identity_class_of,
     warning_lines,
@@ -268,6 +273,53 @@ class CapturedConstant:
                 )
         self._said.add(key)
         return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
+
+
+def dispatch_cause(verdict: str, entries: int) -> str | None:
+    """Why a hit ran through JAX's Python dispatch, from what JAX decided in that call
+    (``verdict``, a ``_jax.FASTPATH_*`` value) and its C++ cache size for the function after
+    it. None: JAX offered C++ an entry and C++ kept it (the call that installs the fast path
+    for a signature: every signature has one)."""
+    if verdict == _jax.FASTPATH_EFFECTS:
+        return DISPATCH_CALLBACK
+    if verdict == _jax.FASTPATH_OFFERED:
+        return DISPATCH_NOT_KEPT if entries == 0 else None
+    return DISPATCH_UNKNOWN
+
+
+# Said once per process: JAX keeps no new fast-path entry until jax.clear_caches() (jax#39078).
+_FAST_PATH_LOST: list[bool] = [False]
+
+
+class SlowDispatch:
+    """slow-dispatch (jax#39289, jax#39078, jax#31319): per function of one recording, the
+    hits JAX ran through its Python dispatch, by cause (``dispatch_cause``). Counted only on
+    calls that reached JAX's Python dispatch; a hit run by C++ never reaches this class."""
+
+    def __init__(self) -> None:
+        self._calls: dict[tuple[str, str | None], Counter[str]] = {}
+
+    def dispatched(
+        self, function: str, site: str | None, cause: str, t: float | None
+    ) -> Diagnosis | None:
+        """Count one call; the live warning when it is the first in this process whose entry
+        C++ did not keep (said once per process, not written: the counts are, at the end)."""
+        self._calls.setdefault((function, site), Counter())[cause] += 1
+        if cause != DISPATCH_NOT_KEPT or _FAST_PATH_LOST[0]:
+            return None
+        _FAST_PATH_LOST[0] = True
+        return Diagnosis(SLOW_DISPATCH, function, site, {"calls": 1, "cause": cause}, t)
+
+    def diagnoses(
+        self, hits: dict[tuple[str, str | None], int | None], t: float | None
+    ) -> list[Diagnosis]:
+        """One diagnosis per function and cause, with its count and the function's hits."""
+        found = []
+        for (function, site), causes in self._calls.items():
+            for cause, n in causes.most_common():
+                figures = {"calls": n, "cause": cause, "hits": hits.get((function, site))}
+                found.append(Diagnosis(SLOW_DISPATCH, function, site, figures, t))
+        return found
 
 
 def say_live(diagnosis: Diagnosis) -> None:

@@ -616,6 +616,7 @@ def install() -> None:
             _jax.register_source_exclusion(folder)
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
+        _jax.hook_fastpath_verdict(_fastpath_verdict)
         _installed = True
 
 
@@ -630,6 +631,7 @@ ON_DISPATCH: list[Callable[[], None] | None] = [None]  # the watch's, while one 
 
 
 def _python_dispatch() -> None:
+    _local.fastpath = None  # this call's verdict comes next (_fastpath_verdict)
     collector = getattr(_local, "collector", None)
     if collector is not None and collector.lazy and not collector.routed:
         source = collector.source() if collector.source is not None else None
@@ -638,6 +640,18 @@ def _python_dispatch() -> None:
     watching = ON_DISPATCH[0]
     if watching is not None:
         watching()
+
+
+def _fastpath_verdict(verdict: str) -> None:
+    _local.fastpath = verdict  # the last one of a call is its own cache_miss's
+
+
+def fastpath_verdict() -> str | None:
+    """Why JAX kept no fast-path entry for the call this thread's Python dispatch last ran
+    (a ``_jax.FASTPATH_*`` value; None: JAX did not say), read once (slow-dispatch)."""
+    verdict = getattr(_local, "fastpath", None)
+    _local.fastpath = None
+    return verdict
 
 
 def route_call(collector: CallCollector) -> None:

@@ -28,6 +28,7 @@ from jitlab.records.persistent import PERSISTENT_KEY_CHANGED, PERSISTENT_NOT_WRI
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
 EXECUTABLES_GROWING = "executables-growing"
+SLOW_DISPATCH = "slow-dispatch"
 # captured-constant (optax#577): figures ``told`` (False: jitlab cannot tell, ``why``: "shape",
 # "unread" or "no_jaxpr"), ``constant`` (a closed-over name, or None), ``kind`` ("literal":
 # a Python number; "const": an array), ``type``, ``before``, ``after``, ``changed`` (how many
@@ -47,7 +48,16 @@ IDS: tuple[str, ...] = (
     CALL_SITE_COST,
     PERSISTENT_NOT_WRITTEN,
     PERSISTENT_KEY_CHANGED,
+    SLOW_DISPATCH,
 )
+
+# slow-dispatch: why JAX ran cache hits through its Python dispatch (figure ``cause``):
+# host callbacks (JAX refused the fast path: the executable has effects); JAX offered C++ an
+# entry and C++ kept none (``_cache_size()`` 0 after the call: jax#39078); JAX did not say.
+DISPATCH_CALLBACK = "callback"
+DISPATCH_NOT_KEPT = "not-kept"
+DISPATCH_UNKNOWN = "unknown"
+DISPATCH_CAUSES = (DISPATCH_CALLBACK, DISPATCH_NOT_KEPT, DISPATCH_UNKNOWN)
 
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
@@ -259,6 +269,8 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
         return persistent.not_written_sentence(_where(d), d.figures, lang)
     if d.id == PERSISTENT_KEY_CHANGED:
         return persistent.key_changed_sentence(_where(d), d.figures, lang)
+    if d.id == SLOW_DISPATCH:
+        return _slow_dispatch(d, lang)
     if d.id == IDENTITY_STATIC:
         return say(
             "diagnosis.identity_static",
@@ -278,9 +290,23 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     )
 
 
+def _slow_dispatch_cause(d: Diagnosis) -> str:
+    cause = d.figures.get("cause")  # as a message key's part: not_kept
+    return (cause if cause in DISPATCH_CAUSES else DISPATCH_UNKNOWN).replace("-", "_")
+
+
+def _slow_dispatch(d: Diagnosis, lang: str) -> str:
+    hits = d.figures.get("hits")
+    key = "diagnosis.slow_dispatch" if isinstance(hits, int) else "diagnosis.slow_dispatch_live"
+    cause = say(f"diagnosis.slow_dispatch.{_slow_dispatch_cause(d)}", lang)
+    return say(key, lang, function=_where(d), n=d.figures.get("calls", 0), hits=hits, cause=cause)
+
+
 def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     """The live warning on stderr: what happened, what keeps changing, the fix, the page."""
-    if d.id == IDENTITY_STATIC:
+    if d.id == SLOW_DISPATCH:
+        fix = say(f"diagnosis.fix.dispatch_{_slow_dispatch_cause(d)}", lang)
+    elif d.id == IDENTITY_STATIC:
         fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
     elif d.id == EXECUTABLES_GROWING:
         fix = say("diagnosis.fix.executables_growing", lang)

@@ -1015,6 +1015,51 @@ CATALOGUE: dict[str, Message] = {
         "每个 epoch 都新建的静态对象或闭包捕获的对象，会让每个 epoch 编译一份新程序，"
         "而只要被 jit 的函数还在，JAX 就会全部保留",
     ),
+    # -- slow-dispatch (diagnoses.SLOW_DISPATCH; docs/diagnoses/slow-dispatch.md) ---------
+    "diagnosis.slow_dispatch": _M(
+        "{function}: {n} of its {hits} cache hits ran through JAX's Python dispatch, not its "
+        "C++ fast path: {cause}.",
+        "{function}：{hits} 次缓存命中里有 {n} 次走了 JAX 的 Python 分派，而不是 C++ 快速路径："
+        "{cause}。",
+    ),
+    "diagnosis.slow_dispatch_live": _M(
+        "{function}: a cache hit ran through JAX's Python dispatch, not its C++ fast path: "
+        "{cause}.",
+        "{function}：一次缓存命中走了 JAX 的 Python 分派，而不是 C++ 快速路径：{cause}。",
+    ),
+    "diagnosis.slow_dispatch.callback": _M(
+        "the function has host callbacks (jax.debug.print, debug.callback, io_callback), and "
+        "JAX never gives such a program a fast-path entry",
+        "函数里有主机回调（jax.debug.print、debug.callback、io_callback），JAX 从不为这样的程序"
+        "建立快速路径条目",
+    ),
+    "diagnosis.slow_dispatch.not_kept": _M(
+        "JAX offered its C++ cache an entry and the cache kept none (_cache_size() stayed 0), "
+        "as jax#39078 reports once 8,192 jitted functions are alive: functions jitted later "
+        "may lose their fast path too",
+        "JAX 把条目交给了 C++ 缓存，缓存却没有保留（_cache_size() 一直是 0），jax#39078 报告的"
+        "正是存活的被 jit 函数达到 8,192 个之后的这种情形：之后被 jit 的函数也可能失去快速路径",
+    ),
+    "diagnosis.slow_dispatch.unknown": _M(
+        "JAX did not say why (jitlab cannot tell)",
+        "JAX 没有说明原因（jitlab 无法判断）",
+    ),
+    "diagnosis.fix.dispatch_callback": _M(
+        "take jax.debug.print / callbacks out of the hot function (or behind a flag that "
+        "removes them once debugged); each call then costs microseconds less",
+        "把 jax.debug.print 和回调移出频繁调用的函数（或用开关在调试完后去掉）；"
+        "每次调用就能省下几微秒",
+    ),
+    "diagnosis.fix.dispatch_not_kept": _M(
+        "keep fewer jitted functions alive (jit once, not per object or per call), or call "
+        "jax.clear_caches() to let JAX keep fast-path entries again",
+        "让存活的被 jit 函数少一些（只 jit 一次，而不是每个对象或每次调用都 jit），"
+        "或者调用 jax.clear_caches() 让 JAX 重新保留快速路径条目",
+    ),
+    "diagnosis.fix.dispatch_unknown": _M(
+        "see the page below; JAX's own dispatch did not say why",
+        "参阅下面的页面；JAX 自己的分派没有说明原因",
+    ),
     "diagnosis.bad_warn_after": _M(
         "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
         "warning off)",

@@ -35,6 +35,7 @@ from jitlab.probe.diagnosing import (
     ExecutablesGrowing,
     IdentityStatic,
     RecompileLimit,
+    SlowDispatch,
     resolve_warn_after,
     say_live,
 )
@@ -118,6 +119,7 @@ class Recorder:
         # captured-constant reads the Probe's program again: run from on_probe_record.
         self.captured_constant = CapturedConstant()
         self._not_written_said: set[tuple[Key, str | None]] = set()  # persistent-not-written said
+        self.slow_dispatch = SlowDispatch()  # slow-dispatch: counted, written at the end
         self.include_internal = include_internal
         self.scripts = _scripts_mode(scripts)  # None, "figures" or "texts"
         self.calls: list[RecordedCall] = []
@@ -224,6 +226,10 @@ class Recorder:
                 if stats.site is not None:
                     stats.hits_final = stats.site.hits
             self._write_hits()
+            hits = {(s.name, s.defined_at): s.hits for s in self.stats.values()}
+            for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
+                self.output.write(diagnosis.to_json())
+                self.diagnoses.append(diagnosis)  # the end table lists them
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
 
@@ -240,6 +246,7 @@ class Recorder:
         self._flusher = None
         self.calls, self.recorded_scripts = [], []
         self.errors, self.latest_errors = collections.Counter(), {}
+        self.slow_dispatch = SlowDispatch()  # this process counts its own
         self._hits_written = {}
         for stats in self.stats.values():  # this process counts from the fork on
             stats.filed = Tally()
@@ -259,6 +266,17 @@ class Recorder:
         util = sys.modules.get("multiprocessing.util")
         if util is not None:
             util.Finalize(self, self.stop, exitpriority=0)
+
+    def dispatched_in_python(self, site: Site, cause: str) -> None:
+        """A hit of a function jitted in the block that JAX ran through its Python
+        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause)."""
+        stats = self.track(site)
+        with self._lock:
+            live = self.slow_dispatch.dispatched(
+                stats.name, stats.defined_at, cause, self.elapsed()
+            )
+        if live is not None:
+            say_live(live)
 
     def track(self, site: Site) -> FunctionStats:
         """This recording's row for a probed function, counting its hits from now on."""

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import jax
 
 from jitlab.probe import _jax, frames, monitor
+from jitlab.probe.diagnosing import dispatch_cause
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.records.paths import engine_dirs
@@ -41,6 +42,8 @@ class Follower(Protocol):
     def on_probe_record(self, site: Site, record: CallRecord, probe: Probe | None) -> None: ...
 
     def become_child(self) -> None: ...
+
+    def dispatched_in_python(self, site: Site, cause: str) -> None: ...
 
 
 class WatchProbe(Probe):
@@ -135,6 +138,7 @@ class WatchedFunction:
         # it weakly; a bound method jitted per call must die with its call, as in a plain run).
         probe.on_record = functools.partial(_dispatch, site, weakref.ref(probe))
         self._probe = probe
+        self._site = site
         # The hot path's parts, bound once (see __call__).
         # The probe's own parts (a WatchProbe is this module's): its collector per thread,
         # and the lock-free count a counted hit bumps (Probe.counted_call's).
@@ -189,6 +193,7 @@ class WatchedFunction:
         if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
             monitor.revive()  # the program cleared them: registered again, said on stderr
         frame = sys._getframe(1)
+        _tls.fastpath = None  # a verdict after the call is this call's (see _dispatched_hit)
         if self._unexplained:
             return self._call_unexplained(frame, args, kwargs)
         seen = _SEEN[0]
@@ -221,6 +226,9 @@ class WatchedFunction:
         C++ refused without reaching it (an argument deleted or donated, refused in
         microseconds) has no time of its own: 0 ms."""
         end = _clock()
+        # Did JAX dispatch this very call in Python? On the fast path, its frame says so;
+        # on the careful path the verdict slot was cleared before the call.
+        dispatched = start is not None or frame in _dispatched_at
         if start is None:
             start = _dispatched_at.pop(frame, end)
         latency_ms = (end - start) * 1e3
@@ -234,11 +242,24 @@ class WatchedFunction:
                 collector = self._spare()
             if error is None and collector.quiet and _jit_ran_it():
                 next(self._hits_counted)  # another thread's events: a plain hit
+                if dispatched:  # or a hit JAX ran in Python (slow-dispatch)
+                    self._dispatched_hit()
                 return result
             return self._filed(collector, latency_ms, args, kwargs, error, result)
         finally:
             if getattr(_tls, "owner", None) is frame:
                 _tls.owner = None
+
+    def _dispatched_hit(self) -> None:
+        """A hit JAX ran through its Python dispatch: tell the recorders why JAX's C++ fast
+        path did not run it (slow-dispatch), if JAX said (:func:`monitor.fastpath_verdict`)."""
+        verdict = monitor.fastpath_verdict()
+        if verdict is None:
+            return
+        cause = dispatch_cause(verdict, self._probe.cache_entries())
+        if cause is not None:
+            for recorder in list(recorders):
+                recorder.dispatched_in_python(self._site, cause)
 
     def _spare(self) -> monitor.CallCollector:
         """This thread's collector for this function's calls."""
@@ -288,6 +309,7 @@ class WatchedFunction:
             _set_explain(previous)
         if error is None and collector.quiet and _jit_ran_it():
             next(self._hits_counted)
+            self._dispatched_hit()
             return result
         latency_ms = (_clock() - start) * 1e3
         return self._filed(collector, latency_ms, args, kwargs, error, result)

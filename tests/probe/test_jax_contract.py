@@ -863,3 +863,49 @@ def test_entering_set_mesh_is_read_as_from_no_mesh_on_every_version(explained) -
     assert mesh_changes[0].before is None and mesh_changes[0].after == "mesh(x=1)", text
     if JAX >= (0, 11):
         assert "AbstractMesh((), axis_types=())" in text
+
+
+def test_jit_says_why_it_kept_no_fast_path_entry() -> None:
+    # slow-dispatch (jax#39289): a hit of a function with host callbacks runs in Python every
+    # time; _jax.hook_fastpath_verdict hears JAX refuse it the fast path (its executable has
+    # effects), and hears it offer C++ an entry for a plain function (kept: later hits are C++).
+    verdicts: list[str] = []
+
+    def printing(x):
+        jax.debug.print("x {}", x)
+        return x + 1
+
+    def plain(x):
+        return x + 1
+
+    f, g = jax.jit(printing), jax.jit(plain)
+    x = jnp.ones(3)
+    unhook = _jax.hook_fastpath_verdict(verdicts.append)
+    assert unhook is not None
+    try:
+        g(x)
+        assert verdicts[-1] == _jax.FASTPATH_OFFERED and g._cache_size() == 1
+        verdicts.clear()
+        g(x)
+        assert verdicts == []  # a hit C++ ran: no decision made
+        f(x)
+        for _ in range(3):
+            verdicts.clear()
+            f(x)  # a hit, yet JAX decides again, each time: refused, for its effects
+            assert verdicts == [_jax.FASTPATH_EFFECTS]
+    finally:
+        unhook()
+    verdicts.clear()
+    f(x)
+    assert verdicts == []  # unhooked: JAX's own function is back
+
+
+def test_jit_caches_of_functions_have_a_size_and_a_capacity() -> None:
+    # jax#39078: a full C++ cache of jitted functions makes _cache_size() read 0 for every new
+    # function; _jax.jit_function_caches_full reads each cache's size() and capacity().
+    from jax._src import pjit
+
+    for name in ("_cpp_pjit_cache_fun_only", "_cpp_pjit_cache_explicit_attributes"):
+        cache = getattr(pjit, name)
+        assert cache.capacity() == 8192 and 0 <= cache.size() < 8192, name
+    assert _jax.jit_function_caches_full() is False  # this process keeps far fewer alive
