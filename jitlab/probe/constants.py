@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from jitlab.probe import _jax
+from jitlab.probe import _jax_programs
 
 READ_UP_TO = 16  # elements of a constant whose values are read (and shown)
 _TEXT_LIMIT = 60
@@ -98,7 +98,7 @@ def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[
         found.append(Constant("const", var.aval, _small(value)))
         out.append(var.aval)
     numbering: dict[Any, int] = {}
-    literal: Any = _jax.LITERAL
+    literal: Any = _jax_programs.LITERAL
 
     def atom(a: Any) -> Any:
         if isinstance(a, literal):
@@ -122,7 +122,7 @@ def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[
 
 
 def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
-    parts = _jax.jaxpr_parts(value)
+    parts = _jax_programs.jaxpr_parts(value)
     if parts is not None:
         out.append("{")
         _walk(*parts, found, out)
@@ -130,7 +130,7 @@ def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
     elif isinstance(value, tuple | list):
         for item in value:
             _param(item, found, out)
-    elif callable(value) or isinstance(value, _jax.WRAPPED_FUN):
+    elif callable(value) or isinstance(value, _jax_programs.WRAPPED_FUN):
         # A rule JAX made while tracing (a thunk, a custom_jvp's jvp): new on each trace.
         out.append(type(value).__qualname__)
     else:
@@ -174,7 +174,7 @@ def _closed_over(fun: Any) -> tuple[tuple[str, np.ndarray], ...]:
 
 def program(closed: Any, fun: Any) -> Program | None:
     """The :class:`Program` of a traced program (None when it is no jaxpr jitlab knows)."""
-    parts = _jax.jaxpr_parts(closed)
+    parts = _jax_programs.jaxpr_parts(closed)
     if parts is None:
         return None
     found: list[Constant] = []

@@ -2,7 +2,7 @@
 (``executables-growing``; :class:`~jitlab.records.executables.Executables`).
 
 Runs on the compile path only, with the executable that compile made (found by
-:func:`jitlab.probe._jax.compiled_executable`, never compiled again). Holds no executable:
+:func:`jitlab.probe._jax_programs.compiled_executable`, never compiled again). Holds no executable:
 each is known by its id and fingerprint, and looked up among ``live_executables()`` at the
 next compile, so what JAX frees is seen freed.
 """
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Hashable
 from typing import Any
 
-from jitlab.probe import _jax
+from jitlab.probe import _jax_programs
 from jitlab.records.calls import Signature
 from jitlab.records.executables import Executables
 
@@ -40,8 +40,8 @@ class LiveExecutables:
         executable to read."""
         if executable is None:
             return None
-        memory = _jax.executable_memory(executable)
-        live = _jax.live_executables(executable)
+        memory = _jax_programs.executable_memory(executable)
+        live = _jax_programs.live_executables(executable)
         with self._lock:
             return self._file(key, executable, repeat_key(signature), memory, live)
 
@@ -58,9 +58,9 @@ class LiveExecutables:
             mine.clear()
             return _figures(memory, None, None, None)
         for each in self._held.values():  # the freed ones, of every function
-            for gone in [i for i in each if not _jax.is_alive(i, live)]:
+            for gone in [i for i in each if not _jax_programs.is_alive(i, live)]:
                 del each[gone]
-        mine[_jax.executable_id(executable)] = (repeat, memory)
+        mine[_jax_programs.executable_id(executable)] = (repeat, memory)
         same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None
         return _figures(memory, len(mine), [m for _, m in mine.values()], same)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import jax
 
-from jitlab.probe import _jax
+from jitlab.probe import _jax, _jax_programs
 from jitlab.records.paths import engine_dirs
 from jitlab.records.persistent import PersistentFate, fate_of
 
@@ -169,7 +169,7 @@ class CallCollector:
             # committed to another device is only compiled again (pjit_test.py's
             # test_pjit_different_device_recompilation). A compile all the same.
             self.compile_ms, self.compiled, self.quiet = ms, True, False
-            self.executable = _jax.compiled_executable(sys._getframe(1))
+            self.executable = _jax_programs.compiled_executable(sys._getframe(1))
             self._phase("compile", ms)
         elif event == PERSISTENT_LOAD_EVENT and self.lowered and not self.compiled:
             # Persistent-cache events carry no function name; after our lowering they are ours.
@@ -401,7 +401,9 @@ class _ExplanationFilter(logging.Filter):
         if record.name in _PERSISTENT_LOGGERS:
             _note_persistent(record)  # only noted: what the program's log sees is decided below
         message = record.getMessage()
-        if record.levelno == logging.WARNING and _jax.raised_by_explain(record.name, message):
+        if record.levelno == logging.WARNING and _jax_programs.raised_by_explain(
+            record.name, message
+        ):
             if user_wants_explanations():
                 return True
             # Without jitlab's switch JAX logs this at DEBUG: so it is, seen only by a
@@ -428,16 +430,16 @@ class _ExplanationFilter(logging.Filter):
 
 # -- the persistent cache's fate of each compile (persistent-not-written, records/persistent.py)
 # JAX logs it on the compiling thread, inside the compile (before the compile event fires):
-# read once, typed (_jax.persistent_log), kept per thread until the compile is filed
+# read once, typed (_jax_programs.persistent_log), kept per thread until the compile is filed
 # (take_persistent). Seen only where JAX's logger lets the line out: at WARNING while
 # explanations are on (a watch, a probed call), at DEBUG where the program listens to DEBUG.
-_PERSISTENT_LOGGERS = frozenset(_jax.RAISED_BY_EXPLAIN_LOGGERS)
+_PERSISTENT_LOGGERS = frozenset(_jax_programs.RAISED_BY_EXPLAIN_LOGGERS)
 _PERSISTENT_KEPT = 16  # per thread: lines of compiles nobody filed (JAX's own kernels)
 PersistentLine = tuple[str, str | None, dict[str, Any]]
 
 
 def _note_persistent(record: logging.LogRecord) -> None:
-    line = _jax.persistent_log(record.msg, record.args)
+    line = _jax_programs.persistent_log(record.msg, record.args)
     if line is None:
         return
     lines: list[PersistentLine] | None = getattr(_local, "persistent", None)
@@ -463,7 +465,7 @@ def take_persistent(fun_name: str) -> list[PersistentLine]:
     lines: list[PersistentLine] | None = getattr(_local, "persistent", None)
     if not lines:
         return []
-    module = _jax.module_name(fun_name)
+    module = _jax_programs.module_name(fun_name)
     mine = [i for i, (_, _, figures) in enumerate(lines) if figures.get("module") == module]
     if not mine:
         return []
@@ -481,11 +483,11 @@ def persistent_fate(fun_name: str, loaded: bool) -> PersistentFate | None:
     """The fate in JAX's persistent cache of the compile of ``fun_name`` just done on this
     thread (``loaded``: JAX's load events fired for it), while a cache is configured; else
     None. Asked on the compile path only."""
-    on, min_s, min_size = _jax.persistent_settings()
+    on, min_s, min_size = _jax_programs.persistent_settings()
     if not on:
         return None
     lines = take_persistent(fun_name)
-    return fate_of(loaded, lines, _jax.persistent_key_parts(), (min_s, min_size))
+    return fate_of(loaded, lines, _jax_programs.persistent_key_parts(), (min_s, min_size))
 
 
 # The modules whose loggers emit cache-miss explanations.

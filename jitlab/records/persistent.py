@@ -7,7 +7,7 @@ A :class:`PersistentFate` is a compile's record's ``persistent`` (a Probe's reco
 written and why (JAX's own figures), loaded, or compiled with no word from JAX on a write;
 with the cache key as JAX logged it, and what else JAX hashes into the key (jaxlib, backend,
 ``XLA_FLAGS``) as this process had it. JAX's log lines are read once, at capture, into these
-fields (:func:`jitlab.probe._jax.persistent_log`); nothing here parses words.
+fields (:func:`jitlab.probe._jax_programs.persistent_log`); nothing here parses words.
 """
 
 from __future__ import annotations

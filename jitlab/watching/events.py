@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from jitlab.probe import _jax, executables, explain, monitor, signature, sites
+from jitlab.probe import _jax, _jax_programs, executables, explain, monitor, signature, sites
 from jitlab.probe.probe import backward_compile
 from jitlab.records.calls import CallKind, CallRecord, Change, Reason
 from jitlab.records.changes import ChangeKind
@@ -180,7 +180,7 @@ class CompileEvents:
         if new is not None:
             stats.last_signature = new
         reason = explain.keep_words(reason)  # no empty words of JAX's beside our own
-        made = _jax.compiled_executable(sys._getframe(1))  # read here, held no longer
+        made = _jax_programs.compiled_executable(sys._getframe(1))  # read here, held no longer
         held = executables.LIVE.compiled(("events", name, site.defined_at), made, new)
         record = CallRecord(
             index=number - 1,

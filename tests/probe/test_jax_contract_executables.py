@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jitlab.probe import _jax
+from jitlab.probe import _jax, _jax_programs
 
 _COMPILE = "/jax/core/compile/backend_compile_duration"
 
@@ -24,7 +24,9 @@ def _made_by(run: Any) -> list[tuple[str | None, Any]]:
 
     def listener(event: str, duration: float, **kwargs: Any) -> None:
         if event == _COMPILE:
-            made.append((kwargs.get("fun_name"), _jax.compiled_executable(sys._getframe(1))))
+            made.append(
+                (kwargs.get("fun_name"), _jax_programs.compiled_executable(sys._getframe(1)))
+            )
 
     jax.monitoring.register_event_duration_secs_listener(listener)
     try:
@@ -44,13 +46,13 @@ def test_a_compile_event_reaches_the_executable_it_made_and_its_memory_analysis(
     assert made is not None
     # The figures memory_analysis() gives for the same program (compiled here once more).
     memory = f.lower(x).compile().memory_analysis()
-    figures = _jax.executable_memory(made)
+    figures = _jax_programs.executable_memory(made)
     assert figures is not None
-    expected = tuple(getattr(memory, figure) for figure in _jax.MEMORY_FIGURES)
+    expected = tuple(getattr(memory, figure) for figure in _jax_programs.MEMORY_FIGURES)
     assert figures == expected
     assert figures[2] == x.size * 4 and figures[3] == 16 * 16 * 4  # arguments, outputs
-    live = _jax.live_executables(made)
-    assert live is not None and _jax.is_alive(_jax.executable_id(made), live)
+    live = _jax_programs.live_executables(made)
+    assert live is not None and _jax_programs.is_alive(_jax_programs.executable_id(made), live)
 
 
 def test_a_dead_closures_executable_is_freed_a_live_jits_are_kept() -> None:
@@ -70,19 +72,19 @@ def test_a_dead_closures_executable_is_freed_a_live_jits_are_kept() -> None:
     kept = jax.jit(contract_kept, static_argnums=1)
     x = jnp.ones(4)
     made = [e for n, e in _made_by(lambda: [kept(x, Opt(0.5)) for _ in range(3)]) if e]
-    ids = [_jax.executable_id(e) for e in made]
+    ids = [_jax_programs.executable_id(e) for e in made]
     asker = made[0]  # kept alive by kept anyway: the client is asked through it
     del made
     closure = [make(Opt(0.5))]
     (gone,) = [e for n, e in _made_by(lambda: closure[0](x)) if n == "jit(contract_closure)"]
-    gone_id = _jax.executable_id(gone)
-    live = _jax.live_executables(asker)
-    assert live is not None and _jax.is_alive(gone_id, live)
-    assert all(_jax.is_alive(i, live) for i in ids)
+    gone_id = _jax_programs.executable_id(gone)
+    live = _jax_programs.live_executables(asker)
+    assert live is not None and _jax_programs.is_alive(gone_id, live)
+    assert all(_jax_programs.is_alive(i, live) for i in ids)
     del gone, closure[0], live
     gc.collect()
-    live = _jax.live_executables(asker)
+    live = _jax_programs.live_executables(asker)
     assert live is not None
-    assert len(ids) == 3 and all(_jax.is_alive(i, live) for i in ids)  # all three kept
+    assert len(ids) == 3 and all(_jax_programs.is_alive(i, live) for i in ids)  # all three kept
     assert kept._cache_size() == 3
-    assert not _jax.is_alive(gone_id, live)  # freed with its function and jit object
+    assert not _jax_programs.is_alive(gone_id, live)  # freed with its function and jit object

@@ -1,6 +1,6 @@
 """Contract: JAX's persistent-cache log lines, read once at capture into typed fields
-(``_jax.PERSISTENT_LOGS``, ``_jax.persistent_log``, ``_jax.module_name``; run on 0.6.2, 0.10.2,
-0.11.2 and 0.12.0.1). After a JAX upgrade that rewords them, these fail by name."""
+(``_jax_programs.PERSISTENT_LOGS``, ``persistent_log``, ``module_name``; run on 0.6.2,
+0.10.2, 0.11.2 and 0.12.0.1). After a JAX upgrade that rewords them, these fail by name."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from jitlab.probe import _jax
+from jitlab.probe import _jax, _jax_programs
 
 pytestmark = pytest.mark.slow
 
@@ -31,9 +31,9 @@ def _log_formats() -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("text", sorted(_jax.PERSISTENT_LOGS))
+@pytest.mark.parametrize("text", sorted(_jax_programs.PERSISTENT_LOGS))
 def test_each_persistent_cache_format_is_one_jax_logs(text) -> None:
-    _, why, names = _jax.PERSISTENT_LOGS[text]
+    _, why, names = _jax_programs.PERSISTENT_LOGS[text]
     if why == "host_callbacks" and JAX >= (0, 11, 0):
         # 0.11 stores programs with host callbacks: JAX no longer says it will not.
         assert text not in _log_formats()
@@ -47,7 +47,7 @@ def test_persistent_log_reads_the_record_arguments_not_the_words() -> None:
         "Not writing persistent cache entry for '%s' because it took < %.2f "
         "seconds to compile (%.2fs)"
     )
-    assert _jax.persistent_log(text, ("jit_f", 1.0, 0.21)) == (
+    assert _jax_programs.persistent_log(text, ("jit_f", 1.0, 0.21)) == (
         "not_written",
         "min_compile_time",
         {"module": "jit_f", "min_compile_s": 1.0, "compile_s": 0.21},
@@ -56,13 +56,13 @@ def test_persistent_log_reads_the_record_arguments_not_the_words() -> None:
         "Not writing persistent cache entry with key %r since its size"
         " (%d bytes) is less than threshold (%d bytes)"
     )
-    assert _jax.persistent_log(size, ("jit_g-ab12", 10, 20)) == (
+    assert _jax_programs.persistent_log(size, ("jit_g-ab12", 10, 20)) == (
         "not_written",
         "min_entry_size",
         {"key": "jit_g-ab12", "size": 10, "min_size": 20, "module": "jit_g"},
     )
-    assert _jax.persistent_log("TRACING CACHE MISS for '%s'", ("f",)) is None
-    assert _jax.persistent_log(text, ("jit_f",)) is None  # not the arguments JAX passes
+    assert _jax_programs.persistent_log("TRACING CACHE MISS for '%s'", ("f",)) is None
+    assert _jax_programs.persistent_log(text, ("jit_f",)) is None  # not the arguments JAX passes
 
 
 MODULE_NAMES = """
@@ -73,7 +73,7 @@ jax.config.update("jax_compilation_cache_dir", sys.argv[1])
 seen = []
 class Keep(logging.Handler):
     def emit(self, record):
-        line = _jax.persistent_log(record.msg, record.args)
+        line = _jax_programs.persistent_log(record.msg, record.args)
         if line is not None and line[0] == "missed":
             seen.append(line[2]["module"])
 logger = logging.getLogger("jax._src.compiler")
@@ -90,7 +90,7 @@ funs = [plain, lambda x: x - 1, functools.partial(add, 2.0), Scaler()]
 for fun in funs:
     seen.clear()
     jax.jit(fun)(jnp.ones(3))
-    assert seen[-1] == _jax.module_name(_jax.fun_name(fun)), (seen, _jax.fun_name(fun))
+    assert seen[-1] == _jax_programs.module_name(_jax.fun_name(fun)), (seen, _jax.fun_name(fun))
 print("ok")
 """
 
@@ -110,11 +110,11 @@ def test_module_name_is_the_name_jaxs_persistent_cache_lines_give(tmp_path) -> N
 def test_persistent_settings_and_key_parts_read_jaxs_config() -> None:
     import jax
 
-    on, min_s, min_size = _jax.persistent_settings()
+    on, min_s, min_size = _jax_programs.persistent_settings()
     assert min_s == jax.config.jax_persistent_cache_min_compile_time_secs
     assert min_size == jax.config.jax_persistent_cache_min_entry_size_bytes
     assert on == bool(jax.config.jax_compilation_cache_dir)
-    parts = _jax.persistent_key_parts()
+    parts = _jax_programs.persistent_key_parts()
     from jax._src.lib import version_str
 
     assert parts["jaxlib"] == version_str

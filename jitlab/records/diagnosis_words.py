@@ -1,0 +1,316 @@
+"""The words of the diagnoses (:mod:`jitlab.records.diagnoses`, one page each in
+``docs/diagnoses/``), in English and Chinese: entries of :data:`jitlab.records.messages.CATALOGUE`
+kept in their own table so that the catalogue stays one module of readable size. Each entry
+is ``(en, zh)``, read by ``say()`` like every other (imports nothing: the catalogue takes it in).
+"""
+
+WORDS: dict[str, tuple[str, ...]] = {
+    # -- diagnoses (jitlab/records/diagnoses.py; one page each in docs/diagnoses/) ---------
+    "diagnosis.warning": ("jitlab: {id}: {text}", "jitlab：{id}：{text}"),
+    "diagnosis.fix": ("  likely fix: {fix}", "  可能的修复：{fix}"),
+    "diagnosis.page": ("  more: {page}", "  详见：{page}"),
+    "diagnosis.line": ("{id} · {text} ({page})", "{id} · {text}（{page}）"),
+    "diagnosis.title": ("Diagnoses:", "诊断："),
+    "diagnosis.process": ("process {index}: {line}", "进程 {index}：{line}"),
+    "diagnosis.newer": (
+        "{function}: diagnosis {id} (from a newer jitlab)",
+        "{function}：诊断 {id}（来自更新的 jitlab）",
+    ),
+    "diagnosis.recompile_limit": (
+        "{function} compiled {n} times (more than {limit}); {changing}.",
+        "{function} 已编译 {n} 次（超过 {limit} 次）；{changing}。",
+    ),
+    "diagnosis.changing.shape": (
+        "the shape of {argument} changed in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是 {argument} 的形状变了",
+    ),
+    "diagnosis.changing.static_value": (
+        "the static argument {argument} took a new value in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是静态参数 {argument} 取了新值",
+    ),
+    "diagnosis.changing.new_function_object": (
+        "the function was jitted again as a new function object in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是函数被重新创建为新的函数对象后再次 jit",
+    ),
+    "diagnosis.changing.other": (
+        "{argument} changed ({change}) in {n} of {of} recompiles",
+        "{of} 次重编译中有 {n} 次是 {argument} 变了（{change}）",
+    ),
+    "diagnosis.changing.unknown": (
+        "jitlab cannot tell which argument keeps changing (JAX did not say)",
+        "jitlab 无法判断是哪个参数在不断变化（JAX 没有说明）",
+    ),
+    "diagnosis.fix.bucket": (
+        "pad or bucket {argument} to a few sizes (say powers of two), so that its shapes repeat",
+        "把 {argument} 填充或分桶到少数几种尺寸（例如 2 的幂），让形状重复出现",
+    ),
+    "diagnosis.fix.static": (
+        "{argument} is static: pass it as a traced argument instead, or stop passing it a new "
+        "value on each call",
+        "{argument} 是静态参数：改为作为被追踪的参数传入，或者不要每次调用都传入新值",
+    ),
+    "diagnosis.fix.recreate": (
+        "create the jitted function once, outside the loop, and call that same object",
+        "在循环外只创建一次被 jit 的函数，之后一直调用同一个对象",
+    ),
+    "diagnosis.fix.dtype": (
+        "cast {argument} to one dtype before the call (a Python float and a float32 array "
+        "differ too)",
+        "调用前把 {argument} 转成同一种 dtype（Python 浮点数与 float32 数组也算不同）",
+    ),
+    "diagnosis.fix.other": (
+        "keep {argument} the same from call to call, or make its few values repeat",
+        "让 {argument} 在每次调用之间保持不变，或只取少数几种会重复的值",
+    ),
+    "diagnosis.fix.unknown": (
+        "run with jitlab open to see each recompile's reason, then see the page below",
+        "用 jitlab open 查看每次重编译的原因，再参阅下面的页面",
+    ),
+    "diagnosis.identity_static": (
+        "{function} compiled again because its static {argument} is a new {cls} object "
+        "equal in content to the last one ({value}), but {cls} compares and hashes by "
+        "identity, so jit's cache never matches it.",
+        "{function} 再次编译：它的静态参数 {argument} 是一个新的 {cls} 对象，内容与上一个相同"
+        "（{value}），但 {cls} 按对象身份比较和求哈希，jit 的缓存因此永远对不上。",
+    ),
+    "diagnosis.fix.identity": (
+        "give {cls} __eq__ and __hash__ by value (a frozen dataclass does), pass its numbers "
+        "as traced arguments, or build it once outside the loop",
+        "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），把其中的数值作为"
+        "被追踪的参数传入，或者在循环外只创建一次",
+    ),
+    # -- diagnoses shown in the faces (report, notebook, jitlab open): any id, its page --------
+    "diagnosis.heading": ("Diagnoses", "诊断"),
+    "diagnosis.page_missing": (
+        "{page} (not on this machine)",
+        "{page}（本机上没有这一页）",
+    ),
+    # -- executables-growing (jitlab/records/diagnoses.py, docs/diagnoses/) -------------------
+    "diagnosis.executables_growing.same": (
+        "{function} has {live} executables still alive after {compiles} compiles, {same} "
+        "of them for one signature (the same shapes and dtypes, static values that differ "
+        "only in an object's address): a new program each time for inputs it already had "
+        "one for ({held}).",
+        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活，其中 {same} 个对应同一个"
+        "签名（形状和 dtype 相同，静态值只有对象地址不同）：对已有程序的输入一次次编译新程序"
+        "（{held}）。",
+    ),
+    "diagnosis.executables_growing.unseen": (
+        "{function} has {live} executables still alive after {compiles} compiles ({held}); "
+        "jitlab did not see its arguments, so it cannot tell whether they are for different "
+        "shapes.",
+        "{function} 编译 {compiles} 次后仍有 {live} 个可执行程序存活（{held}）；jitlab 没有"
+        "看到它的参数，因此无法判断它们是否对应不同的形状。",
+    ),
+    "diagnosis.executables_growing.held": (
+        "in all, as JAX's memory_analysis says: code {code}, temp {temp}, arguments "
+        "{arguments}, outputs {outputs}",
+        "按 JAX 的 memory_analysis 合计：代码 {code}，临时 {temp}，"
+        "参数 {arguments}，输出 {outputs}",
+    ),
+    "diagnosis.fix.executables_growing": (
+        "build the model or optimizer (and the jitted function) once, outside the loop, and "
+        "pass what changes as traced arrays; a static or closed-over object that is new each "
+        "epoch makes a new program each epoch, and while the jitted function lives JAX keeps "
+        "every one",
+        "在循环外只创建一次模型或优化器（以及被 jit 的函数），把会变的部分作为被追踪的数组传入；"
+        "每个 epoch 都新建的静态对象或闭包捕获的对象，会让每个 epoch 编译一份新程序，"
+        "而只要被 jit 的函数还在，JAX 就会全部保留",
+    ),
+    # -- slow-dispatch (diagnoses.SLOW_DISPATCH; docs/diagnoses/slow-dispatch.md) ---------
+    "diagnosis.slow_dispatch": (
+        "{function}: {n} of its {hits} cache hits ran through JAX's Python dispatch, not its "
+        "C++ fast path: {cause}.",
+        "{function}：{hits} 次缓存命中里有 {n} 次走了 JAX 的 Python 分派，而不是 C++ 快速路径："
+        "{cause}。",
+    ),
+    "diagnosis.slow_dispatch_live": (
+        "{function}: a cache hit ran through JAX's Python dispatch, not its C++ fast path: "
+        "{cause}.",
+        "{function}：一次缓存命中走了 JAX 的 Python 分派，而不是 C++ 快速路径：{cause}。",
+    ),
+    "diagnosis.slow_dispatch.callback": (
+        "the function has host callbacks (jax.debug.print, debug.callback, io_callback), and "
+        "JAX never gives such a program a fast-path entry",
+        "函数里有主机回调（jax.debug.print、debug.callback、io_callback），JAX 从不为这样的程序"
+        "建立快速路径条目",
+    ),
+    "diagnosis.slow_dispatch.not_kept": (
+        "JAX offered its C++ cache an entry and the cache kept none (_cache_size() stayed 0), "
+        "as jax#39078 reports once 8,192 jitted functions are alive: functions jitted later "
+        "may lose their fast path too",
+        "JAX 把条目交给了 C++ 缓存，缓存却没有保留（_cache_size() 一直是 0），jax#39078 报告的"
+        "正是存活的被 jit 函数达到 8,192 个之后的这种情形：之后被 jit 的函数也可能失去快速路径",
+    ),
+    "diagnosis.slow_dispatch.unknown": (
+        "JAX did not say why (jitlab cannot tell)",
+        "JAX 没有说明原因（jitlab 无法判断）",
+    ),
+    "diagnosis.fix.dispatch_callback": (
+        "take jax.debug.print / callbacks out of the hot function (or behind a flag that "
+        "removes them once debugged); each call then costs microseconds less",
+        "把 jax.debug.print 和回调移出频繁调用的函数（或用开关在调试完后去掉）；"
+        "每次调用就能省下几微秒",
+    ),
+    "diagnosis.fix.dispatch_not_kept": (
+        "keep fewer jitted functions alive (jit once, not per object or per call), or call "
+        "jax.clear_caches() to let JAX keep fast-path entries again",
+        "让存活的被 jit 函数少一些（只 jit 一次，而不是每个对象或每次调用都 jit），"
+        "或者调用 jax.clear_caches() 让 JAX 重新保留快速路径条目",
+    ),
+    "diagnosis.fix.dispatch_unknown": (
+        "see the page below; JAX's own dispatch did not say why",
+        "参阅下面的页面；JAX 自己的分派没有说明原因",
+    ),
+    "diagnosis.bad_warn_after": (
+        "{name}: {value} is not a number of compiles (a whole number >= 0; 0 turns the "
+        "warning off)",
+        "{name}：{value} 不是编译次数（应为 >= 0 的整数；0 表示关闭警告）",
+    ),
+    # -- captured-constant and call-site-cost (docs/diagnoses/; jitlab/records/diagnoses.py)
+    "diagnosis.captured_constant": (
+        "{function} compiled again for a re-created function whose program differs from the "
+        "last one only in captured constants: {constant} ({type}, {kind}) {before} → {after}"
+        "{more}.",
+        "{function} 因函数被重新创建而再次编译，新程序与上一个只差在捕获的常量："
+        "{constant}（{type}，{kind}）{before} → {after}{more}。",
+    ),
+    "diagnosis.captured_constant.unnamed": (
+        "{function} compiled again for a re-created function whose program differs from the "
+        "last one only in captured constants: a constant ({type}, {kind}) {before} → "
+        "{after}{more}.",
+        "{function} 因函数被重新创建而再次编译，新程序与上一个只差在捕获的常量："
+        "一个常量（{type}，{kind}）{before} → {after}{more}。",
+    ),
+    "diagnosis.captured_constant.more": (" (and {n} more)", "（另有 {n} 个）"),
+    "diagnosis.captured_constant.literal": (
+        "a Python number written into the program",
+        "写进程序的 Python 数值",
+    ),
+    "diagnosis.captured_constant.const": ("an array captured by the program", "被程序捕获的数组"),
+    "diagnosis.captured_constant.shape": (
+        "{function} compiled again for a re-created function, and its program differs from "
+        "the last one in more than constants ({before} → {after} equations): jitlab cannot "
+        "tell that a captured constant is the cause.",
+        "{function} 因函数被重新创建而再次编译，但新程序与上一个不只差在常量（方程数 {before} → "
+        "{after}）：jitlab 无法断定原因是捕获的常量。",
+    ),
+    "diagnosis.captured_constant.unread": (
+        "{function} compiled again for a re-created function with the same program shape; it "
+        "captures arrays too big for jitlab to read, so it cannot tell whether their values "
+        "changed.",
+        "{function} 因函数被重新创建而再次编译，程序结构相同；它捕获的数组太大，jitlab 没有读取，"
+        "无法判断其中的值是否变了。",
+    ),
+    "diagnosis.captured_constant.no_jaxpr": (
+        "{function} compiled again for a re-created function; jitlab could not get its "
+        "program, so it cannot tell whether only captured constants changed.",
+        "{function} 因函数被重新创建而再次编译；jitlab 拿不到它的程序，无法判断是否只是捕获的"
+        "常量变了。",
+    ),
+    "diagnosis.fix.captured-constant": (
+        "pass the value as an argument of the jitted function (a traced array, so a new value "
+        "reuses the program), and jit it once; with Optax, optax.inject_hyperparams",
+        "把这个值作为被 jit 函数的参数传入（被追踪的数组，新值可复用同一程序），并只 jit 一次；"
+        "使用 Optax 时用 optax.inject_hyperparams",
+    ),
+    "diagnosis.call_site_cost": (
+        "{site}: {n} compiles cost {ms} ms (trace {trace} + lower {lower} + compile "
+        "{compile}), call site {rank} of {sites} by cost, {share} of all compile time; "
+        "mostly {function}.",
+        "{site}：{n} 次编译共耗时 {ms} 毫秒（追踪 {trace} + 降级 {lower} + 编译 {compile}），"
+        "按耗时在 {sites} 个调用点中排第 {rank}，占全部编译时间的 {share}；主要是 {function}。",
+    ),
+    "diagnosis.call_site_cost.title": (
+        "Compile cost by call site (costliest first):",
+        "按调用点统计的编译耗时（从高到低）：",
+    ),
+    "diagnosis.fix.call-site-cost": (
+        "see what changes between this line's calls (jitlab open shows each recompile's "
+        "reason) and make its calls repeat one signature",
+        "查看这一行的各次调用之间有什么变化（jitlab open 会显示每次重编译的原因），"
+        "让它的调用重复同一个签名",
+    ),
+    # -- persistent cache: persistent-not-written, persistent-key-changed (issue 43) --------
+    "persistent.why.min_compile_time": (
+        "compiled in {compile_s} s, under jax_persistent_cache_min_compile_time_secs = "
+        "{min_compile_s} s",
+        "编译用了 {compile_s} 秒，低于 jax_persistent_cache_min_compile_time_secs = "
+        "{min_compile_s} 秒",
+    ),
+    "persistent.why.min_entry_size": (
+        "its entry is {size} bytes, under jax_persistent_cache_min_entry_size_bytes = {min_size}",
+        "它的缓存条目只有 {size} 字节，低于 jax_persistent_cache_min_entry_size_bytes = {min_size}",
+    ),
+    "persistent.why.host_callbacks": (
+        "it uses host callbacks (jax.debug.print, a breakpoint), which this JAX does not store",
+        "它用了主机回调（jax.debug.print、断点），这个版本的 JAX 不存这样的程序",
+    ),
+    "persistent.why.process_id": (
+        "only process 0 of a multi-process job writes the cache",
+        "多进程作业中只有 0 号进程写缓存",
+    ),
+    "persistent.why.cache_disabled": (
+        "the cache is configured but JAX could not open it",
+        "缓存已配置，但 JAX 没能打开它",
+    ),
+    "diagnosis.persistent_not_written": (
+        "{function} was compiled but not written to the persistent cache: {why}; every new "
+        "process compiles it again.",
+        "{function} 编译了，却没有写入持久缓存：{why}；每个新进程都要重新编译它。",
+    ),
+    "diagnosis.fix.persistent_not_written": (
+        'lower the threshold JAX named (jax.config.update("jax_persistent_cache_min_compile_'
+        'time_secs", 0), and …_min_entry_size_bytes to 0) before the first compile',
+        '在第一次编译之前调低 JAX 所说的门槛（jax.config.update("jax_persistent_cache_min_'
+        'compile_time_secs", 0)，以及把 …_min_entry_size_bytes 设为 0）',
+    ),
+    "persistent.outcome.written": ("written to the cache", "已写入缓存"),
+    "persistent.outcome.not_written": ("not written ({why})", "未写入（{why}）"),
+    "persistent.outcome.loaded": ("loaded from the cache", "从缓存加载"),
+    "persistent.outcome.compiled": ("compiled (JAX logged no write)", "已编译（JAX 未记录写入）"),
+    "diagnosis.persistent_key_changed": (
+        "{function}: {signature} was {base} in the base run and {new} in the new one: its "
+        "cache key changed ({base_key} → {new_key}); {what}.",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}：它的缓存键变了"
+        "（{base_key} → {new_key}）；{what}。",
+    ),
+    "persistent.part": ("{part} differs: {base} → {new}", "{part} 不同：{base} → {new}"),
+    "persistent.same_parts": (
+        "jaxlib, the backend, the XLA flags and the cache folder are the same, so the program "
+        "itself or its compile options differ (its code, a captured constant, a shape, a "
+        "config flag); JAX hashes them into one digest, so jitlab can't tell which",
+        "jaxlib、后端、XLA 开关和缓存目录都相同，所以是程序本身或编译选项不同（代码、捕获的常量、"
+        "形状、配置开关）；JAX 把它们合成一个摘要，jitlab 分辨不出是哪一个",
+    ),
+    "persistent.same_key": (
+        "{function}: {signature} was {base} in the base run and {new} in the new one, under the "
+        "same cache key {key}: the entry was not there (another cache directory, or it was "
+        "evicted or removed).",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}，缓存键相同（{key}）："
+        "缓存里没有这个条目（换了缓存目录，或条目被淘汰、删除）。",
+    ),
+    "persistent.unknown_key": (
+        "{function}: {signature} was {base} in the base run and {new} in the new one; jitlab "
+        "can't tell whether its key changed: JAX did not log the key of both (it logs a load's "
+        "key only at DEBUG or with jax_log_compiles).",
+        "{function}：{signature} 在基准运行中{base}，在新运行中{new}；jitlab 无法判断缓存键是否"
+        "变了：JAX 没有记下两边的键（加载时的键只在 DEBUG 级别或开启 jax_log_compiles 时记录）。",
+    ),
+    "persistent.title": ("Persistent cache:", "持久缓存："),
+    "persistent.rerun.yes": ("a rerun would load it", "再运行会直接加载"),
+    "persistent.rerun.no": ("a rerun compiles it again", "再运行还要重新编译"),
+    "persistent.rerun.unknown": ("can't tell whether a rerun hits", "无法判断再运行是否命中"),
+    "persistent.row": (
+        "{function} {signature}: {outcome}; {rerun}",
+        "{function} {signature}：{outcome}；{rerun}",
+    ),
+    "persistent.none": (
+        "No persistent-cache lines in this recording: the persistent cache was not configured "
+        "(jax_compilation_cache_dir), or JAX's cache log was kept from jitlab (its loggers set "
+        "above WARNING), or an older jitlab recorded it.",
+        "这份记录里没有持久缓存的记录：这次运行没有配置持久缓存（jax_compilation_cache_dir），"
+        "或者 JAX 的缓存日志没有传到 jitlab（它的 logger 级别高于 WARNING），"
+        "或者是旧版 jitlab 录的。",
+    ),
+}
