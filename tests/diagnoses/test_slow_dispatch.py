@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from jitlab.records.diagnoses import (
     DISPATCH_CALLBACK,
     DISPATCH_NOT_KEPT,
@@ -25,6 +27,8 @@ from jitlab.records.diagnoses import (
     sentence,
     warning_lines,
 )
+
+pytestmark = pytest.mark.slow
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
 CALLS = 6

@@ -68,7 +68,7 @@ def test_persistent_log_reads_the_record_arguments_not_the_words() -> None:
 MODULE_NAMES = """
 import functools, logging, sys
 import jax, jax.numpy as jnp
-from jitlab.probe import _jax
+from jitlab.probe import _jax, _jax_programs
 jax.config.update("jax_compilation_cache_dir", sys.argv[1])
 seen = []
 class Keep(logging.Handler):
