@@ -20,10 +20,12 @@ An :class:`Executor` is a long-lived ``QThread`` with one queue of work, taken i
   compile in progress cannot be interrupted); each dropped job is reported as cancelled.
 
 Nothing polls: the thread sleeps on a condition variable until a command, a job or the next
-autoplay tick is due. Engine events (call started, phase ended, call finished) are appended
-to :attr:`Executor.events` the moment they happen; the GUI drains that queue once per frame,
-so records reach the views in batches while phase changes show promptly. Job results come
-back as the ``job_done(token, result, error)`` signal, on the GUI thread.
+autoplay tick is due. Its messages to the window (:data:`Message`: the engine's events — call
+started, phase ended, call finished — and its own: scenarios discovered, a run ready, a
+failure, idle) are appended to :attr:`Executor.events` the moment they happen; the GUI drains
+that queue once per frame, so records reach the views in batches while phase changes show
+promptly. Job results come back as the ``job_done(token, result, error)`` signal, on the GUI
+thread.
 
 Every exercise clears JAX's process-wide caches, which empties the scenario's card holder
 too; the executor knows (``clears_caches``) and starts the scenario's run afresh (a
@@ -49,7 +51,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QThread, Signal
 
@@ -124,7 +126,7 @@ class RunReady:
 
     scenario: str
     variant: str
-    reason: str  # "scenario", "variant" or "reset"
+    reason: Literal["scenario", "variant", "reset"]
 
 
 @dataclass(frozen=True)
@@ -132,18 +134,6 @@ class WorkerFailed:
     """Something outside a probed call failed; the executor keeps going."""
 
     text: str
-
-
-def failure_text(exc: BaseException) -> str:
-    """What a failure outside a probed call shows: a JAX jitlab cannot see is said in one
-    line, in the interface language (no traceback to read); anything else as its traceback."""
-    from jitlab.probe.contract import JaxContractError
-
-    if isinstance(exc, JaxContractError):
-        from jitlab.gui import i18n
-
-        return exc.report.line(i18n.language())
-    return "".join(traceback.format_exception(exc))
 
 
 @dataclass(frozen=True)
@@ -157,6 +147,18 @@ class Idle:
 #: window's ``drain`` matches it with ``assert_never`` last, so mypy fails on a kind added
 #: here and not handled there.
 Message = Event | Discovered | RunReady | WorkerFailed | Idle
+
+
+def failure_text(exc: BaseException) -> str:
+    """What a failure outside a probed call shows: a JAX jitlab cannot see is said in one
+    line, in the interface language (no traceback to read); anything else as its traceback."""
+    from jitlab.probe.contract import JaxContractError
+
+    if isinstance(exc, JaxContractError):
+        from jitlab.gui import i18n
+
+        return exc.report.line(i18n.language())
+    return "".join(traceback.format_exception(exc))
 
 
 # -- the queue -------------------------------------------------------------------------------
@@ -210,7 +212,8 @@ class Executor(QThread):
         # the command slot
         self._scenario: Any = None  # requested scenario class
         self._scenario_dirty = False
-        self._fresh_reason = "scenario"  # what RunReady says when a new Run is made
+        # what RunReady says when a new Run is made
+        self._fresh_reason: Literal["scenario", "reset"] = "scenario"
         self._variant = "pitfall"
         self._variant_dirty = False
         self._reset = False
