@@ -1,8 +1,9 @@
 """The one thread that owns all JAX work in the GUI process, and the only GUI module that
 reaches JAX.
 
-Over 500 lines: the import contract lets only this module reach JAX and the probe, so the
-script jobs that read the probe (card_script, part_script) live here beside the thread.
+The jobs it runs for the views are Qt-free and tested without a window: the scripts jobs in
+:mod:`jitlab.lab.jobs`, the quiz's catalogue in :mod:`jitlab.quiz.kit`. The views import
+them from here (the import contract lets only this module reach below the GUI to the probe).
 
 An :class:`Executor` is a long-lived ``QThread`` with one queue of work, taken in order:
 
@@ -19,10 +20,12 @@ An :class:`Executor` is a long-lived ``QThread`` with one queue of work, taken i
   compile in progress cannot be interrupted); each dropped job is reported as cancelled.
 
 Nothing polls: the thread sleeps on a condition variable until a command, a job or the next
-autoplay tick is due. Engine events (call started, phase ended, call finished) are appended
-to :attr:`Executor.events` the moment they happen; the GUI drains that queue once per frame,
-so records reach the views in batches while phase changes show promptly. Job results come
-back as the ``job_done(token, result, error)`` signal, on the GUI thread.
+autoplay tick is due. Its messages to the window (:data:`Message`: the engine's events — call
+started, phase ended, call finished — and its own: scenarios discovered, a run ready, a
+failure, idle) are appended to :attr:`Executor.events` the moment they happen; the GUI drains
+that queue once per frame, so records reach the views in batches while phase changes show
+promptly. Job results come back as the ``job_done(token, result, error)`` signal, on the GUI
+thread.
 
 Every exercise clears JAX's process-wide caches, which empties the scenario's card holder
 too; the executor knows (``clears_caches``) and starts the scenario's run afresh (a
@@ -46,32 +49,45 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QThread, Signal
 
-# XLA's device count is set before JAX starts: the GUI asks through here, its one JAX seam.
+from jitlab.lab.events import Event
+from jitlab.lab.jobs import (
+    ScriptOf,
+    ScriptsCompared,
+    card_script,
+    compare_scripts,
+    diff_made,
+    part_script,
+)
 from jitlab.lab.manifest import is_stand_in
-from jitlab.probe.devices import mesh_device_count, simulate_cpu_devices
+
+# XLA's device count is set before JAX starts: the GUI asks through here, its one JAX seam.
+from jitlab.probe.devices import simulate_cpu_devices
+from jitlab.quiz.kit import QuizKit, load_kit
+
+if TYPE_CHECKING:
+    from jitlab.lab.discovery import PluginEntry
 
 __all__ = [
     "ABANDONED",
     "CANCELLED",
-    "Catalogue",
     "Discovered",
     "Executor",
     "Idle",
+    "Message",
+    "QuizKit",
     "RunReady",
     "ScriptOf",
     "ScriptsCompared",
     "WorkerFailed",
-    "card_script",
     "leave_behind",
     "left_behind",
-    "load_catalogue",
-    "part_script",
+    "load_kit",
     "simulate_cpu_devices",
 ]
 
@@ -93,14 +109,15 @@ def left_behind() -> list[QThread]:
     return list(_LEFT_BEHIND)
 
 
-# -- events the executor adds to the engine's (CallStarted, PhaseEnded, CallFinished) --------
+# -- its messages to the window: the engine's events (CallStarted, PhaseEnded, CallFinished)
+# and these four, one union (Message) that the window matches exhaustively -------------------
 
 
 @dataclass(frozen=True)
 class Discovered:
     """Scenario plugins found on the executor (discovery imports JAX, so not on the GUI thread)."""
 
-    entries: list[Any]  # jitlab.lab.discovery.PluginEntry
+    entries: list[PluginEntry]
 
 
 @dataclass(frozen=True)
@@ -109,7 +126,7 @@ class RunReady:
 
     scenario: str
     variant: str
-    reason: str  # "scenario", "variant" or "reset"
+    reason: Literal["scenario", "variant", "reset"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +134,19 @@ class WorkerFailed:
     """Something outside a probed call failed; the executor keeps going."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class Idle:
+    """No scenario call is left to make (handy for tests and autoplay)."""
+
+    calls: int
+
+
+#: Everything the executor tells the window (``Executor.events``), one kind per class. The
+#: window's ``drain`` matches it with ``assert_never`` last, so mypy fails on a kind added
+#: here and not handled there.
+Message = Event | Discovered | RunReady | WorkerFailed | Idle
 
 
 def failure_text(exc: BaseException) -> str:
@@ -129,161 +159,6 @@ def failure_text(exc: BaseException) -> str:
 
         return exc.report.line(i18n.language())
     return "".join(traceback.format_exception(exc))
-
-
-@dataclass(frozen=True)
-class Idle:
-    """No scenario call is left to make (handy for tests and autoplay)."""
-
-    calls: int
-
-
-# -- the quiz's catalogue, loaded as a job ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Catalogue:
-    """The exercises, loaded on the executor (importing them imports JAX), and the quiz's
-    machinery the views need, so that they import nothing that reaches JAX."""
-
-    exercises: tuple[Any, ...]  # jitlab.quiz.Exercise, in catalogue order
-    available: tuple[str, ...]  # ids of those that can run on this machine's devices
-    devices: int
-    interview: Callable[..., Any] | None = None  # jitlab.quiz.interview.Interview
-    outcome: Callable[..., Any] | None = None  # jitlab.lab.exercise.Outcome
-    # (scenario id, variant id) -> the variant's title (a Text): what the views call a variant
-    variants: Mapping[tuple[str, str], Any] = field(default_factory=dict)
-
-
-def load_catalogue() -> Catalogue:
-    """A job: import the exercises and count the devices (run it with :meth:`Executor.submit`)."""
-
-    from jitlab.lab.discovery import scenarios
-    from jitlab.lab.exercise import Outcome
-    from jitlab.quiz import exercises
-    from jitlab.quiz.interview import Interview
-
-    return Catalogue(
-        tuple(exercises.EXERCISES),
-        tuple(e.id for e in exercises.available()),
-        mesh_device_count(),
-        Interview,
-        Outcome,
-        {(sid, v.id): v.title for sid, cls in scenarios().items() for v in cls.variants},
-    )
-
-
-# -- the chef's scripts (issue 13), made as jobs ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScriptOf:
-    """A job's result: the script of one card of the current run, or why there is none.
-
-    ``script`` is a ``jitlab.probe.scripts.Script`` (plain data: the views read it without
-    importing JAX); ``why`` says why it is None."""
-
-    function: str
-    card: int  # the card's index in its function's holder (CallRecord.card)
-    created_by: int  # the call that compiled it, as the GUI knows the card
-    script: Any = None
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class ScriptsCompared:
-    """A job's result: two cards' scripts and what differs (``jitlab.probe.scripts.ScriptDiff``;
-    None when either script is missing: their ``why`` says why)."""
-
-    before: ScriptOf
-    after: ScriptOf
-    diff: Any = None
-
-
-def _probe_of(run: Any, function: str, card: int, created_by: int) -> Any:
-    """The current run's probe holding ``function``'s card ``card`` (None if none does)."""
-    lab = getattr(run, "_lab", None) if run is not None else None
-    probes = list(getattr(lab, "probes", ()) or ())
-    if not probes and getattr(run, "last_probe", None) is not None:
-        probes = [run.last_probe]
-    holders = [
-        (p, c)
-        for p in probes
-        if p.name == function
-        for c in list(p.ledger.cards)
-        if c.index == card
-    ]
-    for probe, held in reversed(holders):  # the newest function object of that name first
-        if held.created_by == created_by:
-            return probe
-    return holders[-1][0] if holders else None
-
-
-def card_script(
-    run: Any,
-    function: str,
-    card: int,
-    created_by: int,
-    stablehlo: bool = True,
-    view: bool = False,
-) -> ScriptOf:
-    """A job (``with_run``): the script of a card the kitchen shows. Cached with the card by
-    the probe; asking never changes what the probe records (``jitlab.probe.scripts``).
-    ``stablehlo=False``: its StableHLO text may be left to be printed when asked for.
-    ``view=True``: what a script window shows first (``make_script(..., view=True)``: the
-    texts that hold the GIL longest are left to :func:`part_script`); a script already kept
-    with the card serves as well. It is not kept with the card (the window keeps it)."""
-    probe = _probe_of(run, function, card, created_by)
-    if probe is None:
-        return ScriptOf(function, card, created_by, None, _GONE)
-    if not view:
-        return ScriptOf(function, card, created_by, probe.script(card, stablehlo=stablehlo))
-    from jitlab.probe.scripts import make_script
-
-    held = probe.card(card)
-    kept = held.script_cache
-    if kept is not None and kept[0] == held.created_by:
-        return ScriptOf(function, card, created_by, kept[1])
-    return ScriptOf(function, card, created_by, make_script(probe, held, view=True))
-
-
-def part_script(
-    run: Any, function: str, card: int, created_by: int, script: Any, part: str
-) -> ScriptOf:
-    """A job (``with_run``): ``script`` (that card's, made without the text ``part``) with
-    that text printed (``jitlab.probe.scripts.print_part``)."""
-    probe = _probe_of(run, function, card, created_by)
-    if probe is None:
-        return ScriptOf(function, card, created_by, None, _GONE)
-    from jitlab.probe.scripts import print_part
-
-    made = print_part(probe, probe.card(card), script, part)
-    return ScriptOf(function, card, created_by, made)
-
-
-_GONE = "the card is no longer in the run's card holder (reset or switched since)"
-
-
-def compare_scripts(run: Any, a: tuple[str, int, int], b: tuple[str, int, int]) -> ScriptsCompared:
-    """A job (``with_run``): two cards' scripts (made if needed) and their differences."""
-    from jitlab.probe.scripts import compare
-
-    before, after = card_script(run, *a), card_script(run, *b)
-    diff = None
-    if before.script is not None and after.script is not None:
-        diff = compare(before.script, after.script)
-    return ScriptsCompared(before, after, diff)
-
-
-def diff_made(before: ScriptOf, after: ScriptOf) -> ScriptsCompared:
-    """A job: the differences of two scripts already made (kept by the GUI across a variant
-    switch, when their cards have left the run's card holder)."""
-    from jitlab.probe.scripts import compare
-
-    diff = None
-    if before.script is not None and after.script is not None:
-        diff = compare(before.script, after.script)
-    return ScriptsCompared(before, after, diff)
 
 
 # -- the queue -------------------------------------------------------------------------------
@@ -328,7 +203,7 @@ class Executor(QThread):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("jitlab-executor")
-        self.events: deque[Any] = deque()  # the thread appends, a GUI timer drains
+        self.events: deque[Message] = deque()  # the thread appends, a GUI timer drains
         self._scenarios_dir = scenarios_dir
         self._entry_points = entry_points
         self._discover = discover
@@ -337,7 +212,8 @@ class Executor(QThread):
         # the command slot
         self._scenario: Any = None  # requested scenario class
         self._scenario_dirty = False
-        self._fresh_reason = "scenario"  # what RunReady says when a new Run is made
+        # what RunReady says when a new Run is made
+        self._fresh_reason: Literal["scenario", "reset"] = "scenario"
         self._variant = "pitfall"
         self._variant_dirty = False
         self._reset = False
@@ -591,7 +467,7 @@ class Executor(QThread):
         self.replaced.emit(new)
         return new
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: Message) -> None:
         if not self.abandoned:  # a stale thread's late results are ignored
             self.events.append(event)
 

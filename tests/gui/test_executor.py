@@ -336,3 +336,23 @@ def test_a_jax_jitlab_cannot_see_is_one_line_in_the_app_not_a_traceback() -> Non
     lines = done.stdout.strip().splitlines()
     assert lines[0] == "error JaxContractError"
     assert len(lines) == 2 and "JAX 0.5.3" in lines[1] and "Traceback" not in done.stdout
+
+
+def test_the_window_refuses_a_message_kind_it_has_no_case_for(qtbot, make_window) -> None:
+    """The window's drain ends its match with assert_never: mypy proves each kind of the
+    executor's Message union handled (a kind added to the union and not to the match fails
+    the type check); at run time a kind outside the union is refused, never dropped."""
+    from dataclasses import dataclass
+
+    from jitlab.gui.executor import Idle
+
+    @dataclass(frozen=True)
+    class Stray:
+        text: str
+
+    window = make_window(scenario="dynamic-shapes")
+    window.worker.events.append(Idle(0))  # a kind of the union: taken, nothing to show
+    window.drain()
+    window.worker.events.append(Stray("not one of the executor's messages"))  # type: ignore[arg-type]
+    with pytest.raises(AssertionError):
+        window.drain()

@@ -60,12 +60,12 @@ def quiz(qtbot) -> Iterator:
 
 
 def test_groups_follow_discovery_and_a_plugin_brings_its_chapter(quiz):
-    from jitlab.gui.quiz.runner import Catalogue
+    from jitlab.gui.executor import QuizKit
 
     entries = [*discover(entry_points=False), PluginEntry("plugin-chapter", "test", PluginScenario)]
     built = catalogue.build(entries)
     page = quiz.exercises
-    page.set_catalogue(Catalogue(built.exercises, tuple(e.id for e in built.exercises), 1))
+    page.set_catalogue(QuizKit(built.exercises, tuple(e.id for e in built.exercises), 1))
     groups = [page.tree.topLevelItem(i) for i in range(page.tree.topLevelItemCount())]
     # one group per chapter, in discovery's order, titled as each scenario declares
     expected = []

@@ -16,7 +16,7 @@ import gc
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from PySide6.QtCore import QByteArray, QEventLoop, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -705,6 +705,8 @@ class MainWindow(Retranslating, QMainWindow):
                     self.state.failed(text)
                 case RunReady() | Idle():
                     pass
+                case unhandled:  # mypy proves this unreachable: every Message kind is above
+                    assert_never(unhandled)
         self._check_stuck()
         if self.state.in_flight is not None:
             elapsed = time.perf_counter() - self.state.started_at

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jitlab.gui.executor import Catalogue
+from jitlab.gui.executor import QuizKit
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.quiz.card import ExerciseCard
 from jitlab.gui.quiz.look import LATE_COLOR, RIGHT_COLOR, WRONG_COLOR, busy_bar, scenario_icon
@@ -53,7 +53,7 @@ class InterviewView(Retranslating, OneCheck, QWidget):
     def __init__(self, runner: QuizRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
-        self.catalogue: Catalogue | None = None
+        self.catalogue: QuizKit | None = None
         self.interview: Any = None
         self._prediction: Any = None
         self._frozen: float | None = None  # the clock stands still while a check runs
@@ -220,7 +220,7 @@ class InterviewView(Retranslating, OneCheck, QWidget):
         self.pages.addWidget(page)
 
     # -- the round ------------------------------------------------------------------------
-    def set_catalogue(self, catalogue: Catalogue) -> None:
+    def set_catalogue(self, catalogue: QuizKit) -> None:
         self.catalogue = catalogue
         learn_variants(catalogue.variants)
         pool = len(catalogue.available)

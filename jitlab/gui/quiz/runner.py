@@ -18,9 +18,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from jitlab.gui.executor import Catalogue, Executor, leave_behind, load_catalogue
+from jitlab.gui.executor import Executor, leave_behind
 
-__all__ = ["Catalogue", "OneCheck", "QuizRunner", "load_catalogue"]
+__all__ = ["OneCheck", "QuizRunner"]
 
 
 class QuizRunner(QObject):

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.gui import i18n
-from jitlab.gui.executor import Catalogue, Executor, load_catalogue
+from jitlab.gui.executor import Executor, QuizKit, load_kit
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.quiz.card import ExerciseCard
 from jitlab.gui.quiz.interview import InterviewView
@@ -58,7 +58,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
     def __init__(self, runner: QuizRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
-        self.catalogue: Catalogue | None = None
+        self.catalogue: QuizKit | None = None
         self.exercise: Any = None
         self.last_verdict: Any = None
         self.runs = 0  # checks started (tests: bad input runs nothing)
@@ -120,7 +120,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         self.retranslate()
 
     # -- the list -------------------------------------------------------------------------
-    def set_catalogue(self, catalogue: Catalogue) -> None:
+    def set_catalogue(self, catalogue: QuizKit) -> None:
         self.catalogue = catalogue
         learn_variants(catalogue.variants)
         self.fill()
@@ -138,6 +138,7 @@ class ExercisesPage(Retranslating, OneCheck, QWidget):
         groups: dict[Any, QTreeWidgetItem] = {}
         for exercise in catalogue.exercises:
             chapter = exercise.chapter
+            assert chapter is not None  # the catalogue gives each its scenario's chapter
             if chapter not in groups:
                 group = QTreeWidgetItem(tree, [text(chapter.title)])
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -307,7 +308,7 @@ class QuizView(Retranslating, QWidget):
         super().__init__(parent)
         self.setObjectName("quizView")
         self.runner = runner if runner is not None else QuizRunner(executor, self)
-        self.catalogue: Catalogue | None = None
+        self.catalogue: QuizKit | None = None
         self._pending_scenario: str | None = None
         self.tabs = QTabWidget(self)
         self.exercises = ExercisesPage(self.runner, self)
@@ -320,7 +321,7 @@ class QuizView(Retranslating, QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.tabs)
         self.runner.finished.connect(self._loaded)
-        self._load_token = self.runner.submit(load_catalogue)
+        self._load_token = self.runner.submit(load_kit)
         self.retranslate()
 
     def _loaded(self, token: int, result: Any, error: str) -> None:

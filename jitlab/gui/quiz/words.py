@@ -23,7 +23,7 @@ _VARIANT_WORDS = {
 
 
 def learn_variants(titles: Any) -> None:
-    """Remember the variants' titles (``Catalogue.variants``) so views name a variant in
+    """Remember the variants' titles (``QuizKit.variants``) so views name a variant in
     words, never by its id."""
     _VARIANT_TITLES.update(titles or {})
 

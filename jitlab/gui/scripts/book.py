@@ -193,7 +193,7 @@ class ScriptBook(QObject):
         """Ask for ``card``'s script without opening a window; ``done(ScriptOf)`` gets it."""
         key = card_id(card)
         made = self.cache.get(key)
-        if made is not None and not made.script.deferred:
+        if made is not None and made.script is not None and not made.script.deferred:
             done(made)
             return 0
         token = self.executor.request_script(*key, stablehlo=True)  # lessons compare them
