@@ -16,11 +16,10 @@ a long trace shows as the last thing seen "N s ago", never as a guess.
 from __future__ import annotations
 
 import collections
-import contextlib
 import importlib
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.display import display
 
@@ -29,6 +28,9 @@ from jitlab.notebook.words import say
 from jitlab.records.calls import CallKind
 from jitlab.records.lines import RecordedCall
 from jitlab.records.text import format_ms
+
+if TYPE_CHECKING:
+    from jitlab.watching.recorder import Recorder
 
 UPDATES_PER_S = 5
 WINDOW_S = 60.0  # the chart's span: the last minute
@@ -56,7 +58,7 @@ def current() -> LiveView | None:
 class LiveView:
     """The live picture of one watched cell (``recorder``: its :func:`jitlab.watch`)."""
 
-    def __init__(self, recorder: Any, lang: str = "en") -> None:
+    def __init__(self, recorder: Recorder, lang: str = "en") -> None:
         self.recorder = recorder
         self.lang = lang
         self.widget: Any = None
@@ -84,9 +86,11 @@ class LiveView:
         """After the recorder started (its clock is the chart's)."""
         if self.widget is None:
             return
-        import jax.monitoring
+        from jitlab.probe import monitor
 
-        jax.monitoring.register_event_duration_secs_listener(self._on_duration)
+        # Through jitlab's own registration: a program that clears JAX's listeners
+        # (jax.monitoring.clear_event_listeners()) gets the view's back with the watch's.
+        monitor.add_listener(self._heard)
         self._listening = True
         self._thread = threading.Thread(target=self._run, name="jitlab-live", daemon=True)
         self._thread.start()
@@ -100,10 +104,9 @@ class LiveView:
         if self._thread is not None:
             self._thread.join()
         if self._listening:
-            from jitlab.probe import _jax
+            from jitlab.probe import monitor
 
-            with contextlib.suppress(Exception):  # cleared by the program meanwhile
-                _jax.unregister_duration_listener(self._on_duration)
+            monitor.remove_listener(self._heard)
             self._listening = False
         if self.handle is None:
             display(report)
@@ -119,15 +122,19 @@ class LiveView:
             except Exception:  # a redraw that fails must not end the cell; the next may work
                 continue
 
-    def _on_duration(self, event: str, duration_secs: float, **kwargs: Any) -> None:
-        from jitlab.probe import _jax
+    def _heard(self, event: str, ms: float, fun_name: str | None) -> None:
+        """A phase JAX timed ended (a :class:`jitlab.probe.monitor.DurationListener`)."""
+        from jitlab.probe import monitor
 
-        if event not in (_jax.TRACE_EVENT, _jax.COMPILE_EVENT):
+        if fun_name is None or event not in (monitor.TRACE_EVENT, monitor.COMPILE_EVENT):
             return
-        name = kwargs.get("fun_name")
-        if isinstance(name, str):
-            phase = "traced" if event == _jax.TRACE_EVENT else "compiled"
-            self._events.append((self.recorder.elapsed(), phase, _jax.trace_event_name(name)))
+        phase = "traced" if event == monitor.TRACE_EVENT else "compiled"
+        self._events.append((self.recorder.elapsed(), phase, monitor.trace_event_name(fun_name)))
+
+    def heard(self) -> list[tuple[float, str, str]]:
+        """What JAX announced while the cell ran, oldest first (the latest 256): (seconds
+        into the watch, ``traced`` or ``compiled``, the function's name)."""
+        return list(self._events)
 
     # -- the picture ------------------------------------------------------------------------
     def _sample(self, now: float) -> tuple[int, list[RecordedCall]]:

@@ -3,10 +3,14 @@
 ``jax.monitoring`` listeners, the cache-miss explanation logger and ``sys.stdout`` are all
 process-wide. jitlab installs one listener of each kind, never removes anyone else's, and
 routes what arrives to the collector of the probed call running on the *calling thread*
-(JAX fires compile events on the thread that called the function).
+(JAX fires compile events on the thread that called the function), else to the watchers
+(:class:`Watcher`); every duration also goes to the listeners (:class:`DurationListener`).
+This is jitlab's one registration with JAX's listeners: whatever in jitlab hears JAX's events
+hears them through it, so a program that clears JAX's listeners gets all of them back at
+once (:func:`revive`).
 
-A little over 500 lines: every process-wide hook (listeners, logger filter, stdout router)
-in one place, since each must be installed once and restored exactly.
+Every process-wide hook (listeners, logger filter, stdout router) in one place, since each
+must be installed once and restored exactly.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 import jax
 
@@ -35,6 +39,7 @@ LOWER_EVENT = _jax.LOWER_EVENT
 COMPILE_EVENT = _jax.COMPILE_EVENT
 PERSISTENT_HIT_EVENT = _jax.PERSISTENT_HIT_EVENT
 PERSISTENT_LOAD_EVENT = _jax.PERSISTENT_LOAD_EVENT
+trace_event_name = _jax.trace_event_name  # "jit(f)" -> "f": the name a trace event gives
 
 MAX_LINES_PER_CALL = 200
 MAX_CHARS_PER_CALL = 64_000
@@ -47,8 +52,39 @@ _active: set[CallCollector] = set()  # collectors of calls in flight, on any thr
 _EXPLAIN = _jax.EXPLAIN
 _swap_explain = _EXPLAIN.swap_local  # bound once: begin/end run on every probed call
 _set_explain = _EXPLAIN.set_local
+
+
+class Watcher(Protocol):
+    """What the monitor calls on a watcher (:func:`add_watcher`; jitlab.watch's recorder, a
+    budget): what happens on threads with no probed call in flight, i.e. in functions
+    jitlab did not wrap."""
+
+    def duration(self, event: str, ms: float, fun_name: str | None) -> None:
+        """A phase JAX timed (a ``*_EVENT`` above) ended: ``ms`` long, of ``fun_name``."""
+
+    def event(self, event: str) -> None:
+        """JAX counted an event (a persistent-cache hit)."""
+
+    def explanation(self, text: str) -> None:
+        """JAX explained a tracing-cache miss (its log's words)."""
+
+    def listeners_lost(self) -> None:
+        """jitlab's listeners were found removed and registered again (see :func:`revive`):
+        compiles in between went unseen."""
+
+
+class DurationListener(Protocol):
+    """What the monitor calls on a listener (:func:`add_listener`): every phase JAX timed,
+    on any thread, a probed call in flight or not (the notebook's live view, the probe's
+    backward pass). Called on the thread where the phase ended, inside JAX."""
+
+    def __call__(self, event: str, ms: float, fun_name: str | None) -> None: ...
+
+
 # Watchers see what happens outside probed calls (functions jitlab did not wrap).
-_watchers: list[Any] = []
+_watchers: list[Watcher] = []
+# Listeners see every duration event (rebound, never changed in place: read without a lock).
+_listeners: tuple[DurationListener, ...] = ()
 _unset = _jax.UNSET  # "no thread-local value" in JAX's config
 _saved_global_explain: Any = _unset  # the user's global value while watchers override it
 _unhook_explain: Callable[[], None] | None = None  # while watchers run: see add_watcher
@@ -312,9 +348,9 @@ def end(collector: CallCollector, previous: CallCollector | None = None) -> None
     _local.collector = previous
 
 
-def add_watcher(watcher: Any) -> None:
-    """``watcher.duration(event, ms, fun_name)``, ``.event(event)`` and ``.explanation(text)``
-    are called for everything that happens on threads with no probed call in flight.
+def add_watcher(watcher: Watcher) -> None:
+    """``watcher``'s methods (:class:`Watcher`) are called for everything that happens on
+    threads with no probed call in flight.
 
     While any watcher is active JAX explains its cache misses on every thread (functions
     jitlab did not wrap need it too); the user's own setting comes back with the last one —
@@ -331,7 +367,7 @@ def add_watcher(watcher: Any) -> None:
         _watchers.append(watcher)
 
 
-def remove_watcher(watcher: Any) -> None:
+def remove_watcher(watcher: Watcher) -> None:
     global _saved_global_explain, _unhook_explain
     with _install_lock:
         if watcher not in _watchers:
@@ -369,6 +405,30 @@ def user_wants_explanations() -> bool:
     return bool(_EXPLAIN.get_global() if saved is _unset else saved)
 
 
+def watching() -> bool:
+    """Does a watcher run now (a watch files every compile outside probed calls itself)?"""
+    return bool(_watchers)
+
+
+def add_listener(listener: DurationListener) -> None:
+    """Call ``listener`` for every phase JAX times from now on (idempotent). It is heard
+    through jitlab's own registration with JAX: a program that clears JAX's listeners gets
+    it back with jitlab's (:func:`revive`)."""
+    global _listeners
+    if listener in _listeners:  # already heard (read without the lock: rebound, not changed)
+        return
+    install()
+    with _install_lock:
+        if listener not in _listeners:
+            _listeners = (*_listeners, listener)
+
+
+def remove_listener(listener: DurationListener) -> None:
+    global _listeners
+    with _install_lock:
+        _listeners = tuple(heard for heard in _listeners if heard != listener)
+
+
 def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
     collector = routed()
     fun_name = kwargs.get("fun_name")
@@ -378,6 +438,8 @@ def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
     else:
         for watcher in _watchers:
             watcher.duration(event, duration_secs * 1e3, name)
+    for listener in _listeners:
+        listener(event, duration_secs * 1e3, name)
 
 
 def _on_event(event: str, **kwargs: str | int) -> None:
@@ -680,27 +742,13 @@ listeners_now = _jax.duration_listeners  # ``listeners_now() is not LISTENING[0]
 _losses = 0  # how many times jitlab found its listeners gone and registered them again
 
 
-_more_duration_listeners: list[Callable[..., None]] = []  # see add_duration_listener
-
-
-def add_duration_listener(listener: Callable[..., None]) -> None:
-    """Register another jitlab duration listener, kept registered like the router's own
-    (a program that clears them gets it back too)."""
-    with _install_lock:
-        if listener not in _more_duration_listeners:
-            _more_duration_listeners.append(listener)
-        if listener not in _jax.duration_listeners():
-            jax.monitoring.register_event_duration_secs_listener(listener)
-
-
 def _register_listeners() -> bool:
     """Register whichever of jitlab's listeners JAX no longer holds (lock held); True when
     one was missing."""
     missing = False
-    for listener in (_on_duration, *_more_duration_listeners):
-        if listener not in _jax.duration_listeners():
-            jax.monitoring.register_event_duration_secs_listener(listener)
-            missing = True
+    if _on_duration not in _jax.duration_listeners():
+        jax.monitoring.register_event_duration_secs_listener(_on_duration)
+        missing = True
     if _on_event not in _jax.event_listeners():
         jax.monitoring.register_event_listener(_on_event)
         missing = True
@@ -732,9 +780,7 @@ def revive() -> bool:
     with contextlib.suppress(Exception):  # a closed stderr must not break the program
         print(messages.say("listeners_cleared", user_language()), file=sys.stderr)
     for watcher in watchers:
-        lost = getattr(watcher, "listeners_lost", None)
-        if lost is not None:
-            lost()
+        watcher.listeners_lost()
     return True
 
 

@@ -72,42 +72,38 @@ class Followed(Protocol):
 # The probe whose call just ran under grad on this thread: the backward pass that follows
 # compiles the transposed function outside any probed call (see _on_backward_compile).
 _backward = threading.local()
-_backward_lock = threading.Lock()
 
 
 def follow_backward(probe: Followed) -> None:
     _backward.probe = weakref.ref(probe)
     _backward.lower_ms = 0.0
-    # Registered on the first call under grad; again if the program cleared the listeners
-    # (jax.monitoring.clear_event_listeners() rebinds JAX's list). Slow path only.
-    if _on_backward_compile not in _jax.duration_listeners():
-        with _backward_lock:
-            if _on_backward_compile not in _jax.duration_listeners():
-                jax.monitoring.register_event_duration_secs_listener(_on_backward_compile)
+    # Heard through jitlab's own registration with JAX (kept by the probed call, which
+    # registers it again if the program cleared JAX's listeners). Slow path only.
+    monitor.add_listener(_on_backward_compile)
 
 
-def _on_backward_compile(event: str, duration_secs: float, **kwargs: str | int) -> None:
+def _on_backward_compile(event: str, ms: float, fun_name: str | None) -> None:
     """A compile of the function the last grad-traced probed call on this thread ran,
-    fired by JAX's backward pass outside any probed call: another executable JAX made."""
+    fired by JAX's backward pass outside any probed call: another executable JAX made
+    (a :class:`jitlab.probe.monitor.DurationListener`)."""
     if event != monitor.COMPILE_EVENT and event != monitor.LOWER_EVENT:
         return
     if getattr(_backward, "probe", None) is None or getattr(_tls, "collector", None) is not None:
         return
-    if getattr(monitor, "_watchers", None):
+    if monitor.watching():
         # A watch files every compile outside probed calls itself (it may ask
         # backward_compile whose it is): filing it here too would count it twice.
         return
-    fun_name = kwargs.get("fun_name")
     frame = sys._getframe(1)
     if event == monitor.LOWER_EVENT:
         if backward_compile(fun_name, frame, lowering=True) is not None:
-            _backward.lower_ms = duration_secs * 1e3
+            _backward.lower_ms = ms
         return
     found = backward_compile(fun_name, frame)
     if found is not None:
         probe, avals = found
         lower_ms, _backward.lower_ms = getattr(_backward, "lower_ms", 0.0), 0.0
-        probe.file_backward(lower_ms, duration_secs * 1e3, avals)
+        probe.file_backward(lower_ms, ms, avals)
 
 
 def backward_compile(

@@ -95,7 +95,9 @@ def _without_traceback(call: RecordedCall) -> RecordedCall:
 
 
 class Recorder:
-    """Records compiles of every jitted function while active; optionally to a JSON-lines file."""
+    """Records compiles of every jitted function while active; optionally to a JSON-lines file.
+
+    A :class:`jitlab.probe.monitor.Watcher` while it records (checked by mypy at add_watcher)."""
 
     def __init__(
         self,
@@ -354,7 +356,7 @@ class Recorder:
             self.recorded_scripts.append(line)
             self.output.write(line.to_json(parts))
 
-    # -- events from functions jitted before the watch (monitor watcher protocol) ---------
+    # -- events from functions jitted before the watch (a monitor.Watcher) ------------------
     def explanation(self, text: str) -> None:
         self._events.explanation(text)
 

@@ -42,6 +42,23 @@ print("cache", sq._cache_size())""",
 view = live.current()
 sq(jnp.ones(5))
 print("zh", live.wait_for(lambda: "重新排练了" in view.line))""",
+    # the program clears JAX's listeners (public API): the view hears the next compile all
+    # the same, counted against JAX's own log of it
+    """%%jitlab --live
+import logging
+logged = []
+class Count(logging.Handler):
+    def emit(self, record):
+        if "XLA compilation of jit(sq)" in record.getMessage():
+            logged.append(record)
+logging.getLogger("jax").addHandler(Count())
+view = live.current()
+jax.monitoring.clear_event_listeners()
+jax.config.update("jax_log_compiles", True)
+sq(jnp.ones(6))
+jax.config.update("jax_log_compiles", False)
+heard = [name for _, phase, name in view.heard() if phase == "compiled"]
+print("cleared", len(logged), heard.count("sq"))""",
 ]
 
 
@@ -129,6 +146,17 @@ def test_chinese(run):
     assert any(s.startswith("重新排练了！卡片架上多了") for s in states)
     (html,) = data(cell, "text/html")
     assert 'lang="zh-CN"' in html
+
+
+def test_the_view_hears_compiles_after_the_program_clears_jaxs_listeners(run):
+    # The view hears JAX through jitlab's one registration: cleared, it comes back with the
+    # watch's (and jitlab says so on stderr).
+    nb, _ = run
+    cell = nb.cells[3]
+    assert error(cell) is None, error(cell)
+    assert text(cell).split() == ["cleared", "1", "1"]  # JAX logged one compile; heard
+    stderr = "".join(o.text for o in cell.outputs if o.get("name") == "stderr")
+    assert "clear_event_listeners()" in stderr
 
 
 def test_the_saved_notebook_holds_no_live_widget(run, tmp_path: Path):

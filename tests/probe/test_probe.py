@@ -329,6 +329,23 @@ def test_listeners_are_registered_once_and_others_survive():
     assert listeners.count(monitor._on_duration) == 1
 
 
+def test_jitlab_hears_jax_through_one_listener_of_each_kind():
+    # One door: the backward pass's listener (and the notebook's live view) are the
+    # monitor's listeners, so clearing JAX's lists and reviving the monitor revives them all.
+    from jitlab.probe import _jax, monitor
+
+    probe = Probe(lambda x: jnp.sum(x**3))
+    jax.grad(probe)(jnp.ones(2))  # follows the backward pass: listens to its compiles
+
+    def jitlabs(listeners: list) -> list:
+        return [f for f in listeners if getattr(f, "__module__", "").startswith("jitlab")]
+
+    assert jitlabs(_jax.duration_listeners()) == [monitor._on_duration]
+    assert jitlabs(_jax.event_listeners()) == [monitor._on_event]
+    # ... and heard through the monitor, the backward pass's compile is filed as its own
+    assert [c.path for r in probe.records for c in r.reason.items] == ["linearize", "transpose"]
+
+
 def test_clear_cache_empties_the_card_holder():
     probe = Probe(lambda x: x * 3)
     probe(jnp.ones(2))

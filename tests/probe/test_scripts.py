@@ -196,6 +196,9 @@ def test_jax_events_while_a_script_is_made_reach_no_probe_and_no_watcher() -> No
         def explanation(self, text: str) -> None:
             heard.append(text)
 
+        def listeners_lost(self) -> None:
+            heard.append("listeners lost")
+
     def listener(event: str, duration: float, **kwargs: Any) -> None:
         fired.append(event)
 
