@@ -87,6 +87,7 @@ def test_a_probed_run_shows_the_same_diagnoses(ran) -> None:
     assert [i.split("</code>")[0] for i in _items(step)] == [
         "<code>identity-static",
         "<code>recompile-limit",
+        "<code>executables-growing",  # each new Config keeps one more executable alive
     ]
     (plain,) = data(ran.cells[3], "text/plain")
     assert "identity-static · step (cell [1], line 10)" in plain
