@@ -112,7 +112,7 @@ class RecordingDiff:
         Compiles are counted over the whole run (a function that compiles less pays for one
         that compiles more); time only when ``max_extra_ms`` is given, as timings are noisy.
         """
-        found = []
+        found: list[str] = []
         extra = self.new_compiles - self.base_compiles
         if extra > max_extra_compiles:
             worse = [

@@ -63,7 +63,7 @@ def pair(base: Sequence[N], new: Sequence[N]) -> list[tuple[N | None, N | None]]
         else:
             pairs.append((theirs, ours))
     for rule in (_same_file, _same_name):
-        still = []
+        still: list[N] = []
         for ours in unmatched:
             theirs = _take_unique(old, unmatched, ours, rule)
             if theirs is None:

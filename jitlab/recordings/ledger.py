@@ -190,7 +190,7 @@ def signature_from_changes(changes: Sequence[Change]) -> Signature | None:
     Functions jitted before a watch began are seen through JAX's compile events only: no
     signature, but JAX names the leaves that changed, which is enough to suggest buckets.
     """
-    leaves = []
+    leaves: list[LeafSpec] = []
     for change in changes:
         parsed = parse_type(change.after) if change.kind in _SIZED else None
         if parsed is not None:
@@ -202,7 +202,7 @@ def signature_from_changes(changes: Sequence[Change]) -> Signature | None:
 def compiled_signatures(calls: Sequence[RecordedCall]) -> list[Signature]:
     """The signatures a function was compiled for, in order (events-only calls: the shapes
     JAX's reason names)."""
-    signatures = []
+    signatures: list[Signature] = []
     for call in calls:
         record = call.record
         if not record.kind.compiled:

@@ -220,7 +220,7 @@ def merge_in_steps(
                 if bucket is None:
                     bucket = lists[key] = calls.setdefault(job_key(*key), {}).setdefault(index, [])
                 bucket.append(call)
-    functions = []
+    functions: list[FunctionAcross] = []
     found: list[Divergence] = []
     for key, by_process in by_key.items():
         function, defined_at = names[key]
@@ -246,7 +246,7 @@ def _diverged(
             if signature is not None:
                 seen.setdefault(str(signature), (number, call))
         firsts[process] = seen
-    found = []
+    found: list[Divergence] = []
     everything: dict[str, None] = {}
     for process in processes:
         everything.update(dict.fromkeys(firsts[process]))

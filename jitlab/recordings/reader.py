@@ -24,7 +24,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +40,10 @@ from jitlab.records.lines import (
     RecordedHits,
     RecordedNotice,
     RecordedScript,
-    RecordingEnd,
     RecordingStart,
 )
 from jitlab.records.messages import say
-from jitlab.records.strict import KEPT_AT_MOST, intern
+from jitlab.records.strict import KEPT_AT_MOST, intern, is_object
 
 
 @dataclass
@@ -96,7 +95,7 @@ class Recording:
         """File one parsed line; False (and nothing filed) when it is not a valid line.
 
         Raises :class:`NewerFormat` at a ``start`` line of a format this jitlab cannot read."""
-        if not isinstance(obj, dict):
+        if not is_object(obj):
             return False
         kind = obj.get("type")
         if kind == "call":
@@ -127,7 +126,7 @@ class Recording:
                 return False
             self.scripts[(script.key, script.card)] = script
         elif kind == "end":
-            self.ended = RecordingEnd.from_json(obj) is not None
+            self.ended = True  # any end line ends the recording
         elif kind == "notice":
             notice = RecordedNotice.from_json(obj)
             if notice is None:
@@ -159,7 +158,7 @@ def newer_format_text(version: str, lang: str) -> str:
 
 
 @contextmanager
-def paused_collector() -> Iterator[None]:
+def paused_collector() -> Generator[None, None, None]:
     """Python's cyclic garbage collector off for the block (then as it was).
 
     Records hold no cycles, yet each allocation counts toward a collection that walks every

@@ -75,9 +75,11 @@ class History(Generic[T]):
     def __eq__(self, other: object) -> bool:
         """Equal to a list of the same items when nothing has dropped off (tests compare)."""
         if isinstance(other, History):
-            return self.dropped == other.dropped and self._items == other._items
-        if isinstance(other, list | tuple):
-            return self.dropped == 0 and self._items == list(other)
+            return self.dropped == other.dropped and self._items == other[:]
+        if isinstance(other, list):
+            return self.dropped == 0 and self._items == other
+        if isinstance(other, tuple):
+            return self.dropped == 0 and tuple(self._items) == other
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]

@@ -44,7 +44,9 @@ from jitlab.records.strict import (
     SIGNATURES,
     float_or_none,
     intern,
+    is_array,
     is_number,
+    is_object,
     is_of,
     kept,
     reason_key,
@@ -128,7 +130,7 @@ class RecordedCall:
         for value in (signature, reason, error, params, notes):
             if value is not None and type(value) is not dict:
                 return None
-        if stdout is not None and type(stdout) is not list:
+        if stdout is not None and not is_array(stdout):
             return None
         fate = get("persistent")  # only while JAX's persistent cache was configured
         if fate is not None:
@@ -137,7 +139,7 @@ class RecordedCall:
                 return None
         texts = [error.get("type"), error.get("message")] if error else []
         for line in stdout or ():
-            if type(line) is not dict:
+            if not is_object(line):
                 return None
             texts += (line.get("when"), line.get("text"))
         if any(t is not None and type(t) is not str for t in texts):

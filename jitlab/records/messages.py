@@ -87,7 +87,7 @@ def english_fragments(min_letters: int = 4) -> set[str]:
     kept when they hold a word of at least ``min_letters`` letters."""
     fields = r"\{[^}]*\}|<[^>]*>|`[^`]*`"
     chinese = " ".join(re.sub(fields, " ", m.zh) for m in CATALOGUE.values())
-    found = set()
+    found: set[str] = set()
     for message in CATALOGUE.values():
         for template in (message.en, message.en_plural or ""):
             for piece in re.split(fields, template):

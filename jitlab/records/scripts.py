@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from jitlab.records.calls import Signature
+from jitlab.records.strict import is_object
 
 __all__ = [
     "ON_REQUEST",
@@ -111,7 +112,7 @@ class Figures:
 
     def text(self) -> str:
         width = max(len(f.name) for f in fields(self))
-        lines = []
+        lines: list[str] = []
         for f in fields(self):
             value = getattr(self, f.name)
             shown = "unknown" if value is None else _number(value)
@@ -188,7 +189,7 @@ class Script:
 
         Raises (KeyError, TypeError, ValueError) on a shape it cannot take."""
         figures = data.get("figures")
-        unavailable = data.get("unavailable") or {}
+        unavailable: Any = data.get("unavailable") or {}  # JSON: checked as it is read
         return cls(
             function=str(data["function"]),
             card=int(data["card"]),
@@ -202,7 +203,7 @@ class Script:
             jaxpr_lines=tuple(EquationLine.from_json(e) for e in data.get("jaxpr_lines") or ()),
             stablehlo=_str(data.get("stablehlo")),
             hlo=_str(data.get("hlo")),
-            figures=Figures.from_json(figures) if isinstance(figures, dict) else None,
+            figures=Figures.from_json(figures) if is_object(figures) else None,
             unavailable={str(k): str(v) for k, v in dict(unavailable).items()},
             notes=tuple(str(n) for n in data.get("notes") or ()),
             stdout=tuple(str(n) for n in data.get("stdout") or ()),
@@ -269,7 +270,9 @@ def _real(value: Any) -> float | None:
 
 def _number(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:,.3f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:,.0f}"
+        if value.is_integer():
+            return f"{value:,.0f}"
+        return f"{value:,.3f}".rstrip("0").rstrip(".")
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
@@ -348,7 +351,7 @@ def compare(a: Script, b: Script) -> ScriptDiff:
     and every figure before and after."""
     name_a = f"{a.function} card {a.card}"
     name_b = f"{b.function} card {b.card}"
-    changes = []
+    changes: list[FigureChange] = []
     for f in fields(Figures):
         before = getattr(a.figures, f.name) if a.figures is not None else None
         after = getattr(b.figures, f.name) if b.figures is not None else None

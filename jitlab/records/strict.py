@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from jitlab.records.calls import Reason, Signature
 
 
 class Unfit(Exception):
     """A signature or reason of a type the reader does not trust."""
+
+
+def is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """A JSON object (its keys are texts; its values may be anything JSON holds)."""
+    return type(value) is dict
+
+
+def is_array(value: object) -> TypeGuard[list[Any]]:
+    """A JSON array."""
+    return type(value) is list
 
 
 def signature(data: dict[str, Any]) -> Signature:
@@ -26,12 +36,14 @@ def signature(data: dict[str, Any]) -> Signature:
     # Texts where jitlab writes texts, numbers in shapes, or the line is unreadable: a dtype
     # that is a list would be read, and later fail to hash in a summary. (Numbers are not
     # told apart by type: an equal signature read before serves for 1.0 as for 1.)
-    args, static = data.get("args", []), data.get("static") or {}
-    if type(args) is not list or type(static) is not dict or type(data.get("tree", "")) is not str:
+    args, static = data.get("args", []), data.get("static")
+    if not is_array(args) or (static and not is_object(static)):  # null or {}: no statics
+        raise Unfit
+    if type(data.get("tree", "")) is not str:
         raise Unfit
     for arg in args:
         if not (
-            type(arg) is dict
+            is_object(arg)
             and type(arg.get("path")) is str
             and type(arg.get("dtype")) is str
             and type(arg.get("sharding")) in (str, type(None))
@@ -50,19 +62,19 @@ def reason(data: dict[str, Any]) -> Reason:
     """Format 1.1 writes ``items`` (and ``jax``); 1.0 also ``changes`` and ``text``; the
     oldest recordings only ``changes`` (words, kept as written)."""
     changes, items, jax = data.get("changes", []), data.get("items"), data.get("jax")
-    if type(changes) is not list or any(type(c) is not str for c in changes):
+    if not is_array(changes) or any(type(c) is not str for c in changes):
         raise Unfit
     if (jax is not None and type(jax) is not str) or (
         "text" in data and type(data["text"]) is not str
     ):
         raise Unfit
     if items is not None:
-        if type(items) is not list:
+        if not is_array(items):
             raise Unfit
         for item in items:
             # A count equal to a whole number reads as it (1.0 as 1, true as 1): equal
             # JSON objects, an equal reason (the one read before serves).
-            if type(item) is not dict:
+            if not is_object(item):
                 raise Unfit
             count = item.get("count")
             if count is not None and not (type(count) in _COUNT_TYPES and LOW < count < HIGH):
@@ -81,7 +93,7 @@ def reason_key(data: dict[str, Any]) -> object:
     """Reasons by their items, field by field (hashable when the line is what jitlab writes:
     texts, whole numbers, nulls; any other reason is made, not kept)."""
     items = data.get("items")
-    if type(items) is not list or any(type(item) is not dict for item in items):
+    if not is_array(items) or not all(is_object(item) for item in items):
         return None
     return (data.get("jax"), *(tuple(item.items()) for item in items))
 

@@ -110,7 +110,7 @@ def timeline_svg(
             f'class="lane">{esc(name)}</text>'
         )
         marks = all_marks[process]
-        placed = []
+        placed: list[tuple[float, RecordedCall, int]] = []
         for i, call in enumerate(marks, 1):
             at = (call.t or 0.0) if timed else i - 0.5
             placed.append((left + plot_w * min(at / domain, 1.0), call, i))
@@ -174,7 +174,8 @@ def _ticks(domain: float) -> list[float]:
     raw = domain / 5
     magnitude = 10 ** int(f"{raw:e}".split("e")[1])
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    ticks, value = [], 0.0
+    ticks: list[float] = []
+    value = 0.0
     while value <= domain * 1.0001:
         ticks.append(round(value, 10))
         value += step

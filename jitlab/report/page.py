@@ -199,7 +199,7 @@ def _header(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
 def _notices(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
     """A warning per recording that noted its counts may be short (the program removed
     jitlab's JAX listeners): the counts before the notice are a lower bound."""
-    parts = []
+    parts: list[str] = []
     for s in sources:
         texts = notice_texts(s.recording.notices, lang, s.recording.notice_counts)
         if not texts:
@@ -219,7 +219,7 @@ def _devices(info: object, lang: str = "en") -> str:
     total = getattr(info, "devices", None)
     if local is None and total is None:
         return or_missing(None, lang)
-    parts = []
+    parts: list[str] = []
     if local is not None:
         parts.append(say("report.devices_here", lang, n=local))
     if total is not None:
@@ -259,7 +259,7 @@ def _overview(
     if not functions:
         return f"{heading}<p>{say('report.nothing_compiled', lang)}</p></section>"
 
-    rows = []
+    rows: list[str] = []
     for number, f in enumerate(functions, 1):
         name = esc(f.function)
         if number <= shown:
@@ -299,7 +299,7 @@ def _divergences(merged: MergedRecordings, lang: str = "en") -> str:
     if not merged.divergences:
         body = f'<p class="ok">{say("report.div.none", lang)}</p>'
     else:
-        rows = []
+        rows: list[str] = []
         for d in merged.divergences:
             what = (
                 say("report.div.compiled", lang, signature=f"<code>{esc(d.signature)}</code>")

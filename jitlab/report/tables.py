@@ -19,7 +19,7 @@ from jitlab.recordings.ledger import (
     signature_columns,
     varying_dimensions,
 )
-from jitlab.records.calls import CallKind
+from jitlab.records.calls import CallKind, Signature
 from jitlab.records.changes import ChangeKind, render
 from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
 from jitlab.records.messages import (
@@ -47,7 +47,7 @@ def diagnoses_section(found: Sequence[tuple[int | None, Diagnosis]], lang: str =
     diagnosis) pairs, the process None for a single recording."""
     if not found:
         return ""
-    items = []
+    items: list[str] = []
     for process, d in found:
         url, shown = page_url(d.id), page(d.id)
         if url is None:
@@ -80,7 +80,7 @@ def reasons_section(f: FunctionReport, lang: str = "en") -> str:
                 examples.setdefault(key, render(change, lang))
     if not recompiles:
         return ""
-    items = []
+    items: list[str] = []
     for (kind, path), n in counts.most_common(12):
         what = _change_words(kind, path, lang)
         item = say(
@@ -176,7 +176,7 @@ def _column_title(key: str, lang: str) -> str:
 
 def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
     """Bucket sizes for the dimension that varies most, with the code that pads to them."""
-    signatures = []
+    signatures: list[Signature] = []
     for calls in f.calls.values():
         signatures += compiled_signatures(calls)
     dims = varying_dimensions(signatures)

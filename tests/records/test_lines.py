@@ -8,6 +8,7 @@ path for ``hits`` lines included) reads what the writers write.
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -275,3 +276,17 @@ def test_a_whole_file_reads_back(
     assert recording.start == start and recording.calls == written and recording.ended
     assert list(recording.hits.items()) == list({h.key: h.hits for h in hits}.items())
     assert recording.notices == [(notice.notice, notice.t)]
+
+
+def test_a_script_figure_past_float_range_shows_as_inf_not_an_error() -> None:
+    # JSON numbers past float's range read as inf (1e400); a hostile or damaged recording's
+    # figures page must still show, with the figure as it was read.
+    raw = (
+        '{"type": "script", "function": "f", "defined_at": null, "card": 0, "created_by": 0,'
+        ' "script": {"function": "f", "card": 0, "figures":'
+        ' {"equations": 3, "top_level_equations": 2, "flops": 1e400}}, "why": "", "t": 1.0}'
+    )
+    line = RecordedScript.from_json(_decode(raw))  # as the reader reads it
+    assert line is not None and line.script is not None
+    text = line.script.text("figures")
+    assert "inf" in text.splitlines()[[f.name for f in fields(Figures)].index("flops")]
