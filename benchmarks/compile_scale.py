@@ -7,12 +7,15 @@ Each size runs `python prog.py N` and `jitlab watch -- python prog.py N` in subp
 after the other (the order alternating between sizes). The program imports a generated
 module of N functions (each its own definition site, as in a real code base), starts JAX's
 backend, then jits and calls each function once: N compiles. It prints the seconds of that
-loop, its CPU seconds (all its threads: on a shared machine the steadier figure) and how
-much its resident memory grew (VmRSS after − before), so interpreter start and imports, the
-same for both, stay out of the figures.
+loop, its CPU seconds (all its threads: on a shared machine the steadier figure), how much its
+resident memory grew (VmRSS after − before) and how much of malloc's heap stayed in use
+(glibc's mallinfo2: RSS less the freed pages malloc keeps for reuse), so
+interpreter start and imports, the same for both, stay out of the figures. Plain python
+grows too: JAX keeps each function's executable in its own caches (bounded by JAX); what the
+watch adds is its records, a few KB per function (tests/faults/test_watch_compile_scale.py).
 
 Targets (issue 40): at 10,000 functions, watched ≤ 2 × plain + 10 s and ≤ plain + 100 MB, and
-linear: the watched CPU ms per function (`ms/fn`) stays flat as N grows, as plain's does.
+linear: the CPU ms per function (`ms/fn`, plain → watched) stays flat as N grows, as plain's does.
 `--quick` runs 250 … 2,000 (about a minute on a free core).
 """
 
