@@ -10,7 +10,6 @@ from typing import Any
 
 from jitlab.probe import frames, sites, wrappers
 from jitlab.probe.probe import Ledger
-from jitlab.records.calls import CallKind
 from jitlab.records.history import Tally
 
 
@@ -61,7 +60,7 @@ class Site:
 
     @property
     def hits(self) -> int:
-        return self.ledger.counts[CallKind.CACHE_HIT]
+        return self.ledger.hits
 
 
 @dataclass

@@ -443,7 +443,9 @@ class Recorder:
     def _flush_hits_periodically(self) -> None:
         # Hits are counted on the hot path without any I/O; this thread writes them out so
         # that a killed program still leaves recent counts in the file.
-        while not self._stopping.wait(_HITS_EVERY_S):
+        # A pass looks at every function: with thousands it is paced like the one before a
+        # compile, so that it stays under a tenth of the program's time.
+        while not self._stopping.wait(max(_HITS_EVERY_S, 10 * self._hits_look_s)):
             monitor.revive()  # a program that cleared jitlab's listeners is blind no longer
             with self._lock:
                 if self._stopping.is_set():  # stop() writes the last counts, then the end
