@@ -119,7 +119,7 @@ window.set_mode("execute")
 window.step()
 while not window.state.records:
     app.processEvents()
-window.drain()
+window.link.drain()
 print(window.output.toPlainText())
 window.close()
 window.shutdown()
