@@ -113,7 +113,7 @@ app = application()
 settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
 window = MainWindow(settings, "recompile-cost", "persistent-cache", entry_points=False)
 window.show()
-while not window.entries:
+while not window.catalogue.entries:
     app.processEvents()
 window.set_mode("execute")
 window.step()

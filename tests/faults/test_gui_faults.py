@@ -163,8 +163,8 @@ def make_window(qtbot, tmp_path: Path) -> Iterator:
         window.autoplay_delay_ms = 0
         windows.append(window)
         window.show()
-        qtbot.waitUntil(lambda: bool(window.entries), timeout=LOAD_TIMEOUT_MS)
-        for entry in window.entries:
+        qtbot.waitUntil(lambda: bool(window.catalogue.entries), timeout=LOAD_TIMEOUT_MS)
+        for entry in window.catalogue.entries:
             if entry.scenario is not None and hasattr(entry.scenario, "release"):
                 entry.scenario.release.clear()  # the module may be shared with a past test
                 entry.scenario.entered.clear()
@@ -190,7 +190,8 @@ def stuck(qtbot, window) -> None:
     """Make the call that hangs and wait until it is in flight."""
     window.set_mode("execute")
     window.step()
-    hang = next(e.scenario for e in window.entries if e.scenario and e.scenario.id == "hang")
+    hang = window.catalogue.class_of("hang")
+    assert hang is not None
     qtbot.waitUntil(hang.entered.is_set, timeout=CALL_TIMEOUT_MS)
     qtbot.waitUntil(lambda: window.state.in_flight is not None, timeout=CALL_TIMEOUT_MS)
     assert window.worker.busy

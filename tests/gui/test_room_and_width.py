@@ -50,7 +50,7 @@ def test_no_scenario_widens_the_window_or_is_cut(qtbot, make_window, lang) -> No
     window = make_window(scenario="dynamic-shapes")
     window.set_language(lang)
     _small(window)
-    for sid in [*window.scenario_ids(), "dynamic-shapes"]:
+    for sid in [*window.catalogue.ids(), "dynamic-shapes"]:
         window.select_scenario(sid)
         QApplication.processEvents()
         assert window.minimumSizeHint().width() <= SMALL[0], (lang, sid)

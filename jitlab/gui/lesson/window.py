@@ -42,6 +42,7 @@ from jitlab.gui.lesson.mode_bar import ModeBar
 from jitlab.gui.lesson.monitor_view import MonitorView
 from jitlab.gui.lesson.output_view import OutputView
 from jitlab.gui.lesson.panes import LabPanes
+from jitlab.gui.lesson.scenario_list import Catalogue
 from jitlab.gui.lesson.status_line import StatusLine
 from jitlab.gui.lesson.summary_page import SummaryPage
 from jitlab.gui.lesson.worker_link import WorkerLink
@@ -56,7 +57,6 @@ from jitlab.lab import manifest
 from jitlab.lab.manifest import is_stand_in
 from jitlab.lab.spec import Scenario
 
-DEFAULT_SCENARIO = "dynamic-shapes"
 # Widths that let the window work at 1024×640 (tests/gui/test_small_screens.py).
 LEFT_MIN_W = 250
 LEFT_MAX_W = 380
@@ -80,12 +80,9 @@ class MainWindow(Retranslating, QMainWindow):
         super().__init__()
         self.setObjectName("jitlabMain")
         self.settings = settings
-        self.requested = scenario
-        self.requested_variant = variant
         self.autoplay_requested = autoplay
-        self.entries: list[Any] = []  # jitlab.lab.discovery.PluginEntry
         # Listed at once from the built-ins' manifest; replaced when discovery (JAX) ends.
-        self.listed = manifest.listed(scenarios_dir)
+        self.catalogue = Catalogue(manifest.listed(scenarios_dir), scenario, variant)
         self.scenario: type[Scenario] | None = None
         self.mode = "start"
         self.state = RunState()
@@ -251,9 +248,7 @@ class MainWindow(Retranslating, QMainWindow):
     # -- scenarios ------------------------------------------------------------------------
     def _fill_scenarios(self) -> None:
         current = self.scenario.id if self.scenario is not None else None
-        scenario_list.fill(
-            self.scenario_list, self.entries or self.listed, current, i18n.language()
-        )
+        self.catalogue.fill(self.scenario_list, current, i18n.language())
 
     def _picked(self, item: QTreeWidgetItem, column: int = 0) -> None:
         sid = item.data(0, Qt.ItemDataRole.UserRole)
@@ -270,41 +265,36 @@ class MainWindow(Retranslating, QMainWindow):
         imports JAX on the worker. A prediction typed, a slider moved or Step pressed
         meanwhile is kept: the calls wait in the worker's queue behind the JAX contract check
         (the status bar says so). A listing without a spec shows its question alone."""
-        listed = {listing.id: listing for listing in self.listed}
-        last = str(self.settings.value("last_scenario", "") or "")
-        for candidate in (self.requested, last, DEFAULT_SCENARIO):
-            if candidate and candidate in listed:
-                stand_in = listed[candidate].lesson()
-                if stand_in is not None:  # the whole lesson screen, from the manifest's spec
-                    variant = self.requested_variant if candidate == self.requested else None
-                    self._open(stand_in, variant)
-                    return
-                for controls in (self.params, self.run_controls):  # nothing to drive yet
-                    controls.setVisible(False)
-                self.briefing.show_listing(listed[candidate])
-                self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)
-                return
-        for controls in (self.params, self.run_controls):
+        early = self.catalogue.early(self._last())
+        stand_in = early[0].lesson() if early is not None else None
+        if early is not None and stand_in is not None:  # the whole lesson screen, from its spec
+            self._open(stand_in, early[1])
+            return
+        for controls in (self.params, self.run_controls):  # nothing to drive yet
             controls.setVisible(False)
+        if early is not None:
+            self.briefing.show_listing(early[0])
+            self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)
+
+    def _last(self) -> str:
+        """The scenario opened last time (saved in the settings)."""
+        return str(self.settings.value("last_scenario", "") or "")
 
     def _discovered(self, entries: list[Any]) -> None:
         # JAX, Qt and the scenarios are loaded and live for good: move them out of the
         # garbage collector's way. A full collection over them holds the GIL for ~100 ms,
         # and tracing a big function on the worker triggers several (a visible freeze).
         gc.freeze()
-        self.entries = entries
-        ids = self.scenario_ids()
-        last = str(self.settings.value("last_scenario", "") or "")
-        for candidate in (self.requested, last, DEFAULT_SCENARIO, *ids):
-            if candidate and candidate in ids:
-                self.select_scenario(candidate, self.requested_variant)
-                break
+        chosen = self.catalogue.land(entries, self._last())
+        if chosen is not None:
+            self.select_scenario(chosen, self.catalogue.requested_variant)
         else:
             self._fill_scenarios()
-        if self.requested and self.requested not in ids:
+        unknown = self.catalogue.unknown()
+        if unknown is not None:
             self.error_view.show_text(
                 self.tr("Unknown scenario"),
-                self.tr("No scenario %1; choose one from the list.").replace("%1", self.requested),
+                self.tr("No scenario %1; choose one from the list.").replace("%1", unknown),
             )
         self.scenarios_loaded.emit()
         if self.autoplay_requested and self.scenario is not None:
@@ -339,15 +329,12 @@ class MainWindow(Retranslating, QMainWindow):
 
         choose_recording(self)
 
-    def scenario_ids(self) -> list[str]:
-        return [e.scenario.id for e in self.entries if e.scenario is not None]
-
     def select_scenario(self, sid: str, variant: str | None = None) -> None:
         """Open a scenario: new run on the worker, controls and texts rebuilt, Start mode."""
-        cls = next((e.scenario for e in self.entries if e.scenario and e.scenario.id == sid), None)
+        cls = self.catalogue.class_of(sid)
         if cls is None:
-            if not self.entries:  # picked from the early list: opens when discovery ends
-                self.requested, self.requested_variant = sid, variant
+            if not self.catalogue.entries:  # picked from the early list: opens with discovery
+                self.catalogue.ask(sid, variant)
                 self._show_early_question()  # its lesson (or question) meanwhile
             return
         if is_stand_in(self.scenario) and self.scenario.id == sid:
@@ -484,7 +471,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.main_split.set_list_visible(visible)
 
     def _update_status(self) -> None:
-        self.status_label.refresh(loaded=bool(self.entries))
+        self.status_label.refresh(loaded=bool(self.catalogue.entries))
 
     # -- autoplay and export -------------------------------------------------------------
     def start_autoplay(self) -> None:
