@@ -52,6 +52,17 @@ def test_menus_offer_recordings_and_exercises(window) -> None:
     assert "Interview round (timed)" in run_actions
 
 
+def test_the_menus_are_one_object_the_window_keeps(window) -> None:
+    """``build_menus`` returns the menus and their actions (issue 44): the window keeps them
+    as ``menus`` and holds none of them as attributes of its own."""
+    from jitlab.gui.lesson.menus import Menus
+
+    assert isinstance(window.menus, Menus)
+    assert window.menus.act_quit in window.menus.file_menu.actions()
+    own = [n for n in vars(window) if n.startswith(("act_", "lang_")) or n.endswith("_menu")]
+    assert own == []
+
+
 def test_only_the_parameters_a_variant_reads_are_shown(window) -> None:
     shown = {n for n, w in window.params.widgets.items() if not w.isHidden()}
     assert shown == {"batch_size", "depth"}

@@ -95,7 +95,7 @@ class MainWindow(Retranslating, QMainWindow):
         geometry.place(self, self.settings, "geometry", (1440, 920))
         self._show_early_question()
         self.retranslate()
-        self.link.timer.start()
+        self.link.start_frames()
         hints = QApplication.styleHints()
         if hints is not None:
             hints.colorSchemeChanged.connect(self._scheme_changed)

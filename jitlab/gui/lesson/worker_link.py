@@ -165,7 +165,11 @@ class WorkerLink(QObject):
         self.executor.start()
         self.replaced.emit()
 
-    # -- closing --------------------------------------------------------------------------
+    # -- starting and closing -------------------------------------------------------------
+    def start_frames(self) -> None:
+        """Frames from now on; the first one starts the executor (the window is up)."""
+        self.timer.start()
+
     def stop_frames(self) -> None:
         """No more frames and no more watching (the window is shutting down)."""
         self.timer.stop()
