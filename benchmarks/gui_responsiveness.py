@@ -211,7 +211,7 @@ def main() -> int:
     window.run_controls.play.click()
     stream_stalls = meter.stop()
     wait(app, lambda: not window.worker.busy, 30)
-    window.drain()
+    window.link.drain()
     streamed = window.state.records[before:]
     hits = sum(1 for r in streamed if r.kind.value == "cache_hit")
     window.close()

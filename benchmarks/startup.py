@@ -76,7 +76,7 @@ def poll():
     if not controls.isHidden() and controls.step.isEnabled() and "lesson" not in said:
         say("lesson")
         window.step()
-    if window.entries:
+    if window.catalogue.entries:
         say("jax")
     if window.state.records:
         say("first_call")

@@ -90,7 +90,7 @@ def _package_of(module: str) -> str:
 
 
 # The one private module meant to be imported across packages: the seam to private JAX.
-SEAMS = {"jitlab.probe._jax"}
+SEAMS = {"jitlab.probe._jax", "jitlab.probe._jax_programs"}  # the private-JAX seam, both halves
 # Known, owned elsewhere: the stand-in's hot path reads the monitor's thread-local directly.
 KNOWN = {"watching/standin.py: monitor._local"}
 

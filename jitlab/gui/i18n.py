@@ -61,24 +61,30 @@ def set_language(lang: str) -> bool:
 
 
 def add_language_menu(window: Any, choose: Callable[[str], object]) -> None:
-    """A Language menu on ``window``'s menu bar: one checkable action per language.
-
-    Sets ``window.lang_menu`` and ``window.lang_actions``; the window titles the menu in its
+    """A Language menu on ``window``'s menu bar (:func:`language_menu`); sets
+    ``window.lang_menu`` and ``window.lang_actions``; the window titles the menu in its
     ``retranslate`` (so the title goes through its own ``tr()`` context).
     """
+    window.lang_menu, window.lang_actions = language_menu(window, choose)
+
+
+def language_menu(window: Any, choose: Callable[[str], object]) -> tuple[Any, dict[str, Any]]:
+    """A Language menu on ``window``'s menu bar, untitled: the menu and one checkable action
+    per language (keyed by its code), the current language checked."""
     from PySide6.QtGui import QAction, QActionGroup
 
-    window.lang_menu = window.menuBar().addMenu("")
+    menu = window.menuBar().addMenu("")
     group = QActionGroup(window)
-    window.lang_actions = {}
+    actions = {}
     for lang, name in (("en", "English"), ("zh", "中文")):
         act = QAction(name, window)
         act.setCheckable(True)
         act.triggered.connect(lambda _=False, code=lang: choose(code))
         group.addAction(act)
-        window.lang_menu.addAction(act)
-        window.lang_actions[lang] = act
-    window.lang_actions[language()].setChecked(True)
+        menu.addAction(act)
+        actions[lang] = act
+    actions[language()].setChecked(True)
+    return menu, actions
 
 
 def translate(context: str, text: str) -> str:

@@ -269,7 +269,7 @@ class Follower:
         """Index and count the lines just read (cheap, a piece at a time); every
         :data:`FREEZE_EVERY` calls, move what was read out of the garbage collector's way:
         records are kept for good, and a full collection over the objects of a
-        million-line recording would hold the window ~100 ms (as in MainWindow.drain)."""
+        million-line recording would hold the window ~100 ms (as in WorkerLink.drain)."""
         self._index_calls()
         if not self.multi:
             self._summarizer.count(self.recording)

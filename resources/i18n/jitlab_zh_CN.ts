@@ -1079,10 +1079,6 @@
         <translation>按陷阱分组的场景。灰色的加载失败了：悬停查看原因。</translation>
     </message>
     <message>
-        <source>Preparing JAX… your call runs as soon as it is ready.</source>
-        <translation>正在准备 JAX……它一就绪，你要的调用就会执行。</translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1150,18 +1146,6 @@
         <source>About jitlab</source>
         <translation>关于 jitlab</translation>
     </message>
-    <message numerus="yes">
-        <source>%1 · %n call this run · %3 in total</source>
-        <translation>
-            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%1 · %n calls this run · %3 in total</source>
-        <translation>
-            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
-        </translation>
-    </message>
     <message>
         <source>jitlab shows, call by call, what jax.jit really does: trace, compile, cache hit, recompile, why, and what it costs.</source>
         <translation>jitlab 逐次调用地展示 jax.jit 到底做了什么：追踪、编译、缓存命中、重编译，原因何在，代价几何。</translation>
@@ -1185,14 +1169,6 @@
     <message>
         <source>Internal error</source>
         <translation>内部错误</translation>
-    </message>
-    <message>
-        <source>Starting JAX on the worker thread…</source>
-        <translation>正在工作线程上启动 JAX…</translation>
-    </message>
-    <message>
-        <source>still running after %1 s (Pause, Reset or another scenario abandons it)</source>
-        <translation>已运行 %1 秒仍未返回（暂停、重置或换一个场景即可放弃它）</translation>
     </message>
     <message>
         <source>Unknown scenario</source>
@@ -1221,10 +1197,6 @@
     <message>
         <source>Export call log</source>
         <translation>导出调用日志</translation>
-    </message>
-    <message>
-        <source>Closing: waiting for the call in flight to finish… %1 s (at most %2 s)</source>
-        <translation>正在关闭：等待进行中的调用结束…… 已等 %1 秒（最多 %2 秒）</translation>
     </message>
 </context>
 <context>
@@ -2011,6 +1983,37 @@
     <message>
         <source>Only a dimension that changes size can be bucketed.</source>
         <translation>只有大小会变的维度才能分桶。</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <source>Preparing JAX… your call runs as soon as it is ready.</source>
+        <translation>正在准备 JAX……它一就绪，你要的调用就会执行。</translation>
+    </message>
+    <message>
+        <source>Starting JAX on the worker thread…</source>
+        <translation>正在工作线程上启动 JAX…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n call this run · %3 in total</source>
+        <translation>
+            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n calls this run · %3 in total</source>
+        <translation>
+            <numerusform>%1 · 本轮 %n 次调用 · 共 %3 次</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>still running after %1 s (Pause, Reset or another scenario abandons it)</source>
+        <translation>已运行 %1 秒仍未返回（暂停、重置或换一个场景即可放弃它）</translation>
+    </message>
+    <message>
+        <source>Closing: waiting for the call in flight to finish… %1 s (at most %2 s)</source>
+        <translation>正在关闭：等待进行中的调用结束…… 已等 %1 秒（最多 %2 秒）</translation>
     </message>
 </context>
 <context>

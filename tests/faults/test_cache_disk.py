@@ -113,13 +113,13 @@ app = application()
 settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
 window = MainWindow(settings, "recompile-cost", "persistent-cache", entry_points=False)
 window.show()
-while not window.entries:
+while not window.catalogue.entries:
     app.processEvents()
 window.set_mode("execute")
 window.step()
 while not window.state.records:
     app.processEvents()
-window.drain()
+window.link.drain()
 print(window.output.toPlainText())
 window.close()
 window.shutdown()

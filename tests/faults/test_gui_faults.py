@@ -163,8 +163,8 @@ def make_window(qtbot, tmp_path: Path) -> Iterator:
         window.autoplay_delay_ms = 0
         windows.append(window)
         window.show()
-        qtbot.waitUntil(lambda: bool(window.entries), timeout=LOAD_TIMEOUT_MS)
-        for entry in window.entries:
+        qtbot.waitUntil(lambda: bool(window.catalogue.entries), timeout=LOAD_TIMEOUT_MS)
+        for entry in window.catalogue.entries:
             if entry.scenario is not None and hasattr(entry.scenario, "release"):
                 entry.scenario.release.clear()  # the module may be shared with a past test
                 entry.scenario.entered.clear()
@@ -190,7 +190,8 @@ def stuck(qtbot, window) -> None:
     """Make the call that hangs and wait until it is in flight."""
     window.set_mode("execute")
     window.step()
-    hang = next(e.scenario for e in window.entries if e.scenario and e.scenario.id == "hang")
+    hang = window.catalogue.class_of("hang")
+    assert hang is not None
     qtbot.waitUntil(hang.entered.is_set, timeout=CALL_TIMEOUT_MS)
     qtbot.waitUntil(lambda: window.state.in_flight is not None, timeout=CALL_TIMEOUT_MS)
     assert window.worker.busy
@@ -232,7 +233,7 @@ def test_pause_abandons_a_stuck_call_and_a_fresh_worker_takes_over(
     assert old.wait(30_000)
     assert len(old_run.records) == 1  # it did finish its call…
     QCoreApplication.sendPostedEvents()  # whatever the ended thread said has arrived,
-    window.drain()  # and the frame loop has taken in every event there is
+    window.link.drain()  # and the frame loop has taken in every event there is
     assert [r.params["n"] for r in window.state.records] == [3]  # …which nobody shows
 
 
@@ -296,7 +297,7 @@ def test_a_stuck_check_is_abandoned_and_a_fresh_worker_takes_over(
     qtbot, make_window, tmp_path
 ) -> None:
     from jitlab.gui.executor import ABANDONED
-    from jitlab.gui.lesson.window import JOB_STUCK_S
+    from jitlab.gui.lesson.worker_link import JOB_STUCK_S
 
     window = make_window(write_plugins(tmp_path / "p", square=SQUARE), "square")
     release, token, told = hanging_check(qtbot, window)
@@ -325,10 +326,10 @@ def test_a_check_inside_a_compile_gets_the_longer_limit(
     qtbot, make_window, tmp_path, monkeypatch
 ) -> None:
     from jitlab.gui.executor import ABANDONED
-    from jitlab.gui.lesson import window as main_window
+    from jitlab.gui.lesson import worker_link
 
-    monkeypatch.setattr(main_window, "JOB_STUCK_S", 0.2)
-    monkeypatch.setattr(main_window, "JOB_COMPILE_S", 2.0)
+    monkeypatch.setattr(worker_link, "JOB_STUCK_S", 0.2)
+    monkeypatch.setattr(worker_link, "JOB_COMPILE_S", 2.0)
     window = make_window(write_plugins(tmp_path / "p", square=SQUARE), "square")
     release, token, told = hanging_check(qtbot, window)
     try:
@@ -353,7 +354,7 @@ def test_closing_with_a_stuck_call_waits_a_grace_period_then_leaves_it(
 
     window = make_window(write_plugins(tmp_path / "p", hang=HANG), "hang")
     stuck(qtbot, window)
-    window.close_grace_s = 1.0
+    window.link.close_grace_s = 1.0
     start = time.perf_counter()
     window.close()
     waited = time.perf_counter() - start
@@ -391,7 +392,7 @@ def test_switching_from_no_parameters_to_parameters(qtbot, make_window, tmp_path
     assert window.state.records[-1].function == "square"
     click("No parameters")  # and back
     assert params.empty.isVisibleTo(params)
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     assert params.empty.text() != "This scenario has no parameters."
 
 

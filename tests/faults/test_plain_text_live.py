@@ -78,7 +78,7 @@ def test_the_live_views_show_a_programs_strings_as_text(
 ) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from jitlab.gui.lesson.window import MODES
+    from jitlab.gui.lesson.mode_bar import MODES
 
     folder = write_plugins(tmp_path / "plugins", markup=PLUGIN)
     window = make_window(folder, "markup")

@@ -35,7 +35,7 @@ def make_window(qtbot, settings: QSettings) -> Iterator:
         window.autoplay_delay_ms = 0
         windows.append(window)
         window.show()
-        qtbot.waitUntil(lambda: bool(window.entries), timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: bool(window.catalogue.entries), timeout=LOAD_TIMEOUT_MS)
         return window
 
     yield make

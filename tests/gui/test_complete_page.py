@@ -41,7 +41,7 @@ def test_a_failing_pitfall_is_counted_and_never_cheaper(qtbot, make_window) -> N
     assert verdict.startswith(f"<b>The pitfall failed all {n} calls (TracerBoolConversionError)")
     assert "saves" not in verdict and "saved" not in verdict
     # The same page in Chinese.
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     assert cells[("pitfall", "errors")].text().startswith(f"{n} 次调用中 {n} 次失败")
     assert f"<b>陷阱版 {n} 次调用全部失败" in window.summary.verdict.text()
 
@@ -121,7 +121,7 @@ def test_the_prediction_is_graded_on_the_questions_own_calls(qtbot, window) -> N
         window.params.set_values({"batch_size": size}, emit=True)
         wait_calls(qtbot, window, i)
     assert window.summary.missing() == (QUESTION, "pitfall", "fix")
-    window.mode_buttons["complete"].click()
+    window.mode_bar.buttons["complete"].click()
     qtbot.waitUntil(lambda: window.mode == "complete" and not window.autoplay.beats, timeout=RUN_MS)
     window.summary.refresh()
     assert window.summary.missing() == ()
@@ -133,7 +133,7 @@ def test_the_prediction_is_graded_on_the_questions_own_calls(qtbot, window) -> N
     # The comparison is judged on its own runs, not on the question's.
     assert window.summary.run("pitfall").records[0].index == 11
     assert "already buckets" in window.summary.verdict.text()
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     text = window.summary.prediction.text()
     assert "即日志里的 #5–#10：编译了 3 次（#5, #7, #9）。你说 3：对了。" in text
     assert "You said" not in text

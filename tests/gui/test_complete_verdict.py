@@ -33,7 +33,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def complete(qtbot, window) -> None:
     """Press the Complete mode button, as a learner would, and wait for the page."""
-    window.mode_buttons["complete"].click()
+    window.mode_bar.buttons["complete"].click()
     qtbot.waitUntil(lambda: window.mode == "complete" and not window.autoplay.beats, timeout=RUN_MS)
     window.summary.refresh()
 
@@ -65,7 +65,7 @@ def test_complete_runs_both_and_leads_with_the_lessons_verdict(qtbot, make_windo
     assert re.fullmatch(FIRST_LINE[sid], line), line
     assert "Like with like" in window.summary.verdict.text()
     # The same page in Chinese leads with the same verdict in Chinese.
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     window.summary.refresh()
     line = first_line(window)
     assert line == verdict.text("zh") and CJK.search(line) and line.endswith("。")
@@ -198,7 +198,7 @@ def test_side_effects_complete_shows_what_was_printed(qtbot, make_window) -> Non
     assert axis.startswith("lines printed so far")
     # The question (how many lines after five calls?) is graded on its own run: one line.
     assert "1 line printed (#" in page.prediction.text()
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     assert page.measure_labels["counter"].text() == "计数最终值"
     assert page.compare.getPlotItem().getAxis("left").labelText.startswith("累计打印的行数")
 

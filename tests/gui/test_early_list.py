@@ -27,7 +27,8 @@ def test_listed_before_discovery_and_a_pick_then_opens_when_it_ends(qtbot, setti
     window = MainWindow(settings, entry_points=False)
     qtbot.addWidget(window)
     try:
-        assert window.entries == []  # no event was processed: discovery cannot have landed
+        # No event was processed: discovery cannot have landed.
+        assert window.catalogue.entries == []
         early = _items(window)
         # Every built-in whose file is as the manifest knows it (test_manifest: all of them).
         assert list(early) == [x.id for x in manifest.listed()] and "control-flow" in early
@@ -35,7 +36,7 @@ def test_listed_before_discovery_and_a_pick_then_opens_when_it_ends(qtbot, setti
         # and its class takes the stand-in's place when discovery ends.
         window._picked(early["control-flow"])
         assert manifest.is_stand_in(window.scenario) and window.scenario.id == "control-flow"
-        qtbot.waitUntil(lambda: bool(window.entries), timeout=60_000)
+        qtbot.waitUntil(lambda: bool(window.catalogue.entries), timeout=60_000)
         assert window.scenario is not None and window.scenario.id == "control-flow"
         assert not manifest.is_stand_in(window.scenario)
         builtins = [e.name for e in discovery.discover(entry_points=False) if e.ok]

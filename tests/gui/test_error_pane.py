@@ -23,9 +23,9 @@ def _raise_once(qtbot, make_window, scenario: str, language: str, size=(1280, 80
     window.set_mode("execute")
     window.step()
     wait_calls(qtbot, window, 1)
-    window.drain()
+    window.link.drain()
     assert window.state.records[0].error is not None
-    qtbot.waitUntil(lambda: window.bottom.currentWidget() is window.error_view)
+    qtbot.waitUntil(lambda: window.panes.bottom.currentWidget() is window.error_view)
     qtbot.wait(50)  # one layout pass at the new size
     return window
 

@@ -352,7 +352,7 @@ def test_the_window_refuses_a_message_kind_it_has_no_case_for(qtbot, make_window
 
     window = make_window(scenario="dynamic-shapes")
     window.worker.events.append(Idle(0))  # a kind of the union: taken, nothing to show
-    window.drain()
+    window.link.drain()
     window.worker.events.append(Stray("not one of the executor's messages"))  # type: ignore[arg-type]
     with pytest.raises(AssertionError):
-        window.drain()
+        window.link.drain()

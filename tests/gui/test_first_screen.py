@@ -42,14 +42,14 @@ def test_the_lesson_shows_before_jax_and_the_prediction_is_kept(qtbot, settings)
     qtbot.addWidget(window)
     try:
         # Built, not yet drained: the worker's discovery (JAX) cannot have landed.
-        assert window.entries == [] and manifest.is_stand_in(window.scenario)
+        assert window.catalogue.entries == [] and manifest.is_stand_in(window.scenario)
         lesson = window.briefing
         assert lesson.question.text() == listing.question.get(language())
         assert not lesson.prediction.isHidden() and not lesson.start.isHidden()
         assert not window.params.isHidden() and not window.run_controls.isHidden()
         lesson.prediction.setText("one compile per n")
         window.show()
-        qtbot.waitUntil(lambda: bool(window.entries), timeout=60_000)
+        qtbot.waitUntil(lambda: bool(window.catalogue.entries), timeout=60_000)
         assert window.scenario.id == sid and not manifest.is_stand_in(window.scenario)
         assert lesson.prediction.text() == "one compile per n"
         assert window.params.isVisible() and window.run_controls.isVisible()
@@ -68,7 +68,7 @@ def test_a_variant_chosen_before_jax_is_the_one_that_runs(qtbot, settings) -> No
     window = MainWindow(settings, sid, entry_points=False)
     qtbot.addWidget(window)
     try:
-        assert window.entries == [] and manifest.is_stand_in(window.scenario)
+        assert window.catalogue.entries == [] and manifest.is_stand_in(window.scenario)
         window.set_variant("fix")  # before the worker has started: queued in its slot
         window.step()
         window.show()
@@ -113,7 +113,7 @@ seen["jax_after_drag"] = jax_modules()
 seen["status"] = window.status_label.text()
 
 def poll():
-    if window.entries and window.state.records:
+    if window.catalogue.entries and window.state.records:
         from jitlab.probe import contract
         record = window.state.records[0]
         seen.update(

@@ -26,27 +26,27 @@ def test_switching_language_changes_visible_labels(qtbot, window) -> None:
     window.step()
     wait_calls(qtbot, window, 1)
     english = {
-        "mode": window.mode_buttons["start"].text(),
+        "mode": window.mode_bar.buttons["start"].text(),
         "step": window.run_controls.step.text(),
         "calls": window.kitchen.captions["calls"].text(),
-        "tab": window.bottom.tabText(0),
+        "tab": window.panes.bottom.tabText(0),
         "status": window.kitchen.canvas.status(),
         "param": window.params.labels["batch_size"].text(),
-        "menu": window.lang_menu.title(),
+        "menu": window.menus.lang_menu.title(),
         "header": window.log.model.headerData(1, HORIZONTAL, DISPLAY),
     }
     assert english["mode"] == "① Start" and english["param"] == "Batch size"
     assert english["header"] == "kind"
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     assert i18n.language() == "zh"
     chinese = {
-        "mode": window.mode_buttons["start"].text(),
+        "mode": window.mode_bar.buttons["start"].text(),
         "step": window.run_controls.step.text(),
         "calls": window.kitchen.captions["calls"].text(),
-        "tab": window.bottom.tabText(0),
+        "tab": window.panes.bottom.tabText(0),
         "status": window.kitchen.canvas.status(),
         "param": window.params.labels["batch_size"].text(),
-        "menu": window.lang_menu.title(),
+        "menu": window.menus.lang_menu.title(),
         "header": window.log.model.headerData(1, HORIZONTAL, DISPLAY),
     }
     assert chinese["mode"] == "① 开始"
@@ -60,8 +60,8 @@ def test_switching_language_changes_visible_labels(qtbot, window) -> None:
     assert "忽大忽小的批次" in lesson.heading.text()
     assert lesson.story_box.title() == "王师傅的厨房里" and lesson.text.text()
     assert "哪里出了问题" in lesson.answer.text() and "What goes wrong" not in lesson.answer.text()
-    window.lang_actions["en"].trigger()
-    assert window.mode_buttons["start"].text() == "① Start"
+    window.menus.lang_actions["en"].trigger()
+    assert window.mode_bar.buttons["start"].text() == "① Start"
     assert window.run_controls.step.text() == "Step"
 
 

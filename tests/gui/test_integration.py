@@ -19,7 +19,7 @@ def test_exercises_from_the_list_and_back_to_a_scenario(qtbot, window) -> None:
     window._picked(quiz_item(window))
     quiz = window._quiz
     assert window.pages.currentWidget() is quiz
-    assert not any(b.isChecked() for b in window.mode_buttons.values())
+    assert not any(b.isChecked() for b in window.mode_bar.buttons.values())
     qtbot.waitUntil(lambda: quiz.catalogue is not None, timeout=LOAD_TIMEOUT_MS)
     # An exercise's link opens its scenario in Start mode.
     quiz.scenario_requested.emit("static-args", "fix")
@@ -45,11 +45,22 @@ def test_complete_mode_offers_this_pitfalls_exercises(qtbot, window) -> None:
 
 
 def test_menus_offer_recordings_and_exercises(window) -> None:
-    file_actions = [a.text() for a in window.file_menu.actions()]
+    file_actions = [a.text() for a in window.menus.file_menu.actions()]
     assert file_actions[0] == "Open recording…"
-    run_actions = [a.text() for a in window.run_menu.actions()]
+    run_actions = [a.text() for a in window.menus.run_menu.actions()]
     assert "Test yourself: predict, then run" in run_actions
     assert "Interview round (timed)" in run_actions
+
+
+def test_the_menus_are_one_object_the_window_keeps(window) -> None:
+    """``build_menus`` returns the menus and their actions (issue 44): the window keeps them
+    as ``menus`` and holds none of them as attributes of its own."""
+    from jitlab.gui.lesson.menus import Menus
+
+    assert isinstance(window.menus, Menus)
+    assert window.menus.act_quit in window.menus.file_menu.actions()
+    own = [n for n in vars(window) if n.startswith(("act_", "lang_")) or n.endswith("_menu")]
+    assert own == []
 
 
 def test_only_the_parameters_a_variant_reads_are_shown(window) -> None:
@@ -125,7 +136,7 @@ def test_error_view_lays_out_the_anatomy_and_output_shows_facts(qtbot, make_wind
     window = make_window(scenario="error-debugging")
     window.step()
     wait_calls(qtbot, window, 1)
-    window.drain()
+    window.link.drain()
     text = window.error_view.toPlainText()
     assert "TracerBoolConversionError" in text
     for layer in ("① Python stack", "② Tracing context", "③ Abstract values", "Why", "Fix"):
@@ -140,5 +151,5 @@ def test_output_pane_shows_what_the_scenario_noted(qtbot, make_window) -> None:
     window = make_window(scenario="side-effects")
     window.step()
     wait_calls(qtbot, window, 1)
-    window.drain()
+    window.link.drain()
     assert "The Python counter now holds 1." in window.output.toPlainText()

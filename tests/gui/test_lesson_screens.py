@@ -34,7 +34,7 @@ def calls(qtbot, window, n: int = 1) -> None:
         before = len(window.state.records)
         window.step()
         wait_calls(qtbot, window, before + 1)
-        window.drain()
+        window.link.drain()
 
 
 def marked(chart, role: int) -> list[int]:
@@ -53,7 +53,7 @@ def call_with(qtbot, window, **values: object) -> None:
     window.params.set_values(values, emit=False)
     window._params_changed(window.params.values())  # as a slider move does: one call
     wait_calls(qtbot, window, before + 1)
-    window.drain()
+    window.link.drain()
 
 
 def switch(qtbot, window, variant: str) -> None:
@@ -117,7 +117,7 @@ def test_the_chart_offers_the_fix_and_marks_where_each_run_begins(qtbot, make_wi
     assert chart.next_button.isHidden()  # one call has not shown the pitfall yet
     window.params.set_value("batch_size", 16)
     wait_calls(qtbot, window, 2)
-    window.drain()
+    window.link.drain()
     qtbot.waitUntil(lambda: chart.next_button.isVisible())
     assert chart.next_button.text() == "Now try the fix →"
     chart.next_button.click()
@@ -230,7 +230,7 @@ def test_an_empty_output_tab_is_not_brought_forward(qtbot, make_window) -> None:
     calls(qtbot, window, 2)
     assert window.state.records[-1].notes  # the scenario did note something…
     assert window.output.entries == 0  # …that is no sentence for a learner
-    assert window.bottom.currentWidget() is window.log
+    assert window.panes.bottom.currentWidget() is window.log
 
 
 def test_reasons_name_paths_relative_to_the_users_folder(qtbot, make_window, monkeypatch) -> None:
@@ -313,22 +313,22 @@ def test_the_error_pane_and_the_diff_get_room_when_shown(qtbot, make_window, siz
     window.briefing.start.click()
     qtbot.wait(0)
     calls(qtbot, window)
-    split = window.right_split
-    assert window.bottom.currentWidget() is window.error_view
+    split = window.panes
+    assert window.panes.bottom.currentWidget() is window.error_view
     # Was a 140-220 px strip under a kitchen and a chart that showed nothing of the error.
     # At 1024×640 the chart keeps a readable plot (160 px, issue 42) beside the kitchen's
     # minimum: the error gets what is left, over a quarter of the column.
     share = 0.4 if size[1] >= 800 else 0.25
-    assert window.bottom.height() >= share * split.height(), split.sizes()
+    assert window.panes.bottom.height() >= share * split.height(), split.sizes()
     # The chart paints at most every PAINT_MS: on a busy machine the error's paint may come
     # a frame after the call (the start's paint was within that time).
     qtbot.waitUntil(window.chart.error_plot.isVisible, timeout=60_000)
     qtbot.waitUntil(lambda: window.chart.plot.height() >= 160)
-    assert window.bottom.height() >= share * split.height(), split.sizes()
+    assert window.panes.bottom.height() >= share * split.height(), split.sizes()
     assert window.briefing.reveal()
     window.show_fix_code()
     assert window.code.tabs.currentWidget() is window.code.diff
-    assert window.bottom.height() >= share * split.height(), split.sizes()
+    assert window.panes.bottom.height() >= share * split.height(), split.sizes()
     qtbot.waitUntil(
         lambda: (
             window.briefing.answer_button.visibleRegion().boundingRect().height()

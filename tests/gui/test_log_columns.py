@@ -32,8 +32,8 @@ def test_reason_column_is_inside_the_viewport_at_1280x800(qtbot, make_window, la
     for n, size in enumerate((40, 100), start=2):
         window.params.set_values({"batch_size": size})
         wait_calls(qtbot, window, n)
-    window.drain()
-    window.bottom.setCurrentWidget(window.log)
+    window.link.drain()
+    window.panes.bottom.setCurrentWidget(window.log)
     log = window.log
     qtbot.waitUntil(lambda: log.model.rowCount() == 3)
     qtbot.wait(50)

@@ -69,7 +69,7 @@ def test_the_answer_unlocks_after_the_first_call_and_locks_again_for_a_new_scena
     # The fix as code: its diff tab appears, and the button brings it forward.
     assert diff_tab_shown(window)
     qtbot.mouseClick(lesson.fix_code, Qt.MouseButton.LeftButton)
-    assert window.bottom.currentWidget() is window.code
+    assert window.panes.bottom.currentWidget() is window.code
     assert window.code.tabs.currentWidget() is window.code.diff
     assert "+" in window.code.diff.toPlainText()
 
@@ -122,7 +122,7 @@ def test_the_complete_page_keeps_the_fix_for_after_a_call(qtbot, window) -> None
 
 
 def test_the_one_screen_speaks_chinese(qtbot, window) -> None:
-    window.lang_actions["zh"].trigger()
+    window.menus.lang_actions["zh"].trigger()
     lesson = window.briefing
     assert lesson.question_box.title() == "运行之前，先猜一猜"
     assert lesson.start.text() == "开始下厨 →"

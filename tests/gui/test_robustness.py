@@ -32,7 +32,7 @@ def test_a_scenario_that_raises_and_a_broken_plugin(qtbot, make_window, tmp_path
     record = window.state.records[0]
     assert record.kind is CallKind.ERROR
     assert window.log.visible_rows()[0].kind is CallKind.ERROR
-    assert window.bottom.currentWidget() is window.error_view
+    assert window.panes.bottom.currentWidget() is window.error_view
     assert record.error.type in window.error_view.toPlainText()
     assert window.kitchen.canvas.status() == "The order failed: see the error"
     window.params.set_values({"n": 3})  # (3,) @ (3, 3) works

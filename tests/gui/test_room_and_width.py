@@ -22,13 +22,13 @@ def _small(window) -> None:
 def test_an_error_gives_its_room_back_and_the_chart_keeps_its_height(qtbot, make_window) -> None:
     window = make_window(scenario="error-debugging")
     _small(window)
-    before = window.right_split.sizes()
+    before = window.panes.sizes()
     window.run_controls.step.click()  # the pitfall: a call that raises
     wait_calls(qtbot, window, 1)
     assert window.state.records[-1].error is not None
     # The error's anatomy gets room, but not the chart's: its plot stays readable.
-    qtbot.waitUntil(lambda: window.bottom.currentWidget() is window.error_view)
-    qtbot.waitUntil(lambda: window.right_split.sizes()[3] > before[3])
+    qtbot.waitUntil(lambda: window.panes.bottom.currentWidget() is window.error_view)
+    qtbot.waitUntil(lambda: window.panes.sizes()[3] > before[3])
     # The chart paints at most every PAINT_MS: its failed calls' row may come a frame later
     # (then the plot, squeezed by that row, gets its height back from the other panes).
     qtbot.waitUntil(window.chart.error_plot.isVisible)
@@ -39,8 +39,8 @@ def test_an_error_gives_its_room_back_and_the_chart_keeps_its_height(qtbot, make
     window.run_controls.step.click()
     wait_calls(qtbot, window, 2)
     assert window.state.records[-1].error is None
-    qtbot.waitUntil(lambda: window.bottom.currentWidget() is not window.error_view)
-    qtbot.waitUntil(lambda: window.right_split.sizes()[3] <= before[3])
+    qtbot.waitUntil(lambda: window.panes.bottom.currentWidget() is not window.error_view)
+    qtbot.waitUntil(lambda: window.panes.sizes()[3] <= before[3])
     qtbot.waitUntil(lambda: window.chart.plot.height() >= CHART_MIN_PLOT)
     assert window.kitchen.height() >= window.kitchen.minimumSizeHint().height()
 
@@ -50,7 +50,7 @@ def test_no_scenario_widens_the_window_or_is_cut(qtbot, make_window, lang) -> No
     window = make_window(scenario="dynamic-shapes")
     window.set_language(lang)
     _small(window)
-    for sid in [*window.scenario_ids(), "dynamic-shapes"]:
+    for sid in [*window.catalogue.ids(), "dynamic-shapes"]:
         window.select_scenario(sid)
         QApplication.processEvents()
         assert window.minimumSizeHint().width() <= SMALL[0], (lang, sid)

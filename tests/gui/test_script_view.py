@@ -172,7 +172,7 @@ def test_two_cards_compared_show_a_diff_and_opening_scripts_changes_no_count(
     assert rows["jaxpr equations (sub-graphs once)"] == "+12"  # 4 more steps × 3
     # Nothing the kitchen counts moved, and the next call is still a hit on card #2.
     for _ in range(5):
-        window.drain()
+        window.link.drain()
         qtbot.wait(20)
     assert counts(window) == before
     window.params.set_values({"steps": 8})

@@ -66,8 +66,8 @@ def test_nothing_that_matters_is_cut_off_at_1024_by_640(qtbot, make_window, lang
     # The kitchen and the chart beside them, big enough to read.
     assert inside(window.kitchen.canvas, window) and window.kitchen.canvas.width() >= 400
     assert inside(window.chart.plot, window) and window.chart.plot.height() >= 80
-    assert inside(window.bottom, window)
-    for button in window.mode_buttons.values():
+    assert inside(window.panes.bottom, window)
+    for button in window.mode_bar.buttons.values():
         assert inside(button, window)
     window.set_mode("execute")
     window.run_controls.step.click()
@@ -88,13 +88,13 @@ def test_the_scenario_list_folds_away_and_stays_folded(qtbot, make_window, setti
     window = make_window(scenario="dynamic-shapes")
     window.resize(*SMALL)
     QApplication.processEvents()
-    assert window.act_scenarios.shortcut().toString() == "Ctrl+B"
-    assert window.scenario_list.isVisible() and window.act_scenarios.isChecked()
+    assert window.menus.act_scenarios.shortcut().toString() == "Ctrl+B"
+    assert window.scenario_list.isVisible() and window.menus.act_scenarios.isChecked()
     kitchen_before = window.kitchen.canvas.width()
-    window.act_scenarios.trigger()
+    window.menus.act_scenarios.trigger()
     QApplication.processEvents()
     assert not window.scenario_list.isVisible()
-    assert not window.list_button.isChecked()
+    assert not window.mode_bar.list_button.isChecked()
     assert window.kitchen.canvas.width() > kitchen_before  # the room goes to the lab
     window.run_controls.step.click()  # the lab works on with the list folded
     wait_calls(qtbot, window, 1)
@@ -103,11 +103,11 @@ def test_the_scenario_list_folds_away_and_stays_folded(qtbot, make_window, setti
     assert str(settings.value("scenario_list")).lower() == "false"
 
     again = make_window(scenario="dynamic-shapes")
-    assert not again.scenario_list.isVisible() and not again.act_scenarios.isChecked()
-    again.list_button.click()
+    assert not again.scenario_list.isVisible() and not again.menus.act_scenarios.isChecked()
+    again.mode_bar.list_button.click()
     QApplication.processEvents()
     assert again.scenario_list.isVisible() and again.scenario_list.width() > 0
-    assert again.act_scenarios.isChecked()
+    assert again.menus.act_scenarios.isChecked()
 
 
 def test_dragging_the_list_shut_is_the_same_as_folding_it(qtbot, make_window) -> None:
@@ -119,7 +119,7 @@ def test_dragging_the_list_shut_is_the_same_as_folding_it(qtbot, make_window) ->
     split.moveSplitter(0, 1)  # as a drag of the handle to the left edge does
     QApplication.processEvents()
     assert split.sizes()[0] == 0
-    assert not window.act_scenarios.isChecked()
-    window.act_scenarios.trigger()
+    assert not window.menus.act_scenarios.isChecked()
+    window.menus.act_scenarios.trigger()
     QApplication.processEvents()
     assert window.scenario_list.isVisible() and split.sizes()[0] > 0

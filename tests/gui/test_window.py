@@ -131,7 +131,7 @@ def test_run_pause_streams_cache_hits_and_slider_coalesces(qtbot, window) -> Non
     window.run_controls.play.click()
     assert not window.worker.playing
     qtbot.waitUntil(lambda: not window.worker.busy and not window.worker.events)
-    window.drain()
+    window.link.drain()
     settled = len(window.state.records)
     kinds = [r.kind for r in window.state.records]
     assert kinds[0] is K.COMPILE and set(kinds[1:]) == {K.CACHE_HIT}

@@ -1,13 +1,17 @@
 """The lab window's menu bar: File, Run, View, Language and Help, wired to its commands.
 
-The words keep the window's ``tr`` context ("MainWindow"), where their translations live.
+:func:`build_menus` returns the menus and their actions as one :class:`Menus`, which the
+window keeps (its ``menus``); nothing here sets attributes on the window. The words keep the
+window's ``tr`` context ("MainWindow"), where their translations live.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from jitlab.gui import i18n
 from jitlab.gui.i18n import translate
@@ -16,75 +20,110 @@ if TYPE_CHECKING:
     from jitlab.gui.lesson.window import MainWindow
 
 
-def build_menus(window: MainWindow) -> None:
-    """Sets the window's ``*_menu`` and ``act_*`` attributes (titled by :func:`retranslate`)."""
+@dataclass(frozen=True)
+class Menus:
+    """The menu bar's menus and actions (titled by :meth:`retranslate`)."""
+
+    file_menu: QMenu
+    run_menu: QMenu
+    view_menu: QMenu
+    lang_menu: QMenu
+    help_menu: QMenu
+    lang_actions: dict[str, QAction]
+    act_open: QAction
+    act_png: QAction
+    act_csv: QAction
+    act_json: QAction
+    act_quit: QAction
+    act_autoplay: QAction
+    act_quiz: QAction
+    act_interview: QAction
+    act_scenarios: QAction
+    act_about: QAction
+
+    def retranslate(self) -> None:
+        """The menus' titles, actions and tips in the interface language."""
+        self.file_menu.setTitle(translate("MainWindow", "&File"))
+        self.act_open.setText(translate("MainWindow", "Open recording…"))
+        self.act_open.setToolTip(
+            translate("MainWindow", "Open a recording made by `jitlab watch` (Ctrl+O).")
+        )
+        self.act_quiz.setText(translate("MainWindow", "Test yourself: predict, then run"))
+        self.act_interview.setText(translate("MainWindow", "Interview round (timed)"))
+        self.act_png.setText(translate("MainWindow", "Export chart as PNG…"))
+        self.act_csv.setText(translate("MainWindow", "Export call log as CSV…"))
+        self.act_json.setText(translate("MainWindow", "Export call log as JSON…"))
+        self.act_quit.setText(translate("MainWindow", "Quit"))
+        self.run_menu.setTitle(translate("MainWindow", "&Run"))
+        self.act_autoplay.setText(translate("MainWindow", "Play the demo hands-free"))
+        self.lang_menu.setTitle(translate("MainWindow", "&Language"))
+        self.help_menu.setTitle(translate("MainWindow", "&Help"))
+        self.view_menu.setTitle(translate("MainWindow", "&View"))
+        self.act_scenarios.setText(translate("MainWindow", "Scenario list"))
+        self.act_scenarios.setToolTip(scenario_list_tip())
+        self.act_about.setText(translate("MainWindow", "About jitlab"))
+
+
+def scenario_list_tip() -> str:
+    """The tip of both scenario-list toggles (the View menu's and the mode bar's ☰)."""
+    return translate("MainWindow", "Show or fold away the list of scenarios (Ctrl+B).")
+
+
+def _action(window: MainWindow, menu: QMenu, shortcut: QKeySequence | None = None) -> QAction:
+    act = QAction(window)
+    if shortcut is not None:
+        act.setShortcut(shortcut)
+    menu.addAction(act)
+    return act
+
+
+def build_menus(window: MainWindow) -> Menus:
+    """The window's menu bar, each action wired to the window's command."""
     bar = window.menuBar()
-    window.file_menu = bar.addMenu("")
-    window.act_open = QAction(window)
-    window.act_open.setShortcut(QKeySequence.StandardKey.Open)
-    window.act_open.triggered.connect(window.open_recording)
-    window.file_menu.addAction(window.act_open)
-    window.file_menu.addSeparator()
-    window.act_png = QAction(window)
-    window.act_png.triggered.connect(lambda: window.export_png())
-    window.act_csv = QAction(window)
-    window.act_csv.triggered.connect(lambda: window.export_csv())
-    window.act_json = QAction(window)
-    window.act_json.setShortcut(QKeySequence("Ctrl+E"))
-    window.act_json.triggered.connect(lambda: window.export_json())
-    window.act_quit = QAction(window)
-    window.act_quit.setShortcut(QKeySequence.StandardKey.Quit)
-    window.act_quit.triggered.connect(window.close)
-    for act in (window.act_png, window.act_csv, window.act_json):
-        window.file_menu.addAction(act)
-    window.file_menu.addSeparator()
-    window.file_menu.addAction(window.act_quit)
-    window.run_menu = bar.addMenu("")
-    window.act_autoplay = QAction(window)
-    window.act_autoplay.setShortcut(QKeySequence("Ctrl+P"))
-    window.act_autoplay.triggered.connect(window.start_autoplay)
-    window.run_menu.addAction(window.act_autoplay)
-    window.act_quiz = QAction(window)
-    window.act_quiz.setShortcut(QKeySequence("Ctrl+T"))
-    window.act_quiz.triggered.connect(lambda: window.show_quiz())
-    window.run_menu.addAction(window.act_quiz)
-    window.act_interview = QAction(window)
-    window.act_interview.triggered.connect(lambda: window.show_quiz(interview=True))
-    window.run_menu.addAction(window.act_interview)
-    window.view_menu = bar.addMenu("")
-    window.act_scenarios = QAction(window)
-    window.act_scenarios.setCheckable(True)
-    window.act_scenarios.setChecked(True)
-    window.act_scenarios.setShortcut(QKeySequence("Ctrl+B"))
-    window.act_scenarios.toggled.connect(window.set_scenario_list_visible)
-    window.view_menu.addAction(window.act_scenarios)
-    i18n.add_language_menu(window, window.set_language)
-    window.help_menu = bar.addMenu("")
-    window.act_about = QAction(window)
-    window.act_about.triggered.connect(window.about)
-    window.help_menu.addAction(window.act_about)
-
-
-def retranslate(window: MainWindow) -> None:
-    """The menus' titles, actions and tips in the interface language."""
-    window.file_menu.setTitle(translate("MainWindow", "&File"))
-    window.act_open.setText(translate("MainWindow", "Open recording…"))
-    window.act_open.setToolTip(
-        translate("MainWindow", "Open a recording made by `jitlab watch` (Ctrl+O).")
+    file_menu = bar.addMenu("")
+    act_open = _action(window, file_menu, QKeySequence(QKeySequence.StandardKey.Open))
+    act_open.triggered.connect(window.open_recording)
+    file_menu.addSeparator()
+    act_png = _action(window, file_menu)
+    act_png.triggered.connect(lambda: window.export_png())
+    act_csv = _action(window, file_menu)
+    act_csv.triggered.connect(lambda: window.export_csv())
+    act_json = _action(window, file_menu, QKeySequence("Ctrl+E"))
+    act_json.triggered.connect(lambda: window.export_json())
+    file_menu.addSeparator()
+    act_quit = _action(window, file_menu, QKeySequence(QKeySequence.StandardKey.Quit))
+    act_quit.triggered.connect(window.close)
+    run_menu = bar.addMenu("")
+    act_autoplay = _action(window, run_menu, QKeySequence("Ctrl+P"))
+    act_autoplay.triggered.connect(window.start_autoplay)
+    act_quiz = _action(window, run_menu, QKeySequence("Ctrl+T"))
+    act_quiz.triggered.connect(lambda: window.show_quiz())
+    act_interview = _action(window, run_menu)
+    act_interview.triggered.connect(lambda: window.show_quiz(interview=True))
+    view_menu = bar.addMenu("")
+    act_scenarios = _action(window, view_menu, QKeySequence("Ctrl+B"))
+    act_scenarios.setCheckable(True)
+    act_scenarios.setChecked(True)
+    act_scenarios.toggled.connect(window.set_scenario_list_visible)
+    lang_menu, lang_actions = i18n.language_menu(window, window.set_language)
+    help_menu = bar.addMenu("")
+    act_about = _action(window, help_menu)
+    act_about.triggered.connect(window.about)
+    return Menus(
+        file_menu=file_menu,
+        run_menu=run_menu,
+        view_menu=view_menu,
+        lang_menu=lang_menu,
+        help_menu=help_menu,
+        lang_actions=lang_actions,
+        act_open=act_open,
+        act_png=act_png,
+        act_csv=act_csv,
+        act_json=act_json,
+        act_quit=act_quit,
+        act_autoplay=act_autoplay,
+        act_quiz=act_quiz,
+        act_interview=act_interview,
+        act_scenarios=act_scenarios,
+        act_about=act_about,
     )
-    window.act_quiz.setText(translate("MainWindow", "Test yourself: predict, then run"))
-    window.act_interview.setText(translate("MainWindow", "Interview round (timed)"))
-    window.act_png.setText(translate("MainWindow", "Export chart as PNG…"))
-    window.act_csv.setText(translate("MainWindow", "Export call log as CSV…"))
-    window.act_json.setText(translate("MainWindow", "Export call log as JSON…"))
-    window.act_quit.setText(translate("MainWindow", "Quit"))
-    window.run_menu.setTitle(translate("MainWindow", "&Run"))
-    window.act_autoplay.setText(translate("MainWindow", "Play the demo hands-free"))
-    window.lang_menu.setTitle(translate("MainWindow", "&Language"))
-    window.help_menu.setTitle(translate("MainWindow", "&Help"))
-    window.view_menu.setTitle(translate("MainWindow", "&View"))
-    window.act_scenarios.setText(translate("MainWindow", "Scenario list"))
-    tip = translate("MainWindow", "Show or fold away the list of scenarios (Ctrl+B).")
-    window.act_scenarios.setToolTip(tip)
-    window.list_button.setToolTip(tip)
-    window.act_about.setText(translate("MainWindow", "About jitlab"))

@@ -1,5 +1,9 @@
 """The lab window's scenario list: scenarios grouped by chapter, broken plugins greyed with
-their error, and the exercises' entry last.
+their error, and the exercises' entry last; and :class:`Catalogue`, what it lists.
+
+:class:`Catalogue` owns what the lab can open and what was asked for: the built-ins'
+manifest listing (before JAX has loaded), discovery's entries (after), and the scenario (and
+variant) that the command line or a pick from the early list asked for.
 
 The words keep the window's ``tr`` context ("MainWindow"), where their translations live.
 """
@@ -16,10 +20,59 @@ from superqt.utils import signals_blocked
 from jitlab.gui.i18n import translate
 from jitlab.gui.plain import tip as plain_tip
 from jitlab.gui.style import icon, named_icon
-from jitlab.lab.manifest import stale_notice
-from jitlab.lab.spec import icon_file
+from jitlab.lab.manifest import Listing, stale_notice
+from jitlab.lab.spec import Scenario, icon_file
 
 QUIZ = "__quiz__"  # the list's entry for the exercises (its item's user data)
+DEFAULT_SCENARIO = "dynamic-shapes"
+
+
+class Catalogue:
+    """What the lab can open, and what was asked for (see the module's doc)."""
+
+    def __init__(
+        self, listed: Sequence[Listing], requested: str | None, requested_variant: str | None
+    ) -> None:
+        self.listed = listed  # from the built-ins' manifest, at once
+        self.entries: list[Any] = []  # jitlab.lab.discovery.PluginEntry, once discovery ends
+        self.requested = requested
+        self.requested_variant = requested_variant
+
+    def ids(self) -> list[str]:
+        """The discovered scenarios' ids (none before discovery has ended)."""
+        return [e.scenario.id for e in self.entries if e.scenario is not None]
+
+    def class_of(self, sid: str) -> type[Scenario] | None:
+        return next((e.scenario for e in self.entries if e.scenario and e.scenario.id == sid), None)
+
+    def ask(self, sid: str, variant: str | None) -> None:
+        """A pick before discovery has ended: it opens when discovery does."""
+        self.requested, self.requested_variant = sid, variant
+
+    def early(self, last: str) -> tuple[Listing, str | None] | None:
+        """Before discovery: the listing to show (the one asked for, else ``last`` opened,
+        else the default) and the variant asked for with it."""
+        listed = {listing.id: listing for listing in self.listed}
+        for candidate in (self.requested, last, DEFAULT_SCENARIO):
+            if candidate and candidate in listed:
+                variant = self.requested_variant if candidate == self.requested else None
+                return listed[candidate], variant
+        return None
+
+    def land(self, entries: list[Any], last: str) -> str | None:
+        """Discovery ended with ``entries``: the id to open (the one asked for, else ``last``
+        opened, else the default, else the first), or None when none loaded."""
+        self.entries = entries
+        ids = self.ids()
+        return next((c for c in (self.requested, last, DEFAULT_SCENARIO, *ids) if c in ids), None)
+
+    def unknown(self) -> str | None:
+        """The scenario asked for, if discovery found none of that id."""
+        return self.requested if self.requested and self.requested not in self.ids() else None
+
+    def fill(self, tree: QTreeWidget, current: str | None, lang: str) -> None:
+        """Rebuild ``tree``: discovery's entries, or the manifest's listing until then."""
+        fill(tree, self.entries or self.listed, current, lang)
 
 
 def fill(tree: QTreeWidget, entries: Sequence[Any], current: str | None, lang: str) -> None:
