@@ -71,12 +71,13 @@ class Filing:
     _store: RecordStore
     _held: HeldCards
 
-    if TYPE_CHECKING:  # Probe's, read by transforms.follow_backward
+    if TYPE_CHECKING:  # Probe's: its calls per kind; read by transforms.follow_backward
 
         @property
         def trace_name(self) -> str: ...
         @property
         def function(self) -> Callable[..., Any]: ...
+        def _counts(self) -> dict[CallKind, int]: ...
         def file_backward(
             self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]
         ) -> None: ...
@@ -332,7 +333,7 @@ class Filing:
         held = self._held
         if held.compiles == 0 and not held.sibling_served:
             # This call is counted, not yet filed: a hit to the counts.
-            held.sibling_served = self._store.counts()[_HIT] - 1 > 0
+            held.sibling_served = self._counts()[_HIT] - 1 > 0
         return held.sibling_served
 
     def _jax_held_others(self) -> bool:

@@ -21,6 +21,18 @@ from jitlab.probe.signature import StaticSpec, equivalent_keys
 class HeldCards:
     """One function object's cards and what JAX's cache held when they were made."""
 
+    # Slots: the probe's hot path reads several of these on every hit, after the device's
+    # work has left the interpreter's data cold; one compact object is the fewest lines.
+    __slots__ = (
+        "by_key",
+        "compiles",
+        "entries_after_compile",
+        "exact",
+        "exact_entries",
+        "index",
+        "sibling_served",
+    )
+
     def __init__(self) -> None:
         self.by_key: dict[Hashable, Card] = {}
         self.index = CardIndex()  # the cards by where they differ

@@ -18,6 +18,7 @@ a call into a helper); everything else it needs lives in the modules above.
 from __future__ import annotations
 
 import inspect
+import itertools
 import sys
 import threading
 import time
@@ -28,7 +29,7 @@ from typing import Any
 import jax
 
 from jitlab.probe import _jax, contract, diagnosing, monitor, scripts, sharing, wrappers
-from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.filing import Filing
 from jitlab.probe.held import HeldCards
 from jitlab.probe.store import SETTLE_AT, RecordStore
@@ -137,10 +138,14 @@ class Probe(Filing):
         self.capture_output = capture_output
         # The records and counts (every method with the lock held).
         self._store = RecordStore("", keep_records, max_records)
-        # Its parts the hot path reads, bound once: the steady hits not filed yet, and the
-        # lock-free count of hits only counted (record_hits=False; folded in by the store).
-        self._unfiled = self._store.unfiled
-        self._unrecorded = self._store.counted
+        self._unfiled = self._store.unfiled  # read on every steady hit
+        # The calls' numbering stays here, where the hot path counts each hit (in the store,
+        # one more object read after the device's wait: +0.2 µs a hit in
+        # benchmarks/probe_overhead.py): calls numbered under the lock (plus the hits only
+        # counted, folded in), and the hits only counted (record_hits=False), lock-free.
+        self._calls = 0
+        self._unrecorded = itertools.count()
+        self._folded = 0
         # The watch's diagnosers, on this probe's compiles (see diagnoses); recompile-limit
         # after ``warn_after`` compiles (else JITLAB_WARN_AFTER, else 8; 0: never).
         self._diagnoses: diagnosing.ProbeDiagnoses | None = None
@@ -311,7 +316,7 @@ class Probe(Filing):
     def calls(self) -> int:
         """Every call this probe made, recorded or only counted."""
         with self._lock:
-            return self._store.fold()
+            return self._fold()
 
     @property
     def diagnoses(self) -> list[Diagnosis]:
@@ -341,7 +346,7 @@ class Probe(Filing):
     def summary(self) -> Summary:
         """Exact over every call (running totals), however few records are kept."""
         with self._lock:
-            return self._store.summary()
+            return self._store.summary(self._fold())
 
     def records_since(self, calls: int) -> list[CallRecord]:
         """The kept records of calls made after the first ``calls`` (see :attr:`calls`)."""
@@ -349,6 +354,23 @@ class Probe(Filing):
             return self._store.since(calls)
 
     # -- filing (lock held) ---------------------------------------------------------------
+    def _fold(self) -> int:
+        """Count the hits tallied lock-free into ``_calls``; returns it (lock held)."""
+        counted = tally(self._unrecorded)
+        self._calls += counted - self._folded
+        self._folded = counted
+        return self._calls
+
+    def _next_index(self) -> int:
+        """The index of a call filed now (lock held)."""
+        index = self._fold()
+        self._calls = index + 1
+        return index
+
+    def _counts(self) -> dict[CallKind, int]:
+        """Calls per kind, exact over every call so far (lock held)."""
+        return self._store.counts(self._fold())
+
     def _file(self, record: CallRecord) -> None:
         """File one call's record in the ledger and the store (counts, kept records); a
         compile also goes to the diagnosers (lock held)."""
@@ -364,7 +386,7 @@ class Probe(Filing):
         with the same signature is already held.
         """
         with self._lock:
-            record = record._replace(index=self._store.next_index(), function=self.name)
+            record = record._replace(index=self._next_index(), function=self.name)
             held = self._held
             held.exact = False  # a card with no executable in this process
             ledger = self.ledger
@@ -389,7 +411,7 @@ class Probe(Filing):
         with self._lock:
             self._held.compiles += 1
             record = CallRecord(
-                index=self._store.next_index(),
+                index=self._next_index(),
                 function=self.name,
                 kind=CallKind.RECOMPILE,
                 latency_ms=lower_ms + compile_ms,
@@ -542,7 +564,7 @@ class Probe(Filing):
             )
             if plain and not track and not block:
                 # Only counted, not waited for (a watch's probe): lock-free counts, folded in
-                # by RecordStore.fold, and nothing timed.
+                # by _fold, and nothing timed.
                 timed = False
                 next(self._unrecorded)
                 return result
@@ -574,9 +596,8 @@ class Probe(Filing):
                     # `with`, not acquire/release: a Ctrl-C between the two would leave the
                     # lock held and the next call hung.
                     with self._lock:
-                        store = self._store
-                        index = store.calls
-                        store.calls = index + 1
+                        index = self._calls
+                        self._calls = index + 1
                         ledger.steady_hits += 1
                         card.hits += 1
                         head = [index, card.signature, card.index, start]
@@ -584,7 +605,7 @@ class Probe(Filing):
                             unfiled = self._unfiled
                             unfiled.append(head)
                             if len(unfiled) > SETTLE_AT:  # bounded: file a batch, warm
-                                store.settle()
+                                self._store.settle()
             if block and error is None:
                 try:
                     # No AttributeError raised and caught on every call of a function that
@@ -625,7 +646,7 @@ class Probe(Filing):
                 with self._lock:
                     record = self._store.file_steady(head)
             elif not track:  # counted, not recorded (watching a long program)
-                next(self._unrecorded)  # lock-free counts, folded in by RecordStore.fold
+                next(self._unrecorded)  # lock-free counts, folded in by _fold
                 return result
             else:
                 record = self._keyed_hit((end - start) * 1e3, args, kwargs)
@@ -656,7 +677,7 @@ class Probe(Filing):
         self._spares.collector = None
         with self._lock:
             if index is None:
-                index = self._store.next_index()
+                index = self._next_index()
             record = self._slow(index, collector, latency_ms, args, kwargs, error, result)
             if record.kind.compiled:  # its fate in JAX's persistent cache, if one is on
                 loaded = record.kind is CallKind.PERSISTENT_HIT
@@ -705,14 +726,13 @@ class Probe(Filing):
         lock = self._lock
         lock.acquire()  # acquire/release: a third of what `with` costs on every hit
         try:
-            store = self._store
-            index = store.calls
-            store.calls = index + 1
+            index = self._calls
+            self._calls = index + 1
             filed = self.ledger.filed
             filed.calls += 1
             filed.counts[_HIT] += 1
             if card is not None:
                 card.hits += 1
-            return store.file_hit(index, latency_ms, card)
+            return self._store.file_hit(index, latency_ms, card)
         finally:
             lock.release()

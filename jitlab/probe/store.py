@@ -1,6 +1,7 @@
-"""A probe's records and counts: the newest ``max_records`` records, the notable ones, the
-steady hits not filed yet, and the running totals over every call. JAX-free; every method but
-the constructor runs with the probe's lock held.
+"""A probe's records and totals: the newest ``max_records`` records, the notable ones, the
+steady hits not filed yet, and the running totals over every call filed. JAX-free; every
+method but the constructor runs with the probe's lock held. (The calls' numbering is the
+probe's own: its hot path counts each hit there, see ``Probe._calls``.)
 
 Not :class:`jitlab.records.history.History`: a hit filed late by another thread is inserted
 in call order, a hit waiting for its card and a hit served by another probe's executable are
@@ -11,13 +12,12 @@ from __future__ import annotations
 
 import bisect
 import collections
-import itertools
 import operator
 import sys
 from collections.abc import Hashable
 from typing import Any
 
-from jitlab.probe.cards import Card, tally
+from jitlab.probe.cards import Card
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.history import Tally
 
@@ -38,7 +38,7 @@ Head = list[Any]
 
 class RecordStore:
     """The records one probe keeps, bounded (the oldest are dropped in slices), and its
-    counts, exact over every call however few records are kept."""
+    totals, exact over every call however few records are kept."""
 
     def __init__(self, name: str, keep: bool, max_records: int | None) -> None:
         self.name = name  # the function's name in every record made here
@@ -55,38 +55,21 @@ class RecordStore:
         # reads records or last, before any other call is filed, or a batch at a time.
         self.unfiled: collections.deque[Head] = collections.deque()
         self.waiting: list[tuple[Hashable, int]] = []  # hits whose card was not filed yet
-        self.calls = 0  # calls filed under the lock (plus the counted hits folded in)
-        # Hits only counted (Probe(record_hits=False)): next() on it, lock-free; see fold.
-        self.counted = itertools.count()
-        self._folded = 0
         self.totals = Tally()  # every call filed by file() (hits are the calls left over)
 
-    # -- counts ---------------------------------------------------------------------------
-    def fold(self) -> int:
-        """Count the hits tallied lock-free into :attr:`calls`; returns it."""
-        counted = tally(self.counted)
-        self.calls += counted - self._folded
-        self._folded = counted
-        return self.calls
-
-    def next_index(self) -> int:
-        """The index of a call filed now."""
-        index = self.fold()
-        self.calls = index + 1
-        return index
-
-    def counts(self) -> dict[CallKind, int]:
-        """Calls per kind, exact over every call: hits are the calls no other kind counts."""
-        calls = self.fold()
+    # -- totals ---------------------------------------------------------------------------
+    def counts(self, calls: int) -> dict[CallKind, int]:
+        """Calls per kind, exact over the probe's ``calls``: hits are the calls no other kind
+        counts (hits only counted, and steady hits, are filed by no :meth:`file`)."""
         counts = self.totals.counts
         others = sum(n for kind, n in counts.items() if kind is not _HIT)
         return {**counts, _HIT: calls - others}
 
-    def summary(self) -> Summary:
-        """Exact over every call (running totals), however few records are kept."""
+    def summary(self, calls: int) -> Summary:
+        """Exact over the probe's ``calls`` (running totals), however few records are kept."""
         totals = self.totals
         return Summary.from_counts(
-            self.counts(), self.calls, totals.trace_ms, totals.lower_ms, totals.compile_ms
+            self.counts(calls), calls, totals.trace_ms, totals.lower_ms, totals.compile_ms
         )
 
     def settle(self) -> None:
@@ -128,7 +111,7 @@ class RecordStore:
             self.last = record
 
     def file(self, record: CallRecord) -> None:
-        """Count and keep the record of a call filed now (numbered by :meth:`next_index`)."""
+        """Count and keep the record of a call filed now."""
         self.totals.add(record)
         self.newest(record)
         if self.keep:
