@@ -11,7 +11,7 @@ is told by :mod:`~jitlab.probe.filing`; why a call compiled by :mod:`~jitlab.pro
 :mod:`~jitlab.probe.transforms`; executables shared between jit objects by
 :mod:`~jitlab.probe.sharing`.
 
-A little over 500 lines: the hot path is one function on purpose (a hit must not pay for
+Some 700 lines: the hot path is one function on purpose (a hit must not pay for
 a call into a helper); everything else it needs lives in the modules above.
 """
 
