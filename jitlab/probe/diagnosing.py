@@ -22,7 +22,9 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jitlab.probe import _jax, constants, monitor, scripts, wrappers
+from jitlab.probe.sites import definition_site
 from jitlab.records import diagnoses
+from jitlab.records.calls import CallRecord
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
     CAPTURED_CONSTANT,
@@ -200,6 +202,35 @@ class Diagnoser(Protocol):
     """What the recorder and a Probe run on each compile's record (never on a hit)."""
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None: ...
+
+
+MAX_DIAGNOSES = 64  # kept per probe (each id is stated once per function or argument)
+
+
+class ProbeDiagnoses:
+    """A Probe's own diagnosers and what they stated on its compiles (recompile-limit past
+    ``after`` compiles, identity-static, executables-growing), in the order stated. Called
+    with the probe's lock held."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after  # compiles past which recompile-limit is stated (0: never)
+        self._diagnosers: tuple[Diagnoser, ...] = (
+            RecompileLimit(after),
+            IdentityStatic(),
+            ExecutablesGrowing(after),
+        )
+        self.stated: list[Diagnosis] = []
+        self._site: str | None = None  # where the function is defined, found once
+
+    def compiled(self, record: CallRecord, fn: Any) -> None:
+        """Run the diagnosers on the record of a compile of ``fn``; keep what they state."""
+        if self._site is None:
+            self._site = definition_site(fn) or None
+        call = RecordedCall(record, self._site)
+        for diagnoser in self._diagnosers:
+            found = diagnoser.compiled(call, None)
+            if found is not None and len(self.stated) < MAX_DIAGNOSES:
+                self.stated.append(found)
 
 
 class CapturedConstant:

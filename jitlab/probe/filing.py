@@ -1,22 +1,22 @@
-"""How a probe files the calls that compiled, failed, ran eagerly or ran under a
-transformation: their records, their cards and the evidence for their reasons.
+"""How a probe tells what a call that was not a plain hit was: compiled, failed, ran
+eagerly or ran under a transformation; its card and the evidence for its reason.
 
 The off-hot-path half of :class:`jitlab.probe.probe.Probe` (a mixin: every method runs with
-the probe's lock held and reads the probe's own state, declared below).
+the probe's lock held). It reads the function object the probe calls (declared below) and
+works through the probe's parts, each holding its own state: the records and counts
+(:class:`~jitlab.probe.store.RecordStore`) and this function object's cards
+(:class:`~jitlab.probe.held.HeldCards`).
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
-import itertools
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from jitlab.probe import (
     _jax,
     abstract,
-    diagnosing,
     executables,
     monitor,
     reasons,
@@ -25,8 +25,9 @@ from jitlab.probe import (
     transforms,
     wrappers,
 )
-from jitlab.probe.card_index import CardIndex
-from jitlab.probe.cards import Card, Ledger, tally
+from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.held import HeldCards
+from jitlab.probe.sites import definition_site
 from jitlab.probe.store import RecordStore
 from jitlab.records.calls import (
     CallKind,
@@ -39,9 +40,6 @@ from jitlab.records.calls import (
     Signature,
 )
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import Diagnosis
-from jitlab.records.history import Tally
-from jitlab.records.lines import RecordedCall
 
 _HIT = CallKind.CACHE_HIT
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
@@ -54,126 +52,35 @@ _COMPARE_NEAREST = 4
 _COMPARE_OTHERS = 8
 # Reasons JAX's words could make say more: jitlab's diff named no change.
 _CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
-MAX_DIAGNOSES = 64  # kept per probe (each id is stated once per function or argument)
 
 
 class Filing:
     """The calls a cache hit is not: made into records and cards (lock held)."""
 
-    # The probe's state this half reads and writes (see Probe.__init__).
+    # The function object the probe calls now (Probe._bind; swap() replaces it) and its
+    # name and ledger.
     name: str
     ledger: Ledger
     wrapper: wrappers.Jitted
-    on_record: Callable[[CallRecord], None] | None
     _fn: Callable[..., Any]
     _statics: signature.StaticSpec
     _generation: int
     _cache_id: Hashable | None
-    _by_key: dict[Hashable, Card]
-    _index: CardIndex
-    # JAX's cache for this function object holds exactly the executables of our cards
-    # (``_exact_entries`` of them): then a hit used one of them (see CardIndex.find).
-    _exact: bool
-    _exact_entries: int
-    _compiles: int
-    _sibling_served: bool  # see _served_by_others
-    _entries_after_compile: int
-    _jax_entries: Callable[[], int]
+    _jax_entries: Callable[[], int]  # JAX's cache size for it
+    # The probe's parts this half works through (each holds its own state).
     _store: RecordStore
-    _lock: Any
-    _calls: int
-    _folded: int
-    _unrecorded: itertools.count[int]
-    _totals: Tally
-    _diagnosers: tuple[diagnosing.Diagnoser, ...]
-    _diagnoses: list[Diagnosis]
-    _site: str | None  # where the function is defined (diagnoses name it), found once
+    _held: HeldCards
 
-    if TYPE_CHECKING:  # Probe's, read by transforms.follow_backward
+    if TYPE_CHECKING:  # Probe's: its calls per kind; read by transforms.follow_backward
 
         @property
         def trace_name(self) -> str: ...
         @property
         def function(self) -> Callable[..., Any]: ...
-
-    def _start_exact(self) -> None:
-        """Count JAX's entries from here: exact while every one is a card of ours (lock held
-        or not yet shared)."""
-        self._exact = self._jax_entries() == 0
-        self._exact_entries = 0
-
-    def _fold(self) -> None:
-        """Count the hits tallied lock-free into ``_calls`` (call with the lock held)."""
-        counted = tally(self._unrecorded)
-        self._calls += counted - self._folded
-        self._folded = counted
-
-    def _file(self, record: CallRecord) -> None:
-        """File one call's record in the ledger, the running totals and the kept records
-        (lock held); a compile also goes to the diagnosers."""
-        self.ledger.filed.add(record)
-        self._totals.add(record)
-        self._store.file(record)
-        if record.kind.compiled and self._diagnosers:  # the compile path only
-            self._diagnose(record)
-
-    def _diagnose(self, record: CallRecord) -> None:
-        """What the watch's diagnosers state of this compile (recompile-limit,
-        identity-static, executables-growing), kept in :attr:`diagnoses` (lock held)."""
-        if self._site is None:
-            self._site = definition_site(self._fn) or None
-        call = RecordedCall(record, self._site)
-        for diagnoser in self._diagnosers:
-            found = diagnoser.compiled(call, None)
-            if found is not None and len(self._diagnoses) < MAX_DIAGNOSES:
-                self._diagnoses.append(found)
-
-    def _next_index(self) -> int:
-        """The index of a call filed now (lock held)."""
-        self._fold()
-        index = self._calls
-        self._calls = index + 1
-        return index
-
-    def adopt(self, record: CallRecord) -> CallRecord:
-        """File a record made elsewhere (a call in a fresh process) in this probe's ledger.
-
-        It is renumbered as this probe's next call; a compiled one adds a card unless a card
-        with the same signature is already held.
-        """
-        with self._lock:
-            record = record._replace(index=self._next_index(), function=self.name)
-            self._exact = False  # a card with no executable in this process
-            ledger = self.ledger
-            if record.kind.compiled and record.signature is not None:
-                key = ("adopted", record.signature)
-                card = self._by_key.get(key)
-                if card is None:
-                    cost_ms = record.trace_ms + record.lower_ms + record.compile_ms
-                    card = Card(len(ledger.cards), record.signature, key, record.index, cost_ms)
-                    ledger.cards.append(card)
-                    self._by_key[key] = card
-                ledger.ever_compiled = True
-                record = record._replace(card=card.index)
-            self._file(record)
-        return record
-
-    def _equivalent_card(self, key: Hashable) -> Card | None:
-        """The card of a call JAX serves with the same executable though its key is not
-        equal (``P()`` and ``P(None, None)`` on one mesh: JAX compares shardings normalised).
-        Remembered under this key too (bounded), so the next such hit is one lookup (lock
-        held)."""
-        self._exact = False  # JAX holds an entry for this key that is not a card
-        for card in self.ledger.cards:
-            if signature.equivalent_keys(key, card.key):
-                if len(self._by_key) < 4 * len(self.ledger.cards) + 64:
-                    self._by_key[key] = card
-                if len(self.ledger.cards) == 1:
-                    # JAX's C++ cache grew by an entry for the equivalent sharding, without a
-                    # compile: the steady path may serve the next hits again.
-                    self._entries_after_compile = self._jax_entries()
-                return card
-        return None
+        def _counts(self) -> dict[CallKind, int]: ...
+        def file_backward(
+            self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]
+        ) -> None: ...
 
     def _served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
         """A hit on no card of ours: was it an executable another jax.jit of the same
@@ -244,7 +151,7 @@ class Filing:
             return self._transformed(common, collector, layers, staged, args, kwargs)
         if not (collector.lowered or collector.compiled or collector.persistent):
             # Traced (or printed) but reused an executable: JAX served it from a cache.
-            found = self._by_key.get(key)
+            found = self._held.by_key.get(key)
             if found is not None:
                 found.hits += 1
             return common._replace(card=found.index if found else None)
@@ -273,14 +180,15 @@ class Filing:
             explanation = "\n".join(collector.explanations)
             reason = self._reason(sig, explanation, kind, key, context, paths, committed)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
-        plain = self._by_key.get(key) if key is not None else None
-        card = self._held_card(key, context, plain)
+        mine = self._held
+        plain = mine.by_key.get(key) if key is not None else None
+        card = mine.held(key, context, plain)
         entries = self._jax_entries()
         if card is not None:
             # JAX compiled a signature we hold a card for: it had dropped the executable
             # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
             card.created_by, card.compile_ms = index, cost_ms
-            self._exact = False
+            mine.exact = False
         else:
             card = Card(
                 index=len(ledger.cards),
@@ -292,18 +200,13 @@ class Filing:
                 committed=committed(),
             )
             ledger.cards.append(card)
-            if key is not None:
-                # Same arguments under another trace context: a second executable in JAX.
-                self._by_key[(key, context) if plain is not None else key] = card
-            # Exact while each compile adds one entry to JAX's cache and nothing else does.
-            self._exact = self._exact and entries == self._exact_entries + 1
-            if self._exact:
-                self._exact_entries = entries
-                self._index.add(card, self._statics, args, kwargs)
-        self._compiles += 1
+            # Same arguments under another trace context: a second executable in JAX.
+            filed_as = (key, context) if plain is not None and key is not None else key
+            mine.added(card, filed_as, entries, self._statics, args, kwargs)
+        mine.compiles += 1
         self._store.card_filed(card)
         ledger.ever_compiled = True
-        self._entries_after_compile = entries
+        mine.entries_after_compile = entries
         made, collector.executable = collector.executable, None  # held no longer
         held = executables.LIVE.compiled(executables.function_key(self._fn), made, sig)
         return common._replace(kind=kind, card=card.index, reason=reason, executables=held)
@@ -345,7 +248,7 @@ class Filing:
             transforms.follow_backward(self)
         if not built:
             return common._replace(kind=_HIT, reason=Reason((change,), explanation))
-        self._compiles += 1
+        self._held.compiles += 1
         kind = CallKind.RECOMPILE if self.ledger.ever_compiled else CallKind.COMPILE
         return common._replace(kind=kind, reason=Reason((change,), explanation))
 
@@ -362,27 +265,6 @@ class Filing:
             if hasattr(a, "shape") and hasattr(a, "dtype")
         )
         return Signature(leaves, (), "", self._generation)
-
-    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
-        """File the executable JAX compiled for this function's backward pass (grad's
-        transpose), after the probed call that ran under grad returned."""
-        sig = self.backward_signature(avals)
-        change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
-        with self._lock:
-            self._compiles += 1
-            record = CallRecord(
-                index=self._next_index(),
-                function=self.name,
-                kind=CallKind.RECOMPILE,
-                latency_ms=lower_ms + compile_ms,
-                lower_ms=lower_ms,
-                compile_ms=compile_ms,
-                signature=sig,
-                reason=Reason((change,)),
-            )
-            self._file(record)
-        if self.on_record is not None:
-            self.on_record(record)
 
     def _reason(
         self,
@@ -409,7 +291,9 @@ class Filing:
                 sig, explanation, kind=kind, key=key, hits_seen=hits_seen, theirs=theirs
             )
         if len(cards) > _COMPARE_ALL and ledger.cards:
-            cards = self._nearest_cards(key, context)
+            cards = self._held.nearest(
+                key, context, ledger.cards, _COMPARE_NEAREST, _COMPARE_OTHERS
+            )
         instances = ledger.instances
         new_instance = instances.get(self._generation)
         shared = self._served_by_others()
@@ -438,7 +322,7 @@ class Filing:
             context_names=_context_names(),
             site=definition_site(self._fn),
             retired=not ledger.cards,
-            dropped=self._jax_dropped(),
+            dropped=self._held.dropped(self._jax_entries()),
         )
 
     def _served_by_others(self) -> bool:
@@ -446,48 +330,11 @@ class Filing:
         calls before the first compile were hits)? Then its cache is another jit's of the
         same function, and the options that differ between them are no part of JAX's key
         (``keep_unused`` on 0.10): a recompile is never blamed on them (lock held)."""
-        if self._compiles == 0 and not self._sibling_served:
-            self._fold()
-            others = sum(n for kind, n in self._totals.counts.items() if kind is not _HIT)
-            self._sibling_served = self._calls - 1 - others > 0
-        return self._sibling_served
-
-    def _nearest_cards(self, key: Hashable | None, context: tuple[Any, ...]) -> list[Card]:
-        """The cards a compile is compared with when there are many: the closest few of this
-        function object's structure and the newest of the rest, oldest first (lock held)."""
-        near = self._index.closest(key, context, _COMPARE_NEAREST)
-        chosen = {id(card) for card in near}
-        indexed = self._index.ids if near else set()
-        others: list[Card] = []
-        # The newest cards the index does not hold, among the newest few (all may be indexed).
-        for card in reversed(self.ledger.cards[-8 * _COMPARE_OTHERS :]):
-            if len(others) == _COMPARE_OTHERS:
-                break
-            if id(card) not in indexed and id(card) not in chosen:
-                others.append(card)
-        return sorted(near + others, key=lambda card: card.index)
-
-    def _held_card(
-        self, key: Hashable | None, context: tuple[Any, ...], plain: Card | None
-    ) -> Card | None:
-        """The card for these arguments under this trace context, if we hold one
-        (``plain``: the card filed under the key alone; one under ``(key, context)`` is
-        filed only when there is one)."""
-        if key is None or plain is None:
-            return None
-        card = self._by_key.get((key, context)) or plain
-        if card is not None and card.context and context and card.context != context:
-            return None
-        return card
-
-    def _jax_dropped(self) -> bool:
-        """Did JAX's cache for this function lose entries since our last compile?
-
-        After this compile it holds one more entry than after the last one, unless some
-        were dropped (``jax.clear_caches()``, eviction) in between.
-        """
-        entries = self._jax_entries()
-        return 0 <= entries <= self._entries_after_compile
+        held = self._held
+        if held.compiles == 0 and not held.sibling_served:
+            # This call is counted, not yet filed: a hit to the counts.
+            held.sibling_served = self._counts()[_HIT] - 1 > 0
+        return held.sibling_served
 
     def _jax_held_others(self) -> bool:
         """Did JAX already hold an executable of this function, compiled for another jax.jit
@@ -520,15 +367,6 @@ def _context_names() -> tuple[str, ...]:
         return tuple(_jax.trace_context_names())
     except Exception:  # private API: without it a context entry is named by its position
         return ()
-
-
-def definition_site(fn: Any) -> str:
-    """``file:line`` of the probed function's code, for a new-function-object change."""
-    try:
-        code = inspect.unwrap(fn).__code__
-    except (AttributeError, ValueError):
-        return ""
-    return f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def _first_lines(text: str, limit: int = 12) -> str:

@@ -1,14 +1,17 @@
 """The probe: call a jitted function and record exactly what JAX did for that call.
 
 Here: :class:`Probe` and its hot path (one for ``__call__`` and ``counted_call``). Its
-parts live beside it: the filing of calls that compiled, failed or ran eagerly
-(:mod:`~jitlab.probe.filing`), the records it keeps (:mod:`~jitlab.probe.store`), the card
-holder (:mod:`~jitlab.probe.cards`), why a call compiled (:mod:`~jitlab.probe.reasons`,
-JAX-free), calls under transformations and grad's backward pass
-(:mod:`~jitlab.probe.transforms`), executables shared between jit objects
-(:mod:`~jitlab.probe.sharing`).
+parts live beside it, each holding its own state: the records and counts it keeps
+(:class:`~jitlab.probe.store.RecordStore`), the cards of the function object it calls
+(:class:`~jitlab.probe.held.HeldCards`), the card holder shared by every function object of
+the function (:class:`~jitlab.probe.cards.Ledger`), its diagnosers
+(:class:`~jitlab.probe.diagnosing.ProbeDiagnoses`). What a call that was not a plain hit did
+is told by :mod:`~jitlab.probe.filing`; why a call compiled by :mod:`~jitlab.probe.reasons`
+(JAX-free); calls under transformations and grad's backward pass by
+:mod:`~jitlab.probe.transforms`; executables shared between jit objects by
+:mod:`~jitlab.probe.sharing`.
 
-A little over 500 lines: the hot path is one function on purpose (a hit must not pay for
+Some 700 lines: the hot path is one function on purpose (a hit must not pay for
 a call into a helper); everything else it needs lives in the modules above.
 """
 
@@ -20,20 +23,20 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 
 from jitlab.probe import _jax, contract, diagnosing, monitor, scripts, sharing, wrappers
-from jitlab.probe.card_index import CardIndex
-from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.filing import Filing
+from jitlab.probe.held import HeldCards
 from jitlab.probe.store import SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
-from jitlab.records.calls import CallKind, CallRecord, Summary
+from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Summary
+from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import Diagnosis
-from jitlab.records.history import Tally
 
 __all__ = ["DEFAULT_MAX_RECORDS", "Card", "Ledger", "PhaseCallback", "Probe", "backward_compile"]
 
@@ -133,44 +136,37 @@ class Probe(Filing):
         # False: printed text is neither captured nor tagged, and explanations come from
         # JAX's global switch (a watch turns it on for its whole block): the cheapest call.
         self.capture_output = capture_output
+        # The records and counts (every method with the lock held).
         self._store = RecordStore("", keep_records, max_records)
         self._unfiled = self._store.unfiled  # read on every steady hit
-        self._calls = 0  # calls filed under the lock (plus unrecorded hits folded in)
-        # Hits only counted (record_hits=False): next() on it, lock-free; see _fold.
+        # The calls' numbering stays here, where the hot path counts each hit (in the store,
+        # one more object read after the device's wait: +0.2 µs a hit in
+        # benchmarks/probe_overhead.py): calls numbered under the lock (plus the hits only
+        # counted, folded in), and the hits only counted (record_hits=False), lock-free.
+        self._calls = 0
         self._unrecorded = itertools.count()
         self._folded = 0
-        self._totals = Tally()  # every call filed (summary() is exact whatever is kept)
         # The watch's diagnosers, on this probe's compiles (see diagnoses); recompile-limit
         # after ``warn_after`` compiles (else JITLAB_WARN_AFTER, else 8; 0: never).
-        self._diagnosers: tuple[diagnosing.Diagnoser, ...] = ()
+        self._diagnoses: diagnosing.ProbeDiagnoses | None = None
         if self.diagnose:
             after = (
                 diagnosing.resolve_warn_after(warn_after)
                 if warn_after is not None
                 else diagnosing.warn_after_from_environment()
             )
-            self._diagnosers = (
-                diagnosing.RecompileLimit(after),
-                diagnosing.IdentityStatic(),
-                diagnosing.ExecutablesGrowing(after),
-            )
-        self._diagnoses: list[Diagnosis] = []
-        self._site: str | None = None
+            self._diagnoses = diagnosing.ProbeDiagnoses(after)
         # A shared ledger: several function objects that are one function to the user (the
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
         self._lock = self.ledger.lock
         self._generation = generation
-        self._by_key: dict[Hashable, Card] = {}
-        self._index = CardIndex()  # this function object's cards, by where they differ
+        self._held = HeldCards()  # the cards of the function object called now
         self._in_flight: list[None] = []
-        self._compiles = 0  # executables this probe saw made (moves on every compile record)
-        self._sibling_served = False  # hits before its first compile: see _served_by_others
-        self._entries_after_compile = -2  # JAX's cache size after our last compile
         self._spares = threading.local()  # one reusable collector per calling thread
         self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
         self._bind(jitted)
-        self._start_exact()
+        self._held.restart(self._jax_entries())
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
 
@@ -240,7 +236,7 @@ class Probe(Filing):
     @property
     def entries_after_compile(self) -> int:
         """JAX's cache size right after this probe's last compile (-2 before any)."""
-        return self._entries_after_compile
+        return self._held.entries_after_compile
 
     @property
     def name(self) -> str:
@@ -299,8 +295,7 @@ class Probe(Filing):
             self._generation += 1
             self._note_instance()
             with self._lock:
-                self._index.clear()
-                self._start_exact()
+                self._held.new_object(self._jax_entries())
 
     def _note_instance(self) -> None:
         instances = self.ledger.instances
@@ -315,23 +310,22 @@ class Probe(Filing):
         with self._lock:
             self.ledger.retired.extend(self.ledger.cards)
             self.ledger.cards = []
-            self._by_key.clear()
-            self._index.clear()
-            self._start_exact()
+            self._held.clear(self._jax_entries())
 
     @property
     def calls(self) -> int:
         """Every call this probe made, recorded or only counted."""
         with self._lock:
-            self._fold()
-            return self._calls
+            return self._fold()
 
     @property
     def diagnoses(self) -> list[Diagnosis]:
         """What jitlab diagnosed on this probe's compiles (recompile-limit, identity-static:
         the watch's diagnosers), in the order stated: the probe's ``diagnosis`` lines."""
+        if self._diagnoses is None:  # a watch's probe: the recording's diagnosers state them
+            return []
         with self._lock:
-            return list(self._diagnoses)
+            return list(self._diagnoses.stated)
 
     @property
     def records(self) -> list[CallRecord]:
@@ -352,19 +346,83 @@ class Probe(Filing):
     def summary(self) -> Summary:
         """Exact over every call (running totals), however few records are kept."""
         with self._lock:
-            self._fold()
-            totals = self._totals
-            calls = self._calls
-            others = sum(n for kind, n in totals.counts.items() if kind is not _HIT)
-            counts = {**totals.counts, _HIT: calls - others}  # hits only counted are hits too
-            return Summary.from_counts(
-                counts, calls, totals.trace_ms, totals.lower_ms, totals.compile_ms
-            )
+            return self._store.summary(self._fold())
 
     def records_since(self, calls: int) -> list[CallRecord]:
         """The kept records of calls made after the first ``calls`` (see :attr:`calls`)."""
         with self._lock:
             return self._store.since(calls)
+
+    # -- filing (lock held) ---------------------------------------------------------------
+    def _fold(self) -> int:
+        """Count the hits tallied lock-free into ``_calls``; returns it (lock held)."""
+        counted = tally(self._unrecorded)
+        self._calls += counted - self._folded
+        self._folded = counted
+        return self._calls
+
+    def _next_index(self) -> int:
+        """The index of a call filed now (lock held)."""
+        index = self._fold()
+        self._calls = index + 1
+        return index
+
+    def _counts(self) -> dict[CallKind, int]:
+        """Calls per kind, exact over every call so far (lock held)."""
+        return self._store.counts(self._fold())
+
+    def _file(self, record: CallRecord) -> None:
+        """File one call's record in the ledger and the store (counts, kept records); a
+        compile also goes to the diagnosers (lock held)."""
+        self.ledger.filed.add(record)
+        self._store.file(record)
+        if record.kind.compiled and self._diagnoses is not None:  # the compile path only
+            self._diagnoses.compiled(record, self._fn)
+
+    def adopt(self, record: CallRecord) -> CallRecord:
+        """File a record made elsewhere (a call in a fresh process) in this probe's ledger.
+
+        It is renumbered as this probe's next call; a compiled one adds a card unless a card
+        with the same signature is already held.
+        """
+        with self._lock:
+            record = record._replace(index=self._next_index(), function=self.name)
+            held = self._held
+            held.exact = False  # a card with no executable in this process
+            ledger = self.ledger
+            if record.kind.compiled and record.signature is not None:
+                key = ("adopted", record.signature)
+                card = held.by_key.get(key)
+                if card is None:
+                    cost_ms = record.trace_ms + record.lower_ms + record.compile_ms
+                    card = Card(len(ledger.cards), record.signature, key, record.index, cost_ms)
+                    ledger.cards.append(card)
+                    held.by_key[key] = card
+                ledger.ever_compiled = True
+                record = record._replace(card=card.index)
+            self._file(record)
+        return record
+
+    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
+        """File the executable JAX compiled for this function's backward pass (grad's
+        transpose), after the probed call that ran under grad returned."""
+        sig = self.backward_signature(avals)
+        change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
+        with self._lock:
+            self._held.compiles += 1
+            record = CallRecord(
+                index=self._next_index(),
+                function=self.name,
+                kind=CallKind.RECOMPILE,
+                latency_ms=lower_ms + compile_ms,
+                lower_ms=lower_ms,
+                compile_ms=compile_ms,
+                signature=sig,
+                reason=Reason((change,)),
+            )
+            self._file(record)
+        if self.on_record is not None:
+            self.on_record(record)
 
     # -- cards and their scripts ----------------------------------------------------------
     def card(self, index: int) -> Card:
@@ -465,10 +523,11 @@ class Probe(Filing):
         entries = compiles = 0
         lone = False
         if track:
+            held = self._held
             entries = self._jax_entries()
             flight.append(None)
             lone = len(flight) == 1
-            compiles = self._compiles
+            compiles = held.compiles
         start = _clock()
         end = start
         timed = True  # False: a hit only counted returns without reading the clock again
@@ -492,7 +551,7 @@ class Probe(Filing):
                     _set_explain(collector.user_explain)  # explanations come at dispatch
                 _tls.collector = None
                 if track:
-                    lone = lone and len(flight) == 1 and compiles == self._compiles
+                    lone = lone and len(flight) == 1 and compiles == held.compiles
                     flight.pop()
             # Without a wait, a call inside a transformation (an eager scan's body, an outer
             # jit, grad, vmap) is told by the trace state: one staged there ran nothing of
@@ -518,20 +577,20 @@ class Probe(Filing):
                 if (
                     lone
                     and len(cards) == 1
-                    and entries == self._entries_after_compile
+                    and entries == held.entries_after_compile
                     and self._jax_entries() == entries
                 ):
                     card = cards[0]
                 elif (
                     lone
-                    and self._exact
-                    and entries == self._exact_entries
+                    and held.exact
+                    and entries == held.exact_entries
                     and self._jax_entries() == entries
                 ):
                     # Several cards, and JAX's cache holds exactly their executables: this
                     # hit used one of them, told apart by the few leaves where they differ
                     # (CardIndex.find): no walk of the whole pytree.
-                    card = self._index.hot(args, kwargs)
+                    card = held.index.hot(args, kwargs)
                 if card is not None:
                     deferred = self.on_record is None  # else the record is wanted at once
                     # `with`, not acquire/release: a Ctrl-C between the two would leave the
@@ -650,9 +709,10 @@ class Probe(Filing):
         # first compile, which another thread has not filed yet.
         key = self._key(args, kwargs)
         with self._lock:
-            card = self._by_key.get(key)
+            held = self._held
+            card = held.by_key.get(key)
             if card is None and key is not None:
-                card = self._equivalent_card(key)
+                card = held.equivalent(key, self.ledger.cards, self._jax_entries())
             record = self._hit(latency_ms, card)
             if card is None and key is not None and self._cache_id is not None:
                 record = self._served_elsewhere(record, key)

@@ -6,6 +6,7 @@ Built on :mod:`jitlab.probe.frames` (which frames are the user's) and
 
 from __future__ import annotations
 
+import inspect
 import sys
 from dataclasses import dataclass
 from types import FrameType
@@ -13,6 +14,15 @@ from typing import Any
 
 from jitlab.probe import _jax, signature, wrappers
 from jitlab.probe.frames import is_jax, is_library, site
+
+
+def definition_site(fn: Any) -> str:
+    """``file:line`` of the probed function's code, for a new-function-object change."""
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, ValueError):
+        return ""
+    return f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def code_of(fun: Any) -> Any:

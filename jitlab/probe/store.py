@@ -1,5 +1,7 @@
-"""A probe's records: the newest ``max_records``, the notable ones, and the steady hits not
-filed yet. JAX-free; every method but the constructor runs with the probe's lock held.
+"""A probe's records and totals: the newest ``max_records`` records, the notable ones, the
+steady hits not filed yet, and the running totals over every call filed. JAX-free; every
+method but the constructor runs with the probe's lock held. (The calls' numbering is the
+probe's own: its hot path counts each hit there, see ``Probe._calls``.)
 
 Not :class:`jitlab.records.history.History`: a hit filed late by another thread is inserted
 in call order, a hit waiting for its card and a hit served by another probe's executable are
@@ -16,7 +18,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from jitlab.probe.cards import Card
-from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.calls import CallKind, CallRecord, Summary
+from jitlab.records.history import Tally
 
 _HIT = CallKind.CACHE_HIT
 SETTLE_AT = 1024  # steady hits left unfiled at most (see RecordStore.settle)
@@ -34,7 +37,8 @@ Head = list[Any]
 
 
 class RecordStore:
-    """The records one probe keeps, bounded; the oldest are dropped in slices."""
+    """The records one probe keeps, bounded (the oldest are dropped in slices), and its
+    totals, exact over every call however few records are kept."""
 
     def __init__(self, name: str, keep: bool, max_records: int | None) -> None:
         self.name = name  # the function's name in every record made here
@@ -51,6 +55,22 @@ class RecordStore:
         # reads records or last, before any other call is filed, or a batch at a time.
         self.unfiled: collections.deque[Head] = collections.deque()
         self.waiting: list[tuple[Hashable, int]] = []  # hits whose card was not filed yet
+        self.totals = Tally()  # every call filed by file() (hits are the calls left over)
+
+    # -- totals ---------------------------------------------------------------------------
+    def counts(self, calls: int) -> dict[CallKind, int]:
+        """Calls per kind, exact over the probe's ``calls``: hits are the calls no other kind
+        counts (hits only counted, and steady hits, are filed by no :meth:`file`)."""
+        counts = self.totals.counts
+        others = sum(n for kind, n in counts.items() if kind is not _HIT)
+        return {**counts, _HIT: calls - others}
+
+    def summary(self, calls: int) -> Summary:
+        """Exact over the probe's ``calls`` (running totals), however few records are kept."""
+        totals = self.totals
+        return Summary.from_counts(
+            self.counts(calls), calls, totals.trace_ms, totals.lower_ms, totals.compile_ms
+        )
 
     def settle(self) -> None:
         """File the steady hits whose calls have returned, oldest first.
@@ -91,7 +111,8 @@ class RecordStore:
             self.last = record
 
     def file(self, record: CallRecord) -> None:
-        """Keep the record of a call filed now (its counts are the probe's)."""
+        """Count and keep the record of a call filed now."""
+        self.totals.add(record)
         self.newest(record)
         if self.keep:
             if self.unfiled:

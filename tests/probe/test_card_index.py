@@ -89,7 +89,7 @@ def test_a_discriminating_leaf_deep_in_the_pytree(full_keys):
     probe = Probe(jax.jit(step))
     for state in states:
         probe(params, state=state)
-    lookup = probe._index._lookup
+    lookup = probe._held.index._lookup
     assert lookup is not None and len(lookup[1]) >= 1
     order = [2, 0, 3, 1, 1, 3]
     keyed_before = full_keys[0]

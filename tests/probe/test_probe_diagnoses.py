@@ -94,6 +94,6 @@ def test_a_bad_environment_value_is_said_once_and_probes_go_on(monkeypatch, caps
     monkeypatch.setenv("JITLAB_WARN_AFTER", "lots")
     monkeypatch.setattr(diagnosing, "_said_bad_environment", False)
     first, second = Probe(grow), Probe(grow)
-    assert first._diagnosers[0].after == second._diagnosers[0].after == 8
+    assert first._diagnoses.after == second._diagnoses.after == 8
     err = capsys.readouterr().err
     assert err.count("JITLAB_WARN_AFTER: 'lots' is not a number of compiles") == 1
