@@ -17,8 +17,11 @@ from typing import Any
 
 from jitlab.records.diagnoses import CALL_SITE_COST, Diagnosis
 from jitlab.records.lines import RecordedCall
+from jitlab.records.messages import say
+from jitlab.records.text import format_ms
 
 STATED = 5  # the costliest call sites stated, of those that compiled more than once
+LISTED = 20  # call sites listed by the faces (summary, report, notebook, app), costliest first
 
 
 @dataclass(frozen=True)
@@ -106,3 +109,24 @@ def site_cost_diagnoses(calls: Iterable[RecordedCall], top: int = STATED) -> lis
         for cost in site_costs(calls)[:top]
         if cost.compiles > 1
     ]
+
+
+def site_heads(lang: str = "en") -> tuple[str, ...]:
+    """The columns of a call-site table, as every face names them."""
+    keys = ("sites.col.site", "col.compiles", "col.ms_compiling", "sites.col.share")
+    return (*(say(k, lang) for k in keys), say("sites.col.costliest", lang))
+
+
+def site_cells(cost: SiteCost, lang: str = "en") -> tuple[str, str, str, str, str]:
+    """One call site's row, plain text (every face escapes it): its line, compiles, time,
+    share of all compile time and its costliest function (``+n``: other functions too)."""
+    function = cost.function
+    if cost.functions > 1:
+        function += f" (+{cost.functions - 1})"
+    return (
+        cost.called_from or say("sites.unknown", lang),
+        str(cost.compiles),
+        format_ms(cost.ms),
+        f"{cost.share:.0%}",
+        function,
+    )
