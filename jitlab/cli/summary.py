@@ -220,7 +220,7 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
 
 def _call_sites_json(recording: Any) -> dict[str, Any]:
     """Every call site ranked (``sites``) and the costly ones stated (``diagnoses``)."""
-    from jitlab.records.site_costs import site_cost_diagnoses, site_costs
+    from jitlab.records.site_costs import call_paths, site_cost_diagnoses, site_costs
 
     return {
         "id": "call-site-cost",
@@ -229,6 +229,11 @@ def _call_sites_json(recording: Any) -> dict[str, Any]:
             for cost in site_costs(recording.calls)
         ],
         "diagnoses": [_diagnosis_json(d) for d in site_cost_diagnoses(recording.calls)],
+        # The trie of the lines that led to each call site (compiles that recorded them).
+        "paths": [
+            {"depth": depth, "site": n.site, "compiles": n.compiles, "ms": round(n.ms, 4)}
+            for depth, n in call_paths(recording.calls)
+        ],
     }
 
 
@@ -240,9 +245,9 @@ def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -
 
     from jitlab.cli._tables import fitted
     from jitlab.records import messages
-    from jitlab.records.site_costs import LISTED, site_cells, site_costs, site_heads
+    from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
 
-    ranked = [(i, site_costs(recording.calls)) for i, recording in indexed]
+    ranked = [(i, listed_sites(recording.calls)) for i, recording in indexed]
     if not any(costs for _, costs in ranked):
         return
     title = messages.say("diagnosis.call_site_cost.title", lang)
@@ -259,3 +264,9 @@ def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -
         if len(costs) > LISTED:
             table.add_row(escape(messages.say("n.more", lang, n=len(costs) - LISTED)))
     console.print(fitted(table, console))
+    for index, recording in indexed:  # a helper called from several places: its callers
+        lines = path_lines(recording.calls, lang)
+        if lines and len(indexed) > 1:
+            lines[0] = messages.say("diagnosis.process", lang, index=index, line=lines[0])
+        for line in lines:
+            console.print(escape(line), soft_wrap=True, highlight=False)

@@ -235,6 +235,11 @@ WORDS: dict[str, tuple[str, ...]] = {
     "sites.col.site": ("call site", "调用点"),
     "sites.col.share": ("share", "占比"),
     "sites.col.costliest": ("costliest function", "最耗时的函数"),
+    "sites.paths": (
+        "How the program reached them (each call site, and under it the lines that called it):",
+        "程序是怎样走到这些调用点的（每个调用点下面是调用它的各行）：",
+    ),
+    "sites.path": ("{site} — {compiles}, {ms}", "{site} — {compiles}，{ms}"),
     "sites.unknown": ("(calling line not found)", "（未找到调用行）"),
     "sites.note": (
         "Each compile is charged to the line of the program that made the call: trace + "

@@ -451,6 +451,7 @@ svg text.lane { font-weight: 600; }
 .key i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
   vertical-align: baseline; border-radius: 2px; }
 ul.reasons, ul.diagnoses { margin: 4px 0; padding-left: 22px; }
+ul.paths { margin: 4px 0; padding-left: 4px; list-style: none; }
 ul.diagnoses li { margin: 2px 0; }
 pre.code { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
   padding: 10px 12px; overflow-x: auto; }

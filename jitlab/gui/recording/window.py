@@ -65,7 +65,7 @@ from jitlab.recordings.processes import Divergence
 from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.lines import Key, RecordedCall
-from jitlab.records.site_costs import site_costs
+from jitlab.records.site_costs import listed_sites
 
 __all__ = [
     "DIVERGED_BACKGROUND",
@@ -454,7 +454,7 @@ class RecordingWindow(Retranslating, QMainWindow):
         several = len(self.sources) > 1
         self.sites.set_sites(
             [
-                (self.follower.process_of(s) if several else None, site_costs(s.recording.calls))
+                (self.follower.process_of(s) if several else None, listed_sites(s.recording.calls))
                 for s in self.sources
             ]
         )
