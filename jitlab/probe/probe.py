@@ -337,7 +337,9 @@ class Probe(Filing):
         with self._lock:
             found = list(self._diagnoses)
         if self._dispatches is not None:
-            hits = {(self.name, self._site): self.summary().cache_hits}
+            hits: dict[tuple[str, str | None], int | None] = {
+                (self.name, self._site): self.summary().cache_hits
+            }
             found += self._dispatches.diagnoses(hits, None)
         return found
 
