@@ -233,6 +233,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # -- call-site-cost listed in the faces (jitlab/records/site_costs.py: site_cells) ------
     "sites.col.site": ("call site", "调用点"),
+    "sites.col.time": ("compile time", "编译耗时"),
     "sites.col.share": ("share", "占比"),
     "sites.col.costliest": ("costliest function", "最耗时的函数"),
     "sites.paths": (

@@ -122,7 +122,7 @@ def site_cost_diagnoses(calls: Iterable[RecordedCall], top: int = STATED) -> lis
 
 def site_heads(lang: str = "en") -> tuple[str, ...]:
     """The columns of a call-site table, as every face names them."""
-    keys = ("sites.col.site", "col.compiles", "col.ms_compiling", "sites.col.share")
+    keys = ("sites.col.site", "col.compiles", "sites.col.time", "sites.col.share")
     return (*(say(k, lang) for k in keys), say("sites.col.costliest", lang))
 
 
