@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         }
         # Diagnoses (recompile-limit, …): each one's stable id, function, site and figures.
         data["diagnoses"] = {
-            str(index): [_diagnosis_json(d) for d in r.diagnoses] for index, r in indexed
+            str(index): [_diagnosis_json(d) for d in r.every_diagnosis()] for index, r in indexed
         }
         # call-site-cost: compile cost per calling line, ranked (from the call lines).
         data["call_sites"] = {str(index): _call_sites_json(r) for index, r in indexed}
@@ -205,7 +205,7 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
     from jitlab.records import messages
     from jitlab.records.diagnoses import page, sentence
 
-    found = [(index, d) for index, recording in indexed for d in recording.diagnoses]
+    found = [(index, d) for index, recording in indexed for d in recording.every_diagnosis()]
     if not found:
         return
     console.print(f"[bold yellow]{escape(messages.say('diagnosis.title', lang))}[/bold yellow]")
@@ -220,7 +220,7 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
 
 def _call_sites_json(recording: Any) -> dict[str, Any]:
     """Every call site ranked (``sites``) and the costly ones stated (``diagnoses``)."""
-    from jitlab.records.site_costs import site_cost_diagnoses, site_costs
+    from jitlab.records.site_costs import call_paths, site_cost_diagnoses, site_costs
 
     return {
         "id": "call-site-cost",
@@ -229,26 +229,44 @@ def _call_sites_json(recording: Any) -> dict[str, Any]:
             for cost in site_costs(recording.calls)
         ],
         "diagnoses": [_diagnosis_json(d) for d in site_cost_diagnoses(recording.calls)],
+        # The trie of the lines that led to each call site (compiles that recorded them).
+        "paths": [
+            {"depth": depth, "site": n.site, "compiles": n.compiles, "ms": round(n.ms, 4)}
+            for depth, n in call_paths(recording.calls)
+        ],
     }
 
 
 def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
-    """call-site-cost: the call sites whose compiles cost most, ranked, one line each."""
+    """call-site-cost: the call sites of the compiles, costliest first, one row each (the
+    costly ones are stated with the other diagnoses)."""
     from rich.markup import escape
+    from rich.table import Table
 
+    from jitlab.cli._tables import fitted
     from jitlab.records import messages
-    from jitlab.records.diagnoses import page, sentence
-    from jitlab.records.site_costs import site_cost_diagnoses
+    from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
 
-    found = [(i, d) for i, recording in indexed for d in site_cost_diagnoses(recording.calls)]
-    if not found:
+    ranked = [(i, listed_sites(recording.calls)) for i, recording in indexed]
+    if not any(costs for _, costs in ranked):
         return
     title = messages.say("diagnosis.call_site_cost.title", lang)
-    console.print(f"[bold yellow]{escape(title)}[/bold yellow]")
-    for index, d in found:
-        line = messages.say(
-            "diagnosis.line", lang, id=d.id, text=sentence(d, lang), page=page(d.id)
-        )
-        if len(indexed) > 1:
-            line = messages.say("diagnosis.process", lang, index=index, line=line)
-        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+    table = Table(title=escape(title), title_justify="left", title_style="bold yellow")
+    several = len(indexed) > 1
+    if several:
+        table.add_column(messages.say("col.process", lang), justify="right")
+    for n, head in enumerate(site_heads(lang)):
+        table.add_column(escape(head), justify="right" if n in (1, 2, 3) else "left")
+    for index, costs in ranked:
+        for cost in costs[:LISTED]:
+            cells = [escape(c) for c in site_cells(cost, lang)]
+            table.add_row(*([str(index)] if several else []), *cells)
+        if len(costs) > LISTED:
+            table.add_row(escape(messages.say("n.more", lang, n=len(costs) - LISTED)))
+    console.print(fitted(table, console))
+    for index, recording in indexed:  # a helper called from several places: its callers
+        lines = path_lines(recording.calls, lang)
+        if lines and len(indexed) > 1:
+            lines[0] = messages.say("diagnosis.process", lang, index=index, line=lines[0])
+        for line in lines:
+            console.print(escape(line), soft_wrap=True, highlight=False)

@@ -35,6 +35,7 @@ from jitlab.records.changes import render as render_change
 from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
+from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
 from jitlab.records.text import format_ms
 from jitlab.report.html import esc
 from jitlab.report.page import CSS as PAGE_CSS
@@ -175,14 +176,28 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
         )
     if len(rows) == 1:
         return f"{title}\n{say('report.nothing_compiled', lang)}"
+    lines = [title, *_aligned(rows)]
+    costs = listed_sites(recording.calls)
+    if costs:  # call-site-cost: the calling lines, costliest first
+        lines.append(say("diagnosis.call_site_cost.title", lang))
+        sites = [list(site_heads(lang))] + [list(site_cells(c, lang)) for c in costs[:LISTED]]
+        lines += ["  " + line for line in _aligned(sites)]
+        if len(costs) > LISTED:
+            lines.append("  " + say("n.more", lang, n=len(costs) - LISTED))
+        lines += path_lines(recording.calls, lang)
+    return "\n".join(lines + diagnosis_lines(recording.every_diagnosis(), lang))
+
+
+def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Plain-text columns: the first left-aligned, the others right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [title]
-    for row in rows:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines + diagnosis_lines(recording.diagnoses, lang))
+    return [
+        "  ".join(
+            [row[0].ljust(widths[0])]
+            + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        ).rstrip()
+        for row in rows
+    ]
 
 
 def diagnosis_lines(found: Sequence[Diagnosis], lang: str = "en") -> list[str]:
@@ -256,9 +271,17 @@ def in_cells(recording: Recording, lang: str = "en") -> Recording:
             )
             reason = dataclasses.replace(reason, items=new)
             call = dataclasses.replace(call, record=call.record._replace(reason=reason))
-        if name(call.defined_at) != call.defined_at or name(call.called_from) != call.called_from:
+        stack = tuple(name(site) or site for site in call.stack)
+        if (
+            name(call.defined_at) != call.defined_at
+            or name(call.called_from) != call.called_from
+            or stack != call.stack
+        ):
             call = dataclasses.replace(
-                call, defined_at=name(call.defined_at), called_from=name(call.called_from)
+                call,
+                defined_at=name(call.defined_at),
+                called_from=name(call.called_from),
+                stack=stack,
             )
         calls.append(call)
     recording.calls = calls
@@ -395,7 +418,7 @@ def probe_text(probe: Any, lang: str = "en") -> str:
         lines.append(
             f"  #{card.index + 1} {card.signature}  ({card.hits} × {format_ms(card.compile_ms)})"
         )
-    found = in_cells(probe_recording(probe), lang).diagnoses
+    found = in_cells(probe_recording(probe), lang).every_diagnosis()
     return "\n".join(lines + diagnosis_lines(found, lang))
 
 

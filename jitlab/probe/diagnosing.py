@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jitlab.probe import _jax, constants, monitor, scripts, wrappers
@@ -222,6 +224,11 @@ class ProbeDiagnoses:
         self.stated: list[Diagnosis] = []
         self._site: str | None = None  # where the function is defined, found once
 
+    @property
+    def site(self) -> str | None:
+        """Where the function is defined (``file:line``), once a compile found it."""
+        return self._site
+
     def compiled(self, record: CallRecord, fn: Any) -> None:
         """Run the diagnosers on the record of a compile of ``fn``; keep what they state."""
         if self._site is None:
@@ -306,6 +313,13 @@ class CapturedConstant:
         return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
 
 
+def hit_cause(entries: Callable[[], int]) -> str | None:
+    """Why the hit this thread's Python dispatch just ran did not take JAX's C++ fast path
+    (``entries``: the function's C++ cache size); None: JAX did not say, or it kept one."""
+    verdict = monitor.fastpath_verdict()
+    return None if verdict is None else dispatch_cause(verdict, entries())
+
+
 def dispatch_cause(verdict: str, entries: int) -> str | None:
     """Why a hit ran through JAX's Python dispatch, from what JAX decided in that call
     (``verdict``, a ``_jax.FASTPATH_*`` value) and its C++ cache size for the function after
@@ -329,13 +343,19 @@ class SlowDispatch:
 
     def __init__(self) -> None:
         self._calls: dict[tuple[str, str | None], Counter[str]] = {}
+        self._lock = threading.Lock()  # a Probe's hits count from any thread
+
+    def count(self, function: str, site: str | None, cause: str) -> None:
+        """Count one call JAX ran through its Python dispatch, for ``cause``."""
+        with self._lock:
+            self._calls.setdefault((function, site), Counter())[cause] += 1
 
     def dispatched(
         self, function: str, site: str | None, cause: str, t: float | None
     ) -> Diagnosis | None:
         """Count one call; the live warning when it is the first in this process whose entry
         C++ did not keep (said once per process, not written: the counts are, at the end)."""
-        self._calls.setdefault((function, site), Counter())[cause] += 1
+        self.count(function, site, cause)
         if cause != DISPATCH_NOT_KEPT or _FAST_PATH_LOST[0]:
             return None
         _FAST_PATH_LOST[0] = True
@@ -346,7 +366,9 @@ class SlowDispatch:
     ) -> list[Diagnosis]:
         """One diagnosis per function and cause, with its count and the function's hits."""
         found = []
-        for (function, site), causes in self._calls.items():
+        with self._lock:
+            counted = [(key, causes.copy()) for key, causes in self._calls.items()]
+        for (function, site), causes in counted:
             for cause, n in causes.most_common():
                 figures = {"calls": n, "cause": cause, "hits": hits.get((function, site))}
                 found.append(Diagnosis(SLOW_DISPATCH, function, site, figures, t))

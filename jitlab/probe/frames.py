@@ -137,3 +137,19 @@ def call_site(depth: int = 1) -> str | None:
     """``file:line`` of the user's line that led here (``depth`` frames above the caller)."""
     frame = user_frame(sys._getframe(depth + 1))
     return site(frame) if frame is not None else None
+
+
+def user_stack(depth: int = 1, limit: int = 8) -> tuple[str, ...]:
+    """``file:line`` of the user's lines that led here, outermost first (the last is
+    :func:`call_site`'s), at most ``limit`` (the innermost), up to the module level of the
+    script (what ran it, ``jitlab watch``'s launcher or runpy, is not the user's). For
+    compiles only: it walks the stack."""
+    found: list[str] = []
+    frame: FrameType | None = sys._getframe(depth + 1)
+    while frame is not None and len(found) < limit:
+        if not is_library(frame.f_code.co_filename):
+            found.append(site(frame))
+            if frame.f_code.co_name == "<module>":
+                break
+        frame = frame.f_back
+    return tuple(reversed(found))

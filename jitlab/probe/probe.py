@@ -156,6 +156,8 @@ class Probe(Filing):
                 else diagnosing.warn_after_from_environment()
             )
             self._diagnoses = diagnosing.ProbeDiagnoses(after)
+        # slow-dispatch: hits JAX ran through its Python dispatch, by cause (see diagnoses)
+        self._dispatches = diagnosing.SlowDispatch() if self.diagnose else None
         # A shared ledger: several function objects that are one function to the user (the
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
@@ -321,11 +323,19 @@ class Probe(Filing):
     @property
     def diagnoses(self) -> list[Diagnosis]:
         """What jitlab diagnosed on this probe's compiles (recompile-limit, identity-static:
-        the watch's diagnosers), in the order stated: the probe's ``diagnosis`` lines."""
+        the watch's diagnosers), in the order stated: the probe's ``diagnosis`` lines; then
+        slow-dispatch, its hits JAX ran through Python dispatch by cause (counted with
+        ``capture_output``, where they are routed)."""
         if self._diagnoses is None:  # a watch's probe: the recording's diagnosers state them
             return []
         with self._lock:
-            return list(self._diagnoses.stated)
+            found = list(self._diagnoses.stated)
+        if self._dispatches is not None:
+            hits: dict[tuple[str, str | None], int | None] = {
+                (self.name, self._diagnoses.site): self.summary().cache_hits
+            }
+            found += self._dispatches.diagnoses(hits, None)
+        return found
 
     @property
     def records(self) -> list[CallRecord]:
@@ -633,6 +643,18 @@ class Probe(Filing):
                 if plain and head is not None:
                     head.append(end)  # all a steady hit does after its wait: settle files it
             if collector.routed:  # after the block: a host callback prints meanwhile
+                if (
+                    self._dispatches is not None
+                    and collector.lazy
+                    and not (jit_off or collector.traced or error is not None)
+                    and _TRACE_STATE.value is _EVAL_TRACE
+                ):
+                    # Routed at dispatch, nothing traced: a hit JAX ran in Python (a hit C++
+                    # ran alone is never routed, never gets here).
+                    cause = diagnosing.hit_cause(self._jax_entries)
+                    if cause is not None:
+                        site = self._diagnoses.site if self._diagnoses is not None else None
+                        self._dispatches.count(self.name, site, cause)
                 try:
                     _unroute_call(collector)
                 except BaseException:  # a Ctrl-C raised on entry: sys.stdout must come back

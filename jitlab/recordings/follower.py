@@ -321,8 +321,10 @@ class Follower:
         return self.sources[0]
 
     def diagnoses_of(self, lane: Lane) -> list[Diagnosis]:
-        """What the recording of a lane's process diagnosed about its function."""
-        return of_function(self.source_of(lane).recording.diagnoses, lane[0], lane[1])
+        """What the recording of a lane's process diagnosed about its function (call-site-cost
+        included: :meth:`~jitlab.recordings.reader.Recording.every_diagnosis`)."""
+        found = self.source_of(lane).recording.every_diagnosis()
+        return of_function(found, lane[0], lane[1])
 
     def update(self, loading: bool = False) -> DivergenceSearch | None:
         """Bring :attr:`rows` (and, several files, :attr:`divergences`) up to the lines read.

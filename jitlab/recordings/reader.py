@@ -43,6 +43,7 @@ from jitlab.records.lines import (
     RecordingStart,
 )
 from jitlab.records.messages import say
+from jitlab.records.site_costs import site_cost_diagnoses
 from jitlab.records.strict import KEPT_AT_MOST, intern, is_object
 
 
@@ -78,6 +79,11 @@ class Recording:
         if start is None or start.process is None:
             return None
         return ProcessInfo(start.process, start.processes, start.host)
+
+    def every_diagnosis(self) -> list[Diagnosis]:
+        """What every face lists: the recorded diagnoses, then ``call-site-cost`` (computed
+        from the call lines, never written: :mod:`jitlab.records.site_costs`)."""
+        return [*self.diagnoses, *site_cost_diagnoses(self.calls)]
 
     @property
     def skipped(self) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 from jitlab.records import persistent
 from jitlab.records.messages import say
 from jitlab.records.persistent import PERSISTENT_KEY_CHANGED, PERSISTENT_NOT_WRITTEN
+from jitlab.records.text import format_bytes as _bytes
 
 RECOMPILE_LIMIT = "recompile-limit"
 IDENTITY_STATIC = "identity-static"
@@ -217,18 +218,6 @@ def _changing(d: Diagnosis, lang: str) -> str:
         n=d.figures.get("changed", 0),
         of=d.figures.get("recompiles", 0),
     )
-
-
-def _bytes(value: object) -> str:
-    """A byte count as people read it (``1.5 MiB``); ``?`` where JAX gave none."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return "?"
-    size, unit = float(value), "B"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            break
-        size /= 1024
-    return f"{value} B" if unit == "B" else f"{size:.1f} {unit}"
 
 
 def _growing(d: Diagnosis, lang: str) -> str:

@@ -231,6 +231,23 @@ WORDS: dict[str, tuple[str, ...]] = {
         "查看这一行的各次调用之间有什么变化（jitlab open 会显示每次重编译的原因），"
         "让它的调用重复同一个签名",
     ),
+    # -- call-site-cost listed in the faces (jitlab/records/site_costs.py: site_cells) ------
+    "sites.col.site": ("call site", "调用点"),
+    "sites.col.time": ("compile time", "编译耗时"),
+    "sites.col.share": ("share", "占比"),
+    "sites.col.costliest": ("costliest function", "最耗时的函数"),
+    "sites.paths": (
+        "How the program reached them (each call site, and under it the lines that called it):",
+        "程序是怎样走到这些调用点的（每个调用点下面是调用它的各行）：",
+    ),
+    "sites.path": ("{site} — {compiles}, {ms}", "{site} — {compiles}，{ms}"),
+    "sites.unknown": ("(calling line not found)", "（未找到调用行）"),
+    "sites.note": (
+        "Each compile is charged to the line of the program that made the call: trace + "
+        "lower + compile time, summed per line; share: of all compile time.",
+        "每次编译都记在发起调用的那一行程序上：追踪 + 降级 + 编译的耗时按行相加；"
+        "占比：占全部编译时间的比例。",
+    ),
     # -- persistent cache: persistent-not-written, persistent-key-changed (issue 43) --------
     "persistent.why.min_compile_time": (
         "compiled in {compile_s} s, under jax_persistent_cache_min_compile_time_secs = "

@@ -72,6 +72,20 @@ CALL_KINDS = {kind.value: kind for kind in CallKind}
 COMPILED = frozenset(kind for kind in CallKind if kind.compiled)
 
 
+STACK_KEPT = 8  # user frames kept of a compile's call stack (``stack``), the innermost
+
+
+def _stack(value: Any) -> tuple[str, ...]:
+    """A ``stack`` as written (file:line strings); a malformed one reads as none (the
+    call itself is kept: the field is optional)."""
+    if not is_array(value) or len(value) > STACK_KEPT:
+        return ()
+    sites = [site for site in value if type(site) is str]
+    if len(sites) != len(value):
+        return ()
+    return tuple(intern(site) for site in sites)
+
+
 TIMES = ("latency_ms", "trace_ms", "lower_ms", "compile_ms", "execute_ms", "t")
 
 
@@ -87,6 +101,9 @@ class RecordedCall:
     events_only: bool = False
     internal: bool = False  # a kernel JAX compiled for itself (eager op, jnp.* outside jit)
     t: float | None = None  # seconds since the recording started
+    # On compiles only (optional, ignored by older readers): the user's lines that led to
+    # the call, outermost first, the last being ``called_from`` (at most STACK_KEPT).
+    stack: tuple[str, ...] = ()
 
     @property
     def key(self) -> Key:
@@ -180,6 +197,7 @@ class RecordedCall:
                 events_only=get("source") == "events",
                 internal=bool(get("internal")),
                 t=float(t) if t is not None else None,
+                stack=_stack(get("stack")),
             )
         except Exception:  # Unfit, or a shape the records cannot take: KeyError, TypeError…
             return None
@@ -199,6 +217,8 @@ class RecordedCall:
             internal=self.internal,
             t=self.t,
         )
+        if self.stack:  # a compile's only: the other lines stay as they were
+            line["stack"] = list(self.stack)
         return line
 
 

@@ -12,13 +12,17 @@ ranks them with :func:`site_costs` and states the costly ones with
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jitlab.records.diagnoses import CALL_SITE_COST, Diagnosis
 from jitlab.records.lines import RecordedCall
+from jitlab.records.messages import say
+from jitlab.records.text import format_ms
 
 STATED = 5  # the costliest call sites stated, of those that compiled more than once
+LISTED = 20  # call sites listed by the faces (summary, report, notebook, app), costliest first
+PATHS_LISTED = 40  # rows of the call-path trie shown
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,110 @@ def site_costs(calls: Iterable[RecordedCall]) -> list[SiteCost]:
     return found
 
 
+def listed_sites(calls: Iterable[RecordedCall]) -> list[SiteCost]:
+    """The call sites the faces list: :func:`site_costs`, or none when no calling line was
+    found at all (a Probe's records: one function, its callers unknown)."""
+    costs = site_costs(calls)
+    return costs if any(cost.called_from is not None for cost in costs) else []
+
+
 def site_cost_diagnoses(calls: Iterable[RecordedCall], top: int = STATED) -> list[Diagnosis]:
     """``call-site-cost``: the costliest call sites whose cache misses cumulated (the line
-    compiled more than once), up to ``top``, ranked among all sites."""
+    compiled more than once), up to ``top``, ranked among all sites; a site whose line was
+    not found is ranked but not stated (there is no line to name)."""
     return [
         Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, cost.figures())
         for cost in site_costs(calls)[:top]
-        if cost.compiles > 1
+        if cost.compiles > 1 and cost.called_from is not None
     ]
+
+
+def site_heads(lang: str = "en") -> tuple[str, ...]:
+    """The columns of a call-site table, as every face names them."""
+    keys = ("sites.col.site", "col.compiles", "sites.col.time", "sites.col.share")
+    return (*(say(k, lang) for k in keys), say("sites.col.costliest", lang))
+
+
+def site_cells(cost: SiteCost, lang: str = "en") -> tuple[str, str, str, str, str]:
+    """One call site's row, plain text (every face escapes it): its line, compiles, time,
+    share of all compile time and its costliest function (``+n``: other functions too)."""
+    function = cost.function
+    if cost.functions > 1:
+        function += f" (+{cost.functions - 1})"
+    return (
+        cost.called_from or say("sites.unknown", lang),
+        str(cost.compiles),
+        format_ms(cost.ms),
+        f"{cost.share:.0%}",
+        function,
+    )
+
+
+@dataclass
+class CallPath:
+    """A node of the call-path trie: a user's line, the compiles that went through it on
+    their way to ``jax.jit``, and the lines that called it (its callers)."""
+
+    site: str | None
+    compiles: int = 0
+    ms: float = 0.0
+    callers: dict[str | None, CallPath] = field(default_factory=dict)
+
+
+def call_paths(
+    calls: Iterable[RecordedCall], limit: int = PATHS_LISTED
+) -> list[tuple[int, CallPath]]:
+    """The call sites, costliest first, each followed by the lines that led to it (a stack
+    trie as tlparse draws one, rooted at the line that called the jitted function): (depth,
+    node) rows in order. Empty when no compile recorded more than its calling line (older
+    recordings, functions jitted before the watch)."""
+    roots: dict[str | None, CallPath] = {}
+    deeper = False
+    for call in calls:
+        record = call.record
+        if not record.kind.compiled or call.internal:
+            continue
+        ms = (record.trace_ms or 0.0) + (record.lower_ms or 0.0) + (record.compile_ms or 0.0)
+        path = call.stack if call.stack and call.stack[-1] == call.called_from else ()
+        deeper = deeper or len(path) > 1
+        nodes = roots
+        for site in reversed(path or (call.called_from,)):
+            node = nodes.setdefault(site, CallPath(site))
+            node.compiles += 1
+            node.ms += ms
+            nodes = node.callers
+    rows: list[tuple[int, CallPath]] = []
+
+    def walk(nodes: dict[str | None, CallPath], depth: int) -> None:
+        for node in sorted(nodes.values(), key=lambda n: (-n.ms, n.site or "")):
+            if len(rows) >= limit:
+                return
+            rows.append((depth, node))
+            walk(node.callers, depth + 1)
+
+    if deeper:
+        walk(roots, 0)
+    return rows
+
+
+def path_text(node: CallPath, lang: str = "en") -> str:
+    """One row of the trie, plain text (every face escapes it)."""
+    return say(
+        "sites.path",
+        lang,
+        site=node.site or say("sites.unknown", lang),
+        compiles=say("n.compiles", lang, n=node.compiles),
+        ms=format_ms(node.ms),
+    )
+
+
+def path_lines(calls: Iterable[RecordedCall], lang: str = "en") -> list[str]:
+    """The trie as plain-text lines (the heading, then each row indented by its depth, a
+    caller marked ``←``); none when there is no path to show."""
+    rows = call_paths(calls)
+    if not rows:
+        return []
+    lines = [say("sites.paths", lang)]
+    for depth, node in rows:
+        lines.append("  " * (depth + 1) + ("← " if depth else "") + path_text(node, lang))
+    return lines

@@ -38,3 +38,15 @@ def prediction_number(text: str) -> int | None:
         return None
     token = match.group()
     return int(token) if token.isdigit() else _ZH_NUMBERS[token]
+
+
+def format_bytes(value: object) -> str:
+    """A byte count as people read it (``1.5 MiB``); ``?`` where JAX gave none."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return "?"
+    size, unit = float(value), "B"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            break
+        size /= 1024
+    return f"{value} B" if unit == "B" else f"{size:.1f} {unit}"

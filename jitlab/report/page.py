@@ -18,7 +18,7 @@ text that comes from a recording is escaped. In English or Chinese (``lang``): i
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
 from jitlab.recordings.ledger import (
@@ -27,7 +27,7 @@ from jitlab.recordings.ledger import (
 from jitlab.recordings.processes import MergedRecordings, merge
 from jitlab.recordings.reader import Recording
 from jitlab.records.calls import CallKind
-from jitlab.records.diagnoses import of_function
+from jitlab.records.diagnoses import Diagnosis, of_function
 from jitlab.records.messages import (
     first_call_text,
     kind_name,
@@ -43,6 +43,7 @@ from jitlab.report.functions import FunctionReport, Source, functions_of, source
 from jitlab.report.html import esc, or_missing, when_text
 from jitlab.report.tables import (
     buckets_section,
+    call_sites_section,
     diagnoses_section,
     ledger_table,
     reasons_section,
@@ -118,10 +119,14 @@ def render_body(
     parts.append(_notices(sources, job, lang))
     parts.append(_overview(functions, sources, job, max_functions, lang))
     parts += [f'<p class="note">{esc(note)}</p>' for note in notes]
+    parts.append(
+        call_sites_section([(s.process if job else None, s.recording) for s in sources], lang)
+    )
     if merged is not None:
         parts.append(_divergences(merged, lang))
+    found = {s.process: s.recording.every_diagnosis() for s in sources}  # once per recording
     for number, f in enumerate(functions[:max_functions], 1):
-        section = _function(number, f, sources, span, lang)
+        section = _function(number, f, sources, found, span, lang)
         if folded:
             facts = say("n.programs", lang, n=f.executables)
             line = f"<code>{esc(f.function)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
@@ -332,7 +337,12 @@ def _divergences(merged: MergedRecordings, lang: str = "en") -> str:
 
 # -- one function ----------------------------------------------------------------------------
 def _function(
-    number: int, f: FunctionReport, sources: Sequence[Source], span: float, lang: str = "en"
+    number: int,
+    f: FunctionReport,
+    sources: Sequence[Source],
+    found: Mapping[int, Sequence[Diagnosis]],
+    span: float,
+    lang: str = "en",
 ) -> str:
     several = len(sources) > 1
     processes = [s.process for s in sources if s.process in f.calls or s.process in f.summaries]
@@ -371,7 +381,7 @@ def _function(
             [
                 (s.process if several else None, d)
                 for s in sources
-                for d in of_function(s.recording.diagnoses, f.function, f.defined_at)
+                for d in of_function(found[s.process], f.function, f.defined_at)
             ],
             lang,
         ),
@@ -441,6 +451,7 @@ svg text.lane { font-weight: 600; }
 .key i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
   vertical-align: baseline; border-radius: 2px; }
 ul.reasons, ul.diagnoses { margin: 4px 0; padding-left: 22px; }
+ul.paths { margin: 4px 0; padding-left: 4px; list-style: none; }
 ul.diagnoses li { margin: 2px 0; }
 pre.code { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px;
   padding: 10px 12px; overflow-x: auto; }

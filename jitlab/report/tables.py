@@ -19,6 +19,7 @@ from jitlab.recordings.ledger import (
     signature_columns,
     varying_dimensions,
 )
+from jitlab.recordings.reader import Recording
 from jitlab.records.calls import CallKind, Signature
 from jitlab.records.changes import ChangeKind, render
 from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
@@ -27,6 +28,14 @@ from jitlab.records.messages import (
     kind_name,
     listing,
     say,
+)
+from jitlab.records.site_costs import (
+    LISTED,
+    call_paths,
+    listed_sites,
+    path_text,
+    site_cells,
+    site_heads,
 )
 from jitlab.records.text import format_ms
 from jitlab.report.figures import histogram_svg
@@ -61,6 +70,48 @@ def diagnoses_section(found: Sequence[tuple[int | None, Diagnosis]], lang: str =
         items.append(f"<li><code>{esc(d.id)}</code> — {esc(text)} {link}</li>")
     heading = say("diagnosis.heading", lang)
     return f'<h3>{esc(heading)}</h3><ul class="diagnoses">{"".join(items)}</ul>'
+
+
+def call_sites_section(recordings: Sequence[tuple[int | None, Recording]], lang: str = "en") -> str:
+    """call-site-cost: the lines of the program whose calls compiled, costliest first (the
+    process None for a single recording); nothing when nothing compiled."""
+    ranked = [(process, listed_sites(r.calls)) for process, r in recordings]
+    if not any(costs for _, costs in ranked):
+        return ""
+    heads = ([say("col.process", lang)] if len(ranked) > 1 else []) + list(site_heads(lang))
+    rows: list[str] = []
+    for process, costs in ranked:
+        for cost in costs[:LISTED]:
+            cells = [esc(c) for c in site_cells(cost, lang)]
+            cells[0] = f"<code>{cells[0]}</code>"
+            numbers = "".join(f"<td class=num>{c}</td>" for c in cells[1:4])
+            first = f"<td class=num>{process}</td>" if process is not None else ""
+            rows.append(f"<tr>{first}<td>{cells[0]}</td>{numbers}<td>{cells[4]}</td></tr>")
+        if len(costs) > LISTED:
+            more = esc(say("n.more", lang, n=len(costs) - LISTED))
+            rows.append(f"<tr><td colspan={len(heads)}>{more}</td></tr>")
+    head = "".join(f"<th>{esc(h)}</th>" for h in heads)
+    paths = ""
+    for process, r in recordings:  # a helper called from several places: its callers
+        rows_of = call_paths(r.calls)
+        if not rows_of:
+            continue
+        said = say("sites.paths", lang)
+        if process is not None:
+            said = say("diagnosis.process", lang, index=process, line=said)
+        items = "".join(
+            f'<li style="margin-left:{1.6 * depth:.1f}em">{"← " if depth else ""}'
+            f"<code>{esc(path_text(node, lang))}</code></li>"
+            for depth, node in rows_of
+        )
+        paths += f'<p class="note">{esc(said)}</p><ul class="paths">{items}</ul>'
+    title = esc(say("diagnosis.call_site_cost.title", lang).rstrip(":："))
+    note = esc(say("sites.note", lang))
+    return (
+        f'<section id="call-sites"><h2>{title}</h2><p class="note">{note}</p>'
+        f'<div class="scroll"><table class="sites"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>{paths}</section>"
+    )
 
 
 def reasons_section(f: FunctionReport, lang: str = "en") -> str:

@@ -44,6 +44,7 @@ from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.history import Tally
 from jitlab.records.lines import (
+    STACK_KEPT,
     Key,
     RecordedCall,
     RecordedHits,
@@ -303,7 +304,11 @@ class Recorder:
         stats = self.track(site)
         stats.filed.add(record)
         called_from = frames.call_site(1)
-        call = RecordedCall(record, stats.defined_at, called_from, t=self.elapsed())
+        # A compile's whole path of user lines (a helper called from several places): on
+        # compiles only, never on the calls that hit.
+        stack = frames.user_stack(1, STACK_KEPT) if record.kind.compiled else ()
+        stack = stack if len(stack) > 1 else ()  # one line: called_from says it already
+        call = RecordedCall(record, stats.defined_at, called_from, t=self.elapsed(), stack=stack)
         self.add(call)
         made_card = record.kind.compiled and record.card is not None
         # The compile path only, and only where it is written (a budget has no file).

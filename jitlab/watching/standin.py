@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import jax
 
 from jitlab.probe import _jax, frames, monitor
-from jitlab.probe.diagnosing import dispatch_cause
+from jitlab.probe.diagnosing import hit_cause
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.records.paths import engine_dirs
@@ -253,10 +253,7 @@ class WatchedFunction:
     def _dispatched_hit(self) -> None:
         """A hit JAX ran through its Python dispatch: tell the recorders why JAX's C++ fast
         path did not run it (slow-dispatch), if JAX said (:func:`monitor.fastpath_verdict`)."""
-        verdict = monitor.fastpath_verdict()
-        if verdict is None:
-            return
-        cause = dispatch_cause(verdict, self._probe.cache_entries())
+        cause = hit_cause(self._probe.cache_entries)
         if cause is not None:
             for recorder in list(recorders):
                 recorder.dispatched_in_python(self._site, cause)

@@ -80,6 +80,41 @@
     </message>
 </context>
 <context>
+    <name>CallSitesView</name>
+    <message>
+        <source>… %1 more call sites</source>
+        <translation>……另有 %1 个调用点</translation>
+    </message>
+    <message>
+        <source>process</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <source>call site</source>
+        <translation>调用点</translation>
+    </message>
+    <message>
+        <source>compiles</source>
+        <translation>编译次数</translation>
+    </message>
+    <message>
+        <source>compile time</source>
+        <translation>编译耗时</translation>
+    </message>
+    <message>
+        <source>share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>costliest function</source>
+        <translation>最耗时的函数</translation>
+    </message>
+    <message>
+        <source>Each compile is charged to the line of the program that made the call (trace + lower + compile time, summed per line); share: of all compile time. Click a row to show its costliest function.</source>
+        <translation>每次编译都记在发起调用的那一行程序上（追踪 + 降级 + 编译的耗时按行相加）；占比：占全部编译时间的比例。点击一行即可查看它最耗时的函数。</translation>
+    </message>
+</context>
+<context>
     <name>ChartView</name>
     <message>
         <source>Now try the fix →</source>
@@ -246,6 +281,33 @@
     <message>
         <source>The last error a call raised.</source>
         <translation>最近一次调用抛出的错误。</translation>
+    </message>
+</context>
+<context>
+    <name>ExecutablesView</name>
+    <message>
+        <source>No count of live executables for this function: the recording was made by an older jitlab, or this JAX cannot list them.</source>
+        <translation>这个函数没有存活可执行程序的计数：这份记录是旧版 jitlab 录的，或者这个版本的 JAX 无法列出它们。</translation>
+    </message>
+    <message>
+        <source>Executables of this function alive after each compile: now %1 (at most %2), holding %3. A count that only grows means old programs are kept alive.</source>
+        <translation>每次编译之后这个函数仍存活的可执行程序：现在 %1 个（最多 %2 个），共占 %3。只增不减的计数说明旧程序一直没被释放。</translation>
+    </message>
+    <message>
+        <source>an amount JAX did not say</source>
+        <translation>JAX 没有给出的大小</translation>
+    </message>
+    <message>
+        <source>live executables</source>
+        <translation>存活的可执行程序</translation>
+    </message>
+    <message>
+        <source>their memory</source>
+        <translation>它们占用的内存</translation>
+    </message>
+    <message>
+        <source>seconds into the recording</source>
+        <translation>录制开始后的秒数</translation>
     </message>
 </context>
 <context>
@@ -1601,6 +1663,22 @@
     <message>
         <source>One row per compile of the function.</source>
         <translation>函数每编译一次一行。</translation>
+    </message>
+    <message>
+        <source>Call sites</source>
+        <translation>调用点</translation>
+    </message>
+    <message>
+        <source>The lines of the program whose calls compiled, costliest first.</source>
+        <translation>调用时引发了编译的程序行，最耗时的在前。</translation>
+    </message>
+    <message>
+        <source>Live executables</source>
+        <translation>存活的可执行程序</translation>
+    </message>
+    <message>
+        <source>The function&apos;s executables alive after each compile, over time.</source>
+        <translation>每次编译之后这个函数仍存活的可执行程序，随时间变化。</translation>
     </message>
     <message>
         <source>&amp;File</source>

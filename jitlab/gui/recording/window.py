@@ -53,6 +53,7 @@ from jitlab.gui.recording import texts
 from jitlab.gui.recording.panels import RecordingChart, RecordingKitchen
 from jitlab.gui.recording.picker import DIVERGED_BACKGROUND, FunctionColumn
 from jitlab.gui.recording.scripts import RecordedScripts
+from jitlab.gui.recording.sites import CallSitesView, ExecutablesView
 from jitlab.gui.scripts.window import ScriptWindow
 from jitlab.gui.views.ledger_view import LedgerView
 from jitlab.gui.views.log_view import LogView
@@ -64,6 +65,7 @@ from jitlab.recordings.processes import Divergence
 from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.lines import Key, RecordedCall
+from jitlab.records.site_costs import listed_sites
 
 __all__ = [
     "DIVERGED_BACKGROUND",
@@ -153,9 +155,12 @@ class RecordingWindow(Retranslating, QMainWindow):
         self.log = LogView(self)
         self.log.bind(self.state)
         self.log.table.setColumnHidden(7, True)  # scenario parameters: none in a recording
+        self.sites = CallSitesView(self)  # the whole recording's, not the picked function's
+        self.sites.site_picked.connect(lambda lane: self.pick(lane if self.multi else lane[:2]))
+        self.executables = ExecutablesView(self)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("recordingTabs")
-        for widget in (self.ledger, self.histogram, self.log):
+        for widget in (self.ledger, self.histogram, self.log, self.sites, self.executables):
             self.tabs.addTab(widget, "")
         self.top_split = QSplitter(Qt.Orientation.Horizontal, self)
         self.top_split.addWidget(self.kitchen)
@@ -330,6 +335,7 @@ class RecordingWindow(Retranslating, QMainWindow):
             self._more.start()
         self._fill_picker()
         self._update_banner()
+        self._show_sites()
         top = self.rows[0][0] if self.rows else None
         if top is not None and self.auto_pick and self.picked != top:
             self.pick(top, by_user=False)  # until the user picks, show the costliest function
@@ -442,6 +448,16 @@ class RecordingWindow(Retranslating, QMainWindow):
     def _show_ledger(self) -> None:
         if self.picked is not None:
             self.ledger.set_calls(self.calls_of(self.picked))
+            self.executables.set_calls(self.calls_of(self.picked))
+
+    def _show_sites(self) -> None:
+        several = len(self.sources) > 1
+        self.sites.set_sites(
+            [
+                (self.follower.process_of(s) if several else None, listed_sites(s.recording.calls))
+                for s in self.sources
+            ]
+        )
 
     def _show_histogram(self) -> None:
         if self.picked is not None:
@@ -502,6 +518,14 @@ class RecordingWindow(Retranslating, QMainWindow):
                     self.tr("The sizes a changing dimension took, and buckets that cap them."),
                 ),
                 (self.tr("Compile log"), self.tr("One row per compile of the function.")),
+                (
+                    self.tr("Call sites"),
+                    self.tr("The lines of the program whose calls compiled, costliest first."),
+                ),
+                (
+                    self.tr("Live executables"),
+                    self.tr("The function's executables alive after each compile, over time."),
+                ),
             )
         ):
             self.tabs.setTabText(i, text)
