@@ -103,7 +103,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
 
     # The recording keeps it; `jitlab summary` says it (its page too), --json its figures.
     data = _summary_json(out)
-    (d,) = data["diagnoses"]["0"]
+    (d,) = [d for d in data["diagnoses"]["0"] if d["id"] == "recompile-limit"]
     assert d["id"] == "recompile-limit" and d["function"] == "loss"
     assert d["figures"] == {
         "compiles": 4,
