@@ -90,8 +90,8 @@ def test_a_probe_record_keeps_the_class_of_an_identity_compared_static():
     assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
     (item,) = p.last.reason.items
     assert item.detail == f"identity:{HERE}.Config" and item.path == "cfg"
-    assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in str(
-        p.last.reason
+    assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in (
+        change_words.reason_text(p.last.reason)
     )
     assert f"但 {HERE}.Config 按对象身份比较" in change_words.reason_text(p.last.reason, "zh")
     held = Frozen(2.0)

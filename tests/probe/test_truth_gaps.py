@@ -138,7 +138,9 @@ def test_one_function_jitted_again_with_other_options_names_the_option_not_a_new
     static = {(i["kind"], i["path"]) for i in calls[2]["reason"]["items"]}
     assert ("jit_options", "static_argnums") in static and ("static_value", "y") in static
     assert not any(k == "new_function_object" for k, _ in static)
-    text = str(Reason.from_json(calls[1]["reason"]))  # words rendered from the items
+    text = change_words.reason_text(
+        Reason.from_json(calls[1]["reason"])
+    )  # words rendered from the items
     assert text == "the same function jitted again with another donate_argnums: (0,) ← ()"
     zh = change_words.render(Change.from_json(donated[0]), "zh")
     assert "donate_argnums" in zh and "选项" in zh
