@@ -38,6 +38,7 @@ __all__ = [
     "Signature",
     "Summary",
     "budget",
+    "reason_text",
     "render",
     "watch",
 ]
@@ -53,7 +54,8 @@ EXPORTS = {
     "Signature": "jitlab.records.calls",
     "Summary": "jitlab.records.calls",
     "ChangeKind": "jitlab.records.changes",
-    "render": "jitlab.records.changes",
+    "reason_text": "jitlab.records.change_words",
+    "render": "jitlab.records.change_words",
     "Card": "jitlab.probe.probe",
     "Ledger": "jitlab.probe.probe",
     "Probe": "jitlab.probe.probe",
@@ -79,7 +81,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at runtime the names load on fi
         Signature,
         Summary,
     )
-    from jitlab.records.changes import ChangeKind, render
+    from jitlab.records.change_words import reason_text, render
+    from jitlab.records.changes import ChangeKind
     from jitlab.records.scripts import EquationLine, Figures, Script, ScriptDiff
     from jitlab.watching.budget import CompileBudgetExceeded, budget
     from jitlab.watching.recorder import Recorder, watch

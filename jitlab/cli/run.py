@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
     from jitlab.cli._output import print_json
     from jitlab.lab.engine import Run
+    from jitlab.records.change_words import call_json
 
     run = Run(scenario, args.variant)
     with _first_ctrl_c_stops_between_calls() as stop:
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 for overrides in _until(stop, calls):
                     record = run.step(overrides)
-                    line = record.to_json()
+                    line = call_json(record)
                     if args.script:
                         script = _script_of(run, record)
                         if script is not None:
@@ -267,7 +268,7 @@ def _print_table(
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.records.changes import reason_text
+    from jitlab.records.change_words import reason_text
 
     # Piped output has no width to measure: give the table room instead of folding words.
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -371,6 +372,7 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
     a sequence of values replaces the lesson's sequence."""
     from jitlab.cli._output import print_json
     from jitlab.lab.verdict_run import run_comparison
+    from jitlab.records.change_words import call_json
 
     lang = language()
     comparison = scenario.comparison(None if variant == "pitfall" else variant)
@@ -382,7 +384,7 @@ def compare(scenario: Any, variant: str, calls: list[dict[str, Any]], as_json: b
 
     def on_record(record: Any) -> None:
         if as_json:
-            print_json(record.to_json())
+            print_json(call_json(record))
 
     try:
         verdict = run_comparison(scenario, comparison, sequence, on_record=on_record)

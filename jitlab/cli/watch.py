@@ -224,7 +224,7 @@ def print_watch_summary(
     from jitlab.recordings.reader import read_recording
     from jitlab.recordings.summary import summarize
     from jitlab.records import messages
-    from jitlab.records.changes import render
+    from jitlab.records.change_words import render
 
     recording, _ = read_recording(read_from or path)
     stream = sys.stderr if file is None else file

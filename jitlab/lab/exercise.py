@@ -92,6 +92,7 @@ class Evidence:
 
     def to_json(self) -> dict[str, Any]:
         from jitlab.records.calls import jsonable
+        from jitlab.records.change_words import call_json
 
         return {
             "calls": list(self.kinds),
@@ -100,7 +101,7 @@ class Evidence:
             "facts": jsonable(dict(self.facts)),
             "raised": self.raised.to_json() if self.raised else None,
             "devices": self.devices,
-            "records": [r.to_json() for r in self.records],
+            "records": [call_json(r) for r in self.records],
         }
 
 

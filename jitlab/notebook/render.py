@@ -30,8 +30,8 @@ from jitlab.recordings.reader import Recording
 from jitlab.recordings.summary import summarize
 from jitlab.records import diagnoses, messages
 from jitlab.records.calls import CallKind
+from jitlab.records.change_words import render as render_change
 from jitlab.records.changes import ChangeKind
-from jitlab.records.changes import render as render_change
 from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from jitlab.records.calls import CallKind, Summary
+from jitlab.records.change_words import reason_words
 from jitlab.records.history import Tally
 from jitlab.records.lines import COMPILED, Key, RecordedCall
 
@@ -149,7 +150,7 @@ class Summarizer:
                 if kind is CallKind.RECOMPILE and reason is not None:
                     changes = words.get(id(reason))
                     if changes is None:
-                        changes = words[id(reason)] = reason.changes
+                        changes = words[id(reason)] = reason_words(reason)
                     tally.changes[changes] = tally.changes.get(changes, 0) + 1
         self._seen = len(calls)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from jitlab.records.changes import ChangeKind, render
+from jitlab.records.changes import ChangeKind
 from jitlab.records.executables import Executables
 from jitlab.records.persistent import PersistentFate
 
@@ -151,7 +151,8 @@ class Change:
     """One thing that differed from the closest executable JAX had (data, not words).
 
     ``before``/``after`` are short texts: type texts (``f32[8]``), static reprs, config
-    values. Words are rendered by :mod:`jitlab.records.changes`, per language.
+    values. Words are rendered above the data, per language, by
+    :mod:`jitlab.records.change_words` (``str()`` of a change is its repr, not words).
     """
 
     kind: ChangeKind
@@ -160,9 +161,6 @@ class Change:
     after: str | None = None
     detail: str = ""  # JAX's raw words (jax_explained, unknown), or an older recording's
     count: int = 0  # new_function_object: how many function objects of that code so far
-
-    def __str__(self) -> str:
-        return render(self, "en")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,29 +192,20 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Reason:
-    """Why a compile happened: jitlab's structured diff and JAX's own raw words."""
+    """Why a compile happened: jitlab's structured diff and JAX's own raw words.
+
+    Data, not words: :func:`jitlab.records.change_words.reason_text` says it in a language."""
 
     items: tuple[Change, ...]
     jax_explanation: str | None = None  # raw text logged by jax_explain_cache_misses
 
-    @property
-    def changes(self) -> tuple[str, ...]:
-        """Each change in English (what the CLI and the JSON ``changes`` list show)."""
-        return tuple(render(c, "en") for c in self.items)
-
     def kinds(self) -> tuple[ChangeKind, ...]:
         return tuple(c.kind for c in self.items)
 
-    def __str__(self) -> str:
-        return "; ".join(self.changes)
-
     def to_json(self) -> dict[str, Any]:
-        return {
-            "changes": list(self.changes),
-            "items": [c.to_json() for c in self.items],
-            "text": str(self),
-            "jax": self.jax_explanation,
-        }
+        """The reason as a recording keeps it (format 1.1): the changes as data, JAX's words.
+        :func:`jitlab.records.change_words.reason_json` adds the English words."""
+        return {"items": [c.to_json() for c in self.items], "jax": self.jax_explanation}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reason:
@@ -314,7 +303,8 @@ class CallRecord(NamedTuple):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The public JSON form, shared by ``jitlab run --json`` and the GUI's exports.
+        """The call as data: a recording's ``call`` line holds it; ``jitlab run --json`` and the
+        GUI's exports add the reason's words (:func:`jitlab.records.change_words.call_json`).
 
         Strict JSON data already: parameters and facts, the only values a scenario hands in,
         go through :func:`jsonable` (NaN and ±inf as None); times are perf_counter spans.

@@ -29,7 +29,6 @@ from jitlab.records.calls import (
     CallRecord,
     ErrorInfo,
     OutputLine,
-    Reason,
 )
 from jitlab.records.diagnoses import Diagnosis as Diagnosis  # the ``diagnosis`` line
 from jitlab.records.executables import Executables
@@ -204,10 +203,8 @@ class RecordedCall:
 
     def to_json(self) -> dict[str, Any]:
         """The ``call`` line ``jitlab watch`` writes (read back by :meth:`from_json`)."""
+        # Each reason written once, as data (Reason.to_json): its words are rendered from it.
         line = {"type": "call", **self.record.to_json()}
-        reason = self.record.reason
-        if reason is not None:  # written once: its words are rendered from the items
-            line["reason"] = reason_line(reason)
         if self.events_only:  # no call was timed: JAX's compile events were all we saw
             line["latency_ms"] = line["execute_ms"] = None
         line.update(
@@ -220,14 +217,6 @@ class RecordedCall:
         if self.stack:  # a compile's only: the other lines stay as they were
             line["stack"] = list(self.stack)
         return line
-
-
-def reason_line(reason: Reason) -> dict[str, Any]:
-    """A reason as a recording keeps it (format 1.1): the changes as data, JAX's words.
-
-    ``Reason.to_json`` (``jitlab run --json``, the app's exports) adds the English words
-    twice more (``changes``, ``text``) for people and scripts that read them."""
-    return {"items": [c.to_json() for c in reason.items], "jax": reason.jax_explanation}
 
 
 @dataclass(frozen=True, slots=True)

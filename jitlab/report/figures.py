@@ -11,7 +11,7 @@ from jitlab.recordings.ledger import (
     Dimension,
 )
 from jitlab.records.calls import CallKind
-from jitlab.records.changes import render
+from jitlab.records.change_words import render
 from jitlab.records.lines import RecordedCall
 from jitlab.records.messages import (
     kind_name,

@@ -4,7 +4,7 @@ The page holds the run's header (what the ``start`` and ``process`` lines say, a
 recorded" for the rest), then per function: a compile timeline (inline SVG drawn here, one
 lane per process, a ``<title>`` tooltip per mark), the signature ledger (one row per compile,
 a cell that differs from the row above highlighted: :mod:`jitlab.recordings.ledger`), the reasons
-(:func:`jitlab.records.changes.render`), the time lost compiling, and, when one
+(:func:`jitlab.records.change_words.render`), the time lost compiling, and, when one
 dimension keeps changing size, bucket sizes from
 :func:`~jitlab.recordings.buckets.suggest_buckets` with the code that pads to them. Several
 recordings of one ``jax.distributed`` job also get the divergence table of

@@ -21,7 +21,8 @@ from jitlab.recordings.ledger import (
 )
 from jitlab.recordings.reader import Recording
 from jitlab.records.calls import CallKind, Signature
-from jitlab.records.changes import ChangeKind, render
+from jitlab.records.change_words import render
+from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
 from jitlab.records.messages import (
     CATALOGUE,

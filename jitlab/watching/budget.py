@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from jitlab.probe import contract, monitor
 from jitlab.records import messages
-from jitlab.records.changes import reason_text
+from jitlab.records.change_words import reason_text
 from jitlab.records.lines import RecordedCall
 from jitlab.watching.recorder import Recorder
 
@@ -54,11 +54,9 @@ class Budget:
 def _compile_line(number: int, call: RecordedCall, over: bool, lang: str) -> str:
     """One compile of a failed budget: its function, kind, call site, reason and cost."""
     c = call.record
-    if lang == "en":  # the kind as code names it, JAX's reason as recorded
-        kind, reason = c.kind.value, str(c.reason) if c.reason else ""
-    else:
-        kind = messages.kind_name(c.kind, lang)
-        reason = (reason_text(c.reason, lang) or str(c.reason)) if c.reason else ""
+    # In English the kind as code names it; the reason's words in the language asked.
+    kind = c.kind.value if lang == "en" else messages.kind_name(c.kind, lang)
+    reason = reason_text(c.reason, lang)
     return messages.say(
         "budget.compile",
         lang,

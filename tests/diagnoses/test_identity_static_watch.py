@@ -14,7 +14,7 @@ import jitlab
 from jitlab import Probe
 from jitlab.probe.diff import identity_class, static_value_changes
 from jitlab.recordings.reader import read_recording
-from jitlab.records import changes
+from jitlab.records import change_words
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import IDENTITY_STATIC, IDS, Diagnosis, page, sentence, warning_lines
@@ -90,10 +90,10 @@ def test_a_probe_record_keeps_the_class_of_an_identity_compared_static():
     assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
     (item,) = p.last.reason.items
     assert item.detail == f"identity:{HERE}.Config" and item.path == "cfg"
-    assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in str(
-        p.last.reason
+    assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in (
+        change_words.reason_text(p.last.reason)
     )
-    assert f"但 {HERE}.Config 按对象身份比较" in changes.reason_text(p.last.reason, "zh")
+    assert f"但 {HERE}.Config 按对象身份比较" in change_words.reason_text(p.last.reason, "zh")
     held = Frozen(2.0)
     p(x, held)
     p(x, Frozen(2.0))

@@ -53,7 +53,8 @@ def test_model_follows_a_real_run() -> None:
     summary = state.segment_summary()
     assert (summary.calls, summary.compiles, summary.recompiles, summary.cache_hits) == (3, 1, 1, 1)
     assert summary == run.summary()
-    assert "16" in state.last_reason
+    # the recompile's reason in English words (what changed: the batch of 16 for one of 8)
+    assert "16" in state.last_reason and " ← " in state.last_reason
     state.new_segment("fix")
     assert state.cards == {} and state.segment_summary().calls == 0
     assert state.latest("pitfall").summary() == summary

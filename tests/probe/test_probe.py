@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from jitlab import CallKind, Probe
+from jitlab.records.change_words import reason_words
 from jitlab.records.changes import ChangeKind
 
 # One listener for the whole test session that sees every event (the probe must never
@@ -55,9 +56,12 @@ def test_seed_sequence_compiles_hits_and_recompiles():
     assert compile_.trace_ms > 0 and compile_.lower_ms > 0 and compile_.compile_ms > 0
     assert hit.trace_ms == hit.lower_ms == hit.compile_ms == 0
     assert hit.card == 0 and probe.records[5].card == 0
-    assert "x: f32[16] ← f32[8]" in recompile.reason.changes
+    assert "x: f32[16] ← f32[8]" in reason_words(recompile.reason)
     assert "f32[16]" in recompile.reason.jax_explanation  # JAX's raw words, kept as they are
-    assert probe.records[4].reason.changes in (("x: f32[32] ← f32[16]",), ("x: f32[32] ← f32[8]",))
+    assert reason_words(probe.records[4].reason) in (
+        ("x: f32[32] ← f32[16]",),
+        ("x: f32[32] ← f32[8]",),
+    )
     ledger = probe.ledger
     assert ledger.counts[CallKind.RECOMPILE] == 2 and ledger.counts[CallKind.CACHE_HIT] == 3
     assert ledger.cards[0].hits == 3
@@ -71,7 +75,7 @@ def test_weak_type_change_recompiles_and_is_named():
     probe(1.0)
     probe(jnp.float32(1.0))
     assert kinds(probe) == ["compile", "recompile"]
-    (change,) = probe.records[1].reason.changes
+    (change,) = reason_words(probe.records[1].reason)
     assert change.startswith("weak type of y changed")
     assert probe.records[0].signature.leaves[0].weak_type is True
 
@@ -81,7 +85,7 @@ def test_dtype_change_is_named():
     probe(jnp.ones(4, jnp.float32))
     probe(jnp.ones(4, jnp.int32))
     assert kinds(probe) == ["compile", "recompile"]
-    assert probe.records[1].reason.changes == ("x: i32[4] ← f32[4]",)
+    assert reason_words(probe.records[1].reason) == ("x: i32[4] ← f32[4]",)
 
 
 def test_static_argument_value_change():
@@ -91,7 +95,7 @@ def test_static_argument_value_change():
     probe(jnp.array([1, 2]), n=2)
     probe(jnp.array([1, 2]), n=3)
     assert kinds(probe) == ["compile", "recompile", "cache_hit"]
-    assert probe.records[1].reason.changes == ("static n: 2 ← 3",)
+    assert reason_words(probe.records[1].reason) == ("static n: 2 ← 3",)
     assert probe.records[0].signature.statics == (("n", "3"),)
     assert probe.records[2].card == 0
     assert probe.function._cache_size() == 2
@@ -102,7 +106,7 @@ def test_static_argnums_of_an_already_jitted_function_are_read():
     probe = Probe(jitted)
     probe(jnp.ones(2), 2)
     probe(jnp.ones(2), 5)
-    assert probe.records[1].reason.changes == ("static n: 5 ← 2",)
+    assert reason_words(probe.records[1].reason) == ("static n: 5 ← 2",)
 
 
 def test_new_function_object_each_call():
@@ -112,7 +116,7 @@ def test_new_function_object_each_call():
         probe.swap(functools.partial(lambda x, k: x * k, k=factor))
         probe(jnp.ones(3))
     assert kinds(probe) == ["compile", "recompile", "recompile"]
-    assert "new function object" in probe.records[1].reason.changes
+    assert "new function object" in reason_words(probe.records[1].reason)
     assert "never seen function" in probe.records[2].reason.jax_explanation
     assert len(probe.ledger.cards) == 3
 
@@ -122,7 +126,7 @@ def test_pytree_structure_change_is_named():
     probe({"a": jnp.ones(2)})
     probe({"a": jnp.ones(2), "b": jnp.ones(2)})
     assert kinds(probe) == ["compile", "recompile"]
-    assert any("d['b']" in change for change in probe.records[1].reason.changes)
+    assert any("d['b']" in change for change in reason_words(probe.records[1].reason))
 
 
 def test_error_is_recorded_and_reraised():

@@ -18,7 +18,7 @@ from flax import nnx
 import jitlab
 from jitlab import Probe
 from jitlab.probe import _jax, wrappers
-from jitlab.records import changes
+from jitlab.records import change_words
 from jitlab.records.calls import CallKind, Change, Reason
 from jitlab.records.changes import ChangeKind
 
@@ -87,7 +87,7 @@ def test_two_jits_of_one_function_share_jax_cache_and_jitlab_says_so():
         hit_a = pa.last
     assert first_b.kind is CallKind.CACHE_HIT
     assert first_b.reason is not None and first_b.reason.kinds() == (K.SHARED_EXECUTABLE,)
-    assert "another jax.jit of the same function" in str(first_b.reason)
+    assert "another jax.jit of the same function" in change_words.reason_text(first_b.reason)
     assert first_b.signature is not None and str(first_b.signature) == "x: f32[3]"
     assert recompile_b.kind is CallKind.RECOMPILE  # JAX already held double's f32[3]
     assert recompile_b.reason is not None
@@ -138,9 +138,11 @@ def test_one_function_jitted_again_with_other_options_names_the_option_not_a_new
     static = {(i["kind"], i["path"]) for i in calls[2]["reason"]["items"]}
     assert ("jit_options", "static_argnums") in static and ("static_value", "y") in static
     assert not any(k == "new_function_object" for k, _ in static)
-    text = str(Reason.from_json(calls[1]["reason"]))  # words rendered from the items
+    text = change_words.reason_text(
+        Reason.from_json(calls[1]["reason"])
+    )  # words rendered from the items
     assert text == "the same function jitted again with another donate_argnums: (0,) ← ()"
-    zh = changes.render(Change.from_json(donated[0]), "zh")
+    zh = change_words.render(Change.from_json(donated[0]), "zh")
     assert "donate_argnums" in zh and "选项" in zh
 
 
@@ -165,19 +167,19 @@ def test_recreated_closure_is_one_function_with_new_function_object_and_jax_hint
         assert item["kind"] == "new_function_object"
         assert item["count"] == n
         assert item["path"].endswith(f"test_truth_gaps.py:{_run.__code__.co_firstlineno + 1}")
-        text = str(Reason.from_json(call["reason"]))
+        text = change_words.reason_text(Reason.from_json(call["reason"]))
         # on screen: the file and line, never the machine's absolute path (kept as data)
         site = f"test_truth_gaps.py:{_run.__code__.co_firstlineno + 1}"
-        assert f"the same code at {changes.site_text(item['path'])} was jitted again" in text
+        assert f"the same code at {change_words.site_text(item['path'])} was jitted again" in text
         assert site in text and item["path"] not in text and os.sep + "tests" not in text
         assert f"({n} function objects" in text
         assert "re-defined repeatedly" in item["detail"]  # JAX's hint, kept as data
         assert "re-defined repeatedly" in call["reason"]["jax"]
         # JAX's hint in our own words, both languages
         assert "re-defined" not in text and "defined again on every call" in text
-        full = changes.render(Change.from_json(item), "en", full=True)
+        full = change_words.render(Change.from_json(item), "en", full=True)
         assert item["path"] in full  # --verbose: the site whole
-        zh = changes.render(Change.from_json(item), "zh")
+        zh = change_words.render(Change.from_json(item), "zh")
         assert "反复重新定义" in zh and "re-defined" not in zh
         assert site in zh and item["path"] not in zh
 
@@ -200,7 +202,7 @@ def test_probe_swap_new_object_is_new_function_object_and_same_object_is_not():
     assert ("re-defined repeatedly" in p.last.reason.items[0].detail) == (
         "re-defined repeatedly" in jax_words
     )
-    assert "jitted again (2 function objects so far)" in str(p.last.reason)
+    assert "jitted again (2 function objects so far)" in change_words.reason_text(p.last.reason)
     inner = p.function.__wrapped__
     p.swap(jax.jit(inner))  # the same function again: JAX's cache is shared, no compile
     p(jnp.ones(2))
@@ -293,8 +295,8 @@ def _samples(kind: ChangeKind) -> list[Change]:
 def test_every_change_kind_renders_in_chinese_without_english_words():
     for kind in ChangeKind:
         for change in _samples(kind):
-            text = changes.render(change, "zh")
-            assert text and text != changes.render(change, "en")
+            text = change_words.render(change, "zh")
+            assert text and text != change_words.render(change, "en")
             # JAX's raw words (detail) are quoted as JAX's, the only English allowed.
             rest = text.replace(change.detail, " ") if change.detail else text
             for value in (change.path, change.before, change.after):

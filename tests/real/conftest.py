@@ -11,6 +11,8 @@ from contextlib import contextmanager
 import jax
 import pytest
 
+from jitlab.records.change_words import reason_words
+
 # "Finished XLA compilation of jit(step) in 0.05 sec": one line per backend compile.
 _COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
 _PERSISTENT = re.compile(r"Persistent compilation cache hit for '(?:jit_)?(?P<name>[^']*)'")
@@ -93,5 +95,5 @@ def change_paths(reason) -> set[str]:
     """The argument paths a reason names (structured changes, or older plain texts)."""
     return {
         c.path if hasattr(c, "path") else str(c).split(":")[0].removeprefix("static ")
-        for c in reason.changes
+        for c in reason_words(reason)
     }

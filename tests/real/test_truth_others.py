@@ -15,7 +15,7 @@ import pytest
 
 from jitlab.probe import explain
 from jitlab.probe.probe import Probe
-from jitlab.records import changes
+from jitlab.records import change_words
 from jitlab.records.calls import CallKind
 from jitlab.records.changes import ChangeKind
 
@@ -143,8 +143,10 @@ def test_transformation_change_renders_in_both_languages():
     from jitlab.records.calls import Change
 
     change = Change(C.TRANSFORMED, "vmap", "x: f32[2]", "x: f32[4,2]")
-    assert "vmap" in changes.render(change, "en") and "vmap" in changes.render(change, "zh")
-    assert changes.render(change, "en") != changes.render(change, "zh")
+    assert "vmap" in change_words.render(change, "en") and "vmap" in change_words.render(
+        change, "zh"
+    )
+    assert change_words.render(change, "en") != change_words.render(change, "zh")
 
 
 # -- 2. shardings compared as JAX's cache compares them; the mesh in context -----------------
@@ -203,8 +205,8 @@ def test_spmd_mnist_called_outside_set_mesh_is_a_mesh_context_change(jax_log):
     assert kinds(step.records[2]) == [C.MESH_CONTEXT]  # no per-leaf sharding change
     assert reason.items[0].before == f"mesh(batch={jax.device_count()})"
     assert reason.items[0].after is None
-    assert "outside jax.set_mesh" in changes.render(reason.items[0], "en")
-    assert "jax.set_mesh" in changes.render(reason.items[0], "zh")
+    assert "outside jax.set_mesh" in change_words.render(reason.items[0], "en")
+    assert "jax.set_mesh" in change_words.render(reason.items[0], "zh")
     assert "abstract_mesh_context_manager differs" in misses(jax_log)[-1]
     # JAX's own bullet reads the same, for a call jitlab sees only through JAX's words.
     parsed = explain.parse(misses(jax_log)[-1])
@@ -229,7 +231,7 @@ def test_grad_of_a_probed_jit_is_a_transformation_and_every_compile_is_counted(j
         assert C.CACHE_CLEARED not in kinds(record)
     assert probe.records[1].reason.items[0].path == "linearize"
     assert probe.records[2].reason.items[0].path == "transpose"
-    en = changes.render(probe.records[1].reason.items[0], "en")
+    en = change_words.render(probe.records[1].reason.items[0], "en")
     assert "grad" in en and "new executable" in en
     jax.grad(probe)(x)  # JAX reuses both executables
     assert jax_log.counts["<lambda>"] == 3 and compiled(probe.records) == 3

@@ -25,7 +25,8 @@ from jax import lax
 from jitlab.probe import wrappers
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind, CallRecord
-from jitlab.records.changes import ChangeKind, reason_text, render
+from jitlab.records.change_words import reason_text, render
+from jitlab.records.changes import ChangeKind
 from jitlab.watching.recorder import watch
 
 from .conftest import jax_account, jax_compile_log

@@ -28,7 +28,7 @@ _CHILD = textwrap.dedent(
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     os.environ["JAX_PLATFORMS"] = "cpu"  # CPU devices, on a GPU machine too
     import jax, jax.numpy as jnp
-    from jitlab.records.changes import reason_text
+    from jitlab.records.change_words import reason_text
     from jitlab.probe.probe import Probe
     from jitlab.watching.recorder import watch
 

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from jitlab.probe.probe import Probe
-from jitlab.records import changes
+from jitlab.records import change_words
 from jitlab.records.calls import CallKind as K
 from jitlab.records.changes import ChangeKind as C
 from jitlab.watching.recorder import watch
@@ -47,8 +47,8 @@ def test_grad_under_watch_files_the_backward_pass_as_a_transformation(compile_lo
     assert backward.reason.items[0].path == "transpose"
     for word in (C.FIRST_CALL, C.FIRST_SEEN, C.CACHE_CLEARED, C.UNKNOWN):
         assert word not in kinds(backward)
-    assert "backward pass" in changes.render(backward.reason.items[0], "en")
-    assert "反向传播" in changes.render(backward.reason.items[0], "zh")
+    assert "backward pass" in change_words.render(backward.reason.items[0], "en")
+    assert "反向传播" in change_words.render(backward.reason.items[0], "zh")
     # Filed as the function's own (the probe's ledger), not as an events-only function.
     assert not any(c.events_only for c in mine)
     stats = [s for s in recorder.stats.values() if s.name == "sines"]
@@ -164,4 +164,4 @@ def test_a_programs_own_probe_under_a_watch_counts_its_backward_pass(compile_log
     # The watch saw the backward pass (outside any probed call) as that executable too.
     (seen,) = [c.record for c in recorder.calls if c.record.function == "cosines"]
     assert kinds(seen) == [C.TRANSFORMED] and seen.reason.items[0].path == "transpose"
-    assert "new executable" in changes.render(seen.reason.items[0], "en")
+    assert "new executable" in change_words.render(seen.reason.items[0], "en")

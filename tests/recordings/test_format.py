@@ -14,6 +14,7 @@ import pytest
 from jitlab.recordings.reader import NewerFormat, read_recording
 from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind, Reason
+from jitlab.records.change_words import reason_text, reason_words
 from jitlab.records.lines import FORMAT, RecordedHits, RecordingEnd, RecordingStart
 
 pytestmark = pytest.mark.slow
@@ -37,7 +38,7 @@ def test_a_recording_written_before_format_versions_still_opens() -> None:
     reasons = [c.record.reason for c in recording.calls if c.record.reason is not None]
     assert len(reasons) == len(written) == 7
     for reason, data in zip(reasons, written, strict=True):
-        assert str(reason) == data["text"] and list(reason.changes) == data["changes"]
+        assert reason_text(reason) == data["text"] and list(reason_words(reason)) == data["changes"]
         assert reason == Reason.from_json({"items": data["items"], "jax": data["jax"]})
     # The summary `jitlab watch` printed when it wrote the file.
     rows = {s.function: s for s in summarize(recording)}

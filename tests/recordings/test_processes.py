@@ -33,6 +33,7 @@ def test_sharding_change_recompiles_without_a_tracing_miss_and_is_named():
         import jax, jax.numpy as jnp, numpy as np
         from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
         from jitlab import Probe
+        from jitlab.records.change_words import call_json
 
         assert len(jax.devices()) == 8
         mesh = Mesh(np.array(jax.devices()), ("x",))  # Auto axes: sharding not in the type
@@ -43,7 +44,7 @@ def test_sharding_change_recompiles_without_a_tracing_miss_and_is_named():
         probe(jax.device_put(a, NamedSharding(mesh, P(None, "x"))))
         probe(jax.device_put(a, NamedSharding(mesh, P("x"))))
         for r in probe.records:
-            print(json.dumps(r.to_json()))
+            print(json.dumps(call_json(r)))
         """,
         env={"XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"},
     )
@@ -65,6 +66,7 @@ jax.config.update("jax_compilation_cache_dir", sys.argv[1])
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
 from jitlab import Probe
+from jitlab.records.change_words import call_json
 
 def model(x):
     for _ in range(3):
@@ -75,7 +77,7 @@ probe = Probe(model)
 probe(jnp.ones((32, 32)))
 probe(jnp.ones((32, 32)))
 for r in probe.records:
-    print(json.dumps(r.to_json()))
+    print(json.dumps(call_json(r)))
 """
 
 

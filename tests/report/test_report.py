@@ -26,7 +26,7 @@ from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.ledger import KIND_COLORS, compiled_signatures, varying_dimensions
 from jitlab.recordings.reader import read_recording
 from jitlab.records.calls import CallKind
-from jitlab.records.changes import render
+from jitlab.records.change_words import render
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))  # distributed.py
 import distributed
@@ -154,7 +154,7 @@ def test_the_page_holds_header_ledger_reasons_and_buckets(recording: Path, tmp_p
     ]
     assert loss_ledger["changed"][1] == []  # the first compile has nothing to differ from
     assert all(changed == [batch_column] for changed in loss_ledger["changed"][2:])
-    # Its reasons in English, as jitlab.records.changes renders them.
+    # Its reasons in English, as jitlab.records.change_words renders them.
     for call in compiles[1:]:
         for change in call.record.reason.items:
             assert _escaped(render(change, "en")) in page

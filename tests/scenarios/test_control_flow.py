@@ -17,6 +17,7 @@ from jitlab.cli import main
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
+from jitlab.records.change_words import reason_words
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +95,7 @@ def test_static_if_compiles_per_value_with_only_that_branch(cls, module):
         CallKind.RECOMPILE,
         CallKind.CACHE_HIT,
     ]
-    assert "static kind: 'tanh' ← 'relu'" in run.records[2].reason.changes
+    assert "static kind: 'tanh' ← 'relu'" in reason_words(run.records[2].reason)
     np.testing.assert_allclose(run.scenario.facts()["result"], [0.0, 0.0, 0.0, 1.0, 2.0])
     xs = np.ones(5, np.float32)
     relu = jax.make_jaxpr(module.activate, static_argnums=1)(xs, "relu")
@@ -144,7 +145,7 @@ def test_loop_variants_through_the_engine(cls):
             assert kinds(run) == [CallKind.COMPILE, CallKind.CACHE_HIT, CallKind.CACHE_HIT]
         else:  # steps is static for both: each new length compiles once
             assert kinds(run) == [CallKind.COMPILE, CallKind.RECOMPILE, CallKind.RECOMPILE]
-            assert "static steps: 4 ← 2" in run.records[1].reason.changes
+            assert "static steps: 4 ← 2" in reason_words(run.records[1].reason)
     assert graph["unrolled-loop"] == [6, 12, 24]  # dot, add, tanh per step
     assert graph["scan"][0] == graph["scan"][1] == graph["scan"][2]
     assert graph["fori-loop"][0] == graph["fori-loop"][2]

@@ -12,6 +12,7 @@ import pytest
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
+from jitlab.records.change_words import reason_words
 
 COMPILE, RECOMPILE, HIT, ERROR = (
     CallKind.COMPILE,
@@ -58,7 +59,7 @@ def test_last_batch_raw_recompiles_at_every_epoch_end(cls):
     run = Run(cls, "last-batch-raw")
     run.play([EPOCH] * 6)
     assert kinds(run) == [COMPILE, HIT, RECOMPILE, HIT, HIT, HIT]
-    assert "x: f32[2,64] ← f32[4,64]" in run.records[2].reason.changes
+    assert "x: f32[2,64] ← f32[4,64]" in reason_words(run.records[2].reason)
     assert run.scenario.facts()["rows"] == 2  # call 6 is the second epoch's short batch
 
 

@@ -14,7 +14,8 @@ import pytest
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
-from jitlab.records.changes import ChangeKind, reason_text
+from jitlab.records.change_words import reason_text, reason_words
+from jitlab.records.changes import ChangeKind
 
 COMPILE, RECOMPILE, HIT, PERSISTENT = (
     CallKind.COMPILE,
@@ -43,7 +44,9 @@ def kinds(run):
 def test_weak_type_makes_a_second_card(cls):
     run = play(cls, "pitfall", "weak-type", 4)
     assert kinds(run) == [COMPILE, RECOMPILE, HIT, HIT]
-    assert run.records[1].reason.changes[0].startswith("weak type of lr changed: strong ← weak")
+    assert reason_words(run.records[1].reason)[0].startswith(
+        "weak type of lr changed: strong ← weak"
+    )
     assert len(run.cards) == 2
 
 
@@ -60,7 +63,7 @@ def test_the_learning_rate_is_named_as_the_code_wrote_it(cls):
 def test_dtype_drift(cls):
     run = play(cls, "pitfall", "dtype-drift", 3)
     assert kinds(run) == [COMPILE, RECOMPILE, HIT]
-    assert "batch['x']: f16[4,64] ← f32[4,64]" in run.records[1].reason.changes
+    assert "batch['x']: f16[4,64] ← f32[4,64]" in reason_words(run.records[1].reason)
 
 
 @pytest.mark.parametrize("mistake", ["new-lambda", "new-partial"])
@@ -89,7 +92,7 @@ def test_dict_keys_order_is_free_but_a_new_key_compiles(cls):
     run = play(cls, "pitfall", "dict-keys", 4)
     # step 1 reverses the key order (hit); step 2 adds "weight" (recompile).
     assert kinds(run) == [COMPILE, HIT, RECOMPILE, HIT]
-    assert "new argument batch['weight']: f32[4]" in run.records[2].reason.changes
+    assert "new argument batch['weight']: f32[4]" in reason_words(run.records[2].reason)
 
 
 def test_clear_caches_every_step_recompiles_the_same_signature(cls):

@@ -16,6 +16,7 @@ from jitlab.cli import main
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
 from jitlab.records.calls import CallKind
+from jitlab.records.change_words import reason_words
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +77,7 @@ def test_fix_compiles_once_per_distinct_n(cls):
     ]
     assert len(run.cards) == 3
     assert run.scenario.facts()["jax_cache_size"] == 3  # JAX's own cache agrees
-    assert "static n: 4 ← 3" in run.records[1].reason.changes
+    assert "static n: 4 ← 3" in reason_words(run.records[1].reason)
 
 
 def test_fix_traced_scale_never_recompiles(cls):
@@ -104,7 +105,7 @@ def test_static_float_recompiles_for_every_distinct_value(cls):
         run.step({"n": 3, "scale": scale})
     assert kinds(run) == [CallKind.COMPILE] + [CallKind.RECOMPILE] * 4 + [CallKind.CACHE_HIT]
     assert run.scenario.facts()["jax_cache_size"] == 5
-    assert "static scale: 1.5 ← 1.0" in run.records[1].reason.changes
+    assert "static scale: 1.5 ← 1.0" in reason_words(run.records[1].reason)
     np.testing.assert_allclose(run.scenario.facts()["result"], [1.5] * 3 + [3.0] * 3)
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
+from jitlab.records.change_words import reason_words
 from jitlab.watching import standin
 from jitlab.watching.budget import CompileBudgetExceeded, budget
 from jitlab.watching.recorder import watch
@@ -72,7 +73,7 @@ def test_watch_a_training_script_names_both_recompiles(tmp_path: Path):
     assert recording.start.argv == ("train.py", "3") and recording.ended
     calls = [c for c in recording.calls if c.record.function == "train_step"]
     assert [c.record.kind for c in calls] == ["compile", "recompile", "recompile"]
-    partial, drift = calls[1].record.reason.changes, calls[2].record.reason.changes
+    partial, drift = reason_words(calls[1].record.reason), reason_words(calls[2].record.reason)
     assert "x: f32[4,8] ← f32[32,8]" in partial and "y: f32[4] ← f32[32]" in partial
     assert drift == ("x: f16[32,8] ← f32[32,8]",)
     assert calls[0].defined_at.endswith("train.py:8")
@@ -306,7 +307,7 @@ def test_a_function_jitted_before_the_watch_counts_its_compiles(tmp_path: Path):
     lines = [c for c in recorder.calls if c.record.function == "early"]
     assert [c.record.index for c in lines] == [0, 1, 2]
     assert [c.record.kind.value for c in lines] == ["recompile"] * 3  # it compiled before the watch
-    assert lines[0].record.reason.changes == ("x: f32[2] ← f32[1]",)
+    assert reason_words(lines[0].record.reason) == ("x: f32[2] ← f32[1]",)
     (stats,) = [s for s in recorder.stats.values() if s.name == "early"]
     assert stats.compiles == 3 and stats.hits is None  # hits are not seen for these
 

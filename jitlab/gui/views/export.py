@@ -15,6 +15,7 @@ from jitlab.gui.i18n import translate
 from jitlab.gui.views.chart import ChartView
 from jitlab.gui.views.model import RunState
 from jitlab.records.calls import CallRecord, dumps_strict
+from jitlab.records.change_words import call_json
 
 CSV_FIELDS = (
     "index",
@@ -53,7 +54,7 @@ def calls_csv(records: list[CallRecord], path: Path) -> None:
         writer = csv.DictWriter(f, CSV_FIELDS)
         writer.writeheader()
         for record in records:
-            data = record.to_json()
+            data = call_json(record)
             error = data["error"]
             writer.writerow(
                 {
@@ -70,7 +71,7 @@ def calls_csv(records: list[CallRecord], path: Path) -> None:
 def calls_json(scenario: str | None, state: RunState, path: Path) -> None:
     data = {
         "scenario": scenario,
-        "calls": [r.to_json() for r in state.records],
+        "calls": [call_json(r) for r in state.records],
         "summary": state.summary().to_json(),
     }
     path.write_text(dumps_strict(data, indent=1), encoding="utf-8")

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from jitlab.lab.events import CallFinished, CallStarted, Event, PhaseEnded
 from jitlab.records.calls import CallKind, CallRecord, Reason, Signature, Summary
+from jitlab.records.change_words import reason_text
 from jitlab.records.history import History, Tally
 
 T = TypeVar("T")
@@ -158,7 +159,7 @@ class RunState:
     @property
     def last_reason(self) -> str:
         """The last compile's reason in English (see ``last_reason_of`` for the data)."""
-        return str(self.last_reason_of) if self.last_reason_of is not None else ""
+        return reason_text(self.last_reason_of)
 
     def apply(self, event: Event) -> None:
         """Update from one engine event (typed dispatch; the engine itself is not needed)."""

@@ -1,7 +1,7 @@
 """The core's recompile reasons, in the interface language.
 
 Reasons are data (:class:`~jitlab.records.calls.Change`); the core renders them in English or
-Chinese (:mod:`jitlab.records.changes`). The GUI only picks the language: nothing here parses
+Chinese (:mod:`jitlab.records.change_words`). The GUI only picks the language: nothing here parses
 English text. The one kind the core leaves as written is ``RECORDED`` (an older recording's
 own English words): in Chinese it is introduced as such, so it never reads as a stray line
 of untranslated interface.
@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from jitlab.gui.i18n import language, translate
-from jitlab.records import changes
+from jitlab.records import change_words
 from jitlab.records.calls import CallRecord, Change, Reason
 from jitlab.records.changes import ChangeKind
 from jitlab.records.error_words import explain_headline
@@ -60,7 +60,7 @@ def change_text(change: Change, full: bool = False) -> str:
         change = dataclasses.replace(
             change, path=relative_paths(change.path), detail=relative_paths(change.detail)
         )
-    text = changes.render(change, lang, full=full)
+    text = change_words.render(change, lang, full=full)
     if change.kind is ChangeKind.RECORDED and lang != "en":
         return translate("Reasons", str(_RECORDED)).replace("%1", text)
     return text
@@ -76,7 +76,8 @@ def reason_text(reason: Reason | None, full: bool = False) -> str:
 def shortened(reason: Reason | None) -> bool:
     """Does the reason read shorter than the record keeps it (a pytree's sub-trees)?"""
     return reason is not None and any(
-        c.kind is ChangeKind.TREE_STRUCTURE and changes.render(c) != changes.render(c, full=True)
+        c.kind is ChangeKind.TREE_STRUCTURE
+        and change_words.render(c) != change_words.render(c, full=True)
         for c in reason.items
     )
 
