@@ -123,7 +123,8 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
         if not found:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
-            console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+            # Folded to the terminal's width like every other line (a path breaks where it must).
+        console.print(f"  [yellow]{escape(line)}[/yellow]", overflow="fold")
 
 
 def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
@@ -215,7 +216,8 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
         )
         if len(indexed) > 1:
             line = messages.say("diagnosis.process", lang, index=index, line=line)
-        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+        # Folded to the terminal's width like every other line (a path breaks where it must).
+        console.print(f"  [yellow]{escape(line)}[/yellow]", overflow="fold")
 
 
 def _call_sites_json(recording: Any) -> dict[str, Any]:
@@ -269,4 +271,4 @@ def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -
         if lines and len(indexed) > 1:
             lines[0] = messages.say("diagnosis.process", lang, index=index, line=lines[0])
         for line in lines:
-            console.print(escape(line), soft_wrap=True, highlight=False)
+            console.print(escape(line), overflow="fold", highlight=False)
