@@ -119,12 +119,11 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
             colour = colours[fate.rerun]
-            console.print(f"  [{colour}]{escape(line)}[/{colour}]", soft_wrap=True)
+            console.print(f"  [{colour}]{escape(line)}[/{colour}]", overflow="fold")
         if not found:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
-            # Folded to the terminal's width like every other line (a path breaks where it must).
-        console.print(f"  [yellow]{escape(line)}[/yellow]", overflow="fold")
+            console.print(f"  [yellow]{escape(line)}[/yellow]", overflow="fold")
 
 
 def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:

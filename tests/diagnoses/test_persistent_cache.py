@@ -140,6 +140,7 @@ def test_a_fast_compile_is_not_written_and_says_why_as_jax_logged_it(tmp_path) -
     assert (
         f"compiled in {too_fast[0][1]} s, under jax_persistent_cache_min_compile_time_secs" in text
     )
+    assert text.count("a rerun compiles it again") == 1  # the one compile's fate, said once
     assert "a rerun compiles it again" in text
 
 
