@@ -157,7 +157,9 @@ def test_exports_match_the_cli_json(qtbot, window, tmp_path) -> None:
         wait_calls(qtbot, window, n)
     data = json.loads(window.export_json(tmp_path / "calls.json").read_text(encoding="utf-8"))
     assert [c["kind"] for c in data["calls"]] == ["compile", "recompile"]
-    assert data["calls"][0] == window.state.records[0].to_json()
+    from jitlab.records.change_words import call_json
+
+    assert data["calls"][0] == call_json(window.state.records[0])  # as `jitlab run --json`
     assert data["summary"]["calls"] == 2
     text = window.export_csv(tmp_path / "calls.csv").read_text(encoding="utf-8")
     assert text.splitlines()[0].startswith("index,kind,latency_ms")
