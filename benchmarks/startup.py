@@ -65,7 +65,7 @@ said = set()
 def say(what):  # to the real stdout: a call in flight routes sys.stdout to its record
     if what not in said:
         said.add(what)
-        os.write(1, (what + "\n").encode())
+        os.write(1, (what + "\\n").encode())
 lesson = window.briefing
 def poll():
     if window.scenario_list.topLevelItemCount() > 1:
