@@ -47,6 +47,11 @@ def is_dark() -> bool:
     return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
+def ink() -> str:
+    """Text and axis lines on a chart's background, in the light or the dark scheme."""
+    return "#d8dde6" if is_dark() else "#2b2f36"
+
+
 def fixed_font() -> QFont:
     """The system's fixed-width font: code, jaxprs, HLO and printed lines."""
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

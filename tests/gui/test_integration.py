@@ -153,3 +153,36 @@ def test_output_pane_shows_what_the_scenario_noted(qtbot, make_window) -> None:
     wait_calls(qtbot, window, 1)
     window.link.drain()
     assert "The Python counter now holds 1." in window.output.toPlainText()
+
+
+def test_every_chart_takes_the_dark_scheme_ink_on_its_axes(qtbot, monkeypatch) -> None:
+    """The lab's chart, the shape histogram and the recording's live-executables plots all
+    repaint their axes when the scheme turns dark (one painter for every chart)."""
+    from PySide6.QtGui import QPalette
+
+    from jitlab.gui.app import application, match_scheme
+    from jitlab.gui.recording.sites import ExecutablesView
+    from jitlab.gui.views.chart import ChartView
+    from jitlab.gui.views.shape_histogram import ShapeHistogram
+
+    app = application()
+    views = [ChartView(), ShapeHistogram(), ExecutablesView()]
+    for view in views:
+        qtbot.addWidget(view)
+    plots = [views[0].plot, views[0].error_plot, views[1].plot]
+    plots += [views[2].count_plot, views[2].memory_plot]
+
+    def inks() -> set[str]:
+        return {p.getPlotItem().getAxis("left").textPen().color().name() for p in plots}
+
+    assert inks() == {"#2b2f36"}
+    monkeypatch.setenv("JITLAB_SCHEME", "dark")
+    match_scheme(app)
+    try:
+        app.processEvents()  # Qt's palette-change events reach every widget
+        assert inks() == {"#d8dde6"}
+        base = app.palette().color(QPalette.ColorRole.Base).name()
+        assert {p.backgroundBrush().color().name() for p in plots} == {base}
+    finally:
+        monkeypatch.setenv("JITLAB_SCHEME", "light")
+        match_scheme(app)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui import i18n
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.style import is_dark
+from jitlab.gui.views.axes import paint
 from jitlab.records.executables import Executables
 from jitlab.records.lines import RecordedCall
 from jitlab.records.site_costs import LISTED, SiteCost, site_cells
@@ -185,13 +185,8 @@ class ExecutablesView(Retranslating, QWidget):
 
     def restyle(self) -> None:
         """The plots in the palette's colours (light or dark), as the other charts."""
-        fg = "#d8dde6" if is_dark() else "#2b2f36"
         for plot in (self.count_plot, self.memory_plot):
-            plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
-            for name in ("left", "bottom"):
-                axis = plot.getPlotItem().getAxis(name)
-                axis.setPen(pg.mkPen(fg))
-                axis.setTextPen(pg.mkPen(fg))
+            paint(plot, self.palette().color(QPalette.ColorRole.Base))
 
     def set_calls(self, calls: Sequence[RecordedCall]) -> None:
         """The picked function's calls (its compiles carry the counts)."""

@@ -4,11 +4,27 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics
+
+from jitlab.gui.style import ink
+
+
+def paint(
+    plot: pg.PlotWidget, background: QColor, axes: Sequence[str] = ("left", "bottom")
+) -> None:
+    """A plot in the scheme's colours: the palette's base behind, the ink on its axes (every
+    chart of the app, so a scheme change looks the same everywhere)."""
+    plot.setBackground(background)
+    pen = pg.mkPen(ink())
+    for name in axes:
+        axis = plot.getPlotItem().getAxis(name)
+        axis.setPen(pen)
+        axis.setTextPen(pen)
 
 
 class CallAxis(pg.AxisItem):

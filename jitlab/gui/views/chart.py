@@ -49,6 +49,7 @@ from jitlab.gui.style import (
 )
 from jitlab.gui.views.axes import CallAxis as CallAxis
 from jitlab.gui.views.axes import DecadeAxis as DecadeAxis
+from jitlab.gui.views.axes import paint
 from jitlab.gui.views.call_text import LEGEND_GAP as LEGEND_GAP
 from jitlab.gui.views.call_text import WORD_JOINER as WORD_JOINER
 from jitlab.gui.views.call_text import describe as describe
@@ -697,16 +698,8 @@ class ChartView(Retranslating, QWidget):
         hint = "#9aa3b2" if dark else "#6b7280"
         self.empty_hint.setStyleSheet(f"QLabel {{ color: {hint}; font-size: 15px; }}")
         background = self.palette().color(QPalette.ColorRole.Base)
-        self.plot.setBackground(background)
-        self.error_plot.setBackground(background)
-        fg = "#d8dde6" if dark else "#2b2f36"
-        for name in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(name)
-            axis.setPen(pg.mkPen(fg))
-            axis.setTextPen(pg.mkPen(fg))
-        axis = self.error_plot.getPlotItem().getAxis("left")
-        axis.setPen(pg.mkPen(fg))
-        axis.setTextPen(pg.mkPen(fg))
+        paint(self.plot, background)
+        paint(self.error_plot, background, ("left",))
 
     def retranslate(self) -> None:
         item = self.plot.getPlotItem()

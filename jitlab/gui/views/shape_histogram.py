@@ -28,7 +28,8 @@ from superqt.utils import CodeSyntaxHighlight
 
 from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating
-from jitlab.gui.style import KIND_COLORS, is_dark
+from jitlab.gui.style import KIND_COLORS, ink, is_dark
+from jitlab.gui.views.axes import paint
 from jitlab.recordings.buckets import suggest_buckets
 from jitlab.recordings.ledger import (
     Dimension,
@@ -273,7 +274,7 @@ class ShapeHistogram(Retranslating, QWidget):
             if bucket + half <= edge:
                 shown.append((bucket, height))
                 edge = bucket - half
-        fg = "#d8dde6" if is_dark() else "#2b2f36"
+        fg = ink()
         item = self.plot.getPlotItem()
         while len(self._labels) < len(shown):
             text = pg.TextItem("", anchor=(0.5, 1.0))
@@ -334,12 +335,7 @@ class ShapeHistogram(Retranslating, QWidget):
 
     # -- look and language ----------------------------------------------------------------
     def apply_theme(self) -> None:
-        self.plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
-        fg = "#d8dde6" if is_dark() else "#2b2f36"
-        for name in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(name)
-            axis.setPen(pg.mkPen(fg))
-            axis.setTextPen(pg.mkPen(fg))
+        paint(self.plot, self.palette().color(QPalette.ColorRole.Base))
         self._highlighter = CodeSyntaxHighlight(
             self.code.document(), "python", "monokai" if is_dark() else "default"
         )
