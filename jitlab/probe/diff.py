@@ -417,6 +417,11 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     items and dict entries are walked, so ``cfg.lr`` is named rather than all of ``cfg``."""
     if same(new, old):
         return []
+    identity = identity_of(new, old)
+    if identity is not None and identity[1] is not None:
+        # Functions made anew inside one value (optax.adam(...)'s init and update): that
+        # value was built again, and is named whole (``tx``, not ``tx.init``).
+        return [_static_change(path, new, old, identity_detail(*identity))]
     found: list[Change] = []
     if type(new) is type(old):
         for sub, a, b in _parts(path, new, old):
@@ -424,9 +429,12 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     # Nothing inside differs (or it has no parts): the value itself is the change.
     if found:
         return found
-    identity = identity_of(new, old)  # equal in content, unequal to jit: say which class
-    detail = identity_detail(*identity) if identity else ""
-    return [Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)]
+    # Equal in content, unequal to jit: say which class.
+    return [_static_change(path, new, old, identity_detail(*identity) if identity else "")]
+
+
+def _static_change(path: str, new: Any, old: Any, detail: str) -> Change:
+    return Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)
 
 
 def _parts(path: str, new: Any, old: Any) -> list[tuple[str, Any, Any]]:

@@ -389,6 +389,8 @@ _TRANSFORMS_ZH = {
 
 
 def _identity_en(identity: dict[str, str]) -> str:
+    if identity.get("function") == identity["class"]:  # the value is the function
+        return " (equal content, but a function made anew compares by identity: identity-static)"
     if identity.get("function"):
         return (
             f" (equal content, but {identity['function']} in it is a function made anew,"
@@ -398,6 +400,8 @@ def _identity_en(identity: dict[str, str]) -> str:
 
 
 def _identity_zh(identity: dict[str, str]) -> str:
+    if identity.get("function") == identity["class"]:
+        return "（内容相同，但新创建的函数按对象身份比较：identity-static）"
     if identity.get("function"):
         return (
             f"（内容相同，但其中的 {identity['function']} 是新创建的函数，"

@@ -321,7 +321,8 @@ def _identity_static(d: Diagnosis, lang: str) -> str:
         where = "static"
     else:  # a static argument of a class compared by identity: the first words, kept
         return say("diagnosis.identity_static", lang, **words)
-    why = "why_function" if words["made"] else "why_class"
+    why = "why_class" if not words["made"] else "why_function"
+    why = "why_itself" if words["made"] == words["cls"] else why  # the value is the function
     words["why"] = say(f"diagnosis.identity_static.{why}", lang, **words)
     return say(f"diagnosis.identity_static.{where}", lang, **words)
 

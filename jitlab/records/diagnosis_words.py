@@ -111,6 +111,11 @@ WORDS: dict[str, tuple[str, ...]] = {
         "and functions compare by identity",
         "其中的函数 {made} 每次都被重新创建（代码相同、闭包相等），而函数按对象身份比较",
     ),
+    "diagnosis.identity_static.why_itself": (
+        "it is a function made anew each time (the same code, an equal closure), and functions "
+        "compare by identity",
+        "它是每次都被重新创建的函数（代码相同、闭包相等），而函数按对象身份比较",
+    ),
     "diagnosis.fix.identity_graph": (
         "build {root} once, outside the loop, and keep passing that same object (to start it "
         "afresh, copy a new one's values into it: nnx.update({root}, nnx.state(new))); or make "

@@ -116,6 +116,18 @@ def test_the_fix_compiles_once_and_a_changed_learning_rate_is_no_identity_claim(
     probe, _, jax_compiles = run(fixed)
     assert jax_compiles == compiled(probe.records) == 1 and not probe.diagnoses
 
+    model = Discriminator(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+
+    def reset(epoch):  # or: built once, reset in place each epoch (the page's other fix)
+        fresh = Discriminator(nnx.Rngs(epoch))
+        nnx.update(model, nnx.state(fresh))
+        nnx.update(optimizer, nnx.state(nnx.Optimizer(fresh, optax.adam(1e-3), wrt=nnx.Param)))
+        return model, optimizer
+
+    probe, _, jax_compiles = run(reset)
+    assert jax_compiles == compiled(probe.records) == 1 and not probe.diagnoses
+
     def sweep(epoch):  # the content really changes: optax's closures hold another lr
         model = Discriminator(nnx.Rngs(epoch))
         return model, nnx.Optimizer(model, optax.adam(1e-3 * (epoch + 1)), wrt=nnx.Param)
