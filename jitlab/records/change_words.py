@@ -171,7 +171,8 @@ def _en(c: Change) -> str:
     if k is ChangeKind.TREE_STRUCTURE and identity_parts(c.detail):
         identity = identity_parts(c.detail) or {}
         what = "Flax NNX graph attribute" if identity.get("graph") else "pytree static data"
-        return f"{what} {path} changed: {after} ← {before}{_identity_en(identity)}"
+        # Both print the same but for an address: the new one is enough.
+        return f"{what} {path} built anew: {after}{_identity_en(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
@@ -286,7 +287,7 @@ def _zh(c: Change) -> str:
     if k is ChangeKind.TREE_STRUCTURE and identity_parts(c.detail):
         identity = identity_parts(c.detail) or {}
         what = "Flax NNX 图的属性" if identity.get("graph") else "pytree 的静态数据"
-        return f"{what} {path} 变了：{after} ← {before}{_identity_zh(identity)}"
+        return f"{what} {path} 被重新创建：{after}{_identity_zh(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:

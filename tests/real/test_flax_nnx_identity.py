@@ -92,7 +92,10 @@ def test_a_model_and_optimizer_rebuilt_each_epoch_is_identity_static_as_jax_expl
             f"identity:{EXTRA_ARGS};function={ADAM}"
             ";node=flax.nnx.training.optimizer.Optimizer;graph=nnx"
         )
-        assert reason_text(record.reason).startswith("Flax NNX graph attribute optimizer.tx")
+        assert reason_text(record.reason).startswith(
+            "Flax NNX graph attribute optimizer.tx built anew: GradientTransformationExtraArgs("
+        )
+        assert "Flax NNX 图的属性 optimizer.tx 被重新创建" in reason_text(record.reason, "zh")
     (d,) = probe.diagnoses  # once for the function and attribute
     assert d.id == IDENTITY_STATIC and d.function == "train_one_epoch"
     assert d.figures["argument"] == "optimizer.tx" and d.figures["graph"] is True
