@@ -39,7 +39,7 @@ from jitlab.records.diagnoses import (
     RECOMPILE_LIMIT,
     SLOW_DISPATCH,
     Diagnosis,
-    identity_class_of,
+    identity_parts,
     warning_lines,
 )
 from jitlab.records.lines import Key, RecordedCall
@@ -133,9 +133,10 @@ class RecompileLimit:
 
 class IdentityStatic:
     """identity-static (flax#5548, optax#353, equinox#940): a recompile whose reason is a
-    static value equal in content to the last one but told apart by jit (``==``/``hash`` by
-    identity). Stated only where jitlab's diff held both objects and decided it (the
-    change's ``identity:`` detail, :func:`jitlab.probe.diff.identity_class`); once per
+    static value (or a pytree's static data: a Flax NNX graph's attribute) equal in content
+    to the last one but told apart by jit (``==``/``hash`` by identity). Stated only where
+    jitlab's diff held both objects and decided it (the change's ``identity:`` detail,
+    :mod:`jitlab.probe.identity`); once per
     function and argument. Runs on the compile path only."""
 
     def __init__(self) -> None:
@@ -146,17 +147,22 @@ class IdentityStatic:
         if reason is None or call.internal:
             return None
         for change in reason.items:
-            if change.kind is not ChangeKind.STATIC_VALUE:
+            if change.kind not in (ChangeKind.STATIC_VALUE, ChangeKind.TREE_STRUCTURE):
                 continue
-            cls = identity_class_of(change.detail)
-            if cls is None or (call.key, change.path) in self._said:
+            parts = identity_parts(change.detail)
+            if parts is None or (call.key, change.path) in self._said:
                 continue
             self._said.add((call.key, change.path))
-            figures = {
+            figures: dict[str, str | bool | None] = {
                 "argument": change.path,
-                "class": cls,
+                "class": parts["class"],
                 "value": change.after,
             }
+            # Where measured (jitlab.probe.identity): a function made anew inside it, the
+            # pytree node holding it, and whether that node is a Flax NNX graph's.
+            figures.update((k, parts[k]) for k in ("function", "node") if k in parts)
+            if parts.get("graph") == "nnx":
+                figures["graph"] = True
             return Diagnosis(IDENTITY_STATIC, call.record.function, call.defined_at, figures, t)
         return None
 

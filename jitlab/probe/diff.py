@@ -15,9 +15,18 @@ from operator import is_not
 from typing import Any
 
 from jitlab.probe import explain
+from jitlab.probe.identity import (
+    identity_class,
+    identity_of,
+    same,
+    static_identity,
+    static_parts,
+)
 from jitlab.records.calls import Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import IDENTITY_DETAIL
+from jitlab.records.diagnoses import identity_detail, identity_parts
+
+__all__ = ["diff", "identity_class", "static_value_changes"]
 
 
 def key_statics(key: Hashable | None) -> dict[str, Any] | None:
@@ -208,7 +217,7 @@ def _grown_subtrees(
     # The outermost node that changed, when the keys tell (an EmptyState that became a
     # TraceState: its node, not the dict of new leaves inside it).
     outer = _structure_changes(new_sig, old_sig, new_key, old_key, past_static=True)
-    if outer[0].path and outer[0].detail != "static":
+    if outer[0].path and not _is_static(outer[0].detail):
         entries = path_entries(outer[0].path)
         if 2 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
             prefix = entries
@@ -281,6 +290,10 @@ def _differing_node(
     static = same_kind and data_a is not None and data_a[0] is data_b[0] and data_a != data_b
     if static and (not past_static or data_a[0] is dict):
         path = _node_path(chain, (a, b, ia, ib), pa, pb)
+        identity = static_identity(data_a[0], data_a[1], data_b[1])
+        if identity is not None:  # a Flax NNX graph's optax tx made anew, a Config, …
+            name, after, before, detail = identity
+            return f"{path}.{name}", short_repr(before), short_repr(after), detail
         field = _static_field(data_a[0], data_a[1], data_b[1])
         if field is not None:  # a dataclass's static field (flax.struct: pytree_node=False)
             name, after, before = field
@@ -302,20 +315,15 @@ def _differing_node(
 
 def _static_field(kind: Any, new: Any, old: Any) -> tuple[str, Any, Any] | None:
     """(name, new value, old value) of the one static field that differs between two
-    nodes' static data, for a dataclass whose static data is its ``pytree_node=False``
-    fields in order (``flax.struct``, Flax's ``TrainState``); None otherwise."""
-    try:
-        if not dataclasses.is_dataclass(kind):
-            return None
-        names = [f.name for f in dataclasses.fields(kind) if f.metadata.get("pytree_node") is False]
-        if not isinstance(new, tuple) or not isinstance(old, tuple):
-            return None
-        if not (len(names) == len(new) == len(old)):
-            return None
-        differ = [(n, x, y) for n, x, y in zip(names, new, old, strict=True) if not _same(x, y)]
-    except Exception:
-        return None
-    return differ[0] if len(differ) == 1 else None
+    nodes' static data where its layout is known (:func:`jitlab.probe.identity.static_parts`:
+    ``flax.struct``, Flax's ``TrainState``); None otherwise."""
+    parts = static_parts(kind, new, old)
+    return parts[0] if parts is not None and len(parts) == 1 else None
+
+
+def _is_static(detail: str) -> bool:
+    """A node's static data changed (``static``, or ``identity:…`` when equal in content)."""
+    return detail == "static" or identity_parts(detail) is not None
 
 
 def _node_path(
@@ -404,19 +412,16 @@ def _static_changes(
     return changes
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Would jit treat these two static values as the same cache key?"""
-    try:
-        return type(a) is type(b) and bool(a == b) and hash(a) == hash(b)
-    except Exception:
-        return a is b
-
-
 def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     """The parts of a static value that differ: dataclass fields, namedtuple fields, tuple
     items and dict entries are walked, so ``cfg.lr`` is named rather than all of ``cfg``."""
-    if _same(new, old):
+    if same(new, old):
         return []
+    identity = identity_of(new, old)
+    if identity is not None and identity[1] is not None:
+        # Functions made anew inside one value (optax.adam(...)'s init and update): that
+        # value was built again, and is named whole (``tx``, not ``tx.init``).
+        return [_static_change(path, new, old, identity_detail(*identity))]
     found: list[Change] = []
     if type(new) is type(old):
         for sub, a, b in _parts(path, new, old):
@@ -424,55 +429,12 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     # Nothing inside differs (or it has no parts): the value itself is the change.
     if found:
         return found
-    cls = identity_class(new, old)  # equal in content, unequal to jit: say which class
-    detail = f"{IDENTITY_DETAIL}{cls}" if cls else ""
-    return [Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)]
+    # Equal in content, unequal to jit: say which class.
+    return [_static_change(path, new, old, identity_detail(*identity) if identity else "")]
 
 
-def identity_class(new: Any, old: Any) -> str | None:
-    """``module.QualName`` when two static values are two objects of one class that jit
-    tells apart (``==`` or ``hash`` by identity) although their content is equal (their
-    fields, else their repr); None otherwise, or when that cannot be told."""
-    if type(new) is not type(old) or new is old or _same(new, old):
-        return None
-    try:
-        if not _content_equal(new, old, 3):
-            return None
-    except Exception:
-        return None
-    cls = type(new)
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _content_equal(a: Any, b: Any, depth: int) -> bool:
-    """Equal in content: jit's equality, else the same fields (``vars``, dataclass or
-    ``__slots__``), else the same repr that names no address."""
-    if _same(a, b):
-        return True
-    if type(a) is not type(b) or depth <= 0:
-        return False
-    fields = _fields(a)
-    if fields is not None:
-        other = _fields(b)
-        return (
-            other is not None
-            and fields.keys() == other.keys()
-            and all(_content_equal(fields[k], other[k], depth - 1) for k in fields)
-        )
-    text = repr(a)
-    return text == repr(b) and " at 0x" not in text and "..." not in text
-
-
-def _fields(value: Any) -> dict[str, Any] | None:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    attributes = getattr(value, "__dict__", None)
-    if isinstance(attributes, dict) and not callable(value):
-        return dict(attributes)
-    slots = getattr(type(value), "__slots__", None)
-    if isinstance(slots, tuple) and slots and all(hasattr(value, s) for s in slots):
-        return {s: getattr(value, s) for s in slots}
-    return None
+def _static_change(path: str, new: Any, old: Any, detail: str) -> Change:
+    return Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)
 
 
 def _parts(path: str, new: Any, old: Any) -> list[tuple[str, Any, Any]]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from jitlab.records.calls import CallRecord, Change, Reason
 from jitlab.records.changes import NO_LEAVES, ChangeKind
+from jitlab.records.diagnoses import identity_parts
 
 
 def _weakness(type_text: str | None, lang: str) -> str:
@@ -163,10 +164,15 @@ def _en(c: Change) -> str:
         if after is None:
             return f"static {path} gone"
         same = " (same text, unequal values)" if before == after else ""
-        if c.detail.startswith("identity:"):  # decided on the two objects (identity-static)
-            cls = c.detail.removeprefix("identity:")
-            same = f" (equal content, but {cls} compares by identity: identity-static)"
+        identity = identity_parts(c.detail)  # decided on the two objects (identity-static)
+        if identity:
+            same = _identity_en(identity)
         return f"static {path}: {after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE and identity_parts(c.detail):
+        identity = identity_parts(c.detail) or {}
+        what = "Flax NNX graph attribute" if identity.get("graph") else "pytree static data"
+        # Both print the same but for an address: the new one is enough.
+        return f"{what} {path} built anew: {after}{_identity_en(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
@@ -274,10 +280,14 @@ def _zh(c: Change) -> str:
         if after is None:
             return f"静态参数 {path} 不见了"
         same = "（文本相同，值不相等）" if before == after else ""
-        if c.detail.startswith("identity:"):  # 由两个对象本身判定（identity-static）
-            cls = c.detail.removeprefix("identity:")
-            same = f"（内容相同，但 {cls} 按对象身份比较：identity-static）"
+        identity = identity_parts(c.detail)  # 由两个对象本身判定（identity-static）
+        if identity:
+            same = _identity_zh(identity)
         return f"静态参数 {path}：{after} ← {before}{same}"
+    if k is ChangeKind.TREE_STRUCTURE and identity_parts(c.detail):
+        identity = identity_parts(c.detail) or {}
+        what = "Flax NNX 图的属性" if identity.get("graph") else "pytree 的静态数据"
+        return f"{what} {path} 被重新创建：{after}{_identity_zh(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
@@ -377,6 +387,28 @@ _TRANSFORMS_ZH = {
     "trace": "外层追踪（jit、lax.scan 等）",
     "transpose": "grad 的反向传播（转置）",
 }
+
+
+def _identity_en(identity: dict[str, str]) -> str:
+    if identity.get("function") == identity["class"]:  # the value is the function
+        return " (equal content, but a function made anew compares by identity: identity-static)"
+    if identity.get("function"):
+        return (
+            f" (equal content, but {identity['function']} in it is a function made anew,"
+            " and functions compare by identity: identity-static)"
+        )
+    return f" (equal content, but {identity['class']} compares by identity: identity-static)"
+
+
+def _identity_zh(identity: dict[str, str]) -> str:
+    if identity.get("function") == identity["class"]:
+        return "（内容相同，但新创建的函数按对象身份比较：identity-static）"
+    if identity.get("function"):
+        return (
+            f"（内容相同，但其中的 {identity['function']} 是新创建的函数，"
+            "而函数按对象身份比较：identity-static）"
+        )
+    return f"（内容相同，但 {identity['class']} 按对象身份比较：identity-static）"
 
 
 def _says(detail: str) -> str:

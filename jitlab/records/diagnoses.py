@@ -63,15 +63,37 @@ DISPATCH_CAUSES = (DISPATCH_CALLBACK, DISPATCH_NOT_KEPT, DISPATCH_UNKNOWN)
 # identity-static: a static change's ``detail`` when its two values were two objects of one
 # class, equal in content (fields, else repr) yet unequal to jit (``==``/``hash`` by identity):
 # ``identity:module.QualName``, decided where both objects are at hand
-# (:func:`jitlab.probe.diff.identity_class`).
+# (:mod:`jitlab.probe.identity`). Optional parts after it, ``;key=value``: ``function`` (a
+# function made anew inside the value: the same code, an equal closure), ``node`` (the
+# pytree node whose static data it is) and ``graph=nnx`` (that node is a Flax NNX graph).
 IDENTITY_DETAIL = "identity:"
 
 
-def identity_class_of(detail: str) -> str | None:
-    """The class named by an identity-static change's ``detail``; None for any other."""
+def identity_detail(
+    cls: str, function: str | None = None, node: str | None = None, graph: bool = False
+) -> str:
+    """An identity-static change's ``detail`` (names hold no ``;`` or ``=``)."""
+    parts = [f"{IDENTITY_DETAIL}{cls}"]
+    parts += [f"function={function}"] if function else []
+    parts += [f"node={node}"] if node else []
+    parts += ["graph=nnx"] if graph else []
+    return ";".join(parts)
+
+
+def identity_parts(detail: str) -> dict[str, str] | None:
+    """``class`` and any of ``function``/``node``/``graph`` of an identity-static change's
+    ``detail``; None for any other detail."""
     if not detail.startswith(IDENTITY_DETAIL):
         return None
-    return detail.removeprefix(IDENTITY_DETAIL) or None
+    cls, *rest = detail.removeprefix(IDENTITY_DETAIL).split(";")
+    if not cls:
+        return None
+    found = {"class": cls}
+    for part in rest:
+        key, _, value = part.partition("=")
+        if key in ("function", "node", "graph") and value:
+            found[key] = value
+    return found
 
 
 # recompile-limit: which fix fits what kept changing (a ChangeKind value → a fix id).
@@ -261,14 +283,7 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     if d.id == SLOW_DISPATCH:
         return _slow_dispatch(d, lang)
     if d.id == IDENTITY_STATIC:
-        return say(
-            "diagnosis.identity_static",
-            lang,
-            function=_where(d),
-            argument=d.figures.get("argument") or "?",
-            cls=d.figures.get("class") or "?",
-            value=d.figures.get("value") or "?",
-        )
+        return _identity_static(d, lang)
     return say(
         "diagnosis.recompile_limit",
         lang,
@@ -277,6 +292,48 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
         limit=d.figures.get("limit", 0),
         changing=_changing(d, lang),
     )
+
+
+def _identity_words(d: Diagnosis) -> dict[str, str]:
+    f = d.figures
+    argument = str(f.get("argument") or "?")
+    node = str(f.get("node") or "")
+    return {
+        "function": _where(d),
+        "argument": argument,
+        "root": re.split(r"[.\[]", argument, maxsplit=1)[0],
+        "node": node.rsplit(".", 1)[-1] or "?",
+        "cls": str(f.get("class") or "?"),
+        "value": str(f.get("value") or "?"),
+        "made": str(f.get("function") or ""),
+    }
+
+
+def _identity_static(d: Diagnosis, lang: str) -> str:
+    """identity-static's sentence: where the value sits (a static argument, a pytree's
+    static data, a Flax NNX graph's attribute) and what compares by identity in it."""
+    words = _identity_words(d)
+    if d.figures.get("graph"):
+        where = "graph"
+    elif d.figures.get("node"):
+        where = "pytree"
+    elif words["made"]:
+        where = "static"
+    else:  # a static argument of a class compared by identity: the first words, kept
+        return say("diagnosis.identity_static", lang, **words)
+    why = "why_class" if not words["made"] else "why_function"
+    why = "why_itself" if words["made"] == words["cls"] else why  # the value is the function
+    words["why"] = say(f"diagnosis.identity_static.{why}", lang, **words)
+    return say(f"diagnosis.identity_static.{where}", lang, **words)
+
+
+def _identity_fix(d: Diagnosis, lang: str) -> str:
+    words = _identity_words(d)
+    if d.figures.get("graph"):
+        return say("diagnosis.fix.identity_graph", lang, **words)
+    if words["made"]:
+        return say("diagnosis.fix.identity_function", lang, **words)
+    return say("diagnosis.fix.identity", lang, **words)
 
 
 def _slow_dispatch_cause(d: Diagnosis) -> str:
@@ -296,7 +353,7 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     if d.id == SLOW_DISPATCH:
         fix = say(f"diagnosis.fix.dispatch_{_slow_dispatch_cause(d)}", lang)
     elif d.id == IDENTITY_STATIC:
-        fix = say("diagnosis.fix.identity", lang, cls=d.figures.get("class") or "?")
+        fix = _identity_fix(d, lang)
     elif d.id == EXECUTABLES_GROWING:
         fix = say("diagnosis.fix.executables_growing", lang)
     elif d.id in (CAPTURED_CONSTANT, CALL_SITE_COST):

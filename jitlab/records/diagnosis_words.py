@@ -79,6 +79,59 @@ WORDS: dict[str, tuple[str, ...]] = {
         "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），把其中的数值作为"
         "被追踪的参数传入，或者在循环外只创建一次",
     ),
+    # -- identity-static of a pytree's static data: a Flax NNX graph (flax#5548), a function
+    # made anew (an optax transform's init/update), a flax.struct field ----------------------
+    "diagnosis.identity_static.graph": (
+        "{function} compiled again because {root} ({node}) was built anew: its Flax NNX graph "
+        "is equal in content to the last call's, but its static attribute {argument} is a new "
+        "{cls}: {why}, so the graph is unequal to jit and its cache never matches.",
+        "{function} 再次编译：{root}（{node}）被重新创建了。它的 Flax NNX 图与上次调用的内容相同，"
+        "但其静态属性 {argument} 是一个新的 {cls}：{why}，所以在 jit 看来图不相等，"
+        "缓存永远对不上。",
+    ),
+    "diagnosis.identity_static.pytree": (
+        "{function} compiled again because the static data {argument} of its pytree argument "
+        "({node}) is a new {cls} equal in content to the last one ({value}), but {why}, so "
+        "jit's cache never matches it.",
+        "{function} 再次编译：它的 pytree 参数（{node}）的静态数据 {argument} 是一个新的 {cls}，"
+        "内容与上一个相同（{value}），但{why}，jit 的缓存因此永远对不上。",
+    ),
+    "diagnosis.identity_static.static": (
+        "{function} compiled again because its static {argument} is a new {cls} equal in "
+        "content to the last one ({value}), but {why}, so jit's cache never matches it.",
+        "{function} 再次编译：它的静态参数 {argument} 是一个新的 {cls}，内容与上一个相同"
+        "（{value}），但{why}，jit 的缓存因此永远对不上。",
+    ),
+    "diagnosis.identity_static.why_class": (
+        "{cls} compares and hashes by identity",
+        "{cls} 按对象身份比较和求哈希",
+    ),
+    "diagnosis.identity_static.why_function": (
+        "the function {made} in it is made anew each time (the same code, an equal closure), "
+        "and functions compare by identity",
+        "其中的函数 {made} 每次都被重新创建（代码相同、闭包相等），而函数按对象身份比较",
+    ),
+    "diagnosis.identity_static.why_itself": (
+        "it is a function made anew each time (the same code, an equal closure), and functions "
+        "compare by identity",
+        "它是每次都被重新创建的函数（代码相同、闭包相等），而函数按对象身份比较",
+    ),
+    "diagnosis.fix.identity_graph": (
+        "build {root} once, outside the loop, and keep passing that same object (to start it "
+        "afresh, copy a new one's values into it: nnx.update({root}, nnx.state(new))); or make "
+        "{argument} the same object each time (build it once before the loop, e.g. tx = "
+        "optax.adam(lr); a module-level def, not a lambda made in __init__)",
+        "在循环外只创建一次 {root}，之后一直传入同一个对象（要重新开始，就把新对象的值复制进去："
+        "nnx.update({root}, nnx.state(new))）；或者让 {argument} 每次都是同一个对象（在循环前"
+        "只创建一次，例如 tx = optax.adam(lr)；用模块级的 def，而不是在 __init__ 里新建 lambda）",
+    ),
+    "diagnosis.fix.identity_function": (
+        "build {argument} once, outside the loop, and pass that same object each time: a "
+        "function made in a loop or by a factory call (optax.adam(...)) is new on each call, "
+        "a module-level def is the same every time",
+        "在循环外只创建一次 {argument}，之后每次都传入同一个对象：在循环里或由工厂函数调用"
+        "（optax.adam(...)）创建的函数每次都是新的，模块级的 def 则始终是同一个",
+    ),
     # -- diagnoses shown in the faces (report, notebook, jitlab open): any id, its page --------
     "diagnosis.heading": ("Diagnoses", "诊断"),
     "diagnosis.page_missing": (

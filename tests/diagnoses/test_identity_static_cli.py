@@ -79,6 +79,33 @@ for epoch in range(EPOCHS):
 print("done", flush=True)
 """
 
+NNX = """
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+class Discriminator(nnx.Module):
+    def __init__(self, rngs):
+        self.linear = nnx.Linear(3, 2, rngs=rngs)
+    def __call__(self, x):
+        return self.linear(x)
+
+@nnx.jit
+def train_one_epoch(dis, dis_opt, x):
+    def loss_fn(dis):
+        return jnp.mean(dis(x) ** 2)
+    loss, grads = nnx.value_and_grad(loss_fn)(dis)
+    dis_opt.update(dis, grads)
+    return loss
+
+x = jnp.ones((4, 3))
+for epoch in range(EPOCHS):  # flax#5548: rebuilt every epoch, the same architecture
+    dis = Discriminator(rngs=nnx.Rngs(epoch))
+    dis_opt = nnx.Optimizer(dis, optax.adam(1e-3), wrt=nnx.Param)
+    train_one_epoch(dis, dis_opt, x)
+print("done", flush=True)
+"""
+
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JITLAB_", "JAX_"))}
@@ -174,3 +201,37 @@ def test_an_equinox_module_rebuilt_each_epoch_names_its_static_field(tmp_path):
     assert found["figures"]["argument"] == "model.cfg"
     zh = _summary(out, "--lang", "zh").stdout
     assert "identity-static · step_module" in zh and "按对象身份比较" in zh
+
+
+def test_a_flax_nnx_model_and_optimizer_rebuilt_each_epoch_names_the_graphs_attribute(tmp_path):
+    pytest.importorskip("flax.nnx")
+    pytest.importorskip("optax")
+    script = tmp_path / "prog.py"
+    script.write_text(f"EPOCHS = {EPOCHS}\n" + textwrap.dedent(NNX), encoding="utf-8")
+    out = tmp_path / "run.jsonl"
+    done = subprocess.run(
+        [JITLAB, "watch", "--out", str(out), "--", "python", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**_env(), "JAX_EXPLAIN_CACHE_MISSES": "1"},
+    )
+    assert done.returncode == 0 and "done" in done.stdout, done.stderr[-3000:]
+    compiles, _ = _recorded(out)
+    # JAX compiled every epoch, and says why: the optimizer's graphdef (its tx) differs.
+    assert _jax_compiles(done.stderr, "train_one_epoch") == EPOCHS == compiles["train_one_epoch"]
+    assert done.stderr.count("at input path [0][1]._graphdef") == EPOCHS - 1
+    # Said live, once, with the Flax NNX words.
+    assert done.stderr.count("jitlab: identity-static: train_one_epoch") == 1
+    data = json.loads(_summary(out, "--json").stdout)
+    (found,) = [d for d in data["diagnoses"]["0"] if d["id"] == "identity-static"]
+    assert found["function"] == "train_one_epoch"
+    assert found["figures"]["argument"] == "dis_opt.tx" and found["figures"]["graph"] is True
+    assert found["figures"]["class"] == "optax._src.base.GradientTransformationExtraArgs"
+    assert found["figures"]["function"] == "optax.transforms._combining.chain.<locals>.init_fn"
+    text = " ".join(_summary(out).stdout.split())  # as one line, however the terminal folds
+    assert "identity-static · train_one_epoch" in text
+    assert "dis_opt (Optimizer) was built anew: its Flax NNX graph is equal in" in text
+    zh = "".join(_summary(out, "--lang", "zh").stdout.split())
+    assert "dis_opt（Optimizer）被重新创建了" in zh

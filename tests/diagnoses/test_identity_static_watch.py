@@ -161,3 +161,59 @@ def test_the_words_name_the_class_the_argument_and_the_fix(lang):
     assert ("frozen dataclass" if lang == "en" else "冻结的 dataclass") in lines[1]
     assert page(IDENTITY_STATIC).endswith("docs/diagnoses/identity-static.md")
     assert lines[2].endswith(page(IDENTITY_STATIC))
+
+
+def _factory(rate, scale=None):  # optax's pattern: a transform's functions are closures
+    def update(g):
+        return g * rate
+
+    return (update, scale)
+
+
+def test_a_function_made_anew_is_equal_in_content_only_with_its_code_and_closure():
+    from jitlab.probe.identity import identity_of, static_parts
+
+    made = f"{HERE}._factory.<locals>.update"
+    assert identity_of(_factory(0.1), _factory(0.1)) == ("builtins.tuple", made)
+    assert identity_of(_factory(0.1)[0], _factory(0.1)[0]) == (made, made)
+    assert identity_of(_factory(0.1), _factory(0.2)) is None  # the closure differs: no claim
+    assert identity_of(_factory(0.1, Config(1.0)), _factory(0.1, Config(2.0))) is None
+    assert identity_of(lambda: 0, lambda: 0) is None  # two codes (two lambdas): no claim
+    nested = _factory(0.1)
+    for _ in range(40):  # deeper than jitlab looks: it cannot tell, so it claims nothing
+        nested = _factory(nested)
+    deep = _factory(0.1)
+    for _ in range(40):
+        deep = _factory(deep)
+    assert identity_of(nested, deep) is None
+    # A static value holding functions made anew is named whole (``tx``, not ``tx[0]``).
+    (change,) = static_value_changes("tx", _factory(0.1), _factory(0.1))
+    assert (change.path, change.detail) == ("tx", f"identity:builtins.tuple;function={made}")
+    # A pytree node's static data is read only where its layout is known.
+    assert static_parts(Config, ((), ("a",), (1,)), ((), ("a",), (2,))) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_words_of_a_graph_a_pytree_and_a_function(lang):
+    made = "optax.transforms._combining.chain.<locals>.init_fn"
+    base = {"class": "optax._src.base.GradientTransformationExtraArgs", "value": "G(…)"}
+    graph = {**base, "argument": "opt.tx", "function": made, "graph": True}
+    graph["node"] = "flax.nnx.training.optimizer.Optimizer"
+    pytree = {**base, "argument": "state.tx", "function": made}
+    pytree["node"] = "flax.training.train_state.TrainState"
+    static = {**base, "argument": "tx", "function": made}
+    said = {}
+    for name, figures in (("graph", graph), ("pytree", pytree), ("static", static)):
+        d = Diagnosis(IDENTITY_STATIC, "step", "train.py:7", figures)
+        assert Diagnosis.from_json(d.to_json()) == d
+        said[name] = warning_lines(d, lang)
+        assert made in said[name][0] and figures["argument"] in said[name][0]
+    if lang == "en":
+        assert "opt (Optimizer) was built anew: its Flax NNX graph" in said["graph"][0]
+        assert "nnx.update(opt, nnx.state(new))" in said["graph"][1]
+        assert "pytree argument (TrainState)" in said["pytree"][0]
+        assert "build tx once, outside the loop" in said["static"][1]
+    else:
+        assert "opt（Optimizer）被重新创建了" in said["graph"][0]
+        assert "pytree 参数（TrainState）" in said["pytree"][0]
+        assert "在循环外只创建一次 tx" in said["static"][1]

@@ -385,7 +385,8 @@ def test_the_same_leaves_in_another_structure_name_the_node():
 def test_a_new_optimizer_object_in_a_train_state_names_its_static_field():
     # flax/training/train_state.py: tx is a static field (pytree_node=False); a TrainState
     # made again with a new optax object is another pytree: JAX compiles again. jitlab
-    # names state.tx, not the whole tree.
+    # names state.tx, not the whole tree; the two sgd(0.1) are equal in content (the same
+    # code, equal closures), so it is identity-static (optax#353), the function named.
     optax = _optax()
     with jax_account() as log:
 
@@ -395,12 +396,23 @@ def test_a_new_optimizer_object_in_a_train_state_names_its_static_field():
         p = Probe(step)
         p(_state(optax.sgd(0.1)), 1.0)
         p(_state(optax.sgd(0.1)), 1.0)
-    assert log.counts["step"] == _compiled(p.records) == 2
-    (change,) = p.records[-1].reason.items
-    assert (change.kind, change.path, change.detail) == (K.TREE_STRUCTURE, "state.tx", "static")
-    assert reason_text(p.records[-1].reason).startswith(
-        "static data of the pytree node state.tx changed"
+        p(_state(optax.sgd(0.2)), 1.0)  # the content changed too: no identity claim
+    assert log.counts["step"] == _compiled(p.records) == 3
+    (change,) = p.records[1].reason.items
+    assert (change.kind, change.path) == (K.TREE_STRUCTURE, "state.tx")
+    assert change.detail == (
+        "identity:optax._src.base.GradientTransformationExtraArgs"
+        ";function=optax.transforms._combining.chain.<locals>.init_fn"
+        ";node=flax.training.train_state.TrainState"
     )
+    text = reason_text(p.records[1].reason)
+    assert text.startswith("pytree static data state.tx built anew: GradientTransformation")
+    assert text.endswith(
+        "(equal content, but optax.transforms._combining.chain.<locals>.init_fn in it is a "
+        "function made anew, and functions compare by identity: identity-static)"
+    )
+    (change,) = p.records[2].reason.items
+    assert (change.path, change.detail) == ("state.tx", "static")
 
 
 # -- item 4: a jit option is a cause only where JAX's cache keeps the jits apart ---------------

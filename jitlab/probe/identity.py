@@ -1,0 +1,187 @@
+"""identity-static, decided on the objects themselves (JAX-free): two static values jit
+told apart although they are equal in content (flax#5548, optax#353, equinox#940).
+
+"Equal in content" is measured, never guessed: the same class and the same fields (a
+dataclass's, ``vars``, ``__slots__``), else the same repr that names no address; tuples,
+lists and dicts item by item; and a function made anew (a closure such as the
+``init``/``update`` of ``optax.adam(...)``, a lambda in a module's ``__init__``) equal to
+the last one when it is the same code with equal defaults and closure. Anything else, or
+past :data:`_BUDGET` objects, is "not equal" — then jitlab states nothing.
+
+A pytree node's static data is read where its layout is known: a dataclass's
+``pytree_node=False`` fields (``flax.struct``, Flax's ``TrainState``) and a Flax NNX
+graph node's static attributes (``(data names, static names, static values)``, as
+``flax.nnx.Pytree`` flattens itself; checked on Flax 0.12.8 and 0.12.12).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+from typing import Any
+
+from jitlab.records.diagnoses import identity_detail
+
+_DEPTH = 16  # optax.adamw(a schedule)'s update is 10 deep (chain → update → tx → …)
+_BUDGET = 400  # objects compared at most for one decision (a compile-path cost bound)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Would jit treat these two static values as the same cache key?"""
+    try:
+        return type(a) is type(b) and bool(a == b) and hash(a) == hash(b)
+    except Exception:
+        return a is b
+
+
+def name_of(value: Any) -> str:
+    """``module.QualName`` of a class, function or method (of the value's class otherwise)."""
+    named = value if isinstance(value, type | types.FunctionType) else type(value)
+    module = getattr(named, "__module__", None) or "?"
+    return f"{module}.{getattr(named, '__qualname__', type(named).__name__)}"
+
+
+def identity_class(new: Any, old: Any) -> str | None:
+    """``module.QualName`` when two static values are two objects of one class that jit
+    tells apart (``==`` or ``hash`` by identity) although their content is equal; None
+    otherwise, or when that cannot be told."""
+    found = identity_of(new, old)
+    return found[0] if found else None
+
+
+def identity_of(new: Any, old: Any) -> tuple[str, str | None] | None:
+    """(the value's class, the function made anew inside it or None) when ``new`` and
+    ``old`` are equal in content yet unequal to jit; None otherwise or when it cannot be
+    told. A function value is named as itself (``module.qualname``) in both places."""
+    if type(new) is not type(old) or new is old or same(new, old):
+        return None
+    budget = [_BUDGET]
+    remade: list[Any] = []
+    try:
+        if not _content_equal(new, old, _DEPTH, budget, remade):
+            return None
+    except Exception:
+        return None
+    return name_of(new), name_of(remade[0]) if remade else None
+
+
+def _content_equal(a: Any, b: Any, depth: int, budget: list[int], remade: list[Any]) -> bool:
+    budget[0] -= 1
+    if same(a, b):
+        return True
+    if type(a) is not type(b) or depth <= 0 or budget[0] <= 0:
+        return False
+    parts = _parts(a, b)
+    if parts is not None:
+        mark = len(remade)
+        if any(not _content_equal(x, y, depth - 1, budget, remade) for x, y in parts):
+            return False
+        if isinstance(a, types.FunctionType):
+            remade.insert(mark, a)  # outer before inner: the first is the one to name
+        return True
+    text = repr(a)
+    return text == repr(b) and " at 0x" not in text and "..." not in text
+
+
+def _parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
+    """The pairs two objects of one type are equal in content by; None when there are none
+    to compare (then their repr decides), a pair that can never match when they differ in
+    shape (another code, length or keys)."""
+    never = [(0, 1)]
+    if isinstance(a, types.FunctionType):
+        if a.__code__ is not b.__code__ or a.__globals__ is not b.__globals__:
+            return never
+        # Its closure's cells one by one (the depth counts objects, not Python's wrappers).
+        cells = zip(a.__closure__ or (), b.__closure__ or (), strict=True)
+        return [
+            (a.__defaults__, b.__defaults__),
+            (a.__kwdefaults__, b.__kwdefaults__),
+            *((x.cell_contents, y.cell_contents) for x, y in cells),
+            (vars(a), vars(b)),
+        ]
+    if isinstance(a, functools.partial):
+        return [(a.func, b.func), (a.args, b.args), (a.keywords, b.keywords)]
+    if isinstance(a, types.MethodType):
+        return [(a.__func__, b.__func__), (a.__self__, b.__self__)]
+    if isinstance(a, tuple | list):
+        return list(zip(a, b, strict=True)) if len(a) == len(b) else never
+    if isinstance(a, dict):
+        return [(a[k], b[k]) for k in a] if a.keys() == b.keys() else never
+    fields = _fields(a)
+    if fields is None:
+        return None
+    other = _fields(b)
+    if other is None or fields.keys() != other.keys():
+        return never
+    return [(fields[k], other[k]) for k in fields]
+
+
+def _fields(value: Any) -> dict[str, Any] | None:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict) and not callable(value):
+        return dict(attributes)
+    slots = getattr(type(value), "__slots__", None)
+    if isinstance(slots, tuple) and slots and all(hasattr(value, s) for s in slots):
+        return {s: getattr(value, s) for s in slots}
+    return None
+
+
+# -- a pytree node's static data --------------------------------------------------------------
+def is_nnx_graph_node(kind: Any) -> bool:
+    """A Flax NNX graph node's class (a ``flax.nnx`` ``Pytree``/``Module`` or subclass)."""
+    try:
+        return any(
+            c.__module__.startswith("flax.nnx.") and c.__name__ in ("Pytree", "Object")
+            for c in kind.__mro__
+        )
+    except Exception:
+        return False
+
+
+def static_parts(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
+    """(name, new value, old value) of each static field that differs between two nodes'
+    static data, where its layout is known (a dataclass's ``pytree_node=False`` fields; a
+    Flax NNX graph node's static attributes); None where it is not, or the nodes differ in
+    more than those values (other fields, other data attributes)."""
+    try:
+        if dataclasses.is_dataclass(kind):
+            names = [
+                f.name for f in dataclasses.fields(kind) if f.metadata.get("pytree_node") is False
+            ]
+            if not (isinstance(new, tuple) and isinstance(old, tuple)):
+                return None
+            if not len(names) == len(new) == len(old):
+                return None
+            pairs = list(zip(names, new, old, strict=True))
+        elif is_nnx_graph_node(kind):
+            data_new, names_new, values_new = new
+            data_old, names_old, values_old = old
+            if data_new != data_old or names_new != names_old:
+                return None
+            if len(names_new) != len(values_new) or len(values_new) != len(values_old):
+                return None
+            pairs = list(zip(map(str, names_new), values_new, values_old, strict=True))
+        else:
+            return None
+        return [(n, x, y) for n, x, y in pairs if not same(x, y)]
+    except Exception:
+        return None
+
+
+def static_identity(kind: Any, new: Any, old: Any) -> tuple[str, Any, Any, str] | None:
+    """(field name, new value, old value, ``identity:`` detail) when the only difference
+    between two nodes' static data is values equal in content (the first named; the node
+    and, for a Flax NNX graph, ``graph=nnx`` in the detail); None otherwise."""
+    parts = static_parts(kind, new, old)
+    if not parts:
+        return None
+    found = [identity_of(x, y) for _, x, y in parts]
+    first = found[0]
+    if first is None or any(f is None for f in found):
+        return None
+    name, after, before = parts[0]
+    detail = identity_detail(first[0], first[1], name_of(kind), is_nnx_graph_node(kind))
+    return name, after, before, detail
