@@ -25,12 +25,21 @@ _Memory = tuple[int | None, ...]
 class LiveExecutables:
     """The executables each function (by a key of the caller's) compiled, while they live.
     One for the process (:data:`LIVE`): a function re-jitted each epoch makes a new jit
-    object (a new Probe in a watch) each time, and its executables are the same function's."""
+    object (a new Probe in a watch) each time, and its executables are the same function's.
+
+    Linear in the compiles (issue 40): listing the client's live executables costs one step
+    per executable in the process, so it is done only where an answer needs it, at a
+    compile of a function that already holds executables; a function's first compile has
+    only the one it made. Freed executables of other functions are dropped in a full sweep
+    made at such a listing once the entries have doubled since the last sweep."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # probes on several threads file compiles at once
         # key -> {executable id: (its signature's repeat_key, its memory figures)}
         self._held: dict[Hashable, dict[tuple[int, Any], tuple[Hashable, _Memory | None]]] = {}
+        self._entries = 0  # held entries, every function's
+        self._swept_at = 0  # entries after the last full sweep
+        self._can_list: bool | None = None  # does this jaxlib list live executables?
 
     def compiled(
         self, key: Hashable, executable: Any, signature: Signature | None = None
@@ -41,7 +50,13 @@ class LiveExecutables:
         if executable is None:
             return None
         memory = _jax_programs.executable_memory(executable)
-        live = _jax_programs.live_executables(executable)
+        if self._can_list is not False and self._held.get(key):
+            live = _jax_programs.live_executables(executable)  # outside the lock: O(live)
+        elif self._can_list is None:  # asked once: can this jaxlib say which are alive?
+            live = _jax_programs.live_executables(executable)
+            self._can_list = live is not None
+        else:
+            live = {} if self._can_list else None  # a first compile: nothing else to look up
         with self._lock:
             return self._file(key, executable, repeat_key(signature), memory, live)
 
@@ -55,12 +70,20 @@ class LiveExecutables:
     ) -> Executables:
         mine = self._held.setdefault(key, {})
         if live is None:  # cannot tell which are alive: this one's figures only
+            self._entries -= len(mine)
             mine.clear()
             return _figures(memory, None, None, None)
-        for each in self._held.values():  # the freed ones, of every function
-            for gone in [i for i in each if not _jax_programs.is_alive(i, live)]:
-                del each[gone]
-        mine[_jax_programs.executable_id(executable)] = (repeat, memory)
+        if mine and live:  # a listing was made: drop what JAX freed
+            full = self._entries >= 2 * self._swept_at
+            for each in list(self._held.values()) if full else [mine]:
+                for gone in [i for i in each if not _jax_programs.is_alive(i, live)]:
+                    del each[gone]
+                    self._entries -= 1
+            if full:
+                self._swept_at = self._entries
+        ident = _jax_programs.executable_id(executable)
+        self._entries += ident not in mine
+        mine[ident] = (repeat, memory)
         same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None
         return _figures(memory, len(mine), [m for _, m in mine.values()], same)
 

@@ -81,3 +81,48 @@ def test_a_watched_program_keeps_no_jitted_object_and_a_few_kb_per_function():
     # A few KB: its records (site, ledger, card, signature, the compile's line with its
     # executable figures and call stack); 6.2 KB measured in CI, 10 KB leaves room.
     assert kept / n < 10 * 1024
+
+
+def test_live_executables_are_listed_only_where_a_function_compiles_again(monkeypatch):
+    """Listing the client's live executables costs a step per executable in the process
+    (the quadratic the executables-growing diagnosis had added to issue 40's curve): a
+    function's first compile lists nothing, a recompile lists once, and the freed entries
+    of other functions are swept only when the entries have doubled since the last sweep.
+    The answers stay exact: the function that recompiles sees its own live executables."""
+    from jitlab.probe import _jax_programs
+    from jitlab.probe.executables import LIVE
+
+    counts = {"listings": 0, "checks": 0}
+    listing, checking = _jax_programs.live_executables, _jax_programs.is_alive
+
+    def counted_listing(executable):
+        counts["listings"] += 1
+        return listing(executable)
+
+    def counted_check(ident, live):
+        counts["checks"] += 1
+        return checking(ident, live)
+
+    monkeypatch.setattr(_jax_programs, "live_executables", counted_listing)
+    monkeypatch.setattr(_jax_programs, "is_alive", counted_check)
+    n = 200
+    namespace: dict = {}  # each its own def, as in a code base (closures of one def share code)
+    exec("".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(n)), namespace)
+    funcs = [namespace[f"f{i}"] for i in range(n)]
+    with jitlab.watch() as recorder:
+        kept = [jax.jit(f) for f in funcs]
+        for fn in kept:
+            fn(1.0)
+        first = dict(counts)
+        again = kept[0]
+        for size in range(1, 6):  # one function recompiled: its own executables looked up
+            again(jax.numpy.ones(size))
+    assert len(recorder.compiles) == n + 5
+    assert first["listings"] <= 1 and first["checks"] == 0, first  # at most the one probe
+    assert counts["listings"] - first["listings"] == 5
+    # One full sweep of the ~200 entries at the first listing, then only its own (≤ 6 each).
+    assert counts["checks"] - first["checks"] <= n + 5 * 6, counts
+    held = [c.record.executables for c in recorder.compiles[-5:]]
+    live = [h.live if h else None for h in held]
+    assert live == [2, 3, 4, 5, 6], live  # every executable of `again` is held by its jit
+    assert LIVE._entries >= n
