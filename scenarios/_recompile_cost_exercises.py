@@ -149,6 +149,17 @@ EXERCISES = (
         kind=AnswerKind.CHOICE,
         options=CLAIM,
         snippet=first_call_against_eager,
+        code_comments=(
+            Text(
+                "eager operations compile their own kernels once: warm up",
+                "直接执行的运算也要各编译一次自己的内核：先预热",
+            ),
+            Text(
+                "first call: trace, compile, run (timed by the probe, up to block_until_ready)",
+                "第一次调用：追踪、编译、运行（探针计时，直到 block_until_ready）",
+            ),
+            Text("second call: from the cache", "第二次调用：取自缓存"),
+        ),
         settle=_settle_jit_faster,
         variant="cold-start",
     ),
@@ -178,6 +189,20 @@ EXERCISES = (
         kind=AnswerKind.CHOICE,
         options=CLAIM,
         snippet=timing_without_waiting,
+        code_comments=(
+            Text("compile first, so that only running is timed", "先编译，只给运行计时"),
+            Text(
+                "Up to three tries: on a busy machine this thread can be paused "
+                "for longer than the",
+                "最多试三次：繁忙的机器上，这个线程被暂停的时间可能比",
+            ),
+            Text(
+                "work takes, so that one try finds it done. One try that finds it still running",
+                "计算本身还长，于是那一次会看到它已算完。只要有一次看到它还在运行，",
+            ),
+            Text("settles it.", "答案就定了。"),
+            Text("returns once the work is queued", "工作一排进队列就返回"),
+        ),
         settle=_settle_block,
     ),
     Exercise(
@@ -197,6 +222,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=python_float_against_float32,
+        code_comments=(Text("a Python float", "一个 Python 浮点数"),),
         settle=compile_answer,
     ),
     Exercise(
@@ -216,6 +242,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=jit_inside_the_loop,
+        code_comments=(Text("a new function object each time round", "每一轮都是新的函数对象"),),
         settle=compile_answer,
     ),
     Exercise(
@@ -237,6 +264,10 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=warm_up_before_serving,
+        code_comments=(
+            Text("at start-up, before the first request arrives", "启动时，在第一个请求到来之前"),
+            Text("the requests", "请求来了"),
+        ),
         settle=compile_answer,
         variant="aot-warmup",
     ),

@@ -360,6 +360,9 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=static_flag_branches,
+        code_comments=(
+            Text("a Python bool, known while tracing", "一个 Python 布尔值，追踪时就已知道"),
+        ),
         settle=compile_answer,
         variant="static-if",
     ),
@@ -412,6 +415,17 @@ EXERCISES = (
             Option("same", Text("About the same", "差不多")),
         ),
         snippet=unrolled_against_fori,
+        code_comments=(
+            Text(
+                "Each program is compiled twice, from fresh function objects (a real compile each",
+                "每个程序都从新的函数对象编译两次（每次都真的编译），",
+            ),
+            Text(
+                "time), so one stall on a busy machine cannot decide the answer: "
+                "the faster counts.",
+                "繁忙机器上的一次卡顿就决定不了答案：算较快的那次。",
+            ),
+        ),
         settle=_settle_unrolled,
         variant="unrolled-loop",
     ),

@@ -294,6 +294,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.ERROR,
         snippet=nonzero_inside_jit,
+        code_comments=(Text("how many? only the values can tell", "有几个？只有看到值才知道"),),
         settle=error_answer,
         options=error_options("ConcretizationTypeError", "IndexError", "ValueError"),
         variant="nonzero",
@@ -315,6 +316,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=pad_to_buckets,
+        code_comments=(Text("the next power of two", "向上取到下一个 2 的幂"),),
         settle=compile_answer,
         variant="sequences-bucket",
     ),
@@ -336,6 +338,10 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=dtypes_at_the_door,
+        code_comments=(
+            Text("float32", "float32 类型"),
+            Text("numpy float64", "numpy 的 float64 类型"),
+        ),
         settle=compile_answer,
     ),
 )

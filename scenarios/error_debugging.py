@@ -222,6 +222,12 @@ EXERCISES = (
         ),
         kind=AnswerKind.ERROR,
         snippet=replay_without_jit,
+        code_comments=(
+            Text("fails under jit, where x is a tracer", "在 jit 下失败：这里的 x 是追踪值"),
+            Text(
+                "plain Python, line by line, with real values", "普通 Python，逐行执行，用真实的值"
+            ),
+        ),
         settle=error_answer,
         options=error_options("TracerBoolConversionError", "ConcretizationTypeError"),
         variant="fix",

@@ -243,6 +243,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.ERROR,
         snippet=split_rows_unevenly,
+        code_comments=(Text("5 rows over 2 devices", "5 行分到 2 台设备上"),),
         settle=error_answer,
         options=error_options("ValueError", "TypeError", "IndexError"),
         min_devices=2,

@@ -265,6 +265,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=counter_in_jit,
+        code_comments=(Text("meant to count every call", "本想数清每一次调用"),),
         settle=_settle_counter,
     ),
     Exercise(
@@ -304,6 +305,7 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=setting_read_while_tracing,
+        code_comments=(Text("a Python value, read while tracing", "一个 Python 值，追踪时读取"),),
         settle=_settle_third_result,
         variant="global-read",
     ),
@@ -359,6 +361,10 @@ EXERCISES = (
         ),
         kind=AnswerKind.ERROR,
         snippet=keep_tracer_in_list,
+        code_comments=(
+            Text("stores what x is while tracing", "把追踪时的 x 存起来"),
+            Text("use the stored value after the call", "调用结束后再用存下的值"),
+        ),
         settle=error_answer,
         options=error_options("UnexpectedTracerError", "IndexError", "TracerBoolConversionError"),
     ),

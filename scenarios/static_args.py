@@ -208,6 +208,9 @@ EXERCISES = (
         ),
         kind=AnswerKind.ERROR,
         snippet=repeat_with_traced_count,
+        code_comments=(
+            Text("the output length depends on the value of n", "输出的长度取决于 n 的值"),
+        ),
         settle=error_answer,
         options=error_options("ConcretizationTypeError", "ValueError", "IndexError"),
     ),
@@ -252,6 +255,9 @@ EXERCISES = (
         ),
         kind=AnswerKind.NUMBER,
         snippet=python_int_traced,
+        code_comments=(
+            Text("factor is traced: only its type matters", "factor 被追踪：只有它的类型要紧"),
+        ),
         settle=compile_answer,
         variant="fix",
     ),

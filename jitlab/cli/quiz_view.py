@@ -55,7 +55,7 @@ def exercise_json(exercise: Exercise, language: str) -> dict[str, Any]:
         "question": exercise.question.get(language),
         "options": [{"id": o.id, "label": o.label.get(language)} for o in exercise.options],
         "min_devices": exercise.min_devices,
-        "source": exercise.source,
+        "source": exercise.source_in(language),
     }
 
 
@@ -167,7 +167,8 @@ class QuizView:
             self._print(f"{self._w('claim')}{colon}“{self._t(exercise.claim)}”", "italic")
         if "lab.jit" in exercise.source:
             self._print(self._w("lab"), "dim")
-        self.console.print(Syntax(exercise.source, "python", theme="ansi_dark", word_wrap=True))
+        shown = exercise.source_in(self.lang)
+        self.console.print(Syntax(shown, "python", theme="ansi_dark", word_wrap=True))
         self._print(self._t(exercise.question))
         for position_, option in enumerate(exercise.options):
             self._print(f"  {'abcdefghij'[position_]}) {self._t(option.label)}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from jitlab.lab.spec import ChapterLike, Text
+from jitlab.lab.spec import ChapterLike, Text, in_language
 from jitlab.probe.devices import mesh_device_count
 from jitlab.records.calls import CallRecord, ErrorInfo, OutputLine
 
@@ -185,6 +185,9 @@ class Exercise:
     scenario: str = ""  # the scenario that teaches the point (see `jitlab list`)
     chapter: ChapterLike | None = None  # that scenario's chapter
     icon: str = ""  # the file of that scenario's icon
+    # The snippet's comments in both languages, as a scenario's ``code_comments``: each
+    # Text's ``en`` is a comment as written, without the ``#`` (see :meth:`source_in`).
+    code_comments: tuple[Text, ...] = ()
 
     @property
     def pitfall(self) -> ChapterLike | None:
@@ -199,6 +202,10 @@ class Exercise:
     def source(self) -> str:
         """The code that runs, as shown to the user."""
         return textwrap.dedent(inspect.getsource(self.snippet)).rstrip() + "\n"
+
+    def source_in(self, language: str) -> str:
+        """The code that runs, its comments in ``language`` (the output stays as printed)."""
+        return in_language(self.source, self.code_comments, language)
 
     # -- predictions ----------------------------------------------------------------------
     def parse(self, text: str | int) -> int | str:

@@ -21,7 +21,7 @@ import inspect
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -324,9 +324,7 @@ class Scenario:
         text = "\n\n".join(
             textwrap.dedent(inspect.getsource(obj)) for obj in self.code_objects(variant)
         )
-        if language.startswith("zh") and self.code_comments:
-            return translate_comments(text, {c.en: c.zh for c in self.code_comments})
-        return text
+        return in_language(text, self.code_comments, language)
 
     def code_objects(self, variant: str) -> tuple[Any, ...]:
         """The functions whose source is the code that runs for ``variant``."""
@@ -379,32 +377,51 @@ def icon_file(cls: type[Scenario]) -> Path:
     return path if path.is_file() else resource("icons", "pot.svg")
 
 
-def translate_comments(source: str, table: Mapping[str, str]) -> str:
-    """``source`` with each comment, and each one-line docstring, whose text is a key of
-    ``table`` replaced by its value. Only comments and docstrings change, never code or other
-    strings; a source that does not tokenize comes back as it was."""
+def in_language(source: str, comments: Iterable[Text], language: str) -> str:
+    """``source`` with its comments in ``language`` where ``comments`` translates them (a
+    scenario's code and an exercise's snippet alike: their ``code_comments``)."""
+    table = {c.en: c.zh for c in comments} if language.startswith("zh") else {}
+    return translate_comments(source, table) if table else source
+
+
+def _comments(source: str) -> list[tuple[int, int, int, str, str]]:
+    """Each comment and one-line docstring of ``source``: (row, start column, end column,
+    text, the quote around it, "#" for a comment); none when it does not tokenize."""
     import io
     import tokenize
 
-    edits: list[tuple[int, int, int, str]] = []  # (row, start column, end column, new text)
+    found: list[tuple[int, int, int, str, str]] = []
     previous = tokenize.INDENT
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             kind, text, (row, col), (end_row, end_col), _ = token
             if kind == tokenize.COMMENT:
-                key = text[1:].strip()
-                if key in table:
-                    edits.append((row, col, end_col, f"# {table[key]}"))
+                found.append((row, col, end_col, text[1:].strip(), "#"))
             elif kind == tokenize.STRING and row == end_row and previous == tokenize.INDENT:
                 quote = text[:3]  # a docstring is the first statement of a body
                 if quote in ('"""', "'''") and text.endswith(quote):
-                    key = text[3:-3].strip()
-                    if key in table:
-                        edits.append((row, col, end_col, f"{quote}{table[key]}{quote}"))
+                    found.append((row, col, end_col, text[3:-3].strip(), quote))
             if kind not in (tokenize.NL, tokenize.COMMENT):
                 previous = kind
     except (tokenize.TokenError, SyntaxError):
-        return source
+        return []
+    return found
+
+
+def comment_texts(source: str) -> list[str]:
+    """The text of each comment and one-line docstring of ``source``, in order."""
+    return [text for _row, _start, _end, text, _quote in _comments(source) if text]
+
+
+def translate_comments(source: str, table: Mapping[str, str]) -> str:
+    """``source`` with each comment, and each one-line docstring, whose text is a key of
+    ``table`` replaced by its value. Only comments and docstrings change, never code or other
+    strings; a source that does not tokenize comes back as it was."""
+    edits = [
+        (row, start, end, f"# {table[key]}" if quote == "#" else f"{quote}{table[key]}{quote}")
+        for row, start, end, key, quote in _comments(source)
+        if key in table
+    ]
     lines = source.splitlines(keepends=True)
     for row, start, end, new in reversed(edits):  # right to left keeps the columns valid
         line = lines[row - 1]
@@ -459,6 +476,7 @@ def _builtin_problems(cls: type[Scenario]) -> list[str]:
             )
         if not lesson.compare:
             problems.append("scripts.compare must name one or two cards (CardRef)")
+    problems += _untranslated_exercise_comments(cls)
     if cls.code_objects is Scenario.code_objects:
         problems.append("code_objects(variant) is not implemented: the code view would be empty")
     else:
@@ -615,9 +633,33 @@ def _exercise_problems(cls: type[Scenario]) -> list[str]:
             and callable(getattr(exercise, "settle", None))
         ):
             problems.append(f"exercise {exercise_id!r} needs a snippet and a settle function")
+        if not all(isinstance(c, Text) for c in getattr(exercise, "code_comments", ())):
+            problems.append(f"exercise {exercise_id!r}: code_comments must be Text(en, zh)")
         declared = getattr(exercise, "scenario", "")
         if declared and declared != cls.id:
             problems.append(
                 f"exercise {exercise_id!r} names scenario {declared!r}, but {cls.id!r} declares it"
             )
+    return problems
+
+
+def _untranslated_exercise_comments(cls: type[Scenario]) -> list[str]:
+    """A built-in exercise's snippet is shown in Chinese too: each comment needs its zh in
+    the exercise's ``code_comments``, and each entry there a comment it translates."""
+    problems = []
+    for exercise in cls.exercises:
+        try:
+            shown = set(comment_texts(exercise.source))
+        except (OSError, TypeError):  # no source to show: the quiz says so itself
+            continue
+        table = {c.en: c.zh for c in getattr(exercise, "code_comments", ())}
+        problems += [
+            f"exercise {exercise.id!r}: comment {text!r} has no Chinese in its code_comments"
+            for text in sorted(shown)
+            if not table.get(text, "").strip()
+        ]
+        problems += [
+            f"exercise {exercise.id!r}: code_comments names {text!r}, not a comment of its code"
+            for text in sorted(set(table) - shown)
+        ]
     return problems

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jitlab.lab.spec import CardRef, Comparison, Scenario, ScriptLesson, Text, translate_comments
+from jitlab.lab.spec import CardRef, Comparison, Scenario, ScriptLesson, Text
 
 if TYPE_CHECKING:
     import nbformat
@@ -284,9 +284,8 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     exercises = tuple(scenario.exercises)
     if exercises:
         md(f"## {_say('exercises', lang)}", _say("exercises_text", lang))
-        table = {c.en: c.zh for c in scenario.code_comments} if lang == "zh" else {}
         for exercise in exercises:
-            _exercise(md, code, exercise, table, lang)
+            _exercise(md, code, exercise, lang)
     script_lesson = getattr(scenario, "scripts", None)
     if script_lesson is not None or len(lessons) > 1:
         md(f"# {_say('further', lang)}", _say("further_text", lang))
@@ -390,7 +389,7 @@ def _ref_words(scenario: type[Scenario], ref: CardRef, lang: str, markdown: bool
     return text
 
 
-def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang: str) -> None:
+def _exercise(md: Any, code: Any, exercise: Any, lang: str) -> None:
     parts = [f"### {_md(exercise.title.get(lang))}", _md(exercise.question.get(lang))]
     if exercise.claim is not None:
         parts.insert(1, f"*{_say('claim', lang)}*{_colon(lang)}{_md(exercise.claim.get(lang))}")
@@ -409,8 +408,7 @@ def _exercise(md: Any, code: Any, exercise: Any, table: Mapping[str, str], lang:
     elif kind == "error":
         parts.append(_say("error_kind", lang))
     md(*parts)
-    source = exercise.source
-    code(translate_comments(source, table) if table else source)
+    code(exercise.source_in(lang))
     name = exercise.snippet.__name__
     code(
         f'answer = lesson.exercise("{exercise.id}", {name}, prediction=None)'

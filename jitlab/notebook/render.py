@@ -189,12 +189,19 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
 
 
 def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Plain-text columns: the first left-aligned, the others right-aligned."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    """Plain-text columns: the first left-aligned, the others right-aligned. Widths are
+    counted in terminal cells (a Chinese character takes two), not in characters."""
+    from rich.cells import cell_len
+
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+    def pad(text: str, width: int) -> str:
+        return " " * (width - cell_len(text))
+
     return [
         "  ".join(
-            [row[0].ljust(widths[0])]
-            + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+            [row[0] + pad(row[0], widths[0])]
+            + [pad(c, w) + c for c, w in zip(row[1:], widths[1:], strict=True)]
         ).rstrip()
         for row in rows
     ]
@@ -503,12 +510,12 @@ def script_text(script: Any, lang: str = "en") -> str:
     lines = [f"{title}: {script.signature}"]
     if script.figures is not None:  # each figure by its name in ``lang``, never the raw key
         figures = script.figures
-        names = {f.name: figure_name(f.name, lang) for f in fields(figures)}
-        width = max(len(n) for n in names.values())
+        rows = []
         for f in fields(figures):
             value = getattr(figures, f.name)
             shown = say("script.unknown", lang) if value is None else _figure(f.name, value)
-            lines.append(f"  {names[f.name]:<{width}}  {shown}")
+            rows.append([figure_name(f.name, lang), shown])
+        lines += ["  " + line for line in _aligned(rows)]
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from jitlab.records.messages import say
+from jitlab.records.messages import LANGUAGES, say
 
 RECORDING = "recording"
 REPORT = "report"
@@ -29,7 +29,9 @@ _SNIFF_BYTES = 4096
 # default separators) and the report page's head (jitlab/report/page.py).
 _RECORDING_HEAD = b'{"type": "start"'
 _REPORT_HEAD = b"<!DOCTYPE html>"
-_REPORT_TITLE = b"<title>jitlab report"
+# A report page says what made it in its head, in no language: a page in any language is
+# jitlab's. Pages from before the mark are known by their title, in either language.
+REPORT_MARK = '<meta name="generator" content="jitlab report">'
 
 
 def _head(path: Path) -> bytes | None:
@@ -48,7 +50,10 @@ def is_kind(path: str | Path, kind: str) -> bool:
     if kind == RECORDING:
         return head.startswith(_RECORDING_HEAD)
     if kind == REPORT:
-        return head.lstrip().startswith(_REPORT_HEAD) and _REPORT_TITLE in head
+        return head.lstrip().startswith(_REPORT_HEAD) and (
+            REPORT_MARK.encode() in head
+            or any(f"<title>{say('report.title', lang)}".encode() in head for lang in LANGUAGES)
+        )
     raise ValueError(f"unknown kind {kind!r}")
 
 

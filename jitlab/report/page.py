@@ -37,6 +37,7 @@ from jitlab.records.messages import (
     say,
     skipped_lines,
 )
+from jitlab.records.outputs import REPORT_MARK
 from jitlab.records.text import format_ms
 from jitlab.report.figures import timeline_svg
 from jitlab.report.functions import FunctionReport, Source, functions_of, sources_of
@@ -77,6 +78,7 @@ def render_report(
         "<!DOCTYPE html>",
         f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        REPORT_MARK,
         f"<title>{esc(title)}</title>",
         f"<style>{CSS}</style></head><body><main>",
         f"<h1>{esc(title)}</h1>",

@@ -1241,6 +1241,14 @@
         <translation>没有名为 %1 的场景；请从列表中选择。</translation>
     </message>
     <message>
+        <source>%1 set to %2</source>
+        <translation>%1设为%2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
         <source>Demo: first the question. Make a guess!</source>
         <translation>演示：先看问题。猜一猜！</translation>
     </message>

@@ -71,6 +71,10 @@ def test_report_never_writes_over_its_input_or_a_users_file(tmp_path):
         done = jitlab("report", "run.jsonl", "-o", "report.html", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     assert "<title>jitlab report" in (tmp_path / "report.html").read_text()
+    for _ in range(2):  # and its Chinese page too, over the English one and over itself
+        done = jitlab("--lang", "zh", "report", "run.jsonl", "-o", "report.html", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert "<title>jitlab 报告" in (tmp_path / "report.html").read_text()
 
 
 def test_devices_and_pipes_are_written_as_streams(tmp_path):

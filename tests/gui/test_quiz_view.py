@@ -181,6 +181,25 @@ def test_switching_language_changes_labels(qtbot, quiz) -> None:
     assert page.card.title.text() == "A print inside jit"
 
 
+def test_the_exercise_code_speaks_the_interface_language(qtbot, quiz) -> None:
+    page = quiz.exercises
+    page.select("leaked-tracer")
+    english = page.card.code.toPlainText()
+    assert "# stores what x is while tracing" in english
+    i18n.set_language("zh")
+    chinese = page.card.code.toPlainText()
+    assert "# 把追踪时的 x 存起来" in chinese and "# 调用结束后再用存下的值" in chinese
+    assert "stores what x is" not in chinese
+    assert (
+        chinese.replace("把追踪时的 x 存起来", "stores what x is while tracing").replace(
+            "调用结束后再用存下的值", "use the stored value after the call"
+        )
+        == english
+    )  # only the comments change, never the code
+    i18n.set_language("en")
+    assert page.card.code.toPlainText() == english
+
+
 def test_closing_while_a_check_runs_ends_the_thread(qtbot, quiz) -> None:
     page = quiz.exercises
     page.select("shape-sequence")

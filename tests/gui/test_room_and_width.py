@@ -106,3 +106,31 @@ def test_monitor_after_the_fix_keeps_the_pitfalls_runs_changed_columns_first(
     runs = [row[-2] for row in monitor.ledger_rows()]
     assert runs[0] == runs[1] != runs[2]
     assert monitor.ledger.highlighted()[1] and monitor.ledger.highlighted()[2] == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_slider_has_room_to_move_at_1024(qtbot, make_window, lang) -> None:
+    # Recompile-cost's batch slider was a 15 px knob beside its long label at 1024×640 in
+    # English: now a long label goes above its control, and no window grows for it. A
+    # combo's phrases get the whole row, under their label.
+    from PySide6.QtWidgets import QComboBox, QSlider
+
+    from jitlab.gui.lesson.controls import SLIDER_MIN_PX
+
+    window = make_window(scenario="recompile-cost")
+    window.set_language(lang)
+    _small(window)
+    for sid in window.catalogue.ids():
+        window.select_scenario(sid)
+        QApplication.processEvents()
+        assert window.minimumWidth() <= SMALL[0] and window.width() == SMALL[0], (lang, sid)
+        for name, control in window.params.widgets.items():
+            if not control.isVisible():
+                continue
+            for slider in control.findChildren(QSlider):
+                assert slider.width() >= SLIDER_MIN_PX, (lang, sid, name, slider.width())
+            label = window.params.labels[name]
+            assert label.height() >= label.heightForWidth(label.width()), (lang, sid, name)
+            if isinstance(control, QComboBox):  # the chosen phrase whole, beside its arrow
+                shown = control.fontMetrics().horizontalAdvance(control.currentText())
+                assert shown + 40 <= control.width(), (lang, sid, name, shown, control.width())

@@ -3,6 +3,7 @@ builtin=True)`` names each missing piece, and a plugin is not held to it."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from jitlab.lab.discovery import scenarios
 from jitlab.lab.scenario import CardRef, Scenario, ScriptLesson, Text, validate
 
 BUILT_IN = scenarios()["control-flow"]
+STATIC_IF = next(e for e in BUILT_IN.exercises if e.id == "static-if")  # one comment
 LONG_EN = "The unrolled loop writes every step into the program; scan writes one body. " * 2
 LONG_ZH = "展开的循环把每一步都写进程序里，而扫描只写一次循环体，所以编译时间不随步数增长。" * 2
 
@@ -48,6 +50,21 @@ def test_a_built_in_passes_and_its_copy_without_changes_too():
             "code_objects('pitfall') has no source",
         ),
         ({"question": Text("A question?", "")}, "say it in both languages"),
+        (  # an exercise's comment would stay English under --lang zh
+            {"exercises": (dataclasses.replace(STATIC_IF, code_comments=()),)},
+            "exercise 'static-if': comment 'a Python bool, known while tracing' has no Chinese",
+        ),
+        (
+            {
+                "exercises": (
+                    dataclasses.replace(
+                        STATIC_IF,
+                        code_comments=(*STATIC_IF.code_comments, Text("gone", "没了")),
+                    ),
+                )
+            },
+            "exercise 'static-if': code_comments names 'gone', not a comment of its code",
+        ),
     ],
 )
 def test_each_missing_piece_is_named(attributes: dict[str, Any], said: str):

@@ -19,7 +19,6 @@ pytestmark = pytest.mark.slow
 nbformat = pytest.importorskip("nbformat")
 
 from jitlab.lab.discovery import scenarios  # noqa: E402
-from jitlab.lab.spec import translate_comments  # noqa: E402
 from jitlab.notebook.lesson import RAISES, build, comparisons, is_lesson_notebook  # noqa: E402
 
 BUILT_IN = (
@@ -96,7 +95,6 @@ def test_every_built_in_exports_a_valid_notebook_of_its_own_code(
     assert raising == [f"lesson.reraise({v.replace('-', '_')})" for v in erring]
 
     # Each exercise: its snippet exactly as the quiz shows it, then the run that settles it.
-    table = {c.en: c.zh for c in scenario.code_comments}
     code = _code(nb)
     asked = []
     for before, source in itertools.pairwise(code):
@@ -105,8 +103,7 @@ def test_every_built_in_exports_a_valid_notebook_of_its_own_code(
             continue
         exercise = next(e for e in scenario.exercises if e.id == found[1])
         asked.append(exercise.id)
-        shown = translate_comments(exercise.source, table) if lang == "zh" else exercise.source
-        assert before == shown.rstrip("\n")
+        assert before == exercise.source_in(lang).rstrip("\n")
         assert found[2] == exercise.snippet.__name__
     assert asked == [e.id for e in scenario.exercises]
 

@@ -90,3 +90,26 @@ def test_a_script_s_figures_are_named_in_words_never_raw_keys(lang: str) -> None
     for shown in (script_html(script, lang), script_text(script, lang)):
         assert "top_level_equations" not in shown and "generated_code_bytes" not in shown
         assert ("顶层方程数" if lang == "zh" else "top-level equations") in shown
+
+
+def _cells_each(lines: list[str]) -> set[int]:
+    from rich.cells import cell_len
+
+    return {cell_len(line) for line in lines}
+
+
+def test_plain_text_tables_line_up_in_chinese(recording) -> None:
+    """Issue 42: a Chinese header is twice as wide on a terminal as its characters count,
+    so padding by ``len`` pushed every column out of line. Each table's rows end on the
+    same cell (the columns after the first are right-aligned)."""
+    from jitlab.notebook.render import script_text
+    from jitlab.probe.probe import Probe
+
+    text = render.recording_text(recording, "表", "zh")
+    table = text.splitlines()[1 : 1 + 1 + 2]  # the header and the two functions
+    assert table[0].startswith("函数"), text
+    assert len(_cells_each(table)) == 1, text
+    probe = Probe(jax.jit(lambda x: jnp.sin(x) * 2))
+    probe(jnp.ones(4))
+    figures = script_text(probe.script(probe.ledger.cards[0]), "zh").splitlines()[1:]
+    assert len(figures) > 2 and len(_cells_each(figures)) == 1, figures

@@ -347,6 +347,11 @@ def test_cli_list_and_text_output(capsys):
     assert code == 0
     assert "答对了" in out and "jitlab run control-flow --variant static-if" in out
     assert "def static_flag_branches(lab):" in out
+    # The snippet's comments in Chinese (its printed output would stay as printed).
+    assert "# 一个 Python 布尔值，追踪时就已知道" in out
+    assert "a Python bool, known while tracing" not in out
+    code, out, _ = quiz(capsys, "--list", "--json", "--exercise", "weak-float", "--lang", "zh")
+    assert "half(1.0)  # 一个 Python 浮点数" in json.loads(out)["source"]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from jitlab.gui.lesson.summary_cells import (
     question_segment,
 )
 from jitlab.gui.views.model import Change, RunState
-from jitlab.lab.spec import Scenario
+from jitlab.lab.spec import Param, Scenario
 
 Beat = tuple[str, dict[str, Any], str]  # (variant to switch to, or ""; parameters; note)
 # A stop on a mode (no call) is written as a beat whose variant is "@" + the mode.
@@ -54,6 +54,24 @@ def beats(scenario: type[Scenario], language: str) -> list[Beat]:
             out.append((variant if first else "", dict(beat.params), note))
             first = False
     return out or [("pitfall", {}, ""), ("fix", {}, "")]
+
+
+def params_text(params: tuple[Param, ...], values: dict[str, Any], language: str) -> str:
+    """A beat's parameters as the controls show them: each one's label and its value's label
+    in ``language`` (a name the scenario does not declare shows as written)."""
+    declared = {p.name: p for p in params}
+    words = []
+    for name, value in values.items():
+        p = declared.get(name)
+        if p is None:
+            words.append(f"{name}={value}")
+            continue
+        words.append(
+            i18n.translate("MainWindow", "%1 set to %2")
+            .replace("%1", p.label.get(language))
+            .replace("%2", p.choice_label(str(value), language))
+        )
+    return i18n.translate("MainWindow", ", ").join(words)
 
 
 def measure_beats(
@@ -178,7 +196,7 @@ class Autoplay(QObject):
             stage.reset()
         values = stage.params.values()
         values.update(params)
-        text = ", ".join(f"{k}={v}" for k, v in params.items())
+        text = params_text(tuple(stage.params.params), params, i18n.language())
         self.note_changed.emit(
             i18n.translate("MainWindow", "Demo (%1 left): %2")
             .replace("%1", str(len(self.beats)))

@@ -51,6 +51,11 @@ def log_positions(minimum: int, maximum: int) -> list[int]:
     return sorted(v for v in values if minimum <= v <= maximum)
 
 
+# A slider narrower than this is a knob with nowhere to go: its row puts the label above it
+# instead (the form wraps long rows), so the column, and the window, stay as narrow as before.
+SLIDER_MIN_PX = 96
+
+
 class LogIntSlider(QWidget):
     """A slider that moves in powers, with its value always visible (and typeable)."""
 
@@ -135,7 +140,11 @@ class ParamControls(Retranslating, QGroupBox):
             label.setBuddy(widget)
             self.widgets[param.name] = widget
             self.labels[param.name] = label
-            self.form.addRow(label, widget)
+            if isinstance(widget, QComboBox):  # its choices are phrases: the whole row is theirs
+                self.form.addRow(label)
+                self.form.addRow(widget)
+            else:
+                self.form.addRow(label, widget)
         self.set_values(values or {}, emit=False)
         self.retranslate()
 
@@ -175,6 +184,8 @@ class ParamControls(Retranslating, QGroupBox):
         else:
             widget = QLineEdit(self)
             widget.editingFinished.connect(self._emit)
+        for slider in widget.findChildren(QSlider):
+            slider.setMinimumWidth(SLIDER_MIN_PX)
         widget.setObjectName(f"param_{p.name}")
         return widget
 

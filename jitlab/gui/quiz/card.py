@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import CodeSyntaxHighlight
 
+from jitlab.gui import i18n
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.quiz.look import WRONG_COLOR, dim, wrapping
 from jitlab.gui.quiz.words import expected_message, text
@@ -139,7 +140,6 @@ class ExerciseCard(Retranslating, QWidget):
     # -- content --------------------------------------------------------------------------
     def set_exercise(self, exercise: Any) -> None:
         self.exercise = exercise
-        self.code.set_source(exercise.source)
         self.number.setValue(0)
         self._build_choices()
         self._build_errors()
@@ -178,6 +178,7 @@ class ExerciseCard(Retranslating, QWidget):
         if ex is None:
             return
         self.title.setText(text(ex.title))
+        self.code.set_source(ex.source_in(i18n.language()))
         self.pitfall.setText(text(ex.chapter.title))
         self.claim.setVisible(ex.claim is not None)
         if ex.claim is not None:
