@@ -5,10 +5,10 @@ parts live beside it, each holding its own state: the records and counts it keep
 (:class:`~jitlab.probe.store.RecordStore`), the cards of the function object it calls
 (:class:`~jitlab.probe.held.HeldCards`), the card holder shared by every function object of
 the function (:class:`~jitlab.probe.cards.Ledger`), its diagnosers
-(:class:`~jitlab.probe.diagnosing.ProbeDiagnoses`). What a call that was not a plain hit did
-is told by :mod:`~jitlab.probe.filing`; why a call compiled by :mod:`~jitlab.probe.reasons`
-(JAX-free); calls under transformations and grad's backward pass by
-:mod:`~jitlab.probe.transforms`; executables shared between jit objects by
+(:class:`~jitlab.probe.diagnosing.ProbeDiagnoses`), and what a call that was not a plain hit
+did (:class:`~jitlab.probe.filing.Filing`). Why a call compiled is told by
+:mod:`~jitlab.probe.reasons` (JAX-free); calls under transformations and grad's backward pass
+by :mod:`~jitlab.probe.transforms`; executables shared between jit objects by
 :mod:`~jitlab.probe.sharing`.
 
 Some 700 lines: the hot path is one function on purpose (a hit must not pay for
@@ -23,18 +23,17 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import jax
 
-from jitlab.probe import _jax, contract, diagnosing, monitor, scripts, sharing, wrappers
+from jitlab.probe import _jax, contract, diagnosing, filing, monitor, scripts, sharing, wrappers
 from jitlab.probe.cards import Card, Ledger, tally
-from jitlab.probe.filing import Filing
 from jitlab.probe.held import HeldCards
 from jitlab.probe.store import SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
-from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Summary
+from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Signature, Summary
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import Diagnosis
 
@@ -67,7 +66,7 @@ def _is_jitted(fn: Any) -> bool:
     return wrappers.recognise(fn) is not None
 
 
-class Probe(Filing):
+class Probe:
     """Wraps a jitted function; every call returns its result and appends a CallRecord.
 
     ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
@@ -85,6 +84,10 @@ class Probe(Filing):
 
     # JAX's cache size through the wrapper, bound in _bind: the hot path calls it directly.
     _jax_entries: Callable[[], int]
+    # The function object called now (_bind): which of the ledger's function objects it is,
+    # and its cache identity (wrappers.cache_identity).
+    _generation: int
+    _cache_id: Hashable | None
     # Runs the diagnosers on its compiles (a watch's probes do not: the recording's do, over
     # every function object of one site).
     diagnose = True
@@ -162,17 +165,22 @@ class Probe(Filing):
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
         self._lock = self.ledger.lock
-        self._generation = generation
         self._held = HeldCards()  # the cards of the function object called now
         self._in_flight: list[None] = []
         self._spares = threading.local()  # one reusable collector per calling thread
         self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
-        self._bind(jitted)
+        # What a call that is not a plain hit was (off the hot path). Its key, bound once: a
+        # hit on several cards reads it (no hop through the filing per call).
+        self._filing = filing.Filing(self, self._store, self._held, self._counts)
+        self._key = self._filing.key
+        self._bind(jitted, generation)
         self._held.restart(self._jax_entries())
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
 
-    def _bind(self, jitted: Callable[..., Any]) -> None:
+    def _bind(self, jitted: Callable[..., Any], generation: int | None) -> None:
+        """Call ``jitted`` from now on as function object ``generation`` of the ledger's
+        function (None, from swap: the next, unless JAX shares the cache of the one before)."""
         info = wrappers.recognise(jitted)
         assert info is not None  # callers jit plain functions first
         monitor.install()
@@ -184,8 +192,16 @@ class Probe(Filing):
         self._trace_name = info.trace_name
         self._statics = info.spec
         self._jax_entries = wrappers.cache_size(info)
-        self._cache_id = wrappers.cache_identity(info)
-        sharing.join(self, self._cache_id)
+        cache_id = wrappers.cache_identity(info)
+        if generation is None:
+            # A new function object (same function and options: JAX's cache is shared).
+            before = self._cache_id
+            new = before is None or cache_id != before
+            generation = self._generation + 1 if new else self._generation
+        self._cache_id = cache_id
+        self._generation = generation
+        self._filing.bind(jitted, info.spec, generation, cache_id, self._jax_entries)
+        sharing.join(self, cache_id)
         self._look_like(info)
 
     def _look_like(self, info: wrappers.Jitted) -> None:
@@ -290,11 +306,9 @@ class Probe(Filing):
         Used to show what happens when code builds a new ``lambda``/``partial``/``jax.jit``
         every call: JAX sees a function it has never traced.
         """
-        before = self._cache_id
-        self._bind(fn if _is_jitted(fn) else jax.jit(fn))
-        if before is None or self._cache_id != before:
-            # A new function object (same function and options: JAX's cache is shared).
-            self._generation += 1
+        before = self._generation
+        self._bind(fn if _is_jitted(fn) else jax.jit(fn), None)
+        if self._generation != before:
             self._note_instance()
             with self._lock:
                 self._held.new_object(self._jax_entries())
@@ -413,6 +427,10 @@ class Probe(Filing):
             self._file(record)
         return record
 
+    def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
+        """The signature JAX compiled grad's backward pass (transpose) of this function for."""
+        return filing.backward_signature(avals, self._generation)
+
     def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
         """File the executable JAX compiled for this function's backward pass (grad's
         transpose), after the probed call that ran under grad returned."""
@@ -469,7 +487,7 @@ class Probe(Filing):
         collector = monitor.CallCollector(self._trace_name, None, False, source=self)
         # jitlab's own diff says why this function compiled: JAX's explanation of a miss of
         # a function it holds many executables of is put off, and made only where that
-        # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing._slow).
+        # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing.record).
         collector.defer_explain = True
         collector.lazy = self._lazy
         self._spares.collector = collector
@@ -565,7 +583,7 @@ class Probe(Filing):
                     flight.pop()
             # Without a wait, a call inside a transformation (an eager scan's body, an outer
             # jit, grad, vmap) is told by the trace state: one staged there ran nothing of
-            # this function's own, and _slow files what JAX did.
+            # this function's own, and Filing.record files what JAX did.
             plain = (
                 error is None
                 and collector.quiet
@@ -627,7 +645,7 @@ class Probe(Filing):
                         jax.block_until_ready(result)
                         if plain and _TRACE_STATE.value is not _EVAL_TRACE:
                             # Called inside a transformation (an eager scan's body, vmap,
-                            # grad): not a plain hit on a card. _slow files what JAX did.
+                            # grad): not a plain hit on a card. Filing.record files what JAX did.
                             plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
@@ -700,7 +718,7 @@ class Probe(Filing):
         with self._lock:
             if index is None:
                 index = self._next_index()
-            record = self._slow(index, collector, latency_ms, args, kwargs, error, result)
+            record = self._filing.record(index, collector, latency_ms, args, kwargs, error, result)
             if record.kind.compiled:  # its fate in JAX's persistent cache, if one is on
                 loaded = record.kind is CallKind.PERSISTENT_HIT
                 fate = monitor.persistent_fate(collector.trace_name, loaded)
@@ -737,7 +755,7 @@ class Probe(Filing):
                 card = held.equivalent(key, self.ledger.cards, self._jax_entries())
             record = self._hit(latency_ms, card)
             if card is None and key is not None and self._cache_id is not None:
-                record = self._served_elsewhere(record, key)
+                record = self._filing.served_elsewhere(record, key)
             if card is None and key is not None and record.reason is None:
                 # Another thread compiled this signature and has not filed its card yet:
                 # the hit is filed when the card is (see RecordStore.card_filed).

@@ -121,6 +121,22 @@ def test_new_function_object_each_call():
     assert len(probe.ledger.cards) == 3
 
 
+def test_swap_files_under_the_function_object_called_now():
+    """The probe's filing is handed each function object it calls: the keys and signatures
+    of its records carry that object's generation, new on a new object, kept on the same."""
+    probe = Probe(lambda x: x * 2)
+    probe(jnp.ones(3))
+    assert probe.generation == 0 and probe.last.signature.function == 0
+    probe.swap(lambda x: x * 3)  # a new function object
+    probe(jnp.ones(3))
+    assert probe.generation == 1 and probe.last.signature.function == 1
+    probe.swap(probe.function)  # the same one again: JAX's cache is shared
+    probe(jnp.ones(4))
+    assert probe.generation == 1 and probe.last.signature.function == 1
+    assert kinds(probe) == ["compile", "recompile", "recompile"]
+    assert reason_words(probe.records[2].reason) == ("x: f32[4] ← f32[3]",)
+
+
 def test_pytree_structure_change_is_named():
     probe = Probe(lambda d: sum(d.values()))
     probe({"a": jnp.ones(2)})
