@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -121,13 +121,18 @@ def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[
     out.append(tuple(atom(v) for v in jaxpr.outvars))
 
 
+def _sequence(value: object) -> TypeGuard[tuple[Any, ...] | list[Any]]:
+    """A tuple or list of parameters (JAX's equation parameters are untyped)."""
+    return isinstance(value, tuple | list)
+
+
 def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
     parts = _jax_programs.jaxpr_parts(value)
     if parts is not None:
         out.append("{")
         _walk(*parts, found, out)
         out.append("}")
-    elif isinstance(value, tuple | list):
+    elif _sequence(value):
         for item in value:
             _param(item, found, out)
     elif callable(value) or isinstance(value, _jax_programs.WRAPPED_FUN):
@@ -164,7 +169,7 @@ def _named_values(fun: Any) -> list[tuple[str, Any]]:
 
 def _closed_over(fun: Any) -> tuple[tuple[str, np.ndarray], ...]:
     """The names ``fun`` reads that hold a number or a small array, with their values."""
-    kept = []
+    kept: list[tuple[str, np.ndarray]] = []
     for name, value in _named_values(fun):
         array = _small(value)
         if array is not None:
@@ -189,7 +194,7 @@ def _name(old: Program, new: Program, before: Constant, after: Constant) -> str 
     assert before.array is not None and after.array is not None
     dtype = after.array.dtype
     olds = dict(old.names)
-    names = set()
+    names: set[str] = set()
     for name, now in new.names:
         was = olds.get(name)
         if was is None:
@@ -214,7 +219,9 @@ def changed_constants(old: Program, new: Program) -> list[ConstantChange] | None
     the same."""
     if old.shape != new.shape or len(old.constants) != len(new.constants):
         return None
-    changes, seen, unread = [], set(), False
+    changes: list[ConstantChange] = []
+    seen: set[tuple[bytes, bytes, str]] = set()
+    unread = False
     for before, after in zip(old.constants, new.constants, strict=True):
         same = before.same_value(after)
         if same is None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import sys
 import threading
 import time
 import types
@@ -28,7 +27,17 @@ from typing import Any
 
 import jax
 
-from jitlab.probe import _jax, contract, diagnosing, filing, monitor, scripts, sharing, wrappers
+from jitlab.probe import (
+    _jax,
+    contract,
+    diagnosing,
+    filing,
+    frames,
+    monitor,
+    scripts,
+    sharing,
+    wrappers,
+)
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.held import HeldCards
 from jitlab.probe.store import SETTLE_AT, RecordStore
@@ -44,12 +53,15 @@ _HIT = CallKind.CACHE_HIT
 DEFAULT_MAX_RECORDS = 100_000
 
 # The hot path of a cache hit, bound once (each saves an attribute lookup per call).
-_tls = monitor._local  # this thread's collector of the call in flight (events go there)
+# This thread's collector of the call in flight (events go there): the probe package's own
+# thread-local, read directly.
+_tls = monitor._local  # pyright: ignore[reportPrivateUsage]
 _route_call = monitor.route_call
 _unroute_call = monitor.unroute_call
-_set_explain = monitor._set_explain
-_swap_explain = monitor._swap_explain
 _EXPLAIN = _jax.EXPLAIN
+_set_explain = _EXPLAIN.set_local
+_swap_explain = _EXPLAIN.swap_local
+_getframe = frames.getframe
 _traced_by_eval_shape = _jax.traced_by_eval_shape
 _EVAL_SHAPE_ONCE = _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
 _listeners_now = monitor.listeners_now
@@ -115,7 +127,7 @@ class Probe:
     ) -> None:
         # Refuse, before any call is classified, on a JAX whose events jitlab cannot see. In a
         # watched program only the names: its backend is the program's to start.
-        contract.require(compile=not monitor._watchers)
+        contract.require(compile=not monitor.watching())
         if _is_jitted(fn):
             if static_argnums is not None or static_argnames is not None or jit_kwargs:
                 raise TypeError(
@@ -525,7 +537,7 @@ class Probe:
             _TRACE_STATE.value is not _EVAL_TRACE
             and _EXPLAIN.get_local() is not False
             and _EVAL_SHAPE_ONCE  # JAX 0.6 traces eval_shape's jit twice itself: as plain
-            and _traced_by_eval_shape(sys._getframe(1))
+            and _traced_by_eval_shape(_getframe(1))
         ):
             return self._for_eval_shape(args, kwargs)
         if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive

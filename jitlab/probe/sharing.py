@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard, cast
 
 from jitlab.probe import wrappers
 from jitlab.probe.cards import Card, Ledger
@@ -68,6 +68,13 @@ def shared_card(
 
 def _same_call(a: Hashable, b: Hashable) -> bool:
     """Two fast keys of the same call, whatever generation each probe counts."""
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 5:
+    if _fast_key(a) and _fast_key(b):
         return a[1:] == b[1:]
     return a == b
+
+
+def _fast_key(key: Hashable) -> TypeGuard[tuple[Hashable, ...]]:
+    """A key made by :func:`jitlab.probe.signature.fast_key`: (generation, tree, leaves,
+    statics, keyword names)."""
+    # A tuple of whatever it holds: only its length is read.
+    return isinstance(key, tuple) and len(cast("tuple[object, ...]", key)) == 5
