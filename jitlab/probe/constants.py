@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 
@@ -121,18 +121,13 @@ def _walk(jaxpr: Any, consts: tuple[Any, ...], found: list[Constant], out: list[
     out.append(tuple(atom(v) for v in jaxpr.outvars))
 
 
-def _sequence(value: object) -> TypeGuard[tuple[Any, ...] | list[Any]]:
-    """A tuple or list of parameters (JAX's equation parameters are untyped)."""
-    return isinstance(value, tuple | list)
-
-
 def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
     parts = _jax_programs.jaxpr_parts(value)
     if parts is not None:
         out.append("{")
         _walk(*parts, found, out)
         out.append("}")
-    elif _sequence(value):
+    elif _jax_programs.is_params(value):
         for item in value:
             _param(item, found, out)
     elif callable(value) or isinstance(value, _jax_programs.WRAPPED_FUN):
