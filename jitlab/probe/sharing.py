@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable
-from typing import Any, Protocol, TypeGuard, cast
+from typing import Any, Protocol
 
 from jitlab.probe import wrappers
 from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.signature import is_fast_key
 
 
 class Sharer(Protocol):
@@ -68,13 +69,6 @@ def shared_card(
 
 def _same_call(a: Hashable, b: Hashable) -> bool:
     """Two fast keys of the same call, whatever generation each probe counts."""
-    if _fast_key(a) and _fast_key(b):
+    if is_fast_key(a) and is_fast_key(b):
         return a[1:] == b[1:]
     return a == b
-
-
-def _fast_key(key: Hashable) -> TypeGuard[tuple[Hashable, ...]]:
-    """A key made by :func:`jitlab.probe.signature.fast_key`: (generation, tree, leaves,
-    statics, keyword names)."""
-    # A tuple of whatever it holds: only its length is read.
-    return isinstance(key, tuple) and len(cast("tuple[object, ...]", key)) == 5
