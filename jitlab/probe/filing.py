@@ -3,16 +3,17 @@ eagerly or ran under a transformation; its card and the evidence for its reason.
 
 :class:`Filing` is the off-hot-path part of :class:`jitlab.probe.probe.Probe`: an object the
 probe holds, every method run with the probe's lock held. Its inputs are handed in: the
-probe as its sharers and grad's backward pass know it (:class:`Filer`), the probe's parts it
-works through, each holding its own state — the records and counts
-(:class:`~jitlab.probe.store.RecordStore`) and this function object's cards
-(:class:`~jitlab.probe.held.HeldCards`) — the probe's calls per kind, and the function object
-called now (:meth:`Filing.bind`, again at each ``swap``).
+probe as its sharers and grad's backward pass know it (:class:`Filer`, held weakly: no
+cycle keeps a probe alive), the probe's parts it works through, each holding its own state —
+the records and counts (:class:`~jitlab.probe.store.RecordStore`) and this function object's
+cards (:class:`~jitlab.probe.held.HeldCards`) — and the function object called now
+(:meth:`Filing.bind`, again at each ``swap``).
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol
 
@@ -40,6 +41,7 @@ from jitlab.records.calls import (
     OutputLine,
     Reason,
     Signature,
+    Summary,
 )
 from jitlab.records.changes import ChangeKind
 
@@ -58,7 +60,10 @@ _CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
 
 class Filer(sharing.Sharer, transforms.Followed, Protocol):
     """The probe a :class:`Filing` files for (:class:`jitlab.probe.probe.Probe`), as the
-    probes sharing its cache and grad's backward pass that follows a call know it."""
+    probes sharing its cache and grad's backward pass that follows a call know it, with its
+    running totals."""
+
+    def summary(self) -> Summary: ...
 
 
 class Filing:
@@ -71,18 +76,19 @@ class Filing:
     _cache_id: Hashable | None
     _jax_entries: Callable[[], int]
 
-    def __init__(
-        self,
-        probe: Filer,
-        store: RecordStore,
-        held: HeldCards,
-        counts: Callable[[], dict[CallKind, int]],
-    ) -> None:
-        self._probe = probe
+    def __init__(self, probe: Filer, store: RecordStore, held: HeldCards) -> None:
+        # Weakly, as its collectors hold it: the probe holds this filing.
+        self._owner = weakref.ref(probe)
         self._ledger = probe.ledger  # the card holder, shared by the function's objects
         self._store = store
         self._held = held
-        self._counts = counts  # the probe's calls per kind, exact so far (lock held)
+
+    @property
+    def _probe(self) -> Filer:
+        """The probe filed for: alive while it files (its own methods call this one's)."""
+        probe = self._owner()
+        assert probe is not None
+        return probe
 
     def bind(
         self,
@@ -343,7 +349,7 @@ class Filing:
         held = self._held
         if held.compiles == 0 and not held.sibling_served:
             # This call is counted, not yet filed: a hit to the counts.
-            held.sibling_served = self._counts()[_HIT] - 1 > 0
+            held.sibling_served = self._probe.summary().cache_hits - 1 > 0
         return held.sibling_served
 
     def _jax_held_others(self) -> bool:

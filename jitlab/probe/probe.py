@@ -183,7 +183,7 @@ class Probe:
         self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
         # What a call that is not a plain hit was (off the hot path). Its key, bound once: a
         # hit on several cards reads it (no hop through the filing per call).
-        self._filing = filing.Filing(self, self._store, self._held, self._counts)
+        self._filing = filing.Filing(self, self._store, self._held)
         self._key = self._filing.key
         self._bind(jitted, generation)
         self._held.restart(self._jax_entries())
@@ -402,10 +402,6 @@ class Probe:
         index = self._fold()
         self._calls = index + 1
         return index
-
-    def _counts(self) -> dict[CallKind, int]:
-        """Calls per kind, exact over every call so far (lock held)."""
-        return self._store.counts(self._fold())
 
     def _file(self, record: CallRecord) -> None:
         """File one call's record in the ledger and the store (counts, kept records); a

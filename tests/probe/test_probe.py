@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -461,3 +463,25 @@ def test_a_writer_that_took_stdout_during_a_call_still_prints_after_it(capfd):
     print("after the call", file=held[0])
     held[0].flush()
     assert "after the call" in capfd.readouterr().out
+
+
+def _summed(probe, x):
+    return probe(x).sum()
+
+
+def test_a_probe_is_freed_by_reference_counting_alone():
+    """No cycle keeps a probe alive (its filing and collectors hold it weakly): once the
+    program drops it, grad's backward pass can no longer be filed as its call."""
+    probe = Probe(lambda x: x * 2)
+    probe(jnp.ones(3))
+    probe(jnp.ones(4))
+    jax.grad(functools.partial(_summed, probe))(jnp.ones(3))  # and its backward pass
+    gone = weakref.ref(probe)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        del probe
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
