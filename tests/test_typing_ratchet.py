@@ -1,5 +1,5 @@
 """The typing ratchet: basedpyright strict on the JAX-free data packages (records, recordings,
-report), with an allow-list of modules not yet clean that only shrinks.
+report) and the probe, with an allow-list of modules not yet clean that only shrinks.
 
 .ci/run runs `basedpyright`, which skips the allow-listed modules ([tool.basedpyright]'s
 `exclude` in pyproject.toml). Here the same settings check every module of those packages,

@@ -12,11 +12,15 @@ import pathlib
 import re
 import sys
 from types import FrameType
-from typing import Any
+from typing import Any, TypeGuard
 
-from jax._src import config as _config
+from jax._src import config as _jax_config
 
 from jitlab.probe._jax import VERSION, jit_event_name, trace_event_name
+
+# Private JAX is typed Any here, at the seam: its annotations are partial and change between
+# versions, and every read below is checked by the contract tests instead.
+_config: Any = _jax_config
 
 # With the persistent cache on, ``compiler.py`` and ``compilation_cache.py`` log their cache
 # writes ("Writing jit_f to persistent compilation cache …", "Not writing persistent cache
@@ -66,7 +70,7 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
     """A log record's (``record.msg``, ``record.args``) as (outcome, why, figures) when it is
     one of JAX's persistent-cache lines (:data:`PERSISTENT_LOGS`); None for anything else."""
     known = PERSISTENT_LOGS.get(msg) if isinstance(msg, str) else None
-    values = args if isinstance(args, tuple) else ()
+    values = args if _is_tuple(args) else tuple[Any, ...]()
     if known is None or len(values) != len(names := known[2].split()):
         return None
     figures: dict[str, Any] = {}
@@ -79,6 +83,11 @@ def persistent_log(msg: object, args: object) -> tuple[str, str | None, dict[str
     if "module" not in figures and isinstance(key, str) and "-" in key:
         figures["module"] = key.rsplit("-", 1)[0]  # a key is "jit_f-<sha256 hex>"
     return known[0], known[1], figures
+
+
+def _is_tuple(value: object) -> TypeGuard[tuple[Any, ...]]:
+    """A log record's ``args`` as a tuple of whatever was logged."""
+    return isinstance(value, tuple)
 
 
 def module_name(fun_name: str) -> str:
@@ -108,13 +117,17 @@ def persistent_key_parts() -> dict[str, str]:
     does: a path under it is in the compile options, so ``cache`` and ``/abs/cache`` differ)."""
     import os
 
-    from jax._src import cache_key, xla_bridge
+    from jax._src import cache_key as _cache_key
+    from jax._src import xla_bridge as _xla_bridge
     from jax._src.lib import version_str
+
+    cache_key: Any = _cache_key  # private JAX, typed Any at the seam (see _config)
+    xla_bridge: Any = _xla_bridge
 
     flags = (os.environ.get("XLA_FLAGS") or "").split()
     flags += (os.environ.get("LIBTPU_INIT_ARGS") or "").split()
     flags += [a for a in sys.argv if a.startswith(("--xla", *cache_key.get_flag_prefixes()))]
-    left_out = set(getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
+    left_out = set[str](getattr(cache_key, "xla_flags_to_exclude_from_cache_key", ()))
     hashed = " ".join(f for f in sorted(flags) if f.split("=")[0] not in left_out)[:400]
     backend = xla_bridge.get_backend()
     platform, version = str(backend.platform), str(backend.platform_version)
@@ -217,6 +230,12 @@ def jaxpr_parts(value: Any) -> tuple[Any, tuple[Any, ...]] | None:
         return None
     consts = getattr(value, "consts", None) or getattr(inner, "consts", None) or ()
     return inner, tuple(consts)
+
+
+def is_params(value: object) -> TypeGuard[tuple[Any, ...] | list[Any]]:
+    """An equation parameter that is a tuple or list of them (sub-programs among them): JAX's
+    params are untyped, their items Any."""
+    return isinstance(value, tuple | list)
 
 
 def _literal_class() -> type:

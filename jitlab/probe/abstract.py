@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeGuard
 
 import jax
 
@@ -65,7 +65,7 @@ def shared_flags(flags: tuple[bool, ...] | None) -> tuple[bool, ...] | None:
 def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruct:
     """A ``signature.leaf_key`` (``(aval, sharding)``, or an aval for a non-array such as a
     Python float) back to an abstract argument JAX lowers exactly as it compiled the call."""
-    if isinstance(leaf_key, tuple):
+    if _with_sharding(leaf_key):
         aval, sharding = leaf_key
     else:
         aval, sharding = leaf_key, None
@@ -79,6 +79,11 @@ def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruc
     )
 
 
+def _with_sharding(leaf_key: Any) -> TypeGuard[tuple[Any, Any]]:
+    """An array's leaf key, ``(aval, sharding)`` (JAX's objects, untyped here)."""
+    return isinstance(leaf_key, tuple)
+
+
 def abstract_call(
     spec: signature.StaticSpec,
     key: Hashable | None,
@@ -90,20 +95,22 @@ def abstract_call(
 
     Raises ``ValueError`` when the key does not hold a call (an adopted card, no key).
     """
-    if not (isinstance(key, tuple) and len(key) == 5):
+    if not signature.is_fast_key(key):
         raise ValueError("the card keeps no abstract signature (it was not compiled here)")
     _, tree, leaf_keys, statics, keywords = key
     if committed is None or len(committed) != len(leaf_keys):
         committed = (True,) * len(leaf_keys)
     leaves = [_abstract_leaf(k, c) for k, c in zip(leaf_keys, committed, strict=True)]
     if spec.empty:
-        flat_args, flat_kwargs = jax.tree_util.tree_unflatten(tree, leaves)
+        # tree_util's treedef (jaxlib's PyTreeDef) is unknown to the type checker: its calls
+        # here carry a rule-named ignore.
+        flat_args, flat_kwargs = jax.tree_util.tree_unflatten(tree, leaves)  # pyright: ignore[reportUnknownMemberType]
         return tuple(flat_args), dict(flat_kwargs)
     if isinstance(spec, wrappers.FilterSpec):
         return _filter_call(spec, tree, leaves, statics, keywords)
     if type(spec) is not signature.StaticSpec:
         raise ValueError(f"arguments split by {type(spec).__name__} cannot be rebuilt")
-    traced = list(jax.tree_util.tree_unflatten(tree, leaves))
+    traced = list(jax.tree_util.tree_unflatten(tree, leaves))  # pyright: ignore[reportUnknownMemberType]
     static_values = [value for _, value in statics]
     positional = len(traced) + len(static_values) - len(keywords)
     args: list[Any] = []
@@ -125,7 +132,7 @@ def _filter_call(
     keywords: tuple[str, ...],
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """equinox.filter_jit: arrays were traced, every other leaf kept by its path."""
-    values = list(jax.tree_util.tree_unflatten(tree, leaves))
+    values = list(jax.tree_util.tree_unflatten(tree, leaves))  # pyright: ignore[reportUnknownMemberType]
     names = list(spec.parameters)
     by_path = dict(statics)
     bound: list[tuple[str, Any]] = []
@@ -139,10 +146,13 @@ def _filter_call(
             continue
 
         def put_back(path: Any, leaf: Any, name: str = name) -> Any:
-            return by_path.get(f"{name}{jax.tree_util.keystr(path)}", leaf)
+            at = jax.tree_util.keystr(path)  # pyright: ignore[reportUnknownMemberType]
+            return by_path.get(f"{name}{at}", leaf)
 
-        bound.append(
-            (name, jax.tree_util.tree_map_with_path(put_back, value, is_leaf=lambda x: x is None))
-        )
+        bound.append((name, jax.tree_util.tree_map_with_path(put_back, value, is_leaf=_is_none)))
     args = tuple(value for _, value in bound[:positional])
     return args, dict(bound[positional:])
+
+
+def _is_none(leaf: object) -> bool:
+    return leaf is None

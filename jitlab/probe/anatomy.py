@@ -406,7 +406,8 @@ def rerun_eagerly(
     try:
         with jax.disable_jit():
             result = fn(*args, **kwargs)
-            result = jax.block_until_ready(result)
+            # JAX leaves block_until_ready's argument unannotated (it returns its pytree).
+            result = jax.block_until_ready(result)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     except KeyboardInterrupt:  # Ctrl-C belongs to the user
         raise
     except BaseException as exc:  # the replayed code's sys.exit() is its error, not our end
@@ -427,7 +428,8 @@ def rerun_eagerly(
 def jaxpr_text(fn: Callable[..., Any], *args: Any, **static: Any) -> str:
     """``jax.make_jaxpr`` of ``fn`` as text; keyword arguments are bound as static values."""
     target = functools.partial(fn, **static) if static else fn
-    return str(jax.make_jaxpr(target)(*args))
+    # JAX leaves make_jaxpr's keyword arguments partly unannotated.
+    return str(jax.make_jaxpr(target)(*args))  # pyright: ignore[reportUnknownMemberType]
 
 
 def _short(value: Any, limit: int = 120) -> str:

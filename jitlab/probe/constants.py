@@ -127,7 +127,7 @@ def _param(value: Any, found: list[Constant], out: list[Any]) -> None:
         out.append("{")
         _walk(*parts, found, out)
         out.append("}")
-    elif isinstance(value, tuple | list):
+    elif _jax_programs.is_params(value):
         for item in value:
             _param(item, found, out)
     elif callable(value) or isinstance(value, _jax_programs.WRAPPED_FUN):
@@ -164,7 +164,7 @@ def _named_values(fun: Any) -> list[tuple[str, Any]]:
 
 def _closed_over(fun: Any) -> tuple[tuple[str, np.ndarray], ...]:
     """The names ``fun`` reads that hold a number or a small array, with their values."""
-    kept = []
+    kept: list[tuple[str, np.ndarray]] = []
     for name, value in _named_values(fun):
         array = _small(value)
         if array is not None:
@@ -189,7 +189,7 @@ def _name(old: Program, new: Program, before: Constant, after: Constant) -> str 
     assert before.array is not None and after.array is not None
     dtype = after.array.dtype
     olds = dict(old.names)
-    names = set()
+    names: set[str] = set()
     for name, now in new.names:
         was = olds.get(name)
         if was is None:
@@ -214,7 +214,9 @@ def changed_constants(old: Program, new: Program) -> list[ConstantChange] | None
     the same."""
     if old.shape != new.shape or len(old.constants) != len(new.constants):
         return None
-    changes, seen, unread = [], set(), False
+    changes: list[ConstantChange] = []
+    seen: set[tuple[bytes, bytes, str]] = set()
+    unread = False
     for before, after in zip(old.constants, new.constants, strict=True):
         same = before.same_value(after)
         if same is None:

@@ -107,7 +107,7 @@ class ContractReport:
 
     def problem_text(self, lang: str = "en") -> str:
         """What is off, in one line (``trace event missing (…); …``)."""
-        parts = []
+        parts: list[str] = []
         for item in self.problems:
             words = item_words(item.name, lang)
             status = messages.say(f"contract.{item.status}", lang)
@@ -289,7 +289,7 @@ def _run_forked() -> ContractReport | None:
 
     from jitlab.probe import monitor
 
-    if not sys.platform.startswith("linux") or threading.active_count() != 1 or monitor._watchers:
+    if not sys.platform.startswith("linux") or threading.active_count() != 1 or monitor.watching():
         return None
     try:
         read, write = os.pipe()
@@ -401,7 +401,7 @@ def _version_item(version: str) -> ContractItem:
 
 
 def _name_items(version: tuple[int, int]) -> list[ContractItem]:
-    items = []
+    items: list[ContractItem] = []
     for module_name, path, since in _NAMES:
         if version < since:
             continue
@@ -472,7 +472,7 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     # and the registered exclusions (jitlab's), so the function and its call live in "<check>".
     code: dict[str, Any] = {}
     exec(compile(_CHECK_SOURCE, "<jitlab contract check>", "exec"), code)
-    jitted = jax.jit(code["jitlab_contract_check"])
+    jitted = jax.jit(code["jitlab_contract_check"])  # pyright: ignore[reportUnknownMemberType]
     trace_name = _jax.fun_name(code["jitlab_contract_check"])
     call = code["call"]
     seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details

@@ -34,16 +34,22 @@ def mesh_devices(minimum: int = 2) -> list[Any]:
     ``minimum`` (several GPUs), else the CPU's (simulated by :func:`simulate_cpu_devices`; on a
     one-GPU machine the default backend is the GPU and these sit beside it). Fewer than
     ``minimum`` only when neither has enough: the caller says so."""
-    import jax
-
-    devices = jax.devices()
+    devices = _devices()
     if len(devices) >= minimum:
         return devices
     try:
-        cpu = jax.devices("cpu")
+        cpu = _devices("cpu")
     except RuntimeError:  # no CPU backend (a JAX built without one)
         return devices
     return cpu if len(cpu) >= minimum else devices
+
+
+def _devices(backend: str | None = None) -> list[Any]:
+    """``jax.devices(backend)`` (imported on first use; its ``Client`` argument type is left
+    unannotated by JAX)."""
+    import jax
+
+    return jax.devices(backend)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
 
 
 def mesh_device_count() -> int:

@@ -371,7 +371,7 @@ class SlowDispatch:
         self, hits: dict[tuple[str, str | None], int | None], t: float | None
     ) -> list[Diagnosis]:
         """One diagnosis per function and cause, with its count and the function's hits."""
-        found = []
+        found: list[Diagnosis] = []
         with self._lock:
             counted = [(key, causes.copy()) for key, causes in self._calls.items()]
         for (function, site), causes in counted:

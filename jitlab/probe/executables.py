@@ -111,7 +111,8 @@ def function_key(fn: Any) -> Hashable:
     try:
         return ("code", inspect.unwrap(fn).__code__)
     except (AttributeError, ValueError):
-        return ("type", type(fn))
+        obj: object = fn  # declared: type() of it is a type, not an unknown one
+        return ("type", type(obj))
 
 
 def _figures(

@@ -128,7 +128,7 @@ def _old_section(
 ) -> list[Change | None]:
     """The changes of a block whose content is not ``*`` bullets (read from the lines up to
     the next ``*`` line); [] for blocks whose bullets follow."""
-    body = []
+    body: list[str] = []
     for line in rest:
         if line.startswith("*") or "CACHE MISS" in line:
             break
@@ -153,7 +153,7 @@ def _old_section(
             return [Change(ChangeKind.STATIC_VALUE, "", m["before"], m["now"])]
         return [None]
     if what == "number of args and kwargs, but same total number":
-        keys = {}
+        keys: dict[str, set[str]] = {}
         for line in body:
             m = _OLD_ARG_KEYS.match(line)
             if m:

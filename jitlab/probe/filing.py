@@ -1,18 +1,21 @@
 """How a probe tells what a call that was not a plain hit was: compiled, failed, ran
 eagerly or ran under a transformation; its card and the evidence for its reason.
 
-The off-hot-path half of :class:`jitlab.probe.probe.Probe` (a mixin: every method runs with
-the probe's lock held). It reads the function object the probe calls (declared below) and
-works through the probe's parts, each holding its own state: the records and counts
-(:class:`~jitlab.probe.store.RecordStore`) and this function object's cards
-(:class:`~jitlab.probe.held.HeldCards`).
+:class:`Filing` is the off-hot-path part of :class:`jitlab.probe.probe.Probe`: an object the
+probe holds, every method run with the probe's lock held. Its inputs are handed in: the
+probe as its sharers and grad's backward pass know it (:class:`Filer`, held weakly: no
+cycle keeps a probe alive), the probe's parts it works through, each holding its own state —
+the records and counts (:class:`~jitlab.probe.store.RecordStore`) and this function object's
+cards (:class:`~jitlab.probe.held.HeldCards`) — and the function object called now
+(:meth:`Filing.bind`, again at each ``swap``).
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from jitlab.probe import (
     _jax,
@@ -25,7 +28,7 @@ from jitlab.probe import (
     transforms,
     wrappers,
 )
-from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.cards import Card
 from jitlab.probe.held import HeldCards
 from jitlab.probe.sites import definition_site
 from jitlab.probe.store import RecordStore
@@ -38,6 +41,7 @@ from jitlab.records.calls import (
     OutputLine,
     Reason,
     Signature,
+    Summary,
 )
 from jitlab.records.changes import ChangeKind
 
@@ -54,38 +58,59 @@ _COMPARE_OTHERS = 8
 _CANNOT_TELL = frozenset({ChangeKind.UNKNOWN, ChangeKind.FIRST_SEEN})
 
 
-class Filing:
-    """The calls a cache hit is not: made into records and cards (lock held)."""
+class Filer(sharing.Sharer, transforms.Followed, Protocol):
+    """The probe a :class:`Filing` files for (:class:`jitlab.probe.probe.Probe`), as the
+    probes sharing its cache and grad's backward pass that follows a call know it, with its
+    running totals."""
 
-    # The function object the probe calls now (Probe._bind; swap() replaces it) and its
-    # name and ledger.
-    name: str
-    ledger: Ledger
-    wrapper: wrappers.Jitted
+    def summary(self) -> Summary: ...
+
+
+class Filing:
+    """The calls a cache hit is not, of one probe: made into records and cards (lock held)."""
+
+    # The function object called now (bind).
     _fn: Callable[..., Any]
     _statics: signature.StaticSpec
     _generation: int
     _cache_id: Hashable | None
-    _jax_entries: Callable[[], int]  # JAX's cache size for it
-    # The probe's parts this half works through (each holds its own state).
-    _store: RecordStore
-    _held: HeldCards
+    _jax_entries: Callable[[], int]
 
-    if TYPE_CHECKING:  # Probe's: its calls per kind; read by transforms.follow_backward
+    def __init__(self, probe: Filer, store: RecordStore, held: HeldCards) -> None:
+        # Weakly, as its collectors hold it: the probe holds this filing.
+        self._owner = weakref.ref(probe)
+        self._ledger = probe.ledger  # the card holder, shared by the function's objects
+        self._store = store
+        self._held = held
 
-        @property
-        def trace_name(self) -> str: ...
-        @property
-        def function(self) -> Callable[..., Any]: ...
-        def _counts(self) -> dict[CallKind, int]: ...
-        def file_backward(
-            self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]
-        ) -> None: ...
+    @property
+    def _probe(self) -> Filer:
+        """The probe filed for: alive while it files (its own methods call this one's)."""
+        probe = self._owner()
+        assert probe is not None
+        return probe
 
-    def _served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
+    def bind(
+        self,
+        fn: Callable[..., Any],
+        statics: signature.StaticSpec,
+        generation: int,
+        cache_id: Hashable | None,
+        entries: Callable[[], int],
+    ) -> None:
+        """The function object the probe calls from now on: the jitted callable, how its
+        arguments split, which of the ledger's function objects it is, its cache identity
+        (:func:`wrappers.cache_identity`) and JAX's cache size for it."""
+        self._fn = fn
+        self._statics = statics
+        self._generation = generation
+        self._cache_id = cache_id
+        self._jax_entries = entries
+
+    def served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
         """A hit on no card of ours: was it an executable another jax.jit of the same
         function compiled? Then the record says so (JAX shares the cache between them)."""
-        found = sharing.shared_card(self, self._cache_id, key)
+        found = sharing.shared_card(self._probe, self._cache_id, key)
         if found is None:
             return record
         other, card = found
@@ -98,13 +123,14 @@ class Filing:
         self._store.replace_newest(record, served)
         return served
 
-    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
+    def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hashable | None:
+        """The call's fast key (:func:`signature.fast_key`); None for arguments jit rejects."""
         try:
             return signature.fast_key(self._statics, self._generation, args, kwargs)
         except Exception:  # an argument jit would reject anyway
             return None
 
-    def _slow(
+    def record(
         self,
         index: int,
         collector: monitor.CallCollector,
@@ -114,10 +140,12 @@ class Filing:
         error: BaseException | None,
         result: Any = None,
     ) -> CallRecord:
+        """The record of call ``index``, which was not a plain hit: its kind, signature,
+        card and reason, made from what ``collector`` heard (a compile files its card)."""
         # JAX's explanations of this call's misses that were put off (see _spare): made below
         # only where jitlab's own diff cannot say why it compiled.
         put_off, collector.deferred = collector.deferred, None
-        key = signature.hashed_once(self._key(args, kwargs))
+        key = signature.hashed_once(self.key(args, kwargs))
         sig: Signature | None
         leaves: list[Any] | None = None  # the traced leaves, in key order, if describe had them
         try:
@@ -129,7 +157,7 @@ class Filing:
         stdout = tuple(OutputLine(when, text) for when, text in collector.output_lines())
         common = CallRecord(
             index=index,
-            function=self.name,
+            function=self._store.name,
             kind=_HIT,
             latency_ms=latency_ms,
             trace_ms=collector.trace_ms,
@@ -155,7 +183,7 @@ class Filing:
             if found is not None:
                 found.hits += 1
             return common._replace(card=found.index if found else None)
-        ledger = self.ledger
+        ledger = self._ledger
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
         elif ledger.ever_compiled or self._jax_held_others():
@@ -245,26 +273,12 @@ class Filing:
             return common._replace(kind=CallKind.TRACED, reason=reason)
         change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1 if built else 0)
         if "linearize" in layers:
-            transforms.follow_backward(self)
+            transforms.follow_backward(self._probe)
         if not built:
             return common._replace(kind=_HIT, reason=Reason((change,), explanation))
         self._held.compiles += 1
-        kind = CallKind.RECOMPILE if self.ledger.ever_compiled else CallKind.COMPILE
+        kind = CallKind.RECOMPILE if self._ledger.ever_compiled else CallKind.COMPILE
         return common._replace(kind=kind, reason=Reason((change,), explanation))
-
-    def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
-        """The signature JAX compiled grad's backward pass (transpose) of this function for."""
-        leaves = tuple(
-            LeafSpec(
-                f"in[{i}]",
-                tuple(int(d) for d in a.shape),
-                signature.dtype_name(a.dtype),
-                bool(a.weak_type),
-            )
-            for i, a in enumerate(avals)
-            if hasattr(a, "shape") and hasattr(a, "dtype")
-        )
-        return Signature(leaves, (), "", self._generation)
 
     def _reason(
         self,
@@ -279,12 +293,14 @@ class Filing:
         """The evidence :func:`reasons.infer` decides from: the cards (or, after
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
         what JAX's cache did."""
-        ledger = self.ledger
+        ledger = self._ledger
         if sig is None:
             return reasons.infer(None, explanation)
         cards = ledger.cards or ledger.retired
         if not cards:
-            sharers = sharing.sharers(self, self._cache_id) if kind is CallKind.RECOMPILE else []
+            sharers = (
+                sharing.sharers(self._probe, self._cache_id) if kind is CallKind.RECOMPILE else []
+            )
             theirs = [_earlier(card) for other in sharers for card in other.ledger.cards]
             hits_seen = kind is CallKind.RECOMPILE or bool(ledger.counts[_HIT])
             return reasons.infer(
@@ -297,7 +313,7 @@ class Filing:
         instances = ledger.instances
         new_instance = instances.get(self._generation)
         shared = self._served_by_others()
-        earlier = []
+        earlier: list[reasons.Earlier] = []
         for card in cards:
             options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
             devices = signature.device_changes(
@@ -333,7 +349,7 @@ class Filing:
         held = self._held
         if held.compiles == 0 and not held.sibling_served:
             # This call is counted, not yet filed: a hit to the counts.
-            held.sibling_served = self._counts()[_HIT] - 1 > 0
+            held.sibling_served = self._probe.summary().cache_hits - 1 > 0
         return held.sibling_served
 
     def _jax_held_others(self) -> bool:
@@ -344,8 +360,24 @@ class Filing:
         # Both: a sharer's cards may be stale (jax.clear_caches()), and JAX's cache size alone
         # counts entries left by calls that failed while tracing.
         return self._jax_entries() > 1 and any(
-            o.ledger.cards for o in sharing.sharers(self, self._cache_id)
+            o.ledger.cards for o in sharing.sharers(self._probe, self._cache_id)
         )
+
+
+def backward_signature(avals: tuple[Any, ...], generation: int) -> Signature:
+    """The signature JAX compiled grad's backward pass (transpose) of a function for: the
+    function object numbered ``generation`` of its ledger."""
+    leaves = tuple(
+        LeafSpec(
+            f"in[{i}]",
+            tuple(int(d) for d in a.shape),
+            signature.dtype_name(a.dtype),
+            bool(a.weak_type),
+        )
+        for i, a in enumerate(avals)
+        if hasattr(a, "shape") and hasattr(a, "dtype")
+    )
+    return Signature(leaves, (), "", generation)
 
 
 def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> bool:

@@ -17,8 +17,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import FrameType
+
+# The frame ``depth`` calls up from the caller (0: the caller's own): CPython's documented
+# sys._getframe, whose underscore marks it CPython-specific rather than private. Bound once
+# here (the same builtin, no wrapper: depths count from where it is called).
+getframe: Callable[[int], FrameType] = sys._getframe  # pyright: ignore[reportPrivateUsage]
 
 # JAX itself, jitlab, and the JAX ecosystem libraries whose frames are never the user's.
 LIBRARIES: tuple[str, ...] = (
@@ -135,7 +140,7 @@ def user_frame(frame: FrameType | None) -> FrameType | None:
 
 def call_site(depth: int = 1) -> str | None:
     """``file:line`` of the user's line that led here (``depth`` frames above the caller)."""
-    frame = user_frame(sys._getframe(depth + 1))
+    frame = user_frame(getframe(depth + 1))
     return site(frame) if frame is not None else None
 
 
@@ -145,7 +150,7 @@ def user_stack(depth: int = 1, limit: int = 8) -> tuple[str, ...]:
     script (what ran it, ``jitlab watch``'s launcher or runpy, is not the user's). For
     compiles only: it walks the stack."""
     found: list[str] = []
-    frame: FrameType | None = sys._getframe(depth + 1)
+    frame: FrameType | None = getframe(depth + 1)
     while frame is not None and len(found) < limit:
         if not is_library(frame.f_code.co_filename):
             found.append(site(frame))

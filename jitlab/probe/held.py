@@ -86,7 +86,7 @@ class HeldCards:
         if key is None or plain is None:
             return None
         card = self.by_key.get((key, context)) or plain
-        if card is not None and card.context and context and card.context != context:
+        if card.context and context and card.context != context:
             return None
         return card
 
@@ -119,7 +119,7 @@ class HeldCards:
         rest (of the ledger's ``cards``), oldest first."""
         near = self.index.closest(key, context, nearest)
         chosen = {id(card) for card in near}
-        indexed = self.index.ids if near else set()
+        indexed = self.index.ids if near else set[int]()
         rest: list[Card] = []
         # The newest cards the index does not hold, among the newest few (all may be indexed).
         for card in reversed(cards[-8 * others :]):

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import jax
 
-from jitlab.probe import _jax, _jax_programs
+from jitlab.probe import _jax, _jax_programs, frames
 from jitlab.records.paths import engine_dirs
 from jitlab.records.persistent import PersistentFate, fate_of
 
@@ -205,7 +205,7 @@ class CallCollector:
             # committed to another device is only compiled again (pjit_test.py's
             # test_pjit_different_device_recompilation). A compile all the same.
             self.compile_ms, self.compiled, self.quiet = ms, True, False
-            self.executable = _jax_programs.compiled_executable(sys._getframe(1))
+            self.executable = _jax_programs.compiled_executable(frames.getframe(1))
             self._phase("compile", ms)
         elif event == PERSISTENT_LOAD_EVENT and self.lowered and not self.compiled:
             # Persistent-cache events carry no function name; after our lowering they are ours.
@@ -242,7 +242,7 @@ class CallCollector:
             return []
         text = self._output.getvalue()
         mark = self._trace_mark if self.traced else 0
-        lines = []
+        lines: list[tuple[str, str]] = []
         offset = 0
         for line in text.splitlines(keepends=True):
             when = "trace" if offset < mark else "runtime"
@@ -608,7 +608,7 @@ def _from_jax_callback() -> bool:
 
     Other threads' prints (a GUI thread, a logger) must not be credited to the call in flight.
     """
-    frame: FrameType | None = sys._getframe(2)
+    frame: FrameType | None = frames.getframe(2)
     for _ in range(30):
         if frame is None:
             return False

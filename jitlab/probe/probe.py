@@ -5,10 +5,10 @@ parts live beside it, each holding its own state: the records and counts it keep
 (:class:`~jitlab.probe.store.RecordStore`), the cards of the function object it calls
 (:class:`~jitlab.probe.held.HeldCards`), the card holder shared by every function object of
 the function (:class:`~jitlab.probe.cards.Ledger`), its diagnosers
-(:class:`~jitlab.probe.diagnosing.ProbeDiagnoses`). What a call that was not a plain hit did
-is told by :mod:`~jitlab.probe.filing`; why a call compiled by :mod:`~jitlab.probe.reasons`
-(JAX-free); calls under transformations and grad's backward pass by
-:mod:`~jitlab.probe.transforms`; executables shared between jit objects by
+(:class:`~jitlab.probe.diagnosing.ProbeDiagnoses`), and what a call that was not a plain hit
+did (:class:`~jitlab.probe.filing.Filing`). Why a call compiled is told by
+:mod:`~jitlab.probe.reasons` (JAX-free); calls under transformations and grad's backward pass
+by :mod:`~jitlab.probe.transforms`; executables shared between jit objects by
 :mod:`~jitlab.probe.sharing`.
 
 Some 700 lines: the hot path is one function on purpose (a hit must not pay for
@@ -19,22 +19,30 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import jax
 
-from jitlab.probe import _jax, contract, diagnosing, monitor, scripts, sharing, wrappers
+from jitlab.probe import (
+    _jax,
+    contract,
+    diagnosing,
+    filing,
+    frames,
+    monitor,
+    scripts,
+    sharing,
+    wrappers,
+)
 from jitlab.probe.cards import Card, Ledger, tally
-from jitlab.probe.filing import Filing
 from jitlab.probe.held import HeldCards
 from jitlab.probe.store import SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
-from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Summary
+from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Signature, Summary
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import Diagnosis
 
@@ -45,12 +53,15 @@ _HIT = CallKind.CACHE_HIT
 DEFAULT_MAX_RECORDS = 100_000
 
 # The hot path of a cache hit, bound once (each saves an attribute lookup per call).
-_tls = monitor._local  # this thread's collector of the call in flight (events go there)
+# This thread's collector of the call in flight (events go there): the probe package's own
+# thread-local, read directly.
+_tls = monitor._local  # pyright: ignore[reportPrivateUsage]
 _route_call = monitor.route_call
 _unroute_call = monitor.unroute_call
-_set_explain = monitor._set_explain
-_swap_explain = monitor._swap_explain
 _EXPLAIN = _jax.EXPLAIN
+_set_explain = _EXPLAIN.set_local
+_swap_explain = _EXPLAIN.swap_local
+_getframe = frames.getframe
 _traced_by_eval_shape = _jax.traced_by_eval_shape
 _EVAL_SHAPE_ONCE = _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
 _listeners_now = monitor.listeners_now
@@ -67,7 +78,7 @@ def _is_jitted(fn: Any) -> bool:
     return wrappers.recognise(fn) is not None
 
 
-class Probe(Filing):
+class Probe:
     """Wraps a jitted function; every call returns its result and appends a CallRecord.
 
     ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
@@ -85,6 +96,10 @@ class Probe(Filing):
 
     # JAX's cache size through the wrapper, bound in _bind: the hot path calls it directly.
     _jax_entries: Callable[[], int]
+    # The function object called now (_bind): which of the ledger's function objects it is,
+    # and its cache identity (wrappers.cache_identity).
+    _generation: int
+    _cache_id: Hashable | None
     # Runs the diagnosers on its compiles (a watch's probes do not: the recording's do, over
     # every function object of one site).
     diagnose = True
@@ -112,7 +127,7 @@ class Probe(Filing):
     ) -> None:
         # Refuse, before any call is classified, on a JAX whose events jitlab cannot see. In a
         # watched program only the names: its backend is the program's to start.
-        contract.require(compile=not monitor._watchers)
+        contract.require(compile=not monitor.watching())
         if _is_jitted(fn):
             if static_argnums is not None or static_argnames is not None or jit_kwargs:
                 raise TypeError(
@@ -162,17 +177,22 @@ class Probe(Filing):
         # same code jitted again); each instance gets its own generation.
         self.ledger = ledger if ledger is not None else Ledger()
         self._lock = self.ledger.lock
-        self._generation = generation
         self._held = HeldCards()  # the cards of the function object called now
         self._in_flight: list[None] = []
         self._spares = threading.local()  # one reusable collector per calling thread
         self.ledger.hit_tallies.append(self._unrecorded)  # the ledger sums its probes' hits
-        self._bind(jitted)
+        # What a call that is not a plain hit was (off the hot path). Its key, bound once: a
+        # hit on several cards reads it (no hop through the filing per call).
+        self._filing = filing.Filing(self, self._store, self._held)
+        self._key = self._filing.key
+        self._bind(jitted, generation)
         self._held.restart(self._jax_entries())
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
 
-    def _bind(self, jitted: Callable[..., Any]) -> None:
+    def _bind(self, jitted: Callable[..., Any], generation: int | None) -> None:
+        """Call ``jitted`` from now on as function object ``generation`` of the ledger's
+        function (None, from swap: the next, unless JAX shares the cache of the one before)."""
         info = wrappers.recognise(jitted)
         assert info is not None  # callers jit plain functions first
         monitor.install()
@@ -184,8 +204,16 @@ class Probe(Filing):
         self._trace_name = info.trace_name
         self._statics = info.spec
         self._jax_entries = wrappers.cache_size(info)
-        self._cache_id = wrappers.cache_identity(info)
-        sharing.join(self, self._cache_id)
+        cache_id = wrappers.cache_identity(info)
+        if generation is None:
+            # A new function object (same function and options: JAX's cache is shared).
+            before = self._cache_id
+            new = before is None or cache_id != before
+            generation = self._generation + 1 if new else self._generation
+        self._cache_id = cache_id
+        self._generation = generation
+        self._filing.bind(jitted, info.spec, generation, cache_id, self._jax_entries)
+        sharing.join(self, cache_id)
         self._look_like(info)
 
     def _look_like(self, info: wrappers.Jitted) -> None:
@@ -290,11 +318,9 @@ class Probe(Filing):
         Used to show what happens when code builds a new ``lambda``/``partial``/``jax.jit``
         every call: JAX sees a function it has never traced.
         """
-        before = self._cache_id
-        self._bind(fn if _is_jitted(fn) else jax.jit(fn))
-        if before is None or self._cache_id != before:
-            # A new function object (same function and options: JAX's cache is shared).
-            self._generation += 1
+        before = self._generation
+        self._bind(fn if _is_jitted(fn) else jax.jit(fn), None)
+        if self._generation != before:
             self._note_instance()
             with self._lock:
                 self._held.new_object(self._jax_entries())
@@ -377,10 +403,6 @@ class Probe(Filing):
         self._calls = index + 1
         return index
 
-    def _counts(self) -> dict[CallKind, int]:
-        """Calls per kind, exact over every call so far (lock held)."""
-        return self._store.counts(self._fold())
-
     def _file(self, record: CallRecord) -> None:
         """File one call's record in the ledger and the store (counts, kept records); a
         compile also goes to the diagnosers (lock held)."""
@@ -412,6 +434,10 @@ class Probe(Filing):
                 record = record._replace(card=card.index)
             self._file(record)
         return record
+
+    def backward_signature(self, avals: tuple[Any, ...]) -> Signature:
+        """The signature JAX compiled grad's backward pass (transpose) of this function for."""
+        return filing.backward_signature(avals, self._generation)
 
     def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
         """File the executable JAX compiled for this function's backward pass (grad's
@@ -469,7 +495,7 @@ class Probe(Filing):
         collector = monitor.CallCollector(self._trace_name, None, False, source=self)
         # jitlab's own diff says why this function compiled: JAX's explanation of a miss of
         # a function it holds many executables of is put off, and made only where that
-        # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing._slow).
+        # diff cannot say (monitor.EXPLAIN_AT_ONCE, Filing.record).
         collector.defer_explain = True
         collector.lazy = self._lazy
         self._spares.collector = collector
@@ -507,7 +533,7 @@ class Probe(Filing):
             _TRACE_STATE.value is not _EVAL_TRACE
             and _EXPLAIN.get_local() is not False
             and _EVAL_SHAPE_ONCE  # JAX 0.6 traces eval_shape's jit twice itself: as plain
-            and _traced_by_eval_shape(sys._getframe(1))
+            and _traced_by_eval_shape(_getframe(1))
         ):
             return self._for_eval_shape(args, kwargs)
         if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive
@@ -565,7 +591,7 @@ class Probe(Filing):
                     flight.pop()
             # Without a wait, a call inside a transformation (an eager scan's body, an outer
             # jit, grad, vmap) is told by the trace state: one staged there ran nothing of
-            # this function's own, and _slow files what JAX did.
+            # this function's own, and Filing.record files what JAX did.
             plain = (
                 error is None
                 and collector.quiet
@@ -627,7 +653,7 @@ class Probe(Filing):
                         jax.block_until_ready(result)
                         if plain and _TRACE_STATE.value is not _EVAL_TRACE:
                             # Called inside a transformation (an eager scan's body, vmap,
-                            # grad): not a plain hit on a card. _slow files what JAX did.
+                            # grad): not a plain hit on a card. Filing.record files what JAX did.
                             plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
@@ -700,7 +726,7 @@ class Probe(Filing):
         with self._lock:
             if index is None:
                 index = self._next_index()
-            record = self._slow(index, collector, latency_ms, args, kwargs, error, result)
+            record = self._filing.record(index, collector, latency_ms, args, kwargs, error, result)
             if record.kind.compiled:  # its fate in JAX's persistent cache, if one is on
                 loaded = record.kind is CallKind.PERSISTENT_HIT
                 fate = monitor.persistent_fate(collector.trace_name, loaded)
@@ -737,7 +763,7 @@ class Probe(Filing):
                 card = held.equivalent(key, self.ledger.cards, self._jax_entries())
             record = self._hit(latency_ms, card)
             if card is None and key is not None and self._cache_id is not None:
-                record = self._served_elsewhere(record, key)
+                record = self._filing.served_elsewhere(record, key)
             if card is None and key is not None and record.reason is None:
                 # Another thread compiled this signature and has not filed its card yet:
                 # the hit is filed when the card is (see RecordStore.card_filed).

@@ -6,7 +6,7 @@ read tolerantly (their keys and types vary by backend and version).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from jitlab.probe import _jax
 
@@ -90,9 +90,19 @@ def count_stablehlo_ops(text: str) -> int:
 
 def cost_dict(cost: Any) -> dict[str, Any]:
     """``Compiled.cost_analysis()``: a dict (older JAX: a list of one dict per device)."""
-    if isinstance(cost, list | tuple):
+    if _per_device(cost):
         cost = cost[0] if cost else {}
-    return dict(cost) if isinstance(cost, dict) else {}
+    return dict(cost) if _costs(cost) else {}
+
+
+def _per_device(cost: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
+    """Older JAX's cost analysis: one entry per device."""
+    return isinstance(cost, list | tuple)
+
+
+def _costs(cost: object) -> TypeGuard[dict[str, Any]]:
+    """One device's cost analysis: figures by name (``flops``, ``bytes accessed``…)."""
+    return isinstance(cost, dict)
 
 
 def as_float(value: Any) -> float | None:

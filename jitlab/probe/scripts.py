@@ -28,13 +28,13 @@ import dataclasses
 import gc
 import inspect
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, TypedDict, cast
 
 import jax
 
-from jitlab.probe import _jax, monitor, signature, wrappers
+from jitlab.probe import _jax, _jax_programs, monitor, signature, wrappers
 from jitlab.probe.abstract import abstract_call, committed_flags
 from jitlab.probe.cards import Card, Ledger
 from jitlab.probe.program_text import (
@@ -131,16 +131,18 @@ class _Unfiled(monitor.CallCollector):
 
 
 @contextmanager
-def _unfiled(trace_name: str) -> Iterator[_Unfiled]:
+def _unfiled(trace_name: str) -> Generator[_Unfiled, None, None]:
     collector = _Unfiled(trace_name, None, False)
-    local = monitor._local
+    # The monitor's routing without its explain switch (the probe package's own names): the
+    # user's prints while JAX traces again are kept, JAX's words are not the user's call's.
+    local = monitor._local  # pyright: ignore[reportPrivateUsage]
     previous = getattr(local, "collector", None)
     local.collector = collector
-    monitor._route_stdout(collector)  # the user's prints while JAX traces again: kept
+    monitor._route_stdout(collector)  # pyright: ignore[reportPrivateUsage]
     try:
         yield collector
     finally:
-        monitor._unroute_stdout(collector)
+        monitor._unroute_stdout(collector)  # pyright: ignore[reportPrivateUsage]
         local.collector = previous
 
 
@@ -152,7 +154,7 @@ HLO_AT_ONCE = 2_000
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def _collector_paused() -> Generator[None, None, None]:
     """Python's cyclic garbage collector off while a script is made, as while a recording is
     read: printing a big program makes some 100,000 short-lived objects, and collections on
     the way promote them and end in a full collection (20-50 ms with the GIL held, so the GUI
@@ -486,7 +488,8 @@ def _trace(
         nonlocal stand_in_bytes
         if not isinstance(leaf, jax.ShapeDtypeStruct):
             return leaf
-        zeros = jnp.zeros(leaf.shape, leaf.dtype, device=leaf.sharding)
+        # JAX leaves zeros' `device` partly unannotated.
+        zeros = jnp.zeros(leaf.shape, leaf.dtype, device=leaf.sharding)  # pyright: ignore[reportUnknownMemberType]
         stand_in_bytes += zeros.nbytes
         return zeros
 
@@ -494,7 +497,8 @@ def _trace(
         stand_in, (args, kwargs), is_leaf=lambda x: isinstance(x, jax.ShapeDtypeStruct)
     )
     notes.append(_note("script.stand_ins", size=f"{stand_in_bytes:,}"))
-    closed = eqx.filter_make_jaxpr(info.call)(*args, **kwargs)[0]
+    # Equinox leaves the jaxpr's out-structures untyped: the ClosedJaxpr only is read.
+    closed = eqx.filter_make_jaxpr(info.call)(*args, **kwargs)[0]  # pyright: ignore[reportUnknownMemberType]
     eqns = closed.eqns  # a ClosedJaxpr's equations (merged into Jaxpr from JAX 0.11)
     if len(eqns) == 1 and hasattr(eqns[0].params.get("jaxpr"), "eqns"):
         closed = eqns[0].params["jaxpr"]  # the one jit equation: its program is the card's
@@ -538,7 +542,7 @@ def _equation_lines(closed: Any) -> Iterator[EquationLine]:
             file, line, function = where if where is not None else (None, None, None)
             yield EquationLine(next(counter), depth, str(eqn.primitive), file, line, function)
             for value in eqn.params.values():
-                for sub in value if isinstance(value, tuple | list) else (value,):
+                for sub in value if _jax_programs.is_params(value) else (value,):
                     # A Jaxpr, or up to JAX 0.10 a ClosedJaxpr (it has eqns too; 0.11 merged
                     # the two, and its ``.jaxpr`` is a legacy accessor JAX means to remove).
                     if hasattr(sub, "eqns"):

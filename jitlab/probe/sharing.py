@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from jitlab.probe import wrappers
 from jitlab.probe.cards import Card, Ledger
+from jitlab.probe.signature import is_fast_key
 
 
 class Sharer(Protocol):
@@ -68,6 +69,6 @@ def shared_card(
 
 def _same_call(a: Hashable, b: Hashable) -> bool:
     """Two fast keys of the same call, whatever generation each probe counts."""
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 5:
+    if is_fast_key(a) and is_fast_key(b):
         return a[1:] == b[1:]
     return a == b

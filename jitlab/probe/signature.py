@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import compress
 from operator import is_not, ne
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import jax
 from jax.sharding import SingleDeviceSharding
@@ -136,6 +136,15 @@ def leaf_key(leaf: Any) -> Hashable:
         return leaf.aval, leaf.sharding
     except AttributeError:
         return jax.typeof(leaf)
+
+
+# What fast_key makes: (generation, tree, leaf keys, statics, keyword names).
+FastKey = tuple[int, Any, tuple[Hashable, ...], tuple[tuple[str, Hashable], ...], tuple[str, ...]]
+
+
+def is_fast_key(key: Hashable | None) -> TypeGuard[FastKey]:
+    """A card's key made by :func:`fast_key` (not an adopted card's, nor None)."""
+    return isinstance(key, tuple) and len(cast("tuple[object, ...]", key)) == 5  # a length only
 
 
 def fast_key(

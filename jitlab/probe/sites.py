@@ -7,13 +7,12 @@ Built on :mod:`jitlab.probe.frames` (which frames are the user's) and
 from __future__ import annotations
 
 import inspect
-import sys
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import Any, TypeGuard
 
 from jitlab.probe import _jax, signature, wrappers
-from jitlab.probe.frames import is_jax, is_library, site
+from jitlab.probe.frames import getframe, is_jax, is_library, site
 
 
 def definition_site(fn: Any) -> str:
@@ -37,7 +36,8 @@ def code_of(fun: Any) -> Any:
         if inner is None or inner is fun:
             inner = getattr(fun, "func", None)  # functools.partial
         if inner is None:
-            call = getattr(type(fun), "__call__", None)  # noqa: B004 (a callable object's code)
+            obj: object = fun  # declared: type() of it is a type, not an unknown one
+            call = getattr(type(obj), "__call__", None)  # noqa: B004 (a callable object's code)
             return getattr(call, "__code__", None)
         fun = inner
     return None
@@ -59,7 +59,7 @@ def defined_at(fun: Any, *, search_stack: bool = False) -> str | None:
     if code is None:
         return None
     if search_stack and is_library(code.co_filename):
-        user = wrappers.user_function_in_stack(sys._getframe(1))
+        user = wrappers.user_function_in_stack(getframe(1))
         if user is not None:
             return defined_at(user)
     return f"{code.co_filename}:{code.co_firstlineno}"
@@ -88,7 +88,7 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
     when they hold a function of the compiled name (an eager op compiled while an outer
     function traces is not that function).
     """
-    frame: FrameType | None = sys._getframe(depth + 1)
+    frame: FrameType | None = getframe(depth + 1)
     name = source = None  # of the jaxpr being compiled
     compiled = dispatch = call = wrapper_fun = user = None
     while frame is not None:
@@ -141,10 +141,18 @@ def _safe_code(fun: Any) -> Any:
         return None
 
 
+def _arguments_read(
+    call: tuple[Any, Any, Any] | None,
+) -> TypeGuard[tuple[Any, tuple[Any, ...], dict[str, Any]]]:
+    """A call read off JAX's frame whose arguments are as JAX holds them: (the function, the
+    positional arguments, the keyword arguments)."""
+    return call is not None and isinstance(call[1], tuple) and isinstance(call[2], dict)
+
+
 def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
     """A call's signature: through a jit wrapper (``fun`` None) with the wrapper's argument
     split, else jit's own call with its ``static_argnums`` / ``static_argnames``."""
-    if call is None or not isinstance(call[1], tuple) or not isinstance(call[2], dict):
+    if not _arguments_read(call):
         return None
     try:
         if fun is None:

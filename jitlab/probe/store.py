@@ -14,7 +14,7 @@ import bisect
 import collections
 import operator
 import sys
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from jitlab.probe.cards import Card
@@ -24,9 +24,13 @@ from jitlab.records.history import Tally
 _HIT = CallKind.CACHE_HIT
 SETTLE_AT = 1024  # steady hits left unfiled at most (see RecordStore.settle)
 _index_of = operator.attrgetter("index")
-_new_record = tuple.__new__  # CallRecord without its Python-level __new__ (all fields given)
-_RECORD_HEAD: tuple[str, ...] = ("index", "function", "kind", "latency_ms", "trace_ms")
-_RECORD_HEAD += ("lower_ms", "compile_ms", "signature", "card")
+# CallRecord without its Python-level __new__ (all fields given). tuple.__new__'s overloads
+# are generic in the items: typed here as what it makes of CallRecord's.
+_new_record: Callable[..., CallRecord] = tuple.__new__  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+_RECORD_HEAD: tuple[str, ...] = (
+    *("index", "function", "kind", "latency_ms", "trace_ms"),
+    *("lower_ms", "compile_ms", "signature", "card"),
+)
 assert CallRecord._fields[: len(_RECORD_HEAD)] == _RECORD_HEAD
 # The fields of a hit record after ``card``, at their defaults.
 _RECORD_TAIL = tuple(CallRecord._field_defaults[f] for f in CallRecord._fields[len(_RECORD_HEAD) :])
@@ -81,7 +85,8 @@ class RecordStore:
         made warm costs a fraction of that (benchmarks/probe_overhead.py).
         """
         unfiled = self.unfiled
-        waiting = []  # calls still in flight (or cut short on their way out): left unfiled
+        # Calls still in flight (or cut short on their way out): left unfiled.
+        waiting: list[Head] = []
         while unfiled:
             head = unfiled.popleft()
             if len(head) == 5:
@@ -188,7 +193,7 @@ class RecordStore:
         """File the hits that ran on ``card``'s executable before the card existed."""
         if not self.waiting:
             return
-        still = []
+        still: list[tuple[Hashable, int]] = []
         records = self.records
         for key, position in self.waiting:
             if key != card.key:

@@ -8,7 +8,6 @@ returned, outside any probed call: the listener here files it as the function's.
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -16,13 +15,15 @@ from typing import Any, Protocol
 
 import jax
 
-from jitlab.probe import _jax, monitor, sites
+from jitlab.probe import _jax, frames, monitor, sites
 from jitlab.records.calls import Signature
 
 _Tracer = _jax.tracer_class()
 _TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _tree_leaves = jax.tree_util.tree_leaves
-_tls = monitor._local  # this thread's collector of the probed call in flight
+# this thread's collector of the probed call in flight (the probe package's own
+# thread-local, read directly: the hot path's)
+_tls = monitor._local  # pyright: ignore[reportPrivateUsage]
 
 
 def transformation(
@@ -94,7 +95,7 @@ def _on_backward_compile(event: str, ms: float, fun_name: str | None) -> None:
         # A watch files every compile outside probed calls itself (it may ask
         # backward_compile whose it is): filing it here too would count it twice.
         return
-    frame = sys._getframe(1)
+    frame = frames.getframe(1)
     if event == monitor.LOWER_EVENT:
         if backward_compile(fun_name, frame, lowering=True) is not None:
             _backward.lower_ms = ms

@@ -28,7 +28,6 @@ import dataclasses
 import enum
 import functools
 import inspect
-import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from types import FrameType
@@ -339,7 +338,7 @@ class NnxInnerSpec(StaticSpec):
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-        frame: FrameType | None = sys._getframe(1)
+        frame: FrameType | None = frames.getframe(1)
         while frame is not None:
             owner = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
             if owner is not None and getattr(owner, "fun", None) is self._fun:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -119,6 +121,22 @@ def test_new_function_object_each_call():
     assert "new function object" in reason_words(probe.records[1].reason)
     assert "never seen function" in probe.records[2].reason.jax_explanation
     assert len(probe.ledger.cards) == 3
+
+
+def test_swap_files_under_the_function_object_called_now():
+    """The probe's filing is handed each function object it calls: the keys and signatures
+    of its records carry that object's generation, new on a new object, kept on the same."""
+    probe = Probe(lambda x: x * 2)
+    probe(jnp.ones(3))
+    assert probe.generation == 0 and probe.last.signature.function == 0
+    probe.swap(lambda x: x * 3)  # a new function object
+    probe(jnp.ones(3))
+    assert probe.generation == 1 and probe.last.signature.function == 1
+    probe.swap(probe.function)  # the same one again: JAX's cache is shared
+    probe(jnp.ones(4))
+    assert probe.generation == 1 and probe.last.signature.function == 1
+    assert kinds(probe) == ["compile", "recompile", "recompile"]
+    assert reason_words(probe.records[2].reason) == ("x: f32[4] ← f32[3]",)
 
 
 def test_pytree_structure_change_is_named():
@@ -445,3 +463,25 @@ def test_a_writer_that_took_stdout_during_a_call_still_prints_after_it(capfd):
     print("after the call", file=held[0])
     held[0].flush()
     assert "after the call" in capfd.readouterr().out
+
+
+def _summed(probe, x):
+    return probe(x).sum()
+
+
+def test_a_probe_is_freed_by_reference_counting_alone():
+    """No cycle keeps a probe alive (its filing and collectors hold it weakly): once the
+    program drops it, grad's backward pass can no longer be filed as its call."""
+    probe = Probe(lambda x: x * 2)
+    probe(jnp.ones(3))
+    probe(jnp.ones(4))
+    jax.grad(functools.partial(_summed, probe))(jnp.ones(3))  # and its backward pass
+    gone = weakref.ref(probe)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        del probe
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
