@@ -50,6 +50,7 @@ class LiveExecutables:
         if executable is None:
             return None
         memory = _jax_programs.executable_memory(executable)
+        live: dict[int, Any] | None
         if self._can_list is not False and self._held.get(key):
             live = _jax_programs.live_executables(executable)  # outside the lock: O(live)
         elif self._can_list is None:  # asked once: can this jaxlib say which are alive?

@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from jitlab.records.diagnoses import identity_detail
 
@@ -105,9 +106,12 @@ def _parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
     if isinstance(a, types.MethodType):
         return [(a.__func__, b.__func__), (a.__self__, b.__self__)]
     if isinstance(a, tuple | list):
-        return list(zip(a, b, strict=True)) if len(a) == len(b) else never
+        xs, ys = cast("Sequence[Any]", a), cast("Sequence[Any]", b)
+        return list(zip(xs, ys, strict=True)) if len(xs) == len(ys) else never
     if isinstance(a, dict):
-        return [(a[k], b[k]) for k in a] if a.keys() == b.keys() else never
+        da: dict[Any, Any] = a  # pyright: ignore[reportUnknownVariableType]
+        db: dict[Any, Any] = b
+        return [(da[k], db[k]) for k in da] if da.keys() == db.keys() else never
     fields = _fields(a)
     if fields is None:
         return None
@@ -122,10 +126,14 @@ def _fields(value: Any) -> dict[str, Any] | None:
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     attributes = getattr(value, "__dict__", None)
     if isinstance(attributes, dict) and not callable(value):
-        return dict(attributes)
-    slots = getattr(type(value), "__slots__", None)
-    if isinstance(slots, tuple) and slots and all(hasattr(value, s) for s in slots):
-        return {s: getattr(value, s) for s in slots}
+        return dict(cast("dict[str, Any]", attributes))
+    kind: type[Any] = type(value)  # pyright: ignore[reportUnknownVariableType]
+    slots = getattr(kind, "__slots__", None)
+    if not isinstance(slots, tuple):
+        return None
+    names = cast("tuple[str, ...]", slots)
+    if names and all(hasattr(value, s) for s in names):
+        return {s: getattr(value, s) for s in names}
     return None
 
 
@@ -153,9 +161,11 @@ def static_parts(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | 
             ]
             if not (isinstance(new, tuple) and isinstance(old, tuple)):
                 return None
-            if not len(names) == len(new) == len(old):
+            news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
+            olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
+            if not len(names) == len(news) == len(olds):
                 return None
-            pairs = list(zip(names, new, old, strict=True))
+            pairs: list[tuple[str, Any, Any]] = list(zip(names, news, olds, strict=True))
         elif is_nnx_graph_node(kind):
             data_new, names_new, values_new = new
             data_old, names_old, values_old = old
