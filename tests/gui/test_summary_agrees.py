@@ -129,5 +129,13 @@ def test_the_recording_window_in_chinese_lists_what_changed_in_chinese(qtbot, se
             for change in s.change_counts:
                 assert plain.escape(render(change, "zh")) in tip
                 assert plain.escape(render(change, "en")) not in tip
+        # The function panel says the same, and follows a switch of language: the words are
+        # rendered when shown, from the recorded changes.
+        picked = next(s for lane, s in window.rows if lane == window.picked)
+        shown = [plain.escape(render(c, "zh")) for c in picked.change_counts]
+        assert shown and all(words in window.details.text() for words in shown)
+        assert i18n.set_language("en")
+        shown = [plain.escape(render(c, "en")) for c in picked.change_counts]
+        assert all(words in window.details.text() for words in shown)
     finally:
         i18n.set_language("en")
