@@ -224,7 +224,6 @@ def print_watch_summary(
     from jitlab.recordings.reader import read_recording
     from jitlab.recordings.summary import summarize
     from jitlab.records import messages
-    from jitlab.records.change_words import render
 
     recording, _ = read_recording(read_from or path)
     stream = sys.stderr if file is None else file
@@ -247,22 +246,12 @@ def print_watch_summary(
             no_wrap=not last and column != "col.function",
             ratio=1 if last else None,
         )
-    # The summary counts each change by its English words; the same changes in the
-    # command's language, from the recorded changes themselves.
-    words: dict[str, str] = {}
-    if language() != "en" or full:
-        for call in recording.calls:
-            for change in call.record.reason.items if call.record.reason else ():
-                short, said = render(change, "en"), render(change, language(), full=full)
-                if said not in words.get(short, "").split("\n"):  # trees alike up to "…"
-                    words[short] = f"{words[short]}\n{said}" if short in words else said
     for s in summarize(recording):
         where = f"\n[dim]{escape(s.defined_at)}[/dim]" if s.defined_at else ""
         if s.internal:
             where = f"\n[dim]{escape(say('watch.eager_op'))}[/dim]"
-        differed = "\n".join(
-            escape(f"{words.get(change, change)} ×{n}") for change, n in s.changes.most_common(4)
-        )
+        words = s.change_words(language(), full=full).most_common(4)
+        differed = "\n".join(escape(f"{change} ×{n}") for change, n in words)
         table.add_row(
             f"{escape(s.function)}{where}",
             str(s.executables),  # the recording window's "compiles": the same count

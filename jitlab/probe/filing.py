@@ -294,10 +294,8 @@ class Filing:
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
         what JAX's cache did."""
         ledger = self._ledger
-        if sig is None:
-            return reasons.infer(None, explanation)
         cards = ledger.cards or ledger.retired
-        if not cards:
+        if not cards:  # its first compile, unless JAX held executables we never saw
             sharers = (
                 sharing.sharers(self._probe, self._cache_id) if kind is CallKind.RECOMPILE else []
             )
@@ -306,6 +304,8 @@ class Filing:
             return reasons.infer(
                 sig, explanation, kind=kind, key=key, hits_seen=hits_seen, theirs=theirs
             )
+        if sig is None:  # no signature of ours to compare with the cards
+            return reasons.infer(None, explanation)
         if len(cards) > _COMPARE_ALL and ledger.cards:
             cards = self._held.nearest(
                 key, context, ledger.cards, _COMPARE_NEAREST, _COMPARE_OTHERS

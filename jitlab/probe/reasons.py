@@ -94,10 +94,12 @@ def _infer(
     hits_seen: bool,
     theirs: Sequence[Earlier],
 ) -> Reason:
-    if new is None:
-        return Reason(_jax_or_unknown(explanation), explanation)
-    if not earlier:
+    # A first compile is one even where jitlab could not describe the arguments (``new``
+    # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
+    if not earlier and (new is not None or (kind is not CallKind.RECOMPILE and not hits_seen)):
         return _first(new, explanation, kind, key, hits_seen, theirs)
+    if new is None:  # nothing of ours to compare with: JAX's words
+        return Reason(_jax_or_unknown(explanation), explanation)
     # The closest card explains best; on a tie the newest one (what the user just did).
     diffs = [
         _options_instead(
@@ -117,21 +119,22 @@ def _infer(
 
 
 def _first(
-    new: Signature,
+    new: Signature | None,
     explanation: str | None,
     kind: CallKind,
     key: Hashable | None,
     hits_seen: bool,
     theirs: Sequence[Earlier],
 ) -> Reason:
-    """A compile with no card of ours to compare with."""
+    """A compile with no card of ours to compare with. JAX's "never seen function" on a
+    first compile only says that this function object was never traced before."""
     if kind is not CallKind.RECOMPILE and not hits_seen:
         first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}
         return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
     # JAX held executables of this function we never saw compiled (before this probe, or
     # for another jax.jit of it): the closest of another probe's cards, else JAX's own
     # words (it compared with what it holds), else "first compile jitlab saw".
-    diffs = [diff.diff(new, card.signature, key, card.key) for card in theirs]
+    diffs = [diff.diff(new, card.signature, key, card.key) for card in theirs if new is not None]
     diffs = [[c for c in d if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT] for d in diffs]
     closest = min(diffs, key=diff.distance) if diffs else []
     if closest:

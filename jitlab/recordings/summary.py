@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jitlab.records.calls import CallKind, Summary
-from jitlab.records.change_words import reason_words
+from jitlab.records.calls import CallKind, Change, Summary
+from jitlab.records.change_words import render
 from jitlab.records.history import Tally
 from jitlab.records.lines import COMPILED, Key, RecordedCall
 
@@ -39,7 +39,9 @@ class FunctionSummary:
     totals: Summary = field(default_factory=lambda: Summary.of(()))
     hits: int | None = None  # None when hits were not counted (function jitted before watch)
     signatures: tuple[str, ...] = ()  # distinct compiled signatures, in order of appearance
-    changes: Counter[str] = field(default_factory=Counter)  # what differed, how often
+    # What differed (data, each change first seen first), how often: shown in the reader's
+    # language by :meth:`change_words`.
+    change_counts: Counter[Change] = field(default_factory=Counter)
     internal: bool = False  # JAX's own kernels (eager ops, jnp.* outside jit): one per primitive
 
     @property
@@ -74,6 +76,15 @@ class FunctionSummary:
         """Time lost compiling as both the terminal summary and the recording window show it."""
         return f"{self.compile_ms:.1f}"
 
+    def change_words(self, lang: str = "en", *, full: bool = False) -> Counter[str]:
+        """What differed between its compiles in ``lang``, how often (changes that read the
+        same counted together), each first seen first: what the terminal summary and the
+        recording window list."""
+        words: Counter[str] = Counter()
+        for change, n in self.change_counts.items():
+            words[render(change, lang, full=full)] += n
+        return words
+
 
 def summarize(recording: Calls, include_internal: bool = True) -> list[FunctionSummary]:
     """Per function, sorted by time lost to compiling (the first one to fix comes first).
@@ -95,8 +106,9 @@ class _Tally:
         self.totals = Tally()
         self.signatures: dict[str, None] = {}  # an ordered set
         # What differed, per recompile: each reason's changes (a few distinct ones, counted
-        # whole; spelt out change by change, in the same order, by Summarizer._row).
-        self.changes: dict[tuple[str, ...], int] = {}
+        # whole by their place in Summarizer._distinct; spread change by change, in the same
+        # order, by Summarizer._row).
+        self.changes: dict[int, int] = {}
 
 
 class Summarizer:
@@ -108,6 +120,8 @@ class Summarizer:
         self.include_internal = include_internal
         self._seen = 0
         self._tallies: dict[Key, _Tally] = {}
+        self._distinct: dict[tuple[Change, ...], int] = {}  # each reason's changes: a place
+        self._items: list[tuple[Change, ...]] = []  # ... and by place
 
     def update(self, recording: Calls) -> list[FunctionSummary]:
         """The rows, the call lines added since the last look counted first."""
@@ -124,12 +138,13 @@ class Summarizer:
         counts each piece as it comes, so that showing the rows costs little)."""
         calls = recording.calls
         if len(calls) < self._seen:  # another recording, or read again: start over
-            self._seen, self._tallies = 0, {}
+            self._seen, self._tallies, self._distinct, self._items = 0, {}, {}, []
         tallies = self._tallies
         include_internal = self.include_internal
-        # A recording's reasons are a few objects read again and again: each one's words
+        distinct, items = self._distinct, self._items
+        # A recording's reasons are a few objects read again and again: each one's place
         # once (kept by id while its calls hold it, for this update only).
-        words: dict[int, tuple[str, ...]] = {}
+        places: dict[int, int] = {}
         for position in range(self._seen, len(calls)):
             call = calls[position]
             internal = call.internal
@@ -148,25 +163,27 @@ class Summarizer:
                     tally.signatures.setdefault(str(signature))
                 reason = record.reason
                 if kind is CallKind.RECOMPILE and reason is not None:
-                    changes = words.get(id(reason))
-                    if changes is None:
-                        changes = words[id(reason)] = reason_words(reason)
-                    tally.changes[changes] = tally.changes.get(changes, 0) + 1
+                    place = places.get(id(reason))
+                    if place is None:
+                        place = distinct.setdefault(reason.items, len(items))
+                        if place == len(items):
+                            items.append(reason.items)
+                        places[id(reason)] = place
+                    tally.changes[place] = tally.changes.get(place, 0) + 1
         self._seen = len(calls)
 
-    @staticmethod
-    def _row(key: Key, tally: _Tally | None, hits: int | None) -> FunctionSummary:
+    def _row(self, key: Key, tally: _Tally | None, hits: int | None) -> FunctionSummary:
         if tally is None:
             return FunctionSummary(*key, totals=Summary.of(()), hits=hits)
-        changes: Counter[str] = Counter()  # each change first seen first, as counted one by one
-        for words, n in tally.changes.items():
-            for word in words:
-                changes[word] += n
+        changes: Counter[Change] = Counter()  # each first seen first, as counted one by one
+        for place, n in tally.changes.items():
+            for change in self._items[place]:
+                changes[change] += n
         return FunctionSummary(
             *key,
             totals=tally.totals.summary(),
             hits=hits,
             signatures=tuple(tally.signatures),
-            changes=changes,
+            change_counts=changes,
             internal=tally.internal,
         )

@@ -19,6 +19,7 @@ from jitlab.records.calls import CallKind  # noqa: E402
 from jitlab.records.change_words import reason_text  # noqa: E402
 from jitlab.records.changes import ChangeKind  # noqa: E402
 from jitlab.records.diagnoses import IDENTITY_STATIC, sentence, warning_lines  # noqa: E402
+from jitlab.watching.recorder import watch  # noqa: E402
 
 from .conftest import compiled, jax_account  # noqa: E402
 
@@ -159,3 +160,50 @@ def test_a_lambda_made_in_a_modules_init_is_named():
     assert (d.figures["class"], d.figures["function"]) == (lam, lam)
     assert d.figures["node"] == f"{__name__}.WithLambda" and d.figures["graph"] is True
     assert "model (WithLambda) was built anew" in sentence(d)
+
+
+class NotAPytree(nnx.Module, pytree=False):  # graph mode only: no signature of jitlab's own
+    def __init__(self, rngs: nnx.Rngs) -> None:
+        self.linear = nnx.Linear(3, 2, rngs=rngs)
+
+    def __call__(self, x):
+        return self.linear(x)
+
+
+def _not_a_pytree_step():
+    @nnx.jit
+    def step(model, x):
+        return jnp.sum(model(x))
+
+    return step
+
+
+def _first_then_a_shape(records, misses) -> None:
+    """The first compile is one (JAX: "never seen function", its words for every first
+    trace), the recompile is x's shape, as JAX explains it."""
+    made = [r for r in records if r.kind.compiled]
+    assert [r.kind for r in made] == [CallKind.COMPILE, CallKind.RECOMPILE]
+    assert made[0].signature is None  # jitlab could not describe a module that is no pytree
+    assert "never seen function" in misses[0] and "* at x, now f32[5,3]" in misses[1]
+    assert [c.kind for c in made[0].reason.items] == [ChangeKind.FIRST_CALL]
+    assert [(c.kind, c.path) for c in made[1].reason.items] == [(ChangeKind.SHAPE, "x")]
+
+
+def test_a_module_that_is_no_pytree_compiles_first_as_a_first_compile():
+    probe, model = Probe(_not_a_pytree_step()), NotAPytree(nnx.Rngs(0))
+    with jax_account() as log:
+        for rows in (4, 4, 5):
+            probe(model, jnp.ones((rows, 3)))
+    assert log.counts["step"] == compiled(probe.records) == 2
+    _first_then_a_shape(probe.records, log.misses_of("step"))
+
+
+def test_a_module_that_is_no_pytree_compiles_first_as_a_first_compile_under_watch():
+    model = NotAPytree(nnx.Rngs(0))
+    with jax_account() as log, watch() as recorder:
+        step = _not_a_pytree_step()
+        for rows in (4, 4, 5):
+            step(model, jnp.ones((rows, 3)))
+    records = [c.record for c in recorder.calls if c.record.function == "step"]
+    assert log.counts["step"] == compiled(records) == 2
+    _first_then_a_shape(records, log.misses_of("step"))

@@ -48,13 +48,13 @@ def test_a_recording_written_before_format_versions_still_opens() -> None:
         (0, 0, None, "0.3"),
     ]
     assert list(rows) == ["scaled", "power", "broken"]
-    assert list(rows["scaled"].changes) == [
+    assert list(rows["scaled"].change_words()) == [
         "x: f32[8] ← f32[4]",
         "x: f32[16] ← f32[8]",
         "x: i32[16] ← f32[16]",
         "x: ~f32[] ← i32[16]",
     ]
-    assert dict(rows["power"].changes) == {"static n: 3 ← 2": 1}
+    assert dict(rows["power"].change_words()) == {"static n: 3 ← 2": 1}
 
 
 def test_a_recording_written_now_names_its_format_and_writes_each_reason_once(

@@ -253,7 +253,7 @@ def test_summaries_and_merge_count_changes_as_before(tmp_path: Path) -> None:
             mine = call.key == (summary.function, summary.defined_at)
             if mine and call.record.kind is CallKind.RECOMPILE and reason is not None:
                 expected.update(reason_words(reason))
-        assert list(summary.changes.items()) == list(expected.items())
+        assert list(summary.change_words().items()) == list(expected.items())
     other = _read(tmp_path, _lines(3), "run.p3.jsonl")
     merged = merge([(2, recording), (3, other)])
     assert {d.kind for d in merged.divergences} == {"compiles"}  # p2 read its lines twice

@@ -175,11 +175,12 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
                 "%1", str(lane[2])
             )
         )
-    if s.changes:
+    if s.change_counts:
         lines.append(
             QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
         )
-        lines += [f"• {change} ×{n}" for change, n in s.changes.most_common(8)]
+        words = s.change_words(i18n.language()).most_common(8)
+        lines += [f"• {change} ×{n}" for change, n in words]
     elif s.executables == 1:
         lines.append(
             QCoreApplication.translate("RecordingWindow", "Compiled once: nothing to fix here.")
