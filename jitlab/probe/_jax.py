@@ -392,7 +392,7 @@ def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | N
 
 
 # Why JAX kept no fast-path entry for a call it dispatched in Python (hook_fastpath_verdict).
-FASTPATH_OFFERED = "offered"  # JAX handed C++ an entry: it is kept unless C++'s cache is full
+FASTPATH_OFFERED = "offered"  # JAX handed C++ an entry: kept (when full, C++ evicts its oldest)
 FASTPATH_EFFECTS = "effects"  # host callbacks (jax.debug.print, debug.callback, io_callback)
 FASTPATH_UNSAID = "unsaid"  # refused for another reason (or no executable to look at)
 

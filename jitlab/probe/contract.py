@@ -230,10 +230,11 @@ _elsewhere: list[ContractReport] = []  # the check as another process ran it (ca
 
 
 def _entries_not_kept(jitted: Any, call: Any, trace_name: str) -> bool:
-    """After two compiles ``_cache_size()`` is 0: has this process lost C++'s fast path
-    (jax#39078: with 8,192 jitted functions alive JAX keeps no new entry, every call runs in
-    Python)? Told by a repeated call: it compiled nothing, JAX offered C++ an entry, and the
-    size is still 0. jitlab counts compiles by JAX's events, so its counts still hold."""
+    """After two compiles ``_cache_size()`` is 0: is that size not to be read in this
+    process (jax#39078's symptom; on 0.10.2, once a C++ cache holds 8,192 entries, a new
+    function's count reads 0 while C++ keeps and runs its entries)? Told by a repeated call:
+    it compiled nothing, JAX offered C++ an entry, and the size is still 0. jitlab counts
+    compiles by JAX's events, so its counts still hold."""
     import jax
     import numpy as np
 

@@ -20,7 +20,6 @@ import os
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jitlab.probe import _jax, constants, monitor, scripts, wrappers
@@ -319,22 +318,28 @@ class CapturedConstant:
         return Diagnosis(CAPTURED_CONSTANT, record.function, call.defined_at, figures, t)
 
 
-def hit_cause(entries: Callable[[], int]) -> str | None:
-    """Why the hit this thread's Python dispatch just ran did not take JAX's C++ fast path
-    (``entries``: the function's C++ cache size); None: JAX did not say, or it kept one."""
+def hit_cause() -> str | None:
+    """Why the hit this thread's Python dispatch just ran did not take JAX's C++ fast path;
+    None: JAX did not say, or it offered C++ an entry (:func:`dispatch_cause`)."""
     verdict = monitor.fastpath_verdict()
-    return None if verdict is None else dispatch_cause(verdict, entries())
+    return None if verdict is None else dispatch_cause(verdict)
 
 
-def dispatch_cause(verdict: str, entries: int) -> str | None:
+def dispatch_cause(verdict: str) -> str | None:
     """Why a hit ran through JAX's Python dispatch, from what JAX decided in that call
-    (``verdict``, a ``_jax.FASTPATH_*`` value) and its C++ cache size for the function after
-    it. None: JAX offered C++ an entry and C++ kept it (the call that installs the fast path
-    for a signature: every signature has one)."""
+    (``verdict``, a ``_jax.FASTPATH_*`` value). None: JAX offered C++ an entry, which
+    installs the fast path for that signature (its first call, or again after C++'s cache
+    of 8,192 entries evicted it).
+
+    Never ``not-kept``: C++ stores the entry before it asks Python and keeps it even with
+    8,192 entries alive (it evicts the oldest one), measured on JAX 0.10.2 and 0.12. The
+    function's ``_cache_size()`` is no witness there: on 0.10.2 it reads 0 while C++ runs
+    the hits (each eviction is taken off the inserting function's count; jax#39078's
+    symptom). See docs/diagnoses/slow-dispatch.md."""
     if verdict == _jax.FASTPATH_EFFECTS:
         return DISPATCH_CALLBACK
     if verdict == _jax.FASTPATH_OFFERED:
-        return DISPATCH_NOT_KEPT if entries == 0 else None
+        return None
     return DISPATCH_UNKNOWN
 
 

@@ -677,7 +677,7 @@ class Probe:
                 ):
                     # Routed at dispatch, nothing traced: a hit JAX ran in Python (a hit C++
                     # ran alone is never routed, never gets here).
-                    cause = diagnosing.hit_cause(self._jax_entries)
+                    cause = diagnosing.hit_cause()
                     if cause is not None:
                         site = self._diagnoses.site if self._diagnoses is not None else None
                         self._dispatches.count(self.name, site, cause)

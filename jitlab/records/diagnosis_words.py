@@ -189,11 +189,12 @@ WORDS: dict[str, tuple[str, ...]] = {
         "建立快速路径条目",
     ),
     "diagnosis.slow_dispatch.not_kept": (
-        "JAX offered its C++ cache an entry and the cache kept none (_cache_size() stayed 0), "
-        "as jax#39078 reports once 8,192 jitted functions are alive: functions jitted later "
-        "may lose their fast path too",
-        "JAX 把条目交给了 C++ 缓存，缓存却没有保留（_cache_size() 一直是 0），jax#39078 报告的"
-        "正是存活的被 jit 函数达到 8,192 个之后的这种情形：之后被 jit 的函数也可能失去快速路径",
+        'recorded by an older jitlab, which read _cache_size() staying 0 as "C++ kept no '
+        'entry" (jax#39078, 8,192 jitted functions alive); JAX does keep the entry there '
+        "(0.10.2 miscounts the size), so the cause is not known",
+        "这是旧版 jitlab 记下的：它把 _cache_size() 一直是 0 当作“C++ 没有保留条目”"
+        "（jax#39078，存活的被 jit 函数达到 8,192 个时）；其实 JAX 在那里保留了条目"
+        "（是 0.10.2 把大小算错了），所以原因并不清楚",
     ),
     "diagnosis.slow_dispatch.unknown": (
         "JAX did not say why (jitlab cannot tell)",
@@ -206,10 +207,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         "每次调用就能省下几微秒",
     ),
     "diagnosis.fix.dispatch_not_kept": (
-        "keep fewer jitted functions alive (jit once, not per object or per call), or call "
-        "jax.clear_caches() to let JAX keep fast-path entries again",
-        "让存活的被 jit 函数少一些（只 jit 一次，而不是每个对象或每次调用都 jit），"
-        "或者调用 jax.clear_caches() 让 JAX 重新保留快速路径条目",
+        "no fix follows from this record; if hits stay slow with thousands of jitted functions "
+        "alive, jit each function once (not per object or per call)",
+        "这条记录推不出修复办法；如果存活的被 jit 函数有成千上万个、命中仍然慢，"
+        "就让每个函数只 jit 一次（而不是每个对象或每次调用都 jit）",
     ),
     "diagnosis.fix.dispatch_unknown": (
         "see the page below; JAX's own dispatch did not say why",

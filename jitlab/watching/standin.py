@@ -253,7 +253,7 @@ class WatchedFunction:
     def _dispatched_hit(self) -> None:
         """A hit JAX ran through its Python dispatch: tell the recorders why JAX's C++ fast
         path did not run it (slow-dispatch), if JAX said (:func:`monitor.fastpath_verdict`)."""
-        cause = hit_cause(self._probe.cache_entries)
+        cause = hit_cause()
         if cause is not None:
             for recorder in list(recorders):
                 recorder.dispatched_in_python(self._site, cause)
