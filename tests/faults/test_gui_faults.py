@@ -450,6 +450,8 @@ class Process:
             self.proc.wait()
             pytest.fail(f"still running {timeout} s after the signal:\n" + "".join(self.lines))
         self._reader.join(5)
+        assert self.proc.stderr is not None
+        self.proc.stderr.close()  # else a ResourceWarning (an error in this suite)
         return time.monotonic() - start
 
     @property

@@ -423,6 +423,9 @@ print(json.dumps({"lanes": len(window.lanes()), "scripts": opened, "status": win
 """
 
 
+# preexec_fn makes subprocess fork rather than spawn, and JAX (imported in this process) warns
+# at every fork; the child only sets a limit and execs a fresh Python, so nothing can deadlock.
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 def test_markup_with_an_image_of_dev_zero_does_not_crash_the_window(
     real_lines: list[dict], tmp_path: Path
 ) -> None:

@@ -92,7 +92,9 @@ def test_devices_and_pipes_are_written_as_streams(tmp_path):
     )
     cat = subprocess.run(["cat"], stdin=watch.stdout, capture_output=True, text=True, timeout=180)
     watch.stdout.close()
-    assert watch.wait(timeout=180) == 0, watch.stderr.read()
+    status = watch.wait(timeout=180)
+    with watch.stderr:  # closed: else a ResourceWarning (an error in this suite)
+        assert status == 0, watch.stderr.read()
     kinds = [json.loads(line)["type"] for line in cat.stdout.splitlines()]
     assert kinds[0] == "start" and kinds[-1] == "end" and "call" in kinds
     (tmp_path / "run.jsonl").write_text(cat.stdout)

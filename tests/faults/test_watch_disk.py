@@ -115,6 +115,9 @@ def _limited_file_size() -> None:  # in the child: a real size limit, its signal
     resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 
 
+# preexec_fn makes subprocess fork rather than spawn, and JAX (imported in this process) warns
+# at every fork; the child only sets a limit and execs a fresh Python, so nothing can deadlock.
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 def test_a_file_size_limit_stops_the_recording_in_one_line(tmp_path):
     (tmp_path / "prog.py").write_text(MANY)
     plain = run([sys.executable, "prog.py"], tmp_path, preexec_fn=_limited_file_size)

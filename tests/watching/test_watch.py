@@ -165,6 +165,7 @@ def test_a_killed_program_leaves_a_readable_recording(tmp_path: Path):
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
+        process.stdout.close()  # else a ResourceWarning (an error in this suite)
     recording, _ = read_recording(path)
     assert not recording.ended
     assert [c.record.kind for c in recording.calls] == ["compile", "recompile", "recompile"]
