@@ -836,7 +836,7 @@ def test_a_traced_program_is_read_through_its_equations_on_every_version() -> No
         assert not hasattr(jax_core, "ClosedJaxpr") or jax_core.ClosedJaxpr is type(program)
 
 
-# JAX 0.7-0.8 warn that make_mesh's default axis_types will change (0.9 made it Explicit);
+# JAX 0.8 warns that make_mesh's default axis_types will change (0.9 made it Explicit);
 # the test keeps each version's own default, as the code it checks sees it.
 @pytest.mark.filterwarnings("ignore:The default axis_types will change:DeprecationWarning")
 def test_entering_set_mesh_is_read_as_from_no_mesh_on_every_version(explained) -> None:

@@ -865,7 +865,7 @@ def test_pjit_function_cache_cpp_jit_again_per_call():
     assert (stats.compiles, stats.hits) == (1, 9)
 
 
-# JAX 0.7-0.8 warn that make_mesh's default axis_types will change (0.9 made it Explicit);
+# JAX 0.8 warns that make_mesh's default axis_types will change (0.9 made it Explicit);
 # the test keeps each version's own default, as the code it checks sees it.
 @pytest.mark.filterwarnings("ignore:The default axis_types will change:DeprecationWarning")
 def test_pjit_no_global_cache_hit_axis_resources():
