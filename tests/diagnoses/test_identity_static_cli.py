@@ -114,7 +114,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _watch(tmp_path: Path, program: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+def _watch(
+    tmp_path: Path, program: str, **extra_env: str
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     script = tmp_path / "prog.py"
     script.write_text(f"EPOCHS = {EPOCHS}\n" + textwrap.dedent(program), encoding="utf-8")
     out = tmp_path / "run.jsonl"
@@ -124,7 +126,7 @@ def _watch(tmp_path: Path, program: str) -> tuple[subprocess.CompletedProcess[st
         text=True,
         timeout=300,
         cwd=tmp_path,
-        env=_env(),
+        env={**_env(), **extra_env},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "done" in done.stdout
@@ -206,18 +208,7 @@ def test_an_equinox_module_rebuilt_each_epoch_names_its_static_field(tmp_path):
 def test_a_flax_nnx_model_and_optimizer_rebuilt_each_epoch_names_the_graphs_attribute(tmp_path):
     pytest.importorskip("flax.nnx")
     pytest.importorskip("optax")
-    script = tmp_path / "prog.py"
-    script.write_text(f"EPOCHS = {EPOCHS}\n" + textwrap.dedent(NNX), encoding="utf-8")
-    out = tmp_path / "run.jsonl"
-    done = subprocess.run(
-        [JITLAB, "watch", "--out", str(out), "--", "python", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={**_env(), "JAX_EXPLAIN_CACHE_MISSES": "1"},
-    )
-    assert done.returncode == 0 and "done" in done.stdout, done.stderr[-3000:]
+    done, out = _watch(tmp_path, NNX, JAX_EXPLAIN_CACHE_MISSES="1")
     compiles, _ = _recorded(out)
     # JAX compiled every epoch, and says why: the optimizer's graphdef (its tx) differs.
     assert _jax_compiles(done.stderr, "train_one_epoch") == EPOCHS == compiles["train_one_epoch"]
