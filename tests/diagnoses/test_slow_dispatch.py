@@ -86,6 +86,22 @@ def _watch(tmp_path: Path, program: str) -> tuple[subprocess.CompletedProcess[st
     return done, out
 
 
+def _python(tmp_path: Path, name: str, program: str) -> subprocess.CompletedProcess[str]:
+    """``program`` run by plain python from ``tmp_path`` (it watches or probes itself)."""
+    script = tmp_path / name
+    script.write_text(program, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=tmp_path,
+        env=_env(),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 def _summary(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [JITLAB, "summary", *options, str(path)],
@@ -185,17 +201,7 @@ def test_past_8192_live_functions_hits_and_compiles_stay_right(tmp_path):
     check accepts 0 there), counts compiles and hits as JAX's log says, a Probe files each
     hit under the card it used, and, as JAX keeps the new function's entry (its hits run in
     C++, ``no_tracing`` says), no slow-dispatch is claimed."""
-    script = tmp_path / "prog.py"
-    script.write_text(f"CALLS = {CALLS}\n" + textwrap.dedent(FULL), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        cwd=tmp_path,
-        env=_env(),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _python(tmp_path, "prog.py", f"CALLS = {CALLS}\n" + textwrap.dedent(FULL))
     out = tmp_path / "run.jsonl"
     # jax#39078's condition was reached: a C++ cache of jitted functions is full. JAX 0.10.2
     # then reads the new function's _cache_size() as 0 (0.12 as 2): the counts hold either way.
@@ -268,17 +274,7 @@ def test_with_8192_entries_alive_jax_keeps_each_new_entry_and_not_kept_is_never_
     0.10.2's ``_cache_size()`` reads 0; 8,192 newer entries evict it (LRU), its next call
     runs once through Python, JAX offers the entry again and C++ keeps it. jitlab states no
     cause for that call (before, the 0 read as ``not-kept``: "the fast path is lost")."""
-    script = tmp_path / "evicted.py"
-    script.write_text(textwrap.dedent(EVICTED), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        cwd=tmp_path,
-        env=_env(),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _python(tmp_path, "evicted.py", textwrap.dedent(EVICTED))
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     assert lines["entries"] == "8192"  # one C++ cache of jitted calls is full
     offered = FASTPATH_OFFERED
