@@ -8,7 +8,7 @@ click does (``mode_clicked``, ``list_toggled``). The words keep the window's ``t
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -57,6 +57,7 @@ class ModeBar(QWidget):
         self.note = QLabel(self)
         self.note.setObjectName("autoplayNote")
         self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # labels and values are data, not markup
         # Long demo notes wrap and never widen the window.
         self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.note, 1)
