@@ -219,48 +219,160 @@ def _tracing_explainer_cell() -> Any:
 
 
 def _gated_switch_code() -> Any:
-    """The code of JAX's explainer switch with one more condition: the explainer in the cell
-    may say, before JAX lists every key of its cache, that it would explain nothing. Run with
-    the switch's own globals (``util``'s ``config``) and its cell (``explain``)."""
+    """The code of JAX's explainer switch with a gate: the explainer in the cell may see
+    every miss (``gate(on)``, whatever the switch's value) and say, before JAX lists every key
+    of its cache, that JAX need not (:func:`_gate`). Run with the switch's own globals
+    (``util``'s ``config``) and its cell (``explain``)."""
     explain: Any = None  # the switch's one free variable, as in JAX's lambda
 
     def switch() -> Any:
-        return (
-            explain
-            if config.explain_cache_misses.value  # type: ignore[name-defined] # noqa: F821
-            and ((gate := getattr(explain, "gate", None)) is None or gate())
-            else None
-        )
+        on = config.explain_cache_misses.value  # type: ignore[name-defined] # noqa: F821
+        gate = getattr(explain, "gate", None)
+        if gate is None:
+            return explain if on else None
+        return explain if gate(on) else None
 
     return switch.__code__
 
 
-def _jax_would_explain() -> bool:
-    """Would JAX's explainer say anything of the miss being traced (called by the gated
-    switch, see :func:`_gated_switch_code`)? JAX's ``explain`` returns at once, logging
-    nothing, for a function defined in a file that is not the user's (its own kernels:
-    ``jnp.ones(n)``'s broadcast, ``jnp.sum`` inside a trace, …); the same test here, on
-    jit's ``_trace_for_jit(…, dbg, …)`` calling ``trace_to_jaxpr``, spares the list of every
-    key JAX would build first (O(keys) per miss, all functions' keys: ~15 ms per miss at
-    18,000 keys). Any other caller: as JAX does."""
-    frame = sys._getframe(2)  # 0: here, 1: JAX's switch, 2: the caller of trace_to_jaxpr
-    if frame.f_code is not _TRACE_FOR_JIT_CODE:
-        return True
-    filename = getattr(frame.f_locals.get("dbg"), "func_filename", None)
-    return not filename or _source_info_util.is_user_filename(filename)
+class _TracedFunctions:
+    """Which functions JAX's tracing cache (``pe.trace_to_jaxpr``, 0.10+) may hold keys of:
+    a superset, kept from the switch JAX calls on every miss of that cache, before it traces.
+
+    JAX answers a miss it explains by listing every key of every function first (O(keys)
+    per miss: quadratic over a program of thousands of functions, and each listing's
+    thousands of tuples feed Python's garbage collector). For a function no miss has named
+    yet, JAX's explainer can only say "never seen function" (it keeps only the keys whose
+    function *is* this one): jitlab calls it with no keys instead, the same words at once.
+
+    ``complete`` turns False, for good, if a function cannot be held weakly or compared
+    (or JAX's keys not read): from then on every miss is explained as JAX does, with the
+    whole list."""
+
+    def __init__(self) -> None:
+        import threading
+        import weakref
+
+        self.seen: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.complete = True
+        self.quiet = threading.local()  # .next: the explainer's next call is only to note
+        self.lock = threading.RLock()  # a hash or __eq__ that jits would come back here
+
+    def seed(self, keys: list[Any]) -> None:
+        """Take in the functions of keys JAX already holds (``cache_keys()``)."""
+        try:
+            with self.lock:
+                for key in keys:
+                    fun = key[0]()
+                    if fun is not None:
+                        self.seen.add(fun)
+        except Exception:  # not as expected: no shortcut, JAX lists every key
+            self.complete = False
+
+    def first_sighting(self, fun: Any) -> bool:
+        """Note ``fun``; True only if the cache surely holds no key of it."""
+        try:
+            with self.lock:
+                if fun in self.seen:
+                    return False
+                self.seen.add(fun)
+        except Exception:  # unhashable, not weakly referable, an __eq__ that raises
+            self.complete = False
+            return False
+        return self.complete
 
 
-def _trace_for_jit_code() -> Any:
+_TRACED = _TracedFunctions()
+
+
+_MADE_HERE = "<made here>"
+"""In :func:`_trace_calls`: the function is a ``partial(...)`` made in the call itself, an object
+no earlier miss can have named (JAX's cache holds it weakly; it dies with the call)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _trace_calls(filename: str) -> dict[int, tuple[str | None, ...] | None]:
+    """The calls of ``trace_to_jaxpr`` in a source file, by each line they span: the names of
+    their positional arguments (None for one that is not a plain name; :data:`_MADE_HERE`
+    for a function that is a ``partial(...)`` made there), or None where a line has two such
+    calls or a call has a starred argument. Read once per file."""
+    import ast
+    import linecache
+
     try:
-        from jax._src import pjit
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return {}
 
-        code = pjit._trace_for_jit.__code__
-    except (ImportError, AttributeError):
-        return None
-    return code if "dbg" in code.co_varnames[: code.co_argcount] else None
+    def name_of(arg: ast.expr) -> str | None:
+        return arg.id if isinstance(arg, ast.Name) else None
+
+    def made_here(arg: ast.expr) -> bool:
+        func = arg.func if isinstance(arg, ast.Call) else None
+        return getattr(func, "id", getattr(func, "attr", None)) == "partial"
+
+    calls: dict[int, tuple[str | None, ...] | None] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if getattr(func, "attr", getattr(func, "id", None)) != "trace_to_jaxpr":
+            continue
+        names: tuple[str | None, ...] | None = None
+        if node.args and not any(isinstance(a, ast.Starred) for a in node.args):
+            first = _MADE_HERE if made_here(node.args[0]) else name_of(node.args[0])
+            names = (first, *(name_of(a) for a in node.args[1:]))
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            calls[line] = None if line in calls else names
+    return calls
 
 
-_TRACE_FOR_JIT_CODE = _trace_for_jit_code()
+def _gate(cell: Any) -> Callable[[bool], bool]:
+    """The gate on JAX's switch (see :func:`_gated_switch_code`): called on every miss of the
+    tracing cache, with the switch's value; True lets JAX list its keys and call the
+    explainer in ``cell`` (jitlab's, which notes the function it is handed).
+
+    It reads the call being made (:func:`_trace_calls`, ``trace_to_jaxpr(fun, in_avals,
+    debug_info, *context)``) and notes the function (:class:`_TracedFunctions`), whatever
+    the value. With explanations on: JAX's explainer would say nothing of a function defined
+    in JAX's own files (``jnp.ones(n)``'s broadcast, ``jnp.sum`` inside a trace, …), so JAX
+    is spared the list. A function no miss named before is explained at once, with no keys,
+    by the explainer in ``cell``: JAX's words ("never seen function", from the function and
+    its ``debug_info`` alone; ``tests/probe/test_jax_contract.py`` checks they are the same)
+    and JAX's bookkeeping of call sites for its "re-defined repeatedly" hint. Anything
+    else, or anything not as expected: as JAX does, with the list. A call the gate cannot
+    read (a function made by another expression) has JAX list its keys even with
+    explanations off, only for jitlab's explainer to note the function, quietly."""
+    is_user_file = _source_info_util.is_user_filename
+
+    def gate(on: bool) -> bool:
+        frame = sys._getframe(2)  # 0: here, 1: JAX's switch, 2: the caller of trace_to_jaxpr
+        names = _trace_calls(frame.f_code.co_filename).get(frame.f_lineno)
+        if names is not None and names[0] == _MADE_HERE:
+            return on  # a function made for this call: nothing to note, nothing to spare
+        local = frame.f_locals
+        if names is None or names[0] is None or names[0] not in local:
+            _TRACED.quiet.next = not on  # the explainer notes it (and says nothing if off)
+            return True
+        args = [local.get(name) if name is not None else None for name in names]
+        first = _TRACED.first_sighting(args[0])
+        if not on:
+            return False
+        debug_info = args[2] if len(args) >= 3 else None
+        if debug_info is None:
+            return True
+        filename = getattr(debug_info, "func_filename", None)
+        if filename and not is_user_file(filename):
+            return False
+        if first:
+            try:
+                cell.cell_contents([], *args)
+            except Exception:  # not as expected: JAX lists its keys and explains
+                return True
+            return False
+        return True
+
+    return gate
 
 
 def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep: int) -> bool:
@@ -275,7 +387,8 @@ def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep:
     the arguments its own). A function JAX never saw (cheap, and its "re-defined repeatedly"
     hint keeps JAX's bookkeeping of call sites) and JAX's own functions are explained now.
     Either way JAX is handed only the miss's own function's keys (found more cheaply than JAX
-    finds them itself), so a miss no longer costs a scan of every function's keys.
+    finds them itself), so a miss no longer costs a scan of every function's keys; and a
+    function no miss named before is explained with no keys listed at all (:func:`_gate`).
     """
     found = _tracing_explainer()
     if found is None:
@@ -287,6 +400,10 @@ def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep:
     is_user_file = _source_info_util.is_user_filename
 
     def explain(keys: list[Any], fun: Any, *args: Any, **kwargs: Any) -> Any:
+        _TRACED.first_sighting(fun)  # a miss the gate could not read names it here
+        if getattr(_TRACED.quiet, "next", False):
+            _TRACED.quiet.next = False
+            return None  # handed only to be noted: explanations are off
         if len(keys) > keep:
             # JAX compares only this function's keys: it finds them by unpacking every key
             # of every function (~1 µs each, on every miss: quadratic over a program of
@@ -310,20 +427,26 @@ def defer_explanations(sink: Callable[[], list[Callable[[], Any]] | None], keep:
 
     explain.__wrapped__ = original  # type: ignore[attr-defined]
     cell.cell_contents = explain
-    _gate_switch(switch, explain)
+    _gate_switch(switch, cell)
     return True
 
 
-def _gate_switch(switch: Any, explainer: Any) -> None:
-    """Let ``explainer`` tell JAX's switch, before JAX lists its keys, that JAX's explainer
-    would say nothing (:func:`_jax_would_explain`). Only on the switch as 0.10.2 writes it
-    (one free variable, ``explain``; reads ``config.explain_cache_misses.value``)."""
+def _gate_switch(switch: Any, cell: Any) -> None:
+    """Put :func:`_gate` on JAX's switch. Only on the switch as 0.10–0.12 write it (one free
+    variable, ``explain``; reads ``config.explain_cache_misses.value``); the functions the
+    cache already holds keys of are taken in first (one listing)."""
     code = switch.__code__
-    if _TRACE_FOR_JIT_CODE is None or code.co_freevars != ("explain",):
+    if code.co_freevars != ("explain",):
         return
     if code.co_names != ("config", "explain_cache_misses", "value"):
         return  # not the switch this was written for: left as JAX made it
-    explainer.gate = _jax_would_explain
+    from jax._src.interpreters import partial_eval as pe
+
+    try:
+        _TRACED.seed(pe.trace_to_jaxpr.cache_keys())
+    except Exception:  # not as expected: no shortcut, JAX lists every key
+        _TRACED.complete = False
+    cell.cell_contents.gate = _gate(cell)
     switch.__code__ = _gated_switch_code()
 
 
