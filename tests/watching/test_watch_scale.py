@@ -11,6 +11,7 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import jax
@@ -407,10 +408,30 @@ def test_calls_with_jit_disabled_are_never_hits_on_their_thread_or_globally():
     assert (stats.compiles, stats.hits) == (1, 3)
 
 
+@contextlib.contextmanager
+def _other_listeners_put_back() -> Iterator[None]:
+    """``jax.monitoring.clear_event_listeners()`` clears the whole process's listeners, other
+    test files' too (tests/probe/test_probe.py keeps one for the session): those that were
+    there are registered again afterwards (jitlab registers its own itself)."""
+    from jax._src import monitoring as jax_monitoring
+
+    events = list(jax_monitoring.get_event_listeners())
+    durations = list(jax_monitoring.get_event_duration_listeners())
+    try:
+        yield
+    finally:
+        for listener in events:
+            if listener not in jax_monitoring.get_event_listeners():
+                jax.monitoring.register_event_listener(listener)
+        for listener in durations:
+            if listener not in jax_monitoring.get_event_duration_listeners():
+                jax.monitoring.register_event_duration_secs_listener(listener)
+
+
 def test_a_compile_after_the_program_cleared_jitlabs_listeners_is_heard():
     # The fast path reads no listener list: JAX's Python dispatch, which every compile goes
     # through first, registers jitlab's listeners again before anything is traced.
-    with watch() as recorder:
+    with _other_listeners_put_back(), watch() as recorder:
 
         def heard(x):
             return x + 2
