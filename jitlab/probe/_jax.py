@@ -347,6 +347,7 @@ def _gate(cell: Any) -> Callable[[bool], bool]:
 
     def gate(on: bool) -> bool:
         frame = sys._getframe(2)  # 0: here, 1: JAX's switch, 2: the caller of trace_to_jaxpr
+        _TRACED.quiet.next = False  # a flag left by a miss JAX did not explain is stale now
         names = _trace_calls(frame.f_code.co_filename).get(frame.f_lineno)
         if names is not None and names[0] == _MADE_HERE:
             return on  # a function made for this call: nothing to note, nothing to spare
