@@ -1,7 +1,7 @@
 """The compile path at scale: a program that jits and calls N distinct functions, under plain
 python and under `jitlab watch`, in one run (issue 40).
 
-    python benchmarks/compile_scale.py [--quick] [--sizes 1000,2500,5000,10000]
+    python benchmarks/compile_scale.py [--quick] [--sizes 1000,2500,5000,10000] [--rounds R]
 
 Each size runs `python prog.py N` and `jitlab watch -- python prog.py N` in subprocesses, one
 after the other (the order alternating between sizes). The program imports a generated
@@ -16,13 +16,15 @@ watch adds is its records, a few KB per function (tests/faults/test_watch_compil
 
 Targets (issue 40): at 10,000 functions, watched ≤ 2 × plain + 10 s and ≤ plain + 100 MB, and
 linear: the CPU ms per function (`ms/fn`, plain → watched) stays flat as N grows, as plain's does.
-`--quick` runs 250 … 2,000 (about a minute on a free core).
+`--quick` runs 250 … 2,000 (about a minute on a free core); `--rounds R` runs R pairs per
+size, a row each, and prints the spread of their CPU ratios and memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -91,6 +93,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="250, 500, 1000, 2000 functions")
     parser.add_argument("--sizes", help="comma-separated numbers of functions")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="pairs per size (a row each, then their spread)"
+    )
     args = parser.parse_args()
     sizes = [250, 500, 1000, 2000] if args.quick else [1000, 2500, 5000, 10000]
     if args.sizes:
@@ -106,25 +111,39 @@ def main() -> None:
         (folder / "prog.py").write_text(PROGRAM)
         for k, n in enumerate(sizes):
             (folder / f"funcs_{n}.py").write_text(functions(n))
-            order = (False, True) if k % 2 == 0 else (True, False)
-            got = {watched: measure(folder, n, watched) for watched in order}
-            plain, watched = got[False], got[True]
-            time_ok = watched["s"] <= 2 * plain["s"] + 10
-            memory_ok = watched["mb"] <= plain["mb"] + 100
-            kb = 1024 / n
-            print(
-                f"{n:>9} {plain['s']:>8.2f} {watched['s']:>9.2f} "
-                f"{watched['s'] / plain['s']:>6.2f} {'yes' if time_ok else 'NO':>7} "
-                f"{plain['cpu']:>9.2f} {watched['cpu']:>11.2f} "
-                f"{watched['cpu'] / plain['cpu']:>9.2f} "
-                f"{1e3 * plain['cpu'] / n:>5.1f}→{1e3 * watched['cpu'] / n:<5.1f} "
-                f"{plain['mb']:>8.1f} {watched['mb']:>10.1f} "
-                f"{watched['mb'] - plain['mb']:>6.1f} {'yes' if memory_ok else 'NO':>5} "
-                f"{(watched['mb'] - plain['mb']) * kb:>6.1f} "
-                f"{plain['heap']:>10.1f} {watched['heap']:>12.1f} "
-                f"{(watched['heap'] - plain['heap']) * kb:>6.1f}",
-                flush=True,
-            )
+            ratios, extra = [], []
+            for r in range(args.rounds):
+                order = (False, True) if (k + r) % 2 == 0 else (True, False)
+                got = {watched: measure(folder, n, watched) for watched in order}
+                ratios.append(got[True]["cpu"] / got[False]["cpu"])
+                extra.append(got[True]["mb"] - got[False]["mb"])
+                _row(n, got[False], got[True])
+            if args.rounds > 1:
+                print(
+                    f"{'':>9} {args.rounds} rounds: cpu ratio ×{statistics.median(ratios):.2f} "
+                    f"[{min(ratios):.2f}–{max(ratios):.2f}], +MB {statistics.median(extra):.1f} "
+                    f"[{min(extra):.1f}–{max(extra):.1f}]",
+                    flush=True,
+                )
+
+
+def _row(n: int, plain: dict[str, float], watched: dict[str, float]) -> None:
+    time_ok = watched["s"] <= 2 * plain["s"] + 10
+    memory_ok = watched["mb"] <= plain["mb"] + 100
+    kb = 1024 / n
+    print(
+        f"{n:>9} {plain['s']:>8.2f} {watched['s']:>9.2f} "
+        f"{watched['s'] / plain['s']:>6.2f} {'yes' if time_ok else 'NO':>7} "
+        f"{plain['cpu']:>9.2f} {watched['cpu']:>11.2f} "
+        f"{watched['cpu'] / plain['cpu']:>9.2f} "
+        f"{1e3 * plain['cpu'] / n:>5.1f}→{1e3 * watched['cpu'] / n:<5.1f} "
+        f"{plain['mb']:>8.1f} {watched['mb']:>10.1f} "
+        f"{watched['mb'] - plain['mb']:>6.1f} {'yes' if memory_ok else 'NO':>5} "
+        f"{(watched['mb'] - plain['mb']) * kb:>6.1f} "
+        f"{plain['heap']:>10.1f} {watched['heap']:>12.1f} "
+        f"{(watched['heap'] - plain['heap']) * kb:>6.1f}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
