@@ -301,7 +301,7 @@ def _trace_calls(filename: str) -> dict[int, tuple[str | None, ...] | None]:
 
     try:
         tree = ast.parse("".join(linecache.getlines(filename)))
-    except (SyntaxError, ValueError):
+    except Exception:  # SyntaxError, ValueError, RecursionError: no call read there
         return {}
 
     def name_of(arg: ast.expr) -> str | None:
@@ -346,8 +346,14 @@ def _gate(cell: Any) -> Callable[[bool], bool]:
     is_user_file = _source_info_util.is_user_filename
 
     def gate(on: bool) -> bool:
-        frame = sys._getframe(2)  # 0: here, 1: JAX's switch, 2: the caller of trace_to_jaxpr
         _TRACED.quiet.next = False  # a flag left by a miss JAX did not explain is stale now
+        try:
+            return decide(on, sys._getframe(2))  # 0: here, 1: JAX's switch, 2: the caller
+        except Exception:  # never the program's error: as a call not read (below)
+            _TRACED.quiet.next = not on
+            return True
+
+    def decide(on: bool, frame: FrameType) -> bool:
         names = _trace_calls(frame.f_code.co_filename).get(frame.f_lineno)
         if names is not None and names[0] == _MADE_HERE:
             return on  # a function made for this call: nothing to note, nothing to spare
