@@ -727,28 +727,14 @@ def test_from_0_10_jitlab_can_put_off_the_tracing_cache_explainer() -> None:
     assert cell.cell_contents.__wrapped__ is pe.explain  # not wrapped twice
 
 
-def test_from_0_10_jaxs_own_kernels_never_reach_the_tracing_explainer() -> None:
+def test_from_0_10_jaxs_own_kernels_never_reach_the_tracing_explainer(explainer_handed) -> None:
     # 0.10: before calling its explainer JAX lists every key of its tracing cache (all
     # functions'), ~1 µs a key, only for its explainer to return at once when the function
     # is defined in JAX's own files. jitlab's gate on JAX's switch (_jax._gate_switch) skips
     # both for those; a user's function is explained exactly as before.
-    monitor.install()
     found = _jax._tracing_explainer()
-    if JAX < (0, 10):
-        assert found is None
-        return
-    switch, cell = found
-    assert "getattr" in switch.__code__.co_names  # the gated switch is in place
-    jitlab_explainer = cell.cell_contents
-    reached: list[str] = []
-
-    def counting(keys, fun, in_avals, debug_info, *args, **kwargs):
-        reached.append(debug_info.func_name)
-        return jitlab_explainer(keys, fun, in_avals, debug_info, *args, **kwargs)
-
-    counting.gate = jitlab_explainer.gate  # type: ignore[attr-defined]
-    counting.__wrapped__ = jitlab_explainer.__wrapped__  # type: ignore[attr-defined]
-    cell.cell_contents = counting
+    assert found is not None
+    assert "getattr" in found[0].__code__.co_names  # the gated switch is in place
     previous = _jax.EXPLAIN.swap_local(True)
     try:
         jnp.sin(jnp.ones(17, jnp.float32) * 3.0)  # JAX's kernels, traced for a new shape
@@ -759,45 +745,30 @@ def test_from_0_10_jaxs_own_kernels_never_reach_the_tracing_explainer() -> None:
         jax.jit(mine)(jnp.ones(17))
     finally:
         _jax.EXPLAIN.set_local(previous)
-        cell.cell_contents = jitlab_explainer
+    reached = [name for name, _ in explainer_handed]
     assert reached == ["mine"], reached
 
 
-def test_from_0_10_a_miss_the_gate_cannot_read_is_left_to_jax_and_noted(monkeypatch) -> None:
+def test_from_0_10_a_miss_the_gate_cannot_read_is_left_to_jax_and_noted(
+    explainer_handed, monkeypatch
+) -> None:
     # Whatever goes wrong in jitlab's gate (here: JAX's source cannot be read), the program's
     # call runs, JAX lists its keys and explains as without jitlab, and jitlab's explainer
     # notes the function from that list (so a later miss of it is never taken for a first).
-    monitor.install()
-    found = _jax._tracing_explainer()
-    if JAX < (0, 10):
-        assert found is None
-        return
-    _, cell = found
-    jitlab_explainer = cell.cell_contents
-    handed: list[tuple[str, int]] = []
-
-    def counting(keys, fun, *args, **kwargs):
-        handed.append((getattr(fun, "__name__", "?"), len(keys)))
-        return jitlab_explainer(keys, fun, *args, **kwargs)
-
     def unreadable(filename: str) -> dict:
         raise RuntimeError(f"cannot read {filename}")
 
     def unread(x):
         return x * 5
 
-    counting.gate = jitlab_explainer.gate  # type: ignore[attr-defined]
-    counting.__wrapped__ = jitlab_explainer.__wrapped__  # type: ignore[attr-defined]
     monkeypatch.setattr(_jax, "_trace_calls", unreadable)
-    cell.cell_contents = counting
     previous = _jax.EXPLAIN.swap_local(True)
     try:
         assert float(jax.jit(unread)(2.0)) == 10.0
     finally:
         _jax.EXPLAIN.set_local(previous)
-        cell.cell_contents = jitlab_explainer
     # (JAX's own kernels traced inside reach it too: nothing was read, JAX says nothing of them)
-    listed = [keys for name, keys in handed if name == "unread"]
+    listed = [keys for name, keys in explainer_handed if name == "unread"]
     assert len(listed) == 1 and listed[0] >= 1  # JAX's whole list, as without jitlab
     assert unread in _jax._TRACED.seen
 
