@@ -58,6 +58,7 @@ DEFAULT_MAX_RECORDS = 100_000
 _tls = monitor._local  # pyright: ignore[reportPrivateUsage]
 _route_call = monitor.route_call
 _unroute_call = monitor.unroute_call
+_wait_for_effects = monitor.wait_for_effects
 _EXPLAIN = _jax.EXPLAIN
 _set_explain = _EXPLAIN.set_local
 _swap_explain = _EXPLAIN.swap_local
@@ -586,6 +587,12 @@ class Probe:
                 if collector.routed:
                     _set_explain(collector.user_explain)  # explanations come at dispatch
                 _tls.collector = None
+                # JAX ran it in Python (a miss, or a hit with host callbacks, which never
+                # takes C++'s fast path): its effects are waited for after its result. A
+                # plain hit reads one attribute, and waits for nothing more.
+                effects = collector.dispatched
+                if effects:
+                    collector.dispatched = False
                 if track:
                     lone = lone and len(flight) == 1 and compiles == held.compiles
                     flight.pop()
@@ -654,6 +661,13 @@ class Probe:
                         if plain and _TRACE_STATE.value is not _EVAL_TRACE:
                             # Called inside a transformation (an eager scan's body, vmap,
                             # grad): not a plain hit on a card. Filing.record files what JAX did.
+                            plain = False
+                    if effects:
+                        # Its host callbacks may run on the runtime's threads while we wait,
+                        # or after the result is ready (a TPU, a CPU mesh): their lines come
+                        # while the window is open, and a callback's error is this call's.
+                        _wait_for_effects(collector)
+                        if not collector.quiet:  # printed while waited for: filed with it
                             plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
