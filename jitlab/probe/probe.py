@@ -40,7 +40,7 @@ from jitlab.probe import (
 )
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.held import HeldCards
-from jitlab.probe.store import SETTLE_AT, RecordStore
+from jitlab.probe.store import OPEN, SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
 from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Signature, Summary
 from jitlab.records.changes import ChangeKind
@@ -65,7 +65,9 @@ _swap_explain = _EXPLAIN.swap_local
 _getframe = frames.getframe
 _traced_by_eval_shape = _jax.traced_by_eval_shape
 _EVAL_SHAPE_ONCE = _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
-_listeners_now = monitor.listeners_now
+# JAX's duration listeners, read as one attribute (no call) before each dispatch: after a
+# wait the interpreter runs cold until the next call (monitor.listeners_now's list).
+_MONITORING = _jax.MONITORING
 _LISTENING = monitor.LISTENING
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
@@ -537,7 +539,8 @@ class Probe:
             and _traced_by_eval_shape(_getframe(1))
         ):
             return self._for_eval_shape(args, kwargs)
-        if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive
+        # Cleared by the program: see monitor.revive.
+        if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
             monitor.revive()
         collector = getattr(self._spares, "collector", None)
         if collector is None or not collector.quiet or collector.trace_name is not self._trace_name:
@@ -571,9 +574,10 @@ class Probe:
         plain = False  # a cache hit (nothing compiled, no error, not eager)
         deferred = False  # a steady hit's record made later (see RecordStore.settle)
         card: Card | None = None
-        # A steady hit, filed before the block: [index, signature, card, start], and its end
-        # time once the call returns (see RecordStore.settle).
+        # A steady hit, filed before the block: [index, signature, card, start, end], its end
+        # written once the call returns (see RecordStore.settle).
         head: list[Any] | None = None
+        routed: bool | None = None  # read once dispatched (None: interrupted before that)
         try:
             try:
                 result = self._fn(*args, **kwargs)
@@ -593,6 +597,7 @@ class Probe:
                 effects = collector.dispatched
                 if effects:
                     collector.dispatched = False
+                routed = collector.routed  # read now: after the wait, only locals
                 if track:
                     lone = lone and len(flight) == 1 and compiles == held.compiles
                     flight.pop()
@@ -643,7 +648,7 @@ class Probe:
                         self._calls = index + 1
                         ledger.steady_hits += 1
                         card.hits += 1
-                        head = [index, card.signature, card.index, start]
+                        head = [index, card.signature, card.index, start, OPEN]
                         if deferred:
                             unfiled = self._unfiled
                             unfiled.append(head)
@@ -651,11 +656,12 @@ class Probe:
                                 self._store.settle()
             if block and error is None:
                 try:
-                    # No AttributeError raised and caught on every call of a function that
-                    # returns a pytree (a training step): after the wait, it would run cold.
-                    wait = getattr(result, "block_until_ready", None)
+                    # The type's method, called with the result: no AttributeError raised and
+                    # caught for a pytree (a training step), no bound method made here and
+                    # freed after the wait, where the interpreter runs cold.
+                    wait = getattr(type(result), "block_until_ready", None)
                     if wait is not None:
-                        wait()
+                        wait(result)
                     else:  # a pytree of results, a Python scalar, or tracers
                         jax.block_until_ready(result)
                         if plain and _TRACE_STATE.value is not _EVAL_TRACE:
@@ -681,8 +687,10 @@ class Probe:
             if timed:
                 end = _clock()
                 if plain and head is not None:
-                    head.append(end)  # all a steady hit does after its wait: settle files it
-            if collector.routed:  # after the block: a host callback prints meanwhile
+                    head[4] = end  # all a steady hit does after its wait: settle files it
+            # Unrouted after the block: a host callback prints meanwhile (routed None: an
+            # interrupt came before it was read).
+            if routed or (routed is None and collector.routed):
                 if (
                     self._dispatches is not None
                     and collector.lazy
@@ -760,7 +768,7 @@ class Probe:
         with self._lock:
             self.ledger.steady_hits -= 1
             card.hits -= 1
-            head.append(None)  # settle skips it
+            head[4] = None  # settle skips it
             self._store.settle()
 
     def _keyed_hit(
