@@ -92,7 +92,8 @@ cpu_pid=""
 if wants cpu-tests; then
   read -r -a portable <<<"$(reader portable)"
   step "the portable tests on the CPU, $WORKERS workers, in the background (log: cpu-tests.log)"
-  JAX_PLATFORMS=cpu "$PY" -m pytest -q -p no:cacheprovider -n "$WORKERS" "${portable[@]}" \
+  JAX_PLATFORMS=cpu "$PY" -m pytest -q -p no:cacheprovider -n "$WORKERS" \
+    --maxprocesses "$WORKERS" -rs "${portable[@]}" \
     >"$LOGS/cpu-tests.log" 2>&1 &
   cpu_pid=$!
 fi

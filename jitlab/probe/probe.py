@@ -86,7 +86,10 @@ class Probe:
 
     ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
     jits a plain function for you. The probe blocks until the result is ready so that
-    ``latency_ms`` measures the work, not just the asynchronous dispatch.
+    ``latency_ms`` measures the work, not just the asynchronous dispatch, and then until the
+    call's host callbacks have run (a TPU runs them on its own threads, maybe later): every
+    line they print, and a callback's error, is the call's. ``block=False`` (a watch's
+    probes) waits for nothing: its record holds what was printed before the call returned.
 
     ``records`` keeps at most ``max_records`` of the newest records (None: all of them), and
     ``notable`` as many of the newest ones that are not plain cache hits (compiles,
