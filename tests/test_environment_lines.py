@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import tomllib
 import warnings
+from pathlib import Path
 
 from environment_lines import about_the_machine, program_lines
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # As a TPU v5e VM prints it at every `import jax` (jax 0.10.2, 2026-12).
 _HUGEPAGES = (
@@ -45,3 +49,44 @@ def test_the_programs_own_warnings_are_kept_even_from_jax():
     deprecated = "/x/site-packages/jax/_src/numpy/lax_numpy.py:12: DeprecationWarning: jnp.foo"
     assert not about_the_machine(deprecated)
     assert about_the_machine(_HUGEPAGES)
+
+
+def test_the_suites_warning_filters_pass_words_about_the_machine_and_nothing_else(pytester):
+    # The suite's own filterwarnings (pyproject.toml), in a pytest run of their own: JAX's
+    # hugepages warning at import and pytest-benchmark's at configure (both as the machines
+    # raise them) pass; any other warning is still an error.
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    filters = options["tool"]["pytest"]["ini_options"]["filterwarnings"]
+    pytester.makeini("[pytest]\nfilterwarnings =\n" + "".join(f"    {f}\n" for f in filters))
+    pytester.makeconftest(
+        """
+        import warnings
+        import pytest
+
+        class PytestBenchmarkWarning(pytest.PytestWarning):  # pytest_benchmark.logger's
+            pass
+
+        def pytest_configure(config):
+            warnings.warn(PytestBenchmarkWarning(
+                "Benchmarks are automatically disabled because xdist plugin is active."
+                "Benchmarks cannot be performed reliably in a parallelized environment."
+            ))
+        """
+    )
+    pytester.makepyfile(
+        f"""
+        import warnings
+
+        warnings.warn_explicit(
+            {_HUGEPAGES.split(": ", 2)[2]!r}, UserWarning, "/x/jax/_src/cloud_tpu_init.py", 88
+        )
+
+        def test_a_warning_about_the_program_is_still_an_error():
+            warnings.warn("the program's own", UserWarning)
+
+        def test_the_rest_runs():
+            pass
+        """
+    )
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
