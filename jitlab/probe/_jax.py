@@ -563,6 +563,48 @@ def hook_fastpath_verdict(callback: Callable[[str], None]) -> Callable[[], None]
     return unhook
 
 
+# -- a call's effects: host callbacks JAX's runtime runs on its own threads ---------------------
+# A jitted call with effects (jax.debug.print, debug.callback, io_callback, pure_callback)
+# leaves JAX a runtime token per device in a thread-local set (``dispatch.runtime_tokens``):
+# on a TPU, a GPU or a CPU mesh its callbacks run on the runtime's threads, and may end after
+# the call's result is ready; ``jax.effects_barrier()`` waits for this thread's tokens (and
+# raises a callback's error) and empties the set. A call with no effects leaves none.
+def _runtime_tokens() -> Any:
+    try:
+        from jax._src import dispatch as _dispatch
+    except ImportError:
+        return None
+    tokens = getattr(_dispatch, "runtime_tokens", None)
+    if not hasattr(tokens, "output_runtime_tokens") or not hasattr(tokens, "current_tokens"):
+        return None
+    return tokens
+
+
+_RUNTIME_TOKENS = _runtime_tokens()
+EFFECT_TOKENS_READ = _RUNTIME_TOKENS is not None
+"""This JAX keeps its effect tokens as checked (else a caller waits with
+``jax.effects_barrier()``)."""
+
+
+def effect_tokens() -> tuple[Any, ...]:
+    """This thread's tokens of calls with effects that no ``jax.effects_barrier()`` has
+    taken since (one per device and per ordered effect: each call's replace the last's);
+    each has ``block_until_ready()``, which raises the error of a callback that failed.
+    Empty where this JAX keeps no tokens as checked (:data:`EFFECT_TOKENS_READ`).
+
+    Relies on ``dispatch.runtime_tokens`` (a ``threading.local``): the pjit executable of a
+    call with ordered effects, unordered effects or host callbacks sets
+    ``output_runtime_tokens`` (and ``current_tokens`` for ordered effects) when it is
+    dispatched, and ``jax.effects_barrier()`` waits for both and clears them."""
+    tokens = _RUNTIME_TOKENS
+    if tokens is None:
+        return ()
+    runtime, ordered = tokens.output_runtime_tokens, tokens.current_tokens
+    if not runtime and not ordered:
+        return ()
+    return (*runtime.values(), *ordered.values())
+
+
 def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
     """Call ``callback()`` after each change of ``jax_disable_jit``: ``with jax.disable_jit()``
     entered or left on any thread, ``jax.config.update("jax_disable_jit", v)``. Returns the

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 from jitlab.lab.discovery import discover
 from jitlab.lab.engine import Run
@@ -113,7 +114,7 @@ def test_the_builtins_still_run_beside_a_plugin_exiting_at_import(site: Path):
     assert lines[-1]["summary"]["calls"] == 2
     broken = jitlab(site, "run", "exits-at-import")
     assert broken.returncode == 2
-    assert broken.stderr.count("\n") == 1 and "SystemExit(3)" in broken.stderr
+    assert len(program_lines(broken.stderr)) == 1 and "SystemExit(3)" in broken.stderr
 
 
 def test_sys_exit_inside_a_call_is_an_error_record_and_the_run_goes_on(site: Path):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment_lines import program_lines
 
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
@@ -180,7 +181,7 @@ def test_run_refuses_a_non_finite_parameter_in_one_line(text: str):
     done = jitlab("run", scenario_id, "--param", f"{name}={text}")
     assert done.returncode == 2
     assert done.stdout == ""
-    (line,) = done.stderr.splitlines()
+    (line,) = program_lines(done.stderr)
     assert line.startswith(f"jitlab: error: {name} must be")
 
 
@@ -188,5 +189,5 @@ def test_run_refuses_a_non_finite_parameter_in_one_line(text: str):
 def test_quiz_seconds_refuses_what_is_not_a_positive_finite_time(text: str):
     done = jitlab("quiz", "--interview", "1", f"--seconds={text}", "--answer", "1")
     assert done.returncode == 2, done.stdout
-    (line,) = done.stderr.splitlines()
+    (line,) = program_lines(done.stderr)
     assert line.startswith("jitlab: error: --seconds must be")

@@ -983,3 +983,50 @@ def test_jit_caches_of_functions_have_a_size_and_a_capacity() -> None:
         cache = getattr(pjit, name)
         assert cache.capacity() == 8192 and 0 <= cache.size() < 8192, name
     assert _jax.jit_function_caches_full() is False  # this process keeps far fewer alive
+
+
+def test_a_call_with_effects_leaves_its_thread_tokens_until_effects_barrier() -> None:
+    # _jax.effect_tokens: a jitted call with host callbacks (or ordered effects) leaves this
+    # thread a token per device in JAX's thread-local set, replaced by the next such call's,
+    # kept until jax.effects_barrier() (which waits for them) takes them; a call with no
+    # effects leaves none. The probe waits for the tokens its call added (monitor.
+    # wait_for_effects): its callbacks, on a runtime thread, have run when they are ready.
+    assert _jax.EFFECT_TOKENS_READ
+    ran: list[float] = []
+
+    @jax.jit
+    def plain(x):
+        return x + 1
+
+    @jax.jit
+    def printing(x):
+        jax.debug.callback(lambda v: ran.append(float(v)), x.sum())
+        return x + 1
+
+    @jax.jit
+    def ordered(x):
+        jax.debug.print("ordered {}", x.sum(), ordered=True)
+        return x
+
+    x = jnp.ones(3)
+    jax.effects_barrier()
+    plain(x).block_until_ready()
+    assert _jax.effect_tokens() == ()
+    printing(x).block_until_ready()
+    first = _jax.effect_tokens()
+    assert first and all(hasattr(token, "block_until_ready") for token in first)
+    printing(x).block_until_ready()
+    second = _jax.effect_tokens()
+    assert len(second) == len(first) and not any(t is f for t in second for f in first)
+    for token in second:
+        token.block_until_ready()
+    assert ran == [3.0, 3.0]
+    elsewhere: list[tuple[object, ...]] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_jax.effect_tokens()))
+    thread.start()
+    thread.join()
+    assert elsewhere == [()]  # another thread's set is its own
+    ordered(x).block_until_ready()
+    assert len(_jax.effect_tokens()) > len(second)  # and one for the ordered effect
+    jax.effects_barrier()
+    assert _jax.effect_tokens() == ()

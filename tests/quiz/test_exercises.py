@@ -15,6 +15,7 @@ import sys
 import jax
 import numpy as np
 import pytest
+from environment_lines import program_lines
 
 from jitlab.cli.quiz import build_parser, run
 from jitlab.lab.discovery import discover
@@ -388,7 +389,7 @@ def test_cli_bad_option_value_exits_2():
         timeout=60,
         env=ENV,
     )
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and not done.stdout
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1 and not done.stdout
 
 
 def test_cli_interactive_session_reads_predictions_from_stdin():
