@@ -762,8 +762,12 @@ class Probe:
         self._spares.collector = collector
         if self.on_record is not None:
             self.on_record(record)
-        if error is not None and not (self.keep_going and isinstance(error, Exception)):
-            raise error
+        if error is not None:
+            if not (self.keep_going and isinstance(error, Exception)):
+                raise error
+            # A call that failed while waited for (a device or callback error arriving with
+            # the result, as on a TPU) returns what any failed call returns: no result.
+            return None
         return result
 
     def _take_back(self, head: list[Any], card: Card) -> None:

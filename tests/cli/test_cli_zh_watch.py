@@ -83,8 +83,9 @@ def refused(args: list[str], folder: Path, lang: str) -> str:
     """The one line of a refusal, after checking it ran nothing (exit 2, no output)."""
     done = jitlab("--lang", lang, "watch", *args, cwd=folder)
     assert done.returncode == 2 and done.stdout == "", done.stderr
-    assert len(program_lines(done.stderr)) == 1, done.stderr
-    return done.stderr
+    lines = program_lines(done.stderr)
+    assert len(lines) == 1, done.stderr
+    return lines[0] + "\n"
 
 
 # -- where watch may write ------------------------------------------------------------------

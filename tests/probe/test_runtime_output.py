@@ -130,6 +130,30 @@ def test_a_callback_error_on_a_hit_with_nothing_to_wait_on_is_the_calls_error():
     assert card.hits == 2 and probe.summary().cache_hits == 2
 
 
+def test_a_failed_hit_returns_what_any_failed_call_returns():
+    # A callback with a result fails on a hit. Where the runtime reports it with the result
+    # (a TPU: the array comes back and its use raises JaxRuntimeError) the probe's own wait
+    # meets it: with keep_going the call returns None, as a call failing at dispatch does,
+    # never an array that raises when used; without it, the error is raised from the call.
+    def check(total):
+        if total < 0:
+            raise ValueError("negative portion")
+        return total
+
+    def checked(x):
+        return jax.pure_callback(check, jax.ShapeDtypeStruct((), x.dtype), x.sum())
+
+    kept = Probe(checked, keep_going=True)
+    assert [kept(spread(sign)) is None for sign in (1.0, 1.0, -1.0)] == [False, False, True]
+    assert [r.kind for r in kept.records][-1] is CallKind.ERROR
+    raising = Probe(checked)
+    raising(spread(1.0))
+    raising(spread(1.0))
+    with pytest.raises(Exception, match="negative portion"):
+        raising(spread(-1.0))
+    assert raising.records[-1].kind is CallKind.ERROR
+
+
 def test_a_line_from_another_python_thread_is_never_the_calls(capsys):
     # While the call's callback runs (its window open), another of the program's threads
     # prints through JAX's own callback code (an eager jax.debug.print): the program's line,
