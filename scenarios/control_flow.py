@@ -291,6 +291,7 @@ EXERCISES = (
             "JAX 抛出 TracerBoolConversionError。用 jnp.where 或 jax.lax.cond 把选择写进程序。",
         ),
         kind=AnswerKind.ERROR,
+        expected="TracerBoolConversionError",
         snippet=python_if_on_traced,
         settle=error_answer,
         options=error_options("TracerBoolConversionError", "ValueError", "UnexpectedTracerError"),
@@ -318,6 +319,7 @@ EXERCISES = (
             "确实会把 cond 变成同时计算两边的 select。）",
         ),
         kind=AnswerKind.CHOICE,
+        expected="both-traced",
         options=(
             Option(
                 "both-run",
@@ -359,6 +361,7 @@ EXERCISES = (
             "所走分支的程序。两个取值，编译两次；其余都命中缓存。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=2,
         snippet=static_flag_branches,
         code_comments=(
             Text("a Python bool, known while tracing", "一个 Python 布尔值，追踪时就已知道"),
@@ -383,6 +386,7 @@ EXERCISES = (
             "把 n 设成静态参数。",
         ),
         kind=AnswerKind.ERROR,
+        expected="TracerIntegerConversionError",
         snippet=loop_over_traced_count,
         settle=error_answer,
         options=error_options(
@@ -409,6 +413,7 @@ EXERCISES = (
             "都很小。",
         ),
         kind=AnswerKind.CHOICE,
+        expected="fori_loop",
         options=(
             Option("unrolled", Text("The Python for loop", "Python for 循环")),
             Option("fori_loop", Text("jax.lax.fori_loop", "jax.lax.fori_loop")),

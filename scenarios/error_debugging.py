@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jitlab.lab.scenario import (
+    NO_ERROR,
     Answer,
     AnswerKind,
     AutoplayStep,
@@ -199,6 +200,7 @@ EXERCISES = (
             "TypeError，并写明两个形状。先读报错的最后几行：它们说明了是哪个运算、哪些形状。",
         ),
         kind=AnswerKind.ERROR,
+        expected="TypeError",
         snippet=matmul_shapes,
         settle=error_answer,
         options=error_options("TypeError", "ValueError", "IndexError"),
@@ -221,6 +223,7 @@ EXERCISES = (
             "再把它改成适合 jit 的写法。",
         ),
         kind=AnswerKind.ERROR,
+        expected=NO_ERROR,
         snippet=replay_without_jit,
         code_comments=(
             Text("fails under jit, where x is a tracer", "在 jit 下失败：这里的 x 是追踪值"),
@@ -248,6 +251,7 @@ EXERCISES = (
             "跟一条 sin。读 jaxpr 就知道 jit 要编译什么，也能看出有没有缺失或重复的节点。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=4,
         snippet=count_equations,
         settle=_settle_equations,
     ),

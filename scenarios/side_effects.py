@@ -245,6 +245,7 @@ EXERCISES = (
             "print 正好可以当作“发生了追踪”的警报器。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=2,
         snippet=print_in_jit,
         settle=printed_answer,
     ),
@@ -264,6 +265,7 @@ EXERCISES = (
             "调用次数，就把计数作为参数传入，再把 count + 1 返回出来。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=1,
         snippet=counter_in_jit,
         code_comments=(Text("meant to count every call", "本想数清每一次调用"),),
         settle=_settle_counter,
@@ -283,6 +285,7 @@ EXERCISES = (
             "真实数值——尽管函数只追踪了一次。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=3,
         snippet=debug_print_every_call,
         settle=printed_answer,
         variant="fix",
@@ -304,6 +307,7 @@ EXERCISES = (
             "同一个缓存程序：它仍然乘以追踪时看到的那个值。会变的设置，请作为参数传入。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=2,
         snippet=setting_read_while_tracing,
         code_comments=(Text("a Python value, read while tracing", "一个 Python 值，追踪时读取"),),
         settle=_settle_third_result,
@@ -327,6 +331,7 @@ EXERCISES = (
             "打印真实的 n，第三次就是 3。",
         ),
         kind=AnswerKind.CHOICE,
+        expected="program",
         options=(
             Option(
                 "both",
@@ -360,6 +365,7 @@ EXERCISES = (
             "它，之后一用就抛出 UnexpectedTracerError。要的值请通过返回值带出来，不要存起来。",
         ),
         kind=AnswerKind.ERROR,
+        expected="UnexpectedTracerError",
         snippet=keep_tracer_in_list,
         code_comments=(
             Text("stores what x is while tracing", "把追踪时的 x 存起来"),

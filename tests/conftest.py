@@ -10,12 +10,23 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # On a GPU machine each process would take 75% of the GPU's memory at start: parallel workers
 # and the subprocesses the tests start (they inherit this) would not fit side by side.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+# The project's tests run on the built-ins alone: a plugin the user installed must not fail
+# them (napari blocks entry-point discovery in its tests the same way). Set before collection
+# (modules discover at import) and inherited by the processes the tests start; a test of
+# installed plugins asks for them back with the `installed_plugins` fixture.
+os.environ["JITLAB_PLUGINS"] = "0"
 
 # No per-example time limit: a busy CI machine must not turn a slow example into a failure.
 settings.register_profile("jitlab", deadline=None)
 settings.load_profile("jitlab")
 
 pytest_plugins = ["pytester"]  # the compile_budget plugin is tested in process
+
+
+@pytest.fixture
+def installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discovery loads installed plugins again for this test (and the processes it starts)."""
+    monkeypatch.delenv("JITLAB_PLUGINS", raising=False)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from typing import Any
 import jax
 
 from jitlab.lab.events import CallFinished, CallStarted, Event, Listener, PhaseEnded
+from jitlab.lab.raised import plugin_roots, raised_in
 from jitlab.lab.scenario import Lab, Scenario, Step
 from jitlab.probe.probe import Card, Probe
 from jitlab.records.calls import CallKind, CallRecord, ErrorInfo, Summary
@@ -80,6 +81,7 @@ class Run:
         self._emit(CallStarted(index, params, self.variant))
         start = time.perf_counter()
         failure: BaseException | None = None
+        during = "setup"  # what the scenario's own code was doing, should it raise
         new: list[CallRecord] = []
         try:
             lab = self._lab
@@ -90,6 +92,7 @@ class Run:
                 jax.clear_caches()
                 lab = self._lab = Lab(on_phase=self._phase_ended)
                 self._step = self.scenario.setup(lab, self.variant)
+            during = "step"
             # Calls so far, not len(records): a long session's records are trimmed.
             counts = [p.calls for p in lab.probes]
             try:
@@ -108,15 +111,28 @@ class Run:
             raise
         except BaseException as exc:  # sys.exit() in a plugin is its error, not the tool's end
             failure = exc
+        own: dict[str, Any] = {}
         if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
-            # The step failed outside any probe (in setup or around the call).
+            # The step failed outside any probe (in setup or around the call): the
+            # scenario's own exception, said with its line (notes' "scenario_error").
             new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
+            raised = (
+                raised_in(failure, plugin_roots(self.scenario_cls), during) if failure else None
+            )
+            if raised is not None:
+                own["scenario_error"] = raised.to_json()
         try:
             notes = (self.scenario.facts() or None) if self.scenario is not None else None
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # a scenario bug must not lose the record
             notes = {"facts_error": _describe(exc, with_type=True)}
+        if notes is not None and not (
+            isinstance(notes, dict) and all(isinstance(k, str) for k in notes)
+        ):
+            notes = {"facts_error": f"facts() returned {type(notes).__name__}, not a dict"}
+        if own:
+            notes = {**(notes or {}), **own}
         record = new[-1]._replace(index=index, params=params, variant=self.variant, notes=notes)
         self.records.append(record)
         self._emit(CallFinished(record))

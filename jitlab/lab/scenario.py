@@ -34,7 +34,6 @@ from jitlab.lab.exercise import (
 )
 from jitlab.lab.handle import Lab
 from jitlab.lab.spec import (
-    REQUIRED,
     AutoplayStep,
     CardRef,
     Chapter,
@@ -50,8 +49,8 @@ from jitlab.lab.spec import (
     Text,
     Variant,
     icon_file,
-    validate,
 )
+from jitlab.lab.validation import REQUIRED, validate
 from jitlab.lab.verdict import Counted, QuestionRun
 from jitlab.probe.devices import devices_text, mesh_devices
 from jitlab.records.calls import CallRecord, ErrorInfo

@@ -159,7 +159,7 @@ def test_sharding_compiles_once_on_eight_devices() -> None:
 
 
 def test_a_plugin_without_comparisons_is_judged_on_compiles_and_bad_ones_are_named() -> None:
-    from jitlab.lab.spec import AutoplayStep, Param, Text, Variant, validate
+    from jitlab.lab.scenario import AutoplayStep, Param, Text, Variant, validate
 
     t = Text("t", "t")
 
@@ -181,11 +181,13 @@ def test_a_plugin_without_comparisons_is_judged_on_compiles_and_bad_ones_are_nam
             Comparison(Measure.ERRORS, ()),
         )
 
-    problems = validate(Broken)
-    assert "comparison names unknown variants ['nope']" in problems
-    assert any(p.startswith("comparison: n must be") for p in problems)
-    assert "comparison names unknown parameter 'm'" in problems
-    assert "a comparison needs at least one call" in problems
+    problems = "\n".join(validate(Broken))
+    assert "Broken.comparisons[0].fix: comparison names unknown variant 'nope'" in problems
+    assert "Broken.comparisons[0].calls[0]['n']: comparison: n must be" in problems
+    assert "Broken.comparisons[1].calls[0]['m']: comparison names unknown parameter 'm'" in (
+        problems
+    )
+    assert "Broken.comparisons[2].calls: a comparison needs at least one call" in problems
 
 
 def test_runs_of_different_lengths_each_say_their_own_number_of_calls() -> None:
