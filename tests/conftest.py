@@ -1,7 +1,10 @@
 """Shared test setup: headless Qt before anything imports it."""
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -27,6 +30,22 @@ pytest_plugins = ["pytester"]  # the compile_budget plugin is tested in process
 def installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     """Discovery loads installed plugins again for this test (and the processes it starts)."""
     monkeypatch.delenv("JITLAB_PLUGINS", raising=False)
+
+
+EXAMPLE_PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "plugin"
+
+
+@pytest.fixture(scope="session")
+def example_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``examples/plugin`` pip-installed, as its README says, into a folder of its own: on
+    PYTHONPATH (or sys.path) it is an installed plugin, entry point and all. No index and no
+    dependencies (jitlab is this checkout); hatchling, a test dependency, builds it."""
+    site = tmp_path_factory.mktemp("example-plugin-site")
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    command += ["--no-build-isolation", "--target", str(site), str(EXAMPLE_PLUGIN)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    return site
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ real (real JAX, from cold caches), so what it says is what the app would show.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,9 @@ from jitlab.lab.validation import Problem, problems
 from jitlab.lab.verdict import Verdict, grade
 from jitlab.lab.verdict_run import run_comparison, run_question
 from jitlab.records.calls import CallRecord
+from jitlab.records.messages import language_of, say
 
-__all__ = ["Answered", "LessonCheck", "find"]
+__all__ = ["Answered", "LessonCheck", "ScenarioRaised", "find"]
 
 OnRecord = Callable[[CallRecord], None]
 
@@ -58,11 +60,21 @@ class Answered:
         return self.value == self.exercise.expected
 
 
-class LessonCheck:
-    """One scenario class, checked: ``problems`` first, then runs made on request."""
+class ScenarioRaised(AssertionError):
+    """A run of a :class:`LessonCheck` made with ``strict``: the scenario's own code raised
+    (its setup or step, not JAX in a probed call); the message names each file and line."""
 
-    def __init__(self, scenario: type[Scenario]) -> None:
+
+class LessonCheck:
+    """One scenario class, checked: ``problems`` first, then runs made on request.
+
+    With ``strict`` (the pytest fixture's), a run in which the scenario's own code raised
+    raises :class:`ScenarioRaised` at its end, naming where, instead of leaving a verdict
+    that only says every call failed."""
+
+    def __init__(self, scenario: type[Scenario], strict: bool = False) -> None:
         self.scenario = scenario
+        self.strict = strict
         self.problems: list[Problem] = problems(scenario)
         self.records: list[CallRecord] = []  # every call made through this check, in order
 
@@ -78,6 +90,24 @@ class LessonCheck:
 
         return keep
 
+    def _said(self, since: int) -> None:
+        """Strict: the scenario's own exceptions in the calls made since ``since``, raised."""
+        found = self.raised(self.records[since:])
+        if self.strict and found:
+            lang = language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+            lines = [
+                say(
+                    "check.raised",
+                    lang,
+                    index=record.index,
+                    variant=record.variant,
+                    type=record.error.type if record.error else "?",
+                    where=raised.words().get(lang),
+                )
+                for record, raised in found
+            ]
+            raise ScenarioRaised("\n".join(lines))
+
     def run(
         self,
         variant: str = "pitfall",
@@ -90,12 +120,13 @@ class LessonCheck:
         if calls is None:
             calls = self.scenario.comparison(None if variant == "pitfall" else variant).calls
         run = Run(self.scenario, variant, listener=None)
-        keep = self._kept(on_record)
+        keep, since = self._kept(on_record), len(self.records)
         out = []
         for overrides in calls:
             record = run.step(dict(overrides))
             keep(record)
             out.append(record)
+        self._said(since)
         return out
 
     def comparisons(self) -> tuple[Comparison, ...]:
@@ -110,7 +141,10 @@ class LessonCheck:
         holds; default: the pitfall and the fix's) on its calls, judged as the app judges."""
         if not isinstance(comparison, Comparison):
             comparison = self.scenario.comparison(comparison)
-        return run_comparison(self.scenario, comparison, on_record=self._kept(on_record))
+        since = len(self.records)
+        verdict = run_comparison(self.scenario, comparison, on_record=self._kept(on_record))
+        self._said(since)
+        return verdict
 
     def question(self, on_record: OnRecord | None = None) -> int | None:
         """The count the lesson's question asks for, from its own run (``question_run``);
@@ -118,7 +152,9 @@ class LessonCheck:
         answer = self.scenario.question_run
         if answer is None:
             return None
+        since = len(self.records)
         records = run_question(self.scenario, on_record=self._kept(on_record))
+        self._said(since)
         titles = {v.id: v.title for v in self.scenario.variants}
         return grade(answer, records, None, titles[answer.variant]).count
 
@@ -137,10 +173,13 @@ class LessonCheck:
         """What the run answers to one exercise (None when it could not run here)."""
         return self.exercise(exercise_id).value
 
-    def raised(self) -> list[tuple[CallRecord, Raised]]:
-        """The calls so far where the scenario's own code raised (setup or step), and where."""
+    def raised(
+        self, records: Sequence[CallRecord] | None = None
+    ) -> list[tuple[CallRecord, Raised]]:
+        """The calls (default: all so far) where the scenario's own code raised (setup or
+        step), and where."""
         out = []
-        for record in self.records:
+        for record in self.records if records is None else records:
             raised = Raised.from_json((record.notes or {}).get("scenario_error"))
             if raised is not None:
                 out.append((record, raised))

@@ -380,6 +380,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.briefing.show_scenario(cls)
         self.summary.show_scenario(cls)
         self._update_title()
+        self._fill_scenarios()  # discovery's list now: the installed plugins join the built-ins
         if self.pages.currentWidget() is self.lab_page and not self.panes.room_given:
             self.panes.lay_out()  # the first layout ran before the window had its size
 
