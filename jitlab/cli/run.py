@@ -133,9 +133,10 @@ def run(args: argparse.Namespace) -> int:
         return compare(scenario, args.variant, calls, args.json)
     if not calls:
         # The variant's own demo beats if it has some, else the scenario's shared ones.
-        own = [dict(b.params) for b in scenario.autoplay if b.variant == args.variant]
-        shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
-        calls = own or shared or [{}]
+        beats: dict[str | None, list[dict[str, Any]]] = {}
+        for beat in scenario.autoplay:
+            beats.setdefault(beat.variant, []).append(dict(beat.params))
+        calls = beats.get(args.variant) or beats.get(None) or [{}]
 
     from jitlab.cli._output import print_json
     from jitlab.lab.engine import Run

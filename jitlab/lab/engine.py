@@ -7,7 +7,7 @@ the Qt thread. Nothing here knows about Qt.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import jax
@@ -15,8 +15,9 @@ import jax
 from jitlab.lab.events import CallFinished, CallStarted, Event, Listener, PhaseEnded
 from jitlab.lab.raised import plugin_roots, raised_in
 from jitlab.lab.scenario import Lab, Scenario, Step
+from jitlab.lab.spec import ParamValues
 from jitlab.probe.probe import Card, Probe
-from jitlab.records.calls import CallKind, CallRecord, ErrorInfo, Summary
+from jitlab.records.calls import CallKind, CallRecord, ErrorInfo, ParamValue, Summary
 
 # The events are defined JAX-free in jitlab.lab.events; importing them from here still works.
 __all__ = ["CallFinished", "CallStarted", "Event", "Listener", "PhaseEnded", "Run"]
@@ -66,14 +67,14 @@ class Run:
         self._lab = self._step = None
         self.last_probe = None
 
-    def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def params(self, overrides: ParamValues | None = None) -> dict[str, ParamValue]:
         values = self.scenario_cls.defaults()
         for name, value in (overrides or {}).items():
             values[name] = self.scenario_cls.param(name).check(value)
         return values
 
     # -- calls ----------------------------------------------------------------------------
-    def step(self, overrides: Mapping[str, Any] | None = None) -> CallRecord:
+    def step(self, overrides: ParamValues | None = None) -> CallRecord:
         """Make one probed call with these parameter values (others at their defaults)."""
         params = self.params(overrides)
         index = self._index
@@ -138,7 +139,7 @@ class Run:
         self._emit(CallFinished(record))
         return record
 
-    def play(self, values: Iterable[Mapping[str, Any]]) -> list[CallRecord]:
+    def play(self, values: Iterable[ParamValues]) -> list[CallRecord]:
         return [self.step(overrides) for overrides in values]
 
     # -- views ----------------------------------------------------------------------------

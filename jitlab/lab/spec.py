@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from jitlab.records.calls import ParamValue
 from jitlab.records.paths import resource
 from jitlab.records.text import Text
 
@@ -41,6 +42,8 @@ __all__ = [
     "Lesson",
     "Measure",
     "Param",
+    "ParamValue",
+    "ParamValues",
     "Pitfall",
     "Scenario",
     "ScriptLesson",
@@ -103,12 +106,16 @@ _PITFALL_TITLES = {
 ChapterLike = Pitfall | Chapter
 
 
+# Parameter values by name: what a step receives and a record keeps.
+ParamValues = Mapping[str, ParamValue]
+
+
 @dataclass(frozen=True)
 class Param:
     """A typed scenario parameter; the GUI builds a control from it, the CLI validates with it."""
 
     name: str
-    default: int | float | str | bool
+    default: ParamValue
     label: Text
     help: Text
     minimum: int | float | None = None
@@ -132,7 +139,7 @@ class Param:
     def type(self) -> type:
         return type(self.default)
 
-    def parse(self, text: str) -> int | float | str | bool:
+    def parse(self, text: str) -> ParamValue:
         """Turn CLI text into a valid value, or raise ValueError naming what is allowed."""
         if self.type is bool:
             lowered = text.strip().lower()
@@ -149,15 +156,18 @@ class Param:
             raise ValueError(f"{self.name} must be {self.describe()}, not {text!r}") from None
         return self.check(value)
 
-    def check(self, value: Any) -> Any:
+    def check(self, value: ParamValue) -> ParamValue:
         # NaN compares False with any bound, so it would pass the range checks below.
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
         if self.choices and value not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
-        if self.maximum is not None and value > self.maximum:
+        low, high = self.minimum, self.maximum
+        if isinstance(value, str):  # a string has no place in a range
+            out = low is not None or high is not None
+        else:
+            out = (low is not None and value < low) or (high is not None and value > high)
+        if out:
             raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
         return value
 
@@ -196,7 +206,7 @@ class CardRef:
     variant's card of that number (1, 2, … as the kitchen numbers them in a segment)."""
 
     variant: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: ParamValues = field(default_factory=dict)
     number: int | None = None
 
 
@@ -216,7 +226,7 @@ class ScriptLesson:
 class AutoplayStep:
     """One beat of a hands-free demo: change some parameters (and maybe the variant), call."""
 
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: ParamValues = field(default_factory=dict)
     variant: str | None = None
     note: Text | None = None  # what a presenter would say at this beat
 
@@ -243,7 +253,7 @@ class Comparison:
     """
 
     measure: Measure
-    calls: tuple[Mapping[str, Any], ...]
+    calls: tuple[ParamValues, ...]
     pitfall: str = "pitfall"
     fix: str = "fix"
     note: Text | None = None
@@ -254,7 +264,7 @@ class Comparison:
         return (self.pitfall, self.fix)
 
 
-Step = Callable[[Mapping[str, Any]], Any]
+Step = Callable[[ParamValues], object]
 
 
 class Scenario:
@@ -330,7 +340,7 @@ class Scenario:
 
     # -- helpers shared by the CLI, engine and GUI ----------------------------------------
     @classmethod
-    def defaults(cls) -> dict[str, Any]:
+    def defaults(cls) -> dict[str, ParamValue]:
         return {p.name: p.default for p in cls.params}
 
     @classmethod

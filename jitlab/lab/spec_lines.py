@@ -54,7 +54,7 @@ class SpecSource:
         classdef = _class_node(tree, owner.__name__, start) if tree is not None else None
         if classdef is None:
             return display(filename), start or None
-        node: ast.AST | None = _member(classdef, name) if name else None
+        node: ast.AST | None = _member(classdef, name) if isinstance(name, str) else None
         if node is None:
             return display(filename), classdef.lineno
         line = node.lineno  # type: ignore[attr-defined]

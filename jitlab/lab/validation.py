@@ -258,6 +258,8 @@ class _Check:
         if setup is Scenario.setup:
             self.add(("setup",), "is not written: def setup(self, lab, variant) returns a step")
             return
+        if not callable(setup):
+            return  # said above
         try:
             inspect.signature(setup).bind(None, None, None)
         except TypeError:

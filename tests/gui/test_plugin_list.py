@@ -63,7 +63,9 @@ def test_installed_plugins_join_the_list_when_discovery_ends(
     from jitlab.gui.app import application
     from jitlab.gui.lesson.window import MainWindow
 
-    monkeypatch.syspath_prepend(str(example_plugin))  # pip-installed: on the path, dist-info and all
+    monkeypatch.syspath_prepend(
+        str(example_plugin)
+    )  # pip-installed: on the path, dist-info and all
     monkeypatch.syspath_prepend(str(broken_site(tmp_path)))
     application()
     window = MainWindow(settings)  # entry points loaded, as `jitlab` opens the app

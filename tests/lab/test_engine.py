@@ -23,7 +23,7 @@ def test_events_carry_the_index_of_the_call_in_flight():
     assert all(isinstance(e, CallStarted | PhaseEnded) for e in events[:first_finish])
 
 
-RAISES = '''
+RAISES = """
 from jitlab.lab.scenario import Lesson, Param, Pitfall, Scenario, Text, Variant
 
 T = Text("x", "x")
@@ -51,7 +51,7 @@ class Raises(Scenario):
             return probe(rate(values))
 
         return step
-'''
+"""
 
 
 def test_a_scenarios_own_exception_names_its_file_and_line(tmp_path) -> None:
