@@ -32,6 +32,7 @@ from jitlab.lab.exercise import (
     kind_text,
     printed_answer,
 )
+from jitlab.lab.facts import count_equations, first_values
 from jitlab.lab.handle import Lab
 from jitlab.lab.spec import (
     AutoplayStep,
@@ -112,9 +113,11 @@ __all__ = [
     "calls_text",
     "claim_verdict",
     "compile_answer",
+    "count_equations",
     "devices_text",
     "error_answer",
     "error_options",
+    "first_values",
     "icon_file",
     "jaxpr_text",
     "kind_text",
