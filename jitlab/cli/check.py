@@ -98,20 +98,19 @@ def _runs(check: Any, out: _Printer, report: dict[str, Any], lang: str) -> int:
                     table.add_row(*call_row(record, dict(record.params or {}), lang))
                 out.console.print(table)
             print_compare(cls, verdict, comparison.variants, lang)
-        failures += _raised(made, out, report, lang)
+        failures += _raised(check, made, out, report, lang)
         if verdict.better != "fix":
             out.line(say("check.no_win", measure=comparison.measure.value), "red")
             failures += 1
     return failures
 
 
-def _raised(records: list[Any], out: _Printer, report: dict[str, Any], lang: str) -> int:
-    from jitlab.lab.raised import Raised
-
+def _raised(
+    check: Any, records: list[Any], out: _Printer, report: dict[str, Any], lang: str
+) -> int:
     count = 0
-    for record in records:
-        raised = Raised.from_json((record.notes or {}).get("scenario_error"))
-        if raised is None or record.error is None:
+    for record, raised in check.raised(records):  # once per variant, exception and line
+        if record.error is None:
             continue
         count += 1
         where = raised.words().get(lang)
@@ -145,7 +144,7 @@ def _question(check: Any, out: _Printer, report: dict[str, Any], lang: str) -> i
     out.line(
         say("check.question_run", variant=titles[answer.variant], count=count, counted=counted)
     )
-    return _raised(check.records[before:], out, report, lang)
+    return _raised(check, check.records[before:], out, report, lang)
 
 
 def _exercises(check: Any, out: _Printer, report: dict[str, Any], lang: str) -> int:

@@ -177,10 +177,13 @@ class LessonCheck:
         self, records: Sequence[CallRecord] | None = None
     ) -> list[tuple[CallRecord, Raised]]:
         """The calls (default: all so far) where the scenario's own code raised (setup or
-        step), and where."""
+        step), and where: the first call of each variant to raise each exception at a line."""
         out = []
+        seen = set()
         for record in self.records if records is None else records:
             raised = Raised.from_json((record.notes or {}).get("scenario_error"))
-            if raised is not None:
+            error = record.error.type if record.error else ""
+            if raised is not None and (key := (record.variant, error, raised.place)) not in seen:
+                seen.add(key)
                 out.append((record, raised))
         return out
