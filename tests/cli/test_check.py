@@ -15,59 +15,13 @@ import pytest
 pytestmark = pytest.mark.slow
 
 JITLAB = Path(sys.executable).with_name("jitlab")
-
-LESSON = """
-import jax.numpy as jnp
-
-from jitlab.lab.scenario import (
-    AnswerKind, Chapter, Comparison, Exercise, Lesson, Measure, Param, QuestionRun, Scenario,
-    Text, Variant, compile_answer,
-)
-
-T = Text("[red]not markup[/red]", "不是标记")
-
-
-def two_shapes(lab):
-    f = lab.jit(lambda x: x * 2)
-    f(jnp.ones(2))
-    f(jnp.ones(3))
-
-
-class Padding(Scenario):
-    id = "padding"
-    chapter = Chapter(9, Text("9 · Padding", "9 · 补齐"))
-    title = Text("Pad to one shape", "补齐到同一形状")
-    question = T
-    lesson = Lesson(T, T, T, T)
-    params = (Param("size", 2, T, T, minimum=1, maximum=8),)
-    variants = (Variant("pitfall", T, T), Variant("fix", T, T))
-    comparisons = (Comparison(Measure.COMPILES, ({"size": 2}, {"size": 3}, {"size": 5})),)
-    question_run = QuestionRun("pitfall", ({"size": 2}, {"size": 3}))
-    exercises = (
-        Exercise(
-            id="two-shapes",
-            title=T,
-            question=T,
-            explanation=T,
-            kind=AnswerKind.NUMBER,
-            expected=EXPECTED,
-            snippet=two_shapes,
-            settle=compile_answer,
-        ),
-    )
-
-    def setup(self, lab, variant):
-        probe = lab.probe(lambda x: x + 1)
-        if variant == "fix" and FIX_PADS:
-            return lambda values: probe(jnp.ones(8))
-        return lambda values: probe(jnp.ones(values["size"]))
-"""
+sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
+from padding_lesson import padding  # noqa: E402  (a helper beside the faults' tests)
 
 
 def lesson(tmp_path: Path, expected: int = 2, fix_pads: bool = True) -> Path:
     path = tmp_path / "padding.py"
-    text = LESSON.replace("EXPECTED", str(expected)).replace("FIX_PADS", str(fix_pads))
-    path.write_text(text, encoding="utf-8")
+    path.write_text(padding(expected, fix_pads), encoding="utf-8")
     return path
 
 
@@ -114,7 +68,6 @@ def test_what_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_in_chinese_and_on_a_terminal(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
     from ptyrun import run_on_pty
 
     path = lesson(tmp_path)
