@@ -163,15 +163,18 @@ class WeakTypes(Scenario):
             Text("One type for every step.", "每一步都是同一种类型。"),
         ),
     )
-    autoplay = (
+    autoplay = (  # the lesson's calls, on the pitfall and then the fix: like with like
         *(AutoplayStep({"step": s}, "pitfall") for s in range(3)),
         AutoplayStep(
             {"step": 3},
             "pitfall",
-            Text("Warm-up is over: the rate is now an array. A recompile.", "预热结束：重编译。"),
+            Text(
+                "Warm-up is over: the rate is now a float32 array. A recompile.",
+                "预热结束：学习率变成了 float32 数组。重编译。",
+            ),
         ),
-        AutoplayStep({"step": 4}, "pitfall"),
-        *(AutoplayStep({"step": s}, "fix") for s in range(5)),
+        *(AutoplayStep({"step": s}, "pitfall") for s in range(4, 8)),
+        *(AutoplayStep({"step": s}, "fix") for s in range(8)),
     )
     comparisons = (
         Comparison(
