@@ -79,7 +79,6 @@ SPEC_TYPES: dict[str, Any] = {
     "question_run": QuestionRun | None,
     "also_judged": tuple[Comparison, ...],
 }
-METHODS = ("setup", "facts", "source", "code_objects")  # what a scenario may override
 
 # What a built-in owes beyond a plugin: a quiz chapter of its own, a lesson on the chef's
 # scripts that reads as a paragraph in each language, and the code view filled.
@@ -249,11 +248,18 @@ class _Check:
                 self.add((name,), f"is not part of a scenario: did you mean {close[0]}?")
 
     def methods(self) -> None:
+        """jitlab's methods left methods: ``setup`` and the rest a scenario may write, and the
+        helpers the faces call (``comparison = Comparison(…)`` for ``comparisons`` hides
+        ``Scenario.comparison``, which every verdict asks)."""
         cls = self.cls
-        for name in METHODS:
-            value = vars(cls).get(name, getattr(Scenario, name))
+        for name in [n for n in vars(Scenario) if not n.startswith("_")]:
+            if not callable(getattr(Scenario, name)) or name not in vars(cls):
+                continue
+            value = vars(cls)[name]
             if not callable(value) and not isinstance(value, staticmethod | classmethod):
-                self.add((name,), f"must be a method, not {shown(value)}")
+                close = difflib.get_close_matches(name, list(SPEC_TYPES), n=1, cutoff=0.8)
+                meant = f": did you mean {close[0]}?" if close else ""
+                self.add((name,), f"is jitlab's method, not {shown(value)}{meant}")
         setup = getattr(cls, "setup", None)
         if setup is Scenario.setup:
             self.add(("setup",), "is not written: def setup(self, lab, variant) returns a step")
