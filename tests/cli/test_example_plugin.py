@@ -1,6 +1,8 @@
 """The example plugin (``examples/plugin``), pip-installed as its README says: listed, checked,
 compared, quizzed, and its own tests green with jitlab's ``jitlab_lesson`` fixture. CI runs it
-with the suite, so a change to the plugin API that breaks the example fails here."""
+with the suite, so a change to the plugin API that breaks the example fails here (it needs pip
+and hatchling, the test extra's: the JAX sessions of noxfile.py, made by uv, have neither,
+and do not run tests/cli/ whole)."""
 
 from __future__ import annotations
 
