@@ -15,6 +15,7 @@ import reprlib
 import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from jitlab.records.text import Text
@@ -101,75 +102,104 @@ def shown(value: Any) -> str:
     return f"the {type(value).__name__} {text}"
 
 
-def _hints(kind: type) -> dict[str, Any]:
-    return typing.get_type_hints(kind)
+@cache
+def _fields(kind: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields and their types, resolved once (most of a walk's cost else)."""
+    hints = typing.get_type_hints(kind)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind))
+
+
+@cache
+def _shape(hint: Any) -> tuple[str, Any]:
+    """What kind of check ``hint`` asks for, decided once per type: (kind, its argument)."""
+    if hint is Any:
+        return "any", None
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return "union", typing.get_args(hint)
+    if hint is type(None) or hint is None:
+        return "none", None
+    if origin is tuple:
+        return "tuple", typing.get_args(hint)
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+        return "mapping", None
+    if origin is Callable or hint is Callable:
+        return "callable", None
+    if hint is float or hint is int:
+        return "number", hint
+    if isinstance(hint, type):
+        return ("dataclass" if dataclasses.is_dataclass(hint) else "type"), hint
+    return "any", None
 
 
 def type_problems(value: Any, hint: Any, path: tuple[PathStep, ...]) -> Iterator[TypeProblem]:
     """(path, message) for each place ``value`` is not of type ``hint``, deepest first found."""
-    if hint is Any:
+    kind, arg = _shape(hint)
+    if kind == "any":
         return
-    origin = typing.get_origin(hint)
-    if origin in (types.UnionType, typing.Union):
-        arms = typing.get_args(hint)
-        if any(not list(type_problems(value, arm, path)) for arm in arms):
-            return
-        # The arm of the value's own kind says what is wrong inside it; else the union.
-        same = [a for a in arms if _outer_matches(value, a)]
-        if len(same) == 1:
-            yield from type_problems(value, same[0], path)
+    if kind == "union":
+        # Only the arms of the value's own kind can fit (an int is no Text): walked in turn.
+        same = [a for a in arg if _outer_matches(value, a)]
+        found: list[TypeProblem] = []
+        for arm in same:
+            found = list(type_problems(value, arm, path))
+            if not found:
+                return
+        if len(same) == 1:  # what is wrong inside the value's own kind
+            yield from found
         else:
             yield path, _wrong(value, hint)
-        return
-    if hint is type(None) or hint is None:
+    elif kind == "none":
         if value is not None:
             yield path, _wrong(value, hint)
-        return
-    if origin is tuple:
-        yield from _tuple_problems(value, hint, path)
-        return
-    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+    elif kind == "tuple":
+        yield from _tuple_problems(value, hint, arg, path)
+    elif kind == "mapping":
         if not isinstance(value, Mapping):
             yield path, _wrong(value, hint)
             return
         for key in list(value):
             if not isinstance(key, str):
                 yield path, f"names parameters by strings; {shown(key)} is not one"
-        return
-    if origin is Callable or hint is Callable:
+    elif kind == "callable":
         if not callable(value):
             yield path, _wrong(value, hint)
-        return
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+    elif kind == "number":  # a whole number for int, any for float; never a bool
+        if isinstance(value, bool) or not isinstance(value, int if arg is int else int | float):
             yield path, _wrong(value, hint)
-        return
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            yield path, _wrong(value, hint)
-        return
-    if isinstance(hint, type):
-        if not isinstance(value, hint):
-            yield path, _wrong(value, hint)
+    elif not isinstance(value, arg):
+        yield path, _wrong(value, hint)
+    elif kind == "dataclass":
+        fields = _fields(arg)
+        if all(h is str for _, h in fields) and all(  # a Text: the common case, at once
+            isinstance(getattr(value, name, None), str) for name, _ in fields
+        ):
             return
-        if dataclasses.is_dataclass(hint):
-            kind_hints = _hints(hint)
-            for f in dataclasses.fields(hint):
-                yield from type_problems(
-                    getattr(value, f.name, None), kind_hints[f.name], (*path, f.name)
-                )
-        return
+        for name, field_hint in fields:
+            yield from type_problems(getattr(value, name, None), field_hint, (*path, name))
 
 
 def _outer_matches(value: Any, hint: Any) -> bool:
-    origin = typing.get_origin(hint) or hint
+    outer = _outer(hint)
+    return value is None if outer is None else isinstance(value, outer)
+
+
+@cache
+def _outer(hint: Any) -> type | None:
+    """The class a value of ``hint`` is an instance of (``NoneType`` is said as None)."""
     if hint is type(None) or hint is None:
-        return value is None
-    return isinstance(origin, type) and isinstance(value, origin)
+        return None
+    origin = typing.get_origin(hint) or hint
+    return origin if isinstance(origin, type) else _Nothing
 
 
-def _tuple_problems(value: Any, hint: Any, path: tuple[PathStep, ...]) -> Iterator[TypeProblem]:
-    args = typing.get_args(hint)
+class _Nothing:
+    """What no value is an instance of: the outer class of a type that names no class."""
+
+
+def _tuple_problems(
+    value: Any, hint: Any, args: tuple[Any, ...], path: tuple[PathStep, ...]
+) -> Iterator[TypeProblem]:
     if not isinstance(value, tuple):
         yield path, _wrong(value, hint)
         return

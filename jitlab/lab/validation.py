@@ -20,7 +20,6 @@ import difflib
 import inspect
 import math
 import re
-import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -156,6 +155,8 @@ class _Check:
         self.found: list[Problem] = []
         self.source = SpecSource(cls)
         self.typed: dict[str, bool] = {}  # attribute -> its type checked out
+        self.wrong_items: dict[str, set[int]] = {}  # a tuple attribute -> its wrong elements
+        self._ids: tuple[str, ...] | None = None
 
     @property
     def owner(self) -> str:
@@ -204,6 +205,9 @@ class _Check:
             for path, message in wrong:
                 self.add(path, message)
             self.typed[name] = not wrong
+            self.wrong_items[name] = {
+                p[1] for p, _ in wrong if len(p) > 1 and isinstance(p[1], int)
+            }
         self.methods()
         for check in (
             self.identity,
@@ -232,10 +236,9 @@ class _Check:
         """The elements of a tuple attribute that are of their declared type, with their
         index: each is checked further even when a sibling is wrong."""
         value = getattr(self.cls, name, ())
-        if not isinstance(value, tuple):
+        if not isinstance(value, tuple) or name not in self.wrong_items:
             return []
-        item = typing.get_args(SPEC_TYPES[name])[0]
-        return [(i, v) for i, v in enumerate(value) if not list(type_problems(v, item, ()))]
+        return [(i, v) for i, v in enumerate(value) if i not in self.wrong_items[name]]
 
     def misspelled(self) -> None:
         known = set(SPEC_TYPES) | {n for n in dir(Scenario) if not n.startswith("_")}
@@ -320,7 +323,9 @@ class _Check:
                 self.add(("code_comments", i), "names no comment: its en is empty")
 
     def ids(self) -> tuple[str, ...]:
-        return tuple(v.id for v in self.cls.variants) if self.ok("variants") else ()
+        if self._ids is None:
+            self._ids = tuple(v.id for v in self.cls.variants) if self.ok("variants") else ()
+        return self._ids
 
     def variants(self) -> None:
         seen: set[str] = set()
