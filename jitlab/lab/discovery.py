@@ -161,9 +161,10 @@ def _from_object(obj: Any, name: str, origin: str) -> list[PluginEntry]:
     entries = []
     for cls in classes:
         problems = validate(cls)
-        scenario_id = getattr(cls, "id", name) if isinstance(cls, type) else name
-        if problems:
-            entries.append(PluginEntry(str(scenario_id), origin, error="; ".join(problems)))
+        declared = vars(cls).get("id") if isinstance(cls, type) else None
+        scenario_id = declared if isinstance(declared, str) and declared.strip() else name
+        if problems:  # listed under the id it declares when that is a name, else its own
+            entries.append(PluginEntry(scenario_id, origin, error="; ".join(problems)))
         else:
             entries.append(PluginEntry(cls.id, origin, scenario=cls))
     return entries

@@ -13,7 +13,7 @@ import dataclasses
 import io
 import sys
 from collections.abc import Callable
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
 import pytest
@@ -100,11 +100,6 @@ def make(attributes: dict[str, Any]) -> type[Scenario]:
     return cls
 
 
-def test_the_generated_plugin_is_well_formed() -> None:
-    assert validate(make(GOOD)) == []
-
-
-# -- what can be put where ------------------------------------------------------------------------
 class Hostile:
     """Raises on every question a face might ask of it."""
 
@@ -130,6 +125,18 @@ class Hostile:
         raise RuntimeError("bool")
 
 
+def test_the_generated_plugin_is_well_formed() -> None:
+    assert validate(make(GOOD)) == []
+
+
+@pytest.mark.parametrize("scenario_id", [Hostile(), 3, None, "", "two words"])
+def test_an_id_that_is_no_name_is_listed_under_the_plugins_own(scenario_id: Any) -> None:
+    (entry,) = discovery._from_object(make({**GOOD, "id": scenario_id}), "mine", "entry-point:mine")
+    assert not entry.ok and entry.name in ("mine", "two words")
+    assert "Generated.id:" in entry.error
+
+
+# -- what can be put where ------------------------------------------------------------------------
 LEAVES = st.one_of(
     st.none(),
     st.booleans(),
@@ -320,6 +327,7 @@ def faces(entries: list[PluginEntry], qtbot: Any) -> None:
     from PySide6.QtWidgets import QTreeWidget
 
     from jitlab.cli import list as list_command
+    from jitlab.cli.notebook import _scenario_or_fail
     from jitlab.gui.lesson.scenario_list import fill
     from jitlab.quiz.exercises import build
 
@@ -328,6 +336,13 @@ def faces(entries: list[PluginEntry], qtbot: Any) -> None:
     try:
         with redirect_stdout(io.StringIO()) as out:
             assert list_command.run() == 0
+        generated = entries[-1]
+        if generated.ok:  # `jitlab notebook ID` finds it…
+            assert _scenario_or_fail(generated.name) is generated.scenario
+        else:  # …or says, in one line and exit status 2, that it is broken and why
+            with redirect_stderr(io.StringIO()) as err, pytest.raises(SystemExit) as ended:
+                _scenario_or_fail(generated.name)
+            assert ended.value.code == 2 and "broken" in err.getvalue()
     finally:
         discovery.discover = original
     for entry in entries:
