@@ -121,6 +121,11 @@ def test_jitlab_list_lists_every_builtin_and_each_broken_plugin_with_its_line(si
             place, owner = said.split(": ")[:2]
             assert place in text and f"{owner}:" in text, (name, text[-3000:])
     assert "raises-in-setup" in text  # well-formed: listed, not broken
+    # The quiz lists every exercise, and says which plugins it left out, and why.
+    quiz = run(site, str(JITLAB), "quiz", "--list")
+    assert quiz.returncode == 0, quiz.stderr
+    assert "static-is-free" in quiz.stdout
+    assert "plain-title: author_mistakes/plain_title.py:9: PlainTitle.title" in quiz.stderr
 
 
 def test_jitlab_check_says_each_mistake_and_fails(site: Path):
