@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jitlab.records import diagnosis_words, quiz_words
+from jitlab.records import check_words, diagnosis_words, quiz_words
 
 LANGUAGES = ("en", "zh")
 
@@ -818,7 +818,8 @@ CATALOGUE: dict[str, Message] = {
     "report.warning": _M("Counts may be incomplete:", "计数可能不完整："),
     "report.notice_of": _M("{who}: {notice}.", "{who}：{notice}。"),
 }
-for _table in (quiz_words.WORDS, diagnosis_words.WORDS):  # tables of their own, joined here
+# Tables of their own, joined here.
+for _table in (quiz_words.WORDS, diagnosis_words.WORDS, check_words.WORDS):
     CATALOGUE.update((key, Message(*words)) for key, words in _table.items())
 
 

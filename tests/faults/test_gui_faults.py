@@ -472,6 +472,7 @@ def gui_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.usefixtures("installed_plugins")
 @pytest.mark.parametrize(
     ("how", "signum"), [("loop", signal.SIGINT), ("lock", signal.SIGTERM)], ids=["int", "term"]
 )

@@ -123,6 +123,7 @@ class LogOfNegative(Scenario):
 """
 
 
+@pytest.mark.usefixtures("installed_plugins")
 def test_run_json_lines_are_strict_when_a_scenario_computes_nan(tmp_path: Path):
     package = tmp_path / "nan_plugin"
     package.mkdir()
