@@ -678,6 +678,7 @@ def install() -> None:
         # make that the user's line, not the probe's.
         for folder in engine_dirs():
             _jax.register_source_exclusion(folder)
+            _jax.register_traceback_exclusion(folder)  # a filtered traceback is python's
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
         _jax.hook_fastpath_verdict(_fastpath_verdict)
