@@ -231,9 +231,23 @@ CATALOGUE: dict[str, Message] = {
     "watch.stop.disk_full": _M("disk full", "磁盘已满"),
     "watch.stop.too_large": _M("file size limit reached", "文件大小已达上限"),
     "watch.stop.closed": _M("the program closed the recording's file", "程序关闭了记录文件"),
+    "watch.exec_not_followed": _M(
+        "jitlab watch: the program replaced itself by exec with {program}, which jitlab "
+        "cannot watch (not a Python that runs jitlab): what it does is not recorded",
+        "jitlab watch：程序用 exec 把自己换成了 {program}，jitlab 无法记录它（不是能运行 "
+        "jitlab 的 Python）：它所做的不会被记录",
+    ),
+    "watch.no_interpreter": _M(
+        "watch: no Python named {python} here", "watch：这里没有名为 {python} 的 Python"
+    ),
+    "watch.other_interpreter": _M(
+        "watch: {python} is not the Python jitlab runs in ({here}) and cannot import jitlab: "
+        "install jitlab there, or name `python` to run the program in jitlab's",
+        "watch：{python} 不是 jitlab 所在的 Python（{here}），也无法导入 jitlab：请在那里安装 "
+        "jitlab，或写 `python`，在 jitlab 所在的 Python 中运行程序",
+    ),
     "watch.same_file": _M(
-        "{path} is being written by another watch of this program: give this one a file "
-        "of its own",
+        "{path} is being written by another watch of this program: give this one a file of its own",
         "{path} 正由本程序的另一个 watch 写入：请给这一个另用一个文件",
     ),
     "watch.gone": _M(

@@ -141,11 +141,7 @@ def say_stopped(path: Path | None, exc: OSError, at: int) -> None:
     key = "watch.recording_stopped" if at > 1 else "watch.recording_stopped_none"
     held = "1" if at == 2 else f"1…{at - 1}"
     line = messages.say(key, lang, why=why, n=at, held=held, path=path)
-    err = sys.stderr
-    if err is not None and not getattr(err, "closed", False):
-        print(line, file=err, flush=True)
-    else:  # the program closed sys.stderr: its descriptor still takes the line
-        os.write(2, (line + "\n").encode("utf-8", "backslashreplace"))
+    monitor.say_words(line + "\n")
 
 
 def open_lines(path: Path, mode: str) -> LineFile:
@@ -178,6 +174,14 @@ def _refuse_if_written_now(path: Path) -> None:
 
         lang = monitor.user_language()
         raise FileExistsError(messages.say("watch.same_file", lang, path=path))
+
+
+def written_before(path: Path) -> None:
+    """``path`` holds what this process wrote before it replaced itself by exec (the pid
+    stays): a recording started here goes on after it."""
+    identity = _identity(path)
+    if identity is not None:
+        _written.add(identity)
 
 
 def _mine(f: LineFile) -> tuple[int, int, int]:

@@ -169,12 +169,20 @@ class WatchedFunction:
         # (~0.04 µs): a call that is no hit is timed from JAX's Python dispatch of it.
         jitted, hits, gate = self._hot
         if not gate[0]:
-            return self._careful_call(args, kwargs)
+            try:
+                return self._careful_call(args, kwargs)
+            except Exception as raised:
+                _as_python_raised(raised)
+                raise  # bare: this frame is not added back (see _as_python_raised)
         seen = _SEEN[0]
         try:  # f(*args) alone spares a dict a call (f(*args, **kwargs) merges into a new one)
             result = jitted(*args, **kwargs) if kwargs else jitted(*args)
         except Exception as exc:
-            return self._after(sys._getframe(), None, args, kwargs, exc, None)
+            try:
+                return self._after(sys._getframe(), None, args, kwargs, exc, None)
+            except Exception as raised:
+                _as_python_raised(raised)
+                raise
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
             _drop_route(sys._getframe())
             raise
@@ -572,16 +580,34 @@ def _collector_in_flight() -> monitor.CallCollector | None:
     return collector
 
 
+def _as_python_raised(exc: BaseException) -> None:
+    """The program's exception leaves a stand-in as JAX's own function would raise it: with
+    no frame of jitlab's in its traceback (nor in those it was raised from), so a traceback
+    the program catches and logs is python's, byte for byte. The caller re-raises with a
+    bare ``raise``, which adds no entry for its own frame."""
+    with contextlib.suppress(Exception):
+        frames.strip_chain(exc, frames.is_engine)
+
+
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
     real = _real_jit if _real_jit is not None else jax.jit
     if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
-        return lambda f: _watched_jit(f, **options)
-    return _watched(real(fun, **options), fun)
+        return functools.partial(_watched_jit, **options)  # no frame of its own
+    try:
+        jitted = real(fun, **options)  # JAX's own errors (a bad static_argnums) as JAX's
+    except Exception as raised:
+        _as_python_raised(raised)
+        raise
+    return _watched(jitted, fun)
 
 
 def _watched_pmap(*args: Any, **options: Any) -> Any:
     real = _real_pmap if _real_pmap is not None else jax.pmap
-    pmapped = real(*args, **options)  # called as the program called it: JAX's own errors
+    try:
+        pmapped = real(*args, **options)  # called as the program called it: JAX's errors
+    except Exception as raised:
+        _as_python_raised(raised)
+        raise
     # pmap's calls leave its C++ fast path by another way than jit's: not hooked (careful).
     return _watched(pmapped, args[0] if args else options.get("fun"), hooked=False)
 

@@ -28,7 +28,8 @@ CELLS = [
     # 5-7: a budget, a watch block and a Probe in a watched cell
     "with jitlab.budget(1) as b:\n    g(np.ones(6, np.float32))\n"
     "print('budget', len(b.compiles), g._cache_size())",
-    "with jitlab.watch('cell.jsonl') as w:\n    g(np.ones(7, np.float32)); g(np.ones(7, np.float32))\n"
+    "with jitlab.watch('cell.jsonl') as w:\n"
+    "    g(np.ones(7, np.float32)); g(np.ones(7, np.float32))\n"
     "print('watch', len(w.compiles), g._cache_size())",
     "p = jitlab.Probe(lambda x: x - 1)\np(np.ones(2, np.float32)); p(np.ones(3, np.float32))\n"
     "print('probe', json.dumps([r.kind.value for r in p.records]))",
