@@ -20,7 +20,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from jitlab.cli._usage import fail, language, say
 
@@ -253,24 +253,24 @@ def hook_exec(
     Returns what puts python's own functions back (those the program set stand)."""
     real_execv, real_execve = os.execv, os.execve
 
-    def execv(path: Any, argv: Any) -> None:
+    def execv(path: Any, argv: Any) -> NoReturn:
         _run(path, argv, None)
 
-    def execve(path: Any, argv: Any, env: Any) -> None:
+    def execve(path: Any, argv: Any, env: Any) -> NoReturn:
         _run(path, argv, env)
 
-    def _run(path: Any, argv: Any, env: Any) -> None:
-        args = list(argv) if isinstance(argv, (list, tuple)) else None
-        starts = bool(args) and bool(args[0]) and (
-            isinstance(path, int) or (isinstance(path, (str, bytes, os.PathLike))
-            and os.access(path, os.X_OK) and not os.path.isdir(path))
-        )  # fmt: skip
-        instead = on_exec(path, args, env) if starts and args is not None else None
+    def _run(path: Any, argv: Any, env: Any) -> NoReturn:
+        args: list[Any] = list(argv) if isinstance(argv, (list, tuple)) else []
+        runnable = isinstance(path, int) or (
+            isinstance(path, (str, bytes, os.PathLike))
+            and os.access(path, os.X_OK)
+            and not os.path.isdir(path)
+        )
+        instead = on_exec(path, args, env) if args and args[0] and runnable else None
         target, new_argv = instead if instead is not None else (path, argv)
         if env is None:
             real_execv(target, new_argv)
-        else:
-            real_execve(target, new_argv, env)
+        real_execve(target, new_argv, env)
 
     os.execv, os.execve = execv, execve
 

@@ -166,7 +166,7 @@ def user_stack(depth: int = 1, limit: int = 8) -> tuple[str, ...]:
 def without_frames(tb: TracebackType | None, ours: Callable[[str], bool]) -> TracebackType | None:
     """``tb`` with the entries of files ``ours`` names left out (rebuilt: a traceback is
     linked from the outermost frame in)."""
-    kept = []
+    kept: list[TracebackType] = []
     while tb is not None:
         if not ours(tb.tb_frame.f_code.co_filename):
             kept.append(tb)
