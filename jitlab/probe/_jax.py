@@ -43,9 +43,11 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from jax._src import api as _api
 from jax._src import config as _config
 from jax._src import monitoring as _monitoring
 from jax._src import source_info_util as _source_info_util
+from jax._src import traceback_util as _traceback_util
 from jax._src import util as _util
 
 CHECKED_ON = "0.12.0.1"
@@ -730,6 +732,15 @@ def trace_context_names() -> tuple[str, ...]:
 register_source_exclusion: Callable[[str], None] = _source_info_util.register_exclusion
 """Frames under this path prefix are skipped when JAX attributes an equation (and a cache-miss
 explanation) to a user's line, as JAX skips its own files."""
+
+register_traceback_exclusion: Callable[[str], None] = _traceback_util.register_exclusion
+"""Frames under this path prefix are left out of a traceback JAX filters at its API boundary
+(``JAX_TRACEBACK_FILTERING`` other than ``off``), as JAX leaves out its own: jitlab's hook on
+JAX's Python dispatch runs below that boundary. A list of its own, apart from the one above."""
+
+JAX_JIT: Callable[..., Any] = _api.jit
+"""JAX's own ``jit``, read where JAX defines it: ``jax.jit`` may be a stand-in (a watch's, or
+a program's own), and jitlab's own compiles (the contract check's) never go through one."""
 
 summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
 """``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""

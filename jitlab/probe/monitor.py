@@ -689,6 +689,7 @@ def install() -> None:
         # make that the user's line, not the probe's.
         for folder in engine_dirs():
             _jax.register_source_exclusion(folder)
+            _jax.register_traceback_exclusion(folder)  # a filtered traceback is python's
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
         _jax.hook_fastpath_verdict(_fastpath_verdict)
@@ -817,11 +818,46 @@ def revive() -> bool:
         watchers = list(_watchers)
     from jitlab.records import messages
 
-    with contextlib.suppress(Exception):  # a closed stderr must not break the program
-        print(messages.say("listeners_cleared", user_language()), file=sys.stderr)
+    say_words(messages.say("listeners_cleared", user_language()) + "\n")
     for watcher in watchers:
         watcher.listeners_lost()
     return True
+
+
+# Where jitlab's own words go while it runs inside a program (a live diagnosis, listeners
+# registered again, a recording stopped): the program's stderr, or under `jitlab watch` a
+# stream of the command's own on the descriptor stderr had when it started (the terminal it
+# runs on), which a program that moves its stderr (`os.dup2(log, 2)`, `sys.stderr =
+# io.StringIO()`) does not take along: jitlab's words never go into the program's files.
+_words: list[Any] = [None]
+
+
+def set_words_stream(stream: Any) -> None:
+    """``jitlab watch``: say jitlab's words on ``stream`` (None: the program's stderr)."""
+    _words[0] = stream
+
+
+def words_stream() -> Any:
+    """Where jitlab's words go now: the command's own stream, else the program's stderr (a
+    fresh one on descriptor 2 when the program closed it; None when there is none)."""
+    stream = _words[0]
+    if stream is not None and not getattr(stream, "closed", False):
+        return stream
+    err = sys.stderr
+    if err is not None and not getattr(err, "closed", False):
+        return err
+    return None
+
+
+def say_words(text: str) -> None:
+    """Write jitlab's words (whole lines) where the user reads them, now; never raises."""
+    stream = words_stream()
+    with contextlib.suppress(Exception):
+        if stream is None:  # the program closed sys.stderr: its descriptor still takes it
+            os.write(2, text.encode("utf-8", "backslashreplace"))
+            return
+        stream.write(text)
+        stream.flush()
 
 
 _said_language: list[str] = []  # `jitlab --lang zh watch`: the command's language

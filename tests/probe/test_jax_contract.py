@@ -444,6 +444,43 @@ def test_source_exclusion_points_explanations_past_excluded_files(explained) -> 
     assert "probe.py" not in text.split("defined at")[0]
 
 
+def test_traceback_exclusion_leaves_a_folder_out_of_jaxs_filtered_traceback(tmp_path) -> None:
+    import importlib.util
+    import os
+    import traceback
+
+    folder = tmp_path / "hidden"
+    folder.mkdir()
+    (folder / "contract_hidden.py").write_text("def fail(x):\n    raise ValueError('no')\n")
+    spec = importlib.util.spec_from_file_location("contract_hidden", folder / "contract_hidden.py")
+    assert spec is not None and spec.loader is not None
+    hidden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hidden)
+
+    def contract_traced(x):
+        return hidden.fail(x)
+
+    def files() -> list[str]:
+        with pytest.raises(ValueError) as info:
+            jax.jit(contract_traced)(jnp.ones(2))
+        return [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
+
+    assert any("contract_hidden" in name for name in files())  # shown until registered
+    _jax.register_traceback_exclusion(str(folder) + os.sep)
+    shown = files()
+    assert not any("contract_hidden" in name for name in shown)
+    assert str(HERE) in shown  # the caller's line and the traced function's stay
+
+
+def test_jax_jit_is_jaxs_own_function_where_jax_defines_it() -> None:
+    assert _jax.JAX_JIT is jax.jit  # no stand-in in this process now
+
+    def contract_own(x):
+        return x + 3
+
+    assert float(_jax.JAX_JIT(contract_own)(jnp.ones(()))) == 4.0
+
+
 def test_summarize_source_info_names_file_line_and_function() -> None:
     def contract_source(x):
         return jnp.sin(x)
