@@ -100,7 +100,8 @@ def _infer(
         return _first(new, explanation, kind, key, hits_seen, theirs)
     if new is None:  # nothing of ours to compare with: JAX's words
         return Reason(_jax_or_unknown(explanation), explanation)
-    # The closest card explains best; on a tie the newest one (what the user just did).
+    # The closest card explains best, chosen as JAX chooses the key it explains a miss with
+    # (diff.closeness); on a tie the newest one (what the user just did).
     diffs = [
         _options_instead(
             diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
@@ -110,7 +111,7 @@ def _infer(
         + list(card.devices)
         for card in reversed(earlier)
     ]
-    closest = min(diffs, key=diff.distance)
+    closest = min(diffs, key=diff.closeness)
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:

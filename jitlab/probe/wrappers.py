@@ -37,7 +37,7 @@ import jax
 import numpy as np
 
 from jitlab.probe import _jax, frames
-from jitlab.probe.signature import StaticSpec, parameter_layout
+from jitlab.probe.signature import StaticSpec, parameter_layout, path_text
 from jitlab.records.calls import Change
 from jitlab.records.changes import ChangeKind
 
@@ -244,7 +244,7 @@ class FilterSpec(StaticSpec):
                 continue
             for path, leaf in leaves:
                 if not is_array(leaf):
-                    static.append((f"{name}{jax.tree_util.keystr(path)}", leaf))
+                    static.append((f"{name}{path_text(path)}", leaf))
             # Static leaves become None (an empty subtree), as equinox partitions them.
             traced.append(
                 (name, jax.tree_util.tree_map(lambda x: x if is_array(x) else None, value))
