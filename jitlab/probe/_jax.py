@@ -737,6 +737,8 @@ _fun_name: Callable[[Any], str] = _util.fun_name
 # ``WrappedFun``'s own fallback). By version: the helper's answer is the same on both.
 _UNNAMED = "<unnamed function>"
 _UNNAMED_IN_EVENTS = _UNNAMED if VERSION >= (0, 9, 0) else "<unnamed wrapped function>"
+UNNAMED = _UNNAMED_IN_EVENTS
+"""What :func:`fun_name` says of a callable object JAX cannot name (its events say it too)."""
 
 
 def fun_name(fun: Any) -> str:
@@ -1023,14 +1025,26 @@ def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
 def in_backward_pass(frame: FrameType | None) -> bool:
     """Is this compile event fired while JAX transposes a jitted function (the backward pass
     of ``jax.grad`` / ``jax.vjp``: ``pjit._pjit_transpose*`` under ``ad.backward_pass*``)?"""
+    return compiled_after_call(frame) == "transpose"
+
+
+def compiled_after_call(frame: FrameType | None) -> str | None:
+    """What JAX compiles, when a compile event of a jitted function fires after the call
+    that ran it under a transformation returned: ``"transpose"`` while it transposes the
+    function (grad's or a vjp's backward pass: ``pjit._pjit_transpose*`` under
+    ``ad.backward_pass*``), ``"linear"`` while the function ``jax.linearize`` returned is
+    applied (``api._lift_linearized`` evaluates the linear jaxpr); None otherwise. Both
+    names hold on 0.6 to 0.12."""
     for _ in range(64):
         if frame is None:
-            return False
+            return None
         name = frame.f_code.co_name
         if name.startswith(("_pjit_transpose", "backward_pass")):
-            return True
+            return "transpose"
+        if name == "_lift_linearized":
+            return "linear"
         frame = frame.f_back
-    return False
+    return None
 
 
 def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...]] | None:

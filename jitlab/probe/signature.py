@@ -298,8 +298,9 @@ def describe_keyed(
     else:
         leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
+    names = _argument_names(spec, traced, kwargs)
     return (
-        Signature(leaves, statics, _tree_text(tree), generation, _argument_names(spec, traced, kwargs)),
+        Signature(leaves, statics, _tree_text(tree), generation, names),
         key,
         flat if in_key_order else None,
     )

@@ -28,6 +28,7 @@ import dataclasses
 import enum
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from types import FrameType
@@ -63,13 +64,21 @@ class Jitted:
 
     @property
     def name(self) -> str:
-        """The function's name as the user wrote it (pmap's events say JAX's ``_fun``)."""
-        if self.kind == PMAP and self.function is not None:
-            return fun_name(self.function)
+        """The function's name as the user wrote it (pmap's events say JAX's ``_fun``; a
+        callable object is named by its class, where JAX says ``<unnamed function>``)."""
+        if self.function is not None and (self.kind == PMAP or self.trace_name == _jax.UNNAMED):
+            return function_name(self.function)
         return self.trace_name
 
 
 fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
+
+
+def function_name(fun: Any) -> str:
+    """The name a jitted function is shown by, on every face: JAX's (a partial's function's
+    name), or for a callable object JAX cannot name (``<unnamed function>``) its class's."""
+    name = fun_name(fun)
+    return type(fun).__name__ if name == _jax.UNNAMED else name
 
 
 def _module_of(obj: Any) -> str:
@@ -435,7 +444,52 @@ def cache_identity(info: Jitted) -> Any | None:
         hash(options)
     except TypeError:
         return None
-    return (info.kind, id(fun), _one_copy(options))
+    return (info.kind, FunctionKey(fun), _one_copy(options))
+
+
+class FunctionKey:
+    """A function as JAX's caches key it (``weakref_lru_cache``: a weak reference, equal to
+    another while both functions live and are equal by ``==`` and hash). Two bound methods
+    of one object, or two equal callable objects, share JAX's cache while the first lives;
+    once it is gone its key equals no other. Holds no function alive; one that cannot be
+    weakly referenced is keyed by identity."""
+
+    __slots__ = ("_hash", "_id", "_ref")
+
+    def __init__(self, fun: Any) -> None:
+        self._id = id(fun)
+        self._ref: weakref.ref[Any] | None
+        try:
+            self._ref = weakref.ref(fun)
+        except TypeError:
+            self._ref = None
+        try:
+            self._hash = hash(fun) if self._ref is not None else self._id
+        except Exception:  # unhashable: JAX could not key it either; by identity
+            self._ref, self._hash = None, self._id
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FunctionKey):
+            return NotImplemented
+        if other is self:
+            return True
+        if self._ref is None or other._ref is None:
+            return self._ref is other._ref and self._id == other._id
+        a, b = self._ref(), other._ref()
+        if a is None or b is None or self._hash != other._hash:
+            return False
+        if a is b:
+            return True
+        try:
+            return bool(a == b)
+        except Exception:  # an __eq__ that raises: JAX's lookup would raise; not one
+            return False
+
+    def __repr__(self) -> str:
+        return f"FunctionKey({self._ref() if self._ref is not None else self._id!r})"
 
 
 # Each distinct set of jit options, once: a program jitting thousands of functions with the

@@ -175,6 +175,8 @@ def _en(c: Change) -> str:
         return f"{what} {path} built anew: {after}{_identity_en(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "class":
+        return f"{path or 'an argument'} is of another class: {after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         where = f" at {path}" if path else ""
         counts = _tree_counts(c)
@@ -226,6 +228,11 @@ def _en(c: Change) -> str:
                 "context is part of JAX's cache key"
             )
         return f"another mesh in context (jax.set_mesh): {after} ← {before}"
+    if k is ChangeKind.TRANSFORMED and path == "linear":
+        return (
+            "the function jax.linearize returned was applied: its linear part is another "
+            f"program, so JAX compiled a new executable for it ({after})"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -290,6 +297,8 @@ def _zh(c: Change) -> str:
         return f"{what} {path} 被重新创建：{after}{_identity_zh(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "class":
+        return f"{path or '一个参数'} 换成了另一个类：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         # A sub-tree with no leaves is recorded as the words "no leaves" (data): said in zh.
         before, after = (_NO_LEAVES_ZH if t == NO_LEAVES else t for t in (before, after))
@@ -343,6 +352,11 @@ def _zh(c: Change) -> str:
                 "上下文中的网格是 JAX 缓存键的一部分"
             )
         return f"上下文中换了一个网格（jax.set_mesh）：{after} ← {before}"
+    if k is ChangeKind.TRANSFORMED and path == "linear":
+        return (
+            f"调用了 jax.linearize 返回的函数：它的线性部分是另一个程序，"
+            f"JAX 为它编译了新的可执行程序（{after}）"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
         if after is None:
