@@ -50,6 +50,8 @@ def infer(
     dropped: bool = False,
     hits_seen: bool = False,
     theirs: Sequence[Earlier] = (),
+    cleared: str = "",
+    name: str = "",
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -60,7 +62,9 @@ def infer(
     compile. With no earlier card: ``hits_seen`` (the function had cache hits before, so
     JAX held executables jitlab never saw compiled) and ``theirs``, the cards of other
     probes sharing JAX's cache for it. ``site`` names the function's definition in a
-    new-function-object change.
+    new-function-object change. ``cleared``: what emptied JAX's cache since the last
+    compile (``jax.clear_caches()``, ``clear_cache()`` of the function ``name``, or
+    ``evicted``; "" when not known), said when the closest card is this very signature.
     """
     return explain.keep_words(
         _infer(
@@ -76,6 +80,8 @@ def infer(
             dropped,
             hits_seen,
             theirs,
+            cleared,
+            name,
         )
     )
 
@@ -93,6 +99,8 @@ def _infer(
     dropped: bool,
     hits_seen: bool,
     theirs: Sequence[Earlier],
+    cleared: str = "",
+    name: str = "",
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
@@ -115,7 +123,8 @@ def _infer(
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
-        return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
+        path = name if cleared == "clear_cache()" else ""
+        return Reason((Change(ChangeKind.CACHE_CLEARED, path, detail=cleared),), explanation)
     return Reason(_jax_or_unknown(explanation), explanation)
 
 

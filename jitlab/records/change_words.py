@@ -246,6 +246,15 @@ def _en(c: Change) -> str:
                 f"compiled a new executable for it ({after})"
             )
         return f"ran under {under}: JAX reused the executable it compiled for it ({after})"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "jax.clear_caches()":
+        return "jax.clear_caches() emptied JAX's caches, so this signature compiled again"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "clear_cache()":
+        return (
+            f"{path or 'the function'}.clear_cache() emptied this function's cache, so this "
+            "signature compiled again"
+        )
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "evicted":
+        return "JAX's cache no longer had this signature: JAX evicted it (no cache was cleared)"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
     if k is ChangeKind.FIRST_CALL:
@@ -370,6 +379,12 @@ def _zh(c: Change) -> str:
                 f"JAX 为它编译了新的可执行程序（{after}）"
             )
         return f"在 {under} 之下运行：JAX 复用了为它编译过的可执行程序（{after}）"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "jax.clear_caches()":
+        return "jax.clear_caches() 清空了 JAX 的缓存，所以这个签名又编译了一次"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "clear_cache()":
+        return f"{path or '这个函数'}.clear_cache() 清空了这个函数的缓存，所以这个签名又编译了一次"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "evicted":
+        return "JAX 的缓存里已经没有这个签名了：被 JAX 淘汰（没有清空过缓存）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
     if k is ChangeKind.FIRST_CALL:
