@@ -1188,6 +1188,19 @@ EVAL_SHAPE_CODES = _eval_shape_codes()
 EVAL_SHAPE_TRACES_A_JIT_ONCE = any("PjitFunction" in code.co_names for code in EVAL_SHAPE_CODES)
 
 
+def _ranks_keys_by_part() -> bool:
+    """Does JAX explain a miss with the earlier key whose first differing part (trace
+    context, then input pytree, then input types) comes first (0.9+:
+    ``partial_eval.diff_tracing_cache_keys`` returns ``(part, count, words)``)? Before, it
+    took the smallest total difference (``pjit.diff_tracing_cache_keys``). By feature."""
+    from jax._src.interpreters import partial_eval
+
+    return hasattr(partial_eval, "diff_tracing_cache_keys")
+
+
+RANKS_KEYS_BY_PART = _ranks_keys_by_part()
+
+
 def traced_by_eval_shape(frame: FrameType | None) -> bool:
     """Is ``frame`` (a probed call's caller) JAX tracing ``jax.eval_shape(probe)``'s own
     ``jit(probe)``, with only JAX's frames between (not a user's ``jax.jit(probe)``)?"""

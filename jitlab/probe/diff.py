@@ -684,15 +684,18 @@ _KEY_PARTS = (
 )
 
 
-def closeness(changes: list[Change]) -> tuple[int, int, int]:
+def closeness(changes: list[Change], by_part: bool = True) -> tuple[int, int, int]:
     """How close an earlier executable is, as JAX picks the closest key it explains a miss
-    with: the first part of the key that differs (context, then pytree and statics, then
-    types), how many differences there; then every difference counted (:func:`distance`).
-    Lower is closer. An executable whose trace this call shares (it differs only in what
-    JAX compiles below the trace: a device, jit options) is closest of all; one of another
-    function object is never compared by JAX while the function has keys of its own."""
+    with (``by_part``, JAX 0.9+): the first part of the key that differs (context, then
+    pytree and statics, then types), how many differences there; then every difference
+    counted (:func:`distance`); before 0.9 by that count alone. Lower is closer. An
+    executable whose trace this call shares (it differs only in what JAX compiles below
+    the trace: a device, jit options) is closest of all; one of another function object is
+    never compared by JAX while the function has keys of its own."""
     if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
         return len(_KEY_PARTS) + 1, 0, distance(changes)
+    if not by_part:
+        return 0, 0, distance(changes)
     for part, kinds in enumerate(_KEY_PARTS):
         count = sum(1 for c in changes if c.kind in kinds and c.detail != "device")
         if count:

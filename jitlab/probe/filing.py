@@ -346,6 +346,7 @@ class Filing:
                 monitor.clears_of(self._owner_jit), monitor.CLEARS_TOLD[0]
             ),
             name=self._store.name,
+            by_part=_jax.RANKS_KEYS_BY_PART,
         )
 
     def _served_by_others(self) -> bool:

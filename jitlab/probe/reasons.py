@@ -52,6 +52,7 @@ def infer(
     theirs: Sequence[Earlier] = (),
     cleared: str = "",
     name: str = "",
+    by_part: bool = True,
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -65,6 +66,8 @@ def infer(
     new-function-object change. ``cleared``: what emptied JAX's cache since the last
     compile (``jax.clear_caches()``, ``clear_cache()`` of the function ``name``, or
     ``evicted``; "" when not known), said when the closest card is this very signature.
+    ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
+    size of the difference (:func:`diff.closeness`).
     """
     return explain.keep_words(
         _infer(
@@ -82,6 +85,7 @@ def infer(
             theirs,
             cleared,
             name,
+            by_part,
         )
     )
 
@@ -101,6 +105,7 @@ def _infer(
     theirs: Sequence[Earlier],
     cleared: str = "",
     name: str = "",
+    by_part: bool = True,
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
@@ -119,7 +124,7 @@ def _infer(
         + list(card.devices)
         for card in reversed(earlier)
     ]
-    closest = min(diffs, key=diff.closeness)
+    closest = min(diffs, key=lambda changes: diff.closeness(changes, by_part))
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
