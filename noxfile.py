@@ -49,6 +49,8 @@ PORTABLE = [
     "tests/real/test_patterns.py",
     "tests/real/test_device_change.py",
     "tests/real/test_watch_transforms.py",
+    "tests/real/test_truth_rules.py",
+    "tests/real/test_truth_rules_generated.py",
 ]
 # Tests in those files that open a Qt window (no Qt in these venvs) or import Flax/Equinox.
 NEEDS_QT = [

@@ -557,8 +557,9 @@ def on_clear_caches(callback: Callable[[], None]) -> bool:
             clearing = getattr(_util, "cache_clearing_funs", None)
             if clearing is None:
                 return False
-            clearing.add(told.cache_clear)  # a WeakSet: the bound method is kept below
-            _told_of_clears.append(told.cache_clear)
+            clear = told.cache_clear  # a WeakSet: this very bound method is kept below
+            clearing.add(clear)
+            _told_of_clears.append(clear)
     except Exception:
         return False
     _told_of_clears.append(told)

@@ -1104,8 +1104,9 @@ def test_jax_names_a_keyless_nodes_children_by_their_index() -> None:
     def summed(m):
         return m.a.sum() + m.b.sum()
 
-    traced = jax.jit(summed).trace(Pair(jnp.ones(2), jnp.ones(3)))
-    names = tuple(traced.jaxpr.debug_info.arg_names)
+    jaxpr = jax.jit(summed).trace(Pair(jnp.ones(2), jnp.ones(3))).jaxpr
+    info = getattr(jaxpr, "debug_info", None) or jaxpr.jaxpr.debug_info  # a ClosedJaxpr < 0.11
+    names = tuple(info.arg_names)
     assert names == ("m[0]", "m[1]")
 
 

@@ -1,6 +1,8 @@
-"""The seven rules of issue 50, each on code the reporter ran (Equinox, Flax NNX, Diffrax,
-Optax, JAX's own pytrees), watched and probed, against JAX's own log and explainer in the
-same run. Each rule's generated family (hypothesis) is in ``test_truth_rules_generated.py``.
+"""Issue 50's rules on JAX's own code (its pytrees, ``Partial``, ``BCOO``, ``linearize``,
+bound methods, callable objects), watched and probed, against JAX's own log and explainer
+in the same run; the same rules on Equinox, Flax NNX, Diffrax and Optax code are in
+``test_truth_rules_libraries.py``, their generated families in
+``test_truth_rules_generated.py``. These need only JAX: they run on every JAX of the window.
 
 1. A change of a pytree's static data is named even when a leaf changed too; the closest
    earlier program is chosen as JAX chooses it, counting every difference.
@@ -15,8 +17,6 @@ same run. Each rule's generated family (hypothesis) is in ``test_truth_rules_gen
 from __future__ import annotations
 
 import functools
-import re
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -27,92 +27,20 @@ import pytest
 from jitlab.probe.probe import Probe
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
-from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.calls import CallKind
 from jitlab.records.change_words import reason_text
 from jitlab.records.changes import ChangeKind
 from jitlab.watching.recorder import watch
 
-from .conftest import JaxCompileLog, jax_account
+from ._rules import FACES, fresh, named, run
+from .conftest import jax_account
 
 K = ChangeKind
-FACES = ("watch", "probe")
-
-
-def run(face: str, fun: Callable[..., Any], calls: list[tuple[Any, ...]], **jit: Any):
-    """Call ``fun`` jitted with each argument tuple, watched or probed, with JAX's own
-    account on: (JAX's log, the compiled records jitlab filed for it, in order)."""
-    with jax_account() as log:
-        if face == "watch":
-            with watch() as recorder:
-                jitted = jax.jit(fun, **jit)
-                for args in calls:
-                    jitted(*args)
-            name = jitted._probe.name  # the watch's probe of it
-            records = [c.record for c in recorder.calls if c.record.function == name]
-        else:
-            probe = Probe(fun, **jit)
-            for args in calls:
-                probe(*args)
-            records = probe.records
-    return log, [r for r in records if r.kind.compiled]
-
-
-def fresh(fun: Callable[..., Any], *tags: object) -> Any:
-    """A new function object of ``fun``'s code, named for this test's case: JAX caches it
-    apart, a watch files it apart, and JAX's log counts it by its own name."""
-    name = "_".join([fun.__name__, *(re.sub(r"\W+", "_", str(t)) for t in tags)])
-    made = types.FunctionType(fun.__code__, fun.__globals__, name, fun.__defaults__)
-    made.__qualname__ = name
-    return made
-
-
-def compiled_by_jax(log: JaxCompileLog, name: str) -> int:
-    return log.counts[name]
-
-
-def named(record: CallRecord) -> dict[str, ChangeKind]:
-    assert record.reason is not None
-    return {c.path: c.kind for c in record.reason.items}
+# What JAX's log calls a callable object (its events' name: WrappedFun's own up to 0.8).
+UNNAMED = "<unnamed wrapped function>" if jax.__version_info__ < (0, 9) else "<unnamed function>"
 
 
 # -- rule 1 ------------------------------------------------------------------------------------
-eqx = pytest.importorskip("equinox")
-
-
-class Act(eqx.Module):
-    w: jax.Array
-    act: str = eqx.field(static=True)
-
-
-def act_sum(m, x):
-    return m.w.sum() + x
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_rule1_a_static_field_is_named_beside_a_leaf_that_changed_too(face):
-    # Issue 50 rule 1 (Equinox field(static=True)). The fourth call's leaf m.w is f32[3], as
-    # in the first program: only act changed, and JAX says so ("pytree metadata"); today
-    # jitlab blamed m.w (f32[3] ← f32[4]), picking the second program as the closest. The
-    # fifth changes both: both are named.
-    calls = [
-        (Act(jnp.ones(3), "a"), 1.0),
-        (Act(jnp.ones(4), "a"), 1.0),
-        (Act(jnp.ones(4), "b"), 1.0),
-        (Act(jnp.ones(3), "b"), 1.0),
-        (Act(jnp.ones(5), "c"), 1.0),
-    ]
-    f = fresh(act_sum, face)
-    log, records = run(face, f, calls)
-    assert len(records) == compiled_by_jax(log, f.__name__) == 5
-    misses = log.misses_of(f.__name__)
-    assert all("pytree metadata" in m for m in misses[-3:])  # JAX names the static data
-    assert named(records[2]) == {"m.act": K.TREE_STRUCTURE}
-    assert named(records[3]) == {"m.act": K.TREE_STRUCTURE}  # not m.w: a real cause only
-    assert named(records[4]) == {"m.w": K.SHAPE, "m.act": K.TREE_STRUCTURE}
-    act = next(c for c in records[4].reason.items if c.path == "m.act")
-    assert (act.after, act.detail) == ("'c'", "static")
-
-
 def _partial_node(i: int):
     def add(a, b):
         return a + b
@@ -174,112 +102,14 @@ def test_rule1_static_data_and_a_leaf_both_changed_are_both_named(face, kind):
 
     use = fresh(use_node, face, kind)
     log, records = run(face, use, [(make(0),), (make(1),)])
-    assert len(records) == compiled_by_jax(log, use.__name__) == 2
+    assert len(records) == log.counts[use.__name__] == 2
     assert "pytree" in log.misses_of(use.__name__)[-1]
     changes = named(records[1])
     assert changes.get(static_path) is K.TREE_STRUCTURE, reason_text(records[1].reason)
     assert any(kind is K.SHAPE for kind in changes.values()), reason_text(records[1].reason)
 
 
-# -- rule 2 ------------------------------------------------------------------------------------
-nnx = pytest.importorskip("flax.nnx")
-
-
-class Net(nnx.Module):
-    def __init__(self, rngs):
-        self.lin = nnx.Linear(4, 4, rngs=rngs)
-        self.bn = nnx.BatchNorm(4, rngs=rngs)
-        self.drop = nnx.Dropout(0.5, rngs=rngs)
-
-    def __call__(self, x):
-        return self.drop(self.bn(self.lin(x)))
-
-
-def forward(model, x):
-    return model(x)
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_rule2_model_eval_names_every_static_attribute_it_flipped(face):
-    # Issue 50 rule 2: model.eval() sets BatchNorm.use_running_average and
-    # Dropout.deterministic; today only the first was named.
-    model = Net(nnx.Rngs(0))
-    x = jnp.ones((2, 4))
-    fun = fresh(forward, face)
-    with jax_account() as log:
-        if face == "watch":
-            with watch() as recorder:
-                fwd = nnx.jit(fun)
-                fwd(model, x)
-                model.eval()
-                fwd(model, x)
-            records = [c.record for c in recorder.calls if c.record.function == fun.__name__]
-        else:
-            probe = Probe(nnx.jit(fun))
-            probe(model, x)
-            model.eval()
-            probe(model, x)
-            records = probe.records
-    records = [r for r in records if r.kind.compiled]
-    assert len(records) == compiled_by_jax(log, fun.__name__) == 2
-    changes = records[1].reason.items
-    assert {c.path for c in changes} == {
-        "model.bn.use_running_average",
-        "model.drop.deterministic",
-    }
-    assert all((c.before, c.after) == ("False", "True") for c in changes)
-
-
 # -- rule 3 ------------------------------------------------------------------------------------
-optax = pytest.importorskip("optax")
-
-
-def train_step(model, optimizer, x, y):
-    def loss_fn(model):
-        return jnp.mean((model(x) - y) ** 2)
-
-    loss, grads = nnx.value_and_grad(loss_fn)(model)
-    optimizer.update(model, grads)
-    return loss
-
-
-def loss_of(model, x, y):
-    return jnp.mean((model(x) - y) ** 2)
-
-
-STEPS = {1: loss_of, 2: train_step}  # by how many leading arguments jit_partial binds
-
-
-def _jit_partial(step: Callable[..., Any], bound: int):
-    model = nnx.Linear(2, 3, rngs=nnx.Rngs(0))
-    optimizer = nnx.Optimizer(model, optax.sgd(1e-3), wrt=nnx.Param)
-    return nnx.jit_partial(step, *(model, optimizer)[:bound], graph=False)
-
-
-@pytest.mark.parametrize("face", FACES)
-@pytest.mark.parametrize("bound", [1, 2])
-def test_rule3_nnx_jit_partial_names_the_batch_by_its_own_parameter(face, bound):
-    # Issue 50 rule 3: nnx.jit_partial(train_step, model, optimizer) (or a loss with the
-    # model bound) is called (x, y); today x read as "optimizer" (or "model"), the names
-    # shifted by the bound arguments.
-    fun = fresh(STEPS[bound], face, bound)
-    with jax_account() as log:
-        if face == "watch":
-            with watch() as recorder:
-                step = _jit_partial(fun, bound)  # made inside: its inner jax.jit is watched
-                step(jnp.ones((4, 2)), jnp.ones((4, 3)))
-                step(jnp.ones((8, 2)), jnp.ones((8, 3)))
-            records = [c.record for c in recorder.calls if c.record.function == fun.__name__]
-        else:
-            probe = Probe(_jit_partial(fun, bound))
-            probe(jnp.ones((4, 2)), jnp.ones((4, 3)))
-            probe(jnp.ones((8, 2)), jnp.ones((8, 3)))
-            records = probe.records
-    records = [r for r in records if r.kind.compiled]
-    assert len(records) == compiled_by_jax(log, fun.__name__) == 2
-    assert named(records[1]) == {"x": K.SHAPE, "y": K.SHAPE}, reason_text(records[1].reason)
-
-
 def weighted(w, scale, x):
     return (w * x).sum() * scale
 
@@ -291,7 +121,7 @@ def test_rule3_a_functools_partial_keeps_the_names_after_its_bound_arguments(fac
     fun = functools.partial(base, *(jnp.ones(3), 2.0)[:bound])
     rest = (2.0,) if bound == 1 else ()
     log, records = run(face, fun, [(*rest, jnp.ones(3)), (*rest, jnp.ones((2, 3)))])
-    assert len(records) == compiled_by_jax(log, base.__name__) == 2
+    assert len(records) == log.counts[base.__name__] == 2
     assert named(records[1]) == {"x": K.SHAPE}
     assert "at x," in log.misses_of(base.__name__)[-1]  # as JAX names it
 
@@ -340,12 +170,12 @@ def test_rule4_equal_functions_jitted_again_are_one_row_as_jax_counts_them(kind,
         second = jax.jit(function())  # the first alive: JAX shares its cache
         second(jnp.ones(3))  # a hit
         second(jnp.ones(4))  # a new shape: the only change
-    jax_name = "apply" if kind.startswith("a bound") else "<unnamed function>"
+    jax_name = "apply" if kind.startswith("a bound") else UNNAMED
     assert log.counts[jax_name] == 2
     recording, _ = read_recording(path)
     shown = "apply" if kind.startswith("a bound") else "Poly"
     rows = [s for s in summarize(recording) if not s.internal]
-    assert "<unnamed function>" not in {s.function for s in rows}
+    assert UNNAMED not in {s.function for s in rows}
     (row,) = [s for s in rows if s.function == shown]
     assert (row.executables, row.hits) == (2, 1)
     last = [c.record for c in recording.calls if c.record.kind.compiled][-1]
@@ -362,7 +192,7 @@ def test_rule4_a_probe_swapped_to_an_equal_function_is_the_same_function(kind):
         probe.swap(jax.jit(function()))  # the first alive (held here): JAX shares its cache
         probe(jnp.ones(3))
         probe(jnp.ones(4))
-    jax_name = "apply" if kind.startswith("a bound") else "<unnamed function>"
+    jax_name = "apply" if kind.startswith("a bound") else UNNAMED
     assert log.counts[jax_name] == 2
     assert probe.name == ("apply" if kind.startswith("a bound") else "Poly")
     assert [r.kind for r in probe.records] == [
@@ -473,61 +303,6 @@ def test_rule6_a_keyless_nodes_children_read_as_jax_writes_them(face):
     assert "* at m[1], now f32[4]" in log.misses_of(f.__name__)[-1]
     assert named(records[1]) == {"m[1]": K.SHAPE}
     assert {leaf.path for leaf in records[1].signature.leaves} == {"m[0]", "m[1]"}
-
-
-class Scaled(eqx.Module):
-    scale: float = eqx.field(static=True)
-    kind: str = eqx.field(static=True, default="plain")
-
-
-def solve_like(solver, y):
-    return y * solver.scale
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_rule6_a_module_passed_as_an_argument_is_named_by_parameter_and_field(face):
-    # Issue 50 rule 6: an Equinox module with static fields only, passed as a plain
-    # argument (a solver): its field is named, never a treedef (CustomNode(Scaled[...])).
-    calls = [
-        (Scaled(1.0), jnp.ones(2)),
-        (Scaled(2.0), jnp.ones(2)),
-        (Scaled(2.0, "fast"), jnp.ones(2)),
-    ]
-    f = fresh(solve_like, face)
-    log, records = run(face, f, calls)
-    assert len(records) == log.counts[f.__name__] == 3
-    assert named(records[1]) == {"solver.scale": K.TREE_STRUCTURE}
-    assert named(records[2]) == {"solver.kind": K.TREE_STRUCTURE}
-    for record in records[1:]:
-        assert "CustomNode" not in reason_text(record.reason)
-
-
-diffrax = pytest.importorskip("diffrax")
-
-
-def _vector_field(t, y, args):
-    return -y
-
-
-def integrate(solver, y0):
-    term = diffrax.ODETerm(_vector_field)
-    return diffrax.diffeqsolve(term, solver, 0.0, 0.2, 0.1, y0, max_steps=4).ys
-
-
-@pytest.mark.parametrize("face", FACES)
-def test_rule6_a_diffrax_solver_of_another_class_is_named_by_parameter_and_class(face):
-    # The reporter's case: diffrax.Tsit5() then diffrax.Dopri5() as a plain argument; today
-    # "pytree structure changed at y0[0] … CustomNode(Dopri5[(Missing,)], [None])".
-    calls = [(diffrax.Tsit5(), jnp.ones(2)), (diffrax.Dopri5(), jnp.ones(2))]
-    f = fresh(integrate, face)
-    log, records = run(face, f, calls)
-    assert len(records) == log.counts[f.__name__] == 2
-    (change,) = records[1].reason.items
-    assert (change.kind, change.path, change.detail) == (K.TREE_STRUCTURE, "solver", "class")
-    assert (change.before, change.after) == ("Tsit5", "Dopri5")
-    text = reason_text(records[1].reason)
-    assert text == "solver is of another class: Dopri5 ← Tsit5"
-    assert "另一个类" in reason_text(records[1].reason, "zh")
 
 
 # -- rule 7 ------------------------------------------------------------------------------------

@@ -19,44 +19,32 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import itertools
 import operator
 import re
-import types
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jitlab.probe import _jax
-from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
 from jitlab.records.changes import ChangeKind
-from jitlab.watching.recorder import watch
 
-from .conftest import jax_account
+from ._rules import fresh, run
 
-eqx = pytest.importorskip("equinox")
-flax_struct = pytest.importorskip("flax.struct")
+try:  # the libraries' node kinds join where they install (not on the oldest JAX)
+    import equinox as eqx
+    from flax import struct as flax_struct
+except ImportError:
+    eqx = flax_struct = None
 
 K = ChangeKind
 JAX = _jax.VERSION
 EXAMPLES = settings(
     max_examples=15, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
-_names = itertools.count()
-
-
-def fresh(fun: Any, stem: str) -> Any:
-    """A new function object of ``fun``'s code with a name of its own (JAX caches it apart,
-    its log counts it by that name, a watch files it apart)."""
-    name = f"{stem}_{next(_names)}"
-    made = types.FunctionType(fun.__code__, fun.__globals__, name)
-    made.__qualname__ = name
-    return made
 
 
 def jax_path(path: tuple[Any, ...]) -> str:
@@ -64,41 +52,12 @@ def jax_path(path: tuple[Any, ...]) -> str:
     return re.sub(r"<flat index ([^>]+)>", r"\1", jax.tree_util.keystr(path))
 
 
-def run(face: str, fun: Any, calls: list[tuple[Any, ...]]):
-    """(JAX's log, the compiled records of ``fun`` jitted and called with each of ``calls``)."""
-    name = getattr(fun, "__name__", None) or fun.func.__name__  # a partial: its function's
-    with jax_account() as log:
-        if face == "watch":
-            with watch() as recorder:
-                jitted = jax.jit(fun)
-                for args in calls:
-                    jitted(*args)
-            records = [c.record for c in recorder.calls if c.record.function == name]
-        else:
-            probe = Probe(fun)
-            for args in calls:
-                probe(*args)
-            records = probe.records
-    return log, [r for r in records if r.kind.compiled]
-
-
 # -- rules 1 and 2: static data and leaves, several nodes at once ------------------------------
-class EqxNode(eqx.Module):
-    w: jax.Array
-    act: str = eqx.field(static=True)
-
-
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
 class DataNode:
     w: jax.Array
     n: int = dataclasses.field(metadata={"static": True})
-
-
-@flax_struct.dataclass
-class StructNode:
-    w: jax.Array
-    tag: str = flax_struct.field(pytree_node=False)
 
 
 class Tagged:
@@ -115,12 +74,23 @@ jax.tree_util.register_pytree_node(
 FUNCS = (operator.add, operator.mul, operator.sub)
 # kind: (make the node from its leaf and static choice, the static field's path after it)
 NODE_KINDS = {
-    "equinox static field": (lambda w, v: EqxNode(w, "abc"[v]), ".act"),
     "Partial's function": (lambda w, v: jax.tree_util.Partial(FUNCS[v], w), ".func"),
     "register_dataclass metadata": (lambda w, v: DataNode(w, v), ".n"),
-    "flax.struct field": (lambda w, v: StructNode(w, "xyz"[v]), ".tag"),
     "custom aux data": (lambda w, v: Tagged(w, "pqr"[v]), ""),
 }
+if eqx is not None and flax_struct is not None:
+
+    class EqxNode(eqx.Module):
+        w: jax.Array
+        act: str = eqx.field(static=True)
+
+    @flax_struct.dataclass
+    class StructNode:
+        w: jax.Array
+        tag: str = flax_struct.field(pytree_node=False)
+
+    NODE_KINDS["equinox static field"] = (lambda w, v: EqxNode(w, "abc"[v]), ".act")
+    NODE_KINDS["flax.struct field"] = (lambda w, v: StructNode(w, "xyz"[v]), ".tag")
 
 
 def total(t):
@@ -178,7 +148,7 @@ def programs(draw):
 @given(programs(), st.sampled_from(["watch", "probe"]))
 def test_rules_1_2_every_difference_from_a_program_jax_calls_closest_is_named(program, face):
     kinds, calls = program
-    fun = fresh(total, "total")
+    fun = fresh(total, face)
     log, records = run(face, fun, [(build(kinds, c),) for c in calls])
     distinct = list(dict.fromkeys(calls))  # the programs JAX compiles, in order
     assert len(records) == log.counts[fun.__name__] == len(distinct)
@@ -204,7 +174,7 @@ def three(a, b, c, d):
 @EXAMPLES
 @given(st.integers(0, 3), st.data(), st.sampled_from(["watch", "probe"]))
 def test_rule3_a_partials_arguments_are_named_as_jax_names_them(bound, data, face):
-    fun = fresh(three, "three")
+    fun = fresh(three, face)
     names = ["a", "b", "c", "d"][bound:]
     changed = data.draw(st.integers(0, len(names) - 1))
     call = [jnp.ones(2) for _ in names]
@@ -248,9 +218,11 @@ jax.tree_util.register_pytree_with_keys(
 )
 
 
-class Box(eqx.Module):
-    inner: Any
-    other: jax.Array
+if eqx is not None:
+
+    class Box(eqx.Module):
+        inner: Any
+        other: jax.Array
 
 
 def _wrap(kind: str, slot: int, inner: Any) -> Any:
@@ -273,7 +245,9 @@ def _wrap(kind: str, slot: int, inner: Any) -> Any:
     return Box(*pair)
 
 
-CONTAINERS = ["tuple", "list", "dict", "namedtuple", "keyless node", "keyed node", "module"]
+CONTAINERS = ["tuple", "list", "dict", "namedtuple", "keyless node", "keyed node"]
+if eqx is not None:
+    CONTAINERS.append("module")
 
 
 def nested(layers: list[tuple[str, int]], leaf: Any) -> Any:
@@ -292,7 +266,7 @@ _AT = re.compile(r"\* at (?P<name>\S+), now f32\[4\]")
     st.sampled_from(["watch", "probe"]),
 )
 def test_rule6_a_nested_leafs_path_reads_as_jax_writes_it(layers, face):
-    fun = fresh(total, "nested")
+    fun = fresh(total, "nested", face)
     calls = [(nested(layers, jnp.ones(3)),), (nested(layers, jnp.ones(4)),)]
     log, records = run(face, fun, calls)
     assert len(records) == log.counts[fun.__name__] == 2
