@@ -346,8 +346,13 @@ class _TreeWalk:
             return
         if data_a != data_b:
             assert data_a is not None and data_b is not None  # a leaf is equal to a leaf
+            if not _is_custom(kind_a):  # a dict's other keys: another structure
+                before, after = _node_summary(b, kind_b), _node_summary(a, kind_a)
+                change = Change(ChangeKind.TREE_STRUCTURE, path, before, after, detail="removed=0")
+                self.found.append(change)
+                return
             if not self._static(kind_a, data_a[1], data_b[1], path):
-                return  # its children are others (a dict's keys, an NNX node's attributes)
+                return  # its children are others (an NNX node's attributes)
         for j, (x, y) in enumerate(zip(kids_a, kids_b, strict=True)):
             if x != y:
                 entry = self._entry(x, y, ia, ib, entries, (kind_a, data_a), j)
@@ -356,13 +361,8 @@ class _TreeWalk:
             ib += y.num_leaves
 
     def _static(self, kind: Any, new: Any, old: Any, path: str) -> bool:
-        """Name what differs in a node's static data; True when its children still pair
-        up one to one (only static values changed)."""
-        if kind is dict or kind in (list, tuple) or _fields_of(kind) is not None:
-            # Other keys or fields: another structure, not static data.
-            text_b, text_a = _short_text(old), _short_text(new)
-            self.found.append(Change(ChangeKind.TREE_STRUCTURE, path, text_b, text_a, "removed=0"))
-            return False
+        """Name what differs in a registered node's static data; True when its children
+        still pair up one to one (only static values changed)."""
         parts = static_fields(kind, new, old)
         if not parts:
             name = getattr(kind, "__name__", str(kind))
