@@ -577,10 +577,11 @@ def hook_clear_cache(callback: Callable[[Any], None]) -> Callable[[], None] | No
     from jax._src import api as _api
     from jax._src import pjit as _pjit
 
-    original = getattr(_pjit, "jit_evict_fn", None)
-    if not callable(original):
+    found = getattr(_pjit, "jit_evict_fn", None)
+    if not callable(found):
         return None
-    kind = type(_api.jit(_identity))  # JAX's own (jax.jit may be a watch's stand-in)
+    original: Callable[[Any], Any] = found
+    kind: Any = type(_api.jit(_identity))  # JAX's own (jax.jit may be a watch's stand-in)
     if getattr(kind, "clear_cache", None) is not original:
         return None
 
@@ -589,12 +590,12 @@ def hook_clear_cache(callback: Callable[[Any], None]) -> Callable[[], None] | No
             callback(self)
         return original(self)
 
-    _pjit.jit_evict_fn = jit_evict_fn
+    setattr(_pjit, "jit_evict_fn", jit_evict_fn)  # noqa: B010 (a name typing does not know)
     kind.clear_cache = jit_evict_fn
 
     def unhook() -> None:
-        if _pjit.jit_evict_fn is jit_evict_fn:
-            _pjit.jit_evict_fn = original
+        if getattr(_pjit, "jit_evict_fn", None) is jit_evict_fn:
+            setattr(_pjit, "jit_evict_fn", original)  # noqa: B010
         if getattr(kind, "clear_cache", None) is jit_evict_fn:
             kind.clear_cache = original
 

@@ -497,7 +497,7 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
             values_old: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
             if len(values_new) != len(values_old):
                 return None
-            if len(values_new) == len(names) + 1 and _is_equinox(kind):
+            if len(values_new) == len(names) + 1 and isinstance(kind, type) and _is_equinox(kind):
                 if not same(values_new[0], values_old[0]):
                     return None  # its wrapper slot (``__wrapped__`` …): not a field
                 values_new, values_old = values_new[1:], values_old[1:]

@@ -46,7 +46,7 @@ class HeldCards:
         self.entries_after_compile = -2  # JAX's cache size after the last compile
         # (jax.clear_caches() calls, this jit object's clear_cache() calls) at the last
         # compile: what emptied JAX's cache since (monitor.clears_of).
-        self.clears_at_compile = (0, 0)
+        self.clears_at_compile: tuple[int, int] = (0, 0)
 
     def restart(self, entries: int) -> None:
         """Count JAX's ``entries`` from here: exact while every one is a card of ours."""

@@ -45,6 +45,7 @@ class Pending:
 
     trace_ms: float = 0.0
     lower_ms: float = 0.0
+    traced: bool = False
     lowered: bool = False
     persistent: bool = False
 
@@ -97,7 +98,8 @@ class CompileEvents:
             return
         pending = self._pending()
         if event == monitor.TRACE_EVENT:
-            pending.setdefault(fun_name, Pending()).trace_ms = ms
+            state = pending.setdefault(fun_name, Pending())
+            state.trace_ms, state.traced = ms, True
         elif event == monitor.LOWER_EVENT:
             state = pending.setdefault(base_name(fun_name), Pending())
             state.lower_ms, state.lowered = ms, True
@@ -150,19 +152,19 @@ class CompileEvents:
             explanations.remove(text)
         explanation = "\n".join(mine) or None
         stats = self.filer.stats_for(("events", name, site.defined_at), name, site.defined_at)
-        # Another executable of a watched function of this name and definition that compiled
-        # already (a program of it JAX made outside its calls): one row, never a first call.
-        watched = standin.has_compiled(name, site.defined_at)
+        # Compiled with no trace of its own: JAX lowered a program of it traced before (a
+        # transformation's, another sharding's), so never its first call.
+        retraced = state.traced or state.persistent
         number = stats.compiles + 1  # this compile's, in this recording
         # A function compiled before the watch began is recompiling even if we never saw it.
         seen_before = (
-            number > 1 or watched or (explanation and "never seen function" not in explanation)
+            number > 1 or not retraced or (explanation and "never seen function" not in explanation)
         )
         if state.persistent:
             kind = CallKind.PERSISTENT_HIT
         else:
             kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
-        reason = events_reason(explanation, number == 1 and not watched, state.persistent)
+        reason = events_reason(explanation, number == 1 and retraced, state.persistent)
         if event_name != name and not state.persistent:
             # JAX's words are about its own _fun, a new one per argument structure ("never
             # seen function"): they say nothing of the user's. No guess of ours either.

@@ -589,8 +589,7 @@ def _watched_pmap(*args: Any, **options: Any) -> Any:
 def _watched(jitted: Any, fun: Any, *, hooked: bool = True) -> Any:
     try:
         # Named as its probe names its records (wrappers.Jitted.name): one row per function.
-        info = wrappers.recognise(jitted)
-        name = info.name if info is not None else wrappers.function_name(fun)
+        name = wrappers.function_name(fun)
         key = (name, defined_at(fun))
         with _patch_lock:
             site = _sites.get(key)
@@ -601,12 +600,6 @@ def _watched(jitted: Any, fun: Any, *, hooked: bool = True) -> Any:
         return WatchedFunction(jitted, fun, site, hooked=hooked)
     except Exception:  # whatever we cannot wrap keeps working unwatched
         return jitted
-
-
-def has_compiled(name: str, defined_at: str | None) -> bool:
-    """Has a watched function of this name and definition compiled (in any block)?"""
-    site = _sites.get((name, defined_at))
-    return site is not None and site.ledger.ever_compiled
 
 
 def _dispatch(site: Site, probe_ref: weakref.ref[Probe], record: CallRecord) -> None:
