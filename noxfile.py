@@ -50,6 +50,8 @@ PORTABLE = [
     "tests/real/test_patterns.py",
     "tests/real/test_device_change.py",
     "tests/real/test_watch_transforms.py",
+    "tests/real/test_truth_rules.py",
+    "tests/real/test_truth_rules_generated.py",
 ]
 # Tests in those files that need Qt (none in these venvs) skip there (tests/conftest.py); the
 # ones that start a Qt process are listed in tests/qt_tests.py (read here: newest-full runs

@@ -36,6 +36,7 @@ call costs no more than it did before the aliases existed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import sys
@@ -523,6 +524,90 @@ def hook_python_dispatch(callback: Callable[[], None]) -> Callable[[], None] | N
     return unhook
 
 
+class _ToldOfClears:
+    """Registered with JAX's cache management as a cache: ``jax.clear_caches()`` empties it
+    with the others, so jitlab learns of each clear. It holds nothing."""
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self._callback = callback
+
+    def cache_clear(self) -> None:
+        with contextlib.suppress(Exception):  # jitlab's note never breaks the program's clear
+            self._callback()
+
+    def cache_info(self) -> Any:
+        return functools._CacheInfo(0, 0, 0, 0)  # pyright: ignore[reportPrivateUsage]
+
+    def cache_keys(self) -> list[Any]:
+        return []
+
+
+_told_of_clears: list[Any] = []  # JAX holds what it registers weakly: kept alive here
+
+
+def on_clear_caches(callback: Callable[[], None]) -> bool:
+    """Call ``callback()`` each time ``jax.clear_caches()`` runs (a ``jitlab`` entry in the
+    caches it empties: ``util.register_cache`` from 0.7, ``util.cache_clearing_funs`` on
+    0.6, both read by ``util.clear_all_caches``, which ``jax.clear_caches`` calls first).
+    False where neither is there (a clear is then told only by JAX's cache sizes)."""
+    told = _ToldOfClears(callback)
+    register = getattr(_util, "register_cache", None)
+    try:
+        if callable(register):
+            register(told, "jitlab: told of jax.clear_caches()")
+        else:
+            clearing = getattr(_util, "cache_clearing_funs", None)
+            if clearing is None:
+                return False
+            clear = told.cache_clear  # a WeakSet: this very bound method is kept below
+            clearing.add(clear)
+            _told_of_clears.append(clear)
+    except Exception:
+        return False
+    _told_of_clears.append(told)
+    return True
+
+
+def hook_clear_cache(callback: Callable[[Any], None]) -> Callable[[], None] | None:
+    """Call ``callback(jitted)`` each time a ``jax.jit`` object's own ``clear_cache()``
+    runs (before it clears). Returns the unhook function, or None where this JAX does not
+    look as checked.
+
+    Relies on ``clear_cache`` being ``pjit.jit_evict_fn``, a Python function that
+    ``pjit._cpp_pjit`` sets as the class attribute of every jit object it makes (read from
+    the module's globals at each ``jax.jit``; 0.6 to 0.12): both are replaced."""
+    from jax._src import api as _api
+    from jax._src import pjit as _pjit
+
+    found = getattr(_pjit, "jit_evict_fn", None)
+    if not callable(found):
+        return None
+    original: Callable[[Any], Any] = found
+    kind: Any = type(_api.jit(_identity))  # JAX's own (jax.jit may be a watch's stand-in)
+    if getattr(kind, "clear_cache", None) is not original:
+        return None
+
+    def jit_evict_fn(self: Any) -> Any:
+        with contextlib.suppress(Exception):  # jitlab's note never breaks the program's clear
+            callback(self)
+        return original(self)
+
+    setattr(_pjit, "jit_evict_fn", jit_evict_fn)  # noqa: B010 (a name typing does not know)
+    kind.clear_cache = jit_evict_fn
+
+    def unhook() -> None:
+        if getattr(_pjit, "jit_evict_fn", None) is jit_evict_fn:
+            setattr(_pjit, "jit_evict_fn", original)  # noqa: B010
+        if getattr(kind, "clear_cache", None) is jit_evict_fn:
+            kind.clear_cache = original
+
+    return unhook
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
 # Why JAX kept no fast-path entry for a call it dispatched in Python (hook_fastpath_verdict).
 FASTPATH_OFFERED = "offered"  # JAX handed C++ an entry: kept (when full, C++ evicts its oldest)
 FASTPATH_EFFECTS = "effects"  # host callbacks (jax.debug.print, debug.callback, io_callback)
@@ -790,6 +875,8 @@ _fun_name: Callable[[Any], str] = _util.fun_name
 # ``WrappedFun``'s own fallback). By version: the helper's answer is the same on both.
 _UNNAMED = "<unnamed function>"
 _UNNAMED_IN_EVENTS = _UNNAMED if VERSION >= (0, 9, 0) else "<unnamed wrapped function>"
+UNNAMED = _UNNAMED_IN_EVENTS
+"""What :func:`fun_name` says of a callable object JAX cannot name (its events say it too)."""
 
 
 def fun_name(fun: Any) -> str:
@@ -914,6 +1001,26 @@ def nnx_inner_jit(wrapper: Any) -> Any:
 
 def is_nnx_jit(obj: Any) -> bool:
     return type(obj).__module__.startswith("flax.nnx") and hasattr(obj, "jitted_fn")
+
+
+def nnx_partial_tree(obj: Any) -> Any | None:
+    """The arguments ``flax.nnx.jit_partial(f, *partial_args)`` bound, as the treedef it
+    flattened them with (a tuple of ``len(partial_args)``), from the wrapper it returns or
+    the function its inner ``jax.jit`` traces (called ``(flat_partial_args, *args)``);
+    None for anything else. Read off the closure of nnx's ``wrapped_fun`` (its
+    ``partial_treedef`` cell; checked on Flax 0.12.8)."""
+    if not type(obj).__module__.startswith("flax.nnx"):
+        return None
+    wrapped = getattr(obj, "fun", None) if hasattr(obj, "partial_args") else getattr(obj, "f", None)
+    code = getattr(wrapped, "__code__", None)
+    cells = getattr(wrapped, "__closure__", None)
+    if code is None or cells is None or "partial_treedef" not in code.co_freevars:
+        return None
+    try:
+        tree = cells[code.co_freevars.index("partial_treedef")].cell_contents
+        return tree if tree.node_data()[0] is tuple else None
+    except Exception:  # another layout: the arguments are named as called
+        return None
 
 
 def is_pmap_code(filename: str) -> bool:
@@ -1076,14 +1183,26 @@ def tracer_layers(value: Any) -> tuple[tuple[str, ...], Any]:
 def in_backward_pass(frame: FrameType | None) -> bool:
     """Is this compile event fired while JAX transposes a jitted function (the backward pass
     of ``jax.grad`` / ``jax.vjp``: ``pjit._pjit_transpose*`` under ``ad.backward_pass*``)?"""
+    return compiled_after_call(frame) == "transpose"
+
+
+def compiled_after_call(frame: FrameType | None) -> str | None:
+    """What JAX compiles, when a compile event of a jitted function fires after the call
+    that ran it under a transformation returned: ``"transpose"`` while it transposes the
+    function (grad's or a vjp's backward pass: ``pjit._pjit_transpose*`` under
+    ``ad.backward_pass*``), ``"linear"`` while the function ``jax.linearize`` returned is
+    applied (``api._lift_linearized`` evaluates the linear jaxpr); None otherwise. Both
+    names hold on 0.6 to 0.12."""
     for _ in range(64):
         if frame is None:
-            return False
+            return None
         name = frame.f_code.co_name
         if name.startswith(("_pjit_transpose", "backward_pass")):
-            return True
+            return "transpose"
+        if name == "_lift_linearized":
+            return "linear"
         frame = frame.f_back
-    return False
+    return None
 
 
 def compiling_avals(frame: FrameType | None) -> tuple[str | None, tuple[Any, ...]] | None:
@@ -1122,6 +1241,19 @@ EVAL_SHAPE_CODES = _eval_shape_codes()
 # Does jax.eval_shape trace a jax.jit object by the object's own .trace (0.7+)? JAX 0.6 wraps
 # every function in a jit of its own, a jit's too, and so traces a jitted function twice.
 EVAL_SHAPE_TRACES_A_JIT_ONCE = any("PjitFunction" in code.co_names for code in EVAL_SHAPE_CODES)
+
+
+def _ranks_keys_by_part() -> bool:
+    """Does JAX explain a miss with the earlier key whose first differing part (trace
+    context, then input pytree, then input types) comes first (0.9+:
+    ``partial_eval.diff_tracing_cache_keys`` returns ``(part, count, words)``)? Before, it
+    took the smallest total difference (``pjit.diff_tracing_cache_keys``). By feature."""
+    from jax._src.interpreters import partial_eval
+
+    return hasattr(partial_eval, "diff_tracing_cache_keys")
+
+
+RANKS_KEYS_BY_PART = _ranks_keys_by_part()
 
 
 def traced_by_eval_shape(frame: FrameType | None) -> bool:

@@ -146,7 +146,7 @@ def _filter_call(
             continue
 
         def put_back(path: Any, leaf: Any, name: str = name) -> Any:
-            at = jax.tree_util.keystr(path)  # pyright: ignore[reportUnknownMemberType]
+            at = signature.path_text(path)
             return by_path.get(f"{name}{at}", leaf)
 
         bound.append((name, jax.tree_util.tree_map_with_path(put_back, value, is_leaf=_is_none)))

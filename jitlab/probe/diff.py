@@ -8,9 +8,10 @@ caches on. Nothing here imports JAX, so a reason can be worked out (and tested) 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Hashable, Sequence
-from itertools import compress, pairwise
+from itertools import compress
 from operator import is_not
 from typing import Any
 
@@ -18,8 +19,9 @@ from jitlab.probe import explain
 from jitlab.probe.identity import (
     identity_class,
     identity_of,
+    is_nnx_graph_node,
+    name_of,
     same,
-    static_identity,
     static_parts,
 )
 from jitlab.records.calls import Change, LeafSpec, Signature
@@ -55,11 +57,13 @@ def diff(
     old_key: Hashable | None = None,
     site: str = "",
 ) -> list[Change]:
-    """What differs between two signatures, as data (new ← old).
+    """What differs between two signatures, as data (new ← old): every difference, the
+    leaves' and the tree's (a static field that changed beside a leaf is named too).
 
     With the probe's keys, static values are compared as the objects themselves (a long
-    repr hides nothing) and keyword-vs-positional passing is seen. ``site`` is where the
-    function is defined, named in a new-function-object change.
+    repr hides nothing), keyword-vs-positional passing is seen, and a pytree's static data
+    is named field by field wherever it changed. ``site`` is where the function is defined,
+    named in a new-function-object change.
     """
     changes: list[Change] = []
     if new.function != old.function:
@@ -68,24 +72,53 @@ def diff(
     if aligned is not None:
         changes += aligned
     else:
+        found: list[Change] = []
         old_leaves = {leaf.path: leaf for leaf in old.leaves}
         new_leaves = {leaf.path: leaf for leaf in new.leaves}
         for path, leaf in new_leaves.items():
             before = old_leaves.get(path)
             if before is None:
-                changes.append(Change(ChangeKind.NEW_ARGUMENT, path, None, leaf.type_text))
+                found.append(Change(ChangeKind.NEW_ARGUMENT, path, None, leaf.type_text))
             else:
-                _leaf_changes(changes, leaf, before)
+                _leaf_changes(found, leaf, before)
         for path, before in old_leaves.items():
             if path not in new_leaves:
-                changes.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
-        changes = _regrown(changes, new.leaves, old.leaves)
-        changes = _grown_subtrees(changes, new, old, new_key, old_key)
-    if new.tree != old.tree and not changes:
-        changes += _structure_changes(new, old, new_key, old_key)
+                found.append(Change(ChangeKind.ARGUMENT_GONE, path, before.type_text))
+        found = _regrown(found, new.leaves, old.leaves)
+        changes += _grown_subtrees(found, new, old, new_key, old_key)
+    if new.tree != old.tree:
+        changes += _tree_changes(new, old, new_key, old_key, changes, aligned is not None)
     changes += _static_changes(new, old, key_statics(new_key), key_statics(old_key))
     changes += _keyword_changes(new, old, key_keywords(new_key), key_keywords(old_key))
     return changes
+
+
+def _tree_changes(
+    new: Signature,
+    old: Signature,
+    new_key: Hashable | None,
+    old_key: Hashable | None,
+    found: list[Change],
+    aligned: bool,
+) -> list[Change]:
+    """The tree's own differences beside the leaves' (``found``): static data and nodes
+    with no leaves, each where it is. With the leaves at the same paths (``aligned``) each
+    is a difference of its own; otherwise only those away from the sub-trees that gained or
+    lost leaves (already named there)."""
+    nodes = tree_node_changes(new, old, new_key, old_key)
+    if nodes is None:  # the treedefs cannot be walked: the whole structure, unnamed
+        whole = [Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree)]
+        return whole if aligned or not found else []
+    if aligned:
+        return nodes
+    moved = (ChangeKind.TREE_STRUCTURE, ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE)
+    covered = [c.path for c in found if c.kind in moved]
+    return [c for c in nodes if not any(_related(c.path, path) for path in covered)]
+
+
+def _related(a: str, b: str) -> bool:
+    """Is one of two paths at or under the other (the arguments' root, "", is above all)?"""
+    return a == b or not a or not b or _under(a, b) or _under(b, a)
 
 
 def _aligned_changes(new: Sequence[LeafSpec], old: Sequence[LeafSpec]) -> list[Change] | None:
@@ -216,11 +249,12 @@ def _grown_subtrees(
         return changes
     # The outermost node that changed, when the keys tell (an EmptyState that became a
     # TraceState: its node, not the dict of new leaves inside it).
-    outer = _structure_changes(new_sig, old_sig, new_key, old_key, past_static=True)
-    if outer[0].path and not _is_static(outer[0].detail):
-        entries = path_entries(outer[0].path)
-        if 2 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
-            prefix = entries
+    for outer in tree_node_changes(new_sig, old_sig, new_key, old_key) or ():
+        if outer.path and not _is_static(outer.detail):
+            entries = path_entries(outer.path)
+            if 2 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
+                prefix = entries
+                break
     root = "".join(prefix)
     if not any(leaf.path == prefix[0] or _under(leaf.path, prefix[0]) for leaf in old):
         return changes
@@ -236,144 +270,268 @@ def _grown_subtrees(
     return [c for c in changes if c not in moved] + [change]
 
 
-def _structure_changes(
+def tree_node_changes(
     new: Signature,
     old: Signature,
     new_key: Hashable | None,
     old_key: Hashable | None,
-    past_static: bool = False,
-) -> list[Change]:
-    """The same leaves, another structure (a node added with no leaves, a node's static
-    data changed): the outermost node where the keys' treedefs differ, named by the leaves
-    under it; the whole structure, unnamed, when that cannot be told."""
-    whole = [Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree)]
+) -> list[Change] | None:
+    """Every node where the keys' treedefs differ, outermost first: a static field that
+    changed (one change per field, ``detail`` ``static`` or ``identity:…``), a node of
+    another class (``detail`` ``class``), another structure (``removed=0``). Named by the
+    leaves under each node, else by the node's keys, an argument by its name. None when the
+    keys are not a probe's or the treedefs do not walk so."""
     if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
-        return whole
+        return None
     if len(new_key) != 5 or len(old_key) != 5:
-        return whole
+        return None
     try:
         a, b = new_key[1], old_key[1]
         paths_a = [leaf.path for leaf in new.leaves]
         paths_b = [leaf.path for leaf in old.leaves]
         if a.num_leaves != len(paths_a) or b.num_leaves != len(paths_b):
-            return whole
-        found = _differing_node(a, b, 0, 0, paths_a, paths_b, [], past_static)
+            return None
+        walk = _TreeWalk(paths_a, paths_b, new.arguments, old.arguments)
+        walk.root(a, b)
     except Exception:  # a treedef that does not walk so: shown whole
-        return whole
-    if found is None:
-        return whole
-    where, before, after, detail = found
-    return [Change(ChangeKind.TREE_STRUCTURE, where, before, after, detail=detail)]
-
-
-def _differing_node(
-    a: Any,
-    b: Any,
-    ia: int,
-    ib: int,
-    pa: list[str],
-    pb: list[str],
-    chain: list[Any],
-    past_static: bool = False,
-) -> tuple[str, str, str, str] | None:
-    """(path, before, after, detail) of the outermost node where treedefs ``a`` (new) and
-    ``b`` differ; ``ia``/``ib`` their first leaves' positions in ``pa``/``pb``; ``chain``
-    the nodes above, each with the index of the child taken. ``detail`` is ``static`` when
-    only the node's static data differs (a Flax ``TrainState``'s ``tx``, a new optax
-    object), before/after then that data; with ``past_static`` such a node is walked
-    through, to the node whose leaves or children changed."""
-    if a == b:
         return None
-    kids_a, kids_b = a.children(), b.children()
-    data_a, data_b = a.node_data(), b.node_data()
-    same_kind = len(kids_a) == len(kids_b) and type(data_a) is type(data_b)
-    static = same_kind and data_a is not None and data_a[0] is data_b[0] and data_a != data_b
-    if static and (not past_static or data_a[0] is dict):
-        path = _node_path(chain, (a, b, ia, ib), pa, pb)
-        identity = static_identity(data_a[0], data_a[1], data_b[1])
-        if identity is not None:  # a Flax NNX graph's optax tx made anew, a Config, …
-            name, after, before, detail = identity
-            return f"{path}.{name}", short_repr(before), short_repr(after), detail
-        field = _static_field(data_a[0], data_a[1], data_b[1])
-        if field is not None:  # a dataclass's static field (flax.struct: pytree_node=False)
-            name, after, before = field
-            return f"{path}.{name}", short_repr(before), short_repr(after), "static"
-        name = getattr(data_a[0], "__name__", str(data_a[0]))
-        return path, f"{name}{data_b[1]!r}", f"{name}{data_a[1]!r}", "static"
-    if same_kind and (data_a == data_b or static):
-        start_a, start_b = ia, ib
-        for j, (x, y) in enumerate(zip(kids_a, kids_b, strict=True)):
+    return walk.found or None
+
+
+class _TreeWalk:
+    """Two treedefs walked together, down every child where they differ (see
+    :func:`tree_node_changes`); ``pa``/``pb`` the leaves' path texts of each."""
+
+    def __init__(
+        self, pa: list[str], pb: list[str], names_a: Sequence[str], names_b: Sequence[str]
+    ) -> None:
+        self.pa, self.pb = pa, pb
+        self.names_a, self.names_b = names_a, names_b
+        self.found: list[Change] = []
+
+    def root(self, a: Any, b: Any) -> None:
+        """The arguments' node: a list of them, or ``(args, kwargs)`` for a function with no
+        statics; either way its arguments named in order (``Signature.arguments``)."""
+        if a == b:
+            return
+        found_a, found_b = _argument_nodes(a), _argument_nodes(b)
+        if found_a is None or found_b is None or found_a[0] != found_b[0]:
+            return  # other keywords: named as such (keyword, new or gone arguments)
+        parts_a, parts_b = found_a[1], found_b[1]
+        if len(parts_a) != len(parts_b):
+            self.node(a, b, 0, 0, [])  # another number of arguments: said at the root
+            return
+        ia = ib = 0
+        for j, (x, y) in enumerate(zip(parts_a, parts_b, strict=True)):
             if x != y:
-                step = (a, b, start_a, start_b, j)
-                return _differing_node(x, y, ia, ib, pa, pb, [*chain, step], past_static)
+                name = self._entry(x, y, ia, ib, [], None, j)
+                self.node(x, y, ia, ib, [name])
             ia += x.num_leaves
             ib += y.num_leaves
-        ia, ib = start_a, start_b
-    path = _node_path(chain, (a, b, ia, ib), pa, pb)
-    return path, _node_text(b), _node_text(a), "removed=0"
+
+    def node(self, a: Any, b: Any, ia: int, ib: int, entries: list[str]) -> None:
+        """Nodes ``a`` (new) and ``b`` at ``entries``, their first leaves at ``ia``/``ib``."""
+        if a == b:
+            return
+        path = "".join(entries)
+        data_a, data_b = a.node_data(), b.node_data()
+        kids_a, kids_b = a.children(), b.children()
+        kind_a = data_a[0] if data_a is not None else None
+        kind_b = data_b[0] if data_b is not None else None
+        if kind_a is not kind_b or len(kids_a) != len(kids_b):
+            classes = _is_custom(kind_a) and _is_custom(kind_b) and kind_a is not kind_b
+            before, after = _node_summary(b, kind_b), _node_summary(a, kind_a)
+            detail = "class" if classes else "removed=0"
+            self.found.append(Change(ChangeKind.TREE_STRUCTURE, path, before, after, detail=detail))
+            return
+        if data_a != data_b:
+            assert data_a is not None and data_b is not None  # a leaf is equal to a leaf
+            if not _is_custom(kind_a):  # a dict's other keys: another structure
+                before, after = _node_summary(b, kind_b), _node_summary(a, kind_a)
+                change = Change(ChangeKind.TREE_STRUCTURE, path, before, after, detail="removed=0")
+                self.found.append(change)
+                return
+            if not self._static(kind_a, data_a[1], data_b[1], path):
+                return  # its children are others (an NNX node's attributes)
+        for j, (x, y) in enumerate(zip(kids_a, kids_b, strict=True)):
+            if x != y:
+                entry = self._entry(x, y, ia, ib, entries, (kind_a, data_a), j)
+                self.node(x, y, ia, ib, [*entries, entry])
+            ia += x.num_leaves
+            ib += y.num_leaves
+
+    def _static(self, kind: Any, new: Any, old: Any, path: str) -> bool:
+        """Name what differs in a registered node's static data; True when its children
+        still pair up one to one (only static values changed)."""
+        parts = static_fields(kind, new, old)
+        if not parts:
+            name = getattr(kind, "__name__", str(kind))
+            before, after = f"{name}{old!r}", f"{name}{new!r}"
+            self.found.append(Change(ChangeKind.TREE_STRUCTURE, path, before, after, "static"))
+            return parts is None and not is_nnx_graph_node(kind)
+        graph = is_nnx_graph_node(kind)
+        for name, after, before in parts:
+            identity = identity_of(after, before)
+            detail = (
+                identity_detail(identity[0], identity[1], name_of(kind), graph)
+                if identity is not None
+                else "static"
+            )
+            at = f"{path}.{name}" if path else name
+            self.found.append(
+                Change(
+                    ChangeKind.TREE_STRUCTURE,
+                    at,
+                    short_repr(before),
+                    short_repr(after),
+                    detail=detail,
+                )
+            )
+        return True
+
+    def _entry(
+        self,
+        x: Any,
+        y: Any,
+        ia: int,
+        ib: int,
+        above: list[str],
+        parent: tuple[Any, Any] | None,
+        j: int,
+    ) -> str:
+        """The path entry of child ``j`` (``x`` new, ``y`` old): read off a leaf under it
+        (the entry after ``above``), else the parent's keys; an argument (no ``parent``) by
+        its name."""
+        for paths, start, child in ((self.pa, ia, x), (self.pb, ib, y)):
+            if child.num_leaves:
+                entries = path_entries(paths[start])
+                if entries[: len(above)] == above and len(entries) > len(above):
+                    return entries[len(above)]
+        if parent is None:
+            names = self.names_a if len(self.names_a) > j else self.names_b
+            return names[j] if len(names) > j else f"args[{j}]"
+        return _child_entry(parent[0], parent[1], j)
 
 
-def _static_field(kind: Any, new: Any, old: Any) -> tuple[str, Any, Any] | None:
-    """(name, new value, old value) of the one static field that differs between two
-    nodes' static data where its layout is known (:func:`jitlab.probe.identity.static_parts`:
-    ``flax.struct``, Flax's ``TrainState``); None otherwise."""
-    parts = static_parts(kind, new, old)
-    return parts[0] if parts is not None and len(parts) == 1 else None
+def _argument_nodes(root: Any) -> tuple[Any, list[Any]] | None:
+    """(the keywords' names, the arguments' nodes) under the root a probe keys on: the
+    list's children (no keywords apart), or for ``(args, kwargs)`` the tuple's and the
+    dict's; None for another root."""
+    data = root.node_data()
+    kind = data[0] if data is not None else None
+    kids = root.children()
+    if kind is list:
+        return None, list(kids)
+    if kind is tuple and len(kids) == 2:
+        first, second = (kid.node_data() for kid in kids)
+        if first is not None and second is not None and (first[0], second[0]) == (tuple, dict):
+            return second[1], [*kids[0].children(), *kids[1].children()]
+    return None
 
 
-def _is_static(detail: str) -> bool:
-    """A node's static data changed (``static``, or ``identity:…`` when equal in content)."""
-    return detail == "static" or identity_parts(detail) is not None
-
-
-def _node_path(
-    chain: list[Any], node: tuple[Any, Any, int, int], pa: list[str], pb: list[str]
-) -> str:
-    """The path text of ``node`` (reached through ``chain``): from the innermost node above
-    it whose leaves lie under two or more of its children (their common prefix is its path
-    exactly), down one entry per step — read off a leaf under the child taken, else its
-    index or key (tuple, list, dict, namedtuple). Stops where a step cannot be named."""
-    for start in range(len(chain) - 1, -1, -1):
-        a, b, ia, ib, _ = chain[start]
-        leaves = pa[ia : ia + a.num_leaves] + pb[ib : ib + b.num_leaves]
-        if sum(1 for child in a.children() if child.num_leaves) >= 2:
-            entries = _common_prefix(leaves)
-            break
-    else:  # from the top: the arguments' list, whose children's entries are their names
-        if not chain:
-            return ""
-        start, entries = 0, []
-    steps = [*chain[start:], (*node, None)]
-    for (a, _b, _, _, j), (x, y, ja, jb, _) in pairwise(steps):
-        entry = _entry_of(a, j, pa[ja : ja + x.num_leaves] or pb[jb : jb + y.num_leaves], entries)
-        if entry is None:
-            break
-        entries = [*entries, entry]
-    return "".join(entries)
-
-
-def _entry_of(parent: Any, j: int, leaves: list[str], above: list[str]) -> str | None:
-    """The path entry of ``parent``'s child ``j``: read off one of its leaves' paths (the
-    entry after ``above``'s), else its index or key; None when it cannot be told."""
-    if leaves:
-        entries = path_entries(leaves[0])
-        if entries[: len(above)] == above and len(entries) > len(above):
-            return entries[len(above)]
-        return None
-    kind, aux = parent.node_data()
-    if kind in (tuple, list):
-        return f"[{j}]"
+def _child_entry(kind: Any, data: Any, j: int) -> str:
+    """The path entry of a child with no leaves, from its parent's kind and static data
+    (as JAX writes keys: ``[0]``, ``['w']``, ``.name``); its index otherwise."""
+    aux = data[1] if data is not None else None
     if kind is dict and isinstance(aux, list | tuple) and j < len(aux):
         return f"[{aux[j]!r}]"
     fields = getattr(kind, "_fields", None)
     if isinstance(fields, tuple) and j < len(fields):
         return f".{fields[j]}"
-    return None
+    if is_nnx_graph_node(kind) and isinstance(aux, tuple) and aux and j < len(aux[0]):
+        return f".{aux[0][j]}"
+    dynamic = _dynamic_fields(kind)
+    if dynamic is not None and j < len(dynamic):
+        return f".{dynamic[j]}"
+    return f"[{j}]"
 
 
-def _node_text(tree: Any) -> str:
+def _fields_of(kind: Any) -> tuple[str, ...] | None:
+    """A namedtuple's fields (its node data is None: a change is another structure)."""
+    fields = getattr(kind, "_fields", None)
+    return fields if isinstance(fields, tuple) and isinstance(kind, type) else None
+
+
+def _is_custom(kind: Any) -> bool:
+    """A node of a registered class (not a leaf, None, tuple, list, dict or namedtuple)."""
+    return (
+        isinstance(kind, type)
+        and kind not in (tuple, list, dict, type(None))
+        and _fields_of(kind) is None
+    )
+
+
+def _node_summary(tree: Any, kind: Any) -> str:
+    """A node as the user wrote it: a registered class by its name (``Tsit5``), never its
+    treedef; a container (tuple, list, dict, None) as JAX prints its structure."""
+    if _is_custom(kind):
+        return str(getattr(kind, "__qualname__", getattr(kind, "__name__", kind)))
     text = str(tree)
     return text.removeprefix("PyTreeDef(").removesuffix(")")
+
+
+# -- a node's static data, field by field -----------------------------------------------------
+def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
+    """(name, new value, old value) of each static field that differs between two nodes'
+    static data where its layout is known; None where it is not. Besides the layouts of
+    :func:`jitlab.probe.identity.static_parts` (``flax.struct``, Flax NNX graph nodes): a
+    dataclass's ``static`` fields (Equinox's ``field(static=True)``, after its wrapper
+    slot; ``jax.tree_util.register_dataclass``), a ``functools.partial``'s function
+    (``jax.tree_util.Partial``) and a dict of named values (``BCOO``'s shape)."""
+    parts = static_parts(kind, new, old)
+    if parts is not None:
+        return parts
+    try:
+        pairs: list[tuple[str, Any, Any]]
+        if isinstance(kind, type) and issubclass(kind, functools.partial):
+            pairs = [("func", new, old)]
+        elif isinstance(new, dict) and isinstance(old, dict):
+            news: dict[Any, Any] = new  # pyright: ignore[reportUnknownVariableType]
+            olds: dict[Any, Any] = old  # pyright: ignore[reportUnknownVariableType]
+            if news.keys() != olds.keys():
+                return None
+            pairs = [(str(k), news[k], olds[k]) for k in news]
+        elif dataclasses.is_dataclass(kind) and isinstance(new, tuple) and isinstance(old, tuple):
+            names = [f.name for f in dataclasses.fields(kind) if f.metadata.get("static")]
+            values_new: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
+            values_old: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
+            if len(values_new) != len(values_old):
+                return None
+            if len(values_new) == len(names) + 1 and isinstance(kind, type) and _is_equinox(kind):
+                if not same(values_new[0], values_old[0]):
+                    return None  # its wrapper slot (``__wrapped__`` …): not a field
+                values_new, values_old = values_new[1:], values_old[1:]
+            if len(values_new) != len(names):
+                return None
+            pairs = list(zip(names, values_new, values_old, strict=True))
+        else:
+            return None
+        return [(name, x, y) for name, x, y in pairs if not same(x, y)]
+    except Exception:
+        return None
+
+
+def _is_equinox(kind: type) -> bool:
+    return any(c.__module__.startswith("equinox") and c.__name__ == "Module" for c in kind.__mro__)
+
+
+def _dynamic_fields(kind: Any) -> list[str] | None:
+    """A dataclass node's children's names, in order: its fields that are not static."""
+    try:
+        if not dataclasses.is_dataclass(kind):
+            return None
+        return [
+            f.name
+            for f in dataclasses.fields(kind)
+            if not f.metadata.get("static") and f.metadata.get("pytree_node") is not False
+        ]
+    except Exception:
+        return None
+
+
+def _is_static(detail: str) -> bool:
+    """A node's static data changed (``static``, or ``identity:…`` when equal in content)."""
+    return detail == "static" or identity_parts(detail) is not None
 
 
 def _under(path: str, root: str) -> bool:
@@ -506,6 +664,43 @@ def distance(changes: list[Change]) -> int:
     """How far apart two signatures are: a weak-type, sharding or keyword change is the
     smallest step."""
     return sum(1 if change.kind in _SMALL else 2 for change in changes)
+
+
+# The parts of JAX's tracing-cache key, in the order JAX ranks an earlier key's difference
+# (``pe.diff_tracing_cache_keys``: trace context, input pytree, debug info, input types).
+# Static arguments and keyword-vs-positional passing are part of the input pytree there.
+_KEY_PARTS = (
+    frozenset({ChangeKind.TRACING_CONTEXT, ChangeKind.MESH_CONTEXT}),
+    frozenset(
+        {
+            ChangeKind.TREE_STRUCTURE,
+            ChangeKind.NEW_ARGUMENT,
+            ChangeKind.ARGUMENT_GONE,
+            ChangeKind.STATIC_VALUE,
+            ChangeKind.KEYWORD_VS_POSITIONAL,
+        }
+    ),
+    frozenset({ChangeKind.SHAPE, ChangeKind.DTYPE, ChangeKind.WEAK_TYPE, ChangeKind.SHARDING}),
+)
+
+
+def closeness(changes: list[Change], by_part: bool = True) -> tuple[int, int, int]:
+    """How close an earlier executable is, as JAX picks the closest key it explains a miss
+    with (``by_part``, JAX 0.9+): the first part of the key that differs (context, then
+    pytree and statics, then types), how many differences there; then every difference
+    counted (:func:`distance`); before 0.9 by that count alone. Lower is closer. An
+    executable whose trace this call shares (it differs only in what JAX compiles below
+    the trace: a device, jit options) is closest of all; one of another function object is
+    never compared by JAX while the function has keys of its own."""
+    if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
+        return len(_KEY_PARTS) + 1, 0, distance(changes)
+    if not by_part:
+        return 0, 0, distance(changes)
+    for part, kinds in enumerate(_KEY_PARTS):
+        count = sum(1 for c in changes if c.kind in kinds and c.detail != "device")
+        if count:
+            return part, count, distance(changes)
+    return -1, 0, distance(changes)
 
 
 def context_changes(

@@ -106,6 +106,8 @@ class Filing:
         self._generation = generation
         self._cache_id = cache_id
         self._jax_entries = entries
+        info = wrappers.recognise(fn)
+        self._owner_jit = wrappers.cache_owner(info) if info is not None else None
 
     def served_elsewhere(self, record: CallRecord, key: Hashable) -> CallRecord:
         """A hit on no card of ours: was it an executable another jax.jit of the same
@@ -235,6 +237,7 @@ class Filing:
         self._store.card_filed(card)
         ledger.ever_compiled = True
         mine.entries_after_compile = entries
+        mine.clears_at_compile = monitor.clears_of(self._owner_jit)
         made, collector.executable = collector.executable, None  # held no longer
         held = executables.LIVE.compiled(executables.function_key(self._fn), made, sig)
         return common._replace(kind=kind, card=card.index, reason=reason, executables=held)
@@ -339,6 +342,11 @@ class Filing:
             site=definition_site(self._fn),
             retired=not ledger.cards,
             dropped=self._held.dropped(self._jax_entries()),
+            cleared=self._held.cleared_by(
+                monitor.clears_of(self._owner_jit), monitor.CLEARS_TOLD[0]
+            ),
+            name=self._store.name,
+            by_part=_jax.RANKS_KEYS_BY_PART,
         )
 
     def _served_by_others(self) -> bool:

@@ -25,6 +25,7 @@ class HeldCards:
     # work has left the interpreter's data cold; one compact object is the fewest lines.
     __slots__ = (
         "by_key",
+        "clears_at_compile",
         "compiles",
         "entries_after_compile",
         "exact",
@@ -43,6 +44,9 @@ class HeldCards:
         self.compiles = 0  # executables the probe saw made (moves on every compile record)
         self.sibling_served = False  # hits before its first compile (Filing._served_by_others)
         self.entries_after_compile = -2  # JAX's cache size after the last compile
+        # (jax.clear_caches() calls, this jit object's clear_cache() calls) at the last
+        # compile: what emptied JAX's cache since (monitor.clears_of).
+        self.clears_at_compile: tuple[int, int] = (0, 0)
 
     def restart(self, entries: int) -> None:
         """Count JAX's ``entries`` from here: exact while every one is a card of ours."""
@@ -128,6 +132,16 @@ class HeldCards:
             if id(card) not in indexed and id(card) not in chosen:
                 rest.append(card)
         return sorted(near + rest, key=lambda card: card.index)
+
+    def cleared_by(self, clears: tuple[int, int], told: bool) -> str:
+        """What emptied JAX's cache since the last compile (``clears`` now, see
+        :func:`jitlab.probe.monitor.clears_of`): ``jax.clear_caches()``, the jit object's
+        own ``clear_cache()``, ``evicted`` when neither did and both are ``told``; else ""."""
+        if clears[0] != self.clears_at_compile[0]:
+            return "jax.clear_caches()"
+        if clears[1] != self.clears_at_compile[1]:
+            return "clear_cache()"
+        return "evicted" if told else ""
 
     def dropped(self, entries: int) -> bool:
         """Did JAX's cache (``entries`` now) lose entries since the last compile?

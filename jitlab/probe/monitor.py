@@ -693,7 +693,36 @@ def install() -> None:
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
         _jax.hook_fastpath_verdict(_fastpath_verdict)
+        told = _jax.on_clear_caches(_cleared_all)
+        CLEARS_TOLD[0] = told and _jax.hook_clear_cache(_cleared_one) is not None
         _installed = True
+
+
+# -- what emptied a cache -----------------------------------------------------------------------
+# Counted as they happen (both hooks only observe): jax.clear_caches() (every cache), and each
+# jit object's own clear_cache() (its executables and its function's traces). A compile of a
+# signature JAX had compiled before reads them to say what dropped it (see Filing._reason).
+CLEARS: list[int] = [0]  # jax.clear_caches() calls so far
+CLEARS_TOLD: list[bool] = [False]  # both are told: a drop neither explains was an eviction
+_cleared: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def _cleared_all() -> None:
+    CLEARS[0] += 1
+
+
+def _cleared_one(jitted: Any) -> None:
+    with contextlib.suppress(TypeError):  # a jit object that cannot be weakly referenced
+        _cleared[jitted] = _cleared.get(jitted, 0) + 1
+
+
+def clears_of(jitted: Any) -> tuple[int, int]:
+    """(``jax.clear_caches()`` calls, ``jitted.clear_cache()`` calls) so far."""
+    try:
+        own = _cleared.get(jitted, 0)
+    except TypeError:
+        own = 0
+    return CLEARS[0], own
 
 
 # -- JAX's Python dispatch of a jitted call -------------------------------------------------

@@ -445,11 +445,15 @@ class Probe:
         """The signature JAX compiled grad's backward pass (transpose) of this function for."""
         return filing.backward_signature(avals, self._generation)
 
-    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None:
-        """File the executable JAX compiled for this function's backward pass (grad's
-        transpose), after the probed call that ran under grad returned."""
+    def file_backward(
+        self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...], path: str = "transpose"
+    ) -> None:
+        """File the executable JAX compiled for this function after the probed call that ran
+        under grad or ``jax.linearize`` returned: its backward pass (``path`` ``transpose``)
+        or its linear part, as the function ``jax.linearize`` returned is applied
+        (``linear``). Another executable of this function: a recompile."""
         sig = self.backward_signature(avals)
-        change = Change(ChangeKind.TRANSFORMED, "transpose", after=str(sig), count=1)
+        change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1)
         with self._lock:
             self._held.compiles += 1
             record = CallRecord(

@@ -50,6 +50,9 @@ def infer(
     dropped: bool = False,
     hits_seen: bool = False,
     theirs: Sequence[Earlier] = (),
+    cleared: str = "",
+    name: str = "",
+    by_part: bool = True,
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -60,7 +63,11 @@ def infer(
     compile. With no earlier card: ``hits_seen`` (the function had cache hits before, so
     JAX held executables jitlab never saw compiled) and ``theirs``, the cards of other
     probes sharing JAX's cache for it. ``site`` names the function's definition in a
-    new-function-object change.
+    new-function-object change. ``cleared``: what emptied JAX's cache since the last
+    compile (``jax.clear_caches()``, ``clear_cache()`` of the function ``name``, or
+    ``evicted``; "" when not known), said when the closest card is this very signature.
+    ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
+    size of the difference (:func:`diff.closeness`).
     """
     return explain.keep_words(
         _infer(
@@ -76,6 +83,9 @@ def infer(
             dropped,
             hits_seen,
             theirs,
+            cleared,
+            name,
+            by_part,
         )
     )
 
@@ -93,6 +103,9 @@ def _infer(
     dropped: bool,
     hits_seen: bool,
     theirs: Sequence[Earlier],
+    cleared: str = "",
+    name: str = "",
+    by_part: bool = True,
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
@@ -100,7 +113,8 @@ def _infer(
         return _first(new, explanation, kind, key, hits_seen, theirs)
     if new is None:  # nothing of ours to compare with: JAX's words
         return Reason(_jax_or_unknown(explanation), explanation)
-    # The closest card explains best; on a tie the newest one (what the user just did).
+    # The closest card explains best, chosen as JAX chooses the key it explains a miss with
+    # (diff.closeness); on a tie the newest one (what the user just did).
     diffs = [
         _options_instead(
             diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
@@ -110,11 +124,12 @@ def _infer(
         + list(card.devices)
         for card in reversed(earlier)
     ]
-    closest = min(diffs, key=diff.distance)
+    closest = min(diffs, key=lambda changes: diff.closeness(changes, by_part))
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
-        return Reason((Change(ChangeKind.CACHE_CLEARED),), explanation)
+        path = name if cleared == "clear_cache()" else ""
+        return Reason((Change(ChangeKind.CACHE_CLEARED, path, detail=cleared),), explanation)
     return Reason(_jax_or_unknown(explanation), explanation)
 
 

@@ -44,15 +44,15 @@ def join(probe: Sharer, cache_id: Hashable | None) -> None:
 
 
 def sharers(probe: Sharer, cache_id: Hashable | None) -> list[Sharer]:
-    """Other probes of the very same function object and jit options (JAX shares one
-    cache between their jit objects). Compared by identity, never by ``id()`` alone."""
+    """Other probes of the same function and jit options (JAX shares one cache between
+    their jit objects): the very function object, or one equal to it while both live (two
+    bound methods of one object: :class:`wrappers.FunctionKey`), never by ``id()`` alone."""
     if cache_id is None:
         return []
-    fun = probe.wrapper.function
     return [
         other
         for other in list(_sharing.get(cache_id, ()))
-        if other.ledger is not probe.ledger and other.wrapper.function is fun
+        if other.ledger is not probe.ledger and wrappers.cache_identity(other.wrapper) == cache_id
     ]
 
 

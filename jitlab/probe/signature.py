@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import compress
 from operator import is_not, ne
@@ -297,11 +298,24 @@ def describe_keyed(
     else:
         leaves = tuple(_leaf_spec(text, leaf) for text, leaf in zip(texts, flat, strict=True))
     statics = tuple((name, short_repr(value)) for name, value in static)
+    names = _argument_names(spec, traced, kwargs)
     return (
-        Signature(leaves, statics, _tree_text(tree), generation),
+        Signature(leaves, statics, _tree_text(tree), generation, names),
         key,
         flat if in_key_order else None,
     )
+
+
+def _argument_names(
+    spec: StaticSpec, traced: list[tuple[str, Any]], kwargs: dict[str, Any]
+) -> tuple[str, ...]:
+    """The traced arguments' names in the order of the tree :func:`fast_key` keys on: as
+    split, or with no statics positional then keywords sorted (``(args, kwargs)``)."""
+    if not spec.empty:
+        return tuple(name for name, _ in traced)
+    keywords = len(kwargs)
+    positional = tuple(name for name, _ in traced[: len(traced) - keywords])
+    return positional + tuple(spec.keyword_name(name) for name in sorted(kwargs))
 
 
 def _with_pairs(key: Any, pairs: tuple[Any, ...]) -> Any:
@@ -356,10 +370,9 @@ def _path_texts(memo_key: Hashable, pytree: Any, root: Any, skip: int) -> tuple[
     except Exception:  # a treedef whose aux data does not hash (or compare): made each time
         memo_key, texts = None, None
     if texts is None:
-        keystr = jax.tree_util.keystr
         flat = jax.tree_util.tree_flatten_with_path(pytree)[0]
         texts = tuple(
-            root(path) + (keystr(tuple(path[skip:])) if len(path) > skip else "")
+            root(path) + (path_text(tuple(path[skip:])) if len(path) > skip else "")
             for path, _ in flat
         )
         if memo_key is not None:
@@ -367,6 +380,16 @@ def _path_texts(memo_key: Hashable, pytree: Any, root: Any, skip: int) -> tuple[
                 _path_memo.clear()
             _path_memo[memo_key] = texts
     return texts
+
+
+# A child of a node registered without keys: ``keystr`` writes ``[<flat index 0>]``, JAX's
+# argument names ``[0]`` (``linear_util._clean_keystr_arg_names``, JAX 0.6 to 0.12).
+_FLAT_INDEX = re.compile(r"<flat index ([^>]+)>")
+
+
+def path_text(path: tuple[Any, ...]) -> str:
+    """A key path as JAX writes it in its argument names (``m[0]``, ``p.w['k']``)."""
+    return _FLAT_INDEX.sub(r"\1", jax.tree_util.keystr(path))
 
 
 def _leaf_spec(path: str, leaf: Any) -> LeafSpec:

@@ -1,9 +1,10 @@
-"""Calls under JAX's transformations, and grad's backward pass that follows them.
+"""Calls under JAX's transformations, and what JAX compiles of them after they return.
 
 A probed call inside ``vmap``, ``grad`` or an outer trace gets (or returns) tracers: JAX ran
 or compiled the transformed function, or staged the call, never the function's own
 executables. Under ``grad`` the backward pass (the transpose) compiles after the call has
-returned, outside any probed call: the listener here files it as the function's.
+returned, and so does the linear part of a ``jax.linearize`` when the function it returned
+is applied, outside any probed call: the listener here files each as the function's.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ class Followed(Protocol):
     @property
     def function(self) -> Callable[..., Any]: ...
     def backward_signature(self, avals: tuple[Any, ...]) -> Signature: ...
-    def file_backward(self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...]) -> None: ...
+    def file_backward(
+        self, lower_ms: float, compile_ms: float, avals: tuple[Any, ...], path: str = ...
+    ) -> None: ...
 
 
 # The probe whose call just ran under grad on this thread: the backward pass that follows
@@ -102,28 +105,32 @@ def _on_backward_compile(event: str, ms: float, fun_name: str | None) -> None:
         return
     found = backward_compile(fun_name, frame)
     if found is not None:
-        probe, avals = found
+        probe, avals, path = found
         lower_ms, _backward.lower_ms = getattr(_backward, "lower_ms", 0.0), 0.0
-        probe.file_backward(lower_ms, ms, avals)
+        probe.file_backward(lower_ms, ms, avals, path)
 
 
 def backward_compile(
     fun_name: Any, frame: Any, *, lowering: bool = False
-) -> tuple[Followed, tuple[Any, ...]] | None:
+) -> tuple[Followed, tuple[Any, ...], str] | None:
     """Called from a compile event listener outside any probed call: is this JAX compiling
-    the backward pass (grad's transpose) of the function a probe on this thread last ran
-    under grad? Then (that probe, the transposed function's input avals); else None.
-    ``probe.file_backward(lower_ms, compile_ms, avals)`` files it as that function's."""
+    a program of the function a probe on this thread last ran under grad or
+    ``jax.linearize``, after that call returned: its backward pass (the transpose), or its
+    linear part as the function ``jax.linearize`` returned is applied? Then (that probe,
+    the compiled function's input avals, ``"transpose"`` or ``"linear"``); else None.
+    ``probe.file_backward(lower_ms, compile_ms, avals, path)`` files it as that function's
+    (another executable of it, never its first call)."""
     ref = getattr(_backward, "probe", None)
     probe: Followed | None = ref() if ref is not None else None
     if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):
         return None
-    if not _jax.in_backward_pass(frame):
+    path = _jax.compiled_after_call(frame)
+    if path is None:
         return None
     if lowering:
-        return probe, ()
+        return probe, (), path
     found = _jax.compiling_avals(frame)
     site = sites.defined_at(probe.function)
     if found is None or not site or not (found[0] or "").endswith(site):
         return None  # another function of the same name: not ours
-    return probe, found[1]
+    return probe, found[1], path

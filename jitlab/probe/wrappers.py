@@ -28,6 +28,7 @@ import dataclasses
 import enum
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from types import FrameType
@@ -37,7 +38,7 @@ import jax
 import numpy as np
 
 from jitlab.probe import _jax, frames
-from jitlab.probe.signature import StaticSpec, parameter_layout
+from jitlab.probe.signature import StaticSpec, parameter_layout, path_text
 from jitlab.records.calls import Change
 from jitlab.records.changes import ChangeKind
 
@@ -63,13 +64,21 @@ class Jitted:
 
     @property
     def name(self) -> str:
-        """The function's name as the user wrote it (pmap's events say JAX's ``_fun``)."""
-        if self.kind == PMAP and self.function is not None:
-            return fun_name(self.function)
+        """The function's name as the user wrote it (pmap's events say JAX's ``_fun``; a
+        callable object is named by its class, where JAX says ``<unnamed function>``)."""
+        if self.function is not None and (self.kind == PMAP or self.trace_name == _jax.UNNAMED):
+            return function_name(self.function)
         return self.trace_name
 
 
 fun_name = _jax.fun_name  # the name JAX puts in its compile events for ``jax.jit(fun)``
+
+
+def function_name(fun: Any) -> str:
+    """The name a jitted function is shown by, on every face: JAX's (a partial's function's
+    name), or for a callable object JAX cannot name (``<unnamed function>``) its class's."""
+    name = fun_name(fun)
+    return type(fun).__name__ if name == _jax.UNNAMED else name
 
 
 def _module_of(obj: Any) -> str:
@@ -151,6 +160,9 @@ def recognise(fn: Any) -> Jitted | None:
         argnames = getattr(fn, "static_argnames", ()) or ()
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
         spec = StaticSpec.for_function(argnums, argnames, user)
+        bound = _jax.nnx_partial_tree(fn)
+        if bound is not None:  # nnx.jit_partial: called with the arguments after those bound
+            spec = StaticSpec(**_after_bound(parameter_layout(user), len(bound.children())))
         return Jitted(NNX_JIT, fn, user, fun_name(inner), spec)
     if _jax.is_legacy_pmap(fn):
         raise TypeError(
@@ -176,6 +188,12 @@ def recognise(fn: Any) -> Jitted | None:
         if _is_eqx_inner(fun):
             # equinox's own jax.jit, wrapped by jitlab.watch when filter_jit ran inside it.
             return Jitted(FILTER_JIT_INNER, fn, None, fun_name(fun), EqxInnerSpec())
+        bound = _jax.nnx_partial_tree(fun)
+        if bound is not None:
+            # nnx.jit_partial's own jax.jit, called (flat bound arguments, *args): named as
+            # the user's function binds them.
+            user = inspect.unwrap(fun)
+            return Jitted(NNX_JIT_INNER, fn, user, fun_name(fun), PreboundSpec(user, bound))
         if _module_of(fun).startswith("flax.nnx") and type(fun).__name__ == "JitFn":
             # nnx.jit's own jax.jit (of a JitFn), wrapped by jitlab.watch likewise.
             user = getattr(fun, "f", None)
@@ -244,7 +262,7 @@ class FilterSpec(StaticSpec):
                 continue
             for path, leaf in leaves:
                 if not is_array(leaf):
-                    static.append((f"{name}{jax.tree_util.keystr(path)}", leaf))
+                    static.append((f"{name}{path_text(path)}", leaf))
             # Static leaves become None (an empty subtree), as equinox partitions them.
             traced.append(
                 (name, jax.tree_util.tree_map(lambda x: x if is_array(x) else None, value))
@@ -354,6 +372,49 @@ class NnxInnerSpec(StaticSpec):
         return super().split(args, kwargs)
 
 
+def _after_bound(layout: dict[str, Any], bound: int) -> dict[str, Any]:
+    """A :func:`parameter_layout` past its first ``bound`` positional parameters (those a
+    wrapper binds before the call's arguments)."""
+    bound = min(bound, layout.get("positional", 0))
+    return {
+        **layout,
+        "parameters": tuple(layout["parameters"][bound:]),
+        "positional": layout.get("positional", 0) - bound,
+    }
+
+
+class PreboundSpec(StaticSpec):
+    """The call of a jit whose function pre-binds leading arguments, as JAX traces it:
+    ``flax.nnx.jit_partial(f, model, optimizer)`` jits a function called ``(flat, *args)``,
+    ``flat`` the bound arguments flattened by ``tree`` (a tuple of them). Each is named by
+    the parameter it binds (``model``, ``optimizer``), and the call's arguments by those
+    after them (``x``, not ``optimizer``)."""
+
+    def __init__(self, fun: Any, tree: Any) -> None:
+        layout = parameter_layout(fun)
+        self._tree = tree
+        self._bound = len(tree.children())
+        super().__init__((), (), **layout)
+        self._rest = StaticSpec(**_after_bound(layout, self._bound))
+
+    @property
+    def empty(self) -> bool:
+        return False
+
+    def split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        if not args or self._bound > self.positional:
+            return super().split(args, kwargs)
+        try:
+            bound = jax.tree_util.tree_unflatten(self._tree, args[0])
+        except Exception:  # not flattened by this tree: named as called
+            return super().split(args, kwargs)
+        traced = [(self.parameters[i], value) for i, value in enumerate(bound)]
+        rest, static = self._rest.split(args[1:], kwargs)
+        return traced + rest, static
+
+
 def _combine(dynamic: Any, static: Any) -> Any:
     # equinox's hashable_combine: static is (leaves, treedef); None marks a dynamic leaf.
     static_leaves, treedef = static
@@ -386,6 +447,20 @@ def _unknown_cache_size() -> int:
     return -1
 
 
+def cache_owner(info: Jitted) -> Any | None:
+    """The ``jax.jit`` object whose cache holds ``info.call``'s executables (the inner one
+    of ``equinox.filter_jit`` or ``flax.nnx.jit``); None for ``jax.pmap``, which builds one
+    per argument structure."""
+    fn = _unbound(info.call)
+    if info.kind == FILTER_JIT:
+        return _jax.equinox_inner_jit(fn)
+    if info.kind == NNX_JIT:
+        return _jax.nnx_inner_jit(fn)
+    if info.kind == PMAP:
+        return None
+    return fn
+
+
 def cache_size(info: Jitted) -> Callable[[], int]:
     """A bound ``_cache_size`` of the ``jax.jit`` that really caches ``info.call``'s
     executables (``-1`` when none is reachable, e.g. ``jax.pmap``).
@@ -393,16 +468,7 @@ def cache_size(info: Jitted) -> Callable[[], int]:
     Looked up once, when a probe binds: the probe calls it on every call, so it must be the
     very method (one attribute call), not a search through the wrapper.
     """
-    fn = _unbound(info.call)
-    if info.kind == FILTER_JIT:
-        inner = _jax.equinox_inner_jit(fn)
-    elif info.kind == NNX_JIT:
-        inner = _jax.nnx_inner_jit(fn)
-    elif info.kind == PMAP:
-        inner = None  # one inner jit per argument structure, built by JAX: none to read
-    else:
-        inner = fn
-    size = _jax.cache_size_method(inner)
+    size = _jax.cache_size_method(cache_owner(info))
     if size is None:
         return _unknown_cache_size
     try:
@@ -435,7 +501,52 @@ def cache_identity(info: Jitted) -> Any | None:
         hash(options)
     except TypeError:
         return None
-    return (info.kind, id(fun), _one_copy(options))
+    return (info.kind, FunctionKey(fun), _one_copy(options))
+
+
+class FunctionKey:
+    """A function as JAX's caches key it (``weakref_lru_cache``: a weak reference, equal to
+    another while both functions live and are equal by ``==`` and hash). Two bound methods
+    of one object, or two equal callable objects, share JAX's cache while the first lives;
+    once it is gone its key equals no other. Holds no function alive; one that cannot be
+    weakly referenced is keyed by identity."""
+
+    __slots__ = ("_hash", "_id", "_ref")
+
+    def __init__(self, fun: Any) -> None:
+        self._id = id(fun)
+        self._ref: weakref.ref[Any] | None
+        try:
+            self._ref = weakref.ref(fun)
+        except TypeError:
+            self._ref = None
+        try:
+            self._hash = hash(fun) if self._ref is not None else self._id
+        except Exception:  # unhashable: JAX could not key it either; by identity
+            self._ref, self._hash = None, self._id
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FunctionKey):
+            return NotImplemented
+        if other is self:
+            return True
+        if self._ref is None or other._ref is None:
+            return self._ref is other._ref and self._id == other._id
+        a, b = self._ref(), other._ref()
+        if a is None or b is None or self._hash != other._hash:
+            return False
+        if a is b:
+            return True
+        try:
+            return bool(a == b)
+        except Exception:  # an __eq__ that raises: JAX's lookup would raise; not one
+            return False
+
+    def __repr__(self) -> str:
+        return f"FunctionKey({self._ref() if self._ref is not None else self._id!r})"
 
 
 # Each distinct set of jit options, once: a program jitting thousands of functions with the

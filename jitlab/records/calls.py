@@ -104,6 +104,10 @@ class Signature:
     statics: tuple[tuple[str, str], ...]  # (name, repr(value)) of static arguments
     tree: str  # the pytree structure of the traced arguments
     function: int = 0  # generation of the function object (see Probe.swap)
+    # The traced arguments' names, one per top-level node of the tree its probe keys on
+    # (positional, then keywords as JAX sorts them): names an argument with no leaves (a
+    # module of static fields). Not recorded: a recording's signatures are compared as text.
+    arguments: tuple[str, ...] = field(default=(), repr=False, compare=False)
     # The text, made once: summaries and merges of long recordings ask for it again and again.
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
 

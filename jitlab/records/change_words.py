@@ -175,6 +175,8 @@ def _en(c: Change) -> str:
         return f"{what} {path} built anew: {after}{_identity_en(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"static data of the pytree node {path} changed (compared by ==): {after} ← {before}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "class":
+        return f"{path or 'an argument'} is of another class: {after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         where = f" at {path}" if path else ""
         counts = _tree_counts(c)
@@ -226,6 +228,11 @@ def _en(c: Change) -> str:
                 "context is part of JAX's cache key"
             )
         return f"another mesh in context (jax.set_mesh): {after} ← {before}"
+    if k is ChangeKind.TRANSFORMED and path == "linear":
+        return (
+            "the function jax.linearize returned was applied: its linear part is another "
+            f"program, so JAX compiled a new executable for it ({after})"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -239,6 +246,15 @@ def _en(c: Change) -> str:
                 f"compiled a new executable for it ({after})"
             )
         return f"ran under {under}: JAX reused the executable it compiled for it ({after})"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "jax.clear_caches()":
+        return "jax.clear_caches() emptied JAX's caches, so this signature compiled again"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "clear_cache()":
+        return (
+            f"{path or 'the function'}.clear_cache() emptied this function's cache, so this "
+            "signature compiled again"
+        )
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "evicted":
+        return "JAX's cache no longer had this signature: JAX evicted it (no cache was cleared)"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
     if k is ChangeKind.FIRST_CALL:
@@ -290,6 +306,8 @@ def _zh(c: Change) -> str:
         return f"{what} {path} 被重新创建：{after}{_identity_zh(identity)}"
     if k is ChangeKind.TREE_STRUCTURE and c.detail == "static":
         return f"pytree 节点 {path} 的静态数据变了（按 == 比较）：{after} ← {before}"
+    if k is ChangeKind.TREE_STRUCTURE and c.detail == "class":
+        return f"{path or '一个参数'} 换成了另一个类：{after} ← {before}"
     if k is ChangeKind.TREE_STRUCTURE:
         # A sub-tree with no leaves is recorded as the words "no leaves" (data): said in zh.
         before, after = (_NO_LEAVES_ZH if t == NO_LEAVES else t for t in (before, after))
@@ -343,6 +361,11 @@ def _zh(c: Change) -> str:
                 "上下文中的网格是 JAX 缓存键的一部分"
             )
         return f"上下文中换了一个网格（jax.set_mesh）：{after} ← {before}"
+    if k is ChangeKind.TRANSFORMED and path == "linear":
+        return (
+            f"调用了 jax.linearize 返回的函数：它的线性部分是另一个程序，"
+            f"JAX 为它编译了新的可执行程序（{after}）"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -356,6 +379,12 @@ def _zh(c: Change) -> str:
                 f"JAX 为它编译了新的可执行程序（{after}）"
             )
         return f"在 {under} 之下运行：JAX 复用了为它编译过的可执行程序（{after}）"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "jax.clear_caches()":
+        return "jax.clear_caches() 清空了 JAX 的缓存，所以这个签名又编译了一次"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "clear_cache()":
+        return f"{path or '这个函数'}.clear_cache() 清空了这个函数的缓存，所以这个签名又编译了一次"
+    if k is ChangeKind.CACHE_CLEARED and c.detail == "evicted":
+        return "JAX 的缓存里已经没有这个签名了：被 JAX 淘汰（没有清空过缓存）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
     if k is ChangeKind.FIRST_CALL:

@@ -45,6 +45,7 @@ class Pending:
 
     trace_ms: float = 0.0
     lower_ms: float = 0.0
+    traced: bool = False
     lowered: bool = False
     persistent: bool = False
 
@@ -97,7 +98,8 @@ class CompileEvents:
             return
         pending = self._pending()
         if event == monitor.TRACE_EVENT:
-            pending.setdefault(fun_name, Pending()).trace_ms = ms
+            state = pending.setdefault(fun_name, Pending())
+            state.trace_ms, state.traced = ms, True
         elif event == monitor.LOWER_EVENT:
             state = pending.setdefault(base_name(fun_name), Pending())
             state.lower_ms, state.lowered = ms, True
@@ -114,15 +116,15 @@ class CompileEvents:
         found = backward_compile(fun_name, sys._getframe(1))
         if found is None:
             return False
-        probe, avals = found
+        probe, avals, path = found
         if standin.is_first(self.filer):  # once: its record reaches every recorder
-            probe.file_backward(state.lower_ms, compile_ms, avals)
+            probe.file_backward(state.lower_ms, compile_ms, avals, path)
         if isinstance(probe, standin.WatchProbe):
             return True
         # The program's own Probe (its listener leaves compiles outside probed calls to the
         # watch): filed there above, and here as an events-only compile of the same kind.
         after = str(probe.backward_signature(avals))
-        change = Change(ChangeKind.TRANSFORMED, "transpose", after=after, count=1)
+        change = Change(ChangeKind.TRANSFORMED, path, after=after, count=1)
         self._finish(base_name(fun_name), state, compile_ms, Reason((change,)))
         return True
 
@@ -150,14 +152,19 @@ class CompileEvents:
             explanations.remove(text)
         explanation = "\n".join(mine) or None
         stats = self.filer.stats_for(("events", name, site.defined_at), name, site.defined_at)
+        # Compiled with no trace of its own: JAX lowered a program of it traced before (a
+        # transformation's, another sharding's), so never its first call.
+        retraced = state.traced or state.persistent
         number = stats.compiles + 1  # this compile's, in this recording
         # A function compiled before the watch began is recompiling even if we never saw it.
-        seen_before = number > 1 or (explanation and "never seen function" not in explanation)
+        seen_before = (
+            number > 1 or not retraced or (explanation and "never seen function" not in explanation)
+        )
         if state.persistent:
             kind = CallKind.PERSISTENT_HIT
         else:
             kind = CallKind.RECOMPILE if seen_before else CallKind.COMPILE
-        reason = events_reason(explanation, number == 1, state.persistent)
+        reason = events_reason(explanation, number == 1 and retraced, state.persistent)
         if event_name != name and not state.persistent:
             # JAX's words are about its own _fun, a new one per argument structure ("never
             # seen function"): they say nothing of the user's. No guess of ours either.

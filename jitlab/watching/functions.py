@@ -43,12 +43,15 @@ class Site:
         self._objects: list[tuple[Any, Any, int]] = []
 
     def generation(self, fun: Any, jitted: Any) -> int:
-        """The generation of ``fun`` jitted as ``jitted``: a new one per function object."""
+        """The generation of ``fun`` jitted as ``jitted``: a new one per function object,
+        unless JAX shares its cache with one seen before (the same function, or one equal
+        to it while that one lives: a bound method of the same object taken again, an equal
+        callable object; and the same jit options)."""
         info = wrappers.recognise(jitted)
         identity = wrappers.cache_identity(info) if info is not None else None
         with self.ledger.lock:
-            for ref, held, generation in self._objects:
-                if identity is not None and ref() is fun and held == identity:
+            for _ref, held, generation in self._objects:
+                if identity is not None and held == identity:
                     return generation
             alive = [entry for entry in self._objects if entry[0]() is not None]
             generation = self.instances

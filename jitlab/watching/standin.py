@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import jax
 
-from jitlab.probe import _jax, frames, monitor
+from jitlab.probe import _jax, frames, monitor, wrappers
 from jitlab.probe.diagnosing import hit_cause
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallRecord
@@ -656,7 +656,8 @@ def _watched_pmap(*args: Any, **options: Any) -> Any:
 
 def _watched(jitted: Any, fun: Any, *, hooked: bool = True) -> Any:
     try:
-        name = getattr(fun, "__name__", None) or type(fun).__name__
+        # Named as its probe names its records (wrappers.Jitted.name): one row per function.
+        name = wrappers.function_name(fun)
         key = (name, defined_at(fun))
         with _patch_lock:
             site = _sites.get(key)

@@ -1067,3 +1067,142 @@ def test_a_call_with_effects_leaves_its_thread_tokens_until_effects_barrier() ->
     assert len(_jax.effect_tokens()) > len(second)  # and one for the ordered effect
     jax.effects_barrier()
     assert _jax.effect_tokens() == ()
+
+
+# -- issue 50: what the rules read of JAX ------------------------------------------------------
+def test_a_callable_objects_name_is_the_unnamed_marker() -> None:
+    # wrappers.function_name names such an object by its class where fun_name says this.
+    assert _jax.fun_name(_Scaler()) == _jax.UNNAMED
+
+
+def test_jax_clear_caches_empties_a_registered_cache_first() -> None:
+    told: list[int] = []
+    assert _jax.on_clear_caches(lambda: told.append(1))
+    jax.clear_caches()
+    assert told == [1]
+
+
+def test_a_jit_objects_clear_cache_is_a_python_function_hooked_for_every_jit() -> None:
+    cleared: list[Any] = []
+    unhook = _jax.hook_clear_cache(cleared.append)
+    assert unhook is not None
+    try:
+        f = jax.jit(lambda x: x + 1)
+        f(jnp.ones(3))
+        assert f._cache_size() == 1
+        f.clear_cache()
+        assert cleared == [f] and f._cache_size() == 0  # JAX's own clear still ran
+        g = jax.jit(lambda x: x - 1)  # a jit made after the hook: hooked too
+        g.clear_cache()
+        assert cleared == [f, g]
+    finally:
+        unhook()
+    jax.jit(lambda x: x).clear_cache()
+    assert len(cleared) == 2  # unhooked: JAX's own again
+
+
+def test_a_compile_after_the_call_says_which_program_jax_makes_of_it() -> None:
+    # transforms.backward_compile: the transpose (grad, vjp) and the linear part of
+    # jax.linearize's function, applied after the call returned; neither for a plain call.
+    f = jax.jit(lambda x: jnp.sum(jnp.sin(x) * x))
+    seen: list[str | None] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(<lambda>)":
+            seen.append(_jax.compiled_after_call(sys._getframe(1)))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        x = jnp.ones(3)
+        f(x)
+        _, f_lin = jax.linearize(f, x)
+        f_lin(jnp.ones(3))
+        jax.grad(f)(x)
+    finally:
+        _jax.unregister_duration_listener(listener)
+    assert seen[0] is None and "linear" in seen and seen[-1] == "transpose"
+    assert seen.index("linear") < len(seen) - 1
+
+
+def test_jax_shares_its_cache_between_equal_functions_while_the_first_lives() -> None:
+    # wrappers.FunctionKey: JAX's weakref_lru_cache keys on a weak reference, equal while
+    # both functions live and compare equal; the entries go with the function that made them.
+    class Model:
+        def apply(self, x):
+            return x * 2
+
+    model = Model()
+    compiled: list[str] = []
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(apply)":
+            compiled.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        first = jax.jit(model.apply)
+        first(jnp.ones(3))
+        jax.jit(model.apply)(jnp.ones(3))  # an equal bound method, the first alive: shared
+        assert len(compiled) == 1
+        del first
+        jax.jit(model.apply)(jnp.ones(3))  # the first gone, its entries with it
+        assert len(compiled) == 2
+    finally:
+        _jax.unregister_duration_listener(listener)
+
+
+def test_jax_explains_a_miss_with_a_pytree_difference_before_a_types_one(explained) -> None:
+    # diff.closeness ranks earlier programs as pe.diff_tracing_cache_keys does: trace
+    # context, then input pytree (static data), then input types.
+    class Node:
+        def __init__(self, w, tag):
+            self.w, self.tag = w, tag
+
+    jax.tree_util.register_pytree_node(
+        Node, lambda n: ((n.w,), n.tag), lambda tag, kids: Node(kids[0], tag)
+    )
+    f = jax.jit(lambda n: n.w.sum())
+    f(Node(jnp.ones(3), "a"))
+    f(Node(jnp.ones(4), "b"))
+    explained.clear()
+    f(Node(jnp.ones(4), "a"))  # types differ from the first, the tag from the second
+    words = "\n".join(r.getMessage() for r in explained)
+    assert (JAX >= (0, 9)) == _jax.RANKS_KEYS_BY_PART
+    if _jax.RANKS_KEYS_BY_PART:  # the pytree's key, though both differ in one thing
+        assert "pytree" in words and "input types" not in words
+    else:  # the smallest total difference; the two tie, and JAX lists both
+        assert "Several previous keys are closest" in words
+
+
+def test_jax_names_a_keyless_nodes_children_by_their_index() -> None:
+    # signature.path_text: keystr's "[<flat index 0>]" written "[0]", as JAX names arguments
+    # (linear_util._clean_keystr_arg_names, 0.6 to 0.12).
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    jax.tree_util.register_pytree_node(
+        Pair, lambda p: ((p.a, p.b), None), lambda _, kids: Pair(*kids)
+    )
+
+    def summed(m):
+        return m.a.sum() + m.b.sum()
+
+    jaxpr = jax.jit(summed).trace(Pair(jnp.ones(2), jnp.ones(3))).jaxpr
+    info = getattr(jaxpr, "debug_info", None) or jaxpr.jaxpr.debug_info  # a ClosedJaxpr < 0.11
+    names = tuple(info.arg_names)
+    assert names == ("m[0]", "m[1]")
+
+
+def test_nnx_jit_partial_keeps_the_tree_it_flattened_the_bound_arguments_with() -> None:
+    nnx = pytest.importorskip("flax.nnx")
+
+    def step(model, x):
+        return model(x).sum()
+
+    wrapped = nnx.jit_partial(step, nnx.Linear(2, 3, rngs=nnx.Rngs(0)), graph=False)
+    tree = _jax.nnx_partial_tree(wrapped)
+    assert tree is not None and len(tree.children()) == 1
+    inner = _jax.nnx_inner_jit(wrapped).__wrapped__  # what its jax.jit traces
+    assert _jax.nnx_partial_tree(inner) == tree
+    assert _jax.nnx_partial_tree(nnx.jit(step)) is None

@@ -285,6 +285,14 @@ def _samples(kind: ChangeKind) -> list[Change]:
             Change(kind),
         ],
         K.SHARED_EXECUTABLE: [Change(kind, "/a/b.py:4", after="x: f32[3]")],
+        # issue 50: what cleared a cache, a node of another class, the linear part applied
+        K.CACHE_CLEARED: [
+            Change(kind, detail="jax.clear_caches()"),
+            Change(kind, "step", detail="clear_cache()"),
+            Change(kind, detail="evicted"),
+        ],
+        K.TREE_STRUCTURE: [Change(kind, "solver", "Tsit5", "Dopri5", detail="class")],
+        K.TRANSFORMED: [Change(kind, "linear", after="in[0]: f32[3]", count=1)],
         K.JAX_EXPLAINED: [Change(kind, detail="at x, now f32[4] and before f32[3]")],
         K.UNKNOWN: [Change(kind), Change(kind, detail="explanation unavailable")],
         K.RECORDED: [],  # an older recording's own words, shown as written

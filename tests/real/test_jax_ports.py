@@ -453,7 +453,18 @@ CASES = [
         "cleared",
         _cleared,
         _clear_own_cache,
-        (first(), change((K.CACHE_CLEARED, ""), jax=("never seen function",))),
+        (
+            first(),
+            # Watched, f.clear_cache() is heard and named (issue 50 rule 7); probed, the
+            # call reaches Probe.clear_cache (jax.clear_caches()), named by the detail.
+            Compile(
+                ("never seen function",),
+                frozenset({(K.CACHE_CLEARED, "")}),
+                check=lambda found: (
+                    found in ({(K.CACHE_CLEARED, "")}, {(K.CACHE_CLEARED, "cleared")})
+                ),
+            ),
+        ),
     ),
     Case(
         "api_test.py::test_clear_cache",
@@ -691,6 +702,13 @@ def _unjitted_loop_body(prev_i):
     return prev_i + 1
 
 
+def _loop_body(prev_i):
+    # The "OK" loop's own function: a partial of _unjitted_loop_body is that function to
+    # JAX's log and to jitlab's rows (one name and definition), so the case after it would
+    # find its executables already counted.
+    return prev_i + 1
+
+
 def _g_inner_jitted_partial(x, n):
     i = 0
     while i < n:
@@ -710,7 +728,7 @@ def _g_inner_jitted_lambda(x, n):
 def _g_inner_jitted_normal(x, n):
     i = 0
     while i < n:
-        i = jax.jit(_unjitted_loop_body)(i)  # docs: "this is OK"
+        i = jax.jit(_loop_body)(i)  # docs: "this is OK"
     return x + i
 
 
@@ -719,7 +737,7 @@ def _g_inner_jitted_normal(x, n):
     [
         (_g_inner_jitted_partial, "_unjitted_loop_body", 5),
         (_g_inner_jitted_lambda, "<lambda>", 5),
-        (_g_inner_jitted_normal, "_unjitted_loop_body", 1),
+        (_g_inner_jitted_normal, "_loop_body", 1),
     ],
     ids=["partial", "lambda", "normal"],
 )
