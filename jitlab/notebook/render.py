@@ -36,7 +36,7 @@ from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
 from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
-from jitlab.records.text import format_ms
+from jitlab.records.text import format_ms, visible
 from jitlab.report.html import esc
 from jitlab.report.page import CSS as PAGE_CSS
 from jitlab.report.page import render_body
@@ -149,7 +149,8 @@ def recording_body(
 
 
 def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
-    """The per-function table as ``jitlab watch`` prints it, in plain text."""
+    """The per-function table as ``jitlab watch`` prints it, in plain text (a terminal's,
+    in IPython: every recorded string shown as written, :func:`_plain`)."""
     rows = [
         [
             say(c, lang)
@@ -166,7 +167,7 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
     for s in summarize(recording, include_internal=False):
         rows.append(
             [
-                s.function,
+                visible(s.function, lang),  # bounded: the columns line up on it
                 str(s.executables),
                 str(s.recompiles),
                 "-" if s.hits is None else str(s.hits),
@@ -175,7 +176,7 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
             ]
         )
     if len(rows) == 1:
-        return f"{title}\n{say('report.nothing_compiled', lang)}"
+        return _plain(f"{title}\n{say('report.nothing_compiled', lang)}", lang)
     lines = [title, *_aligned(rows)]
     costs = listed_sites(recording.calls)
     if costs:  # call-site-cost: the calling lines, costliest first
@@ -185,7 +186,13 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
         if len(costs) > LISTED:
             lines.append("  " + say("n.more", lang, n=len(costs) - LISTED))
         lines += path_lines(recording.calls, lang)
-    return "\n".join(lines + diagnosis_lines(recording.every_diagnosis(), lang))
+    return _plain("\n".join(lines + diagnosis_lines(recording.every_diagnosis(), lang)), lang)
+
+
+def _plain(text: str, lang: str) -> str:
+    """A face's plain text, which a terminal may show (IPython's): each control or format
+    character a recorded string holds written out, never sent raw."""
+    return visible(text, lang, limit=None, lines=True)
 
 
 def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -426,7 +433,7 @@ def probe_text(probe: Any, lang: str = "en") -> str:
             f"  #{card.index + 1} {card.signature}  ({card.hits} × {format_ms(card.compile_ms)})"
         )
     found = in_cells(probe_recording(probe), lang).every_diagnosis()
-    return "\n".join(lines + diagnosis_lines(found, lang))
+    return _plain("\n".join(lines + diagnosis_lines(found, lang)), lang)
 
 
 # -- scripts ---------------------------------------------------------------------------------
@@ -516,7 +523,7 @@ def script_text(script: Any, lang: str = "en") -> str:
             shown = say("script.unknown", lang) if value is None else _figure(f.name, value)
             rows.append([figure_name(f.name, lang), shown])
         lines += ["  " + line for line in _aligned(rows)]
-    return "\n".join(lines)
+    return _plain("\n".join(lines), lang)
 
 
 def figure_name(name: str, lang: str) -> str:

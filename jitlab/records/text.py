@@ -50,3 +50,105 @@ def format_bytes(value: object) -> str:
             break
         size /= 1024
     return f"{value} B" if unit == "B" else f"{size:.1f} {unit}"
+
+
+# -- recorded text, shown ---------------------------------------------------------------
+# A recording is data, and a crafted one may hold anything in a name or a reason: ESC and
+# C1's CSI (\x9b) drive a terminal (clear it, set its title, write to the clipboard with
+# OSC 52), a carriage return or backspace writes over what was shown, bidi overrides and
+# isolates reorder a line, zero-width characters hide text. These are the code points
+# Unicode calls control (Cc), format (Cf), line/paragraph separator (Zl, Zp) and surrogate
+# (Cs: a lone one is a byte of a file name that was not UTF-8) — the union over Unicode 14
+# to 15.1 (tests/records/test_text.py checks it against the running Python's tables).
+_UNSEEN_RANGES = (
+    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
+_UNSEEN = re.compile(f"[{_UNSEEN_RANGES}]")
+# A text of several lines (a traceback, a script) keeps its line breaks and tabs.
+_UNSEEN_IN_LINES = re.compile(f"(?![\n\t])[{_UNSEEN_RANGES}]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+FIELD_LIMIT = 500  # characters of one recorded field a face shows (the rest elided)
+_ELIDED = Text(" … [{n} characters] … ", " … [共 {n} 个字符] … ")
+
+
+def visible(
+    text: str, lang: str = "en", *, limit: int | None = FIELD_LIMIT, lines: bool = False
+) -> str:
+    """Recorded text as every face shows it: each control or invisible format character
+    written as Python writes it in a string (ESC as ``\\x1b``, a right-to-left override as
+    ``\\u202e``), so it can neither drive a terminal nor reorder or hide what is shown;
+    ``lines``: line breaks and tabs kept. Longer than ``limit`` characters, its head and
+    tail around the count of its characters (in ``lang``): the cost of showing a field is
+    bounded whatever its length."""
+    unseen = _UNSEEN_IN_LINES if lines else _UNSEEN
+    if limit is not None and len(text) > limit:
+        tail = limit // 3
+        count = _ELIDED.get(lang).format(n=f"{len(text):,}")
+        head, end = text[: limit - tail], text[len(text) - tail :]
+        return unseen.sub(_visible, head) + count + unseen.sub(_visible, end)
+    if unseen.search(text) is None:
+        return text
+    return unseen.sub(_visible, text)
+
+
+def visible_strings(value: object, lang: str = "en") -> object:
+    """A parsed JSON value with every string in it (keys too) :func:`visible`: a recording as
+    a face that shows its strings raw reads it (a window's labels, whose bidi layout an
+    override would reorder, and whose text layout costs grow with a name's length). A text
+    of several lines (a script, a traceback) keeps its lines and its length; a one-line
+    string is bounded (its elision said in ``lang``)."""
+    if isinstance(value, str):
+        lines = "\n" in value
+        return visible(value, lang, limit=None if lines else FIELD_LIMIT, lines=lines)
+    if isinstance(value, dict):
+        return {visible_strings(k, lang): visible_strings(v, lang) for k, v in value.items()}
+    if isinstance(value, list):
+        return [visible_strings(v, lang) for v in value]
+    return value
+
+
+# A run of characters without a quote longer than a field's bound: a string it may elide.
+_LONG_RUN = re.compile(f'[^"]{{{FIELD_LIMIT + 1}}}')
+
+
+def may_hide(line: str) -> bool:
+    """Whether a line of JSON may hold a string :func:`visible_strings` would change: an
+    escape (``\\u001b`` is ESC once parsed, ``\\r`` a carriage return), a control or
+    format character, or a run longer than a field's bound."""
+    return (
+        "\\" in line
+        or _UNSEEN_IN_LINES.search(line) is not None
+        or (len(line) > FIELD_LIMIT and _LONG_RUN.search(line) is not None)
+    )
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def json_escaped(line: str) -> str:
+    """A line of JSON with each character :func:`visible` writes out written as a JSON
+    escape instead (``\\u009b``): the same data once parsed, nothing a terminal acts on
+    (``json.dumps`` escapes C0 alone; C1, DEL and bidi overrides would go out raw)."""
+    if _UNSEEN_IN_LINES.search(line) is None:  # (a JSON line has no raw line breaks)
+        return line
+    return _UNSEEN_IN_LINES.sub(_json_escape, line)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP, JSON writes a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

@@ -8,11 +8,15 @@ from html import escape
 from jitlab.records.messages import (
     say,
 )
+from jitlab.records.text import visible
 
 
 def esc(value: object) -> str:
-    """Any text from a recording, safe inside HTML text and quoted attributes."""
-    return escape(str(value), quote=True)
+    """Any text from a recording, safe inside HTML text and quoted attributes: markup
+    escaped, and each control or format character written out (a right-to-left override
+    would reorder the line, a zero-width space hide text; see
+    :func:`jitlab.records.text.visible`). Line breaks stay: ``<pre>`` texts keep theirs."""
+    return escape(visible(str(value), limit=None, lines=True), quote=True)
 
 
 def when_text(seconds: float | None) -> str | None:

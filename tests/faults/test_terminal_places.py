@@ -1,0 +1,84 @@
+"""A place in a program is never broken inside its ``file:line`` (issue 54, item 13).
+
+Folded at the column's edge, ``train.py:22`` read as line 2 (``train.py:2``, then ``2`` on the
+next line). On a real pty 80 and 60 columns wide, the table ``jitlab watch`` prints at its end
+and ``jitlab summary`` of the same recording break a long path only after a ``/``; the
+``file:line`` stays whole on one line, and the folders are all there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from ptyrun import run_on_pty
+
+pytestmark = pytest.mark.slow
+
+JITLAB = [sys.executable, "-m", "jitlab.cli"]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+NAME = "a_training_step_with_a_rather_long_descriptive_name"
+
+
+def screen(output: str) -> list[str]:
+    return ANSI.sub("", output).replace("\r", "").splitlines()
+
+
+def terminal() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    return env
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``train.py`` deep in folders, its jitted function defined on line 22."""
+    folder = tmp_path_factory.mktemp("p") / "experiments" / "image-models" / "baseline"
+    folder.mkdir(parents=True)
+    head = "import jax, jax.numpy as jnp\n" + "\n" * 20  # so the def is line 22
+    body = f"""
+        def {NAME}(x):
+            return x * 2
+        f = jax.jit({NAME})
+        for n in (2, 3, 3):
+            f(jnp.ones(n))
+        """
+    path = folder / "train.py"
+    path.write_text(head + textwrap.dedent(body).lstrip("\n"), encoding="utf-8")
+    assert path.read_text().splitlines()[21].startswith(f"def {NAME}")
+    return path
+
+
+def assert_place_whole(lines: list[str], program: Path, columns: int) -> None:
+    text = "\n".join(lines)
+    assert all(len(line) <= columns for line in lines), text
+    assert any("train.py:22" in line for line in lines), text  # on one line
+    assert not re.search(r"train\.py:2(?![0-9])", text), text  # never cut to read as line 2
+    assert not re.search(r"train\.py:?$", text, re.MULTILINE), text
+    # Every folder of it is there, broken only after a "/".
+    cells = "".join(re.sub(r"[│┃|\s]", "", line) for line in lines)
+    assert f"{program}:22".replace(" ", "") in cells, text
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_the_watch_end_table_never_breaks_file_and_line(
+    program: Path, tmp_path: Path, columns: int
+) -> None:
+    out = tmp_path / "run.jsonl"
+    result = run_on_pty(
+        [*JITLAB, "watch", "--out", str(out), "--", "python", str(program)],
+        columns=columns,
+        env=terminal(),
+        timeout=180,
+    )
+    lines = screen(result.output)
+    assert result.status == 0, "\n".join(lines)
+    assert any(NAME[:20] in line for line in lines), "\n".join(lines)
+    assert_place_whole(lines, program, columns)
+    summary = run_on_pty([*JITLAB, "summary", str(out)], columns=columns, env=terminal())
+    assert summary.status == 0, summary.output
+    assert_place_whole(screen(summary.output), program, columns)
