@@ -36,7 +36,7 @@ from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
 from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
-from jitlab.records.text import format_ms, visible
+from jitlab.records.text import FIELD_LIMIT, format_ms, visible
 from jitlab.report.html import esc
 from jitlab.report.page import CSS as PAGE_CSS
 from jitlab.report.page import render_body
@@ -191,8 +191,10 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
 
 def _plain(text: str, lang: str) -> str:
     """A face's plain text, which a terminal may show (IPython's): each control or format
-    character a recorded string holds written out, never sent raw."""
-    return visible(text, lang, limit=None, lines=True)
+    character a recorded string holds written out, never sent raw, and each line bounded
+    (a diagnosis naming a 30,000-character function elided, with its length said)."""
+    bound = 2 * FIELD_LIMIT  # a table's row: its bounded name, and the counts beside it
+    return "\n".join(visible(line, lang, limit=bound) for line in text.split("\n"))
 
 
 def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
