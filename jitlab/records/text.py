@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,10 @@ def visible_strings(value: object, lang: str = "en") -> object:
         lines = "\n" in value
         return visible(value, lang, limit=None if lines else FIELD_LIMIT, lines=lines)
     if isinstance(value, dict):
-        return {visible_strings(k, lang): visible_strings(v, lang) for k, v in value.items()}
+        items = cast(dict[object, object], value).items()
+        return {visible_strings(k, lang): visible_strings(v, lang) for k, v in items}
     if isinstance(value, list):
-        return [visible_strings(v, lang) for v in value]
+        return [visible_strings(v, lang) for v in cast(list[object], value)]
     return value
 
 

@@ -25,7 +25,9 @@ SHOWN = ("\\x1b]52;c;cHduZWQ=\\x07", "\\x9b2K", "\\u202e")
 # What a terminal output may hold raw: rich's colours (SGR) and the pty's "\r\n".
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 # Control (Cc), format (Cf: bidi, zero-width), line and paragraph separators (Zl, Zp).
-_RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+_RAW = re.compile(
+    r"[\x00-\x09\x0b-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]"
+)
 
 
 def raw_controls(output: str) -> list[str]:

@@ -64,4 +64,5 @@ def test_json_escaped_is_the_same_data_with_nothing_raw(text: str) -> None:
 
 def test_a_parsed_line_is_made_visible_keys_and_all() -> None:
     obj = {"function": "f\u202e", "static": {"n\x1b": ["\x9b", 1, None]}}
-    assert visible_strings(obj) == {"function": "f\\u202e", "static": {"n\\x1b": ["\\x9b", 1, None]}}
+    shown = {"function": "f\\u202e", "static": {"n\\x1b": ["\\x9b", 1, None]}}
+    assert visible_strings(obj) == shown
