@@ -7,8 +7,9 @@ One recording per length, its field (a function's name by default; ``defined_at`
 ``called_from`` with ``--field``) that many characters long, read by each reader as a user runs
 it, in a child process: ``summary`` of one file, ``summary`` of a two-process job that
 diverged (its divergence's line names the function), ``diff``, the table ``jitlab watch``
-prints at its end (``print_watch_summary``, what watch calls), ``report`` and the notebook's
-text. The baseline is the same recording with a 10-character field, run in the same session.
+prints at its end (``print_watch_summary``, what watch calls), ``report``, the notebook's
+text and ``jitlab open``'s window (offscreen, every function picked and painted). The
+baseline is the same recording with a 10-character field, run in the same session.
 
 Prints, per reader and length: the median wall time of ``--rounds`` runs with their spread,
 its ratio to the baseline, the time per character beyond the baseline's, peak RSS, and the
@@ -29,9 +30,31 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from hostile_memory import _call
+
 JITLAB = Path(sys.executable).with_name("jitlab")
-LEAF = {"path": "x", "shape": [8], "dtype": "float32", "weak_type": False, "sharding": None}
 WATCH_TABLE = "import sys; from jitlab.cli.watch import print_watch_summary as p; p(sys.argv[1])"
+# `jitlab open`'s window, offscreen: read, every function picked, painted once.
+WINDOW = """
+import sys
+from pathlib import Path
+from PySide6.QtCore import QSettings
+from jitlab.gui.app import application
+from jitlab.gui.recording.window import open_recording_window
+app = application()
+settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
+window = open_recording_window(Path(sys.argv[1]), False, settings=settings)
+window.show()
+while window.loading or not window.lanes():
+    app.processEvents()
+for lane in window.lanes():
+    window.pick(lane)
+    for _ in range(20):
+        app.processEvents()
+window.grab()
+"""
 NOTEBOOK = (
     "import sys; from jitlab.recordings.reader import read_recording; "
     "from jitlab.notebook.render import file_recording_text as t; "
@@ -41,31 +64,15 @@ NOTEBOOK = (
 
 def write(path: Path, field: str, length: int, compiles: int, process: int | None) -> None:
     """A recording of one function compiled ``compiles`` times, ``field`` ``length`` long."""
-    text = ("f_" * length)[:length]
+    text = ("f_" * length)[:length] + ("" if field == "function" else ":1")
     start = {"type": "start", "jitlab": "0", "jax": "0.10.2", "argv": ["t.py"], "time": 1.7e9}
     if process is not None:
         start["process"] = process
-    lines = [start]
-    for i in range(compiles):
-        call = {
-            "type": "call",
-            "index": i,
-            "function": "step",
-            "kind": "compile" if i == 0 else "recompile",
-            "latency_ms": 5.0,
-            "trace_ms": 1.0,
-            "lower_ms": 1.0,
-            "compile_ms": 2.0,
-            "signature": {"args": [{**LEAF, "shape": [8 + i]}], "static": {}, "tree": "[*]"},
-            "card": i,
-            "defined_at": "t.py:1",
-            "called_from": "t.py:9",
-            "t": 0.1 * (i + 1),
-        }
-        call[field] = text + (":1" if field != "function" else "")
-        lines.append(call)
-    lines.append({"type": "end", "t": 9.0})
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with path.open("w", encoding="utf-8") as f:
+        f.write(json.dumps(start) + "\n")
+        for i in range(compiles):
+            f.write(_call(i, called_from="t.py:9", **{field: text}))
+        f.write(json.dumps({"type": "end", "t": 9.0}) + "\n")
 
 
 def readers() -> dict[str, list[str]]:
@@ -77,13 +84,14 @@ def readers() -> dict[str, list[str]]:
         "watch table": [python, "-c", WATCH_TABLE, "one.jsonl"],
         "report": [str(JITLAB), "report", "one.jsonl", "-o", "r.html"],
         "notebook text": [python, "-c", NOTEBOOK, "one.jsonl"],
+        "open (window)": [python, "-c", WINDOW, "one.jsonl", "window.ini"],
     }
 
 
 def run_once(argv: list[str], cwd: Path, timeout: float) -> tuple[float, float, int] | None:
     """Wall seconds, peak RSS (MiB) and bytes written (stdout and the report), or None when
     it ran past ``timeout``."""
-    env = {**os.environ, "COLUMNS": "120"}
+    env = {**os.environ, "COLUMNS": "120", "QT_QPA_PLATFORM": "offscreen"}
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)

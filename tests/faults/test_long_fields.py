@@ -10,13 +10,13 @@ output (a timeout only stops a reader that would run for hours).
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from ptyrun import run_on_pty
+from ptyrun import run_on_pty, terminal
+from recorded import call_line
 
 pytestmark = [
     pytest.mark.slow,
@@ -24,46 +24,27 @@ pytestmark = [
 ]
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
-LEAF = {"path": "x", "shape": [8], "dtype": "float32", "weak_type": False, "sharding": None}
 TIMEOUT = 300  # far past a bounded reader's seconds; a quadratic one stops here
 
 
 def recording(path: Path, name: str, compiles: int, process: int | None = None) -> Path:
-    start: dict = {"type": "start", "jitlab": "0", "jax": "0.10.2", "argv": ["t.py"], "time": 1.0}
+    """A recording of ``name`` compiled ``compiles`` times, defined in a folder half as
+    long as the name (``…/train.py:22``)."""
+    start: dict = {"type": "start", "argv": ["t.py"], "time": 1.0}
     if process is not None:
         start["process"] = process
-    lines = [start]
-    for i in range(compiles):
-        lines.append(
-            {
-                "type": "call",
-                "index": i,
-                "function": name,
-                "kind": "compile" if i == 0 else "recompile",
-                "latency_ms": 5.0,
-                "trace_ms": 1.0,
-                "lower_ms": 1.0,
-                "compile_ms": 2.0,
-                "signature": {"args": [{**LEAF, "shape": [8 + i]}], "static": {}, "tree": "[*]"},
-                "card": i,
-                "defined_at": "/home/u/proj/" + "d" * (len(name) // 2) + "/train.py:22",
-                "called_from": "train.py:9",
-                "t": 0.1 * (i + 1),
-            }
-        )
-    lines.append({"type": "end", "t": 9.0})
+    where = "/home/u/proj/" + "d" * (len(name) // 2) + "/train.py:22"
+    calls = [
+        call_line(name, [8 + i], 0.1 * (i + 1), "recompile" if i else "compile", where)
+        for i in range(compiles)
+    ]
+    lines = [start, *calls, {"type": "end", "t": 9.0}]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
 
 def long_name(length: int) -> str:
     return ("step_" + "ab" * length)[: length - 4] + "_end"
-
-
-def terminal() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
-    return env
 
 
 def assert_elided(output: str, length: int) -> None:

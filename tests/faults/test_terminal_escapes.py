@@ -13,15 +13,14 @@ as text, in order.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from escapes import HOSTILE, SHOWN, raw_controls
-from hostile import make_hostile, record_real, rendered, shown_texts
-from ptyrun import run_on_pty
+from hostile import make_hostile, record_real, window_texts
+from ptyrun import run_on_pty, terminal
 
 pytestmark = [
     pytest.mark.slow,
@@ -29,12 +28,6 @@ pytestmark = [
 ]
 
 JITLAB = str(Path(sys.executable).with_name("jitlab"))
-
-
-def terminal() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -196,24 +189,10 @@ def open_window(qtbot, tmp_path: Path):
 def test_the_recording_window_shows_commands_as_text(qtbot, open_window, hostile, tmp_path):
     """``jitlab open``: every label, cell, tip and script view, as Qt paints it, holds no
     control or format character (a right-to-left override would reorder the line)."""
-    from PySide6.QtGui import Qt
-
-    from jitlab.gui.views.chart import describe
-
     path = _write(tmp_path / "run.jsonl", hostile[0])
     window = open_window(path)
     qtbot.waitUntil(lambda: not window.loading and len(window.lanes()) == 3, timeout=30_000)
-    shown: list[tuple[str, str]] = []
-    for lane in window.lanes():
-        window.pick(lane)
-        qtbot.waitUntil(lambda: not window.loading, timeout=30_000)
-        shown += shown_texts(window)
-        shown += [(f"picker tip {r}", rendered(window.row_tip(r), True)) for r in range(3)]
-        shown += [("chart tip", rendered(describe(c.record), True)) for c in window.calls_of(lane)]
-        for card in list(window.state.cards.values()):
-            tip = window.kitchen.canvas.card_tip(card)
-            shown.append(("card tip", rendered(tip, bool(Qt.mightBeRichText(tip)))))
-            shown += [(f"script: {w}", t) for w, t in shown_texts(window.open_script(card))]
+    shown = window_texts(window, qtbot)
     raw = [(where, found) for where, text in shown for found in raw_controls(text)]
     assert raw == [], raw[:8]
     assert any("\\u202e" in text for _, text in shown)

@@ -11,30 +11,18 @@ a time, twelve times (a fold anywhere in ``train.py:22`` would show in one of th
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from ptyrun import run_on_pty
+from ptyrun import run_on_pty, screen, terminal
 
 pytestmark = pytest.mark.slow
 
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 NAME = "a_training_step_with_a_rather_long_descriptive_name"
-
-
-def screen(output: str) -> list[str]:
-    return ANSI.sub("", output).replace("\r", "").splitlines()
-
-
-def terminal() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +110,7 @@ def test_no_length_of_path_breaks_file_and_line(tmp_path: Path, columns: int) ->
         [sys.executable, "-c", SWEEP, *names], columns=columns, env=terminal(), timeout=300
     )
     assert result.status == 0, result.output[-3000:]
-    drawn = ANSI.sub("", result.output).replace("\r", "").split("=== ")[1:]
+    drawn = "\n".join(screen(result.output)).split("=== ")[1:]
     assert len(drawn) == len(names)
     for text in drawn:
         lines = text.splitlines()[1:]
