@@ -96,15 +96,21 @@ def visible(
     return unseen.sub(_visible, text)
 
 
+def visible_value(text: str, lang: str = "en") -> str:
+    """A recorded string as a face that shows whole texts shows it: a text of several lines
+    (a script, a traceback) keeps its lines and its length, a one-line string is bounded
+    (its elision said in ``lang``); either :func:`visible`."""
+    lines = "\n" in text
+    return visible(text, lang, limit=None if lines else FIELD_LIMIT, lines=lines)
+
+
 def visible_strings(value: object, lang: str = "en") -> object:
-    """A parsed JSON value with every string in it (keys too) :func:`visible`: a recording as
-    a face that shows its strings raw reads it (a window's labels, whose bidi layout an
-    override would reorder, and whose text layout costs grow with a name's length). A text
-    of several lines (a script, a traceback) keeps its lines and its length; a one-line
-    string is bounded (its elision said in ``lang``)."""
+    """A parsed JSON value with every string in it (keys too) :func:`visible_value`: a
+    recording as a face that shows its strings raw reads it (a window's labels, whose bidi
+    layout an override would reorder, and whose text layout costs grow with a name's
+    length)."""
     if isinstance(value, str):
-        lines = "\n" in value
-        return visible(value, lang, limit=None if lines else FIELD_LIMIT, lines=lines)
+        return visible_value(value, lang)
     if isinstance(value, dict):
         items = cast(dict[object, object], value).items()
         return {visible_strings(k, lang): visible_strings(v, lang) for k, v in items}

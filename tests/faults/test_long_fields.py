@@ -93,13 +93,22 @@ def test_a_jobs_summary_elides_a_long_name_in_its_divergences(tmp_path: Path) ->
     assert "differently" in result.output or "compiled" in result.output
 
 
-def test_the_notebook_text_bounds_each_line(tmp_path: Path) -> None:
-    from jitlab.notebook.render import file_recording_text
+def test_the_report_and_the_notebook_elide_a_long_name(tmp_path: Path) -> None:
+    from jitlab.notebook.render import file_recording_html, file_recording_text
     from jitlab.recordings.reader import read_recording
+    from jitlab.report.page import render_report
 
-    recorded, _ = read_recording(recording(tmp_path / "run.jsonl", long_name(100_000), 3))
-    text = file_recording_text(recorded)
-    assert "[100,000 characters]" in text and len(text) < 20_000, len(text)
+    path = recording(tmp_path / "run.jsonl", long_name(1_000_000), 3)
+    recorded, _ = read_recording(path)
+    for face, text in (
+        ("notebook text", file_recording_text(recorded)),
+        ("notebook html", file_recording_html(recorded)),
+        ("report", render_report([(str(path), recorded)])),
+        ("report zh", render_report([(str(path), recorded)], lang="zh")),
+    ):
+        said = "[共 1,000,000 个字符]" if face.endswith("zh") else "[1,000,000 characters]"
+        assert said in text and "step_abab" in text and "_end" in text, face
+        assert len(text) < 200_000, (face, len(text))  # was 5 MB: the name 5 times whole
 
 
 def test_the_recording_window_elides_a_long_name(qtbot, tmp_path: Path) -> None:
