@@ -62,14 +62,25 @@ def format_bytes(value: object) -> str:
 # (Cs: a lone one is a byte of a file name that was not UTF-8) — the union over Unicode 14
 # to 15.1 (tests/records/test_text.py checks it against the running Python's tables).
 _UNSEEN_RANGES = (
-    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0001\U000e0020-\U000e007f"
 )
-_UNSEEN = re.compile(f"[{_UNSEEN_RANGES}]")
+_UNSEEN = re.compile(f"[\x00-\x1f{_UNSEEN_RANGES}]")
 # A text of several lines (a traceback, a script) keeps its line breaks and tabs.
-_UNSEEN_IN_LINES = re.compile(f"(?![\n\t])[{_UNSEEN_RANGES}]")
+_UNSEEN_IN_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_UNSEEN_RANGES}]")
+# The same for a text all ASCII (most are): a class of a few bytes searches many times faster.
+_ASCII_UNSEEN = re.compile("[\x00-\x1f\x7f]")
+_ASCII_UNSEEN_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _unseen(text: str, lines: bool) -> re.Pattern[str]:
+    if text.isascii():
+        return _ASCII_UNSEEN_IN_LINES if lines else _ASCII_UNSEEN
+    return _UNSEEN_IN_LINES if lines else _UNSEEN
+
+
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 FIELD_LIMIT = 500  # characters of one recorded field a face shows (the rest elided)
@@ -85,12 +96,16 @@ def visible(
     ``lines``: line breaks and tabs kept. Longer than ``limit`` characters, its head and
     tail around the count of its characters (in ``lang``): the cost of showing a field is
     bounded whatever its length."""
-    unseen = _UNSEEN_IN_LINES if lines else _UNSEEN
     if limit is not None and len(text) > limit:
         tail = limit // 3
         count = _ELIDED.get(lang).format(n=f"{len(text):,}")
         head, end = text[: limit - tail], text[len(text) - tail :]
-        return unseen.sub(_visible, head) + count + unseen.sub(_visible, end)
+        return (
+            visible(head, lang, limit=None, lines=lines)
+            + count
+            + visible(end, lang, limit=None, lines=lines)
+        )
+    unseen = _unseen(text, lines)
     if unseen.search(text) is None:
         return text
     return unseen.sub(_visible, text)
@@ -121,17 +136,24 @@ def visible_strings(value: object, lang: str = "en") -> object:
 
 # A run of characters without a quote longer than a field's bound: a string it may elide.
 _LONG_RUN = re.compile(f'[^"]{{{FIELD_LIMIT + 1}}}')
+_LONG_LINE = 4 * FIELD_LIMIT  # a shorter line is not searched for one (see may_hide)
 
 
 def may_hide(line: str) -> bool:
-    """Whether a line of JSON may hold a string :func:`visible_strings` would change: an
-    escape (``\\u001b`` is ESC once parsed, ``\\r`` a carriage return), a control or
-    format character, or a run longer than a field's bound."""
-    return (
-        "\\" in line
-        or _UNSEEN_IN_LINES.search(line) is not None
-        or (len(line) > FIELD_LIMIT and _LONG_RUN.search(line) is not None)
-    )
+    """Whether a line of JSON (one that parsed: no raw control character in its strings
+    but DEL) may hold a string :func:`visible_strings` would change: an escape (``\\u001b``
+    is ESC once parsed, ``\\r`` a carriage return), DEL, a C1 or format character, or, in
+    a line longer than four fields' bounds, a string longer than one. Cheap on the usual
+    line (two substring searches where it is ASCII): a window reads every line through it,
+    so a string of up to four bounds in a short line is shown whole."""
+    if "\\" in line:
+        return True
+    if line.isascii():
+        if "\x7f" in line:
+            return True
+    elif _UNSEEN_IN_LINES.search(line) is not None:
+        return True
+    return len(line) > _LONG_LINE and _LONG_RUN.search(line) is not None
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -149,9 +171,10 @@ def json_escaped(line: str) -> str:
     """A line of JSON with each character :func:`visible` writes out written as a JSON
     escape instead (``\\u009b``): the same data once parsed, nothing a terminal acts on
     (``json.dumps`` escapes C0 alone; C1, DEL and bidi overrides would go out raw)."""
-    if _UNSEEN_IN_LINES.search(line) is None:  # (a JSON line has no raw line breaks)
+    unseen = _unseen(line, lines=True)  # (a JSON line has no raw line breaks)
+    if unseen.search(line) is None:
         return line
-    return _UNSEEN_IN_LINES.sub(_json_escape, line)
+    return unseen.sub(_json_escape, line)
 
 
 def _json_escape(match: re.Match[str]) -> str:

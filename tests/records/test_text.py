@@ -11,7 +11,13 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jitlab.records.text import FIELD_LIMIT, json_escaped, visible, visible_strings
+from jitlab.records.text import (
+    FIELD_LIMIT,
+    json_escaped,
+    may_hide,
+    visible,
+    visible_strings,
+)
 
 UNSEEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}  # control, format, line/paragraph separator, surrogate
 
@@ -66,3 +72,15 @@ def test_a_parsed_line_is_made_visible_keys_and_all() -> None:
     obj = {"function": "f\u202e", "static": {"n\x1b": ["\x9b", 1, None]}}
     shown = {"function": "f\\u202e", "static": {"n\\x1b": ["\\x9b", 1, None]}}
     assert visible_strings(obj) == shown
+
+
+@given(st.dictionaries(st.sampled_from(["function", "defined_at", "x"]), st.text(), min_size=1))
+def test_a_line_whose_strings_would_change_is_never_passed_over(obj: dict[str, str]) -> None:
+    """The window's reader walks only the lines :func:`may_hide` picks: every line whose
+    strings :func:`visible_strings` changes is one (save a long string in a short line, shown
+    whole: at most four bounds)."""
+    line = json.dumps(obj, ensure_ascii=False)
+    changed = visible_strings(obj) != obj
+    long_only = all(visible_strings(v) == v or len(v) > FIELD_LIMIT for v in obj.values())
+    if changed and not (long_only and len(line) <= 4 * FIELD_LIMIT):
+        assert may_hide(line), line
