@@ -185,8 +185,11 @@ def _known_scenario_or_fail(scenario: str | None) -> None:
 
 # -- jitlab (the desktop app) -------------------------------------------------------------
 def open_app(args: argparse.Namespace) -> int:
+    from jitlab.cli._qt import qt_or_exit
+
     try:
-        from jitlab.gui.app import launch
+        with qt_or_exit():  # a bare server: one line naming the missing library
+            from jitlab.gui.app import launch
     except ImportError as exc:
         if getattr(exc, "name", "") and not str(exc.name).startswith("jitlab.gui"):
             raise

@@ -97,19 +97,19 @@ def print_json(obj: Any) -> None:
     """``--json``: ``obj`` as one line of strict JSON on stdout, always UTF-8 whatever the
     console's encoding (never degraded: it is data). A string holding a byte that was not
     UTF-8 (a file name's, kept by Python as a lone surrogate) is escaped as a recording
-    escapes it (``"\\udcff"``), never written raw."""
+    escapes it (``"\\udcff"``), never written raw; so is every control and format
+    character (:func:`jitlab.records.text.json_escaped`)."""
     from jitlab.records.calls import dumps_strict
+    from jitlab.records.text import json_escaped
 
-    line = dumps_strict(obj)
-    try:
-        data = line.encode("utf-8")
-    except UnicodeEncodeError:
-        data = json.dumps(json.loads(line), ensure_ascii=True).encode("ascii")
+    # A recording's strings may hold terminal commands (C1's CSI, bidi overrides): escaped,
+    # as JSON escapes the rest, and a lone surrogate with them.
+    data = json_escaped(dumps_strict(obj)).encode("utf-8")
     out = _MACHINE[0] or sys.stdout
     out.flush()
     buffer = getattr(out, "buffer", None)
     if buffer is None:  # a stream of text only (a test's StringIO): ASCII then
-        out.write(json.dumps(json.loads(line), ensure_ascii=True) + "\n")
+        out.write(json.dumps(json.loads(data), ensure_ascii=True) + "\n")
         out.flush()
         return
     buffer.write(data + b"\n")

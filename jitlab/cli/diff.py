@@ -92,11 +92,11 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.cli._tables import console_for, fitted
+    from jitlab.cli._tables import console_for, fitted, function_cell, shown
     from jitlab.records.messages import skipped_lines
 
     console = console_for()
-    table = Table(title=escape(say("diff.title", base=args.base, new=args.new)))
+    table = Table(title=shown(say("diff.title", base=args.base, new=args.new)))  # a file's name
     table.add_column(say("col.function"), overflow="fold")
     table.add_column(say("col.compiles"), justify="right", no_wrap=True)
     table.add_column(say("col.ms_compiling"), justify="right", no_wrap=True)
@@ -104,18 +104,17 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     colours = {"more": "red", "new": "red", "fewer": "green", "gone": "green", "same": "dim"}
     for f in diff.functions:
         colour = colours[f.status]
-        where = f"\n[dim]{escape(f.defined_at)}[/dim]" if f.defined_at else ""
         opening, closing = ("（", "）") if language() == "zh" else (" (", ")")
         delta = f"[{colour}]{f.extra_compiles:+d}[/{colour}]"
         delta = f"{opening}{delta}{closing}" if f.extra_compiles else ""
-        changes = [f"[red]+ {escape(s)}[/red]" for s in f.added[:6]]
-        changes += [f"[green]- {escape(s)}[/green]" for s in f.gone[:6]]
+        changes = [f"[red]+ {shown(s)}[/red]" for s in f.added[:6]]
+        changes += [f"[green]- {shown(s)}[/green]" for s in f.gone[:6]]
         more = len(f.added) + len(f.gone) - len(changes)
         if more > 0:
             changes.append(f"[dim]{escape(say('n.more', n=more))}[/dim]")
         status = f.status if language() == "en" else say(f"diff.{f.status}")
         table.add_row(
-            f"{escape(f.function)} [{colour}]{status}[/{colour}]{where}",
+            function_cell(f"{shown(f.function)} [{colour}]{status}[/{colour}]", f.defined_at),
             f"{f.base_compiles} → {f.new_compiles}{delta}",
             f"{f.base_ms:.1f} → {f.new_ms:.1f}",
             "\n".join(changes) or "-",
@@ -137,7 +136,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     if problems:
         console.print(f"[bold red]{say('diff.regression')}[/bold red]{colon}{escape(totals)}")
         for problem in _in_language(problems, diff, args):
-            console.print(f"  [red]{escape(problem)}[/red]")
+            console.print(f"  [red]{shown(problem)}[/red]")  # names the functions
     else:
         console.print(f"[green]{say('diff.ok')}[/green]{colon}{escape(totals)}")
 
@@ -202,6 +201,7 @@ def _persistent(base: Any, new: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
 def _print_persistent(console: Any, base: Any, new: Any) -> None:
     from rich.markup import escape
 
+    from jitlab.cli._tables import shown
     from jitlab.records.diagnoses import page, sentence
     from jitlab.records.persistent import mismatch_note
 
@@ -212,6 +212,6 @@ def _print_persistent(console: Any, base: Any, new: Any) -> None:
     console.print(f"[bold yellow]{escape(say('diagnosis.title'))}[/bold yellow]")
     for d in said:
         line = say("diagnosis.line", id=d.id, text=sentence(d, lang), page=page(d.id))
-        console.print(f"  [yellow]{escape(line)}[/yellow]", soft_wrap=True)
+        console.print(f"  [yellow]{shown(line)}[/yellow]", soft_wrap=True)
     for b, n in notes:
-        console.print(f"  [yellow]{escape(mismatch_note(b, n, lang))}[/yellow]", soft_wrap=True)
+        console.print(f"  [yellow]{shown(mismatch_note(b, n, lang))}[/yellow]", soft_wrap=True)

@@ -2,7 +2,10 @@
 
 What a user pastes into a bug report: jitlab's, JAX's and jaxlib's versions, the backend and
 its devices, Python, Qt and the platform, then each item of the start-up check
-(:mod:`jitlab.probe.contract`) ok / missing / changed. Exit status 1 when any item is off.
+(:mod:`jitlab.probe.contract`) ok / missing / changed. Qt is loaded for real, in a fresh
+interpreter (:func:`jitlab.cli._qt.load_problem`): an installed PySide6 that cannot load (a
+bare server's missing libEGL) is said with the library to install. Exit status 1 when any
+item is off.
 """
 
 from __future__ import annotations
@@ -86,17 +89,21 @@ def environment() -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jitlab.cli._qt import load_problem
     from jitlab.cli._usage import language
     from jitlab.probe.contract import check, item_words, supported_text
 
     lang = language()
 
     found = environment()
+    qt_problem = load_problem() if found["Qt"] is not None else None
     report = check()
+    ok = report.ok and qt_problem is None
     if getattr(args, "json", False):
-        body = {"environment": found, "contract": report.to_json()}
+        qt = {"loads": found["Qt"] is not None and qt_problem is None, "problem": qt_problem}
+        body = {"environment": found, "qt": qt, "contract": report.to_json()}
         print(json.dumps(body, ensure_ascii=False, indent=1))
-        return 0 if report.ok else 1
+        return 0 if ok else 1
 
     from rich.console import Console
     from rich.markup import escape
@@ -115,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         label = say(f"doctor.row.{name}") if name in _ROW_WORDS else name
+        if name == "Qt" and qt_problem is not None:
+            about.add_row(label, f"[red]{escape(say('doctor.qt_broken', version=shown))}[/red]")
+            continue
         about.add_row(label, escape(shown))
     console.print(about)
     contract = Table(show_header=True)
@@ -127,9 +137,12 @@ def run(args: argparse.Namespace) -> int:
         name = escape(item_words(item.name, lang))
         contract.add_row(name, f"[{colour}]{word}[/{colour}]", escape(item.words(lang)))
     console.print(contract)
-    if report.ok:
+    if ok:
         console.print(say("doctor.all_ok"))
         return 0
-    console.print(say("doctor.not_ok", n=len(report.problems), window=supported_text()))
-    print(refused_line(report), file=sys.stderr)
+    if qt_problem is not None:  # the library to install, in one line
+        console.print(f"[red]{escape(qt_problem)}[/red]")
+    if not report.ok:
+        console.print(say("doctor.not_ok", n=len(report.problems), window=supported_text()))
+        print(refused_line(report), file=sys.stderr)
     return 1

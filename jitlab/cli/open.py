@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
             pass  # missing (waited for) or unreadable: the window says so
     if len({p.resolve() for p in paths}) != len(paths):
         fail(say("usage.named_twice", command="open"))
-    from jitlab.gui.app import open_recording
+    from jitlab.cli._qt import qt_or_exit
+
+    with qt_or_exit():  # a bare server: one line naming the missing library
+        from jitlab.gui.app import open_recording
 
     # A missing file is waited for (a program about to write it); it never imports JAX.
     names = [str(p) for p in paths]

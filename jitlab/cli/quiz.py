@@ -135,7 +135,10 @@ def run(args: argparse.Namespace) -> int:
     if not selected:
         fail(_say("quiz.err.no_match"))
     if args.gui:
-        from jitlab.gui.app import open_quiz
+        from jitlab.cli._qt import qt_or_exit
+
+        with qt_or_exit():  # a bare server: one line naming the missing library
+            from jitlab.gui.app import open_quiz
 
         return open_quiz(
             language=getattr(args, "lang", None),

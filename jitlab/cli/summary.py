@@ -95,7 +95,7 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
     """Per compile: its fate in the persistent cache and whether a rerun would load it."""
     from rich.markup import escape
 
-    from jitlab.cli._tables import console_for
+    from jitlab.cli._tables import console_for, prose
     from jitlab.records import messages
     from jitlab.records.persistent import outcome_text
 
@@ -119,7 +119,7 @@ def _print_persistent(indexed: list[tuple[int, Any]]) -> None:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
             colour = colours[fate.rerun]
-            console.print(f"  [{colour}]{escape(line)}[/{colour}]", overflow="fold")
+            console.print(prose(line, colour, indent=2))
         if not found:
             if len(indexed) > 1:
                 line = messages.say("diagnosis.process", lang, index=index, line=line)
@@ -130,7 +130,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.cli._tables import console_for, fitted
+    from jitlab.cli._tables import console_for, fitted, function_cell, prose, shown
     from jitlab.cli._usage import language
     from jitlab.records import messages
 
@@ -151,9 +151,9 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     diverged = {(d.function, d.defined_at) for d in merged.divergences}
     for f in merged.functions:
         colour = "red" if (f.function, f.defined_at) in diverged else "default"
-        where = f"\n[dim]{escape(f.defined_at)}[/dim]" if f.defined_at else ""
+        head = f"[{colour}]{shown(f.function)}[/{colour}]"
         for row, (process, s) in enumerate(sorted(f.per_process.items())):
-            name = f"[{colour}]{escape(f.function)}[/{colour}]{where}" if row == 0 else ""
+            name = function_cell(head, f.defined_at) if row == 0 else ""
             cells = ("0", "0", "-", "0.0", "-")  # never ran in this process
             if s is not None:
                 hits = "-" if s.hits is None else str(s.hits)
@@ -173,7 +173,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
     for index, recording in indexed:  # counts that may be short are said so
         for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
             line = messages.say("summary.notice", lang, index=index, notice=notice)
-            console.print(f"[yellow]{escape(line)}[/yellow]")
+            console.print(f"[yellow]{shown(line)}[/yellow]")  # a newer jitlab's, as it is
     _print_call_sites(console, indexed, lang)
     print_diagnoses(console, indexed, lang)
     colon = "：" if lang == "zh" else ":"
@@ -181,7 +181,7 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
         count = messages.say("n.divergences", lang, n=len(merged.divergences))
         console.print(f"[bold red]{count}[/bold red]{colon}")
         for d in merged.divergences:
-            console.print(f"  [red]{escape(messages.divergence_text(d, lang))}[/red]")
+            console.print(prose(messages.divergence_text(d, lang), "red", indent=2))
     else:
         same = messages.say("summary.same", lang)
         colon = "：" if lang == "zh" else ": "
@@ -202,6 +202,7 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
     Any id, a newer jitlab's too (its id and page); ``watch``'s end table uses it as well."""
     from rich.markup import escape
 
+    from jitlab.cli._tables import prose
     from jitlab.records import messages
     from jitlab.records.diagnoses import page, sentence
 
@@ -215,8 +216,8 @@ def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> 
         )
         if len(indexed) > 1:
             line = messages.say("diagnosis.process", lang, index=index, line=line)
-        # Folded to the terminal's width like every other line (a path breaks where it must).
-        console.print(f"  [yellow]{escape(line)}[/yellow]", overflow="fold")
+        # Wrapped to the terminal's width at spaces and a path's "/", never in a file:line.
+        console.print(prose(line, "yellow", indent=2))
 
 
 def _call_sites_json(recording: Any) -> dict[str, Any]:
@@ -241,10 +242,11 @@ def _call_sites_json(recording: Any) -> dict[str, Any]:
 def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
     """call-site-cost: the call sites of the compiles, costliest first, one row each (the
     costly ones are stated with the other diagnoses)."""
+    from rich.console import RenderableType
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.cli._tables import fitted
+    from jitlab.cli._tables import Location, fitted, prose, shown
     from jitlab.records import messages
     from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
 
@@ -260,7 +262,9 @@ def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -
         table.add_column(escape(head), justify="right" if n in (1, 2, 3) else "left")
     for index, costs in ranked:
         for cost in costs[:LISTED]:
-            cells = [escape(c) for c in site_cells(cost, lang)]
+            cells: list[RenderableType] = [shown(c) for c in site_cells(cost, lang)]
+            if cost.called_from:  # a place: never broken inside its file:line
+                cells[0] = Location(cost.called_from, style="")
             table.add_row(*([str(index)] if several else []), *cells)
         if len(costs) > LISTED:
             table.add_row(escape(messages.say("n.more", lang, n=len(costs) - LISTED)))
@@ -270,4 +274,4 @@ def _print_call_sites(console: Any, indexed: list[tuple[int, Any]], lang: str) -
         if lines and len(indexed) > 1:
             lines[0] = messages.say("diagnosis.process", lang, index=index, line=lines[0])
         for line in lines:
-            console.print(escape(line), overflow="fold", highlight=False)
+            console.print(prose(line))

@@ -325,17 +325,18 @@ def print_watch_summary(
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.cli._tables import console_for, fitted
+    from jitlab.cli._tables import console_for, fitted, function_cell, prose, shown
     from jitlab.cli._usage import language, say
     from jitlab.cli.summary import print_diagnoses
     from jitlab.recordings.reader import read_recording
     from jitlab.recordings.summary import summarize
     from jitlab.records import messages
+    from jitlab.records.text import FIELD_LIMIT
 
     recording, _ = read_recording(read_from or path)
     stream = sys.stderr if file is None else file
     console = console_for(stream)  # the terminal's width, TERM=dumb included
-    table = Table(title=escape(say("watch.title", path=path)))
+    table = Table(title=shown(say("watch.title", path=path)))  # a file's name
     for column, justify in (
         ("col.function", "left"),
         ("col.compiles", "right"),
@@ -354,13 +355,14 @@ def print_watch_summary(
             ratio=1 if last else None,
         )
     for s in summarize(recording):
-        where = f"\n[dim]{escape(s.defined_at)}[/dim]" if s.defined_at else ""
+        name = function_cell(shown(s.function), s.defined_at)
         if s.internal:
-            where = f"\n[dim]{escape(say('watch.eager_op'))}[/dim]"
+            name = f"{shown(s.function)}\n[dim]{escape(say('watch.eager_op'))}[/dim]"
         words = s.change_words(language(), full=full).most_common(4)
-        differed = "\n".join(escape(f"{change} ×{n}") for change, n in words)
+        limit = None if full else FIELD_LIMIT  # --verbose: each reason in full
+        differed = "\n".join(shown(f"{c} ×{n}", lines=full, limit=limit) for c, n in words)
         table.add_row(
-            f"{escape(s.function)}{where}",
+            name,
             str(s.executables),  # the recording window's "compiles": the same count
             str(s.recompiles),
             "-" if s.hits is None else str(s.hits),
@@ -376,7 +378,7 @@ def print_watch_summary(
     if recording.bad_lines:
         rest += say("sep.semi") + messages.skipped_lines(recording.bad_lines, language())
     lines = say("n.compile_lines", n=len(recording.calls))
-    console.print(escape(say("watch.recording", path=path, lines=lines, rest=rest)))
+    console.print(prose(say("watch.recording", path=path, lines=lines, rest=rest)))
     for notice in messages.notice_texts(recording.notices, language(), recording.notice_counts):
-        console.print(f"[yellow]{escape(say('watch.notice', notice=notice))}[/yellow]")
+        console.print(f"[yellow]{shown(say('watch.notice', notice=notice))}[/yellow]")
     print_diagnoses(console, [(0, recording)], language())

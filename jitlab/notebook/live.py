@@ -210,12 +210,12 @@ class LiveView:
         from jitlab.report.html import esc
 
         body = (
-            f'<h2 class="nb">{esc(say("live.title", lang))}</h2>'
+            f'<h2 class="nb">{esc(say("live.title", lang), lang)}</h2>'
             f'<p class="live-state" style="color:{colour}" '
-            f'title="{esc(say("kitchen.tip", lang))}">{esc(line)}</p>'
-            f'<p class="note">{esc(counts)}</p>'
+            f'title="{esc(say("kitchen.tip", lang), lang)}">{esc(line, lang)}</p>'
+            f'<p class="note">{esc(counts, lang)}</p>'
             + live_svg(list(self._samples), compiled, now, WINDOW_S, lang)
-            + f'<p class="note">{esc(say("live.chart", lang, window=f"{WINDOW_S:.0f}"))}</p>'
+            + f'<p class="note">{esc(say("live.chart", lang, window=f"{WINDOW_S:.0f}"), lang)}</p>'
         )
         return framed(body, lang)
 

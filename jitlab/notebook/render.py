@@ -36,7 +36,7 @@ from jitlab.records.diagnoses import Diagnosis
 from jitlab.records.lines import RecordedCall, RecordingStart
 from jitlab.records.messages import kind_name, language_of
 from jitlab.records.site_costs import LISTED, listed_sites, path_lines, site_cells, site_heads
-from jitlab.records.text import format_ms
+from jitlab.records.text import FIELD_LIMIT, format_ms, visible
 from jitlab.report.html import esc
 from jitlab.report.page import CSS as PAGE_CSS
 from jitlab.report.page import render_body
@@ -145,11 +145,12 @@ def recording_body(
         folded=True,
         notes=notes,
     )
-    return (f'<h2 class="nb">{esc(title)}</h2>\n' if title else "") + body
+    return (f'<h2 class="nb">{esc(title, lang)}</h2>\n' if title else "") + body
 
 
 def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
-    """The per-function table as ``jitlab watch`` prints it, in plain text."""
+    """The per-function table as ``jitlab watch`` prints it, in plain text (a terminal's,
+    in IPython: every recorded string shown as written, :func:`_plain`)."""
     rows = [
         [
             say(c, lang)
@@ -166,7 +167,7 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
     for s in summarize(recording, include_internal=False):
         rows.append(
             [
-                s.function,
+                visible(s.function, lang),  # bounded: the columns line up on it
                 str(s.executables),
                 str(s.recompiles),
                 "-" if s.hits is None else str(s.hits),
@@ -175,7 +176,7 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
             ]
         )
     if len(rows) == 1:
-        return f"{title}\n{say('report.nothing_compiled', lang)}"
+        return _plain(f"{title}\n{say('report.nothing_compiled', lang)}", lang)
     lines = [title, *_aligned(rows)]
     costs = listed_sites(recording.calls)
     if costs:  # call-site-cost: the calling lines, costliest first
@@ -185,7 +186,15 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
         if len(costs) > LISTED:
             lines.append("  " + say("n.more", lang, n=len(costs) - LISTED))
         lines += path_lines(recording.calls, lang)
-    return "\n".join(lines + diagnosis_lines(recording.every_diagnosis(), lang))
+    return _plain("\n".join(lines + diagnosis_lines(recording.every_diagnosis(), lang)), lang)
+
+
+def _plain(text: str, lang: str) -> str:
+    """A face's plain text, which a terminal may show (IPython's): each control or format
+    character a recorded string holds written out, never sent raw, and each line bounded
+    (a diagnosis naming a 30,000-character function elided, with its length said)."""
+    bound = 2 * FIELD_LIMIT  # a table's row: its bounded name, and the counts beside it
+    return "\n".join(visible(line, lang, limit=bound) for line in text.split("\n"))
 
 
 def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -367,11 +376,13 @@ def _defined_at(probe: Any) -> str | None:
 
 def probe_html(probe: Any, lang: str = "en") -> str:
     name = probe.name
-    parts = [f'<h2 class="nb">{esc(say("probe.title", lang, function=name))}</h2>']
+    parts = [f'<h2 class="nb">{esc(say("probe.title", lang, function=name), lang)}</h2>']
     parts.append(_cards_table(probe, lang))
     dropped = getattr(probe, "dropped_records", 0)
     if dropped:
-        parts.append(f'<p class="note">{esc(say("probe.records_dropped", lang, n=dropped))}</p>')
+        parts.append(
+            f'<p class="note">{esc(say("probe.records_dropped", lang, n=dropped), lang)}</p>'
+        )
     parts.append(recording_body(in_cells(probe_recording(probe), lang), name, lang))
     return framed("\n".join(parts), lang)
 
@@ -379,16 +390,16 @@ def probe_html(probe: Any, lang: str = "en") -> str:
 def _cards_table(probe: Any, lang: str) -> str:
     with probe.ledger.lock:
         cards = list(probe.ledger.cards)
-    heading = f"<h3>{esc(say('probe.cards', lang))}</h3>"
+    heading = f"<h3>{esc(say('probe.cards', lang), lang)}</h3>"
     if not cards:
-        return heading + f'<p class="note">{esc(say("probe.no_cards", lang))}</p>'
+        return heading + f'<p class="note">{esc(say("probe.no_cards", lang), lang)}</p>'
     keys = ("card", "signature", "hits", "cost", "by")
-    heads = "".join(f"<th>{esc(say(f'probe.card_head.{k}', lang))}</th>" for k in keys)
+    heads = "".join(f"<th>{esc(say(f'probe.card_head.{k}', lang), lang)}</th>" for k in keys)
     rows = []
     for card in cards[:MAX_CARDS]:
         rows.append(
             f"<tr><td class=num>#{card.index + 1}</td><td class=sig><code>"
-            f"{esc(card.signature)}</code></td><td class=num>{card.hits}</td>"
+            f"{esc(card.signature, lang)}</code></td><td class=num>{card.hits}</td>"
             f"<td class=num>{format_ms(card.compile_ms)}</td>"
             f"<td class=num>{card.created_by}</td></tr>"
         )
@@ -426,49 +437,48 @@ def probe_text(probe: Any, lang: str = "en") -> str:
             f"  #{card.index + 1} {card.signature}  ({card.hits} × {format_ms(card.compile_ms)})"
         )
     found = in_cells(probe_recording(probe), lang).every_diagnosis()
-    return "\n".join(lines + diagnosis_lines(found, lang))
+    return _plain("\n".join(lines + diagnosis_lines(found, lang)), lang)
 
 
 # -- scripts ---------------------------------------------------------------------------------
 def script_html(script: Any, lang: str = "en") -> str:
     title = say("script.title", lang, function=script.function, card=script.card + 1)
-    parts = [f'<h2 class="nb">{esc(title)}</h2>']
+    parts = [f'<h2 class="nb">{esc(title, lang)}</h2>']
     parts.append(
-        f"<p><strong>{esc(say('script.signature', lang))}</strong> "
-        f"<code>{esc(script.signature)}</code></p>"
+        f"<p><strong>{esc(say('script.signature', lang), lang)}</strong> "
+        f"<code>{esc(script.signature, lang)}</code></p>"
     )
     if script.figures is not None:
-        parts.append(f"<h3>{esc(say('script.figures', lang))}</h3>")
+        parts.append(f"<h3>{esc(say('script.figures', lang), lang)}</h3>")
         parts.append(_figures_table(script.figures, lang))
     for note in script.notes:
-        parts.append(f'<p class="note">{esc(note)}</p>')
+        parts.append(f'<p class="note">{esc(note, lang)}</p>')
     if script.source:
         where = ""
         if script.source_file:
-            where = (
-                f" <small><code>{esc(script.source_file)}:{esc(script.source_line)}</code></small>"
-            )
+            place = f"{script.source_file}:{script.source_line}"
+            where = f" <small><code>{esc(place, lang)}</code></small>"
         # The long texts fold (open with a click): the figures and a comparison's diff keep
         # the lesson a page read top to bottom.
-        parts.append(f"<details><summary>{esc(say('script.source', lang))}{where}</summary>")
-        parts.append(f'<pre class="code"><code>{esc(_cut(script.source, lang))}</code></pre>')
+        parts.append(f"<details><summary>{esc(say('script.source', lang), lang)}{where}</summary>")
+        parts.append(f'<pre class="code"><code>{esc(_cut(script.source, lang), lang)}</code></pre>')
         parts.append("</details>")
     jaxpr = script.jaxpr_annotated or script.jaxpr
     if jaxpr:
-        parts.append(f"<details><summary>{esc(say('script.jaxpr', lang))}</summary>")
-        parts.append(f'<pre class="code"><code>{esc(_cut(jaxpr, lang))}</code></pre>')
+        parts.append(f"<details><summary>{esc(say('script.jaxpr', lang), lang)}</summary>")
+        parts.append(f'<pre class="code"><code>{esc(_cut(jaxpr, lang), lang)}</code></pre>')
         parts.append("</details>")
     texts = [(name, getattr(script, name)) for name in ("stablehlo", "hlo")]
     if any(text for _, text in texts):
-        parts.append(f"<details><summary>{esc(say('script.texts', lang))}</summary>")
+        parts.append(f"<details><summary>{esc(say('script.texts', lang), lang)}</summary>")
         for name, text in texts:
             if text:
-                parts.append(f"<h4>{esc(name)}</h4>")
-                parts.append(f'<pre class="code"><code>{esc(_cut(text, lang))}</code></pre>')
+                parts.append(f"<h4>{esc(name, lang)}</h4>")
+                parts.append(f'<pre class="code"><code>{esc(_cut(text, lang), lang)}</code></pre>')
         parts.append("</details>")
     for part, why in script.unavailable.items():
         line = say("script.unavailable", lang, part=part, why=why)
-        parts.append(f'<p class="note">{esc(line)}</p>')
+        parts.append(f'<p class="note">{esc(line, lang)}</p>')
     return framed("\n".join(parts), lang)
 
 
@@ -493,7 +503,7 @@ def _figures_table(figures: Any, lang: str) -> str:
     for f in fields(figures):
         value = getattr(figures, f.name)
         if value is None:
-            shown = f'<span class="missing">{esc(say("script.unknown", lang))}</span>'
+            shown = f'<span class="missing">{esc(say("script.unknown", lang), lang)}</span>'
         elif f.name.endswith("_ms"):
             shown = format_ms(float(value))
         elif isinstance(value, float):
@@ -501,7 +511,7 @@ def _figures_table(figures: Any, lang: str) -> str:
         else:
             shown = f"{value:,}"
         name = figure_name(f.name, lang)
-        rows.append(f"<tr><th scope=row>{esc(name)}</th><td class=num>{shown}</td></tr>")
+        rows.append(f"<tr><th scope=row>{esc(name, lang)}</th><td class=num>{shown}</td></tr>")
     return f'<table class="figures"><tbody>{"".join(rows)}</tbody></table>'
 
 
@@ -516,7 +526,7 @@ def script_text(script: Any, lang: str = "en") -> str:
             shown = say("script.unknown", lang) if value is None else _figure(f.name, value)
             rows.append([figure_name(f.name, lang), shown])
         lines += ["  " + line for line in _aligned(rows)]
-    return "\n".join(lines)
+    return _plain("\n".join(lines), lang)
 
 
 def figure_name(name: str, lang: str) -> str:
@@ -554,7 +564,7 @@ def live_svg(
     out = [
         f'<svg class="live" viewBox="0 0 {width} {height}" role="img" '
         'preserveAspectRatio="xMinYMin meet">',
-        f"<title>{esc(say('live.chart', lang, window=f'{window:.0f}'))}</title>",
+        f"<title>{esc(say('live.chart', lang, window=f'{window:.0f}'), lang)}</title>",
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafbfc" '
         'stroke="#d0d4da"/>',
     ]
@@ -570,7 +580,7 @@ def live_svg(
         rate_text = say("live.rate", lang, n=f"{most_rate:,.0f}")
         out.append(
             f'<polygon points="{" ".join(points)}" fill="#d0d7de" fill-opacity="0.7" '
-            f'stroke="#8c959f" stroke-width="1"><title>{esc(rate_text)}</title></polygon>'
+            f'stroke="#8c959f" stroke-width="1"><title>{esc(rate_text, lang)}</title></polygon>'
         )
         legend.append(say("live.peak_rate", lang, rate=rate_text))
     marks = [c for c in compiles if c.t is not None and c.t >= lo]
@@ -584,7 +594,7 @@ def live_svg(
             tip += "\n" + say("sep.semi", lang).join(render_change(c, lang) for c in r.reason.items)
         out.append(
             f'<rect x="{x_of(call.t or 0.0) - 2:.1f}" y="{top + plot_h - h:.1f}" width="4" '
-            f'height="{h:.1f}" fill="{colour}"><title>{esc(tip)}</title></rect>'
+            f'height="{h:.1f}" fill="{colour}"><title>{esc(tip, lang)}</title></rect>'
         )
     if marks:
         legend.append(say("live.tallest", lang, ms=format_ms(most)))
@@ -593,11 +603,11 @@ def live_svg(
         out.append(
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" '
             f'stroke="#6b7280"/><text x="{x:.1f}" y="{height - 6}" text-anchor="middle" '
-            f'class="tick">{esc(say("live.seconds", lang, s=f"{value:g}"))}</text>'
+            f'class="tick">{esc(say("live.seconds", lang, s=f"{value:g}"), lang)}</text>'
         )
     out.append("</svg>")
     if legend:
-        out.append(f'<p class="legend">{esc(say("sep", lang).join(legend))}</p>')
+        out.append(f'<p class="legend">{esc(say("sep", lang).join(legend), lang)}</p>')
     return "".join(out)
 
 

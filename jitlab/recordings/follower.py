@@ -52,7 +52,10 @@ class Source:
 
     path: Path
     position: int  # among the files given
-    recording: Recording = field(default_factory=Recording)
+    # Read for a window, in its language: every string made visible (a bidi override would
+    # reorder a label), a long one-line string bounded (Recording.shown).
+    shown: str = "en"
+    recording: Recording = field(init=False)
     offset: int = 0
     last_size: int = -1
     missing: bool = False
@@ -61,8 +64,11 @@ class Source:
     # Its rows, counted as they are read (several files: merge() takes them from here).
     summarizer: Summarizer = field(default_factory=lambda: Summarizer(include_internal=False))
 
+    def __post_init__(self) -> None:
+        self.recording = Recording(shown=self.shown)
+
     def reset(self) -> None:
-        self.recording = Recording()
+        self.recording = Recording(shown=self.shown)
         self.offset = 0
         self.last_size = -1
         self.refused = False
@@ -126,10 +132,11 @@ class DivergenceSearch:
 class Follower:
     """One recording, or one job's processes' recordings, read as they grow."""
 
-    def __init__(self, paths: Sequence[str | Path]) -> None:
+    def __init__(self, paths: Sequence[str | Path], language: str = "en") -> None:
+        """``language``: the window's, that a long string's elision is said in."""
         if not paths:
             raise ValueError("no recording to follow")
-        self.sources = [Source(Path(p), i) for i, p in enumerate(paths)]
+        self.sources = [Source(Path(p), i, language) for i, p in enumerate(paths)]
         self.multi = len(self.sources) > 1  # one job's processes, side by side
         self.rows: list[tuple[Lane, FunctionSummary]] = []  # one per lane, costliest first
         self.divergences: tuple[Divergence, ...] = ()

@@ -45,6 +45,7 @@ from jitlab.records.lines import (
 from jitlab.records.messages import say
 from jitlab.records.site_costs import site_cost_diagnoses
 from jitlab.records.strict import KEPT_AT_MOST, intern, is_object
+from jitlab.records.text import FIELD_LIMIT, may_hide, visible_strings
 
 
 @dataclass
@@ -75,6 +76,11 @@ class Recording:
     # Inside a line too long to read: the bytes up to its end are skipped (a reader that
     # resumes at the offset returned goes on skipping).
     skipping_line: bool = False
+    # The language of a face that shows the strings raw (the recording window): each string
+    # read is made visible and a long one-line string bounded (see
+    # jitlab.records.text.visible_strings), so keys and counts are of the strings so made.
+    # None: every string as the file holds it.
+    shown: str | None = None
 
     @property
     def process(self) -> ProcessInfo | None:
@@ -327,12 +333,12 @@ def _file_lines(recording: Recording, complete: bytes) -> None:
         # Most lines of a long recording are ``hits`` lines as jitlab writes them: only the
         # count is kept, read without building anything (any other line: parsed).
         match = hits_line(raw)
-        if match is not None:
+        if match is not None and (recording.shown is None or _plain_ascii(raw)):
             key = _HIT_KEYS.get(match[1]) or _hit_key(match[1])
             if key is not None:
                 hits[key] = before.get(key, 0) + int(match[2]) if before else int(match[2])
                 continue
-        if raw.strip() and not recording.add_line(_parse(raw)):
+        if raw.strip() and not recording.add_line(_parse(raw, recording.shown)):
             recording.bad_lines += 1
         before = recording.hits_before  # a new recording's start line may have begun
 
@@ -375,8 +381,18 @@ _UNREADABLE = object()
 _decode = json.JSONDecoder(parse_constant=lambda _: None).decode
 
 
-def _parse(raw: bytes) -> Any:
+def _parse(raw: bytes, shown: str | None = None) -> Any:
+    """A line parsed (``shown``: its strings made visible, elisions said in that language),
+    or :data:`_UNREADABLE`."""
     try:  # "utf-8-sig": a byte-order mark (a file saved on Windows) is no part of the line
-        return _decode(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        value = _decode(text)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
         return _UNREADABLE
+    return visible_strings(value, shown) if shown is not None and may_hide(text) else value
+
+
+def _plain_ascii(raw: bytes) -> bool:
+    """A hits line a face showing strings raw may take the quick path with: nothing in it
+    to make visible (no escape, no control character, DEL is ASCII too; nothing to elide)."""
+    return raw.isascii() and b"\x7f" not in raw and len(raw) <= FIELD_LIMIT

@@ -522,6 +522,28 @@ CATALOGUE: dict[str, Message] = {
     "contract.item.cache_size": _M("jit cache size", "jit 缓存大小"),
     "contract.item.trace_state": _M("JAX trace state", "JAX 的 trace 状态"),
     "doctor.unknown": _M("unknown", "未知"),
+    # Qt that cannot load (a bare server lacks the system libraries): jitlab/cli/_qt.py.
+    "qt.cannot_load": _M(
+        "Qt cannot load here: {error}; `jitlab run`, `watch`, `summary` and `report` need no "
+        "window",
+        "Qt 在这里无法加载：{error}；`jitlab run`、`watch`、`summary` 和 `report` 不需要窗口",
+    ),
+    "qt.cannot_load_library": _M(
+        "Qt cannot load here: {library} is missing or broken (on Debian/Ubuntu: sudo apt "
+        "install {package}); `jitlab run`, `watch`, `summary` and `report` need no window",
+        "Qt 在这里无法加载：缺少 {library} 或它已损坏（Debian/Ubuntu 上：sudo apt install "
+        "{package}）；`jitlab run`、`watch`、`summary` 和 `report` 不需要窗口",
+    ),
+    "qt.cannot_load_unknown": _M(
+        "Qt cannot load here: {library} is missing or broken (install the package that has "
+        "it: apt-file search {library}); `jitlab run`, `watch`, `summary` and `report` need "
+        "no window",
+        "Qt 在这里无法加载：缺少 {library} 或它已损坏（安装提供它的软件包：apt-file search "
+        "{library}）；`jitlab run`、`watch`、`summary` 和 `report` 不需要窗口",
+    ),
+    "qt.hung": _M("it did not start within {seconds} s", "它在 {seconds} 秒内没有启动"),
+    "qt.crashed": _M("it stopped with signal {signal}", "它因信号 {signal} 而停止"),
+    "doctor.qt_broken": _M("{version} · cannot load", "{version} · 无法加载"),
     "doctor.all_ok": _M(
         "All checks pass: jitlab can see what this JAX does.",
         "全部检查通过：jitlab 看得清这个 JAX 做了什么。",

@@ -89,7 +89,7 @@ def timeline_svg(
     out = [
         f'<svg class="timeline" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="tl-{number}" preserveAspectRatio="xMinYMin meet">',
-        f'<title id="tl-{number}">{esc(label)}</title>',
+        f'<title id="tl-{number}">{esc(label, lang)}</title>',
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{lane_h * len(lanes)}" '
         'fill="#fafbfc" stroke="#d0d4da"/>',
     ]
@@ -107,7 +107,7 @@ def timeline_svg(
         )
         out.append(
             f'<text x="{left - 8}" y="{base - lane_h / 2 + 8}" text-anchor="end" '
-            f'class="lane">{esc(name)}</text>'
+            f'class="lane">{esc(name, lang)}</text>'
         )
         marks = all_marks[process]
         placed: list[tuple[float, RecordedCall, int]] = []
@@ -133,7 +133,7 @@ def timeline_svg(
                     f'<rect x="{x - 3:.1f}" y="{base - 6:.1f}" width="6" height="6" '
                     f'fill="{KIND_COLORS[kind]}"'
                 )
-            out.append(f"{shape}><title>{esc(tip)}</title></rect>")
+            out.append(f"{shape}><title>{esc(tip, lang)}</title></rect>")
     axis_y = top + lane_h * len(lanes)
     for value in _ticks(domain):
         x = left + plot_w * value / domain
@@ -202,7 +202,7 @@ def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0, lang:
     out = [
         f'<svg class="histogram" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="hg-{number}" preserveAspectRatio="xMinYMin meet">',
-        f'<title id="hg-{number}">{esc(label)}</title>',
+        f'<title id="hg-{number}">{esc(label, lang)}</title>',
         f'<line x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}" '
         'stroke="#6b7280"/>',
     ]
@@ -220,7 +220,7 @@ def histogram_svg(dim: Dimension, buckets: Sequence[int], number: int = 0, lang:
         )
         out.append(
             f'<rect x="{x - bar / 2:.1f}" y="{top + plot_h - h:.1f}" width="{bar:.1f}" '
-            f'height="{h:.1f}" fill="{colour}"><title>{esc(tip)}</title></rect>'
+            f'height="{h:.1f}" fill="{colour}"><title>{esc(tip, lang)}</title></rect>'
         )
         if is_bucket:
             out.append(

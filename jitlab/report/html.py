@@ -8,11 +8,16 @@ from html import escape
 from jitlab.records.messages import (
     say,
 )
+from jitlab.records.text import visible_value
 
 
-def esc(value: object) -> str:
-    """Any text from a recording, safe inside HTML text and quoted attributes."""
-    return escape(str(value), quote=True)
+def esc(value: object, lang: str = "en") -> str:
+    """Any text from a recording, safe inside HTML text and quoted attributes: markup
+    escaped, each control or format character written out (a right-to-left override would
+    reorder the line, a zero-width space hide text), a one-line text longer than a field's
+    bound elided around its length, said in ``lang`` (see
+    :func:`jitlab.records.text.visible_value`); a text of lines whole, breaks kept."""
+    return escape(visible_value(str(value), lang), quote=True)
 
 
 def when_text(seconds: float | None) -> str | None:
@@ -25,4 +30,4 @@ def when_text(seconds: float | None) -> str | None:
 def or_missing(value: object, lang: str = "en") -> str:
     if value is None or value == "":
         return f'<span class="missing">{say("report.not_recorded", lang)}</span>'
-    return esc(value)
+    return esc(value, lang)

@@ -79,9 +79,9 @@ def render_report(
         f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         REPORT_MARK,
-        f"<title>{esc(title)}</title>",
+        f"<title>{esc(title, lang)}</title>",
         f"<style>{CSS}</style></head><body><main>",
-        f"<h1>{esc(title)}</h1>",
+        f"<h1>{esc(title, lang)}</h1>",
         _made(generated, jitlab_version, lang),
         body,
         _legend_note(lang),
@@ -120,7 +120,7 @@ def render_body(
     parts = [_header(sources, job, lang)] if header else []
     parts.append(_notices(sources, job, lang))
     parts.append(_overview(functions, sources, job, max_functions, lang))
-    parts += [f'<p class="note">{esc(note)}</p>' for note in notes]
+    parts += [f'<p class="note">{esc(note, lang)}</p>' for note in notes]
     parts.append(
         call_sites_section([(s.process if job else None, s.recording) for s in sources], lang)
     )
@@ -131,19 +131,19 @@ def render_body(
         section = _function(number, f, sources, found, span, lang)
         if folded:
             facts = say("n.programs", lang, n=f.executables)
-            line = f"<code>{esc(f.function)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
+            line = f"<code>{esc(f.function, lang)}</code> — {esc(facts)}, {format_ms(f.compile_ms)}"
             opened = " open" if number == 1 else ""
             section = f"<details{opened}><summary>{number}. {line}</summary>{section}</details>"
         parts.append(section)
     if len(functions) > max_functions:
         more = say("n.functions_more", lang, n=len(functions) - max_functions)
-        parts.append(f'<p class="note">{esc(more)}</p>')
+        parts.append(f'<p class="note">{esc(more, lang)}</p>')
     return "\n".join(parts)
 
 
 def _made(generated: str | None, version: str | None, lang: str = "en") -> str:
-    version_text = f" {esc(version)}" if version else ""
-    when = say("report.made_when", lang, when=esc(generated)) if generated else ""
+    version_text = f" {esc(version, lang)}" if version else ""
+    when = say("report.made_when", lang, when=esc(generated, lang)) if generated else ""
     made = say(
         "report.made", lang, tool="<code>jitlab report</code>", version=version_text, when=when
     )
@@ -165,13 +165,13 @@ def _header(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
     def missing(value: object = None) -> str:
         return or_missing(value, lang)
 
-    row("file", [f"<code>{esc(s.path)}</code>" for s in sources])
+    row("file", [f"<code>{esc(s.path, lang)}</code>" for s in sources])
     starts = [s.recording.start for s in sources]
     infos = [s.recording.process for s in sources]
     row(
         "program",
         [
-            f"<code>{esc(shlex.join(st.argv))}</code>" if st and st.argv else missing()
+            f"<code>{esc(shlex.join(st.argv), lang)}</code>" if st and st.argv else missing()
             for st in starts
         ],
     )
@@ -215,8 +215,8 @@ def _notices(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
         for text in texts:
             line = say("report.notice_of", lang, who=who, notice=text)
             parts.append(
-                f'<p class="warning"><strong>{esc(say("report.warning", lang))}</strong> '
-                f"{esc(line)}</p>"
+                f'<p class="warning"><strong>{esc(say("report.warning", lang), lang)}</strong> '
+                f"{esc(line, lang)}</p>"
             )
     return "\n".join(parts)
 
@@ -231,7 +231,7 @@ def _devices(info: object, lang: str = "en") -> str:
         parts.append(say("report.devices_here", lang, n=local))
     if total is not None:
         parts.append(say("report.devices_job", lang, n=total))
-    return esc(say("sep", lang).join(parts))
+    return esc(say("sep", lang).join(parts), lang)
 
 
 def _process(info: object, lang: str = "en") -> str:
@@ -239,8 +239,8 @@ def _process(info: object, lang: str = "en") -> str:
         return say("report.single_process", lang)
     index, count = getattr(info, "index", None), getattr(info, "count", None)
     if count is None:
-        return esc(f"{index}")
-    return esc(say("report.process_of", lang, index=index, count=count))
+        return esc(f"{index}", lang)
+    return esc(say("report.process_of", lang, index=index, count=count), lang)
 
 
 def _ended(recording: Recording, lang: str = "en") -> str:
@@ -251,7 +251,7 @@ def _ended(recording: Recording, lang: str = "en") -> str:
         words += say("sep.semi", lang) + skipped_lines(
             recording.bad_lines, lang, recording.long_lines
         )
-    return esc(words)
+    return esc(words, lang)
 
 
 def _overview(
@@ -268,10 +268,10 @@ def _overview(
 
     rows: list[str] = []
     for number, f in enumerate(functions, 1):
-        name = esc(f.function)
+        name = esc(f.function, lang)
         if number <= shown:
             name = f'<a href="#fn-{number}">{name}</a>'
-        where = f"<br><small><code>{esc(f.defined_at)}</code></small>" if f.defined_at else ""
+        where = f"<br><small><code>{esc(f.defined_at, lang)}</code></small>" if f.defined_at else ""
         hits = "–" if f.hits is None else str(f.hits)
         share = f"{f.compile_ms / total:.0%}" if total > 0 else "–"
         rows.append(
@@ -309,19 +309,23 @@ def _divergences(merged: MergedRecordings, lang: str = "en") -> str:
         rows: list[str] = []
         for d in merged.divergences:
             what = (
-                say("report.div.compiled", lang, signature=f"<code>{esc(d.signature)}</code>")
+                say("report.div.compiled", lang, signature=f"<code>{esc(d.signature, lang)}</code>")
                 if d.kind == "signature"
                 else say("report.div.count", lang)
             )
-            differing = "<br>".join(f"<code>{esc(x)}</code>" for x in d.fields) or "–"
+            differing = "<br>".join(f"<code>{esc(x, lang)}</code>" for x in d.fields) or "–"
             counts = ", ".join(f"{p}: {n}" for p, n in sorted(d.counts.items())) or "–"
-            first = esc(first_call_text(d.first, lang)) if d.first else "–"
+            first = esc(first_call_text(d.first, lang), lang) if d.first else "–"
             rows.append(
-                f"<tr><td>{esc(d.function)}"
-                + (f"<br><small><code>{esc(d.defined_at)}</code></small>" if d.defined_at else "")
-                + f"</td><td>{esc(listing(d.processes, lang))}</td>"
-                f"<td>{esc(listing(d.others, lang))}</td><td>{what}</td>"
-                f"<td>{differing}</td><td class=num>{esc(counts)}</td><td>{first}</td></tr>"
+                f"<tr><td>{esc(d.function, lang)}"
+                + (
+                    f"<br><small><code>{esc(d.defined_at, lang)}</code></small>"
+                    if d.defined_at
+                    else ""
+                )
+                + f"</td><td>{esc(listing(d.processes, lang), lang)}</td>"
+                f"<td>{esc(listing(d.others, lang), lang)}</td><td>{what}</td>"
+                f"<td>{differing}</td><td class=num>{esc(counts, lang)}</td><td>{first}</td></tr>"
             )
         bad = say("report.div.bad", lang, divergences=say("n.divergences", lang, n=len(rows)))
         keys = ("processes", "but_not", "what", "differs", "per_process", "first")
@@ -350,7 +354,7 @@ def _function(
     processes = [s.process for s in sources if s.process in f.calls or s.process in f.summaries]
     where = ""
     if f.defined_at:
-        defined = say("report.defined_at", lang, where=f"<code>{esc(f.defined_at)}</code>")
+        defined = say("report.defined_at", lang, where=f"<code>{esc(f.defined_at, lang)}</code>")
         where = f" <small>{defined}</small>"
     totals = [s.totals for s in f.summaries.values()]
     trace = sum(t.trace_ms for t in totals)
@@ -374,7 +378,7 @@ def _function(
     facts = f"<p class=facts>{facts}</p>"
     parts = [
         f'<section class="function" id="fn-{number}"><div class="keep">',
-        f"<h2>{number}. <code>{esc(f.function)}</code>{where}</h2>",
+        f"<h2>{number}. <code>{esc(f.function, lang)}</code>{where}</h2>",
         facts,
         f"<h3>{say('report.when', lang)}</h3>",
         timeline_svg(f, processes, span, number, lang),

@@ -38,7 +38,7 @@ from jitlab.records.site_costs import (
     site_cells,
     site_heads,
 )
-from jitlab.records.text import format_ms
+from jitlab.records.text import format_ms, visible
 from jitlab.report.figures import histogram_svg
 from jitlab.report.functions import FunctionReport, cost_ms
 from jitlab.report.html import esc
@@ -62,15 +62,15 @@ def diagnoses_section(found: Sequence[tuple[int | None, Diagnosis]], lang: str =
         url, shown = page_url(d.id), page(d.id)
         if url is None:
             missing = say("diagnosis.page_missing", lang, page=shown)
-            link = f'<span class="missing">{esc(missing)}</span>'
+            link = f'<span class="missing">{esc(missing, lang)}</span>'
         else:
-            link = f'<a href="{esc(url)}">{esc(shown.rsplit("/", 1)[-1])}</a>'
+            link = f'<a href="{esc(url, lang)}">{esc(shown.rsplit("/", 1)[-1], lang)}</a>'
         text = sentence(d, lang)
         if process is not None:
             text = say("diagnosis.process", lang, index=process, line=text)
-        items.append(f"<li><code>{esc(d.id)}</code> — {esc(text)} {link}</li>")
+        items.append(f"<li><code>{esc(d.id, lang)}</code> — {esc(text, lang)} {link}</li>")
     heading = say("diagnosis.heading", lang)
-    return f'<h3>{esc(heading)}</h3><ul class="diagnoses">{"".join(items)}</ul>'
+    return f'<h3>{esc(heading, lang)}</h3><ul class="diagnoses">{"".join(items)}</ul>'
 
 
 def call_sites_section(recordings: Sequence[tuple[int | None, Recording]], lang: str = "en") -> str:
@@ -83,15 +83,15 @@ def call_sites_section(recordings: Sequence[tuple[int | None, Recording]], lang:
     rows: list[str] = []
     for process, costs in ranked:
         for cost in costs[:LISTED]:
-            cells = [esc(c) for c in site_cells(cost, lang)]
+            cells = [esc(c, lang) for c in site_cells(cost, lang)]
             cells[0] = f"<code>{cells[0]}</code>"
             numbers = "".join(f"<td class=num>{c}</td>" for c in cells[1:4])
             first = f"<td class=num>{process}</td>" if process is not None else ""
             rows.append(f"<tr>{first}<td>{cells[0]}</td>{numbers}<td>{cells[4]}</td></tr>")
         if len(costs) > LISTED:
-            more = esc(say("n.more", lang, n=len(costs) - LISTED))
+            more = esc(say("n.more", lang, n=len(costs) - LISTED), lang)
             rows.append(f"<tr><td colspan={len(heads)}>{more}</td></tr>")
-    head = "".join(f"<th>{esc(h)}</th>" for h in heads)
+    head = "".join(f"<th>{esc(h, lang)}</th>" for h in heads)
     paths = ""
     for process, r in recordings:  # a helper called from several places: its callers
         rows_of = call_paths(r.calls)
@@ -102,12 +102,12 @@ def call_sites_section(recordings: Sequence[tuple[int | None, Recording]], lang:
             said = say("diagnosis.process", lang, index=process, line=said)
         items = "".join(
             f'<li style="margin-left:{1.6 * depth:.1f}em">{"← " if depth else ""}'
-            f"<code>{esc(path_text(node, lang))}</code></li>"
+            f"<code>{esc(path_text(node, lang), lang)}</code></li>"
             for depth, node in rows_of
         )
-        paths += f'<p class="note">{esc(said)}</p><ul class="paths">{items}</ul>'
-    title = esc(say("diagnosis.call_site_cost.title", lang).rstrip(":："))
-    note = esc(say("sites.note", lang))
+        paths += f'<p class="note">{esc(said, lang)}</p><ul class="paths">{items}</ul>'
+    title = esc(say("diagnosis.call_site_cost.title", lang).rstrip(":："), lang)
+    note = esc(say("sites.note", lang), lang)
     return (
         f'<section id="call-sites"><h2>{title}</h2><p class="note">{note}</p>'
         f'<div class="scroll"><table class="sites"><thead><tr>{head}</tr></thead>'
@@ -138,13 +138,13 @@ def reasons_section(f: FunctionReport, lang: str = "en") -> str:
         item = say(
             "report.reason",
             lang,
-            what=f"<strong>{esc(what)}</strong>",
+            what=f"<strong>{esc(what, lang)}</strong>",
             times=say("n.times", lang, n=n),
-            example=f"<code>{esc(examples[(kind, path)])}</code>",
+            example=f"<code>{esc(examples[(kind, path)], lang)}</code>",
         )
         items.append(f"<li>{item}</li>")
     if len(counts) > 12:
-        items.append(f"<li>{esc(say('n.more', lang, n=len(counts) - 12))}</li>")
+        items.append(f"<li>{esc(say('n.more', lang, n=len(counts) - 12), lang)}</li>")
     return f"<h3>{say('report.why', lang)}</h3><ul class=reasons>{''.join(items)}</ul>"
 
 
@@ -175,7 +175,7 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: 
     heads += [say("report.ledger.called_from", lang), say("report.ledger.changed", lang)]
     out = [
         '<div class="scroll"><table class="ledger"><thead><tr>',
-        "".join(f"<th>{esc(h)}</th>" for h in heads),
+        "".join(f"<th>{esc(h, lang)}</th>" for h in heads),
         "</tr></thead><tbody>",
     ]
     for i, row in enumerate(rows[:limit]):
@@ -194,26 +194,26 @@ def ledger_table(rows: Sequence[LedgerRow], limit: int = MAX_LEDGER_ROWS, lang: 
             text = "?" if row.signature is None else row.cells.get(key, "—")
             if differs(rows, i, key):
                 before = rows[i - 1].cells.get(key, "—")
-                changed = esc(say("report.ledger.before", lang, before=before))
+                changed = esc(say("report.ledger.before", lang, before=before), lang)
                 tds.append(
-                    f'<td class="sig changed" title="{changed}"><mark>{esc(text)}</mark></td>'
+                    f'<td class="sig changed" title="{changed}"><mark>{esc(text, lang)}</mark></td>'
                 )
             else:
-                tds.append(f"<td class=sig>{esc(text)}</td>")
-        tds.append(f"<td><small>{esc(call.called_from or '')}</small></td>")
+                tds.append(f"<td class=sig>{esc(text, lang)}</td>")
+        tds.append(f"<td><small>{esc(call.called_from or '', lang)}</small></td>")
         semi = say("sep.semi", lang)
         reason = semi.join(render(c, lang) for c in r.reason.items) if r.reason else ""
         jax_words = r.reason.jax_explanation if r.reason else None
-        title = f' title="JAX: {esc(jax_words)}"' if jax_words else ""
-        tds.append(f"<td class=reason{title}>{esc(reason)}</td>")
+        title = f' title="JAX: {esc(jax_words, lang)}"' if jax_words else ""
+        tds.append(f"<td class=reason{title}>{esc(reason, lang)}</td>")
         out.append(f"<tr>{''.join(tds)}</tr>")
     out.append("</tbody></table></div>")
     if hidden:
         more = say("report.ledger.more_columns", lang, n=hidden)
-        out.append(f'<p class="note">{esc(more)}</p>')
+        out.append(f'<p class="note">{esc(more, lang)}</p>')
     if len(rows) > limit:
         more = say("report.ledger.more", lang, n=len(rows) - limit)
-        out.append(f'<p class="note">{esc(more)}</p>')
+        out.append(f'<p class="note">{esc(more, lang)}</p>')
     return "".join(out)
 
 
@@ -242,10 +242,10 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         text = say(
             "report.buckets.already",
             lang,
-            dim=f"<code>{esc(dim.label(say('report.axis', lang)))}</code>",
+            dim=f"<code>{esc(dim.label(say('report.axis', lang)), lang)}</code>",
             values=len(distinct),
             compiles=say("n.compiles", lang, n=len(dim.sizes)),
-            sizes=esc(listing(sorted(distinct), lang)),
+            sizes=esc(listing(sorted(distinct), lang), lang),
         )
         return f'<div class="buckets"><p>{text}</p></div>'
     buckets = suggest_buckets(distinct, default_compiles(len(distinct)))  # as the app suggests
@@ -253,16 +253,16 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
     text = say(
         "report.buckets",
         lang,
-        dim=f"<code>{esc(dim.label(say('report.axis', lang)))}</code>",
+        dim=f"<code>{esc(dim.label(say('report.axis', lang)), lang)}</code>",
         values=len(distinct),
         compiles=say("n.compiles", lang, n=len(dim.sizes)),
-        buckets=f"<strong>{esc(listing(buckets, lang))}</strong>",
+        buckets=f"<strong>{esc(listing(buckets, lang), lang)}</strong>",
         fewer=say("n.compiles", lang, n=len(buckets)),
         share=f"{share:.0%}",
         tool="<code>suggest_buckets</code>",
     )
     text = f"<p>{text}</p>"
-    function = " ".join(f.function.split()) or "f"
+    function = visible(" ".join(f.function.split()), lang) or "f"  # bounded: named twice
     comments = None  # English: bucket_code's own
     if lang != "en":
         comments = {key: say(f"code.{key}", lang) for key in ENGLISH_COMMENTS}
@@ -277,5 +277,5 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3>'
         + text
         + histogram_svg(dim, buckets, number, lang)
-        + f'<pre class="code"><code>{esc(code)}</code></pre></div>'
+        + f'<pre class="code"><code>{esc(code, lang)}</code></pre></div>'
     )

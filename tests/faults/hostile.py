@@ -237,3 +237,26 @@ def markers_in(shown: list[tuple[str, str]]) -> set[int]:
     for _, text in shown:
         found |= {int(m) for m in re.findall(r"<b>M(\d+)</b>", text)}
     return found
+
+
+def window_texts(window: Any, qtbot: Any) -> list[tuple[str, str]]:
+    """What a recording window shows, function by function: every widget's text, the
+    picker's tips, each chart point's tip, each kitchen card's tip and its script window."""
+    from PySide6.QtGui import Qt
+
+    from jitlab.gui.views.chart import describe
+
+    shown: list[tuple[str, str]] = []
+    for lane in window.lanes():
+        window.pick(lane)
+        qtbot.waitUntil(lambda: not window.loading, timeout=30_000)
+        shown += shown_texts(window)
+        for row in range(len(window.rows)):
+            shown.append((f"picker tip {row}", rendered(window.row_tip(row), True)))
+        for call in window.calls_of(lane):  # a chart point's tip (rich text)
+            shown.append(("chart tip", rendered(describe(call.record), True)))
+        for card in list(window.state.cards.values()):
+            tip = window.kitchen.canvas.card_tip(card)
+            shown.append(("card tip", rendered(tip, bool(Qt.mightBeRichText(tip)))))
+            shown += [(f"script: {w}", t) for w, t in shown_texts(window.open_script(card))]
+    return shown

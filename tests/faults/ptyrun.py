@@ -10,6 +10,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -19,6 +20,21 @@ import termios
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def terminal(term: str = "xterm-256color") -> dict[str, str]:
+    """This environment as a user's terminal has it: ``TERM`` set, no ``COLUMNS``/``LINES``
+    (the pty's own size is the width)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = term
+    return env
+
+
+def screen(output: str) -> list[str]:
+    """A pty's output as its lines read on the screen (colours and carriage returns gone)."""
+    return ANSI.sub("", output).replace("\r", "").splitlines()
 
 
 @dataclass

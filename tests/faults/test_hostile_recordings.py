@@ -31,6 +31,7 @@ from hostile import (
     record_real,
     rendered,
     shown_texts,
+    window_texts,
 )
 
 from jitlab.recordings.processes import merge
@@ -475,26 +476,9 @@ def test_the_recording_window_shows_every_string_as_text(
     lines, written = make_hostile(real_lines, HARMLESS_IMG)
     path = tmp_path / "hostile.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
-    from PySide6.QtGui import Qt
-
-    from jitlab.gui.views.chart import describe
-
     window = open_window(path)
     qtbot.waitUntil(lambda: not window.loading and len(window.lanes()) == 3, timeout=30_000)
-    shown: list[tuple[str, str]] = []
-    for lane in window.lanes():
-        window.pick(lane)
-        qtbot.waitUntil(lambda: not window.loading, timeout=30_000)
-        shown += shown_texts(window)
-        for row in range(len(window.rows)):
-            tip = window.row_tip(row)
-            shown.append((f"picker tip {row}", rendered(tip, True)))
-        for call in window.calls_of(lane):  # a chart point's tip (rich text)
-            shown.append(("chart tip", rendered(describe(call.record), True)))
-        for card in list(window.state.cards.values()):
-            tip = window.kitchen.canvas.card_tip(card)
-            shown.append(("card tip", rendered(tip, bool(Qt.mightBeRichText(tip)))))
-            shown += [(f"script: {w}", t) for w, t in shown_texts(window.open_script(card))]
+    shown = window_texts(window, qtbot)
     assert check_literal(shown, written) == []
     found = markers_in(shown)
     recording, _ = read_recording(path)

@@ -5,36 +5,24 @@ named whole, its path folded, every count with its header; no line wider than th
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from ptyrun import run_on_pty
+from ptyrun import run_on_pty, screen, terminal
 from recorded import call_line
 
 pytestmark = pytest.mark.slow
 
 JITLAB = [sys.executable, "-m", "jitlab.cli"]
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 WHERE = "/home/someone/projects/a-deep-folder/models/train_loop_module.py:3"
-
-
-def screen(output: str) -> list[str]:
-    return ANSI.sub("", output).replace("\r", "").splitlines()
 
 
 def unfolded(lines: list[str]) -> str:
     """The text with the table's borders and the breaks of folded cells taken out."""
     return "".join(re.sub(r"[│┃|\s]", "", line) for line in lines)
-
-
-def terminal(term: str = "xterm-256color") -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    env["TERM"] = term
-    return env
 
 
 def call(function: str, shape: list[int], t: float, kind: str = "compile") -> dict:

@@ -100,7 +100,7 @@ class RecordingWindow(Retranslating, QMainWindow):
         self.setObjectName("recordingWindow")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         paths = [path] if isinstance(path, str | Path) else list(path)
-        self.follower = Follower(paths)
+        self.follower = Follower(paths, i18n.language())  # its elisions in the window's words
         self.multi = self.follower.multi  # one job's processes, side by side
         self.settings = settings
         self.picked: Lane | None = None
