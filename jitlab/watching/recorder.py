@@ -56,6 +56,7 @@ from jitlab.records.persistent import KEY_PARTS, PERSISTENT_NOT_WRITTEN, Persist
 from jitlab.watching import standin
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
+from jitlab.watching.fleet import Fleet, exporters
 from jitlab.watching.functions import FunctionStats, Site
 from jitlab.watching.standin import WatchedFunction
 
@@ -107,8 +108,10 @@ class Recorder:
         include_internal: bool = False,
         scripts: bool | str = False,
         warn_after: int = 0,
+        metrics: Fleet | None = None,
     ) -> None:
         self.output = RecordingFile(path)
+        self.metrics = metrics  # the fleet view (jitlab.watching.fleet): fed, never waited on
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         # Each diagnoser sees every compile (never a hit); what it states is written, kept
@@ -194,7 +197,14 @@ class Recorder:
         # be recorded as hits. The whole check, its known compile included (run in a fresh
         # interpreter while the program's backend has not started: see the contract).
         contract.require_before_counting()
-        self.output.open(self.scripts)
+        if self.metrics is not None:  # its port bound (or refused) before the program runs
+            self.metrics.open()
+        try:
+            self.output.open(self.scripts)
+        except BaseException:
+            if self.metrics is not None:
+                self.metrics.close()
+            raise
         monitor.revive()  # removed before the block: registered again before it counts
         monitor.add_watcher(self)
         standin.activate(self)
@@ -202,7 +212,7 @@ class Recorder:
         self._start_flusher()
 
     def _start_flusher(self) -> None:
-        if self.output.file is not None:
+        if self.output.file is not None or self.metrics is not None:
             self._stopping = threading.Event()
             self._flusher = threading.Thread(
                 target=self._flush_hits_periodically, name="jitlab-watch-flush", daemon=True
@@ -233,8 +243,12 @@ class Recorder:
             for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
                 self.output.write(diagnosis.to_json())
                 self.diagnoses.append(diagnosis)  # the end table lists them
+            if self.metrics is not None:
+                self.metrics.flushed(self.stats, self.diagnoses)
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
+        if self.metrics is not None:  # the last push, the port closed
+            self.metrics.close()
 
     def listeners_lost(self) -> None:
         """jitlab's JAX listeners were found removed (and registered again): compiles in
@@ -255,7 +269,7 @@ class Recorder:
             stats.filed = Tally()
             if stats.site is not None:
                 stats.hits_base = stats.site.hits
-        if not self.output.open_in_child(self.scripts):
+        if not self.output.open_in_child(self.scripts) and self.metrics is None:
             return
         self._start_flusher()
         # multiprocessing ends its children with os._exit after its exit functions: the
@@ -376,6 +390,8 @@ class Recorder:
         """File one call: kept (failures bounded, see _ERRORS_KEPT) and written."""
         record = call.record
         with self._lock:
+            if self.metrics is not None:
+                self.metrics.filed(call)
             if record.kind.compiled and self._hits_due():
                 # Counts so far go out before each compile: a program ended by os._exit or
                 # a kill loses at most the hits since its last compile or _HITS_EVERY_S.
@@ -456,6 +472,8 @@ class Recorder:
                 if self._stopping.is_set():  # stop() writes the last counts, then the end
                     return
                 self._write_hits(only_changed=True)
+                if self.metrics is not None:
+                    self.metrics.flushed(self.stats, self.diagnoses)
 
     def elapsed(self) -> float:
         """Seconds since the recording started: the ``t`` of its lines."""
@@ -474,6 +492,10 @@ def watch(
     include_internal: bool = False,
     scripts: bool | str = False,
     warn_after: int | None = None,
+    metrics_port: int | None = None,
+    metrics_host: str = "127.0.0.1",
+    otlp: bool = False,
+    metrics_max_functions: int | None = None,
 ) -> Iterator[Recorder]:
     """Record every jitted function called inside the block (see the module docstring).
 
@@ -489,8 +511,17 @@ def watch(
     traces, lowers and compiles the signature again through JAX's ahead-of-time API (about
     the compile's own time once more); it is never counted as a compile, and a failure is
     recorded as its reason, never raised.
+
+    The fleet view (needs ``pip install 'jitlab[fleet]'``): ``metrics_port`` serves the
+    metrics for Prometheus at ``http://METRICS_HOST:PORT/metrics`` while the block runs
+    (:class:`~jitlab.watching.fleet.CannotServe` when the port cannot be opened); ``otlp``
+    pushes them with OpenTelemetry, configured by the ``OTEL_*`` variables.
+    ``metrics_max_functions`` (default 50) folds the functions past it into ``other``.
     """
     limit = resolve_warn_after(warn_after)
-    recorder = Recorder(path, include_internal=include_internal, scripts=scripts, warn_after=limit)
+    metrics = exporters(metrics_port, metrics_host, otlp, metrics_max_functions)
+    recorder = Recorder(
+        path, include_internal=include_internal, scripts=scripts, warn_after=limit, metrics=metrics
+    )
     with recorder:
         yield recorder

@@ -1,0 +1,116 @@
+"""The Prometheus door: ``/metrics`` served while the program runs (``prometheus_client``).
+
+The metrics live in a registry of jitlab's own, never the library's default one the program
+may use. With ``PROMETHEUS_MULTIPROC_DIR`` set (prometheus_client's multiprocess mode) each
+process of a program that forks workers writes its values to that folder, and the port
+serves them all, summed (each gauge over the processes alive); without it, only this
+process's compiles are served, and a forked child's go nowhere.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from jitlab.watching.fleet.metrics import (
+    BUCKETS,
+    CACHE_HITS,
+    COMPILE_DURATION,
+    COMPILES,
+    DIAGNOSES,
+    EXECUTABLES_LIVE,
+    CannotServe,
+    Metric,
+    require,
+)
+
+OPTION = "--metrics-port"
+
+
+class PrometheusDoor:
+    """jitlab's metrics on ``http://HOST:PORT/metrics`` while the watch runs."""
+
+    def __init__(self, port: int, host: str = "127.0.0.1") -> None:
+        client = require("prometheus_client", OPTION)
+        values = require("prometheus_client.values", OPTION)
+        self.port, self.host = port, host
+        # Chosen by prometheus_client when it was first imported, from the environment.
+        self.multiprocess = values.ValueClass is not values.MutexValue
+        own = client.CollectorRegistry(auto_describe=True)
+        if self.multiprocess:  # served: every process's files; own: where this one's go
+            self.served = client.CollectorRegistry()
+            require("prometheus_client.multiprocess", OPTION).MultiProcessCollector(self.served)
+        else:
+            self.served = own
+
+        def made(kind: Any, metric: Metric, **options: Any) -> Any:
+            return kind(
+                metric.prometheus,
+                metric.description,
+                labelnames=metric.labels,
+                registry=own,
+                **options,
+            )
+
+        self.compiles = made(client.Counter, COMPILES)
+        self.cache_hits = made(client.Counter, CACHE_HITS)
+        self.duration = made(client.Histogram, COMPILE_DURATION, buckets=BUCKETS)
+        self.diagnoses = made(client.Counter, DIAGNOSES)
+        self.executables = made(client.Gauge, EXECUTABLES_LIVE, multiprocess_mode="livesum")
+        self.active = True  # False in a forked child with nobody serving its values
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/metrics"
+
+    def open(self) -> None:
+        start = require("prometheus_client", OPTION).start_http_server
+        try:
+            self._server, self._thread = start(self.port, addr=self.host, registry=self.served)
+        except OSError as exc:  # in use, not allowed, no such address: said before the program
+            raise CannotServe(self.address, exc.strerror or str(exc)) from exc
+        if self._thread is not None:
+            self._thread.name = "jitlab-metrics"
+
+    def compiled(self, function: str, kind: str, reason: str, seconds: float) -> None:
+        if self.active:
+            self.compiles.labels(function, kind, reason).inc()
+            self.duration.labels(function, kind).observe(seconds)
+
+    def hits(self, function: str, n: int) -> None:
+        if self.active:
+            self.cache_hits.labels(function).inc(n)
+
+    def diagnosed(self, function: str, id: str) -> None:
+        if self.active:
+            self.diagnoses.labels(function, id).inc()
+
+    def live(self, function: str, n: int) -> None:
+        if self.active:
+            self.executables.labels(function).set(n)
+
+    def forked(self) -> None:
+        """A forked child: the server is the parent's. In multiprocess mode its values go to
+        the shared folder under its own pid (prometheus_client starts them anew); otherwise
+        nobody would serve them."""
+        self.active = self.multiprocess
+        server, self._server, self._thread = self._server, None, None
+        if server is not None:  # the listening socket is the parent's: let go of the copy
+            server.socket.close()
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()  # serve_forever returns, then the thread ends
+            server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self.multiprocess and self.active:  # this process's gauges are no longer alive
+            multiprocess = require("prometheus_client.multiprocess", OPTION)
+            multiprocess.mark_process_dead(os.getpid())
+            self.active = False
