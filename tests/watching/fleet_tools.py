@@ -1,6 +1,7 @@
-"""An OTLP/HTTP metrics receiver for the tests: a small ``http.server`` that decodes each
-export with ``opentelemetry-proto`` (the protobuf a collector reads) and keeps the latest
-value of every series (the exports are cumulative)."""
+"""The fleet view's tests read the metrics as a fleet would: :func:`scrape` over real HTTP,
+parsed by ``prometheus_client``'s own parser, and :func:`otlp_receiver`, a small
+``http.server`` that decodes each OTLP/HTTP export with ``opentelemetry-proto`` (the protobuf
+a collector reads) and keeps the latest value of every series (the exports are cumulative)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,39 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.request import urlopen
 
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
 )
+from prometheus_client.parser import text_string_to_metric_families
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(port: int, host: str = "127.0.0.1") -> Samples:
+    """Every sample ``/metrics`` serves now, by name and labels."""
+    with urlopen(f"http://{host}:{port}/metrics", timeout=30) as reply:
+        text = reply.read().decode("utf-8")
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def total(samples: Samples, name: str, **labels: str) -> float:
+    """The sum of ``name``'s samples whose labels include ``labels``."""
+    return sum(
+        value
+        for (sample, held), value in samples.items()
+        if sample == name and all(dict(held).get(k) == v for k, v in labels.items())
+    )
+
+
+def label_values(samples: Samples, name: str, label: str) -> set[str]:
+    return {dict(held)[label] for (sample, held) in samples if sample == name}
 
 
 def _value(any_value: Any) -> Any:
