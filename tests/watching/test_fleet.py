@@ -160,9 +160,9 @@ def test_a_taken_port_is_refused_before_the_block_runs() -> None:
 def test_bad_options_are_refused() -> None:
     with pytest.raises(ValueError, match="metrics_port"), jitlab.watch(metrics_port=70000):
         pass
-    with pytest.raises(ValueError, match="max_functions"):
-        with jitlab.watch(metrics_port=free_port(), metrics_max_functions=0):
-            pass
+    capped = jitlab.watch(metrics_port=free_port(), metrics_max_functions=0)
+    with pytest.raises(ValueError, match="max_functions"), capped:
+        pass
 
 
 def test_otlp_pushes_the_metrics_with_the_standard_variables(monkeypatch) -> None:
