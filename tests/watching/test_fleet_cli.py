@@ -16,14 +16,15 @@ import pytest
 
 from tests.real.conftest import compiles_logged
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "faults"))
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
 import distributed
 import fleet_serving
 from fleet_tools import otlp_receiver, scrape, total
 
 pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).parent
 
 SERVING = str(HERE / "fleet_serving.py")
 TIMEOUT = 300
@@ -41,7 +42,7 @@ def wait_for(path: Path, child: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + TIMEOUT
     while not path.exists():
         if child.poll() is not None or time.monotonic() > deadline:
-            out, err = child.communicate()
+            _, err = child.communicate()
             raise AssertionError(f"the program ended or hung before {path.name}:\n{err[-3000:]}")
         time.sleep(0.05)
 
