@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +42,19 @@ def total(samples: Samples, name: str, **labels: str) -> float:
         for (sample, held), value in samples.items()
         if sample == name and all(dict(held).get(k) == v for k, v in labels.items())
     )
+
+
+def settled(port: int, at_least: float, seconds: float = 60.0, **labels: str) -> Samples:
+    """The scrape once the flush path (about once a second) has handed on ``at_least`` cache
+    hits of the functions ``labels`` pick; the last scrape when it did not in ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        samples = scrape(port)
+        if total(samples, "jitlab_cache_hits_total", **labels) >= at_least:
+            return samples
+        if time.monotonic() > deadline:
+            return samples
+        time.sleep(0.2)
 
 
 def label_values(samples: Samples, name: str, label: str) -> set[str]:

@@ -24,7 +24,7 @@ from jitlab.watching.fleet.metrics import reason_label
 from tests.real.conftest import jax_compile_log
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fleet_tools import label_values, otlp_receiver, scrape, total
+from fleet_tools import label_values, otlp_receiver, scrape, settled, total
 
 SIZES = (1, 4, 1, 8, 4, 16, 8, 1) + (4, 8, 16, 1) * 10  # four shapes, then the cache
 
@@ -72,13 +72,7 @@ def test_a_serving_program_is_scraped_over_http_while_it_runs() -> None:
     with jax_compile_log() as log, jitlab.watch(metrics_port=port):
         serve = run_requests("serve")
         hits = len(SIZES) - 4
-
-        def settled():
-            samples = scrape(port)
-            return samples if total(samples, "jitlab_cache_hits_total") == hits else None
-
-        samples = until(settled)
-        assert samples, scrape(port)
+        samples = settled(port, hits)
         assert serve._cache_size() == 4  # JAX holds the four executables
     assert log.counts["serve"] == 4  # JAX's own log: four compiles of the step
     compiles = "jitlab_compiles_total"
@@ -102,7 +96,7 @@ def test_every_metric_is_served_under_its_documented_name() -> None:
     port = free_port()
     with jitlab.watch(metrics_port=port):
         run_requests("described")
-        samples = until(lambda: total(scrape(port), "jitlab_cache_hits_total") and scrape(port))
+        samples = settled(port, len(SIZES) - 4)
     names = {name for name, _ in samples}
     for metric in METRICS:
         if metric.type == "histogram":

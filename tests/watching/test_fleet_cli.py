@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
 import distributed
 import fleet_serving
-from fleet_tools import otlp_receiver, scrape, total
+from fleet_tools import otlp_receiver, scrape, settled, total
 
 pytestmark = pytest.mark.slow
 
@@ -45,16 +45,6 @@ def wait_for(path: Path, child: subprocess.Popen[str]) -> None:
             _, err = child.communicate()
             raise AssertionError(f"the program ended or hung before {path.name}:\n{err[-3000:]}")
         time.sleep(0.05)
-
-
-def settled(port: int, hits: float, seconds: float = 60.0) -> dict:
-    """The scrape once the flush path has handed on ``hits`` cache hits."""
-    deadline = time.monotonic() + seconds
-    while True:
-        samples = scrape(port)
-        if total(samples, "jitlab_cache_hits_total") >= hits or time.monotonic() > deadline:
-            return samples
-        time.sleep(0.2)
 
 
 def test_jitlab_watch_serves_the_metrics_while_a_serving_program_runs(tmp_path: Path) -> None:
