@@ -2,17 +2,20 @@
 Grafana is at hand: the README's picture is made by this script.
 
     python examples/fleet/render_dashboard.py [--seconds 60] [--out fleet-dashboard.png]
+                                              [--scrapes scrapes.json]
 
 It runs ``jitlab watch --metrics-port PORT -- python serving.py`` (the program beside this
 file), scrapes ``/metrics`` every half second as Prometheus would, parses each scrape with
 prometheus_client's own parser, and computes each panel as its PromQL does (``rate`` over a
-window, ``increase`` over the range), then draws them with pyqtgraph off screen. Needs
+window, ``increase`` over the range), then draws them with pyqtgraph off screen.
+``--scrapes FILE`` keeps the scrapes (or draws again from a file kept before). Needs
 ``jitlab[fleet]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import subprocess
@@ -28,6 +31,7 @@ from prometheus_client.parser import text_string_to_metric_families
 HERE = Path(__file__).resolve().parent
 WINDOW_S = 10.0  # the rate window ($__rate_interval), scaled to a one-minute run
 COLOURS = ("#73BF69", "#FADE2A", "#5794F2", "#FF9830", "#F2495C", "#B877D9", "#8AB8FF")
+PHASES = ("warm-up", "served", "no padding", "fixed")  # serving.py's quarters
 Scrape = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
@@ -99,8 +103,23 @@ def rates(scrapes, name, by, scale=1.0, **where):
 
 def increase(scrapes, name, by, **where) -> dict[str, float]:
     """``sum by (by) (increase(name{where}[$__range]))`` over the whole run."""
-    last, first = series(scrapes[-1][1], name, by, **where), series(scrapes[0][1], name, by, **where)
+    last = series(scrapes[-1][1], name, by, **where)
+    first = series(scrapes[0][1], name, by, **where)
     return {k: v - first.get(k, 0) for k, v in last.items() if v - first.get(k, 0) > 0}
+
+
+def small(image):
+    """The picture in its 128 most used colours, undithered: a few times fewer bytes, the same
+    to the eye (a dashboard is flat colours and lines)."""
+    import numpy as np
+    from PySide6 import QtCore, QtGui
+
+    image = image.convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(image.constBits(), np.uint32, image.width() * image.height())
+    colours, counts = np.unique(pixels, return_counts=True)
+    table = [int(c) for c in colours[np.argsort(counts)[::-1][:128]]]
+    flags = QtCore.Qt.ImageConversionFlag.ThresholdDither
+    return image.convertToFormat(QtGui.QImage.Format.Format_Indexed8, table, flags)
 
 
 def draw(scrapes, out: Path, size=(1280, 720)) -> None:
@@ -137,6 +156,13 @@ def draw(scrapes, out: Path, size=(1280, 720)) -> None:
     legend(widget)
     for colour, (function, values) in zip(COLOURS, lines.items(), strict=False):
         widget.plot(times, values, pen=pg.mkPen(colour, width=2), name=function)
+    # serving.py's four phases, a quarter of the run each
+    for n, phase in enumerate(PHASES):
+        if n:
+            widget.addItem(pg.InfiniteLine(times[-1] * n / 4, pen=pg.mkPen("#555a64", dash=[4, 4])))
+        text = pg.TextItem(phase, color="#8e8e9e", anchor=(0.5, 1))
+        text.setPos(times[-1] * (2 * n + 1) / 8, 0)
+        widget.addItem(text)
 
     # 2. Compile time share, stacked by function
     times, lines = rates(scrapes, "jitlab_compile_duration_seconds_sum", "function")
@@ -180,29 +206,31 @@ def draw(scrapes, out: Path, size=(1280, 720)) -> None:
             diagnoses[f"{held['id']} · {held['function']}"] += value - first.get((name, labels), 0)
     bars("Diagnoses", {k: v for k, v in diagnoses.items() if v}, 1, 1, COLOURS[3])
 
-    # 5. Live executables by function, 6. cache hit ratio (the last window)
-    times, lines = rates(scrapes, "jitlab_executables_live", "function", 1.0)
+    # 5. Live executables by function (a gauge: its value at each scrape)
+    live = [series(s, "jitlab_executables_live", "function") for _, s in scrapes]
     widget = plot("Live executables by function", 0, 2)
     legend(widget)
-    for colour, function in zip(COLOURS, lines, strict=False):
-        values = [series(s, "jitlab_executables_live", "function").get(function, 0) for _, s in scrapes]
+    for colour, function in zip(COLOURS, sorted({f for held in live for f in held}), strict=False):
+        values = [held.get(function, 0) for held in live]
         widget.plot(times, values, pen=pg.mkPen(colour, width=2), name=function)
+    # 6. Cache hit ratio: hits among the calls of the last window
     _, hits = rates(scrapes, "jitlab_cache_hits_total", "")
     _, made = rates(scrapes, "jitlab_compiles_total", "")
-    ratio = [h / (h + m) if h + m else 0.0 for h, m in zip(hits.get("", []), made.get("", []), strict=False)]
+    pairs = zip(hits.get("", [0.0] * len(times)), made.get("", [0.0] * len(times)), strict=True)
+    ratio = [h / (h + m) if h + m else 0.0 for h, m in pairs]
     widget = plot("Cache hit ratio", 1, 2)
     widget.plot(times[: len(ratio)], ratio, pen=pg.mkPen(COLOURS[0], width=2))
     widget.setYRange(0, 1.05)
-    label = pg.TextItem(f"{ratio[-1]:.1%}" if ratio else "-", color=COLOURS[0], anchor=(1, 1))
-    label.setFont(QtGui.QFont("", 22))
-    label.setPos(times[-1], 0.05)
+    label = pg.TextItem(f"now {ratio[-1]:.1%}" if ratio else "-", color=COLOURS[0], anchor=(0, 1))
+    label.setFont(QtGui.QFont("DejaVu Sans", 16))
+    label.setPos(times[-1] * 0.15, 0.1)
     widget.addItem(label)
 
     window.show()
     app.processEvents()
     QtCore.QThread.msleep(200)
     app.processEvents()
-    image = window.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_Indexed8)
+    image = small(window.grab().toImage())
     out.parent.mkdir(parents=True, exist_ok=True)
     image.save(str(out), "PNG")
     window.close()
@@ -212,8 +240,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the program serves")
     parser.add_argument("--out", type=Path, default=Path("fleet-dashboard.png"))
+    parser.add_argument("--scrapes", type=Path, help="keep the scrapes here (or draw from it)")
     args = parser.parse_args()
-    scrapes = watch_and_scrape(args.seconds)
+    if args.scrapes is not None and args.scrapes.exists():
+        kept = json.loads(args.scrapes.read_text(encoding="utf-8"))
+        scrapes = [(t, {(n, tuple(map(tuple, ls))): v for n, ls, v in s}) for t, s in kept]
+    else:
+        scrapes = watch_and_scrape(args.seconds)
+        if args.scrapes is not None:
+            kept = [(t, [(n, ls, v) for (n, ls), v in s.items()]) for t, s in scrapes]
+            args.scrapes.write_text(json.dumps(kept), encoding="utf-8")
     draw(scrapes, args.out)
     print(f"{args.out}: {len(scrapes)} scrapes over {scrapes[-1][0]:.0f} s")
 
