@@ -254,6 +254,16 @@ CATALOGUE: dict[str, Message] = {
         "watch: {option} takes a whole number of at least 1, not {value}",
         "watch：{option} 需要不小于 1 的整数，而不是 {value}",
     ),
+    "watch.metrics_failed": _M(
+        "jitlab: the fleet view's {door} stopped ({error}); the program and its recording go on",
+        "jitlab：fleet 视图的 {door} 已停止（{error}）；程序和记录照常继续",
+    ),
+    "watch.otlp_failed": _M(
+        "jitlab: a push of metrics over OTLP failed ({error}); jitlab tries again while the "
+        "program runs; the program and its recording go on",
+        "jitlab：通过 OTLP 推送指标失败（{error}）；程序运行期间 jitlab 会继续重试，"
+        "程序和记录照常继续",
+    ),
     "watch.metrics_alone": _M(
         "watch: {option} needs {needs}", "watch：{option} 需要与 {needs} 一起使用"
     ),

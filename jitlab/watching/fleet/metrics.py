@@ -12,11 +12,15 @@ and reasons past :data:`MAX_REASONS` are folded into ``other``.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jitlab.probe import monitor
+from jitlab.records import messages
 from jitlab.records.calls import CallKind, Reason
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import Diagnosis
@@ -169,7 +173,7 @@ class Fleet:
     """The metrics of one recorder, handed to its doors."""
 
     def __init__(self, doors: Sequence[Door], max_functions: int = DEFAULT_MAX_FUNCTIONS) -> None:
-        self.doors = tuple(doors)
+        self.doors = list(doors)  # a door that fails is taken out (see _each)
         self.functions = Capped(max_functions)
         self.reasons = Capped(MAX_REASONS)
         self._pid = os.getpid()
@@ -198,14 +202,13 @@ class Fleet:
         function = self.functions(record.function)
         reason = self.reasons(reason_label(record.reason))
         seconds = compile_seconds(call)
-        for door in self.doors:
-            door.compiled(function, record.kind.value, reason, seconds)
+        self._each("compiled", function, record.kind.value, reason, seconds)
         held = record.executables
         if held is not None and held.live is not None:
             live = self._live.setdefault(function, {})
             live[call.key] = held.live
-            for door in self.doors:
-                door.live(function, sum(live.values()))
+            total = sum(live.values())
+            self._each("live", function, total)
 
     def flushed(self, stats: Mapping[Any, FunctionStats], diagnoses: Sequence[Diagnosis]) -> None:
         """The flush path: hits counted since the last flush, diagnoses stated since."""
@@ -217,19 +220,28 @@ class Fleet:
                 continue
             self._hits_sent[key] = hits
             function = self.functions(row.name)
-            for door in self.doors:
-                door.hits(function, hits - sent)
+            self._each("hits", function, hits - sent)
         if len(diagnoses) < self._diagnoses_seen:  # the list was started anew
             self._diagnoses_seen = 0
         for diagnosis in diagnoses[self._diagnoses_seen :]:
             function = self.functions(diagnosis.function)
-            for door in self.doors:
-                door.diagnosed(function, diagnosis.id)
+            self._each("diagnosed", function, diagnosis.id)
         self._diagnoses_seen = len(diagnoses)
 
     def close(self) -> None:
-        for door in self.doors:
-            door.close()
+        self._each("close")
+
+    def _each(self, method: str, *args: Any) -> None:
+        """``door.method(*args)`` on every door still open. A door that fails is closed and
+        left out, said once on stderr: never raised into the program, which goes on."""
+        for door in list(self.doors):
+            try:
+                getattr(door, method)(*args)
+            except Exception as exc:
+                self.doors.remove(door)
+                with contextlib.suppress(Exception):
+                    door.close()
+                say_failed(door, exc)
 
     def _after_fork(self) -> None:
         """In a child the program forked: its counts start from nothing (the recorder's rows
@@ -239,8 +251,16 @@ class Fleet:
             return
         self._pid = pid
         self._hits_sent, self._live = {}, {}
-        for door in self.doors:
-            door.forked()
+        self._each("forked")
+
+
+def say_failed(door: Door, exc: BaseException) -> None:
+    """The one line on stderr that says a door stopped, and why."""
+    why = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
+    line = messages.say("watch.metrics_failed", monitor.user_language(), door=door, error=why)
+    err = sys.stderr
+    if err is not None and not getattr(err, "closed", False):
+        print(line, file=err, flush=True)
 
 
 def require(module: str, option: str) -> Any:

@@ -12,18 +12,28 @@ job it is (``jax.distributed.initialize`` comes before any compile): the resourc
 whatever ``OTEL_RESOURCE_ATTRIBUTES`` says. jitlab drives the exports from a thread of its
 own, so a child the program forks leaves its parent's copy behind and exports its own
 counts, as a process of its own.
+
+A collector that cannot be reached costs the program little: every push is made on that
+thread, the last one (at the end) is waited for at most :data:`LAST_PUSH_S`, and what the SDK
+logs about jitlab's pushes (retries, failures) is kept out of the program's log — jitlab says
+the first failure in one line of its own on stderr (:class:`_OwnPushes`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
+import re
 import socket
+import sys
 import threading
 from typing import Any
 
 from jitlab._version import __version__
+from jitlab.probe import monitor
+from jitlab.records import messages
 from jitlab.watching.files import job_process
 from jitlab.watching.fleet.metrics import (
     BUCKETS,
@@ -36,6 +46,14 @@ from jitlab.watching.fleet.metrics import (
 )
 
 OPTION = "--otlp"
+THREAD = "jitlab-otlp"  # every push of jitlab's is made on a thread of this name
+LAST_PUSH_S = 3.0  # the end waits this long for the last push, then gives it up
+# Where the SDK logs about an export: the reader, the OTLP/HTTP exporter and its client.
+SDK_LOGGERS = (
+    "opentelemetry.sdk.metrics._internal.export",
+    "opentelemetry.exporter.otlp.proto.http.metric_exporter",
+    "opentelemetry.exporter.otlp.common.http",
+)
 # The SDK's defaults for its periodic reader, read from the same variables.
 DEFAULT_INTERVAL_MS = 60_000.0
 DEFAULT_TIMEOUT_MS = 30_000.0
@@ -47,6 +65,35 @@ def _milliseconds(name: str, default: float) -> float:
     except ValueError:
         return default
     return value if 0 < value < math.inf else default
+
+
+class _OwnPushes(logging.Filter):
+    """On the SDK's export loggers: a record made on jitlab's push thread is not the program's
+    to see (retries, failures); the first failure is said once in jitlab's words. Records of
+    every other thread — the program's own OpenTelemetry — pass as before. Stays installed,
+    as it only drops what jitlab's own thread logs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = False  # set back by each door that opens
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.threadName != THREAD:
+            return True
+        if record.levelno >= logging.WARNING and not self.said:
+            self.said = True
+            with contextlib.suppress(Exception):
+                text = record.getMessage()
+                errno = re.search(r"\[Errno -?\d+\][^'\")]*", text)  # the socket's own words
+                why = errno.group(0).strip() if errno else text.strip().splitlines()[0][:160]
+                line = messages.say("watch.otlp_failed", monitor.user_language(), error=why)
+                err = sys.stderr
+                if err is not None and not getattr(err, "closed", False):
+                    print(line, file=err, flush=True)
+        return False
+
+
+OWN_PUSHES = _OwnPushes()
 
 
 def resource_attributes() -> dict[str, Any]:
@@ -73,15 +120,24 @@ class OtlpDoor:
         self._instruments: dict[str, Any] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        for name in SDK_LOGGERS:
+            logger = logging.getLogger(name)
+            if OWN_PUSHES not in logger.filters:
+                logger.addFilter(OWN_PUSHES)
+
+    def __str__(self) -> str:
+        return "OpenTelemetry (OTLP/HTTP)"
 
     def open(self) -> None:
+        OWN_PUSHES.said = False
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="jitlab-otlp", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=THREAD, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
             self._push()
+        self._push()  # the last one, at the end
 
     def _push(self) -> None:
         reader = self._reader
@@ -144,13 +200,15 @@ class OtlpDoor:
         self.open()
 
     def close(self) -> None:
-        """The last export (bounded by the exporter's timeout), then the provider shut down."""
+        """The last push, waited for at most LAST_PUSH_S; then the provider is shut down,
+        which ends the exporter's retries, and the thread."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        self._push()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(LAST_PUSH_S)
         provider, self.provider, self._reader = self.provider, None, None
         if provider is not None:
             with contextlib.suppress(Exception):
                 provider.shutdown()
+        if thread is not None:
+            thread.join()

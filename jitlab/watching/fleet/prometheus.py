@@ -62,6 +62,9 @@ class PrometheusDoor:
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
+    def __str__(self) -> str:
+        return f"Prometheus ({self.address})"
+
     @property
     def address(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
