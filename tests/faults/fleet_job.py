@@ -1,4 +1,4 @@
-"""One process of the 2-process ``jax.distributed`` job of ``tests/faults/distributed.py``
+"""One process of the 2-process ``jax.distributed`` job of ``distributed.py``
 (gloo collectives on CPU), which then waits, so that a test can scrape it while it runs.
 
     python fleet_job.py INDEX COUNT COORDINATOR_PORT READY GO
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "faults"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import distributed
 
 if __name__ == "__main__":

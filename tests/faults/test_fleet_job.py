@@ -1,4 +1,5 @@
-"""The fleet view of a real 2-process ``jax.distributed`` job (local CPU processes, gloo
+"""The fleet view of a real 2-process ``jax.distributed`` job (beside the job's other tests,
+``test_multiprocess.py``, which run on the main suite's JAX only) (local CPU processes, gloo
 collectives), each process under ``jitlab watch --metrics-port P_i --otlp``: both processes
 scraped while they run and both pushed to one OTLP receiver, told apart by the resource's
 ``jax.process.index``; each one's counts equal its own ``jax_log_compiles`` log."""
@@ -15,7 +16,7 @@ import pytest
 from tests.real.conftest import compiles_logged
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "faults"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "watching"))
 import distributed
 from fleet_tools import otlp_receiver, settled, total
 
