@@ -209,3 +209,27 @@ def test_forked_workers_are_served_together_in_multiprocess_mode(tmp_path: Path)
     assert total(samples, "jitlab_cache_hits_total", function="work") == 4
     # The workers have ended: only the parent's executables are alive.
     assert total(samples, "jitlab_executables_live", function="work") == 1
+
+
+def test_forked_workers_push_their_own_counts_over_otlp(tmp_path: Path) -> None:
+    (tmp_path / "prog.py").write_text(FORKS)
+    (tmp_path / "go").touch()
+    with otlp_receiver() as (endpoint, received):
+        env = environment(OTEL_EXPORTER_OTLP_ENDPOINT=endpoint, OTEL_METRIC_EXPORT_INTERVAL="250")
+        done = subprocess.run(
+            [*watch_command("--otlp"), "prog.py", "ready", "go"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    assert done.returncode == 0 and "exit codes [0, 0]" in done.stdout, done.stderr
+    assert compiles_logged(done.stderr)["work"] == 3
+    # Three processes, each its own resource (process.pid) with its own counts: the parent's
+    # counts never come along into a worker's.
+    pids = {resource["process.pid"] for resource in received.resources}
+    assert len(pids) == 3
+    for pid in pids:
+        assert received.total("jitlab.compiles", pid=pid, function="work") == 1
+    assert received.total("jitlab.cache_hits", function="work") == 4
