@@ -1,4 +1,5 @@
-"""pytest integration: a ``compile_budget`` fixture and marker (registered as a pytest11 plugin).
+"""pytest integration (registered as a pytest11 plugin): a ``compile_budget`` fixture and
+marker, and a ``jitlab_lesson`` fixture with which a scenario's author tests their lesson.
 
 def test_no_recompiles(compile_budget):
     step(x)                       # warm-up
@@ -8,6 +9,12 @@ def test_no_recompiles(compile_budget):
 
 @pytest.mark.compile_budget(max_compiles=1)
 def test_compiles_once(): ...
+
+def test_my_lesson(jitlab_lesson):
+    lesson = jitlab_lesson(WeakTypes)        # or an installed scenario's id: "weak-types"
+    assert lesson.verdict().better == "fix"  # the fix wins on what the lesson measures
+    assert lesson.question() == 2            # the question's own run counts 2 compiles
+    assert lesson.answer("weak-then-strong") == 2
 """
 
 from __future__ import annotations
@@ -32,6 +39,44 @@ def compile_budget() -> Callable[..., AbstractContextManager[Any]]:
     from jitlab.watching.budget import budget
 
     return budget
+
+
+@pytest.fixture
+def jitlab_lesson() -> Callable[[Any], Any]:
+    """``jitlab_lesson(ScenarioClass or "id")``: the lesson as ``jitlab check`` sees it (a
+    :class:`jitlab.lab.lesson_check.LessonCheck`): ``verdict()``, ``question()``,
+    ``answer(exercise_id)``, ``run(variant, calls)``, each a real run from cold caches.
+
+    A spec with problems fails the test at once, each problem with its file and line; a run in
+    which the scenario's own code raised fails it with the line that raised."""
+    import os
+
+    from jitlab.records import messages
+
+    def check(scenario: Any) -> Any:
+        from jitlab.lab.lesson_check import LessonCheck, find
+
+        lang = messages.language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+        if isinstance(scenario, str):
+            entries = find(scenario)
+            if not entries:
+                from jitlab.lab.discovery import scenarios
+
+                known = ", ".join(sorted(scenarios()))
+                words = messages.say("check.not_found", lang, target=repr(scenario), ids=known)
+                pytest.fail(words, pytrace=False)
+            entry = entries[0]
+            if entry.scenario is None:
+                words = messages.say("check.broken", lang, id=entry.name, error=entry.error)
+                pytest.fail(words, pytrace=False)
+            scenario = entry.scenario
+        lesson = LessonCheck(scenario, strict=True)
+        if lesson.problems:
+            head = messages.say("check.spec_bad", lang, n=len(lesson.problems))
+            pytest.fail("\n".join([head, *map(str, lesson.problems)]), pytrace=False)
+        return lesson
+
+    return check
 
 
 def _marker_budget(marker: pytest.Mark) -> int:

@@ -147,6 +147,7 @@ EXERCISES = (
             "形状，反而可能比直接执行还慢。",
         ),
         kind=AnswerKind.CHOICE,
+        expected="false",
         options=CLAIM,
         snippet=first_call_against_eager,
         code_comments=(
@@ -187,6 +188,7 @@ EXERCISES = (
             "读时钟之前先调用 result.block_until_ready()（jitlab 的探针每次都这么做）。",
         ),
         kind=AnswerKind.CHOICE,
+        expected="false",
         options=CLAIM,
         snippet=timing_without_waiting,
         code_comments=(
@@ -221,6 +223,7 @@ EXERCISES = (
             "数值无关紧要，数的种类才要紧。选定一种写法，一直用下去。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=2,
         snippet=python_float_against_float32,
         code_comments=(Text("a Python float", "一个 Python 浮点数"),),
         settle=compile_answer,
@@ -241,6 +244,7 @@ EXERCISES = (
             "每一轮都要重新追踪和编译。在循环外 jit 一次，然后反复使用。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=3,
         snippet=jit_inside_the_loop,
         code_comments=(Text("a new function object each time round", "每一轮都是新的函数对象"),),
         settle=compile_answer,
@@ -263,6 +267,7 @@ EXERCISES = (
             "出餐。只有没人预热过的长度 32，要让请求等着编译。",
         ),
         kind=AnswerKind.NUMBER,
+        expected=1,
         snippet=warm_up_before_serving,
         code_comments=(
             Text("at start-up, before the first request arrives", "启动时，在第一个请求到来之前"),

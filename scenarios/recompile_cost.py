@@ -19,7 +19,6 @@ import time
 import warnings
 import weakref
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -187,43 +186,6 @@ def make_batch(rows, step):
 
 def make_requests(size, seed):
     return np.random.default_rng(seed).normal(size=(size, FEATURES)).astype(np.float32)
-
-
-def demo_cache_root() -> Path:
-    try:
-        from platformdirs import user_cache_dir
-
-        return Path(user_cache_dir("jitlab")) / "compilation-cache-demo"
-    except ImportError:  # pragma: no cover - platformdirs is a dependency
-        return Path(tempfile.gettempdir()) / "jitlab-compilation-cache-demo"
-
-
-def cache_dir_for_run(root: Path) -> tuple[str, str | None]:
-    """A new, empty cache folder under ``root``; where the disk refuses (read-only, full),
-    the path JAX is pointed at anyway and the OS error in words: the demo goes on uncached."""
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        return tempfile.mkdtemp(prefix="run-", dir=root), None
-    except OSError as exc:
-        return str(root / f"run-{os.getpid()}"), f"{type(exc).__name__}: {exc}"
-
-
-def cache_errors(refused: str | None, warnings_: list[str]) -> list[str]:
-    """The OS errors in JAX's warnings ("Error writing persistent compilation cache entry
-    for 'jit_predict': OSError: [Errno 28] No space left on device"), JAX's words kept, once
-    each, with what was being done: "OSError: [Errno 28] No space left on device (writing)"."""
-    actions: dict[str, list[str]] = {}
-    if refused:
-        actions[refused] = ["making the folder"]
-    for warning in warnings_:
-        head, sep, tail = warning.partition("': ")
-        if not (sep and "persistent compilation cache" in head):
-            head, tail = "", warning
-        action = "writing" if "writing" in head else "reading" if "reading" in head else ""
-        done = actions.setdefault(tail.strip(), [])
-        if action and action not in done:
-            done.append(action)
-    return [f"{e} ({', '.join(a)})" if a else e for e, a in actions.items()]
 
 
 def _child(job):
@@ -636,6 +598,8 @@ class RecompileCost(Scenario):
 
     # -- the persistent cache: one fresh process per call ---------------------------------
     def _setup_persistent(self, lab: Lab):
+        from ._recompile_cost_disk import cache_dir_for_run, cache_errors, demo_cache_root
+
         # Empty: the first run is cold. A disk that refuses it is the lesson's problem, not
         # the run's: JAX then compiles every time, and each row says why.
         cache_dir, refused = cache_dir_for_run(demo_cache_root())

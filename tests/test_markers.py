@@ -15,7 +15,7 @@ STARTS = re.compile(
     r"subprocess\.(run|Popen|check_output|check_call|call)\b|\bPopen\(|run_on_pty\b"
     r"|\.Process\(|get_context\(|\bpty\.(fork|spawn)|os\.(fork|exec|spawn)"
     r"|runpytest_subprocess|\brun_job\(|\brecord_real\(|\brun_chromium\("
-    r"|\bnbrun\b|NotebookClient|KernelManager"
+    r"|\bnbrun\b|NotebookClient|KernelManager|\bexample_plugin\b"
 )
 
 

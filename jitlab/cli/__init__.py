@@ -35,10 +35,11 @@ COMMANDS = (
     "report",
     "quiz",
     "notebook",
+    "check",
     "doctor",
 )
 # The commands that run JAX and probe: refused in one line on a JAX jitlab cannot see.
-PROBING = ("run", "quiz")
+PROBING = ("run", "quiz", "check")
 
 
 def build_parser() -> argparse.ArgumentParser:

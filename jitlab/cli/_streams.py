@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -119,3 +120,60 @@ def reader_left() -> int:
         finally:
             os.close(devnull)
     return READER_LEFT
+
+
+class WordsStream:
+    """``jitlab watch``'s own stream for its words: a descriptor of its own on what stderr was
+    when the command started (the terminal it runs on), which the program does not move
+    when it moves its stderr. Unbuffered; each write first checks the descriptor is still
+    the one opened (a program that ran ``os.closerange(3, …)`` and opened a file of its own
+    on that number never gets jitlab's words): otherwise it is ``closed``."""
+
+    def __init__(self, fd: int, encoding: str) -> None:
+        st = os.fstat(fd)
+        self.fd = fd
+        self._identity = (st.st_dev, st.st_ino)
+        self.encoding = encoding
+        # an ASCII console gets stand-ins (as every command's streams): never an error
+        self.errors = "backslashreplace" if _is_utf(encoding) else HANDLER
+
+    @property
+    def closed(self) -> bool:
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return True
+        return (st.st_dev, st.st_ino) != self._identity
+
+    def write(self, text: str) -> int:
+        if self.closed:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        data = memoryview(text.encode(self.encoding, self.errors))
+        while data:
+            data = data[os.write(self.fd, data) :]
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return not self.closed and os.isatty(self.fd)
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def writable(self) -> bool:
+        return True
+
+
+def words_stream(fd: int | None = None) -> WordsStream | None:
+    """A :class:`WordsStream` on a duplicate of descriptor 2 (or on ``fd``, one an image
+    that exec'd this one handed over), in stderr's encoding; None when there is none."""
+    err = sys.stderr
+    encoding = getattr(err, "encoding", None) or "utf-8"
+    try:
+        if fd is not None:
+            os.set_inheritable(fd, False)  # handed to this image only, not to the program's
+        return WordsStream(os.dup(2) if fd is None else fd, encoding)
+    except OSError:
+        return None

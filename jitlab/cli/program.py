@@ -12,12 +12,15 @@ import contextlib
 import io
 import os
 import re
+import shutil
+import subprocess
 import sys
 import types
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from jitlab.cli._usage import fail, language, say
 
@@ -36,6 +39,10 @@ class Program:
     target: str  # the script / folder / zip as given, the module name, or the command
     argv: list[str]  # sys.argv as python would set it
     options: list[str] = field(default_factory=list)  # interpreter options, as given
+    # Another Python named in the command (``/usr/bin/python3 prog.py``): the program runs
+    # there (:func:`run_elsewhere`), with ``words`` the command's words after its name.
+    interpreter: str | None = None
+    words: list[str] = field(default_factory=list)
 
     @property
     def file(self) -> bool:
@@ -51,11 +58,58 @@ def _is_interpreter(word: str) -> bool:
         return False
 
 
+def _venv_of(path: str) -> str | None:
+    """The virtual environment an interpreter at ``path`` starts in: where python finds
+    ``pyvenv.cfg``, beside the executable or one folder up (symlinks not followed)."""
+    here = os.path.dirname(os.path.abspath(path))
+    for folder in (here, os.path.dirname(here)):
+        if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+            return folder
+    return None
+
+
+def is_this_interpreter(path: str) -> bool:
+    """Is ``path`` the Python jitlab runs in: the same executable *and* the same environment
+    (a venv's ``python`` and the base ``python3.11`` it links to are two interpreters)?"""
+    if path == sys.executable:
+        return True
+    try:
+        if not os.path.samefile(path, sys.executable):
+            return False
+    except OSError:
+        return False
+    return _venv_of(path) == _venv_of(sys.executable)
+
+
+def _generic_names() -> set[str]:
+    major, minor = sys.version_info[:2]
+    return {"python", f"python{major}", f"python{major}.{minor}"}
+
+
+def _runs_here(word: str) -> str | None:
+    """None when the interpreter named by ``word`` is this one (``python``, ``python3`` and
+    this version's name always are: the command's own Python); else its path ("" when there
+    is no such program)."""
+    separators = (os.sep, os.altsep or os.sep)
+    name = word[:-4] if word.lower().endswith(".exe") else word
+    if not any(sep in word for sep in separators) and name.lower() in _generic_names():
+        return None
+    found = word if any(sep in word for sep in separators) else shutil.which(word)
+    if found is None or not os.path.isfile(found):
+        return ""
+    return None if is_this_interpreter(found) else os.path.abspath(found)
+
+
 def parse_program(program: list[str]) -> Program:
     """``[python] [OPTIONS] (SCRIPT | -m MODULE | -c COMMAND) ARGS`` as python reads them."""
     if program and program[0] == "--":
         program = program[1:]
     if program and _is_interpreter(program[0]):
+        elsewhere = _runs_here(program[0])
+        if elsewhere == "":
+            fail(say("watch.no_interpreter", python=program[0]))
+        if elsewhere is not None:  # another Python: it runs the program (run_elsewhere)
+            return Program("elsewhere", "", [], interpreter=elsewhere, words=program[1:])
         program = program[1:]  # it runs in this interpreter, where the watch is
     else:  # `jitlab watch -- train.py ARGS`: no interpreter, no interpreter options
         program = ["--", *program] if program else program
@@ -127,17 +181,58 @@ def parse_program(program: list[str]) -> Program:
     return Program("file", target, argv, options)
 
 
-def reexec(args: argparse.Namespace, program: Program) -> None:
-    """Start this interpreter again with the program's interpreter options (``-X dev``,
-    ``-W error``, ``-O``, ``-u``, …): most act only at start-up, and then they hold exactly as
-    under plain python (sys.flags, warnings, buffering), for jitlab's code as for the program's."""
-    own = ["--out", args.out]  # the same folder: exec keeps the working directory
-    own += ["--include-internal"] * args.include_internal
+def own_options(args: argparse.Namespace) -> list[str]:
+    """``jitlab watch``'s own options as given (``--out`` apart), for the command started
+    again in another interpreter or image."""
+    own = ["--include-internal"] * args.include_internal
     own += ["--scripts"] * args.scripts + ["--script-texts"] * args.script_texts
     own += ["--verbose"] * getattr(args, "verbose", False)
     if getattr(args, "warn_after", None) is not None:  # watch's recompile-limit, as given
         own += ["--warn-after", str(args.warn_after)]
-    own += ["--lang", language()]  # the started interpreter speaks the command's language
+    return [*own, "--lang", language()]  # the started one speaks the command's language
+
+
+def run_elsewhere(args: argparse.Namespace, program: Program) -> None:
+    """The command names another Python (``/usr/bin/python3 prog.py``): the program runs
+    there, as the command said, under that interpreter's own ``jitlab watch`` (this
+    interpreter is replaced); one that cannot import jitlab is refused in one line."""
+    python = program.interpreter or ""
+    try:
+        check = subprocess.run(
+            [python, "-c", "import jitlab.cli"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        runs = check.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        runs = False
+    if not runs:
+        fail(say("watch.other_interpreter", python=python, here=sys.executable))
+    out = os.path.abspath(args.out)  # the same file, whatever folder the other one starts in
+    argv = [python, "-m", "jitlab.cli", "watch", "--out", out, *own_options(args)]
+    _exec_or_fail(python, [*argv, "--", "python", *program.words])
+
+
+def _exec_or_fail(python: str, argv: list[str]) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        os.execv(python, argv)
+    except OSError as exc:
+        fail(say("watch.cannot_start", python=python, error=exc.strerror or exc))
+
+
+def reexec(args: argparse.Namespace, program: Program) -> None:
+    """Start this interpreter again with the program's interpreter options (``-X dev``,
+    ``-W error``, ``-O``, ``-u``, …): most act only at start-up, and then they hold exactly as
+    under plain python (sys.flags, warnings, buffering), for jitlab's code as for the program's."""
+    own = ["--out", args.out, *own_options(args)]  # exec keeps the working directory
+    own += ["--after-exec"] * getattr(args, "after_exec", False)  # an exec'd image's, on
+    if getattr(args, "words_fd", None) is not None:
+        own += ["--words-fd", str(args.words_fd)]
     if program.mode == "module":
         tail = ["-m", program.target, *program.argv[1:]]
     elif program.mode == "command":
@@ -145,13 +240,47 @@ def reexec(args: argparse.Namespace, program: Program) -> None:
     else:
         tail = program.argv
     argv = [sys.executable, *program.options, "-m", "jitlab.cli", "watch", *own, "--", "python"]
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    try:
-        os.execv(sys.executable, argv + tail)
-    except OSError as exc:
-        fail(say("watch.cannot_start", python=sys.executable, error=exc.strerror or exc))
+    _exec_or_fail(sys.executable, argv + tail)
+
+
+def hook_exec(
+    on_exec: Callable[[Any, list[Any], Any], tuple[str, list[str]] | None],
+) -> Callable[[], None]:
+    """While the program runs, ``os.execv`` and ``os.execve`` (which ``os.execl*`` and
+    ``os.execvp*`` call) first ask ``on_exec(path, argv, env)`` what to run instead (None:
+    as asked). An exec that cannot start (no such file, not executable, no arguments) is
+    left to the real function, which raises as under python, and on_exec is not asked.
+    Returns what puts python's own functions back (those the program set stand)."""
+    real_execv, real_execve = os.execv, os.execve
+
+    def execv(path: Any, argv: Any) -> NoReturn:
+        _run(path, argv, None)
+
+    def execve(path: Any, argv: Any, env: Any) -> NoReturn:
+        _run(path, argv, env)
+
+    def _run(path: Any, argv: Any, env: Any) -> NoReturn:
+        args: list[Any] = list(argv) if isinstance(argv, (list, tuple)) else []
+        runnable = isinstance(path, int) or (
+            isinstance(path, (str, bytes, os.PathLike))
+            and os.access(path, os.X_OK)
+            and not os.path.isdir(path)
+        )
+        instead = on_exec(path, args, env) if args and args[0] and runnable else None
+        target, new_argv = instead if instead is not None else (path, argv)
+        if env is None:
+            real_execv(target, new_argv)
+        real_execve(target, new_argv, env)
+
+    os.execv, os.execve = execv, execve
+
+    def unhook() -> None:
+        if os.execv is execv:
+            os.execv = real_execv
+        if os.execve is execve:
+            os.execve = real_execve
+
+    return unhook
 
 
 _HELD = "__jitlab_program_main__"
@@ -258,34 +387,6 @@ def _our_files() -> set[str]:
     return ours
 
 
-def _without_our_frames(tb: Any, ours: set[str]) -> Any:
-    """The traceback with jitlab's frames left out (rebuilt: traceback objects are linked
-    from the outermost frame in)."""
-    kept = []
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename not in ours:
-            kept.append(tb)
-        tb = tb.tb_next
-    rebuilt = None
-    for entry in reversed(kept):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return rebuilt
-
-
-def _strip_chain(exc: BaseException, ours: set[str]) -> None:
-    """Drop jitlab's frames from an exception and those it was raised from or during."""
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        e.__traceback__ = _without_our_frames(e.__traceback__, ours)
-        todo += [e.__cause__, e.__context__]
-        todo += list(getattr(e, "exceptions", ()) or ())  # an ExceptionGroup's
-
-
 def _unhandled(exc: BaseException) -> None:
     tb = exc.__traceback__
     # Drop jitlab's frames: the traceback starts where python's would (the program's code,
@@ -299,7 +400,9 @@ def _unhandled(exc: BaseException) -> None:
             break
     exc.__traceback__ = tb
     with contextlib.suppress(Exception):  # and those of the watched calls on the way
-        _strip_chain(exc, _our_files())
+        from jitlab.probe.frames import strip_chain
+
+        strip_chain(exc, _our_files().__contains__)
     tb = exc.__traceback__
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
     try:

@@ -133,9 +133,10 @@ def run(args: argparse.Namespace) -> int:
         return compare(scenario, args.variant, calls, args.json)
     if not calls:
         # The variant's own demo beats if it has some, else the scenario's shared ones.
-        own = [dict(b.params) for b in scenario.autoplay if b.variant == args.variant]
-        shared = [dict(b.params) for b in scenario.autoplay if b.variant is None]
-        calls = own or shared or [{}]
+        beats: dict[str | None, list[dict[str, Any]]] = {}
+        for beat in scenario.autoplay:
+            beats.setdefault(beat.variant, []).append(dict(beat.params))
+        calls = beats.get(args.variant) or beats.get(None) or [{}]
 
     from jitlab.cli._output import print_json
     from jitlab.lab.engine import Run
@@ -260,29 +261,26 @@ _KIND_STYLE = {
 }
 
 
-def _print_table(
-    run: Any, calls: Iterable[dict[str, Any]], lang: str = "en", *, full: bool = False
-) -> None:
-    from rich.console import Console
-    from rich.live import Live
+# The call table's columns: its heading (a messages key, "#" as it is) and justification.
+CALL_COLUMNS = (
+    ("#", "right"),
+    ("col.params", "left"),
+    ("col.kind", "left"),
+    ("col.latency_ms", "right"),
+    ("col.trace", "right"),
+    ("col.lower", "right"),
+    ("col.compile", "right"),
+    ("col.why_output", "left"),
+)
+
+
+def call_table(title: str, lang: str) -> Any:
+    """An empty table of calls, as ``jitlab run`` and ``jitlab check`` print them."""
     from rich.markup import escape
     from rich.table import Table
 
-    from jitlab.records.change_words import reason_text
-
-    # Piped output has no width to measure: give the table room instead of folding words.
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    table = Table(title=escape(_titles(run.scenario_cls, [run.variant], lang)))
-    for column, justify in (
-        ("#", "right"),
-        ("col.params", "left"),
-        ("col.kind", "left"),
-        ("col.latency_ms", "right"),
-        ("col.trace", "right"),
-        ("col.lower", "right"),
-        ("col.compile", "right"),
-        ("col.why_output", "left"),
-    ):
+    table = Table(title=escape(title))
+    for column, justify in CALL_COLUMNS:
         last = column == "col.why_output"
         table.add_column(
             column if column == "#" else messages.say(column, lang),
@@ -291,6 +289,58 @@ def _print_table(
             no_wrap=not last,
             ratio=1 if last else None,
         )
+    return table
+
+
+def call_row(record: Any, overrides: dict[str, Any], lang: str, full: bool = False) -> list[str]:
+    """One call's row (rich markup; every recorded string escaped): what it did and why."""
+    from rich.markup import escape
+
+    from jitlab.lab.raised import Raised
+    from jitlab.records.change_words import reason_text
+
+    kind = record.kind.value
+    # English shows the kind as the JSON names it; Chinese, by its name.
+    kind_text = kind if lang == "en" else messages.kind_name(kind, lang)
+    # Reasons are data; words in the user's language (jitlab --lang zh run …).
+    note = reason_text(record.reason, lang, full=full)  # full: --verbose
+    if record.error:
+        note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
+    note = escape(note)
+    for line in record.stdout:
+        note += escape(f"\n[{line.when}] {line.text}")
+    notes = dict(record.notes or {})
+    raised = Raised.from_json(notes.pop("scenario_error", None))
+    if raised is not None:  # the scenario's own exception: its line, in its words
+        note += f"\n[yellow]{escape(raised.words().get(lang))}[/yellow]"
+    for key in [k for k, v in notes.items() if k.endswith("_error") and v]:
+        # What went wrong beside the call (a cache the disk refused…): whole, in sight.
+        note += f"\n[yellow]{escape(f'{key}: {notes.pop(key)}')}[/yellow]"
+    if notes:
+        facts = ", ".join(f"{k}={_short(v)}" for k, v in notes.items())
+        note += "\n[dim]" + escape(facts) + "[/dim]"
+    return [
+        str(record.index),
+        escape(", ".join(f"{k}={v}" for k, v in overrides.items()))
+        or messages.say("run.defaults", lang),
+        f"[{_KIND_STYLE[kind]}]{kind_text}[/]",
+        f"{record.latency_ms:.3f}",
+        f"{record.trace_ms:.1f}",
+        f"{record.lower_ms:.1f}",
+        f"{record.compile_ms:.1f}",
+        note,
+    ]
+
+
+def _print_table(
+    run: Any, calls: Iterable[dict[str, Any]], lang: str = "en", *, full: bool = False
+) -> None:
+    from rich.console import Console
+    from rich.live import Live
+
+    # Piped output has no width to measure: give the table room instead of folding words.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    table = call_table(_titles(run.scenario_cls, [run.variant], lang), lang)
     # The probe routes sys.stdout only while a call is in flight; Live must not redirect it
     # as well (each would feed the other).
     live = Live(
@@ -305,34 +355,7 @@ def _print_table(
     with live:
         for overrides in calls:
             record = run.step(overrides)
-            kind = record.kind.value
-            # English shows the kind as the JSON names it; Chinese, by its name.
-            kind_text = kind if lang == "en" else messages.kind_name(kind, lang)
-            # Reasons are data; words in the user's language (jitlab --lang zh run …).
-            note = reason_text(record.reason, lang, full=full)  # full: --verbose
-            if record.error:
-                note = f"{record.error.type}: {record.error.message.splitlines()[0]}"
-            note = escape(note)
-            for line in record.stdout:
-                note += escape(f"\n[{line.when}] {line.text}")
-            notes = dict(record.notes or {})
-            for key in [k for k, v in notes.items() if k.endswith("_error") and v]:
-                # What went wrong beside the call (a cache the disk refused…): whole, in sight.
-                note += f"\n[yellow]{escape(f'{key}: {notes.pop(key)}')}[/yellow]"
-            if notes:
-                facts = ", ".join(f"{k}={_short(v)}" for k, v in notes.items())
-                note += "\n[dim]" + escape(facts) + "[/dim]"
-            table.add_row(
-                str(record.index),
-                ", ".join(f"{k}={v}" for k, v in overrides.items())
-                or messages.say("run.defaults", lang),
-                f"[{_KIND_STYLE[kind]}]{kind_text}[/]",
-                f"{record.latency_ms:.3f}",
-                f"{record.trace_ms:.1f}",
-                f"{record.lower_ms:.1f}",
-                f"{record.compile_ms:.1f}",
-                note,
-            )
+            table.add_row(*call_row(record, overrides, lang, full))
             live.refresh()
 
 

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
+import io
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from jitlab.cli._usage import fail, language, say
-from jitlab.cli.program import parse_program, reexec, run_program
+from jitlab.cli._usage import fail, language, say, set_language
+from jitlab.cli.program import (
+    hook_exec,
+    is_this_interpreter,
+    own_options,
+    parse_program,
+    reexec,
+    run_elsewhere,
+    run_program,
+)
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -104,6 +114,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="the end table's reasons in full: a pytree that changed structure shows both "
         "sub-trees whole (shortened otherwise; the recording always keeps them whole)",
     )
+    # Handed on by an image of the program that replaced itself by exec (never typed): the
+    # recording goes on in the same file, and jitlab speaks where the first image did.
+    parser.add_argument("--after-exec", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--words-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- python SCRIPT ARGS")
     return parser
 
@@ -119,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         fail(f"watch: {exc}")
     _check_fleet(args)
+    if program.interpreter is not None:
+        run_elsewhere(args, program)  # another Python named: it runs there (never returns)
     # Resolved now, against the folder the program starts in (it may chdir before the end).
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
@@ -126,17 +142,22 @@ def run(args: argparse.Namespace) -> int:
         reexec(args, program)  # never returns
 
     import jitlab.recordings.reader  # noqa: F401  (imported before sys.path becomes the program's)
+    from jitlab.cli._streams import words_stream
     from jitlab.probe import monitor
+    from jitlab.watching import files
     from jitlab.watching.fleet import CannotServe
     from jitlab.watching.recorder import Recorder
 
     if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
         monitor.set_user_language(language())
-
+    # jitlab's words go where the command was started, wherever the program moves its stderr
+    words = words_stream(args.words_fd)
+    monitor.set_words_stream(words)
     scripts = "texts" if args.script_texts else "figures" if args.scripts else False
-    me = os.getpid()
     sys.argv = list(program.argv)  # the recording's start line names the program's argv
     saved_path = sys.path[:]
+    if args.after_exec:  # the image before this one wrote its recording there: go on after it
+        files.written_before(out)
     recorder = Recorder(
         out,
         include_internal=args.include_internal,
@@ -150,20 +171,13 @@ def run(args: argparse.Namespace) -> int:
         fail(say("watch.cannot_serve", address=exc.address, error=exc.why))
     except OSError as exc:
         fail(say("output.cannot_write", command="watch", path=args.out, error=_why(exc)))
-    try:
-        restore = _stop_on_signals(recorder)
-        try:
-            status, interrupted = run_program(program)
-        finally:
-            restore()
-            sys.path[:] = saved_path  # jitlab's own imports for the summary, as before
-    finally:
-        recorder.stop()
-    if os.getpid() != me:  # a forked child left the program: its own file, no summary
-        return status
-    _print_summaries(args.out, out, recorder, full=args.verbose)
-    if interrupted:  # as plain Python does after an unhandled Ctrl-C: die of SIGINT
-        _die_of(signal.SIGINT)
+    end = _End(args, out, recorder, _stop_on_signals(recorder), saved_path, words)
+    # The recording ends, and the table is printed, when the program's interpreter ends: after
+    # its threads and after its own exit functions (registered later, run first: a compile
+    # there is recorded), as python runs them.
+    atexit.register(end)
+    end.unhook_exec = hook_exec(lambda path, argv, env: _exec(end, path, argv, env))
+    status, end.interrupted = run_program(program)
     return status
 
 
@@ -210,6 +224,96 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+class _End:
+    """What ``jitlab watch`` does once the program's interpreter ends (an exit function):
+    the recording's last lines, then (in the process the command started) the table."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        out: Path,
+        recorder: Any,
+        restore_signals: Any,
+        saved_path: list[str],
+        words: Any,
+    ) -> None:
+        self.args, self.out, self.recorder, self.words = args, out, recorder, words
+        self.restore_signals, self.saved_path = restore_signals, saved_path
+        self.pid, self.lang = os.getpid(), language()
+        self.interrupted = False
+        self.unhook_exec: Any = None
+        self.done = False
+
+    def stop(self, *, summary: bool = True) -> None:
+        """End the recording; the table too with ``summary`` (and in this process only)."""
+        if self.done:
+            return
+        self.done = True
+        if self.unhook_exec is not None:
+            self.unhook_exec()
+        self.restore_signals()
+        sys.path[:] = self.saved_path  # jitlab's own imports for the summary, as before
+        self.recorder.stop()
+        if os.getpid() != self.pid or not summary:  # a forked child: its own file, no table
+            return
+        set_language(self.lang)  # the command's language (main() has given it back)
+        _print_summaries(self.args.out, self.out, self.recorder, self.words, self.args.verbose)
+
+    def __call__(self) -> None:
+        with contextlib.suppress(Exception, SystemExit):  # never into the interpreter's exit
+            self.stop()
+        if self.interrupted and os.getpid() == self.pid:  # as python after an unhandled ^C
+            _die_of(signal.SIGINT)
+
+
+def _exec(end: _End, path: Any, argv: list[Any], env: Any) -> tuple[str, list[str]] | None:
+    """The program replaces itself (``os.execv``/``os.execve``): the recording says so and
+    ends; a Python that runs jitlab, given a program it can run, is followed — the command
+    starts again in the new image, its recording going on in the same file — else the table
+    is printed now, with one line saying what follows is not watched. What to exec instead
+    (None: the program's own exec)."""
+    from jitlab.probe import monitor
+
+    recorder = end.recorder
+    follow = _followed(path, argv)
+    recorder.note("exec" if follow else "exec_not_followed")
+    if not follow:
+        end.stop()
+        if os.getpid() == end.pid:  # a forked child's exec is the child's business
+            monitor.say_words(say("watch.exec_not_followed", program=_shown(path)) + "\n")
+        return None
+    end.stop(summary=False)
+    own = own_options(end.args)
+    own += ["--out", str(recorder.file_path or end.out), "--after-exec"]
+    words = end.words
+    if words is not None and not words.closed:
+        os.set_inheritable(words.fileno(), True)  # the next image speaks where this one did
+        own += ["--words-fd", str(words.fileno())]
+    tail = [os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in argv[1:]]
+    command = [sys.executable, "-m", "jitlab.cli", "watch", *own, "--", "python", *tail]
+    return sys.executable, command
+
+
+def _shown(path: Any) -> str:
+    return os.fsdecode(path) if isinstance(path, (str, bytes)) else f"fd {path}"
+
+
+def _followed(path: Any, argv: list[Any]) -> bool:
+    """Is the exec a Python that runs jitlab (this one), given a program it can run?"""
+    if not isinstance(path, (str, bytes)) or not is_this_interpreter(os.fsdecode(path)):
+        return False
+    words = [os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in argv[1:]]
+    err = sys.stderr
+    try:  # what watch would refuse (no script, -i, …) is left to python, unwatched
+        sys.stderr = io.StringIO()
+        parse_program(["python", *words])
+    except SystemExit:
+        return False
+    finally:
+        sys.stderr = err
+    return True
+
+
 # -- the end: signals, summaries --------------------------------------------------------------
 def _die_of(signum: int) -> None:
     """End with ``signum``'s status, as the plain program would (the shell sees -N)."""
@@ -221,11 +325,20 @@ def _die_of(signum: int) -> None:
 
 
 def _stop_on_signals(recorder: Any) -> Any:
-    """SIGTERM / SIGHUP: write the last ``hits`` and the ``end`` line, then die of the signal."""
+    """SIGTERM / SIGHUP: write the last ``hits`` and the ``end`` line, then die of the signal.
+
+    Installed only where python has the default action (SIG_DFL). A handler the program
+    installs later may chain to the one it replaced (PyTorch Lightning's signal connector
+    calls it when it is callable): python's SIG_DFL there is no callable, so the program's
+    handler goes on without it, and so does it with this one, which does nothing when it is
+    no longer the handler installed."""
     me = os.getpid()
     saved: dict[int, Any] = {}
 
     def on_signal(signum: int, frame: Any) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signum) is not on_signal:
+                return  # chained to by the program's own handler: as SIG_DFL, nothing
         if os.getpid() == me or recorder.recording:
             with contextlib.suppress(BaseException):
                 recorder.stop(signal=signal.Signals(signum).name)
@@ -248,22 +361,12 @@ def _stop_on_signals(recorder: Any) -> Any:
     return restore
 
 
-def _error_stream() -> Any:
-    """The program's stderr, or (when it closed it) a fresh one on the same descriptor."""
-    err = sys.stderr
-    if err is not None and not getattr(err, "closed", False):
-        return err
-    try:
-        return open(os.dup(2), "w", encoding="utf-8", errors="backslashreplace")
-    except OSError:
-        return None
-
-
-def _print_summaries(shown: str, out: Path, recorder: Any, *, full: bool = False) -> None:
+def _print_summaries(shown: str, out: Path, recorder: Any, words: Any, full: bool = False) -> None:
+    from jitlab.probe import monitor
     from jitlab.records import messages
     from jitlab.watching.files import child_recordings
 
-    err = _error_stream()
+    err = words if words is not None and not words.closed else monitor.words_stream()
     if err is None:
         return
     written = recorder.file_path or out
@@ -286,7 +389,11 @@ def _print_summaries(shown: str, out: Path, recorder: Any, *, full: bool = False
         ):
             print(say("watch.not_watched"), file=err)
         err.flush()
+    except SystemExit:  # the reader of the terminal left (rich exits on a broken pipe)
+        return
     except Exception as exc:  # the program's status stands; say what went wrong, briefly
+        if isinstance(exc, BrokenPipeError):
+            return
         with contextlib.suppress(Exception):
             print(say("watch.no_summary", error=f"{type(exc).__name__}: {exc}"), file=err)
 

@@ -48,7 +48,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -70,8 +70,10 @@ from jitlab.lab.manifest import is_stand_in
 from jitlab.probe.devices import simulate_cpu_devices
 from jitlab.quiz.kit import QuizKit, load_kit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine imports JAX: this thread loads it, on its own, when it runs
     from jitlab.lab.discovery import PluginEntry
+    from jitlab.lab.engine import Run
+    from jitlab.lab.spec import ParamValue, ParamValues, Scenario
 
 __all__ = [
     "ABANDONED",
@@ -210,14 +212,14 @@ class Executor(QThread):
         self._cond = threading.Condition()
         self._stop = False
         # the command slot
-        self._scenario: Any = None  # requested scenario class
+        self._scenario: type[Scenario] | None = None  # requested scenario class
         self._scenario_dirty = False
         # what RunReady says when a new Run is made
         self._fresh_reason: Literal["scenario", "reset"] = "scenario"
         self._variant = "pitfall"
         self._variant_dirty = False
         self._reset = False
-        self._params: dict[str, Any] = {}
+        self._params: dict[str, ParamValue] = {}
         self._playing = False
         self._interval = 0.0  # seconds between calls while playing; 0 = as fast as possible
         self._next_due = 0.0
@@ -233,15 +235,15 @@ class Executor(QThread):
         self.busy = False  # a *scenario* call is in flight (jobs are not: see job_in_flight)
         self.call_started = 0.0  # perf_counter() when that call began
         self.abandoned = False  # left behind: its late events are dropped, it ends after
-        self.current_run: Any = None  # the engine Run (tests inspect it once it idles)
+        self.current_run: Run | None = None  # the engine's Run (tests read it once idle)
         self._ident: int | None = None  # the thread's id once it runs
         # The scenarios discovery found, by id: a scenario selected before JAX had loaded is
         # the manifest's stand-in (jitlab.lab.manifest.Listing.lesson), swapped for its class
         # here before it runs; its calls wait in the queue meanwhile, behind the contract check.
-        self._found: dict[str, Any] = {}
+        self._found: dict[str, type[Scenario]] = {}
 
     # -- scenario commands (any thread): the slot -----------------------------------------
-    def select(self, scenario: Any, variant: str, params: Mapping[str, Any]) -> None:
+    def select(self, scenario: type[Scenario], variant: str, params: ParamValues) -> None:
         """Switch to a scenario class; the newest request wins, queued calls are dropped."""
         with self._cond:
             self._scenario = scenario
@@ -268,7 +270,7 @@ class Executor(QThread):
             self._drop_calls()
             self._cond.notify_all()
 
-    def set_params(self, params: Mapping[str, Any], call: bool = True) -> None:
+    def set_params(self, params: ParamValues, call: bool = True) -> None:
         """New parameter values; with ``call``, make one call with the newest values.
 
         Moves before the executor gets to the queued call collapse into that one call.
@@ -494,7 +496,7 @@ class Executor(QThread):
             except Exception:
                 self._emit(WorkerFailed(traceback.format_exc()))
             self._check_contract()
-        run: Any = None
+        run: Run | None = None
         while True:
             with self._cond:
                 while not self._stop and not self._has_work(run):
@@ -542,7 +544,7 @@ class Executor(QThread):
         except Exception:  # its import failed: the first call says so, as before
             pass
 
-    def _run_job(self, job: _Job, run: Any) -> None:
+    def _run_job(self, job: _Job, run: Run | None) -> None:
         try:
             result, error = (job.fn(run) if job.with_run else job.fn()), ""
         except Exception:
@@ -553,7 +555,7 @@ class Executor(QThread):
             self._job_in_flight = None
         self._job_done(job.token, result, error)
 
-    def _call(self, run: Any, params: dict[str, Any]) -> None:
+    def _call(self, run: Run, params: dict[str, ParamValue]) -> None:
         try:
             if self._run_stale:  # a job emptied JAX's caches: the card holder is stale too
                 self._run_stale = False
@@ -600,19 +602,24 @@ class Executor(QThread):
         """GUI thread: the frame is on screen."""
         self._hold_until = 0.0
 
-    def _has_work(self, run: Any) -> bool:
+    def _has_work(self, run: Run | None) -> bool:
         if self._scenario_dirty or self._variant_dirty or self._reset or self._queue:
             return True
         return self._playing and run is not None and time.perf_counter() >= self._next_due
 
-    def _wait_time(self, run: Any) -> float | None:
+    def _wait_time(self, run: Run | None) -> float | None:
         if self._playing and run is not None:
             return max(0.0, self._next_due - time.perf_counter())
         return None
 
     def _apply(
-        self, run: Any, scenario: Any, variant: str | None, reset: bool, current: str
-    ) -> Any:
+        self,
+        run: Run | None,
+        scenario: type[Scenario] | None,
+        variant: str | None,
+        reset: bool,
+        current: str,
+    ) -> Run | None:
         from jitlab.lab.engine import Run
 
         if scenario is not None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import sys
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -18,12 +18,17 @@ from types import ModuleType
 from typing import Any
 
 from jitlab.lab import manifest
+from jitlab.lab.raised import plugin_roots, raised_in
 from jitlab.lab.scenario import Scenario, validate
 from jitlab.lab.spec import Chapter
 from jitlab.records.paths import builtin_dir, resource
 
 ENTRY_POINT_GROUP = "jitlab.scenarios"
 _BUILTIN_PACKAGE = "jitlab_builtin_scenarios"
+# ``JITLAB_PLUGINS=0`` leaves installed plugins out: only the built-ins load. jitlab's own test
+# suite sets it (tests/conftest.py), so a plugin a user installed cannot fail the project's
+# tests; a plugin that hangs at import can be kept out of the app the same way.
+PLUGINS_ENV = "JITLAB_PLUGINS"
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,10 @@ def discover(scenarios_dir: Path | None = None, entry_points: bool = True) -> li
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith("_"):
             continue
-        entries.extend(_load(partial(_load_file, path), path.stem, f"builtin:{path.name}"))
+        load = partial(_load_file, path)
+        entries.extend(_load(load, path.stem, f"builtin:{path.name}", [path.parent]))
     for ep in _entry_points() if entry_points else []:
-        entries.extend(_load(ep.load, ep.name, f"entry-point:{ep.name}"))
+        entries.extend(_load(ep.load, ep.name, f"entry-point:{ep.name}", plugin_roots(ep.value)))
     seen: set[str] = set()
     unique = []
     for entry in entries:
@@ -76,33 +82,52 @@ def _order(entry: PluginEntry) -> tuple[bool, int, str, str]:
     return (False, int(chapter), chapter.title.en, entry.name)
 
 
-def _load(load: Callable[[], Any], name: str, origin: str) -> list[PluginEntry]:
-    """Import one plugin and check it; whatever it raises makes it one broken entry."""
+def _load(load: Callable[[], Any], name: str, origin: str, roots: list[Path]) -> list[PluginEntry]:
+    """Import one plugin and check it; whatever it raises makes it one broken entry, named
+    with the plugin's own line (``roots``: its files)."""
     try:
         return _from_object(load(), name, origin)
     except KeyboardInterrupt:  # Ctrl-C during discovery still ends the tool
         raise
     except BaseException as exc:  # sys.exit() at import must not take the tool down
-        return [PluginEntry(name, origin, error=_describe(exc))]
+        return [PluginEntry(name, origin, error=_describe(exc, roots))]
+
+
+def plugins_wanted() -> bool:
+    """Whether installed plugins load (``$JITLAB_PLUGINS`` is not 0, off, no or false)."""
+    return os.environ.get(PLUGINS_ENV, "").strip().lower() not in ("0", "off", "no", "false")
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    if not plugins_wanted():
+        return []
     try:
         return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
     except Exception:
         return []
 
 
-def _load_file(path: Path) -> ModuleType:
-    """Import a built-in scenario module by path (works from a checkout and from the wheel)."""
-    package = sys.modules.get(_BUILTIN_PACKAGE)
+def load_file(path: Path) -> list[PluginEntry]:
+    """The scenarios of one file anywhere (``jitlab check lesson.py``), loaded and checked as
+    a built-in is; broken ones with their error. Never raises."""
+    path = Path(path).resolve()
+    load = partial(_load_file, path, _FILE_PACKAGE)
+    return _load(load, path.stem, f"file:{path.name}", [path.parent])
+
+
+_FILE_PACKAGE = "jitlab_checked_scenarios"  # the files load_file imports (apart from built-ins)
+
+
+def _load_file(path: Path, package_name: str = _BUILTIN_PACKAGE) -> ModuleType:
+    """Import a scenario module by path (a built-in, from a checkout or from the wheel)."""
+    package = sys.modules.get(package_name)
     if package is None:
-        package = ModuleType(_BUILTIN_PACKAGE)
-        sys.modules[_BUILTIN_PACKAGE] = package
+        package = ModuleType(package_name)
+        sys.modules[package_name] = package
     # The folder being loaded: a scenario's relative import (``from ._x_exercises import …``)
     # finds its sibling there, whichever folder was discovered first.
     package.__path__ = [str(path.parent)]
-    name = f"{_BUILTIN_PACKAGE}.{path.stem}"
+    name = f"{package_name}.{path.stem}"
     cached = sys.modules.get(name)
     if cached is not None and getattr(cached, "__file__", None) == str(path):
         return cached  # the same file again; a same-named file of another folder loads anew
@@ -136,17 +161,18 @@ def _from_object(obj: Any, name: str, origin: str) -> list[PluginEntry]:
     entries = []
     for cls in classes:
         problems = validate(cls)
-        scenario_id = getattr(cls, "id", name) if isinstance(cls, type) else name
-        if problems:
-            entries.append(PluginEntry(str(scenario_id), origin, error="; ".join(problems)))
+        declared = vars(cls).get("id") if isinstance(cls, type) else None
+        scenario_id = declared if isinstance(declared, str) and declared.strip() else name
+        if problems:  # listed under the id it declares when that is a name, else its own
+            entries.append(PluginEntry(scenario_id, origin, error="; ".join(problems)))
         else:
             entries.append(PluginEntry(cls.id, origin, scenario=cls))
     return entries
 
 
-def _describe(exc: BaseException) -> str:
-    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
+def _describe(exc: BaseException, roots: list[Path]) -> str:
+    raised = raised_in(exc, roots, "import")
+    where = f" ({raised.place})" if raised is not None else ""
     if not isinstance(exc, Exception):  # SystemExit's str() is a bare code such as "3"
         return f"{exc!r} raised by the plugin{where}"
     return f"{type(exc).__name__}: {exc}{where}"

@@ -7,15 +7,17 @@ the Qt thread. Nothing here knows about Qt.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import jax
 
 from jitlab.lab.events import CallFinished, CallStarted, Event, Listener, PhaseEnded
+from jitlab.lab.raised import plugin_roots, raised_in
 from jitlab.lab.scenario import Lab, Scenario, Step
+from jitlab.lab.spec import ParamValues
 from jitlab.probe.probe import Card, Probe
-from jitlab.records.calls import CallKind, CallRecord, ErrorInfo, Summary
+from jitlab.records.calls import CallKind, CallRecord, ErrorInfo, ParamValue, Summary
 
 # The events are defined JAX-free in jitlab.lab.events; importing them from here still works.
 __all__ = ["CallFinished", "CallStarted", "Event", "Listener", "PhaseEnded", "Run"]
@@ -65,14 +67,14 @@ class Run:
         self._lab = self._step = None
         self.last_probe = None
 
-    def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def params(self, overrides: ParamValues | None = None) -> dict[str, ParamValue]:
         values = self.scenario_cls.defaults()
         for name, value in (overrides or {}).items():
             values[name] = self.scenario_cls.param(name).check(value)
         return values
 
     # -- calls ----------------------------------------------------------------------------
-    def step(self, overrides: Mapping[str, Any] | None = None) -> CallRecord:
+    def step(self, overrides: ParamValues | None = None) -> CallRecord:
         """Make one probed call with these parameter values (others at their defaults)."""
         params = self.params(overrides)
         index = self._index
@@ -80,6 +82,7 @@ class Run:
         self._emit(CallStarted(index, params, self.variant))
         start = time.perf_counter()
         failure: BaseException | None = None
+        during = "setup"  # what the scenario's own code was doing, should it raise
         new: list[CallRecord] = []
         try:
             lab = self._lab
@@ -90,6 +93,7 @@ class Run:
                 jax.clear_caches()
                 lab = self._lab = Lab(on_phase=self._phase_ended)
                 self._step = self.scenario.setup(lab, self.variant)
+            during = "step"
             # Calls so far, not len(records): a long session's records are trimmed.
             counts = [p.calls for p in lab.probes]
             try:
@@ -108,21 +112,34 @@ class Run:
             raise
         except BaseException as exc:  # sys.exit() in a plugin is its error, not the tool's end
             failure = exc
+        own: dict[str, Any] = {}
         if not new or (failure is not None and new[-1].kind is not CallKind.ERROR):
-            # The step failed outside any probe (in setup or around the call).
+            # The step failed outside any probe (in setup or around the call): the
+            # scenario's own exception, said with its line (notes' "scenario_error").
             new.append(self._error_record(failure, (time.perf_counter() - start) * 1e3))
+            raised = (
+                raised_in(failure, plugin_roots(self.scenario_cls), during) if failure else None
+            )
+            if raised is not None:
+                own["scenario_error"] = raised.to_json()
         try:
             notes = (self.scenario.facts() or None) if self.scenario is not None else None
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # a scenario bug must not lose the record
             notes = {"facts_error": _describe(exc, with_type=True)}
+        if notes is not None and not (
+            isinstance(notes, dict) and all(isinstance(k, str) for k in notes)
+        ):
+            notes = {"facts_error": f"facts() returned {type(notes).__name__}, not a dict"}
+        if own:
+            notes = {**(notes or {}), **own}
         record = new[-1]._replace(index=index, params=params, variant=self.variant, notes=notes)
         self.records.append(record)
         self._emit(CallFinished(record))
         return record
 
-    def play(self, values: Iterable[Mapping[str, Any]]) -> list[CallRecord]:
+    def play(self, values: Iterable[ParamValues]) -> list[CallRecord]:
         return [self.step(overrides) for overrides in values]
 
     # -- views ----------------------------------------------------------------------------

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from jitlab.records.calls import CallRecord
+from jitlab.records.calls import CallRecord, ParamValue
 
 __all__ = ["CallFinished", "CallStarted", "Event", "Listener", "PhaseEnded"]
 
@@ -19,7 +18,7 @@ __all__ = ["CallFinished", "CallStarted", "Event", "Listener", "PhaseEnded"]
 @dataclass(frozen=True)
 class CallStarted:
     index: int
-    params: dict[str, Any]
+    params: dict[str, ParamValue]
     variant: str
 
 

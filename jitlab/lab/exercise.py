@@ -188,6 +188,11 @@ class Exercise:
     # The snippet's comments in both languages, as a scenario's ``code_comments``: each
     # Text's ``en`` is a comment as written, without the ``#`` (see :meth:`source_in`).
     code_comments: tuple[Text, ...] = ()
+    # The answer its author expects from this JAX, written out by hand (an int for NUMBER, an
+    # option id or error name else). Never shown and never graded against: the quiz reads the
+    # answer off the run. The tests and `jitlab check` compare the run with it, so a JAX that
+    # changes what the exercise teaches is caught (a built-in must give it).
+    expected: int | str | None = None
 
     @property
     def pitfall(self) -> ChapterLike | None:

@@ -32,9 +32,9 @@ from jitlab.lab.exercise import (
     kind_text,
     printed_answer,
 )
+from jitlab.lab.facts import count_equations, first_values
 from jitlab.lab.handle import Lab
 from jitlab.lab.spec import (
-    REQUIRED,
     AutoplayStep,
     CardRef,
     Chapter,
@@ -43,6 +43,8 @@ from jitlab.lab.spec import (
     Lesson,
     Measure,
     Param,
+    ParamValue,
+    ParamValues,
     Pitfall,
     Scenario,
     ScriptLesson,
@@ -50,8 +52,8 @@ from jitlab.lab.spec import (
     Text,
     Variant,
     icon_file,
-    validate,
 )
+from jitlab.lab.validation import REQUIRED, validate
 from jitlab.lab.verdict import Counted, QuestionRun
 from jitlab.probe.devices import devices_text, mesh_devices
 from jitlab.records.calls import CallRecord, ErrorInfo
@@ -96,6 +98,8 @@ __all__ = [
     "Measure",
     "Option",
     "Param",
+    "ParamValue",
+    "ParamValues",
     "Pitfall",
     "Probe",
     "QuestionRun",
@@ -109,9 +113,11 @@ __all__ = [
     "calls_text",
     "claim_verdict",
     "compile_answer",
+    "count_equations",
     "devices_text",
     "error_answer",
     "error_options",
+    "first_values",
     "icon_file",
     "jaxpr_text",
     "kind_text",

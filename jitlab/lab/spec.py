@@ -1,8 +1,9 @@
 """What a scenario declares: texts, parameters, variants, lesson, chapter, icon, exercises.
 
-(Over 500 lines on purpose: this is the whole contract a plugin author reads, the spec and the
-checks :func:`validate` makes of it, in one file; ``from jitlab.lab.spec import ...`` is how
-scenarios, plugins and tests name it.)
+This is the contract a plugin author reads (``docs/plugins.md`` walks through it); the checks
+:func:`~jitlab.lab.validation.validate` makes of it, each problem with its file and line,
+live in :mod:`jitlab.lab.validation`. ``from jitlab.lab.scenario import ...`` is how
+scenarios and plugins name both.
 
 A scenario is a subclass of :class:`Scenario` with class attributes for its texts,
 parameters, variants and autoplay script, and one method, :meth:`Scenario.setup`, which
@@ -19,13 +20,13 @@ import contextlib
 import enum
 import inspect
 import math
-import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from jitlab.records.calls import ParamValue
 from jitlab.records.paths import resource
 from jitlab.records.text import Text
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # the lab makes probes, and so imports JAX
     from jitlab.lab.handle import Lab
 
 __all__ = [
-    "REQUIRED",
     "AutoplayStep",
     "CardRef",
     "Chapter",
@@ -42,6 +42,8 @@ __all__ = [
     "Lesson",
     "Measure",
     "Param",
+    "ParamValue",
+    "ParamValues",
     "Pitfall",
     "Scenario",
     "ScriptLesson",
@@ -49,7 +51,6 @@ __all__ = [
     "Text",
     "Variant",
     "icon_file",
-    "validate",
 ]
 
 
@@ -105,12 +106,16 @@ _PITFALL_TITLES = {
 ChapterLike = Pitfall | Chapter
 
 
+# Parameter values by name: what a step receives and a record keeps.
+ParamValues = Mapping[str, ParamValue]
+
+
 @dataclass(frozen=True)
 class Param:
     """A typed scenario parameter; the GUI builds a control from it, the CLI validates with it."""
 
     name: str
-    default: int | float | str | bool
+    default: ParamValue
     label: Text
     help: Text
     minimum: int | float | None = None
@@ -134,7 +139,7 @@ class Param:
     def type(self) -> type:
         return type(self.default)
 
-    def parse(self, text: str) -> int | float | str | bool:
+    def parse(self, text: str) -> ParamValue:
         """Turn CLI text into a valid value, or raise ValueError naming what is allowed."""
         if self.type is bool:
             lowered = text.strip().lower()
@@ -151,15 +156,18 @@ class Param:
             raise ValueError(f"{self.name} must be {self.describe()}, not {text!r}") from None
         return self.check(value)
 
-    def check(self, value: Any) -> Any:
+    def check(self, value: ParamValue) -> ParamValue:
         # NaN compares False with any bound, so it would pass the range checks below.
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
         if self.choices and value not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
-        if self.maximum is not None and value > self.maximum:
+        low, high = self.minimum, self.maximum
+        if isinstance(value, str):  # a string has no place in a range
+            out = low is not None or high is not None
+        else:
+            out = (low is not None and value < low) or (high is not None and value > high)
+        if out:
             raise ValueError(f"{self.name} must be {self.describe()}, not {value!r}")
         return value
 
@@ -198,7 +206,7 @@ class CardRef:
     variant's card of that number (1, 2, … as the kitchen numbers them in a segment)."""
 
     variant: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: ParamValues = field(default_factory=dict)
     number: int | None = None
 
 
@@ -218,7 +226,7 @@ class ScriptLesson:
 class AutoplayStep:
     """One beat of a hands-free demo: change some parameters (and maybe the variant), call."""
 
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: ParamValues = field(default_factory=dict)
     variant: str | None = None
     note: Text | None = None  # what a presenter would say at this beat
 
@@ -245,7 +253,7 @@ class Comparison:
     """
 
     measure: Measure
-    calls: tuple[Mapping[str, Any], ...]
+    calls: tuple[ParamValues, ...]
     pitfall: str = "pitfall"
     fix: str = "fix"
     note: Text | None = None
@@ -256,7 +264,7 @@ class Comparison:
         return (self.pitfall, self.fix)
 
 
-Step = Callable[[Mapping[str, Any]], Any]
+Step = Callable[[ParamValues], object]
 
 
 class Scenario:
@@ -332,7 +340,7 @@ class Scenario:
 
     # -- helpers shared by the CLI, engine and GUI ----------------------------------------
     @classmethod
-    def defaults(cls) -> dict[str, Any]:
+    def defaults(cls) -> dict[str, ParamValue]:
         return {p.name: p.default for p in cls.params}
 
     @classmethod
@@ -359,9 +367,6 @@ class Scenario:
             pitfall, fix = variant, "fix"  # an undeclared face: measured against the fix
         calls = tuple(dict(b.params) for b in cls.autoplay if b.variant in (None, "pitfall", "fix"))
         return Comparison(Measure.COMPILES, calls or ({},), pitfall, fix)
-
-
-REQUIRED = ("id", "chapter", "title", "lesson", "question", "variants")
 
 
 def icon_file(cls: type[Scenario]) -> Path:
@@ -427,239 +432,3 @@ def translate_comments(source: str, table: Mapping[str, str]) -> str:
         line = lines[row - 1]
         lines[row - 1] = line[:start] + new + line[end:]
     return "".join(lines)
-
-
-def validate(cls: Any, builtin: bool = False) -> list[str]:
-    """Problems with a plugin class, in words (empty when it is well-formed).
-
-    ``builtin=True`` adds what a scenario shipped in ``scenarios/`` owes on top (see
-    :data:`BUILTIN_MIN_EXERCISES` and :func:`_builtin_problems`); the tests hold every
-    built-in to it, so adding one is the one file."""
-    problems = validate_plugin(cls)
-    if builtin and not problems:
-        problems += _builtin_problems(cls)
-    return problems
-
-
-# What a built-in owes beyond a plugin: a quiz chapter of its own, a lesson on the chef's
-# scripts that reads as a paragraph in each language, and the code view filled.
-BUILTIN_MIN_EXERCISES = 3
-BUILTIN_SCRIPTS_EN_CHARS = 80  # English characters of ``scripts.text.en``, more than this
-BUILTIN_SCRIPTS_ZH_HAN = 30  # Chinese characters of ``scripts.text.zh``, more than this
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-
-
-def _builtin_problems(cls: type[Scenario]) -> list[str]:
-    problems = []
-    count = len(cls.exercises)
-    if count < BUILTIN_MIN_EXERCISES:
-        problems.append(
-            f"a built-in declares at least {BUILTIN_MIN_EXERCISES} exercises; it has {count}"
-        )
-    for text in (cls.title, cls.question, *vars(cls.lesson).values()):
-        if not (isinstance(text, Text) and text.en.strip() and text.zh.strip()):
-            problems.append(
-                f"a built-in's title, question and lesson say it in both languages: {text!r}"
-            )
-            break
-    lesson = cls.scripts
-    if lesson is None:
-        problems.append("a built-in declares scripts = ScriptLesson(Text(en, zh), (CardRef, ...))")
-    else:
-        if len(lesson.text.en) <= BUILTIN_SCRIPTS_EN_CHARS or _HAN.search(lesson.text.en):
-            problems.append(
-                f"scripts.text.en must be English, over {BUILTIN_SCRIPTS_EN_CHARS} characters"
-            )
-        if len(_HAN.findall(lesson.text.zh)) <= BUILTIN_SCRIPTS_ZH_HAN:
-            problems.append(
-                f"scripts.text.zh must hold more than {BUILTIN_SCRIPTS_ZH_HAN} Chinese characters"
-            )
-        if not lesson.compare:
-            problems.append("scripts.compare must name one or two cards (CardRef)")
-    problems += _untranslated_exercise_comments(cls)
-    if cls.code_objects is Scenario.code_objects:
-        problems.append("code_objects(variant) is not implemented: the code view would be empty")
-    else:
-        for variant in cls.variant_ids():
-            try:
-                source = cls().source(variant)
-            except Exception as exc:
-                problems.append(f"code_objects({variant!r}) has no source: {exc}")
-                continue
-            if "def " not in source:
-                problems.append(
-                    f"code_objects({variant!r}) shows no function of the code that runs"
-                )
-    return problems
-
-
-def validate_plugin(cls: Any) -> list[str]:
-    """The checks every plugin passes (:func:`validate` without ``builtin``)."""
-    problems = []
-    if not (isinstance(cls, type) and issubclass(cls, Scenario)):
-        return [f"{cls!r} is not a Scenario subclass"]
-    for name in REQUIRED:
-        if not hasattr(cls, name):
-            problems.append(f"missing {name}")
-    if problems:
-        return problems
-    # Discovery sorts by chapter and indexes by id: a wrong type there would break the list.
-    if not (isinstance(cls.id, str) and cls.id):
-        problems.append(f"id must be a non-empty string, not {cls.id!r}")
-    problems += _chapter_problems(cls)
-    problems += _exercise_problems(cls)
-    if not all(isinstance(c, Text) for c in cls.code_comments):
-        problems.append("code_comments must be a tuple of Text(en, zh)")
-    ids = cls.variant_ids()
-    if "pitfall" not in ids or "fix" not in ids:
-        problems.append("variants must include 'pitfall' and 'fix'")
-    problems += _script_lesson_problems(cls, ids)
-    problems += _comparison_problems(cls, ids)
-    for p in cls.params:
-        try:
-            p.check(p.default)
-        except ValueError as exc:
-            problems.append(f"default out of range: {exc}")
-        unknown = set(p.variants) - set(ids)
-        if unknown:
-            problems.append(f"parameter {p.name} names unknown variants {sorted(unknown)}")
-        if p.choice_labels and (
-            len(p.choice_labels) != len(p.choices)
-            or not all(isinstance(t, Text) for t in p.choice_labels)
-        ):
-            problems.append(f"parameter {p.name}: choice_labels needs one Text per choice")
-    if cls.setup is Scenario.setup:
-        problems.append("setup() is not implemented")
-    return problems
-
-
-def _chapter_problems(cls: type[Scenario]) -> list[str]:
-    chapter, pitfall = cls.chapter, cls.pitfall
-    name = cls._chapter_named
-    if chapter is not pitfall:
-        return ["chapter and pitfall are two names of one attribute: declare one of them"]
-    if isinstance(chapter, Pitfall):
-        return []
-    if not isinstance(chapter, Chapter):
-        return [f"{name} must be a Pitfall or a Chapter, not {chapter!r}"]
-    problems = []
-    if not (isinstance(chapter.number, int) and not isinstance(chapter.number, bool)):
-        problems.append(f"chapter number must be an integer, not {chapter.number!r}")
-    elif chapter.number in {int(p) for p in Pitfall}:
-        problems.append(
-            f"chapter {chapter.number} is the built-in {Pitfall(chapter.number).name}: "
-            f"use Pitfall.{Pitfall(chapter.number).name}, or number the new chapter after "
-            f"{max(Pitfall)}"
-        )
-    if not isinstance(chapter.title, Text):
-        problems.append(f"chapter title must be a Text, not {chapter.title!r}")
-    return problems
-
-
-def _script_lesson_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[str]:
-    lesson = getattr(cls, "scripts", None)
-    if lesson is None:
-        return []
-    if not isinstance(lesson, ScriptLesson):
-        return [f"scripts must be a ScriptLesson, not {lesson!r}"]
-    problems: list[str] = []
-    if not isinstance(lesson.text, Text):
-        problems.append("scripts.text must be a Text(en, zh)")
-    refs = lesson.compare
-    if not isinstance(refs, tuple) or len(refs) > 2:
-        return [*problems, "scripts.compare must be a tuple of at most two CardRef"]
-    for ref in refs:
-        if not isinstance(ref, CardRef):
-            problems.append(f"scripts.compare holds {ref!r}, not a CardRef")
-            continue
-        if ref.variant not in ids:
-            problems.append(f"scripts.compare names unknown variant {ref.variant!r}")
-        if ref.number is not None and not (isinstance(ref.number, int) and ref.number >= 1):
-            problems.append(f"scripts.compare card number must be 1 or more, not {ref.number!r}")
-        for name, value in dict(ref.params).items():
-            try:
-                cls.param(name).check(value)
-            except KeyError:
-                problems.append(f"scripts.compare names unknown parameter {name!r}")
-            except ValueError as exc:
-                problems.append(f"scripts.compare: {exc}")
-    return problems
-
-
-def _comparison_problems(cls: type[Scenario], ids: tuple[str, ...]) -> list[str]:
-    comparisons = getattr(cls, "comparisons", ())
-    if not isinstance(comparisons, tuple):
-        return ["comparisons must be a tuple of Comparison"]
-    problems = []
-    for c in comparisons:
-        if not isinstance(c, Comparison):
-            problems.append(f"comparisons holds {c!r}, not a Comparison")
-            continue
-        if not isinstance(c.measure, Measure):
-            problems.append(f"comparison measure must be a Measure, not {c.measure!r}")
-        unknown = [v for v in c.variants if v not in ids]
-        if unknown:
-            problems.append(f"comparison names unknown variants {unknown}")
-        if not c.calls:
-            problems.append("a comparison needs at least one call")
-        for call in c.calls:
-            for name, value in dict(call).items():
-                try:
-                    cls.param(name).check(value)
-                except KeyError:
-                    problems.append(f"comparison names unknown parameter {name!r}")
-                except ValueError as exc:
-                    problems.append(f"comparison: {exc}")
-    return problems
-
-
-def _exercise_problems(cls: type[Scenario]) -> list[str]:
-    """The quiz runs exercises; here only their shape is checked (the core knows no quiz)."""
-    exercises = cls.exercises
-    if not isinstance(exercises, tuple | list):
-        return [f"exercises must be a tuple, not {type(exercises).__name__}"]
-    problems = []
-    seen: set[str] = set()
-    for position, exercise in enumerate(exercises):
-        exercise_id = getattr(exercise, "id", None)
-        if not (isinstance(exercise_id, str) and exercise_id):
-            problems.append(f"exercise {position + 1} has no id: {exercise!r}")
-            continue
-        if exercise_id in seen:
-            problems.append(f"exercise id {exercise_id!r} is declared twice")
-        seen.add(exercise_id)
-        if not (
-            callable(getattr(exercise, "snippet", None))
-            and callable(getattr(exercise, "settle", None))
-        ):
-            problems.append(f"exercise {exercise_id!r} needs a snippet and a settle function")
-        if not all(isinstance(c, Text) for c in getattr(exercise, "code_comments", ())):
-            problems.append(f"exercise {exercise_id!r}: code_comments must be Text(en, zh)")
-        declared = getattr(exercise, "scenario", "")
-        if declared and declared != cls.id:
-            problems.append(
-                f"exercise {exercise_id!r} names scenario {declared!r}, but {cls.id!r} declares it"
-            )
-    return problems
-
-
-def _untranslated_exercise_comments(cls: type[Scenario]) -> list[str]:
-    """A built-in exercise's snippet is shown in Chinese too: each comment needs its zh in
-    the exercise's ``code_comments``, and each entry there a comment it translates."""
-    problems = []
-    for exercise in cls.exercises:
-        try:
-            shown = set(comment_texts(exercise.source))
-        except (OSError, TypeError):  # no source to show: the quiz says so itself
-            continue
-        table = {c.en: c.zh for c in getattr(exercise, "code_comments", ())}
-        problems += [
-            f"exercise {exercise.id!r}: comment {text!r} has no Chinese in its code_comments"
-            for text in sorted(shown)
-            if not table.get(text, "").strip()
-        ]
-        problems += [
-            f"exercise {exercise.id!r}: code_comments names {text!r}, not a comment of its code"
-            for text in sorted(set(table) - shown)
-        ]
-    return problems

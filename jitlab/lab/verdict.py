@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jitlab.lab.spec import Comparison, Measure, Text
+from jitlab.lab.spec import Comparison, Measure, ParamValues, Text
 from jitlab.records.calls import CallKind, CallRecord
 
 __all__ = [
@@ -461,7 +461,7 @@ class QuestionRun:
     separate finding."""
 
     variant: str
-    calls: tuple[Mapping[str, Any], ...]
+    calls: tuple[ParamValues, ...]
     counts: Counted = Counted.COMPILES
 
 

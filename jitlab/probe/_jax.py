@@ -43,9 +43,11 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from jax._src import api as _api
 from jax._src import config as _config
 from jax._src import monitoring as _monitoring
 from jax._src import source_info_util as _source_info_util
+from jax._src import traceback_util as _traceback_util
 from jax._src import util as _util
 
 CHECKED_ON = "0.12.0.1"
@@ -563,6 +565,48 @@ def hook_fastpath_verdict(callback: Callable[[str], None]) -> Callable[[], None]
     return unhook
 
 
+# -- a call's effects: host callbacks JAX's runtime runs on its own threads ---------------------
+# A jitted call with effects (jax.debug.print, debug.callback, io_callback, pure_callback)
+# leaves JAX a runtime token per device in a thread-local set (``dispatch.runtime_tokens``):
+# on a TPU, a GPU or a CPU mesh its callbacks run on the runtime's threads, and may end after
+# the call's result is ready; ``jax.effects_barrier()`` waits for this thread's tokens (and
+# raises a callback's error) and empties the set. A call with no effects leaves none.
+def _runtime_tokens() -> Any:
+    try:
+        from jax._src import dispatch as _dispatch
+    except ImportError:
+        return None
+    tokens = getattr(_dispatch, "runtime_tokens", None)
+    if not hasattr(tokens, "output_runtime_tokens") or not hasattr(tokens, "current_tokens"):
+        return None
+    return tokens
+
+
+_RUNTIME_TOKENS = _runtime_tokens()
+EFFECT_TOKENS_READ = _RUNTIME_TOKENS is not None
+"""This JAX keeps its effect tokens as checked (else a caller waits with
+``jax.effects_barrier()``)."""
+
+
+def effect_tokens() -> tuple[Any, ...]:
+    """This thread's tokens of calls with effects that no ``jax.effects_barrier()`` has
+    taken since (one per device and per ordered effect: each call's replace the last's);
+    each has ``block_until_ready()``, which raises the error of a callback that failed.
+    Empty where this JAX keeps no tokens as checked (:data:`EFFECT_TOKENS_READ`).
+
+    Relies on ``dispatch.runtime_tokens`` (a ``threading.local``): the pjit executable of a
+    call with ordered effects, unordered effects or host callbacks sets
+    ``output_runtime_tokens`` (and ``current_tokens`` for ordered effects) when it is
+    dispatched, and ``jax.effects_barrier()`` waits for both and clears them."""
+    tokens = _RUNTIME_TOKENS
+    if tokens is None:
+        return ()
+    runtime, ordered = tokens.output_runtime_tokens, tokens.current_tokens
+    if not runtime and not ordered:
+        return ()
+    return (*runtime.values(), *ordered.values())
+
+
 def hook_disable_jit(callback: Callable[[], None]) -> Callable[[], None]:
     """Call ``callback()`` after each change of ``jax_disable_jit``: ``with jax.disable_jit()``
     entered or left on any thread, ``jax.config.update("jax_disable_jit", v)``. Returns the
@@ -688,6 +732,15 @@ def trace_context_names() -> tuple[str, ...]:
 register_source_exclusion: Callable[[str], None] = _source_info_util.register_exclusion
 """Frames under this path prefix are skipped when JAX attributes an equation (and a cache-miss
 explanation) to a user's line, as JAX skips its own files."""
+
+register_traceback_exclusion: Callable[[str], None] = _traceback_util.register_exclusion
+"""Frames under this path prefix are left out of a traceback JAX filters at its API boundary
+(``JAX_TRACEBACK_FILTERING`` other than ``off``), as JAX leaves out its own: jitlab's hook on
+JAX's Python dispatch runs below that boundary. A list of its own, apart from the one above."""
+
+JAX_JIT: Callable[..., Any] = _api.jit
+"""JAX's own ``jit``, read where JAX defines it: ``jax.jit`` may be a stand-in (a watch's, or
+a program's own), and jitlab's own compiles (the contract check's) never go through one."""
 
 summarize_source_info: Callable[[Any], str] = _source_info_util.summarize
 """``file:line:col (fn)`` of a jaxpr equation's ``source_info``."""

@@ -175,7 +175,9 @@ def version_tuple(text: str) -> tuple[int, int]:
 
 
 # -- the check ----------------------------------------------------------------------------------
-_lock = threading.Lock()
+# Re-entrant: a face that asks again on the thread running the check (a probe made while it
+# compiles) is answered, never left waiting on its own thread.
+_lock = threading.RLock()
 _reports: dict[bool, ContractReport] = {}  # by "compiled": once per process each
 
 
@@ -473,7 +475,9 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
     # and the registered exclusions (jitlab's), so the function and its call live in "<check>".
     code: dict[str, Any] = {}
     exec(compile(_CHECK_SOURCE, "<jitlab contract check>", "exec"), code)
-    jitted = jax.jit(code["jitlab_contract_check"])  # pyright: ignore[reportUnknownMemberType]
+    # JAX's own jit: while a watch runs jax.jit is its stand-in, and the check's compile is
+    # no compile of the program's (nor a probe of the watch's, which would check again).
+    jitted = _jax.JAX_JIT(code["jitlab_contract_check"])
     trace_name = _jax.fun_name(code["jitlab_contract_check"])
     call = code["call"]
     seen: list[tuple[str, str | None]] = []  # every duration event of the calls, for details

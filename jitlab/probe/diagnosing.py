@@ -15,9 +15,7 @@ fix that fits that change (:mod:`jitlab.records.diagnoses` renders the words).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
@@ -79,8 +77,7 @@ def warn_after_from_environment() -> int:
     except ValueError as bad:
         if not _said_bad_environment:
             _said_bad_environment = True
-            with contextlib.suppress(Exception):
-                sys.stderr.write(f"jitlab: {bad} (using {diagnoses.DEFAULT_WARN_AFTER})\n")
+            monitor.say_words(f"jitlab: {bad} (using {diagnoses.DEFAULT_WARN_AFTER})\n")
         return diagnoses.DEFAULT_WARN_AFTER
 
 
@@ -387,12 +384,6 @@ class SlowDispatch:
 
 
 def say_live(diagnosis: Diagnosis) -> None:
-    """The warning on the program's stderr, now, as one block (never raises)."""
-    text = "\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n"
-    err = sys.stderr
-    with contextlib.suppress(Exception):
-        if err is not None and not getattr(err, "closed", False):
-            err.write(text)
-            err.flush()
-            return
-        os.write(2, text.encode("utf-8", "backslashreplace"))
+    """The warning where jitlab speaks (the program's stderr, or ``jitlab watch``'s own
+    stream: :func:`monitor.say_words`), now, as one block (never raises)."""
+    monitor.say_words("\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n")

@@ -18,7 +18,9 @@ import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterable
-from types import FrameType
+from types import FrameType, TracebackType
+
+from jitlab.records.paths import engine_dirs
 
 # The frame ``depth`` calls up from the caller (0: the caller's own): CPython's documented
 # sys._getframe, whose underscore marks it CPython-specific rather than private. Bound once
@@ -158,3 +160,41 @@ def user_stack(depth: int = 1, limit: int = 8) -> tuple[str, ...]:
                 break
         frame = frame.f_back
     return tuple(reversed(found))
+
+
+# -- tracebacks as python would show them --------------------------------------------------------
+def without_frames(tb: TracebackType | None, ours: Callable[[str], bool]) -> TracebackType | None:
+    """``tb`` with the entries of files ``ours`` names left out (rebuilt: a traceback is
+    linked from the outermost frame in)."""
+    kept: list[TracebackType] = []
+    while tb is not None:
+        if not ours(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(kept):
+        rebuilt = TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt
+
+
+def strip_chain(exc: BaseException, ours: Callable[[str], bool]) -> None:
+    """Leave the frames of files ``ours`` names out of ``exc``'s traceback and those of the
+    exceptions it was raised from or during (an ExceptionGroup's too)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = without_frames(e.__traceback__, ours)
+        todo += [e.__cause__, e.__context__]
+        todo += list(getattr(e, "exceptions", ()) or ())
+
+
+_ENGINE = engine_dirs()
+
+
+def is_engine(filename: str) -> bool:
+    """A file of jitlab's engine (the probe, the watch, …): between the program and JAX."""
+    return filename.startswith(_ENGINE)

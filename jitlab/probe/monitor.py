@@ -24,7 +24,6 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable
-from types import FrameType
 from typing import Any, Protocol
 
 import jax
@@ -105,6 +104,7 @@ class CallCollector:
         "compiled",
         "defer_explain",
         "deferred",
+        "dispatched",
         "executable",
         "explanations",
         "jit_name",
@@ -116,6 +116,7 @@ class CallCollector:
         "restore_explain",
         "routed",
         "source",
+        "tokens_before",
         "trace_ms",
         "trace_name",
         "traced",
@@ -162,6 +163,11 @@ class CallCollector:
         self.quiet = True
         self.explanations: list[str] = []
         self.deferred: list[Callable[[], Any]] | None = None
+        # JAX dispatched the call in Python (_python_dispatch): the only calls that can have
+        # effects (host callbacks never take C++'s fast path); and the effect tokens this
+        # thread held then, which are not this call's (see wait_for_effects).
+        self.dispatched = False
+        self.tokens_before: tuple[Any, ...] = ()
         self._output: io.StringIO | None = None
         self._trace_mark = 0  # output offset when the probed function's trace ended
         self._kept_lines = 0
@@ -563,10 +569,13 @@ class _StdoutRouter:
 
     Text printed by a probed call goes to its collector (and to the real stream when the
     probe echoes); everything else — ``.buffer``, ``.fileno()``, ``.encoding``,
-    ``.reconfigure()``, writes from other threads — is the real stream's.
+    ``.reconfigure()``, other threads' writes — is the real stream's.
 
-    Lines from the calling thread go to its call; lines from a runtime-callback thread
-    (``jax.debug.print`` on some backends) go to the only call in flight, if there is one.
+    Whose a line is (:func:`_owner`): the calling thread's lines are its call's. A line from
+    a thread Python did not start — JAX's runtime threads, where a TPU, a GPU or a CPU mesh
+    runs host callbacks (``jax.debug.print``), during or after the call's wait — is the
+    call's while exactly one probed call that waits for its effects is in flight. A line
+    from another of the program's own Python threads is never a probed call's.
     """
 
     def __init__(self) -> None:
@@ -574,8 +583,8 @@ class _StdoutRouter:
 
     def write(self, text: str) -> int:
         collector = getattr(_local, "collector", None)
-        if collector is None and len(_active) == 1 and _from_jax_callback():
-            collector = next(iter(_active), None)
+        if collector is None and _active:
+            collector = _owner()
         if collector is None or collector.echo:
             target = self._real()
             if target is not None:  # as print() with sys.stdout None: nothing is written
@@ -603,19 +612,21 @@ class _StdoutRouter:
         return iter(self._real())
 
 
-def _from_jax_callback() -> bool:
-    """Is this write made by a JAX host callback (``jax.debug.print``) on a runtime thread?
+# A thread Python did not start gets a _DummyThread from threading.current_thread(): JAX's
+# runtime threads (XLA's, libtpu's), where host callbacks run off the calling thread.
+_FOREIGN_THREAD: type = getattr(threading, "_DummyThread", type(None))
 
-    Other threads' prints (a GUI thread, a logger) must not be credited to the call in flight.
-    """
-    frame: FrameType | None = frames.getframe(2)
-    for _ in range(30):
-        if frame is None:
-            return False
-        if frame.f_code.co_filename.endswith(("debugging.py", "callback.py")):
-            return True
-        frame = frame.f_back
-    return False
+
+def _owner() -> CallCollector | None:
+    """The call a line written on a thread with no probed call of its own belongs to: the
+    only probed call in flight, if it waits for its effects (``block``: its window stays
+    open until its host callbacks have run) and the line comes from a runtime thread."""
+    calls = tuple(_active)  # one C call under the GIL: never torn by another thread
+    if len(calls) != 1 or not isinstance(threading.current_thread(), _FOREIGN_THREAD):
+        return None
+    (only,) = calls
+    source = only.source() if only.source is not None else None
+    return only if source is not None and source.block else None
 
 
 _router = _StdoutRouter()
@@ -678,6 +689,7 @@ def install() -> None:
         # make that the user's line, not the probe's.
         for folder in engine_dirs():
             _jax.register_source_exclusion(folder)
+            _jax.register_traceback_exclusion(folder)  # a filtered traceback is python's
         _jax.defer_explanations(_deferral_sink, EXPLAIN_AT_ONCE)
         DISPATCH_HOOKED[0] = _jax.hook_python_dispatch(_python_dispatch) is not None
         _jax.hook_fastpath_verdict(_fastpath_verdict)
@@ -691,15 +703,28 @@ def install() -> None:
 # listeners). A probed call whose collector is ``lazy`` routes stdout and explanations here,
 # so that a hit touches neither; a watch adds its own step (ON_DISPATCH).
 DISPATCH_HOOKED: list[bool] = [False]  # in place: this JAX's dispatch is as checked
+_effect_tokens = _jax.effect_tokens  # this thread's tokens of calls with effects
+_barrier = jax.effects_barrier
 ON_DISPATCH: list[Callable[[], None] | None] = [None]  # the watch's, while one runs
 
 
 def _python_dispatch() -> None:
     _local.fastpath = None  # this call's verdict comes next (_fastpath_verdict)
     collector = getattr(_local, "collector", None)
-    if collector is not None and collector.lazy and not collector.routed:
+    if collector is not None and not collector.dispatched:
         source = collector.source() if collector.source is not None else None
-        if source is not None and source.capture_output:
+        if source is not None and source.block:
+            # A call that waits for its effects (Probe.__call__, wait_for_effects), once per
+            # call, before JAX runs anything of it: the tokens held now are earlier calls'.
+            collector.dispatched = True
+            before = collector.tokens_before = _effect_tokens()
+            # Earlier calls' effects the program did not wait for end before this call's
+            # window opens: their lines are not this call's. Only waited for: their errors
+            # stay JAX's, raised at the program's own barrier as without jitlab.
+            for token in before:
+                with contextlib.suppress(Exception):
+                    token.block_until_ready()
+        if collector.lazy and not collector.routed and source is not None and source.capture_output:
             route_call(collector)
     watching = ON_DISPATCH[0]
     if watching is not None:
@@ -716,6 +741,22 @@ def fastpath_verdict() -> str | None:
     verdict = getattr(_local, "fastpath", None)
     _local.fastpath = None
     return verdict
+
+
+def wait_for_effects(collector: CallCollector) -> None:
+    """Wait until the effects of the call of ``collector`` (dispatched by JAX in Python,
+    its result ready) have run: its host callbacks' lines are then all written, on whatever
+    thread the runtime ran them, while its window is open. A callback's error is raised
+    here: the call's. The tokens stay JAX's (the program's own barrier sees them as without
+    jitlab). Where this JAX keeps no tokens as checked: ``jax.effects_barrier()``."""
+    before = collector.tokens_before
+    collector.tokens_before = ()
+    if not _jax.EFFECT_TOKENS_READ:
+        _barrier()
+        return
+    for token in _effect_tokens():
+        if not any(token is earlier for earlier in before):
+            token.block_until_ready()
 
 
 def route_call(collector: CallCollector) -> None:
@@ -777,11 +818,46 @@ def revive() -> bool:
         watchers = list(_watchers)
     from jitlab.records import messages
 
-    with contextlib.suppress(Exception):  # a closed stderr must not break the program
-        print(messages.say("listeners_cleared", user_language()), file=sys.stderr)
+    say_words(messages.say("listeners_cleared", user_language()) + "\n")
     for watcher in watchers:
         watcher.listeners_lost()
     return True
+
+
+# Where jitlab's own words go while it runs inside a program (a live diagnosis, listeners
+# registered again, a recording stopped): the program's stderr, or under `jitlab watch` a
+# stream of the command's own on the descriptor stderr had when it started (the terminal it
+# runs on), which a program that moves its stderr (`os.dup2(log, 2)`, `sys.stderr =
+# io.StringIO()`) does not take along: jitlab's words never go into the program's files.
+_words: list[Any] = [None]
+
+
+def set_words_stream(stream: Any) -> None:
+    """``jitlab watch``: say jitlab's words on ``stream`` (None: the program's stderr)."""
+    _words[0] = stream
+
+
+def words_stream() -> Any:
+    """Where jitlab's words go now: the command's own stream, else the program's stderr (a
+    fresh one on descriptor 2 when the program closed it; None when there is none)."""
+    stream = _words[0]
+    if stream is not None and not getattr(stream, "closed", False):
+        return stream
+    err = sys.stderr
+    if err is not None and not getattr(err, "closed", False):
+        return err
+    return None
+
+
+def say_words(text: str) -> None:
+    """Write jitlab's words (whole lines) where the user reads them, now; never raises."""
+    stream = words_stream()
+    with contextlib.suppress(Exception):
+        if stream is None:  # the program closed sys.stderr: its descriptor still takes it
+            os.write(2, text.encode("utf-8", "backslashreplace"))
+            return
+        stream.write(text)
+        stream.flush()
 
 
 _said_language: list[str] = []  # `jitlab --lang zh watch`: the command's language

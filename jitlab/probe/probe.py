@@ -40,7 +40,7 @@ from jitlab.probe import (
 )
 from jitlab.probe.cards import Card, Ledger, tally
 from jitlab.probe.held import HeldCards
-from jitlab.probe.store import SETTLE_AT, RecordStore
+from jitlab.probe.store import OPEN, SETTLE_AT, RecordStore
 from jitlab.probe.transforms import backward_compile
 from jitlab.records.calls import CallKind, CallRecord, Change, Reason, Signature, Summary
 from jitlab.records.changes import ChangeKind
@@ -58,13 +58,16 @@ DEFAULT_MAX_RECORDS = 100_000
 _tls = monitor._local  # pyright: ignore[reportPrivateUsage]
 _route_call = monitor.route_call
 _unroute_call = monitor.unroute_call
+_wait_for_effects = monitor.wait_for_effects
 _EXPLAIN = _jax.EXPLAIN
 _set_explain = _EXPLAIN.set_local
 _swap_explain = _EXPLAIN.swap_local
 _getframe = frames.getframe
 _traced_by_eval_shape = _jax.traced_by_eval_shape
 _EVAL_SHAPE_ONCE = _jax.EVAL_SHAPE_TRACES_A_JIT_ONCE
-_listeners_now = monitor.listeners_now
+# JAX's duration listeners, read as one attribute (no call) before each dispatch: after a
+# wait the interpreter runs cold until the next call (monitor.listeners_now's list).
+_MONITORING = _jax.MONITORING
 _LISTENING = monitor.LISTENING
 _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_jit
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
@@ -83,7 +86,10 @@ class Probe:
 
     ``Probe(jax.jit(f))`` probes an existing jitted function; ``Probe(f, static_argnames=...)``
     jits a plain function for you. The probe blocks until the result is ready so that
-    ``latency_ms`` measures the work, not just the asynchronous dispatch.
+    ``latency_ms`` measures the work, not just the asynchronous dispatch, and then until the
+    call's host callbacks have run (a TPU runs them on its own threads, maybe later): every
+    line they print, and a callback's error, is the call's. ``block=False`` (a watch's
+    probes) waits for nothing: its record holds what was printed before the call returned.
 
     ``records`` keeps at most ``max_records`` of the newest records (None: all of them), and
     ``notable`` as many of the newest ones that are not plain cache hits (compiles,
@@ -536,7 +542,8 @@ class Probe:
             and _traced_by_eval_shape(_getframe(1))
         ):
             return self._for_eval_shape(args, kwargs)
-        if _listeners_now() is not _LISTENING[0]:  # cleared by the program: see monitor.revive
+        # Cleared by the program: see monitor.revive.
+        if _MONITORING._event_duration_secs_listeners is not _LISTENING[0]:
             monitor.revive()
         collector = getattr(self._spares, "collector", None)
         if collector is None or not collector.quiet or collector.trace_name is not self._trace_name:
@@ -570,9 +577,10 @@ class Probe:
         plain = False  # a cache hit (nothing compiled, no error, not eager)
         deferred = False  # a steady hit's record made later (see RecordStore.settle)
         card: Card | None = None
-        # A steady hit, filed before the block: [index, signature, card, start], and its end
-        # time once the call returns (see RecordStore.settle).
+        # A steady hit, filed before the block: [index, signature, card, start, end], its end
+        # written once the call returns (see RecordStore.settle).
         head: list[Any] | None = None
+        routed: bool | None = None  # read once dispatched (None: interrupted before that)
         try:
             try:
                 result = self._fn(*args, **kwargs)
@@ -586,6 +594,13 @@ class Probe:
                 if collector.routed:
                     _set_explain(collector.user_explain)  # explanations come at dispatch
                 _tls.collector = None
+                # JAX ran it in Python (a miss, or a hit with host callbacks, which never
+                # takes C++'s fast path): its effects are waited for after its result. A
+                # plain hit reads one attribute, and waits for nothing more.
+                effects = collector.dispatched
+                if effects:
+                    collector.dispatched = False
+                routed = collector.routed  # read now: after the wait, only locals
                 if track:
                     lone = lone and len(flight) == 1 and compiles == held.compiles
                     flight.pop()
@@ -636,7 +651,7 @@ class Probe:
                         self._calls = index + 1
                         ledger.steady_hits += 1
                         card.hits += 1
-                        head = [index, card.signature, card.index, start]
+                        head = [index, card.signature, card.index, start, OPEN]
                         if deferred:
                             unfiled = self._unfiled
                             unfiled.append(head)
@@ -644,16 +659,24 @@ class Probe:
                                 self._store.settle()
             if block and error is None:
                 try:
-                    # No AttributeError raised and caught on every call of a function that
-                    # returns a pytree (a training step): after the wait, it would run cold.
-                    wait = getattr(result, "block_until_ready", None)
+                    # The type's method, called with the result: no AttributeError raised and
+                    # caught for a pytree (a training step), no bound method made here and
+                    # freed after the wait, where the interpreter runs cold.
+                    wait = getattr(type(result), "block_until_ready", None)
                     if wait is not None:
-                        wait()
+                        wait(result)
                     else:  # a pytree of results, a Python scalar, or tracers
                         jax.block_until_ready(result)
                         if plain and _TRACE_STATE.value is not _EVAL_TRACE:
                             # Called inside a transformation (an eager scan's body, vmap,
                             # grad): not a plain hit on a card. Filing.record files what JAX did.
+                            plain = False
+                    if effects:
+                        # Its host callbacks may run on the runtime's threads while we wait,
+                        # or after the result is ready (a TPU, a CPU mesh): their lines come
+                        # while the window is open, and a callback's error is this call's.
+                        _wait_for_effects(collector)
+                        if not collector.quiet:  # printed while waited for: filed with it
                             plain = False
                 except Exception as exc:  # failed on the device: an error, not a hit
                     error = exc
@@ -667,8 +690,10 @@ class Probe:
             if timed:
                 end = _clock()
                 if plain and head is not None:
-                    head.append(end)  # all a steady hit does after its wait: settle files it
-            if collector.routed:  # after the block: a host callback prints meanwhile
+                    head[4] = end  # all a steady hit does after its wait: settle files it
+            # Unrouted after the block: a host callback prints meanwhile (routed None: an
+            # interrupt came before it was read).
+            if routed or (routed is None and collector.routed):
                 if (
                     self._dispatches is not None
                     and collector.lazy
@@ -737,8 +762,12 @@ class Probe:
         self._spares.collector = collector
         if self.on_record is not None:
             self.on_record(record)
-        if error is not None and not (self.keep_going and isinstance(error, Exception)):
-            raise error
+        if error is not None:
+            if not (self.keep_going and isinstance(error, Exception)):
+                raise error
+            # A call that failed while waited for (a device or callback error arriving with
+            # the result, as on a TPU) returns what any failed call returns: no result.
+            return None
         return result
 
     def _take_back(self, head: list[Any], card: Card) -> None:
@@ -746,7 +775,7 @@ class Probe:
         with self._lock:
             self.ledger.steady_hits -= 1
             card.hits -= 1
-            head.append(None)  # settle skips it
+            head[4] = None  # settle skips it
             self._store.settle()
 
     def _keyed_hit(

@@ -35,9 +35,11 @@ assert CallRecord._fields[: len(_RECORD_HEAD)] == _RECORD_HEAD
 # The fields of a hit record after ``card``, at their defaults.
 _RECORD_TAIL = tuple(CallRecord._field_defaults[f] for f in CallRecord._fields[len(_RECORD_HEAD) :])
 
-# A steady hit not filed yet: [index, signature, card, start], plus the end time once its
-# call returned (None: taken back).
+# A steady hit not filed yet: [index, signature, card, start, end], its end OPEN until its
+# call returns (None: taken back). Made whole before the device's wait: after it the call
+# only writes its end (no list grown while the interpreter runs cold).
 Head = list[Any]
+OPEN: Any = object()
 
 
 class RecordStore:
@@ -89,7 +91,7 @@ class RecordStore:
         waiting: list[Head] = []
         while unfiled:
             head = unfiled.popleft()
-            if len(head) == 5:
+            if head[4] is not OPEN:
                 self.file_steady(head)
             else:
                 waiting.append(head)

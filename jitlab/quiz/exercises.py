@@ -27,7 +27,7 @@ class Catalogue:
     exercises: tuple[Exercise, ...]  # in chapter order, then as each scenario declares them
     by_id: Mapping[str, Exercise]
     scenarios: tuple[str, ...]  # the scenarios that have exercises, in chapter order
-    problems: tuple[str, ...] = ()  # exercises left out, and why
+    problems: tuple[str, ...] = ()  # exercises left out (a broken plugin's too), and why
 
 
 def build(entries: Sequence[PluginEntry] | None = None) -> Catalogue:
@@ -38,7 +38,8 @@ def build(entries: Sequence[PluginEntry] | None = None) -> Catalogue:
     problems: list[str] = []
     for entry in discover() if entries is None else entries:
         cls = entry.scenario
-        if cls is None:
+        if cls is None:  # a broken plugin: its exercises are left out, and said why
+            problems.append(f"{entry.name}: {entry.error}")
             continue
         for declared in cls.exercises:
             if not isinstance(declared, Exercise):

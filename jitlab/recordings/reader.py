@@ -53,6 +53,12 @@ class Recording:
     process_line: ProcessInfo | None = None  # the ``process`` line, in multi-process runs
     calls: list[RecordedCall] = field(default_factory=list)
     hits: dict[Key, int] = field(default_factory=dict)  # latest count
+    # A file holding several recordings one after another (joined with ``cat``, a program
+    # that watched twice into one file, or replaced itself by ``exec``): each ``start`` line
+    # begins one; compiles and hits are summed over them (a ``hits`` line counts from its own
+    # recording's start, added to the totals of those before it), and a notice says so.
+    recordings: int = 0  # ``start`` lines read
+    hits_before: dict[Key, int] = field(default_factory=dict)  # the earlier recordings' hits
     # ``jitlab watch --scripts``: per (function key, card index), the script of the compile
     # that made the card (a card rewritten later keeps the newest).
     scripts: dict[tuple[Key, int], RecordedScript] = field(default_factory=dict)
@@ -113,14 +119,22 @@ class Recording:
             hits = RecordedHits.from_json(obj)
             if hits is None:
                 return False
-            self.hits[hits.key] = hits.hits
+            self.hits[hits.key] = self.hits_before.get(hits.key, 0) + hits.hits
         elif kind == "start":
             start = RecordingStart.from_json(obj)
             if start is None:
                 return False
             if not start.readable:
                 raise NewerFormat(start.format)
-            self.start = start
+            self.recordings += 1
+            if self.recordings > 1:  # another recording after the first: summed, and said
+                self.hits_before = dict(self.hits)
+                self.ended = False
+                self.notice_counts[JOINED] = self.recordings - 1
+                if self.recordings == 2:
+                    self.notices.append((JOINED, None))
+                return True
+            self.start = start  # the first recording's is the file's header
         elif kind == "process":
             info = ProcessInfo.from_json(obj)
             if info is None:
@@ -237,6 +251,8 @@ def read_recording(
 
 
 READ_PIECE = 1 << 20  # bytes read at a time
+# The notice a reader adds itself where a file holds several recordings (see Recording).
+JOINED = "recordings_joined"
 _NOTICES_KEPT = 1000  # notice lines kept per recording (all counted: notice_counts)
 # The longest line read (a ``call`` line of a 70,000-argument signature, a script line with
 # long texts): a longer one is skipped and counted, so that no line holds memory without
@@ -302,7 +318,7 @@ def _file_kind(mode: int) -> str:
 
 def _file_lines(recording: Recording, complete: bytes) -> None:
     """File whole lines (``complete``: lines joined by newlines, the last one's left off)."""
-    hits, hits_line = recording.hits, _HITS_LINE.fullmatch
+    hits, hits_line, before = recording.hits, _HITS_LINE.fullmatch, recording.hits_before
     for raw in complete.split(b"\n"):
         if len(raw) > MAX_LINE_BYTES:  # whole in this piece, yet too long: not parsed
             recording.bad_lines += 1
@@ -314,10 +330,11 @@ def _file_lines(recording: Recording, complete: bytes) -> None:
         if match is not None:
             key = _HIT_KEYS.get(match[1]) or _hit_key(match[1])
             if key is not None:
-                hits[key] = int(match[2])
+                hits[key] = before.get(key, 0) + int(match[2]) if before else int(match[2])
                 continue
         if raw.strip() and not recording.add_line(_parse(raw)):
             recording.bad_lines += 1
+        before = recording.hits_before  # a new recording's start line may have begun
 
 
 # A ``hits`` line exactly as jitlab writes it (``RecordedHits.to_json``, then ``process``
@@ -359,7 +376,7 @@ _decode = json.JSONDecoder(parse_constant=lambda _: None).decode
 
 
 def _parse(raw: bytes) -> Any:
-    try:
-        return _decode(raw.decode("utf-8"))
+    try:  # "utf-8-sig": a byte-order mark (a file saved on Windows) is no part of the line
+        return _decode(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
         return _UNREADABLE

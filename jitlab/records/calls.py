@@ -239,6 +239,11 @@ class OutputLine:
         return {"when": self.when, "text": self.text}
 
 
+# A scenario parameter's value: what a slider, a choice or a check box gives, and what a
+# record keeps of each call's parameters (the lab's Param.default has these types).
+ParamValue = int | float | str | bool
+
+
 class CallRecord(NamedTuple):
     """One probed call.
 
@@ -259,7 +264,7 @@ class CallRecord(NamedTuple):
     reason: Reason | None = None
     error: ErrorInfo | None = None
     stdout: tuple[OutputLine, ...] = ()
-    params: dict[str, Any] | None = None  # scenario parameters, when run by the engine
+    params: dict[str, ParamValue] | None = None  # scenario parameters, when run by the engine
     variant: str | None = None
     notes: dict[str, Any] | None = None  # what the scenario observed beyond JAX (facts())
     # A compile's executable and its function's live ones (executables-growing): None on

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jitlab.records import diagnosis_words, quiz_words
+from jitlab.records import check_words, diagnosis_words, quiz_words
 
 LANGUAGES = ("en", "zh")
 
@@ -231,6 +231,25 @@ CATALOGUE: dict[str, Message] = {
     "watch.stop.disk_full": _M("disk full", "磁盘已满"),
     "watch.stop.too_large": _M("file size limit reached", "文件大小已达上限"),
     "watch.stop.closed": _M("the program closed the recording's file", "程序关闭了记录文件"),
+    "watch.exec_not_followed": _M(
+        "jitlab watch: the program replaced itself by exec with {program}, which jitlab "
+        "cannot watch (not a Python that runs jitlab): what it does is not recorded",
+        "jitlab watch：程序用 exec 把自己换成了 {program}，jitlab 无法记录它（不是能运行 "
+        "jitlab 的 Python）：它所做的不会被记录",
+    ),
+    "watch.no_interpreter": _M(
+        "watch: no Python named {python} here", "watch：这里没有名为 {python} 的 Python"
+    ),
+    "watch.other_interpreter": _M(
+        "watch: {python} is not the Python jitlab runs in ({here}) and cannot import jitlab: "
+        "install jitlab there, or name `python` to run the program in jitlab's",
+        "watch：{python} 不是 jitlab 所在的 Python（{here}），也无法导入 jitlab：请在那里安装 "
+        "jitlab，或写 `python`，在 jitlab 所在的 Python 中运行程序",
+    ),
+    "watch.same_file": _M(
+        "{path} is being written by another watch of this program: give this one a file of its own",
+        "{path} 正由本程序的另一个 watch 写入：请给这一个另用一个文件",
+    ),
     "watch.gone": _M(
         "recording: {name} was deleted while the program ran ({n} call line written to it)",
         "记录文件：{name} 在程序运行期间被删除（曾写入 {n} 行编译记录）",
@@ -843,13 +862,32 @@ CATALOGUE: dict[str, Message] = {
         "{n} times, noticed at {times}; registered again, but compiles before that may be "
         "missing: the counts up to then are a lower bound",
     ),
+    "notice.recordings_joined": _M(
+        "this file holds {n} recordings one after another (files joined with cat, a "
+        "program that watched twice into one file, or one that replaced itself by exec): "
+        "their compiles and hits are summed; the header is the first one's",
+        "这个文件里有 {n} 段记录，一段接着一段（用 cat 拼起来的文件、向同一个文件记录了两次的"
+        "程序、或用 exec 替换了自己的程序）：编译和命中是它们的合计；表头取第一段的",
+    ),
+    "notice.exec": _M(
+        "the program replaced itself by exec at {times}; the recording goes on with the "
+        "new program (its compiles are counted again)",
+        "程序在 {times} 用 exec 替换了自己；记录接着记下新的程序（它的编译重新计数）",
+    ),
+    "notice.exec_not_followed": _M(
+        "the program replaced itself by exec at {times} with a program jitlab cannot watch "
+        "(not a Python that runs jitlab): nothing after that is recorded",
+        "程序在 {times} 用 exec 把自己换成了 jitlab 无法记录的程序（不是能运行 jitlab 的 "
+        "Python）：此后的一切都没有记录",
+    ),
     "notice.other": _M("the recording notes: {notice}", "记录中的提示：{notice}"),
     "watch.notice": _M("jitlab watch: {notice}", "jitlab watch：{notice}"),
     "summary.notice": _M("process {index}: {notice}", "进程 {index}：{notice}"),
     "report.warning": _M("Counts may be incomplete:", "计数可能不完整："),
     "report.notice_of": _M("{who}: {notice}.", "{who}：{notice}。"),
 }
-for _table in (quiz_words.WORDS, diagnosis_words.WORDS):  # tables of their own, joined here
+# Tables of their own, joined here.
+for _table in (quiz_words.WORDS, diagnosis_words.WORDS, check_words.WORDS):
     CATALOGUE.update((key, Message(*words)) for key, words in _table.items())
 
 
@@ -857,8 +895,7 @@ def listeners_removed_text(times: Sequence[float | None], lang: str, n: int | No
     """The ``listeners_removed`` notices of a recording (their ``t``: seconds into it; ``n``
     how many in all, when only the first few times were kept)."""
     n = len(times) if n is None else n
-    # "0.1 s" kept on one line (a no-break space): a terminal wraps it nowhere
-    shown = [f"{t:.1f}\u00a0s" if t is not None else "?" for t in times[:5]]
+    shown = [_seconds(t) for t in times[:5]]
     if n > len(shown):
         shown.append("…")
     return say("notice.listeners_removed", lang, n=n, times=listing(shown, lang))
@@ -870,12 +907,30 @@ def notice_texts(
     """What a recording's ``notice`` lines ((notice, t) pairs, in order; ``counts``: how
     many of each in all) say, one text per kind of notice; one a newer jitlab wrote is
     named as it is."""
+    counts = counts or {}
     removed = [t for notice, t in notices if notice == "listeners_removed"]
-    n = (counts or {}).get("listeners_removed", len(removed))
+    n = counts.get("listeners_removed", len(removed))
     texts = [listeners_removed_text(removed, lang, n)] if removed else []
     others = dict.fromkeys(notice for notice, _ in notices if notice != "listeners_removed")
-    texts += [say("notice.other", lang, notice=notice) for notice in others]
+    for notice in others:
+        if f"notice.{notice}" not in _SAID_NOTICES:
+            texts.append(say("notice.other", lang, notice=notice))
+            continue
+        # recordings_joined counts the recordings after the first; it says how many in all
+        n = counts.get(notice, 1) + (notice == "recordings_joined")
+        shown = [_seconds(t) for seen, t in notices if seen == notice][:5]
+        times = listing(shown + ["…"] * (n > len(shown)), lang)
+        texts.append(say(f"notice.{notice}", lang, n=n, times=times))
     return texts
+
+
+# The notices said in words of their own (the rest: named as written, "notice.other").
+_SAID_NOTICES = ("notice.recordings_joined", "notice.exec", "notice.exec_not_followed")
+
+
+def _seconds(t: float | None) -> str:
+    # "0.1 s" kept on one line (a no-break space): a terminal wraps it nowhere
+    return f"{t:.1f}\u00a0s" if t is not None else "?"
 
 
 def kind_name(kind: object, lang: str) -> str:

@@ -153,11 +153,7 @@ def say_stopped(path: Path | None, exc: OSError, at: int) -> None:
     key = "watch.recording_stopped" if at > 1 else "watch.recording_stopped_none"
     held = "1" if at == 2 else f"1…{at - 1}"
     line = messages.say(key, lang, why=why, n=at, held=held, path=path)
-    err = sys.stderr
-    if err is not None and not getattr(err, "closed", False):
-        print(line, file=err, flush=True)
-    else:  # the program closed sys.stderr: its descriptor still takes the line
-        os.write(2, (line + "\n").encode("utf-8", "backslashreplace"))
+    monitor.say_words(line + "\n")
 
 
 def open_lines(path: Path, mode: str) -> LineFile:
@@ -166,10 +162,49 @@ def open_lines(path: Path, mode: str) -> LineFile:
     return LineFile(path, mode)
 
 
+# The files this process's recordings write now, and those they wrote (device and inode, by
+# process: a forked child inherits the sets, not the files). A second watch of one program
+# into the same file writes its recording after the first one's (read back as recordings
+# joined, summed); one into a file another watch of the process is writing now is refused.
+_writing: set[tuple[int, int, int]] = set()
+_written: set[tuple[int, int, int]] = set()
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.getpid(), st.st_dev, st.st_ino)
+
+
+def _refuse_if_written_now(path: Path) -> None:
+    """A watch of this process writes ``path`` now: refused in one line (FileExistsError)."""
+    if _identity(path) in _writing:
+        from jitlab.probe import monitor
+        from jitlab.records import messages
+
+        lang = monitor.user_language()
+        raise FileExistsError(messages.say("watch.same_file", lang, path=path))
+
+
+def written_before(path: Path) -> None:
+    """``path`` holds what this process wrote before it replaced itself by exec (the pid
+    stays): a recording started here goes on after it."""
+    identity = _identity(path)
+    if identity is not None:
+        _written.add(identity)
+
+
+def _mine(f: LineFile) -> tuple[int, int, int]:
+    return (os.getpid(), *f.identity)
+
+
 def claim(path: Path) -> tuple[LineFile, Path]:
     """Open ``path`` for this process alone, or a provisional file when another holds it."""
     if is_stream(path):  # /dev/null, /dev/stdout | cat: written as it comes, never truncated
         return open_lines(path, "w"), path
+    _refuse_if_written_now(path)
     f = open_lines(path, "a")  # "a": never empty a file another process writes
     try:
         if fcntl is not None:
@@ -181,7 +216,8 @@ def claim(path: Path) -> tuple[LineFile, Path]:
         if why is not None:  # never over a user's file, whatever its name
             raise FileExistsError(why) from None
         return open_lines(pending, "w"), pending
-    f.truncate()
+    if _mine(f) not in _written:  # a recording this program wrote before: go on after it
+        f.truncate()
     return f, path
 
 
@@ -283,6 +319,8 @@ class RecordingFile:
                 with contextlib.suppress(OSError):
                     self.file_path.unlink()
             raise
+        if not self.stream:
+            _writing.add(_mine(self.file))
 
     def open_in_child(self, scripts: str | None) -> bool:
         """In a forked child: leave the parent's file, open this process's own (False when
@@ -312,6 +350,10 @@ class RecordingFile:
 
     def close(self) -> None:
         if self.file is not None:
+            mine = _mine(self.file)
+            if mine in _writing:
+                _writing.discard(mine)
+                _written.add(mine)
             self.file.close()
             self.file = None
 

@@ -18,6 +18,7 @@ Each process of a job writes its own file (:mod:`~jitlab.watching.files`). A com
 
 from __future__ import annotations
 
+import _thread
 import collections
 import dataclasses
 import sys
@@ -138,7 +139,7 @@ class Recorder:
         self._hits_looked_at = 0.0  # when _write_hits last ran (monotonic), and how long
         self._hits_look_s = 0.0
         self._stopping = threading.Event()
-        self._flusher: threading.Thread | None = None
+        self._flusher: threading.Event | None = None  # set once the flusher has ended
         self.forks = 0  # children this process forked while recording (each writes its own)
         # Failing calls: counted exactly per function, the first _ERRORS_KEPT kept in
         # ``calls``, the latest _ERRORS_KEPT here (see add).
@@ -212,12 +213,15 @@ class Recorder:
         self._start_flusher()
 
     def _start_flusher(self) -> None:
+        """The thread that writes hit counts while the program runs: a bare ``_thread`` one,
+        so the program sees the threads it would see under python (``threading.enumerate()``,
+        ``active_count()``: a program that joins every thread but main returns), and never
+        waits for it at exit, as for a daemon thread. It touches nothing of ``threading``'s
+        registry (no ``current_thread()``): it would be listed then."""
         if self.output.file is not None or self.metrics is not None:
             self._stopping = threading.Event()
-            self._flusher = threading.Thread(
-                target=self._flush_hits_periodically, name="jitlab-watch-flush", daemon=True
-            )
-            self._flusher.start()
+            self._flusher = ended = threading.Event()
+            _thread.start_new_thread(self._flush_hits_periodically, (self._stopping, ended))
 
     def stop(self, *, signal: str | None = None) -> None:
         """Write the last counts and the ``end`` line (``signal``: the one that ends the
@@ -229,7 +233,7 @@ class Recorder:
         if self._flusher is not None:
             # Bounded: from a signal handler the interrupted thread may hold the lock the
             # flusher waits for; the handler writes the end regardless (the lock is an RLock).
-            self._flusher.join(timeout=5.0)
+            self._flusher.wait(timeout=5.0)
             self._flusher = None
         monitor.revive()  # removed meanwhile? Then this recording says it could not see
         standin.deactivate(self)
@@ -249,6 +253,11 @@ class Recorder:
             self.output.close()
         if self.metrics is not None:  # the last push, the port closed
             self.metrics.close()
+
+    def note(self, notice: str) -> None:
+        """Write a ``notice`` line now (``exec``: the program replaces itself, …)."""
+        with self._lock:
+            self.output.write(RecordedNotice(notice, self.elapsed()).to_json())
 
     def listeners_lost(self) -> None:
         """jitlab's JAX listeners were found removed (and registered again): compiles in
@@ -461,19 +470,24 @@ class Recorder:
             line = RecordedHits(stats.name, stats.defined_at, hits, self.elapsed())
             self.output.write(line.to_json())
 
-    def _flush_hits_periodically(self) -> None:
+    def _flush_hits_periodically(self, stopping: threading.Event, ended: threading.Event) -> None:
         # Hits are counted on the hot path without any I/O; this thread writes them out so
         # that a killed program still leaves recent counts in the file.
         # A pass looks at every function: with thousands it is paced like the one before a
         # compile, so that it stays under a tenth of the program's time.
-        while not self._stopping.wait(max(_HITS_EVERY_S, 10 * self._hits_look_s)):
-            monitor.revive()  # a program that cleared jitlab's listeners is blind no longer
-            with self._lock:
-                if self._stopping.is_set():  # stop() writes the last counts, then the end
-                    return
-                self._write_hits(only_changed=True)
-                if self.metrics is not None:
-                    self.metrics.flushed(self.stats, self.diagnoses)
+        try:
+            while not stopping.wait(max(_HITS_EVERY_S, 10 * self._hits_look_s)):
+                monitor.revive()  # a program that cleared jitlab's listeners sees again
+                with self._lock:
+                    if stopping.is_set():  # stop() writes the last counts, then the end
+                        return
+                    self._write_hits(only_changed=True)
+                    if self.metrics is not None:
+                        self.metrics.flushed(self.stats, self.diagnoses)
+        except BaseException:  # never into the program (a bare thread would print it)
+            return
+        finally:
+            ended.set()
 
     def elapsed(self) -> float:
         """Seconds since the recording started: the ``t`` of its lines."""

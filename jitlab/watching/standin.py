@@ -169,12 +169,20 @@ class WatchedFunction:
         # (~0.04 µs): a call that is no hit is timed from JAX's Python dispatch of it.
         jitted, hits, gate = self._hot
         if not gate[0]:
-            return self._careful_call(args, kwargs)
+            try:
+                return self._careful_call(args, kwargs)
+            except Exception as raised:
+                _as_python_raised(raised)
+                raise  # bare: this frame is not added back (see _as_python_raised)
         seen = _SEEN[0]
         try:  # f(*args) alone spares a dict a call (f(*args, **kwargs) merges into a new one)
             result = jitted(*args, **kwargs) if kwargs else jitted(*args)
         except Exception as exc:
-            return self._after(sys._getframe(), None, args, kwargs, exc, None)
+            try:
+                return self._after(sys._getframe(), None, args, kwargs, exc, None)
+            except Exception as raised:
+                _as_python_raised(raised)
+                raise
         except BaseException:  # Ctrl-C while JAX compiled or ran: no call to file
             _drop_route(sys._getframe())
             raise
@@ -233,10 +241,11 @@ class WatchedFunction:
             start = _dispatched_at.pop(frame, end)
         latency_ms = (end - start) * 1e3
         collector = self._unroute(frame)
+        top = frame in _top_calls  # a call of its own (see _top_calls), wherever it was made
         try:
             if collector is None:
                 outer = monitor.current()
-                if outer is not None or _outer_watched_call(frame.f_back) is not None:
+                if outer is not None or (not top and _outer_watched_call(frame.f_back) is not None):
                     # Inside another probed or watched call's trace: inlined there.
                     return self._probe.inlined_after(outer, latency_ms, args, kwargs, error, result)
                 collector = self._spare()
@@ -249,6 +258,8 @@ class WatchedFunction:
         finally:
             if getattr(_tls, "owner", None) is frame:
                 _tls.owner = None
+            if top:
+                _end_top_call(frame)
 
     def _dispatched_hit(self) -> None:
         """A hit JAX ran through its Python dispatch: tell the recorders why JAX's C++ fast
@@ -434,6 +445,13 @@ FAST_PATH: list[bool] = [False]
 _CLOSED: list[bool] = [False]  # the gate of a function whose calls are all careful
 # When JAX dispatched each fast-path call in flight in Python (its __call__ frame): its start.
 _dispatched_at: dict[FrameType, float] = {}
+# The fast-path calls in flight that JAX dispatched at the top (no trace around them): each is
+# a call of its own, also one made inside another call while that one runs (from a host
+# callback: jax.pure_callback, io_callback, debug.callback), never inlined into its trace.
+_top_calls: set[FrameType] = set()
+# Such a call made while another call's events were routed on this thread: that routing,
+# (collector, owner), put back once the inner call is filed.
+_suspended: dict[FrameType, tuple[Any, Any]] = {}
 _unhooks: list[Callable[[], None]] = []
 # Threads whose own jax_disable_jit was last set true (their idents; a thread that ended with
 # jit disabled stays here: its successors take the careful path, which is only slower). A
@@ -455,6 +473,12 @@ def _python_dispatch() -> None:
         frame = frame.f_back
     if frame is not None and frame.f_code is _CALL_CODE:
         _dispatched_at.setdefault(frame, now)  # the first: a call is dispatched once
+        if _jit_ran_it() and frame not in _top_calls:  # no trace around it: a call of its own
+            _top_calls.add(frame)
+            owner = getattr(_tls, "owner", None)
+            if owner is not None and owner is not frame:  # inside another routed call
+                _suspended[frame] = (_tls.collector, owner)
+                _tls.collector = _tls.owner = None
 
 
 def _jit_switched() -> None:
@@ -502,6 +526,15 @@ def _drop_route(frame: FrameType) -> None:
     _dispatched_at.pop(frame, None)
     if getattr(_tls, "owner", None) is frame:
         _tls.collector = _tls.owner = None
+    _end_top_call(frame)
+
+
+def _end_top_call(frame: FrameType) -> None:
+    """The call of ``frame`` is over: the call it was made inside gets its routing back."""
+    _top_calls.discard(frame)
+    routing = _suspended.pop(frame, None)
+    if routing is not None:
+        _tls.collector, _tls.owner = routing
 
 
 def _jit_ran_it() -> bool:
@@ -518,6 +551,19 @@ def _outer_watched_call(frame: FrameType | None) -> FrameType | None:
     outermost = None
     while frame is not None:
         if frame.f_code is _CALL_CODE:
+            outermost = frame
+        frame = frame.f_back
+    return outermost
+
+
+def _call_in_flight(frame: FrameType | None) -> FrameType | None:
+    """The watched call at or above ``frame`` that JAX's events there are about (see
+    _collector_in_flight)."""
+    outermost = None
+    while frame is not None:
+        if frame.f_code is _CALL_CODE:
+            if frame in _top_calls:
+                return frame
             outermost = frame
         frame = frame.f_back
     return outermost
@@ -557,13 +603,17 @@ def _traced_again_by_eval_shape() -> bool:
 
 
 def _collector_in_flight() -> monitor.CallCollector | None:
-    """For JAX's events on a thread with no call routed (monitor.routed): the outermost
-    watched call in flight on this thread, found on the stack, gets them; the rest of the
-    call is routed to it (WatchedFunction._after takes it back). Calls inside it are
-    inlined into its trace, as a probed call's are."""
-    frame = _outer_watched_call(sys._getframe(1))
-    if frame is None or getattr(_tls, "owner", None) is not None:
-        return None  # none, or its call is being filed (or it is another's, inlined)
+    """For JAX's events on a thread with no call routed (monitor.routed): the call in flight
+    on this thread they are about, found on the stack, gets them; the rest of the call is
+    routed to it (WatchedFunction._after takes it back). That is the innermost call JAX
+    dispatched at the top (_top_calls: one made from a host callback of another call is its
+    own), else the outermost watched call; calls inside its trace are inlined there, as a
+    probed call's are."""
+    if getattr(_tls, "owner", None) is not None:
+        return None  # a call is being filed (or it is another's, inlined)
+    frame = _call_in_flight(sys._getframe(1))
+    if frame is None:
+        return None
     watched = frame.f_locals.get("self")
     if not isinstance(watched, WatchedFunction):
         return None
@@ -572,16 +622,34 @@ def _collector_in_flight() -> monitor.CallCollector | None:
     return collector
 
 
+def _as_python_raised(exc: BaseException) -> None:
+    """The program's exception leaves a stand-in as JAX's own function would raise it: with
+    no frame of jitlab's in its traceback (nor in those it was raised from), so a traceback
+    the program catches and logs is python's, byte for byte. The caller re-raises with a
+    bare ``raise``, which adds no entry for its own frame."""
+    with contextlib.suppress(Exception):
+        frames.strip_chain(exc, frames.is_engine)
+
+
 def _watched_jit(fun: Any = None, /, **options: Any) -> Any:
     real = _real_jit if _real_jit is not None else jax.jit
     if fun is None:  # @jax.jit(static_argnames=...) used as a decorator factory
-        return lambda f: _watched_jit(f, **options)
-    return _watched(real(fun, **options), fun)
+        return functools.partial(_watched_jit, **options)  # no frame of its own
+    try:
+        jitted = real(fun, **options)  # JAX's own errors (a bad static_argnums) as JAX's
+    except Exception as raised:
+        _as_python_raised(raised)
+        raise
+    return _watched(jitted, fun)
 
 
 def _watched_pmap(*args: Any, **options: Any) -> Any:
     real = _real_pmap if _real_pmap is not None else jax.pmap
-    pmapped = real(*args, **options)  # called as the program called it: JAX's own errors
+    try:
+        pmapped = real(*args, **options)  # called as the program called it: JAX's errors
+    except Exception as raised:
+        _as_python_raised(raised)
+        raise
     # pmap's calls leave its C++ fast path by another way than jit's: not hooked (careful).
     return _watched(pmapped, args[0] if args else options.get("fun"), hooked=False)
 

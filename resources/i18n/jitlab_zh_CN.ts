@@ -231,6 +231,14 @@
         <translation>原因</translation>
     </message>
     <message>
+        <source>Raised by the scenario&apos;s own code (%1), not by JAX.</source>
+        <translation>由场景自己的代码（%1）抛出，不是 JAX。</translation>
+    </message>
+    <message>
+        <source>The scenario&apos;s exception</source>
+        <translation>场景自己的异常</translation>
+    </message>
+    <message>
         <source>Fix</source>
         <translation>改法</translation>
     </message>

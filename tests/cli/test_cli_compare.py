@@ -11,16 +11,14 @@ import sys
 
 import pytest
 
+from jitlab.lab.discovery import discover, scenarios
+
 pytestmark = pytest.mark.slow
 
-LESSONS = {  # what each lesson's fix changes
-    "side-effects": "output",
-    "static-args": "errors",
-    "control-flow": "errors",
-    "dynamic-shapes": "compiles",
-    "recompile-cost": "compiles",
-    "error-debugging": "errors",
-    "sharding": "compiles",
+# What each built-in's fix changes, as each declares it: a new built-in is compared here too.
+LESSONS = {
+    sid: cls.comparison().measure.value
+    for sid, cls in scenarios(discover(entry_points=False)).items()
 }
 KEYS = {"measure", "calls", "pitfall", "fix", "better", "verdict"}
 SIDE_KEYS = {"calls", "compiles", "errors", "runtime_lines", "trace_lines", "counter"}
@@ -59,8 +57,10 @@ def test_compare_gives_the_lessons_verdict(sid: str, lang: str) -> None:
         assert f["errors"] < p["errors"]
     elif LESSONS[sid] == "compiles":
         assert f["compiles"] < p["compiles"]
-    else:  # the fix's print ran on every call, the pitfall's once, while tracing
+    elif LESSONS[sid] == "output":  # the fix's print ran on every call, the pitfall's once
         assert (p["trace_lines"], p["runtime_lines"]) == (1, 0) and f["runtime_lines"] == n
+    else:
+        assert f["program_size"] < p["program_size"]
     sentence = verdict["verdict"]
     assert bool(CJK.search(sentence)) == (lang == "zh")
     assert sentence.endswith("。" if lang == "zh" else ".")

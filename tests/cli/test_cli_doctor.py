@@ -14,6 +14,7 @@ from pathlib import Path
 
 import jax
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +46,7 @@ def test_doctor_prints_the_table_and_exits_0_through_a_pipe():
         assert item in text, item
     assert "jax._src.monitoring._event_duration_secs_listeners ok" in text
     assert "missing" not in text and "changed" not in text
-    assert "All checks pass" in text and done.stderr == ""
+    assert "All checks pass" in text and program_lines(done.stderr) == []
 
 
 def test_doctor_json():
@@ -105,7 +106,7 @@ def test_doctor_says_what_is_off_and_exits_1():
     assert "trace event ok" in text  # the rest of the check still ran and says so
     # (an older JAX posing as 0.13 also lacks names that 0.10 added: more than one is off)
     assert re.search(r"\d+ checks? (is|are) off", text), text
-    assert len(done.stderr.splitlines()) == 1 and "JAX 0.13.0" in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and "JAX 0.13.0" in done.stderr
 
 
 # -- small things a newcomer hit ------------------------------------------------------------------
@@ -140,13 +141,13 @@ def test_version_names_jitlab_jax_and_jaxlib_without_importing_jax():
 def test_an_unknown_scenario_is_said_before_any_window_opens():
     done = jitlab("--scenario", "nope")
     assert done.returncode == 2
-    assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stdout == "" and len(program_lines(done.stderr)) == 1, done.stderr
     assert "unknown scenario 'nope'" in done.stderr and "dynamic-shapes" in done.stderr
 
 
 def test_a_mistyped_scenario_names_the_nearest():
     done = jitlab("--scenario", "dynamic-shape")
-    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1, done.stderr
     assert "did you mean dynamic-shapes?" in done.stderr
     done = jitlab("--lang", "zh", "--scenario", "static-arg")
     assert done.returncode == 2 and "是不是想要 static-args" in done.stderr, done.stderr
@@ -155,9 +156,9 @@ def test_a_mistyped_scenario_names_the_nearest():
 def test_a_mistyped_command_names_the_nearest():
     done = jitlab("wach")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == (
+    assert program_lines(done.stderr) == [
         "jitlab: error: unknown command 'wach'; did you mean watch? (see `jitlab --help`)"
-    )
+    ]
     done = jitlab("--lang", "zh", "sumary")
     assert done.returncode == 2 and "是不是想要 summary" in done.stderr, done.stderr
     done = jitlab("xyzzy")  # nothing near: the list of commands, as before

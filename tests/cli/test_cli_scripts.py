@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -115,7 +116,7 @@ def test_an_unknown_part_is_a_usage_error(part: str, run_here) -> None:
     done = run_here("run", "control-flow", "--script", part)
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "--script" in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and "--script" in done.stderr
 
 
 def test_the_cli_names_every_part_the_core_makes() -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 from test_cli_zh import IDS, flat, leftover_english
 
 from jitlab.records import diagnoses
@@ -82,8 +83,9 @@ def refused(args: list[str], folder: Path, lang: str) -> str:
     """The one line of a refusal, after checking it ran nothing (exit 2, no output)."""
     done = jitlab("--lang", lang, "watch", *args, cwd=folder)
     assert done.returncode == 2 and done.stdout == "", done.stderr
-    assert done.stderr.count("\n") == 1, done.stderr
-    return done.stderr
+    lines = program_lines(done.stderr)
+    assert len(lines) == 1, done.stderr
+    return lines[0] + "\n"
 
 
 # -- where watch may write ------------------------------------------------------------------
@@ -226,9 +228,9 @@ def test_a_parameter_out_of_range_in_chinese(tmp_path: Path) -> None:
         "--lang", "zh", "run", "dynamic-shapes", "--param", "batch_size=100000", cwd=tmp_path
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert (
-        done.stderr == "jitlab：错误：batch_size 的取值应为：1…1024 之间的整数，而不是 '100000'\n"
-    )
+    assert program_lines(done.stderr) == [
+        "jitlab：错误：batch_size 的取值应为：1…1024 之间的整数，而不是 '100000'"
+    ]
     assert not leftover_english(done.stderr, IDS), leftover_english(done.stderr, IDS)
 
 

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("PySide6", reason="a Qt window: PySide6 is not installed")
 from diagnosed_run import HOSTILE, jax_compiles
 from PySide6.QtCore import QSettings
 from sites_run import Sited, watch_sites

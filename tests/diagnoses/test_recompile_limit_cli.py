@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -139,7 +140,7 @@ def test_stdout_is_untouched_and_the_variable_sets_n_in_chinese(tmp_path):
                   env=_env(JITLAB_WARN_AFTER="2"))  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == plain.stdout and done.stdout.count("step ") == STEPS
-    warnings = [line for line in done.stderr.splitlines() if line.startswith("jitlab：recompile")]
+    warnings = [line for line in program_lines(done.stderr) if line.startswith("jitlab：recompile")]
     assert len(warnings) == 1
     assert warnings[0].startswith("jitlab：recompile-limit：loss")
     assert "已编译 3 次（超过 2 次）" in warnings[0] and "batch" in warnings[0]
@@ -170,7 +171,7 @@ def test_a_bad_value_is_one_line_before_the_program_runs(tmp_path):
         done = _watch(tmp_path, "watch", *options, "--out", str(out), env=_env(**variables))
         assert done.returncode == 2, (options, variables, done.stderr)
         assert done.stdout == ""  # the program never ran
-        (line,) = done.stderr.strip().splitlines()
+        (line,) = program_lines(done.stderr)
         assert line.startswith("jitlab: error: watch: ")
         assert "a whole number >= 0" in line
         assert ("JITLAB_WARN_AFTER" if variables else "--warn-after") in line
@@ -190,5 +191,5 @@ def test_warn_after_holds_when_python_options_start_the_interpreter_again(tmp_pa
         env=_env(),
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    (line,) = [line for line in done.stderr.splitlines() if line.startswith(WARNING)]
+    (line,) = [line for line in program_lines(done.stderr) if line.startswith(WARNING)]
     assert "compiled 6 times (more than 5)" in line

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("PySide6", reason="a Qt window: PySide6 is not installed")
 from diagnosed_run import HOSTILE, Watched
 from PySide6.QtCore import QObject, QSettings, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QTextDocument

@@ -10,6 +10,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import pytest
+from environment_lines import program_lines
 from ptyrun import run_on_pty
 
 import jitlab
@@ -139,7 +140,7 @@ def test_bad_input_is_one_line_and_status_2(runs, tmp_path: Path, args, words) -
     out = _diff(*(a.format(**values) for a in args))
     assert out.returncode == 2
     assert out.stdout == ""
-    (line,) = out.stderr.strip().splitlines()
+    (line,) = program_lines(out.stderr)
     assert line.startswith("jitlab: error: diff") or "error" in line
     assert words in line
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +37,7 @@ def test_a_param_given_twice_is_one_line_and_exit_2() -> None:
     )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and "Traceback" not in done.stderr
     assert "--param batch_size is given twice" in done.stderr
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import jax
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -185,7 +186,7 @@ def test_the_jitlab_watch_command_refuses_before_the_program_runs(tmp_path):
     done = run(tmp_path, RENAMED_EVENTS, *command)
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert "the program ran" not in done.stdout
-    lines = done.stderr.splitlines()
+    lines = program_lines(done.stderr)
     assert len(lines) == 1, done.stderr
     assert_refused_for_the_compile(lines[0])
     assert not out.exists()
@@ -240,7 +241,7 @@ def test_doctor_shows_its_table_when_the_trace_state_cannot_be_read(tmp_path):
     flat = " ".join(done.stdout.split())
     assert "JAX trace state" in flat and "changed" in flat, done.stdout
     assert "checks are off" in flat
-    lines = done.stderr.splitlines()
+    lines = program_lines(done.stderr)
     assert len(lines) == 1 and "JAX trace state changed" in lines[0], done.stderr
     as_json = run(tmp_path, UNREADABLE_TRACE_STATE, JITLAB, "doctor", "--json")
     assert as_json.returncode == 1, as_json.stderr

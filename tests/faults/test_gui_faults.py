@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("PySide6", reason="a Qt window: PySide6 is not installed")
 from PySide6.QtCore import QCoreApplication, QSettings, Qt
 
 JITLAB = Path(sys.executable).with_name("jitlab")
@@ -470,6 +472,7 @@ def gui_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.usefixtures("installed_plugins")
 @pytest.mark.parametrize(
     ("how", "signum"), [("loop", signal.SIGINT), ("lock", signal.SIGTERM)], ids=["int", "term"]
 )

@@ -21,6 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 from hostile import (
     CRASHING,
     HARMLESS_IMG,
@@ -101,7 +102,7 @@ def test_a_fifo_or_a_device_is_refused_in_one_line(tmp_path: Path, make, command
     }[command]
     done = cli(*args, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    said = done.stderr.strip().splitlines()
+    said = program_lines(done.stderr)
     assert len(said) == 1 and "not a recording file" in said[0], done.stderr
     assert ("named pipe" if make is _fifo else "device") in said[0]
     assert "Traceback" not in done.stderr

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -26,8 +27,8 @@ def jitlab(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess[str]:
 
 def one_line_refusal(done: subprocess.CompletedProcess[str], command: str) -> None:
     assert done.returncode == 2, (done.returncode, done.stderr)
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith(f"jitlab: error: {command}:"), done.stderr
+    assert len(program_lines(done.stderr)) == 1, done.stderr
+    assert program_lines(done.stderr)[0].startswith(f"jitlab: error: {command}:"), done.stderr
 
 
 def test_watch_never_writes_over_the_program_or_a_users_file(tmp_path):

@@ -155,6 +155,7 @@ def test_the_window_shows_a_plugin_exiting_in_its_code_and_exports_strict_json(
     strict(rows[0]["params"])
 
 
+@pytest.mark.usefixtures("installed_plugins")
 def test_jitlab_run_json_of_the_plugin_is_strict_and_keeps_the_replays_exit(
     tmp_path: Path,
 ) -> None:

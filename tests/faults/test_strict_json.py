@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from environment_lines import program_lines
 
 from jitlab.lab.discovery import scenarios
 from jitlab.lab.engine import Run
@@ -122,6 +123,7 @@ class LogOfNegative(Scenario):
 """
 
 
+@pytest.mark.usefixtures("installed_plugins")
 def test_run_json_lines_are_strict_when_a_scenario_computes_nan(tmp_path: Path):
     package = tmp_path / "nan_plugin"
     package.mkdir()
@@ -180,7 +182,7 @@ def test_run_refuses_a_non_finite_parameter_in_one_line(text: str):
     done = jitlab("run", scenario_id, "--param", f"{name}={text}")
     assert done.returncode == 2
     assert done.stdout == ""
-    (line,) = done.stderr.splitlines()
+    (line,) = program_lines(done.stderr)
     assert line.startswith(f"jitlab: error: {name} must be")
 
 
@@ -188,5 +190,5 @@ def test_run_refuses_a_non_finite_parameter_in_one_line(text: str):
 def test_quiz_seconds_refuses_what_is_not_a_positive_finite_time(text: str):
     done = jitlab("quiz", "--interview", "1", f"--seconds={text}", "--answer", "1")
     assert done.returncode == 2, done.stdout
-    (line,) = done.stderr.splitlines()
+    (line,) = program_lines(done.stderr)
     assert line.startswith("jitlab: error: --seconds must be")

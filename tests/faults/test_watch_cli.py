@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -50,8 +51,8 @@ def test_out_naming_a_folder_or_an_unwritable_place_is_one_line_and_exit_2(tmp_p
     for out in (str(folder), "/proc/jitlab-cannot-write-here/run.jsonl"):
         done = watch(tmp_path, "print('never runs')\n", "--out", out)
         assert done.returncode == 2, done.stderr
-        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-        assert done.stderr.startswith("jitlab: error: watch:")
+        assert len(program_lines(done.stderr)) == 1, done.stderr
+        assert program_lines(done.stderr)[0].startswith("jitlab: error: watch:")
         assert "never runs" not in done.stdout
         assert "Traceback" not in done.stderr
 

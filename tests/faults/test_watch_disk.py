@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 from jitlab.recordings.reader import read_recording
 
@@ -184,7 +185,7 @@ def test_out_dev_full_is_refused_in_one_line_before_the_program_runs(tmp_path):
             tmp_path,
         )
         assert done.returncode == 2, done.stderr
-        assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
+        assert len(program_lines(done.stderr)) == 1 and words in done.stderr, done.stderr
         assert not (tmp_path / "ran.txt").exists()
 
 

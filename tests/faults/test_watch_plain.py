@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 import jitlab
 
@@ -110,7 +111,7 @@ def test_interpreter_options_hold_as_under_python(tmp_path):
     assert watched == plain
     assert watched["dev_mode"] and watched["optimize"] == 1 and "error" in watched["warnoptions"]
     done = run([*JITLAB, "watch", "--", "python", "-i", "prog.py"], tmp_path)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1, done.stderr
     assert "-i" in done.stderr
 
 

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("PySide6", reason="a Qt window: PySide6 is not installed")
 from PySide6.QtCore import QSettings
 
 from jitlab.gui import i18n

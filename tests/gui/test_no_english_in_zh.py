@@ -206,7 +206,7 @@ def test_choice_labels_must_match_the_choices() -> None:
     import dataclasses
 
     from jitlab.lab.discovery import scenarios
-    from jitlab.lab.spec import Param, Text, validate
+    from jitlab.lab.scenario import Param, Text, validate
 
     cls = scenarios()["error-debugging"]
     param = Param("e", "a", Text("E", "E"), Text("", ""), choices=("a", "b"))

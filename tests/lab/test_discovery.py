@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -81,11 +82,18 @@ def test_entry_point_plugins_load(tmp_path: Path):
         "for e in discover():\n"
         "    print(e.name, e.origin, e.ok, e.error)\n"
     )
+    machine_path = os.environ.get("PYTHONPATH")
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(package), "PATH": ""},
+        # Only the package (and where the machine keeps JAX, and which backend the run asked
+        # for: a TPU VM names JAX's folder in PYTHONPATH, and its chip admits one process).
+        env={
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(package), machine_path])),
+            "PATH": "",
+            **{k: v for k, v in os.environ.items() if k == "JAX_PLATFORMS" or k.startswith("TPU_")},
+        },
         timeout=120,
     )
     assert done.returncode == 0, done.stderr

@@ -17,9 +17,11 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_shipped_manifest_is_what_discovery_finds_now() -> None:
-    # Fails after a built-in's title, question, chapter or any byte of its file changed:
-    # run `python -m jitlab.lab.discovery --manifest` and commit resources/scenarios.json.
-    assert discovery.main(["--manifest", "--check"]) == 0
+    # Fails after a built-in's title, question, chapter or any byte of its file changed.
+    assert discovery.main(["--manifest", "--check"]) == 0, (
+        "the built-ins' manifest is stale: run `python -m jitlab.lab.discovery --manifest` "
+        "and commit resources/scenarios.json"
+    )
     found = discovery.listings()
     assert manifest.listed() == found
     builtins = [e.name for e in discovery.discover(entry_points=False) if e.ok]

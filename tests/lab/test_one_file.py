@@ -33,9 +33,11 @@ from jitlab.lab.scenario import (
     AnswerKind,
     CardRef,
     Chapter,
+    Comparison,
     Exercise,
     Lab,
     Lesson,
+    Measure,
     Param,
     Scenario,
     ScriptLesson,
@@ -63,13 +65,14 @@ def snippet_shapes(lab):
         f(jnp.ones(n))
 
 
-def exercise(exercise_id, run):
+def exercise(exercise_id, run, expected):
     return Exercise(
         id=exercise_id,
         title=T,
         question=Text("How many calls compile?", "有几次调用会编译？"),
         explanation=T,
         kind=AnswerKind.NUMBER,
+        expected=expected,
         snippet=run,
         settle=compile_answer,
     )
@@ -88,9 +91,9 @@ class Tiny(Scenario):
     )
     icon = "dog"
     exercises = (
-        exercise("tiny-same-shape", snippet),
-        exercise("tiny-two-shapes", snippet_shapes),
-        exercise("tiny-once-more", snippet),
+        exercise("tiny-same-shape", snippet, 1),
+        exercise("tiny-two-shapes", snippet_shapes, 2),
+        exercise("tiny-once-more", snippet, 1),
     )
     scripts = ScriptLesson(
         Text(
@@ -102,8 +105,12 @@ class Tiny(Scenario):
         (CardRef("pitfall"),),
     )
 
+    comparisons = (Comparison(Measure.COMPILES, ({"size": 2}, {"size": 3}, {"size": 4})),)
+
     def setup(self, lab: Lab, variant: str):
         probe = lab.probe(double)
+        if variant == "fix":  # one shape for every size: padded to 16
+            return lambda values: probe(jnp.ones(16).at[values["size"] :].set(0.0))
         return lambda values: probe(jnp.ones(values["size"]))
 
     def code_objects(self, variant):
@@ -144,9 +151,22 @@ def test_one_new_file_is_listed_run_and_tested(tmp_path: Path) -> None:
     assert tested.returncode == 0, tested.stdout[-3000:]
     assert "test_every_builtin_keeps_what_a_builtin_owes[tiny]" in tested.stdout
 
+    # Its exercises are in the quiz's tests too, against the answers the file writes: no
+    # table to add them to.
+    quizzed = _run(
+        env, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", "-rA",
+        "tests/quiz/test_exercises.py", "-k", "computed_answer and tiny",
+    )  # fmt: skip
+    assert quizzed.returncode == 0, quizzed.stdout[-3000:]
+    assert "test_computed_answer_matches_this_jax[tiny-two-shapes]" in quizzed.stdout
+
+    checked = _run(env, "-m", "jitlab", "check", "tiny")
+    assert checked.returncode == 0, checked.stdout[-3000:]
+    assert "jitlab check: tiny passed" in checked.stdout
+
 
 def test_a_file_missing_what_a_builtin_owes_fails_the_scenario_tests_by_name(tmp_path):
-    two = TINY.replace('        exercise("tiny-once-more", snippet),\n', "")
+    two = TINY.replace('        exercise("tiny-once-more", snippet, 1),\n', "")
     assert two != TINY
     env = _copy_with(tmp_path, two)
     tested = _run(

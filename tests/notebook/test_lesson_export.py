@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -209,9 +210,9 @@ def test_cli_unknown_scenario_is_one_line_and_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "x.ipynb"
     done = jitlab("notebook", "dynamic-shape", "-o", str(out))
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "dynamic-shapes" in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and "dynamic-shapes" in done.stderr
     done = jitlab("notebook", "no-such-lesson", "-o", str(out))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1
     assert "side-effects" in done.stderr  # the valid ids
     assert not out.exists()
 
@@ -236,7 +237,7 @@ def test_cli_never_writes_over_what_is_not_its_notebook(
         path.write_text(content, encoding="utf-8")
     done = jitlab("notebook", "dynamic-shapes", "-o", str(path))
     assert done.returncode == 2, done.stdout
-    assert done.stderr.count("\n") == 1 and name in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and name in done.stderr
     if content is None:
         assert not path.exists()
     else:
@@ -247,7 +248,7 @@ def test_cli_refuses_a_folder(tmp_path: Path) -> None:
     folder = tmp_path / "lesson.ipynb"
     folder.mkdir()
     done = jitlab("notebook", "dynamic-shapes", "-o", str(folder))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1
     assert list(folder.iterdir()) == []
 
 
@@ -260,7 +261,7 @@ def test_cli_without_nbformat_says_what_to_install(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and "jitlab[notebook]" in done.stderr
+    assert len(program_lines(done.stderr)) == 1 and "jitlab[notebook]" in done.stderr
     assert not out.exists()
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 from nbrun import data, error, execute, outputs, text
 
 pytestmark = pytest.mark.slow
@@ -167,7 +168,7 @@ def test_notebook_run_again_keeps_the_learner_s_cells_and_force_replaces(tmp_pat
     for lang, words in (("en", "its cells changed since jitlab wrote it"), ("zh", "已被改过")):
         done = jitlab("--lang", lang, "notebook", "dynamic-shapes", "-o", str(out))
         assert done.returncode == 2, (done.stdout, done.stderr)
-        assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+        assert len(program_lines(done.stderr)) == 1 and words in done.stderr, done.stderr
         assert "--force" in done.stderr and "lesson.ipynb" in done.stderr
         assert out.read_bytes() == mine  # nothing lost
     # --force: replaced, as asked; and then it is jitlab's again (a next run may replace it).
@@ -184,7 +185,7 @@ def test_notebook_refuses_a_notebook_it_did_not_write_unless_forced(tmp_path: Pa
     nbformat.write(own, out)
     before = out.read_bytes()
     done = jitlab("notebook", "dynamic-shapes", "-o", str(out))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.returncode == 2 and len(program_lines(done.stderr)) == 1, done.stderr
     assert "is not a notebook of `jitlab notebook`" in done.stderr and "--force" in done.stderr
     assert out.read_bytes() == before
     # A lesson notebook from a jitlab before fingerprints: it cannot tell, so it keeps it.

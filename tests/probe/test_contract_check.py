@@ -14,6 +14,7 @@ import textwrap
 
 import jax
 import pytest
+from environment_lines import program_lines
 
 pytestmark = pytest.mark.slow
 
@@ -119,7 +120,7 @@ def test_jitlab_run_refuses_in_one_line_when_an_event_changed():
     )
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert done.stdout == ""  # no table: not one call classified
-    lines = done.stderr.splitlines()
+    lines = program_lines(done.stderr)
     assert len(lines) == 1, done.stderr
     assert f"JAX {jax.__version__}" in lines[0] and "trace event missing" in lines[0]
     assert "jitlab doctor" in lines[0]
@@ -175,7 +176,7 @@ def test_a_jax_outside_the_window_is_refused_by_probe_run_and_watch(tmp_path):
         "budget refused",
     ]
     assert not block.exists()  # refused before the recording file was made
-    said = done.stderr.splitlines()
+    said = program_lines(done.stderr)
     assert len(said) == 2 and said[0] == said[1], done.stderr
     assert "JAX 0.5.3" in said[0] and "0.5.3, outside 0.6–0.12" in said[0]
     assert "the program ran" not in done.stdout and not out.exists()
@@ -240,7 +241,7 @@ def test_the_refusal_is_said_in_chinese():
     """
     )
     assert done.returncode == 1 and done.stdout == "", done.stdout
-    lines = done.stderr.splitlines()
+    lines = program_lines(done.stderr)
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"jitlab 看不清 JAX {jax.__version__} 做了什么")
     assert "trace 事件缺失（jitlab_contract_check 的 /jax/core/compile/renamed_trace" in lines[0]

@@ -444,6 +444,43 @@ def test_source_exclusion_points_explanations_past_excluded_files(explained) -> 
     assert "probe.py" not in text.split("defined at")[0]
 
 
+def test_traceback_exclusion_leaves_a_folder_out_of_jaxs_filtered_traceback(tmp_path) -> None:
+    import importlib.util
+    import os
+    import traceback
+
+    folder = tmp_path / "hidden"
+    folder.mkdir()
+    (folder / "contract_hidden.py").write_text("def fail(x):\n    raise ValueError('no')\n")
+    spec = importlib.util.spec_from_file_location("contract_hidden", folder / "contract_hidden.py")
+    assert spec is not None and spec.loader is not None
+    hidden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hidden)
+
+    def contract_traced(x):
+        return hidden.fail(x)
+
+    def files() -> list[str]:
+        with pytest.raises(ValueError) as info:
+            jax.jit(contract_traced)(jnp.ones(2))
+        return [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
+
+    assert any("contract_hidden" in name for name in files())  # shown until registered
+    _jax.register_traceback_exclusion(str(folder) + os.sep)
+    shown = files()
+    assert not any("contract_hidden" in name for name in shown)
+    assert str(HERE) in shown  # the caller's line and the traced function's stay
+
+
+def test_jax_jit_is_jaxs_own_function_where_jax_defines_it() -> None:
+    assert _jax.JAX_JIT is jax.jit  # no stand-in in this process now
+
+    def contract_own(x):
+        return x + 3
+
+    assert float(_jax.JAX_JIT(contract_own)(jnp.ones(()))) == 4.0
+
+
 def test_summarize_source_info_names_file_line_and_function() -> None:
     def contract_source(x):
         return jnp.sin(x)
@@ -983,3 +1020,50 @@ def test_jit_caches_of_functions_have_a_size_and_a_capacity() -> None:
         cache = getattr(pjit, name)
         assert cache.capacity() == 8192 and 0 <= cache.size() < 8192, name
     assert _jax.jit_function_caches_full() is False  # this process keeps far fewer alive
+
+
+def test_a_call_with_effects_leaves_its_thread_tokens_until_effects_barrier() -> None:
+    # _jax.effect_tokens: a jitted call with host callbacks (or ordered effects) leaves this
+    # thread a token per device in JAX's thread-local set, replaced by the next such call's,
+    # kept until jax.effects_barrier() (which waits for them) takes them; a call with no
+    # effects leaves none. The probe waits for the tokens its call added (monitor.
+    # wait_for_effects): its callbacks, on a runtime thread, have run when they are ready.
+    assert _jax.EFFECT_TOKENS_READ
+    ran: list[float] = []
+
+    @jax.jit
+    def plain(x):
+        return x + 1
+
+    @jax.jit
+    def printing(x):
+        jax.debug.callback(lambda v: ran.append(float(v)), x.sum())
+        return x + 1
+
+    @jax.jit
+    def ordered(x):
+        jax.debug.print("ordered {}", x.sum(), ordered=True)
+        return x
+
+    x = jnp.ones(3)
+    jax.effects_barrier()
+    plain(x).block_until_ready()
+    assert _jax.effect_tokens() == ()
+    printing(x).block_until_ready()
+    first = _jax.effect_tokens()
+    assert first and all(hasattr(token, "block_until_ready") for token in first)
+    printing(x).block_until_ready()
+    second = _jax.effect_tokens()
+    assert len(second) == len(first) and not any(t is f for t in second for f in first)
+    for token in second:
+        token.block_until_ready()
+    assert ran == [3.0, 3.0]
+    elsewhere: list[tuple[object, ...]] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_jax.effect_tokens()))
+    thread.start()
+    thread.join()
+    assert elsewhere == [()]  # another thread's set is its own
+    ordered(x).block_until_ready()
+    assert len(_jax.effect_tokens()) > len(second)  # and one for the ordered effect
+    jax.effects_barrier()
+    assert _jax.effect_tokens() == ()

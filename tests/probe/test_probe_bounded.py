@@ -154,6 +154,7 @@ import _thread, json, signal, sys, threading, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import jax, jax.numpy as jnp
 from jitlab import Probe
+from jitlab.probe.store import OPEN
 from jitlab.records.calls import CallKind
 
 def spin(x, n):
@@ -169,7 +170,7 @@ def interrupt_once_filed():
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         unfiled = list(probe._unfiled)
-        if unfiled and len(unfiled[-1]) == 4:
+        if unfiled and unfiled[-1][4] is OPEN:
             _thread.interrupt_main()
             return
         time.sleep(0.0005)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+# Installed plugins are what these tests are about (tests/conftest.py leaves them out).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("installed_plugins")]
 
 JITLAB = Path(sys.executable).with_name("jitlab")
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from environment_lines import program_lines
 
 from jitlab.recordings.reader import NewerFormat, read_recording
 from jitlab.recordings.summary import summarize
@@ -114,7 +115,7 @@ def test_the_command_refuses_a_newer_format_in_one_line(tmp_path: Path, lang: st
         timeout=300,
     )
     assert done.returncode == 2 and done.stdout == ""
-    (line,) = done.stderr.strip().splitlines()
+    (line,) = program_lines(done.stderr)
     assert str(path) in line and "2.0" in line and "Traceback" not in line
     if lang == "zh":
         assert "更新版本的 jitlab" in line and "newer" not in line

@@ -64,7 +64,8 @@ def plain_read(data: bytes) -> Recording:
             if hits is None:
                 recording.bad_lines += 1
             else:
-                recording.hits[hits.key] = hits.hits
+                # after a second start line (recordings joined), added to the earlier ones'
+                recording.hits[hits.key] = recording.hits_before.get(hits.key, 0) + hits.hits
         elif not recording.add_line(obj):
             recording.bad_lines += 1
     return recording

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jax
 import pytest
+from environment_lines import program_lines
 
 JAX_VERSION = jax.__version__
 
@@ -114,7 +115,7 @@ def assert_refused(done: subprocess.CompletedProcess[str]) -> str:
     shown = f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     assert done.returncode != 0, shown
     assert "Traceback" not in done.stderr, shown
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    lines = [line for line in program_lines(done.stderr) if line.strip()]
     assert len(lines) == 1, shown
     assert JAX_VERSION in lines[0], shown
     assert "jitlab" in lines[0].lower(), shown

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.request import urlopen
 
@@ -156,7 +156,8 @@ def otlp_receiver() -> Iterator[tuple[str, Received]]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    # One request at a time: a test that looks at the program's threads sees no handler's.
+    server = HTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, name="otlp-receiver", daemon=True)
     thread.start()
     try:

@@ -61,18 +61,16 @@ def run_requests(name: str) -> Any:
     return serve
 
 
-def jitlab_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name in ("jitlab-metrics", "jitlab-otlp")]
-
-
 def test_a_serving_program_is_scraped_over_http_while_it_runs() -> None:
     from prometheus_client import REGISTRY
 
     port = free_port()
+    threads = threading.enumerate()
     with jax_compile_log() as log, jitlab.watch(metrics_port=port):
         serve = run_requests("serve")
         hits = len(SIZES) - 4
         samples = settled(port, hits)
+        assert threading.enumerate() == threads  # served from a thread the program never sees
         assert serve._cache_size() == 4  # JAX holds the four executables
     assert log.counts["serve"] == 4  # JAX's own log: four compiles of the step
     compiles = "jitlab_compiles_total"
@@ -86,10 +84,10 @@ def test_a_serving_program_is_scraped_over_http_while_it_runs() -> None:
     assert total(samples, "jitlab_executables_live", function="serve") == 4
     # The program's default registry holds none of jitlab's metrics.
     assert not [m for m in REGISTRY.collect() if m.name.startswith("jitlab")]
-    # The port is closed and its thread ended with the block.
+    # The port is closed with the block.
     with pytest.raises(URLError):
         scrape(port)
-    assert jitlab_threads() == []
+    assert threading.enumerate() == threads
 
 
 def test_every_metric_is_served_under_its_documented_name() -> None:
@@ -141,14 +139,14 @@ def test_a_diagnosis_is_counted_by_its_id(capsys) -> None:
 
 
 def test_a_taken_port_is_refused_before_the_block_runs() -> None:
-    real_jit = jax.jit
+    real_jit, threads = jax.jit, threading.enumerate()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(CannotServe, match=f"127.0.0.1:{port}"), jitlab.watch(metrics_port=port):
             pytest.fail("the block ran")
-    assert jax.jit is real_jit and jitlab_threads() == []
+    assert jax.jit is real_jit and threading.enumerate() == threads
 
 
 def test_bad_options_are_refused() -> None:
@@ -168,11 +166,13 @@ def test_otlp_pushes_the_metrics_with_the_standard_variables(monkeypatch) -> Non
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer fleet-token")
         monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=serving,team=infra")
         monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "200")
+        threads = threading.enumerate()
         with jax_compile_log() as log, jitlab.watch(otlp=True):
             run_requests("pushed")
             # Pushed while the block runs, not only at its end.
             assert until(lambda: received.total("jitlab.cache_hits") == len(SIZES) - 4)
-    assert jitlab_threads() == []
+            assert threading.enumerate() == threads  # pushed from a thread it never sees
+        assert threading.enumerate() == threads
     assert metrics.get_meter_provider() is global_provider  # the global one left alone
     assert received.total("jitlab.compiles", function="pushed") == log.counts["pushed"] == 4
     assert received.total("jitlab.compiles", kind="compile", reason="first_call") == 1

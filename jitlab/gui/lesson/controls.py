@@ -31,7 +31,7 @@ from jitlab.gui.i18n import Retranslating, language
 
 if TYPE_CHECKING:
     from jitlab.gui.views.model import Change, RunState
-    from jitlab.lab.spec import Param, Variant
+    from jitlab.lab.spec import Param, ParamValue, ParamValues, Variant
 
 
 def log_positions(minimum: int, maximum: int) -> list[int]:
@@ -189,8 +189,8 @@ class ParamControls(Retranslating, QGroupBox):
         widget.setObjectName(f"param_{p.name}")
         return widget
 
-    def values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def values(self) -> dict[str, ParamValue]:
+        out: dict[str, ParamValue] = {}
         for p in self.params:
             w = self.widgets[p.name]
             if isinstance(w, QCheckBox):
@@ -205,7 +205,7 @@ class ParamControls(Retranslating, QGroupBox):
                 out[p.name] = float(w.value())  # type: ignore[attr-defined]
         return out
 
-    def set_values(self, values: dict[str, Any], emit: bool = True) -> None:
+    def set_values(self, values: ParamValues, emit: bool = True) -> None:
         """Set several values at once and emit one change (one call), not one per control."""
         for p in self.params:
             value = values.get(p.name, p.default) if not emit else values.get(p.name)

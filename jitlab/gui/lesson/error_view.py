@@ -1,4 +1,6 @@
-"""The last error a call raised: its anatomy, the user's frame, and JAX's own words."""
+"""The last error a call raised: its anatomy, the user's frame, and JAX's own words; or, when
+the scenario's own code raised (its setup or step, outside any probed call), that exception,
+said as the scenario's, with its file and line."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from jitlab.gui.i18n import Retranslating, language, translate
 from jitlab.gui.style import fixed_font
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
+from jitlab.lab.raised import Raised
 from jitlab.records.calls import CallRecord
 from jitlab.records.error_words import operation_words
 from jitlab.records.text import format_ms
@@ -94,13 +97,22 @@ class ErrorView(Retranslating, QTextEdit):
             what += f"<b>{esc(headline)}</b>"
         what += f"<span style='color:{_GREY}'> · {esc(spent)}</span>"
         rows = [self._row(self.tr("What"), what)]
-        if anatomy is not None:
+        raised = Raised.from_json(notes.get("scenario_error"))
+        if raised is not None:  # the scenario's own code raised: its line, and whose it is
+            place = esc(f"{raised.place} · {raised.function}()")
+            rows.append(self._row(self.tr("Where"), f"{place}&nbsp;&nbsp;{_inline(raised.code)}"))
+            whose = self.tr("Raised by the scenario's own code (%1), not by JAX.")
+            rows.append(self._row(self.tr("Why"), esc(whose.replace("%1", raised.during))))
+        elif anatomy is not None:
             rows += self._summary(anatomy)
         # A table: the labels in one column, so a wrapped line stays under its own text.
         out = [f"<table cellspacing='0' cellpadding='1' width='100%'>{''.join(rows)}</table>"]
         if anatomy is not None:
             out.append(self._details(notes))
-        raw = esc(self.tr("JAX's message"))
+        if raised is not None:
+            raw = esc(self.tr("The scenario's exception"))
+        else:
+            raw = esc(self.tr("JAX's message"))
         out.append(
             f"<p style='{_GAP}'><b>{raw}</b>&nbsp;&nbsp;<span style='color:{_GREY}'>"
             f"{esc(head)}</span></p>"

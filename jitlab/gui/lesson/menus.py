@@ -8,16 +8,28 @@ window's ``tr`` context ("MainWindow"), where their translations live.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu
 
 from jitlab.gui import i18n
 from jitlab.gui.i18n import translate
 
-if TYPE_CHECKING:
-    from jitlab.gui.lesson.window import MainWindow
+
+class Commands(Protocol):
+    """What the menus ask of the window (the window is one; this module never imports it)."""
+
+    def open_recording(self) -> None: ...
+    def export_png(self, path: Path | None = None) -> Path | None: ...
+    def export_csv(self, path: Path | None = None) -> Path | None: ...
+    def export_json(self, path: Path | None = None) -> Path | None: ...
+    def start_autoplay(self) -> None: ...
+    def show_quiz(self, scenario: str | None = None, interview: bool = False) -> None: ...
+    def set_scenario_list_visible(self, visible: bool) -> None: ...
+    def set_language(self, lang: str) -> None: ...
+    def about(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -69,7 +81,7 @@ def scenario_list_tip() -> str:
     return translate("MainWindow", "Show or fold away the list of scenarios (Ctrl+B).")
 
 
-def _action(window: MainWindow, menu: QMenu, shortcut: QKeySequence | None = None) -> QAction:
+def _action(window: QMainWindow, menu: QMenu, shortcut: QKeySequence | None = None) -> QAction:
     act = QAction(window)
     if shortcut is not None:
         act.setShortcut(shortcut)
@@ -77,38 +89,39 @@ def _action(window: MainWindow, menu: QMenu, shortcut: QKeySequence | None = Non
     return act
 
 
-def build_menus(window: MainWindow) -> Menus:
-    """The window's menu bar, each action wired to the window's command."""
+def build_menus(window: QMainWindow, commands: Commands) -> Menus:
+    """``window``'s menu bar, each action wired to its command in ``commands`` (the window
+    itself, passed twice: as the Qt window that holds the bar, and as what the actions do)."""
     bar = window.menuBar()
     file_menu = bar.addMenu("")
     act_open = _action(window, file_menu, QKeySequence(QKeySequence.StandardKey.Open))
-    act_open.triggered.connect(window.open_recording)
+    act_open.triggered.connect(commands.open_recording)
     file_menu.addSeparator()
     act_png = _action(window, file_menu)
-    act_png.triggered.connect(lambda: window.export_png())
+    act_png.triggered.connect(lambda: commands.export_png())
     act_csv = _action(window, file_menu)
-    act_csv.triggered.connect(lambda: window.export_csv())
+    act_csv.triggered.connect(lambda: commands.export_csv())
     act_json = _action(window, file_menu, QKeySequence("Ctrl+E"))
-    act_json.triggered.connect(lambda: window.export_json())
+    act_json.triggered.connect(lambda: commands.export_json())
     file_menu.addSeparator()
     act_quit = _action(window, file_menu, QKeySequence(QKeySequence.StandardKey.Quit))
     act_quit.triggered.connect(window.close)
     run_menu = bar.addMenu("")
     act_autoplay = _action(window, run_menu, QKeySequence("Ctrl+P"))
-    act_autoplay.triggered.connect(window.start_autoplay)
+    act_autoplay.triggered.connect(commands.start_autoplay)
     act_quiz = _action(window, run_menu, QKeySequence("Ctrl+T"))
-    act_quiz.triggered.connect(lambda: window.show_quiz())
+    act_quiz.triggered.connect(lambda: commands.show_quiz())
     act_interview = _action(window, run_menu)
-    act_interview.triggered.connect(lambda: window.show_quiz(interview=True))
+    act_interview.triggered.connect(lambda: commands.show_quiz(interview=True))
     view_menu = bar.addMenu("")
     act_scenarios = _action(window, view_menu, QKeySequence("Ctrl+B"))
     act_scenarios.setCheckable(True)
     act_scenarios.setChecked(True)
-    act_scenarios.toggled.connect(window.set_scenario_list_visible)
-    lang_menu, lang_actions = i18n.language_menu(window, window.set_language)
+    act_scenarios.toggled.connect(commands.set_scenario_list_visible)
+    lang_menu, lang_actions = i18n.language_menu(window, commands.set_language)
     help_menu = bar.addMenu("")
     act_about = _action(window, help_menu)
-    act_about.triggered.connect(window.about)
+    act_about.triggered.connect(commands.about)
     return Menus(
         file_menu=file_menu,
         run_menu=run_menu,

@@ -92,36 +92,10 @@ def _fill(tree: QTreeWidget, entries: Sequence[Any], current: str | None, lang: 
         stale.setToolTip(0, plain_tip(notice.get(lang)))
     groups: dict[Any, QTreeWidgetItem] = {}
     for entry in entries:
-        cls = entry.scenario
-        key = cls.chapter if cls is not None else None  # discovery gives chapter order
-        if key not in groups:
-            title = (
-                key.title.get(lang)
-                if key is not None
-                else translate("MainWindow", "Broken plugins")
-            )
-            group = QTreeWidgetItem(tree, [title])
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            font = group.font(0)
-            font.setBold(True)
-            group.setFont(0, font)
-            group.setToolTip(0, plain_tip(title))
-            groups[key] = group
-        item = QTreeWidgetItem(groups[key])
-        if cls is None:
-            item.setText(0, entry.name)
-            item.setIcon(0, named_icon("broken"))
-            item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, not selectable
-            # A plugin's error and texts are its own words: tips show them as written.
-            failed = translate("MainWindow", "Failed to load: %1").replace("%1", entry.error or "")
-            item.setToolTip(0, plain_tip(failed))
-        else:
-            item.setText(0, cls.title.get(lang))
-            item.setIcon(0, icon(icon_file(cls)))
-            item.setData(0, Qt.ItemDataRole.UserRole, cls.id)
-            item.setToolTip(0, plain_tip(f"{cls.id}: {cls.question.get(lang)}"))
-            if cls.id == current:
-                item.setSelected(True)
+        try:  # validated, yet a plugin's own code runs here: one row must not cut the list
+            _add(tree, groups, entry, entry.scenario, entry.error, current, lang)
+        except Exception as exc:
+            _add(tree, groups, entry, None, f"{type(exc).__name__}: {exc}", current, lang)
     quiz = QTreeWidgetItem(tree, [translate("MainWindow", "Test yourself")])
     quiz.setIcon(0, named_icon("cards"))
     quiz.setData(0, Qt.ItemDataRole.UserRole, QUIZ)
@@ -137,3 +111,44 @@ def _fill(tree: QTreeWidget, entries: Sequence[Any], current: str | None, lang: 
     font.setBold(True)
     quiz.setFont(0, font)
     tree.expandAll()
+
+
+def _add(
+    tree: QTreeWidget,
+    groups: dict[Any, QTreeWidgetItem],
+    entry: Any,
+    cls: Any,
+    error: str | None,
+    current: str | None,
+    lang: str,
+) -> None:
+    """One entry's row under its chapter's group (broken ones under their own). What the
+    plugin declares is read first, so a plugin that raises adds no half-built row."""
+    if cls is None:
+        key, title = None, translate("MainWindow", "Broken plugins")
+        # A plugin's error and texts are its own words: tips show them as written.
+        text, tip = (
+            entry.name,
+            translate("MainWindow", "Failed to load: %1").replace("%1", error or ""),
+        )
+        image, sid = named_icon("broken"), None
+    else:
+        key, title = cls.chapter, cls.chapter.title.get(lang)  # discovery gives chapter order
+        text, tip = cls.title.get(lang), f"{cls.id}: {cls.question.get(lang)}"
+        image, sid = icon(icon_file(cls)), cls.id
+    if key not in groups:
+        group = QTreeWidgetItem(tree, [title])
+        group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = group.font(0)
+        font.setBold(True)
+        group.setFont(0, font)
+        group.setToolTip(0, plain_tip(title))
+        groups[key] = group
+    item = QTreeWidgetItem(groups[key], [text])
+    item.setIcon(0, image)
+    item.setToolTip(0, plain_tip(tip))
+    if sid is None:
+        item.setFlags(Qt.ItemFlag.NoItemFlags)  # greyed, not selectable
+    else:
+        item.setData(0, Qt.ItemDataRole.UserRole, sid)
+        item.setSelected(sid == current)

@@ -55,7 +55,7 @@ from jitlab.gui.views.log_view import LogView
 from jitlab.gui.views.model import RunState
 from jitlab.lab import manifest
 from jitlab.lab.manifest import is_stand_in
-from jitlab.lab.spec import Scenario
+from jitlab.lab.spec import ParamValue, Scenario
 
 # Widths that let the window work at 1024×640 (tests/gui/test_small_screens.py).
 LEFT_MIN_W = 250
@@ -204,7 +204,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.state.subscribe(lambda _change: self._update_status())
         self.autoplay = Autoplay(self, self.state, self)
         self.autoplay.note_changed.connect(self.mode_bar.note.setText)
-        self.menus = menus.build_menus(self)
+        self.menus = menus.build_menus(self, self)
         self.main_split.toggles = (self.menus.act_scenarios, self.mode_bar.list_button)
         self.set_mode("start")
         self.main_split.restore()
@@ -380,11 +380,12 @@ class MainWindow(Retranslating, QMainWindow):
         self.briefing.show_scenario(cls)
         self.summary.show_scenario(cls)
         self._update_title()
+        self._fill_scenarios()  # discovery's list now: the installed plugins join the built-ins
         if self.pages.currentWidget() is self.lab_page and not self.panes.room_given:
             self.panes.lay_out()  # the first layout ran before the window had its size
 
     # -- commands to the worker -----------------------------------------------------------
-    def _params_changed(self, values: dict[str, Any]) -> None:
+    def _params_changed(self, values: dict[str, ParamValue]) -> None:
         if self.mode == "start":
             self.set_mode("execute")  # the first slider move starts the cooking
         self.worker.set_params(values, call=True)

@@ -14,13 +14,15 @@ own, so a child the program forks leaves its parent's copy behind and exports it
 counts, as a process of its own.
 
 A collector that cannot be reached costs the program little: every push is made on that
-thread, the last one (at the end) is waited for at most :data:`LAST_PUSH_S`, and what the SDK
-logs about jitlab's pushes (retries, failures) is kept out of the program's log — jitlab says
-the first failure in one line of its own on stderr (:class:`_OwnPushes`).
+thread (a bare ``_thread``, as the recorder's flusher: the program sees only its own
+threads), the last one (at the end) is waited for at most :data:`LAST_PUSH_S`, and what the
+SDK logs about jitlab's pushes (retries, failures) is kept out of the program's log — jitlab
+says the first failure in one line of its own on stderr (:class:`_OwnPushes`).
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import logging
 import math
@@ -46,7 +48,6 @@ from jitlab.watching.fleet.metrics import (
 )
 
 OPTION = "--otlp"
-THREAD = "jitlab-otlp"  # every push of jitlab's is made on a thread of this name
 LAST_PUSH_S = 3.0  # the end waits this long for the last push, then gives it up
 # Where the SDK logs about an export: the reader, the OTLP/HTTP exporter and its client.
 SDK_LOGGERS = (
@@ -68,17 +69,19 @@ def _milliseconds(name: str, default: float) -> float:
 
 
 class _OwnPushes(logging.Filter):
-    """On the SDK's export loggers: a record made on jitlab's push thread is not the program's
+    """On the SDK's export loggers: a record made on jitlab's push threads is not the program's
     to see (retries, failures); the first failure is said once in jitlab's words. Records of
     every other thread — the program's own OpenTelemetry — pass as before. Stays installed,
-    as it only drops what jitlab's own thread logs."""
+    as it only drops what jitlab's own threads log. (Python's logging names the thread of a
+    record it makes: on a bare thread that lists a "Dummy" thread, only once a push failed.)"""
 
     def __init__(self) -> None:
         super().__init__()
         self.said = False  # set back by each door that opens
+        self.threads: set[int] = set()  # the push threads' idents
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.threadName != THREAD:
+        if record.thread not in self.threads:
             return True
         if record.levelno >= logging.WARNING and not self.said:
             self.said = True
@@ -119,7 +122,7 @@ class OtlpDoor:
         self._reader: Any = None
         self._instruments: dict[str, Any] = {}
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ended: threading.Event | None = None  # set when the push thread has ended
         for name in SDK_LOGGERS:
             logger = logging.getLogger(name)
             if OWN_PUSHES not in logger.filters:
@@ -130,14 +133,21 @@ class OtlpDoor:
 
     def open(self) -> None:
         OWN_PUSHES.said = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=THREAD, daemon=True)
-        self._thread.start()
+        self._stop, self._ended = threading.Event(), threading.Event()
+        _thread.start_new_thread(self._run, (self._stop, self._ended))
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self._push()
-        self._push()  # the last one, at the end
+    def _run(self, stop: threading.Event, ended: threading.Event) -> None:
+        me = _thread.get_ident()
+        OWN_PUSHES.threads.add(me)
+        try:
+            while not stop.wait(self.interval_s):
+                self._push()
+            self._push()  # the last one, at the end
+        except BaseException:  # never into the program (a bare thread would print it)
+            pass
+        finally:
+            OWN_PUSHES.threads.discard(me)
+            ended.set()
 
     def _push(self) -> None:
         reader = self._reader
@@ -203,12 +213,12 @@ class OtlpDoor:
         """The last push, waited for at most LAST_PUSH_S; then the provider is shut down,
         which ends the exporter's retries, and the thread."""
         self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(LAST_PUSH_S)
+        ended, self._ended = self._ended, None
+        if ended is not None:
+            ended.wait(LAST_PUSH_S)
         provider, self.provider, self._reader = self.provider, None, None
         if provider is not None:
             with contextlib.suppress(Exception):
                 provider.shutdown()
-        if thread is not None:
-            thread.join()
+        if ended is not None:
+            ended.wait()

@@ -5,13 +5,21 @@ may use. With ``PROMETHEUS_MULTIPROC_DIR`` set (prometheus_client's multiprocess
 process of a program that forks workers writes its values to that folder, and the port
 serves them all, summed (each gauge over the processes alive); without it, only this
 process's compiles are served, and a forked child's go nowhere.
+
+The endpoint is prometheus_client's WSGI app served one request at a time on a bare
+``_thread`` (as the recorder's flusher is): the program sees only its own threads in
+``threading.enumerate()`` (a scrape is a few ms; a server that starts a thread per request
+would show one while it lasts).
 """
 
 from __future__ import annotations
 
+import _thread
 import os
+import socket
 import threading
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 from jitlab.watching.fleet.metrics import (
     BUCKETS,
@@ -26,6 +34,20 @@ from jitlab.watching.fleet.metrics import (
 )
 
 OPTION = "--metrics-port"
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # never a line per scrape
+        pass
+
+
+def _serve(server: WSGIServer, ended: threading.Event) -> None:
+    try:
+        server.serve_forever()
+    except BaseException:  # never into the program (a bare thread would print it)
+        pass
+    finally:
+        ended.set()
 
 
 class PrometheusDoor:
@@ -59,8 +81,8 @@ class PrometheusDoor:
         self.diagnoses = made(client.Counter, DIAGNOSES)
         self.executables = made(client.Gauge, EXECUTABLES_LIVE, multiprocess_mode="livesum")
         self.active = True  # False in a forked child with nobody serving its values
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
+        self._server: WSGIServer | None = None
+        self._ended: threading.Event | None = None  # set when the serving thread has ended
 
     def __str__(self) -> str:
         return f"Prometheus ({self.address})"
@@ -71,13 +93,16 @@ class PrometheusDoor:
         return f"http://{host}:{self.port}/metrics"
 
     def open(self) -> None:
-        start = require("prometheus_client", OPTION).start_http_server
-        try:
-            self._server, self._thread = start(self.port, addr=self.host, registry=self.served)
-        except OSError as exc:  # in use, not allowed, no such address: said before the program
+        app = require("prometheus_client", OPTION).make_wsgi_app(self.served)
+        try:  # in use, not allowed, no such address: said before the program runs
+            family = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)[0][0]
+            server_class = type("Server", (WSGIServer,), {"address_family": family})
+            server = server_class((self.host, self.port), _Quiet)
+        except OSError as exc:
             raise CannotServe(self.address, exc.strerror or str(exc)) from exc
-        if self._thread is not None:
-            self._thread.name = "jitlab-metrics"
+        server.set_app(app)
+        self._server, self._ended = server, threading.Event()
+        _thread.start_new_thread(_serve, (server, self._ended))
 
     def compiled(self, function: str, kind: str, reason: str, seconds: float) -> None:
         if self.active:
@@ -101,7 +126,7 @@ class PrometheusDoor:
         the shared folder under its own pid (prometheus_client starts them anew); otherwise
         nobody would serve them."""
         self.active = self.multiprocess
-        server, self._server, self._thread = self._server, None, None
+        server, self._server, self._ended = self._server, None, None
         if server is not None:  # the listening socket is the parent's: let go of the copy
             server.socket.close()
 
@@ -110,9 +135,9 @@ class PrometheusDoor:
         if server is not None:
             server.shutdown()  # serve_forever returns, then the thread ends
             server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        if self._ended is not None:
+            self._ended.wait()
+            self._ended = None
         if self.multiprocess and self.active:  # this process's gauges are no longer alive
             multiprocess = require("prometheus_client.multiprocess", OPTION)
             multiprocess.mark_process_dead(os.getpid())
