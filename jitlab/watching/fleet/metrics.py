@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -255,12 +254,10 @@ class Fleet:
 
 
 def say_failed(door: Door, exc: BaseException) -> None:
-    """The one line on stderr that says a door stopped, and why."""
+    """The one line that says a door stopped, and why, where jitlab speaks."""
     why = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
     line = messages.say("watch.metrics_failed", monitor.user_language(), door=door, error=why)
-    err = sys.stderr
-    if err is not None and not getattr(err, "closed", False):
-        print(line, file=err, flush=True)
+    monitor.say_words(line + "\n")
 
 
 def require(module: str, option: str) -> Any:

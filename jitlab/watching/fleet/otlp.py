@@ -17,7 +17,7 @@ A collector that cannot be reached costs the program little: every push is made 
 thread (a bare ``_thread``, as the recorder's flusher: the program sees only its own
 threads), the last one (at the end) is waited for at most :data:`LAST_PUSH_S`, and what the
 SDK logs about jitlab's pushes (retries, failures) is kept out of the program's log — jitlab
-says the first failure in one line of its own on stderr (:class:`_OwnPushes`).
+says the first failure in one line of its own where it speaks (:class:`_OwnPushes`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import math
 import os
 import re
 import socket
-import sys
 import threading
 from typing import Any
 
@@ -90,9 +89,7 @@ class _OwnPushes(logging.Filter):
                 errno = re.search(r"\[Errno -?\d+\][^'\")]*", text)  # the socket's own words
                 why = errno.group(0).strip() if errno else text.strip().splitlines()[0][:160]
                 line = messages.say("watch.otlp_failed", monitor.user_language(), error=why)
-                err = sys.stderr
-                if err is not None and not getattr(err, "closed", False):
-                    print(line, file=err, flush=True)
+                monitor.say_words(line + "\n")
         return False
 
 
