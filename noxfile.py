@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import runpy
 import shutil
+import tomllib
 from pathlib import Path
 
 import nox
@@ -30,6 +31,10 @@ BELOW = "0.5.3"  # the newest JAX below the window that still installs on our Py
 # jitlab's dependencies less the GUI's (PySide6, pyqtgraph, superqt), and the test runner.
 CORE = ["numpy>=1.26", "pygments>=2.17", "platformdirs>=4", "rich>=13"]
 RUNNER = ["pytest>=8", "pytest-xdist>=3.6,<4", "hypothesis>=6"]
+# The fleet view's libraries (the `fleet` extra), tested on every JAX (tests/watching), with
+# what its tests read them with (an OTLP receiver's protobuf, the alerting rules' YAML).
+_EXTRAS = tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text(encoding="utf-8"))
+FLEET = [*_EXTRAS["project"]["optional-dependencies"]["fleet"], "opentelemetry-proto", "pyyaml"]
 
 # What runs on every JAX: the core, the CLI and the real programs that need only JAX. Flax,
 # Equinox, NumPyro and Diffrax pin their own JAX floors, so tests/real's library files run
@@ -87,7 +92,7 @@ _pyenv_pythons()
 
 
 def _install(session: nox.Session, jax: str) -> None:
-    session.install(f"jax=={jax}", f"jaxlib=={jax}", *CORE, *RUNNER)
+    session.install(f"jax=={jax}", f"jaxlib=={jax}", *CORE, *RUNNER, *FLEET)
     # --no-deps: pip would otherwise pull the pinned JAX range and the GUI back in.
     session.install("--no-deps", "-e", ".")
     session.run("python", "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)")

@@ -72,6 +72,41 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "argument that keeps changing and the likely fix (recompile-limit; default: "
         "$JITLAB_WARN_AFTER, else 8; 0: never)",
     )
+    fleet = parser.add_argument_group(
+        "the fleet view",
+        "compiles, recompiles, hits and diagnoses as metrics while the program runs "
+        "(needs pip install 'jitlab[fleet]')",
+    )
+    fleet.add_argument(
+        "--metrics-port",
+        metavar="PORT",
+        type=int,
+        default=None,
+        help="serve the metrics for Prometheus at http://127.0.0.1:PORT/metrics while the "
+        "program runs (PROMETHEUS_MULTIPROC_DIR: prometheus_client's multiprocess mode, "
+        "for a program that forks workers)",
+    )
+    fleet.add_argument(
+        "--metrics-host",
+        metavar="HOST",
+        default=None,
+        help="the address --metrics-port listens on (default: 127.0.0.1; 0.0.0.0 for every "
+        "interface)",
+    )
+    fleet.add_argument(
+        "--otlp",
+        action="store_true",
+        help="push the metrics over OTLP/HTTP with the OpenTelemetry SDK, configured by "
+        "OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES "
+        "and OTEL_METRIC_EXPORT_INTERVAL",
+    )
+    fleet.add_argument(
+        "--metrics-max-functions",
+        metavar="N",
+        type=int,
+        default=None,
+        help="label at most N functions by name; the rest are counted as 'other' (default: 50)",
+    )
     parser.add_argument(
         "-v",
         "--verbose",
@@ -97,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         warn_after = resolve_warn_after(args.warn_after, os.environ, language())
     except ValueError as exc:
         fail(f"watch: {exc}")
+    _check_fleet(args)
     if program.interpreter is not None:
         run_elsewhere(args, program)  # another Python named: it runs there (never returns)
     # Resolved now, against the folder the program starts in (it may chdir before the end).
@@ -109,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from jitlab.cli._streams import words_stream
     from jitlab.probe import monitor
     from jitlab.watching import files
+    from jitlab.watching.fleet import CannotServe
     from jitlab.watching.recorder import Recorder
 
     if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
@@ -122,10 +159,16 @@ def run(args: argparse.Namespace) -> int:
     if args.after_exec:  # the image before this one wrote its recording there: go on after it
         files.written_before(out)
     recorder = Recorder(
-        out, include_internal=args.include_internal, scripts=scripts, warn_after=warn_after
+        out,
+        include_internal=args.include_internal,
+        scripts=scripts,
+        warn_after=warn_after,
+        metrics=_fleet(args),
     )
     try:  # a recording that cannot even start (--out /dev/full): refused before the program
         recorder.start()
+    except CannotServe as exc:  # the metrics port is taken: before the program, one line
+        fail(say("watch.cannot_serve", address=exc.address, error=exc.why))
     except OSError as exc:
         fail(say("output.cannot_write", command="watch", path=args.out, error=_why(exc)))
     end = _End(args, out, recorder, _stop_on_signals(recorder), saved_path, words)
@@ -136,6 +179,45 @@ def run(args: argparse.Namespace) -> int:
     end.unhook_exec = hook_exec(lambda path, argv, env: _exec(end, path, argv, env))
     status, end.interrupted = run_program(program)
     return status
+
+
+_EITHER = "--metrics-port | --otlp"
+
+
+def _check_fleet(args: argparse.Namespace) -> None:
+    """The fleet view's options: one line for a bad one, before the program runs."""
+    serves = args.metrics_port is not None
+    for option, value, asked, needs in (
+        ("--metrics-host", args.metrics_host, serves, "--metrics-port"),
+        ("--metrics-max-functions", args.metrics_max_functions, serves or args.otlp, _EITHER),
+    ):
+        if value is not None and not asked:
+            fail(say("watch.metrics_alone", option=option, needs=needs))
+    if args.metrics_port is not None and not 0 < args.metrics_port < 65536:
+        fail(say("watch.port_range", option="--metrics-port", value=args.metrics_port))
+    if args.metrics_max_functions is not None and args.metrics_max_functions < 1:
+        fail(
+            say(
+                "watch.at_least_one",
+                option="--metrics-max-functions",
+                value=args.metrics_max_functions,
+            )
+        )
+
+
+def _fleet(args: argparse.Namespace) -> Any:
+    """The fleet view asked for (None when not): a missing extra is said in one line."""
+    from jitlab.watching.fleet import MissingExtra, exporters
+
+    try:
+        return exporters(
+            args.metrics_port,
+            args.metrics_host or "127.0.0.1",
+            args.otlp,
+            args.metrics_max_functions,
+        )
+    except MissingExtra as exc:
+        fail(say("watch.needs_fleet", option=exc.option, package=exc.package))
 
 
 def _why(exc: OSError) -> str:

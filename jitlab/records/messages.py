@@ -255,6 +255,37 @@ CATALOGUE: dict[str, Message] = {
         "记录文件：{name} 在程序运行期间被删除（曾写入 {n} 行编译记录）",
         "recording: {name} was deleted while the program ran ({n} call lines written to it)",
     ),
+    # -- jitlab watch: the fleet view (--metrics-port, --otlp) ---------------------------
+    "watch.needs_fleet": _M(
+        "watch: {option} needs {package}, which the fleet extra installs: "
+        "pip install 'jitlab[fleet]'",
+        "watch：{option} 需要 {package}，由 fleet 附加依赖安装：pip install 'jitlab[fleet]'",
+    ),
+    "watch.cannot_serve": _M(
+        "watch: cannot serve metrics at {address}: {error}",
+        "watch：无法在 {address} 提供指标：{error}",
+    ),
+    "watch.port_range": _M(
+        "watch: {option} takes a port from 1 to 65535, not {value}",
+        "watch：{option} 需要 1 到 65535 之间的端口号，而不是 {value}",
+    ),
+    "watch.at_least_one": _M(
+        "watch: {option} takes a whole number of at least 1, not {value}",
+        "watch：{option} 需要不小于 1 的整数，而不是 {value}",
+    ),
+    "watch.metrics_failed": _M(
+        "jitlab: the fleet view's {door} stopped ({error}); the program and its recording go on",
+        "jitlab：fleet 视图的 {door} 已停止（{error}）；程序和记录照常继续",
+    ),
+    "watch.otlp_failed": _M(
+        "jitlab: a push of metrics over OTLP failed ({error}); jitlab tries again while the "
+        "program runs; the program and its recording go on",
+        "jitlab：通过 OTLP 推送指标失败（{error}）；程序运行期间 jitlab 会继续重试，"
+        "程序和记录照常继续",
+    ),
+    "watch.metrics_alone": _M(
+        "watch: {option} needs {needs}", "watch：{option} 需要与 {needs} 一起使用"
+    ),
     # -- jitlab watch: what it refuses to run -------------------------------------------
     "watch.no_program": _M(
         "watch needs a program, e.g. `jitlab watch -- python train.py ARGS`",

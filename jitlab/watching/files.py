@@ -54,6 +54,18 @@ def launcher_process(environ: Any = None) -> tuple[int, int] | None:
     return None
 
 
+def job_process() -> tuple[int, int] | None:
+    """(index, count) of this process in a multi-process job: JAX's once its backend runs
+    (asking earlier would start it, and a later ``jax.distributed.initialize`` would fail),
+    else the launcher's; None for a process alone."""
+    if _jax.backends_are_initialized():
+        with contextlib.suppress(Exception):  # a backend that cannot say
+            count = jax.process_count()
+            if count > 1:
+                return jax.process_index(), count
+    return launcher_process()
+
+
 def process_path(path: str | Path, index: int) -> Path:
     """The recording of process ``index``: ``run.jsonl`` -> ``run.p1.jsonl``."""
     path = Path(path)

@@ -57,6 +57,7 @@ from jitlab.records.persistent import KEY_PARTS, PERSISTENT_NOT_WRITTEN, Persist
 from jitlab.watching import standin
 from jitlab.watching.events import CompileEvents
 from jitlab.watching.files import RecordingFile
+from jitlab.watching.fleet import Fleet, exporters
 from jitlab.watching.functions import FunctionStats, Site
 from jitlab.watching.standin import WatchedFunction
 
@@ -108,8 +109,10 @@ class Recorder:
         include_internal: bool = False,
         scripts: bool | str = False,
         warn_after: int = 0,
+        metrics: Fleet | None = None,
     ) -> None:
         self.output = RecordingFile(path)
+        self.metrics = metrics  # the fleet view (jitlab.watching.fleet): fed, never waited on
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
         # Each diagnoser sees every compile (never a hit); what it states is written, kept
@@ -195,7 +198,14 @@ class Recorder:
         # be recorded as hits. The whole check, its known compile included (run in a fresh
         # interpreter while the program's backend has not started: see the contract).
         contract.require_before_counting()
-        self.output.open(self.scripts)
+        if self.metrics is not None:  # its port bound (or refused) before the program runs
+            self.metrics.open()
+        try:
+            self.output.open(self.scripts)
+        except BaseException:
+            if self.metrics is not None:
+                self.metrics.close()
+            raise
         monitor.revive()  # removed before the block: registered again before it counts
         monitor.add_watcher(self)
         standin.activate(self)
@@ -208,7 +218,7 @@ class Recorder:
         ``active_count()``: a program that joins every thread but main returns), and never
         waits for it at exit, as for a daemon thread. It touches nothing of ``threading``'s
         registry (no ``current_thread()``): it would be listed then."""
-        if self.output.file is not None:
+        if self.output.file is not None or self.metrics is not None:
             self._stopping = threading.Event()
             self._flusher = ended = threading.Event()
             _thread.start_new_thread(self._flush_hits_periodically, (self._stopping, ended))
@@ -237,8 +247,12 @@ class Recorder:
             for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
                 self.output.write(diagnosis.to_json())
                 self.diagnoses.append(diagnosis)  # the end table lists them
+            if self.metrics is not None:
+                self.metrics.flushed(self.stats, self.diagnoses)
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
             self.output.close()
+        if self.metrics is not None:  # the last push, the port closed
+            self.metrics.close()
 
     def note(self, notice: str) -> None:
         """Write a ``notice`` line now (``exec``: the program replaces itself, …)."""
@@ -264,7 +278,7 @@ class Recorder:
             stats.filed = Tally()
             if stats.site is not None:
                 stats.hits_base = stats.site.hits
-        if not self.output.open_in_child(self.scripts):
+        if not self.output.open_in_child(self.scripts) and self.metrics is None:
             return
         self._start_flusher()
         # multiprocessing ends its children with os._exit after its exit functions: the
@@ -385,6 +399,8 @@ class Recorder:
         """File one call: kept (failures bounded, see _ERRORS_KEPT) and written."""
         record = call.record
         with self._lock:
+            if self.metrics is not None:
+                self.metrics.filed(call)
             if record.kind.compiled and self._hits_due():
                 # Counts so far go out before each compile: a program ended by os._exit or
                 # a kill loses at most the hits since its last compile or _HITS_EVERY_S.
@@ -466,6 +482,8 @@ class Recorder:
                     if stopping.is_set():  # stop() writes the last counts, then the end
                         return
                     self._write_hits(only_changed=True)
+                    if self.metrics is not None:
+                        self.metrics.flushed(self.stats, self.diagnoses)
         except BaseException:  # never into the program (a bare thread would print it)
             return
         finally:
@@ -488,6 +506,10 @@ def watch(
     include_internal: bool = False,
     scripts: bool | str = False,
     warn_after: int | None = None,
+    metrics_port: int | None = None,
+    metrics_host: str = "127.0.0.1",
+    otlp: bool = False,
+    metrics_max_functions: int | None = None,
 ) -> Iterator[Recorder]:
     """Record every jitted function called inside the block (see the module docstring).
 
@@ -503,8 +525,17 @@ def watch(
     traces, lowers and compiles the signature again through JAX's ahead-of-time API (about
     the compile's own time once more); it is never counted as a compile, and a failure is
     recorded as its reason, never raised.
+
+    The fleet view (needs ``pip install 'jitlab[fleet]'``): ``metrics_port`` serves the
+    metrics for Prometheus at ``http://METRICS_HOST:PORT/metrics`` while the block runs
+    (:class:`~jitlab.watching.fleet.CannotServe` when the port cannot be opened); ``otlp``
+    pushes them with OpenTelemetry, configured by the ``OTEL_*`` variables.
+    ``metrics_max_functions`` (default 50) folds the functions past it into ``other``.
     """
     limit = resolve_warn_after(warn_after)
-    recorder = Recorder(path, include_internal=include_internal, scripts=scripts, warn_after=limit)
+    metrics = exporters(metrics_port, metrics_host, otlp, metrics_max_functions)
+    recorder = Recorder(
+        path, include_internal=include_internal, scripts=scripts, warn_after=limit, metrics=metrics
+    )
     with recorder:
         yield recorder

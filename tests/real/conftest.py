@@ -18,6 +18,17 @@ _COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
 _PERSISTENT = re.compile(r"Persistent compilation cache hit for '(?:jit_)?(?P<name>[^']*)'")
 
 
+def compiles_logged(text: str) -> Counter[str]:
+    """What JAX logged with ``jax_log_compiles`` in ``text`` (a process's stderr, run with
+    ``JAX_LOG_COMPILES=1``): executables built, per function name."""
+    counts: Counter[str] = Counter()
+    for line in text.splitlines():
+        match = _COMPILED.search(line) or _PERSISTENT.search(line)
+        if match:
+            counts[match["name"]] += 1
+    return counts
+
+
 class JaxCompileLog(logging.Handler):
     """What JAX itself logs with ``jax_log_compiles``: executables built, per function name."""
 
