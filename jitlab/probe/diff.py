@@ -24,7 +24,7 @@ from jitlab.probe.identity import (
 )
 from jitlab.records.calls import Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import identity_detail, identity_parts
+from jitlab.records.diagnoses import identity_parts
 
 __all__ = ["diff", "identity_class", "static_value_changes"]
 
@@ -421,7 +421,7 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     if identity is not None and identity[1] is not None:
         # Functions made anew inside one value (optax.adam(...)'s init and update): that
         # value was built again, and is named whole (``tx``, not ``tx.init``).
-        return [_static_change(path, new, old, identity_detail(*identity))]
+        return [_static_change(path, new, old, identity.detail())]
     found: list[Change] = []
     if type(new) is type(old):
         for sub, a, b in _parts(path, new, old):
@@ -430,7 +430,7 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     if found:
         return found
     # Equal in content, unequal to jit: say which class.
-    return [_static_change(path, new, old, identity_detail(*identity) if identity else "")]
+    return [_static_change(path, new, old, identity.detail() if identity else "")]
 
 
 def _static_change(path: str, new: Any, old: Any, detail: str) -> Change:

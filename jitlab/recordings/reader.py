@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlab.records.diagnoses import in_order
+
 # Moved to summary.py and buckets.py; the faces (and older scripts) import them from here.
 from jitlab.records.lines import (
     FORMAT_MAJOR,
@@ -82,8 +84,9 @@ class Recording:
 
     def every_diagnosis(self) -> list[Diagnosis]:
         """What every face lists: the recorded diagnoses, then ``call-site-cost`` (computed
-        from the call lines, never written: :mod:`jitlab.records.site_costs`)."""
-        return [*self.diagnoses, *site_cost_diagnoses(self.calls)]
+        from the call lines, never written: :mod:`jitlab.records.site_costs`); the problems
+        first, then those shown for information (:func:`~jitlab.records.diagnoses.in_order`)."""
+        return in_order([*self.diagnoses, *site_cost_diagnoses(self.calls, self.diagnoses)])
 
     @property
     def skipped(self) -> str:

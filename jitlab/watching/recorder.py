@@ -230,7 +230,8 @@ class Recorder:
                     stats.hits_final = stats.site.hits
             self._write_hits()
             hits = {(s.name, s.defined_at): s.hits for s in self.stats.values()}
-            for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
+            elapsed = self.elapsed()
+            for diagnosis in self.slow_dispatch.diagnoses(hits, elapsed, elapsed):
                 self.output.write(diagnosis.to_json())
                 self.diagnoses.append(diagnosis)  # the end table lists them
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
@@ -270,13 +271,14 @@ class Recorder:
         if util is not None:
             util.Finalize(self, self.stop, exitpriority=0)
 
-    def dispatched_in_python(self, site: Site, cause: str) -> None:
+    def dispatched_in_python(self, site: Site, cause: str, ms: float) -> None:
         """A hit of a function jitted in the block that JAX ran through its Python
-        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause)."""
+        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause; ``ms`` the call's
+        time from that dispatch)."""
         stats = self.track(site)
         with self._lock:
             live = self.slow_dispatch.dispatched(
-                stats.name, stats.defined_at, cause, self.elapsed()
+                stats.name, stats.defined_at, cause, self.elapsed(), ms
             )
         if live is not None:
             say_live(live)

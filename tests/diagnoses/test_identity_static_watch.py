@@ -69,7 +69,7 @@ def test_the_decision_needs_two_objects_of_one_class_equal_in_content():
     assert (change.kind, change.path, change.detail) == (
         ChangeKind.STATIC_VALUE,
         "cfg",
-        f"identity:{HERE}.Config",
+        f"identity:{HERE}.Config;kind=config",
     )
     (change,) = static_value_changes("cfg", Config(3.0), Config(2.0))
     assert change.detail == "" and (change.before, change.after) == (
@@ -89,7 +89,7 @@ def test_a_probe_record_keeps_the_class_of_an_identity_compared_static():
     p(x, Config(2.0))
     assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
     (item,) = p.last.reason.items
-    assert item.detail == f"identity:{HERE}.Config" and item.path == "cfg"
+    assert item.detail == f"identity:{HERE}.Config;kind=config" and item.path == "cfg"
     assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in (
         change_words.reason_text(p.last.reason)
     )
@@ -139,7 +139,12 @@ def test_watch_in_process_against_jax_log_compiles(tmp_path):
     assert sum(c.record.kind.compiled for c in ours) == jax_count
     (d,) = recording.diagnoses  # once for the function, none for frozen_step
     assert (d.id, d.function) == (IDENTITY_STATIC, "epoch_step")
-    assert d.figures == {"argument": "cfg", "class": f"{HERE}.Config", "value": "Config(scale=2.0)"}
+    assert d.figures == {
+        "argument": "cfg",
+        "class": f"{HERE}.Config",
+        "value": "Config(scale=2.0)",
+        "kind": "config",
+    }
     assert d.site is not None and d.site.endswith(f":{epoch_step.__code__.co_firstlineno}")
 
 
@@ -160,7 +165,7 @@ def test_the_words_name_the_class_the_argument_and_the_fix(lang):
     assert "__eq__" in lines[1] and "__hash__" in lines[1]
     assert ("frozen dataclass" if lang == "en" else "冻结的 dataclass") in lines[1]
     assert page(IDENTITY_STATIC).endswith("docs/diagnoses/identity-static.md")
-    assert lines[2].endswith(page(IDENTITY_STATIC))
+    assert lines[2].endswith("jitlab explain identity-static")
 
 
 def _factory(rate, scale=None):  # optax's pattern: a transform's functions are closures
@@ -174,8 +179,8 @@ def test_a_function_made_anew_is_equal_in_content_only_with_its_code_and_closure
     from jitlab.probe.identity import identity_of, static_parts
 
     made = f"{HERE}._factory.<locals>.update"
-    assert identity_of(_factory(0.1), _factory(0.1)) == ("builtins.tuple", made)
-    assert identity_of(_factory(0.1)[0], _factory(0.1)[0]) == (made, made)
+    assert identity_of(_factory(0.1), _factory(0.1)) == ("builtins.tuple", made, "config")
+    assert identity_of(_factory(0.1)[0], _factory(0.1)[0]) == (made, made, "function")
     assert identity_of(_factory(0.1), _factory(0.2)) is None  # the closure differs: no claim
     assert identity_of(_factory(0.1, Config(1.0)), _factory(0.1, Config(2.0))) is None
     assert identity_of(lambda: 0, lambda: 0) is None  # two codes (two lambdas): no claim
@@ -188,7 +193,10 @@ def test_a_function_made_anew_is_equal_in_content_only_with_its_code_and_closure
     assert identity_of(nested, deep) is None
     # A static value holding functions made anew is named whole (``tx``, not ``tx[0]``).
     (change,) = static_value_changes("tx", _factory(0.1), _factory(0.1))
-    assert (change.path, change.detail) == ("tx", f"identity:builtins.tuple;function={made}")
+    assert (change.path, change.detail) == (
+        "tx",
+        f"identity:builtins.tuple;function={made};kind=config",
+    )
     # A pytree node's static data is read only where its layout is known.
     assert static_parts(Config, ((), ("a",), (1,)), ((), ("a",), (2,))) is None
 
