@@ -39,6 +39,8 @@ def floor_ms() -> float:
     except ValueError:
         return FLOOR_MS
     return value if 0 <= value < float("inf") else FLOOR_MS
+
+
 LISTED = 20  # call sites listed by the faces (summary, report, notebook, app), costliest first
 PATHS_LISTED = 40  # rows of the call-path trie shown
 
