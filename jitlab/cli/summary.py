@@ -171,7 +171,10 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
             line = messages.say("summary.no_end", lang, index=index)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     for index, recording in indexed:  # counts that may be short are said so
-        for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
+        noticed = messages.notice_texts(
+            recording.notices, lang, recording.notice_counts, recording.notice_details
+        )
+        for notice in noticed:
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     _print_call_sites(console, indexed, lang)

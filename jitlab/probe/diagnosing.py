@@ -41,7 +41,8 @@ from jitlab.records.diagnoses import (
     identity_parts,
     warning_lines,
 )
-from jitlab.records.lines import Key, RecordedCall
+from jitlab.records.lines import Key, RecordedCall, RecordedNotice
+from jitlab.records.messages import notice_texts, say
 
 if TYPE_CHECKING:
     from jitlab.probe.probe import Probe
@@ -433,7 +434,19 @@ class SlowDispatch:
 
 def say_live(diagnosis: Diagnosis) -> None:
     """The warning on the program's stderr, now, as one block (never raises)."""
-    text = "\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n"
+    _say("\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n")
+
+
+def say_notice(notice: RecordedNotice) -> None:
+    """A recording's notice on the program's stderr, now, in one line (never raises)."""
+    lang = monitor.user_language()
+    (text,) = notice_texts(
+        [(notice.notice, notice.t)], lang, {notice.notice: notice.n}, {notice.notice: notice.detail}
+    )
+    _say(say("watch.notice", lang, notice=text) + "\n")
+
+
+def _say(text: str) -> None:
     err = sys.stderr
     with contextlib.suppress(Exception):
         if err is not None and not getattr(err, "closed", False):

@@ -204,6 +204,29 @@ WORDS: dict[str, tuple[str, ...]] = {
         "在循环外只创建一次 {argument}，之后每次都传入同一个对象：在循环里或由工厂函数调用"
         "（optax.adam(...)）创建的函数每次都是新的，模块级的 def 则始终是同一个",
     ),
+    # -- what a watch could not check or left out (notices; records/messages.notice_texts) ----
+    "notice.internal_left_out": (
+        "{n} compiles of JAX's own functions (eager jnp, jax.random and jax.nn operations "
+        "outside your jitted functions: {detail}) are left out of the listing; to list them, "
+        "record with jitlab watch --include-internal (jitlab.watch(include_internal=True))",
+        "列表里省略了 {n} 次 JAX 自身函数的编译（在你的被 jit 函数之外执行的 jnp、jax.random、"
+        "jax.nn 运算：{detail}）；要列出它们，用 jitlab watch --include-internal 录制"
+        "（jitlab.watch(include_internal=True)）",
+    ),
+    "notice.jitted_before": (
+        "{n} function was jitted before the watch began ({detail}): jitlab saw its compiles "
+        "through JAX's events only, not its cache hits, so its hits, slow-dispatch and "
+        "executables-growing could not be checked; start the watch before it is jitted "
+        "(jitlab watch -- python prog.py watches from the first line)",
+        "有 {n} 个函数在监视开始之前就已 jit（{detail}）：jitlab 只能通过 JAX 的事件看到它们的"
+        "编译，看不到缓存命中，因此无法检查它们的命中次数、slow-dispatch 和 "
+        "executables-growing；请在它们被 jit 之前开始监视（jitlab watch -- python prog.py "
+        "从第一行起就开始监视）",
+        "{n} functions were jitted before the watch began ({detail}): jitlab saw their "
+        "compiles through JAX's events only, not their cache hits, so their hits, slow-dispatch "
+        "and executables-growing could not be checked; start the watch before they are jitted "
+        "(jitlab watch -- python prog.py watches from the first line)",
+    ),
     # -- jitlab explain ID (jitlab/cli/explain.py) -------------------------------------------
     "explain.ids": (
         "The diagnoses jitlab states (jitlab explain ID prints one's page):",

@@ -58,6 +58,8 @@ class Filer(Protocol):
 
     def add(self, call: RecordedCall) -> None: ...
 
+    def left_out(self, name: str) -> None: ...
+
     def elapsed(self) -> float: ...
 
 
@@ -141,6 +143,7 @@ class CompileEvents:
                 name = _jax.fun_name(user)
                 site = dataclasses.replace(site, internal=False, defined_at=defined_at(user))
         if site.internal and not self.filer.include_internal:
+            self.filer.left_out(name)  # counted: the recording says how many, and how to list
             return
         explanations = self._local.explanations
         mine = [
@@ -169,16 +172,21 @@ class CompileEvents:
             kind, reason = CallKind.RECOMPILE, Reason(known.items, explanation)
         new = site.signature
         if new is not None and stats.last_signature is not None and known is None:
-            # The call's signature in the user's names (through eqx.filter_jit / nnx.jit):
-            # jitlab's own diff names the field; JAX's words stay alongside.
-            # JAX's own words win where they name a concrete change (it compares with the
-            # closest executable it holds); a wrapper's opaque static repr does not.
+            # The call's signature in the user's names (through eqx.filter_jit / nnx.jit, or
+            # jit's own arguments): jitlab's own diff names the argument (``cfg``, not JAX's
+            # ``[0][1]``) and, holding both static values, tells identity-static. JAX's own
+            # words win where they name other changes (it compares with the closest
+            # executable it holds); a wrapper's opaque static repr does not.
             opaque = {ChangeKind.UNKNOWN, ChangeKind.JAX_EXPLAINED, ChangeKind.TREE_STRUCTURE}
-            ours = signature.diff(new, stats.last_signature)
-            if ours and all(kind in opaque for kind in reason.kinds()):
+            ours = signature.diff(new, stats.last_signature, site.key, stats.last_key)
+            theirs = sorted(str(k) for k in reason.kinds())
+            if ours and (
+                all(kind in opaque for kind in reason.kinds())
+                or sorted(str(c.kind) for c in ours) == theirs
+            ):
                 reason = Reason(tuple(ours), explanation)
         if new is not None:
-            stats.last_signature = new
+            stats.last_signature, stats.last_key = new, site.key
         reason = explain.keep_words(reason)  # no empty words of JAX's beside our own
         made = _jax_programs.compiled_executable(sys._getframe(1))  # read here, held no longer
         held = executables.LIVE.compiled(("events", name, site.defined_at), made, new)
