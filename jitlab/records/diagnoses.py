@@ -183,6 +183,9 @@ DEFAULT_WARN_AFTER = 8  # compiles of one function before recompile-limit is sai
 # slow-dispatch is a problem where its calls took at least this share of the program's time
 # (a validation step with a debug print, called four times, is not).
 SLOW_DISPATCH_SHARE = 0.01
+# persistent-not-written is a problem where the compile not stored took at least this long:
+# JAX's own default threshold (jax_persistent_cache_min_compile_time_secs) is 1 s.
+CHEAP_COMPILE_S = 1.0
 WARN_AFTER_VARIABLE = "JITLAB_WARN_AFTER"
 
 _ID = re.compile(r"[a-z][a-z0-9-]{0,39}")
@@ -245,11 +248,15 @@ class Diagnosis:
         changing what the program computes. False for a figure shown for information: a
         ``call-site-cost`` where nothing compiled twice and no other diagnosis names its
         functions (a ranking), a ``slow-dispatch`` whose calls took under
-        :data:`SLOW_DISPATCH_SHARE` of the program's time. The faces list problems first and
+        :data:`SLOW_DISPATCH_SHARE` of the program's time, a ``persistent-not-written``
+        whose compile took under :data:`CHEAP_COMPILE_S` (a new process loses little). The faces list problems first and
         say the others are for information; only problems are said live."""
         f = self.figures
         if self.id == CALL_SITE_COST:
             return bool(f.get("wasted")) or bool(f.get("diagnosed"))
+        if self.id == PERSISTENT_NOT_WRITTEN:
+            seconds = f.get("compile_s")  # what a new process pays to compile it again
+            return not (is_number(seconds) and seconds is not None and seconds < CHEAP_COMPILE_S)
         if self.id == SLOW_DISPATCH:
             share = f.get("share")
             if share is None or not is_number(share):
@@ -426,7 +433,10 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     if d.id == CALL_SITE_COST:
         return _call_site_cost(d, lang)
     if d.id == PERSISTENT_NOT_WRITTEN:
-        return persistent.not_written_sentence(_where(d), d.figures, lang)
+        text = persistent.not_written_sentence(_where(d), d.figures, lang)
+        if d.problem:
+            return text
+        return text + say("diagnosis.persistent_not_written.cheap", lang)
     if d.id == PERSISTENT_KEY_CHANGED:
         return persistent.key_changed_sentence(_where(d), d.figures, lang)
     if d.id == SLOW_DISPATCH:

@@ -464,6 +464,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         "process compiles it again.",
         "{function} 编译了，却没有写入持久缓存：{why}；每个新进程都要重新编译它。",
     ),
+    "diagnosis.persistent_not_written.cheap": (
+        " It compiled in under a second: a new process loses little by compiling it again.",
+        "它的编译不到一秒：新进程重新编译它损失不大。",
+    ),
     "diagnosis.fix.persistent_not_written": (
         'lower the threshold JAX named (jax.config.update("jax_persistent_cache_min_compile_'
         'time_secs", 0), and …_min_entry_size_bytes to 0) before the first compile',
