@@ -88,23 +88,27 @@ def _is_jit_object(value: Any) -> bool:
     )
 
 
+# A jit object's options that are no option: where and how its function is written.
+_NOT_OPTIONS = ("fun_sourceinfo", "fun_signature")
+
+
 def _jit_parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
     """Two ``jax.jit`` objects are equal in content when they wrap functions equal in
-    content with the same jit options (JAX's caches are keyed on both); None when either's
-    options cannot be read."""
-    from jitlab.probe import wrappers  # only where a jit object is at hand: JAX is loaded
+    content with equal jit options (JAX's caches are keyed on both: its ``PjitInfo``, whose
+    own ``==`` compares some options by identity); None when either's options cannot be
+    read."""
+    from jitlab.probe import _jax  # only where a jit object is at hand: JAX is loaded
 
-    options = []
-    for value in (a, b):
-        try:
-            info = wrappers.recognise(value)
-            identity = wrappers.cache_identity(info) if info is not None else None
-        except Exception:
-            identity = None
-        if identity is None or info is None or info.kind != wrappers.JAX_JIT:
-            return None
-        options.append(identity[2])
-    return [(a.__wrapped__, b.__wrapped__), (options[0], options[1])]
+    info_a, info_b = _jax.jit_info(a), _jax.jit_info(b)
+    names = getattr(info_a, "_fields", None)
+    if info_b is None or not isinstance(names, tuple) or type(info_a) is not type(info_b):
+        return None
+    options = [
+        (getattr(info_a, name), getattr(info_b, name))
+        for name in cast("tuple[str, ...]", names)
+        if name not in _NOT_OPTIONS
+    ]
+    return [(a.__wrapped__, b.__wrapped__), *options]
 
 
 class Identity(NamedTuple):

@@ -249,8 +249,9 @@ class Diagnosis:
         ``call-site-cost`` where nothing compiled twice and no other diagnosis names its
         functions (a ranking), a ``slow-dispatch`` whose calls took under
         :data:`SLOW_DISPATCH_SHARE` of the program's time, a ``persistent-not-written``
-        whose compile took under :data:`CHEAP_COMPILE_S` (a new process loses little). The faces list problems first and
-        say the others are for information; only problems are said live."""
+        whose compile took under :data:`CHEAP_COMPILE_S` (a new process loses little). The
+        faces list problems first and say the others are for information; only problems are
+        said live."""
         f = self.figures
         if self.id == CALL_SITE_COST:
             return bool(f.get("wasted")) or bool(f.get("diagnosed"))
@@ -261,7 +262,7 @@ class Diagnosis:
             share = f.get("share")
             if share is None or not is_number(share):
                 return True  # not timed (a Probe, an older recording): as before
-            return share >= SLOW_DISPATCH_SHARE
+            return bool(share >= SLOW_DISPATCH_SHARE)
         return True
 
     def to_json(self) -> dict[str, Any]:

@@ -259,8 +259,8 @@ class Recorder:
         before = list(dict.fromkeys(c.key for c in self.calls if c.events_only and not c.internal))
         if before:
             shown = [f"{name} ({at})" if at else name for name, at in before]
-            more = ", …" if len(shown) > _NAMES_SAID else ""
-            detail = ", ".join(shown[:_NAMES_SAID]) + more
+            rest = ", …" if len(shown) > _NAMES_SAID else ""
+            detail = ", ".join(shown[:_NAMES_SAID]) + rest
             notice = RecordedNotice("jitted_before", t, len(before), detail)
             found.append(notice)
             say_notice(notice)  # once, now: the functions jitlab could not check, and why

@@ -4,6 +4,7 @@ record, jitlab.watch() against JAX's own compile log, and the words in both lang
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 
 import jax
@@ -225,3 +226,53 @@ def test_the_words_of_a_graph_a_pytree_and_a_function(lang):
         assert "opt（Optimizer）被重新创建了" in said["graph"][0]
         assert "pytree 参数（TrainState）" in said["pytree"][0]
         assert "在循环外只创建一次 tx" in said["static"][1]
+
+
+class Loss:  # a callable object without __eq__ (jax#4274's static argument)
+    def __init__(self, weight):
+        self.weight = weight
+
+    def __call__(self, x):
+        return x * self.weight
+
+
+def _fk(q):
+    return q * 2
+
+
+def test_callables_are_compared_by_their_parts():
+    from jitlab.probe.identity import identity_of
+
+    # A callable object by its fields (it used to fall to its repr, which names an address).
+    assert identity_of(Loss(0.5), Loss(0.5)) == (f"{HERE}.Loss", None, "callable")
+    assert identity_of(Loss(0.5), Loss(0.7)) is None
+    # A jax.jit object (equinox#686) by the function it wraps and its options.
+    assert identity_of(jax.jit(_fk), jax.jit(_fk)) == ("jax.jit", None, "jit")
+    assert identity_of(jax.jit(_fk), jax.jit(_fk, donate_argnums=0)) is None  # other options
+    assert identity_of(jax.jit(_fk), jax.jit(lambda q: q * 2)) is None  # another function
+    # A bound method by its function and self; a partial by its function and arguments.
+    assert identity_of(Loss(0.5).__call__, Loss(0.5).__call__) == (
+        "builtins.method",
+        None,
+        "method",
+    )
+    assert identity_of(Loss(1.0).__call__, Loss(2.0).__call__) is None
+    scaled = functools.partial(_fk)
+    assert identity_of(functools.partial(_fk), scaled) == ("functools.partial", None, "partial")
+    assert identity_of(functools.partial(_fk, 1), functools.partial(_fk, 2)) is None
+    double = jax.tree_util.Partial(jax.tree_util.Partial(_fk))  # jax#13071
+    inner = double.func
+    again = jax.tree_util.Partial(inner)
+    assert identity_of(again, jax.tree_util.Partial(inner))[2] == "partial"  # type: ignore[index]
+
+
+def test_a_jit_object_in_a_static_field_is_identity_static_on_a_probe():
+    p = Probe(jax.jit(lambda x, fwd: fwd(x), static_argnums=1))
+    x = jnp.ones(3)
+    p(x, jax.jit(_fk))
+    p(x, jax.jit(_fk))  # a new jit object of the same function: JAX compiles again
+    assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
+    (item,) = p.last.reason.items
+    assert item.detail == "identity:jax.jit;kind=jit"
+    (d,) = [d for d in p.diagnoses if d.id == IDENTITY_STATIC]
+    assert d.figures["kind"] == "jit" and "hand that same jax.jit object" in warning_lines(d)[1]
