@@ -100,9 +100,11 @@ class RecompileLimit:
         self._changes: dict[Key, Counter[tuple[str, str]]] = {}
         self._recompiles: Counter[Key] = Counter()
         self._said: set[Key] = set()
-        # Each function's compiles as (call number, a signature never compiled before?),
-        # its last value of each static that changed (an int, told by its repr).
-        self._history: dict[Key, list[tuple[int, bool | None]]] = {}
+        # Each function's last compile (call number, a signature never compiled before?)
+        # and whether its compiles are a sweep so far (diagnoses.is_sweep, kept as they
+        # come: O(1) a compile); its last value of each static that changed (an int?).
+        self._last: dict[Key, tuple[int, bool | None]] = {}
+        self._sweep: dict[Key, bool] = {}
         self._values: dict[tuple[Key, str], str | None] = {}
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
@@ -122,11 +124,15 @@ class RecompileLimit:
                 if c.kind is ChangeKind.STATIC_VALUE:
                     self._values[(key, c.path or "")] = c.after
         index = -1 if call.events_only else call.record.index  # an events-only: no calls seen
-        self._history.setdefault(key, []).append((index, diagnoses.new_signature(reason)))
+        now = (index, diagnoses.new_signature(reason))
+        last = self._last.get(key)
+        if last is not None:
+            self._sweep[key] = self._sweep.get(key, True) and diagnoses.is_sweep([last, now])
+        self._last[key] = now
         n = self._compiles[key]
         if n <= self.after or key in self._said:
             return None
-        if diagnoses.is_sweep(self._history[key]):
+        if self._sweep.get(key, False):
             return None  # configurations, each compiled once and used: nothing to fix
         self._said.add(key)
         seen = self._changes.get(key) or Counter()
