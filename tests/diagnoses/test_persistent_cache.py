@@ -153,7 +153,8 @@ def test_without_debug_the_program_sees_no_cache_lines_and_jitlab_still_records_
     program = _program_part(done.stderr)
     assert "persistent" not in program.lower()  # the program's log: as without jitlab
     # jitlab's end table lists it (for information where the compile took under a second)
-    assert re.search(r"persistent-not-written( \(for information, nothing to fix\))? · step", done.stderr)
+    listed = r"persistent-not-written( \(for information, nothing to fix\))? · step"
+    assert re.search(listed, done.stderr)
     [fate] = _fates(lines)
     assert (fate["outcome"], fate["why"]) == ("not_written", "min_compile_time")
     assert fate["key"].startswith("jit_step-")
