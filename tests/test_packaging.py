@@ -84,3 +84,93 @@ def test_the_jax_the_user_has_inside_the_window_is_kept_and_outside_refused():
     # The requirement and jitlab's own check of the installed JAX name the same window.
     assert SUPPORTED_FROM == (0, 6) and SUPPORTED_UNTIL == (0, 13)
     assert "Programming Language :: Python :: 3.13" in project["classifiers"]
+
+
+def test_the_diagnoses_pages_ship_in_the_sdist_and_the_wheel_and_explain_prints_them(
+    tmp_path: Path,
+):
+    # The sdist holds the pages; a wheel built from that sdist (as pip builds one from
+    # PyPI's) carries them inside the package, where `jitlab explain` and every face find
+    # them with no checkout around.
+    sdist = subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert sdist.returncode == 0, sdist.stdout + sdist.stderr
+    (archive,) = tmp_path.glob("jitlab-*.tar.gz")
+    pages = sorted(p.name for p in (ROOT / "docs" / "diagnoses").glob("*.md"))
+    assert len(pages) >= 8
+    import tarfile
+
+    with tarfile.open(archive) as held:
+        names = held.getnames()
+    for name in pages:
+        assert any(n.endswith(f"/docs/diagnoses/{name}") for n in names), name
+    wheel_dir = tmp_path / "wheel"
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheel_dir),
+            str(archive),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = wheel_dir.glob("jitlab-*.whl")
+    inside = zipfile.ZipFile(wheel).namelist()
+    for name in pages:
+        assert f"jitlab/_builtin/docs/diagnoses/{name}" in inside, name
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+
+    def explain(*argv: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            f"import sys; sys.path.insert(0, {str(site)!r}); from jitlab.cli import main;"
+            f"sys.exit(main({list(argv)!r}))"
+        )
+        return subprocess.run(
+            [sys.executable, "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,  # no checkout here: only the installed package
+        )
+
+    english = explain("explain", "identity-static")
+    assert english.returncode == 0, english.stderr
+    assert english.stdout.startswith("# `identity-static`")
+    assert "### What happened" in english.stdout and "发生了什么" not in english.stdout
+    chinese = explain("--lang", "zh", "explain", "identity-static")
+    assert chinese.returncode == 0, chinese.stderr
+    assert "### 发生了什么" in chinese.stdout and "### What happened" not in chinese.stdout
+    unknown = explain("explain", "warp-drive")
+    assert unknown.returncode == 2 and "warp-drive" in unknown.stderr
+    assert "recompile-limit" in unknown.stderr
+    where = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(site)!r});"
+            "from jitlab.records.diagnoses import page_url; print(page_url('slow-dispatch'))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert (
+        where.stdout.strip()
+        == (site / "jitlab" / "_builtin" / "docs" / "diagnoses" / "slow-dispatch.md").as_uri()
+    )

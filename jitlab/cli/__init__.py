@@ -2,7 +2,7 @@
 
 Each of :mod:`~jitlab.cli.list`, :mod:`~jitlab.cli.run`, :mod:`~jitlab.cli.watch`,
 :mod:`~jitlab.cli.open`, :mod:`~jitlab.cli.diff`, :mod:`~jitlab.cli.summary`,
-:mod:`~jitlab.cli.quiz` and :mod:`~jitlab.cli.notebook` has
+:mod:`~jitlab.cli.quiz`, :mod:`~jitlab.cli.notebook` and :mod:`~jitlab.cli.explain` has
 ``add_parser(commands)`` and ``run(args) -> int``. Importing them is cheap (no JAX, no Qt):
 `jitlab` builds its parser before the desktop window shows, and JAX must not load first.
 """
@@ -37,6 +37,7 @@ COMMANDS = (
     "notebook",
     "check",
     "doctor",
+    "explain",
 )
 # The commands that run JAX and probe: refused in one line on a JAX jitlab cannot see.
 PROBING = ("run", "quiz", "check")

@@ -202,7 +202,7 @@ def _print_persistent(console: Any, base: Any, new: Any) -> None:
     from rich.markup import escape
 
     from jitlab.cli._tables import shown
-    from jitlab.records.diagnoses import page, sentence
+    from jitlab.records.diagnoses import listed_line
     from jitlab.records.persistent import mismatch_note
 
     said, notes = _persistent(base, new)
@@ -211,7 +211,7 @@ def _print_persistent(console: Any, base: Any, new: Any) -> None:
     lang = language()
     console.print(f"[bold yellow]{escape(say('diagnosis.title'))}[/bold yellow]")
     for d in said:
-        line = say("diagnosis.line", id=d.id, text=sentence(d, lang), page=page(d.id))
+        line = listed_line(d, lang)
         console.print(f"  [yellow]{shown(line)}[/yellow]", soft_wrap=True)
     for b, n in notes:
         console.print(f"  [yellow]{shown(mismatch_note(b, n, lang))}[/yellow]", soft_wrap=True)

@@ -171,7 +171,10 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
             line = messages.say("summary.no_end", lang, index=index)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     for index, recording in indexed:  # counts that may be short are said so
-        for notice in messages.notice_texts(recording.notices, lang, recording.notice_counts):
+        noticed = messages.notice_texts(
+            recording.notices, lang, recording.notice_counts, recording.notice_details
+        )
+        for notice in noticed:
             line = messages.say("summary.notice", lang, index=index, notice=notice)
             console.print(f"[yellow]{shown(line)}[/yellow]")  # a newer jitlab's, as it is
     _print_call_sites(console, indexed, lang)
@@ -189,31 +192,33 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
 
 
 def _diagnosis_json(diagnosis: Any) -> dict[str, Any]:
-    from jitlab.records.diagnoses import page
+    from jitlab.records.diagnoses import explain_command, page
 
     data: dict[str, Any] = diagnosis.to_json()
     del data["type"]
     data["page"] = page(diagnosis.id)
+    data["explain"] = explain_command(diagnosis.id)  # prints the page, wherever jitlab is
+    data["problem"] = diagnosis.problem  # False: shown for information, nothing to fix
     return data
 
 
 def print_diagnoses(console: Any, indexed: list[tuple[int, Any]], lang: str) -> None:
-    """Each diagnosis in one line: its id, one sentence and its page (process i: … in a job).
-    Any id, a newer jitlab's too (its id and page); ``watch``'s end table uses it as well."""
+    """Each diagnosis in one line: its id, one sentence and the command that prints its page
+    (process i: … in a job); the problems first, then those for information. Any id, a newer
+    jitlab's too (its id and command); ``watch``'s end table uses it as well."""
     from rich.markup import escape
 
     from jitlab.cli._tables import prose
     from jitlab.records import messages
-    from jitlab.records.diagnoses import page, sentence
+    from jitlab.records.diagnoses import listed_line
 
     found = [(index, d) for index, recording in indexed for d in recording.every_diagnosis()]
     if not found:
         return
+    found.sort(key=lambda pair: not pair[1].problem)  # stable: problems first, in order
     console.print(f"[bold yellow]{escape(messages.say('diagnosis.title', lang))}[/bold yellow]")
     for index, d in found:
-        line = messages.say(
-            "diagnosis.line", lang, id=d.id, text=sentence(d, lang), page=page(d.id)
-        )
+        line = listed_line(d, lang)
         if len(indexed) > 1:
             line = messages.say("diagnosis.process", lang, index=index, line=line)
         # Wrapped to the terminal's width at spaces and a path's "/", never in a file:line.

@@ -461,6 +461,9 @@ def print_watch_summary(
         rest += say("sep.semi") + messages.skipped_lines(recording.bad_lines, language())
     lines = say("n.compile_lines", n=len(recording.calls))
     console.print(prose(say("watch.recording", path=path, lines=lines, rest=rest)))
-    for notice in messages.notice_texts(recording.notices, language(), recording.notice_counts):
+    noticed = messages.notice_texts(
+        recording.notices, language(), recording.notice_counts, recording.notice_details
+    )
+    for notice in noticed:
         console.print(f"[yellow]{shown(say('watch.notice', notice=notice))}[/yellow]")
     print_diagnoses(console, [(0, recording)], language())

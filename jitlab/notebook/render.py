@@ -217,13 +217,12 @@ def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def diagnosis_lines(found: Sequence[Diagnosis], lang: str = "en") -> list[str]:
-    """Each diagnosis's id, sentence and page, as ``jitlab summary`` says them (any id)."""
+    """Each diagnosis's id, sentence and the command that prints its page, as ``jitlab
+    summary`` says them (any id; the problems first)."""
     if not found:
         return []
     lines = [messages.say("diagnosis.title", lang)]
-    for d in found:
-        text, page = diagnoses.sentence(d, lang), diagnoses.page(d.id)
-        lines.append("  " + messages.say("diagnosis.line", lang, id=d.id, text=text, page=page))
+    lines += ["  " + diagnoses.listed_line(d, lang) for d in diagnoses.in_order(found)]
     return lines
 
 

@@ -929,6 +929,43 @@ def backends_are_initialized() -> bool:
         return False
 
 
+# -- the persistent compilation cache -----------------------------------------------------------
+def persistent_cache_writes_off() -> Any:
+    """A context in which this thread's compiles write nothing to JAX's persistent cache:
+    ``jax_persistent_cache_min_compile_time_secs`` and ``…_min_entry_size_bytes`` set for
+    this thread alone (a config ``State`` called with a value is a thread-local context,
+    checked on 0.10.2–0.12) to bounds no compile reaches. The cache is still read, and
+    JAX's once-a-process decision whether to use it is made as the user configured it;
+    other threads (the program's) write as before. A no-op context where either is gone."""
+    import contextlib
+
+    states = [
+        getattr(_config, "persistent_cache_min_compile_time_secs", None),
+        getattr(_config, "persistent_cache_min_entry_size_bytes", None),
+    ]
+    bounds = (float("inf"), 2**62)
+    stack = contextlib.ExitStack()
+    try:
+        for state, bound in zip(states, bounds, strict=True):
+            if state is not None:
+                stack.enter_context(state(bound))
+    except Exception:  # a State that is no context any more: the check writes as before
+        stack.close()
+        return contextlib.nullcontext()
+    return stack
+
+
+PERSISTENT_CACHE_OFF = {"JAX_ENABLE_COMPILATION_CACHE": "false"}
+"""What turns JAX's persistent cache off in a process of jitlab's own (the contract check's
+fresh interpreter): ``jax_enable_compilation_cache``, read from the environment at import."""
+
+
+def turn_persistent_cache_off() -> None:
+    """In a process of jitlab's own that JAX is imported in (the contract check's fork):
+    the persistent cache off, so the check neither reads, writes nor creates its folder."""
+    _config.update("jax_enable_compilation_cache", False)
+
+
 # -- launchers: which process of a job this is --------------------------------------------------
 LAUNCHER_PROCESS_VARIABLES: tuple[tuple[str, str], ...] = (
     ("SLURM_PROCID", "SLURM_NTASKS"),

@@ -312,6 +312,9 @@ def _run_forked() -> ContractReport | None:
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # GPU memory
+            from jitlab.probe import _jax
+
+            _jax.turn_persistent_cache_off()  # the user's cache: nothing read or written
             payload = json.dumps(_report_json(_run(True))).encode("utf-8")
             with os.fdopen(write, "wb") as answer:
                 answer.write(payload)
@@ -351,6 +354,9 @@ def _run_elsewhere() -> ContractReport:
     env = dict(os.environ)  # its sitecustomize, JAX_PLATFORMS, XLA_FLAGS: the program's
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), ours) if p)
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # a GPU's memory stays free
+    from jitlab.probe import _jax
+
+    env.update(_jax.PERSISTENT_CACHE_OFF)  # the user's cache: nothing read or written
     try:
         done = subprocess.run(
             [sys.executable, "-c", _ELSEWHERE_SOURCE],
@@ -519,9 +525,15 @@ def _compile_items(seam_ok: bool) -> list[ContractItem]:
         got = f"{type(exc).__name__}: {exc}"[:200]
         state.append(_item("JAX trace state", "changed", "trace_state", got=got))
     if at_top:
-        two_calls()  # on the calling thread, as a probed call runs
+        with _jax.persistent_cache_writes_off():  # the user's cache holds none of its own
+            two_calls()  # on the calling thread, as a probed call runs
     else:  # a Probe made inside a transformation: a trace would stage the calls, not run them
-        helper = threading.Thread(target=two_calls, name="jitlab-contract-check")
+
+        def two_calls_unwritten() -> None:
+            with _jax.persistent_cache_writes_off():
+                two_calls()
+
+        helper = threading.Thread(target=two_calls_unwritten, name="jitlab-contract-check")
         helper.start()
         helper.join()
     if failed:

@@ -39,7 +39,8 @@ from jitlab.records.diagnoses import (
     identity_parts,
     warning_lines,
 )
-from jitlab.records.lines import Key, RecordedCall
+from jitlab.records.lines import Key, RecordedCall, RecordedNotice
+from jitlab.records.messages import notice_texts, say
 
 if TYPE_CHECKING:
     from jitlab.probe.probe import Probe
@@ -82,7 +83,13 @@ def warn_after_from_environment() -> int:
 
 
 class RecompileLimit:
-    """Per function of one recording: compiles so far, and what changed in its recompiles."""
+    """Per function of one recording: compiles so far, and what changed in its recompiles.
+
+    Stated past ``after`` compiles, unless the compiles were the program's own configurations
+    (:func:`diagnoses.is_sweep`): each compile a signature never compiled before, and each
+    followed by a run of calls before the next (an architecture sweep, a layer count per
+    experiment). Bucketing or pinning a value would change what such a program computes;
+    a batch that wobbles from call to call is not that."""
 
     def __init__(self, after: int) -> None:
         self.after = after  # 0: never
@@ -90,6 +97,12 @@ class RecompileLimit:
         self._changes: dict[Key, Counter[tuple[str, str]]] = {}
         self._recompiles: Counter[Key] = Counter()
         self._said: set[Key] = set()
+        # Each function's last compile (call number, a signature never compiled before?)
+        # and whether its compiles are a sweep so far (diagnoses.is_sweep, kept as they
+        # come: O(1) a compile); its last value of each static that changed (an int?).
+        self._last: dict[Key, tuple[int, bool | None]] = {}
+        self._sweep: dict[Key, bool] = {}
+        self._values: dict[tuple[Key, str], str | None] = {}
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
         """Count one compile; the diagnosis when this one passes the limit (once per key)."""
@@ -104,9 +117,20 @@ class RecompileLimit:
             seen = self._changes.setdefault(key, Counter())
             for kind_path in {(str(c.kind), c.path or "") for c in changed}:
                 seen[kind_path] += 1
+            for c in changed:
+                if c.kind is ChangeKind.STATIC_VALUE:
+                    self._values[(key, c.path or "")] = c.after
+        index = -1 if call.events_only else call.record.index  # an events-only: no calls seen
+        now = (index, diagnoses.new_signature(reason))
+        last = self._last.get(key)
+        if last is not None:
+            self._sweep[key] = self._sweep.get(key, True) and diagnoses.is_sweep([last, now])
+        self._last[key] = now
         n = self._compiles[key]
         if n <= self.after or key in self._said:
             return None
+        if self._sweep.get(key, False):
+            return None  # configurations, each compiled once and used: nothing to fix
         self._said.add(key)
         seen = self._changes.get(key) or Counter()
         change, argument, times = "", "", 0
@@ -115,6 +139,8 @@ class RecompileLimit:
         if change == str(ChangeKind.NEW_FUNCTION_OBJECT):
             argument = argument or call.record.function
         fix = FIX_FOR_CHANGE.get(change, "other") if argument else "unknown"
+        if fix == "static" and diagnoses.is_int_text(self._values.get((key, argument))):
+            fix = "static_int"  # a number that may set a shape: bucket it, never "trace it"
         figures = {
             "compiles": n,
             "limit": self.after,
@@ -156,7 +182,7 @@ class IdentityStatic:
             }
             # Where measured (jitlab.probe.identity): a function made anew inside it, the
             # pytree node holding it, and whether that node is a Flax NNX graph's.
-            figures.update((k, parts[k]) for k in ("function", "node") if k in parts)
+            figures.update((k, parts[k]) for k in ("function", "node", "kind") if k in parts)
             if parts.get("graph") == "nnx":
                 figures["graph"] = True
             return Diagnosis(IDENTITY_STATIC, call.record.function, call.defined_at, figures, t)
@@ -346,39 +372,65 @@ _FAST_PATH_LOST: list[bool] = [False]
 
 class SlowDispatch:
     """slow-dispatch (jax#39289, jax#39078, jax#31319): per function of one recording, the
-    hits JAX ran through its Python dispatch, by cause (``dispatch_cause``). Counted only on
+    hits JAX ran through its Python dispatch, by cause (``dispatch_cause``), and the time
+    those calls took from JAX's dispatch on (where the caller timed them). Counted only on
     calls that reached JAX's Python dispatch; a hit run by C++ never reaches this class."""
 
     def __init__(self) -> None:
         self._calls: dict[tuple[str, str | None], Counter[str]] = {}
+        self._ms: dict[tuple[tuple[str, str | None], str], float] = {}
         self._lock = threading.Lock()  # a Probe's hits count from any thread
 
-    def count(self, function: str, site: str | None, cause: str) -> None:
-        """Count one call JAX ran through its Python dispatch, for ``cause``."""
+    def count(self, function: str, site: str | None, cause: str, ms: float | None = None) -> None:
+        """Count one call JAX ran through its Python dispatch, for ``cause`` (``ms``: its
+        time, where known)."""
         with self._lock:
             self._calls.setdefault((function, site), Counter())[cause] += 1
+            if ms is not None:
+                key = ((function, site), cause)
+                self._ms[key] = self._ms.get(key, 0.0) + ms
 
     def dispatched(
-        self, function: str, site: str | None, cause: str, t: float | None
+        self,
+        function: str,
+        site: str | None,
+        cause: str,
+        t: float | None,
+        ms: float | None = None,
     ) -> Diagnosis | None:
         """Count one call; the live warning when it is the first in this process whose entry
         C++ did not keep (said once per process, not written: the counts are, at the end)."""
-        self.count(function, site, cause)
+        self.count(function, site, cause, ms)
         if cause != DISPATCH_NOT_KEPT or _FAST_PATH_LOST[0]:
             return None
         _FAST_PATH_LOST[0] = True
         return Diagnosis(SLOW_DISPATCH, function, site, {"calls": 1, "cause": cause}, t)
 
     def diagnoses(
-        self, hits: dict[tuple[str, str | None], int | None], t: float | None
+        self,
+        hits: dict[tuple[str, str | None], int | None],
+        t: float | None,
+        program_s: float | None = None,
     ) -> list[Diagnosis]:
-        """One diagnosis per function and cause, with its count and the function's hits."""
+        """One diagnosis per function and cause, with its count and the function's hits;
+        where the calls were timed, their milliseconds and, given the program's seconds so
+        far (``program_s``), their share of it (:attr:`Diagnosis.problem` reads it)."""
         found: list[Diagnosis] = []
         with self._lock:
             counted = [(key, causes.copy()) for key, causes in self._calls.items()]
+            times = dict(self._ms)
         for (function, site), causes in counted:
             for cause, n in causes.most_common():
-                figures = {"calls": n, "cause": cause, "hits": hits.get((function, site))}
+                figures: dict[str, Any] = {
+                    "calls": n,
+                    "cause": cause,
+                    "hits": hits.get((function, site)),
+                }
+                ms = times.get(((function, site), cause))
+                if ms is not None:
+                    figures["ms"] = round(ms, 4)
+                    if program_s:
+                        figures["share"] = round(ms / (program_s * 1e3), 6)
                 found.append(Diagnosis(SLOW_DISPATCH, function, site, figures, t))
         return found
 
@@ -387,3 +439,13 @@ def say_live(diagnosis: Diagnosis) -> None:
     """The warning where jitlab speaks (the program's stderr, or ``jitlab watch``'s own
     stream: :func:`monitor.say_words`), now, as one block (never raises)."""
     monitor.say_words("\n".join(warning_lines(diagnosis, monitor.user_language())) + "\n")
+
+
+def say_notice(notice: RecordedNotice) -> None:
+    """A recording's notice where jitlab speaks (:func:`monitor.say_words`), now, in one
+    line (never raises)."""
+    lang = monitor.user_language()
+    (text,) = notice_texts(
+        [(notice.notice, notice.t)], lang, {notice.notice: notice.n}, {notice.notice: notice.detail}
+    )
+    monitor.say_words(say("watch.notice", lang, notice=text) + "\n")

@@ -26,7 +26,7 @@ from jitlab.probe.identity import (
 )
 from jitlab.records.calls import Change, LeafSpec, Signature
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import identity_detail, identity_parts
+from jitlab.records.diagnoses import identity_parts
 
 __all__ = ["diff", "identity_class", "static_value_changes"]
 
@@ -372,11 +372,7 @@ class _TreeWalk:
         graph = is_nnx_graph_node(kind)
         for name, after, before in parts:
             identity = identity_of(after, before)
-            detail = (
-                identity_detail(identity[0], identity[1], name_of(kind), graph)
-                if identity is not None
-                else "static"
-            )
+            detail = identity.detail(name_of(kind), graph) if identity is not None else "static"
             at = f"{path}.{name}" if path else name
             self.found.append(
                 Change(
@@ -579,7 +575,7 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     if identity is not None and identity[1] is not None:
         # Functions made anew inside one value (optax.adam(...)'s init and update): that
         # value was built again, and is named whole (``tx``, not ``tx.init``).
-        return [_static_change(path, new, old, identity_detail(*identity))]
+        return [_static_change(path, new, old, identity.detail())]
     found: list[Change] = []
     if type(new) is type(old):
         for sub, a, b in _parts(path, new, old):
@@ -588,7 +584,7 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
     if found:
         return found
     # Equal in content, unequal to jit: say which class.
-    return [_static_change(path, new, old, identity_detail(*identity) if identity else "")]
+    return [_static_change(path, new, old, identity.detail() if identity else "")]
 
 
 def _static_change(path: str, new: Any, old: Any, detail: str) -> Change:

@@ -2,11 +2,18 @@
 told apart although they are equal in content (flax#5548, optax#353, equinox#940).
 
 "Equal in content" is measured, never guessed: the same class and the same fields (a
-dataclass's, ``vars``, ``__slots__``), else the same repr that names no address; tuples,
-lists and dicts item by item; and a function made anew (a closure such as the
-``init``/``update`` of ``optax.adam(...)``, a lambda in a module's ``__init__``) equal to
-the last one when it is the same code with equal defaults and closure. Anything else, or
-past :data:`_BUDGET` objects, is "not equal" — then jitlab states nothing.
+dataclass's, ``vars``, ``__slots__``; a callable object's too, such as a loss with a weight:
+jax#4274, jax#2813), else the same repr that names no address; tuples, lists and dicts item
+by item; a function made anew (a closure such as the ``init``/``update`` of
+``optax.adam(...)``, a lambda in a module's ``__init__``) equal to the last one when it is
+the same code with equal defaults and closure; a bound method by its function and its
+``self``; a ``functools.partial`` by its function and arguments; and a ``jax.jit`` object
+(one made in an Equinox module's ``__init__``: equinox#686) by the function it wraps and its
+jit options. Anything else, or past :data:`_BUDGET` objects, is "not equal" — then jitlab
+states nothing.
+
+What the value is (:func:`static_kind`: a partial, a jit object, a method, a function, a
+module, another callable, a config) rides in the change's detail, so the advice can fit it.
 
 A pytree node's static data is read where its layout is known: a dataclass's
 ``pytree_node=False`` fields (``flax.struct``, Flax's ``TrainState``) and a Flax NNX
@@ -20,7 +27,7 @@ import dataclasses
 import functools
 import types
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from jitlab.records.diagnoses import identity_detail
 
@@ -43,18 +50,92 @@ def name_of(value: Any) -> str:
     return f"{module}.{getattr(named, '__qualname__', type(named).__name__)}"
 
 
+def static_kind(value: Any) -> str:
+    """What a static value is, for the advice that fits it (one of
+    :data:`jitlab.records.diagnoses.STATIC_KINDS`)."""
+    if isinstance(value, functools.partial):
+        return "partial"
+    if _is_jit_object(value):
+        return "jit"
+    if isinstance(value, types.MethodType):
+        return "method"
+    if isinstance(value, types.FunctionType):
+        return "function"
+    if _is_module(type(value)):
+        return "module"
+    return "callable" if callable(value) else "config"
+
+
+def _is_module(kind: Any) -> bool:
+    """A neural-network module's class: an Equinox, Flax Linen or Flax NNX ``Module``."""
+    try:
+        return any(
+            c.__name__ == "Module" and c.__module__.startswith(("equinox", "flax"))
+            for c in kind.__mro__
+        )
+    except Exception:
+        return False
+
+
+def _is_jit_object(value: Any) -> bool:
+    """A ``jax.jit`` object (or a watch's stand-in for one): callable, with ``lower`` and
+    the function it wraps."""
+    return (
+        callable(value)
+        and not isinstance(value, type | types.FunctionType)
+        and hasattr(value, "lower")
+        and hasattr(value, "__wrapped__")
+    )
+
+
+# A jit object's options that are no option: where and how its function is written.
+_NOT_OPTIONS = ("fun_sourceinfo", "fun_signature")
+
+
+def _jit_parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
+    """Two ``jax.jit`` objects are equal in content when they wrap functions equal in
+    content with equal jit options (JAX's caches are keyed on both: its ``PjitInfo``, whose
+    own ``==`` compares some options by identity); None when either's options cannot be
+    read."""
+    from jitlab.probe import _jax  # only where a jit object is at hand: JAX is loaded
+
+    info_a, info_b = _jax.jit_info(a), _jax.jit_info(b)
+    names = getattr(info_a, "_fields", None)
+    if info_b is None or not isinstance(names, tuple) or type(info_a) is not type(info_b):
+        return None
+    options = [
+        (getattr(info_a, name), getattr(info_b, name))
+        for name in cast("tuple[str, ...]", names)
+        if name not in _NOT_OPTIONS
+    ]
+    return [(a.__wrapped__, b.__wrapped__), *options]
+
+
+class Identity(NamedTuple):
+    """Two static values equal in content yet unequal to jit: the value's class, the
+    function made anew inside it (or None) and what the value is (:func:`static_kind`)."""
+
+    cls: str
+    function: str | None
+    kind: str
+
+    def detail(self, node: str | None = None, graph: bool = False) -> str:
+        """The change's ``identity:`` detail (:func:`jitlab.records.diagnoses.identity_detail`)."""
+        return identity_detail(self.cls, self.function, node, graph, self.kind)
+
+
 def identity_class(new: Any, old: Any) -> str | None:
     """``module.QualName`` when two static values are two objects of one class that jit
     tells apart (``==`` or ``hash`` by identity) although their content is equal; None
     otherwise, or when that cannot be told."""
     found = identity_of(new, old)
-    return found[0] if found else None
+    return found.cls if found else None
 
 
-def identity_of(new: Any, old: Any) -> tuple[str, str | None] | None:
-    """(the value's class, the function made anew inside it or None) when ``new`` and
-    ``old`` are equal in content yet unequal to jit; None otherwise or when it cannot be
-    told. A function value is named as itself (``module.qualname``) in both places."""
+def identity_of(new: Any, old: Any) -> Identity | None:
+    """What :class:`Identity` says, when ``new`` and ``old`` are equal in content yet
+    unequal to jit; None otherwise or when it cannot be told. A function value is named as
+    itself (``module.qualname``) in both places."""
     if type(new) is not type(old) or new is old or same(new, old):
         return None
     budget = [_BUDGET]
@@ -64,7 +145,9 @@ def identity_of(new: Any, old: Any) -> tuple[str, str | None] | None:
             return None
     except Exception:
         return None
-    return name_of(new), name_of(remade[0]) if remade else None
+    kind = static_kind(new)
+    cls = "jax.jit" if kind == "jit" else name_of(new)  # a watch's stand-in is one too
+    return Identity(cls, name_of(remade[0]) if remade else None, kind)
 
 
 def _content_equal(a: Any, b: Any, depth: int, budget: list[int], remade: list[Any]) -> bool:
@@ -105,6 +188,8 @@ def _parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
         return [(a.func, b.func), (a.args, b.args), (a.keywords, b.keywords)]
     if isinstance(a, types.MethodType):
         return [(a.__func__, b.__func__), (a.__self__, b.__self__)]
+    if _is_jit_object(a):
+        return _jit_parts(a, b)
     if isinstance(a, tuple | list):
         xs, ys = cast("Sequence[Any]", a), cast("Sequence[Any]", b)
         return list(zip(xs, ys, strict=True)) if len(xs) == len(ys) else never
@@ -125,7 +210,9 @@ def _fields(value: Any) -> dict[str, Any] | None:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     attributes = getattr(value, "__dict__", None)
-    if isinstance(attributes, dict) and not callable(value):
+    if isinstance(attributes, dict) and not isinstance(value, types.ModuleType):
+        # A callable object's fields too (a loss with a weight, passed static: jax#4274);
+        # functions, methods, partials and jit objects are compared by their parts above.
         return dict(cast("dict[str, Any]", attributes))
     kind: type[Any] = type(value)  # pyright: ignore[reportUnknownVariableType]
     slots = getattr(kind, "__slots__", None)
@@ -193,5 +280,4 @@ def static_identity(kind: Any, new: Any, old: Any) -> tuple[str, Any, Any, str] 
     if first is None or any(f is None for f in found):
         return None
     name, after, before = parts[0]
-    detail = identity_detail(first[0], first[1], name_of(kind), is_nnx_graph_node(kind))
-    return name, after, before, detail
+    return name, after, before, first.detail(name_of(kind), is_nnx_graph_node(kind))

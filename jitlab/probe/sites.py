@@ -76,6 +76,9 @@ class CompileSite:
     # The user's call through a jit wrapper (eqx.filter_jit, nnx.jit) found on the stack:
     # its signature in the user's names, for a diff jitlab can make itself.
     signature: Any = None
+    # That call's key (signature.fast_key): its static values as the objects themselves, so
+    # that the diff compares them as jit does and can tell identity-static.
+    key: Any = None
 
 
 def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
@@ -126,12 +129,12 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
     if where is None and source and source_file:
         where = source.rpartition(" at ")[2]
     if wrapper_fun is not None and not internal:
-        described = _signature(call, None)
+        described, key = _signature(call, None)
     elif internal and not describe_internal:
-        described = None  # a kernel of JAX's the caller will not record
+        described, key = None, None  # a kernel of JAX's the caller will not record
     else:
-        described = _signature(dispatch, compiled)
-    return CompileSite(called_from, where, internal, target, described)
+        described, key = _signature(dispatch, compiled)
+    return CompileSite(called_from, where, internal, target, described, key)
 
 
 def _safe_code(fun: Any) -> Any:
@@ -149,11 +152,12 @@ def _arguments_read(
     return call is not None and isinstance(call[1], tuple) and isinstance(call[2], dict)
 
 
-def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
-    """A call's signature: through a jit wrapper (``fun`` None) with the wrapper's argument
-    split, else jit's own call with its ``static_argnums`` / ``static_argnames``."""
+def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> tuple[Any, Any]:
+    """A call's signature and key (:func:`signature.fast_key`): through a jit wrapper
+    (``fun`` None) with the wrapper's argument split, else jit's own call with its
+    ``static_argnums`` / ``static_argnames``. (None, None) where it cannot be read."""
     if not _arguments_read(call):
-        return None
+        return None, None
     try:
         if fun is None:
             info = wrappers.recognise(call[0])
@@ -165,6 +169,12 @@ def _signature(call: tuple[Any, Any, Any] | None, fun: Any) -> Any:
                 getattr(jit_info, "static_argnames", ()) or (),
                 fun,
             )
-        return signature.describe(spec, 0, call[1], call[2]) if spec is not None else None
+        if spec is None:
+            return None, None
+        described = signature.describe(spec, 0, call[1], call[2])
     except Exception:  # no signature rather than a wrong one
-        return None
+        return None, None
+    try:
+        return described, signature.fast_key(spec, 0, call[1], call[2])
+    except Exception:  # a static jit cannot hash either: the signature alone
+        return described, None

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlab.records.diagnoses import in_order
+
 # Moved to summary.py and buckets.py; the faces (and older scripts) import them from here.
 from jitlab.records.lines import (
     FORMAT_MAJOR,
@@ -68,6 +70,7 @@ class Recording:
     # jitlab's JAX listeners: compiles before t may be missing from the counts).
     notices: list[tuple[str, float | None]] = field(default_factory=list)  # the first few
     notice_counts: dict[str, int] = field(default_factory=dict)  # every one, by notice
+    notice_details: dict[str, str] = field(default_factory=dict)  # the last detail, by notice
     # ``diagnosis`` lines (format 1.2), in order: recompile-limit, … (jitlab/records/diagnoses.py)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     partial_line: bool = False  # the file ended mid-line (the program was killed)
@@ -94,8 +97,9 @@ class Recording:
 
     def every_diagnosis(self) -> list[Diagnosis]:
         """What every face lists: the recorded diagnoses, then ``call-site-cost`` (computed
-        from the call lines, never written: :mod:`jitlab.records.site_costs`)."""
-        return [*self.diagnoses, *site_cost_diagnoses(self.calls)]
+        from the call lines, never written: :mod:`jitlab.records.site_costs`); the problems
+        first, then those shown for information (:func:`~jitlab.records.diagnoses.in_order`)."""
+        return in_order([*self.diagnoses, *site_cost_diagnoses(self.calls, self.diagnoses)])
 
     @property
     def skipped(self) -> str:
@@ -157,7 +161,9 @@ class Recording:
             notice = RecordedNotice.from_json(obj)
             if notice is None:
                 return False
-            self.notice_counts[notice.notice] = self.notice_counts.get(notice.notice, 0) + 1
+            self.notice_counts[notice.notice] = self.notice_counts.get(notice.notice, 0) + notice.n
+            if notice.detail:
+                self.notice_details[notice.notice] = notice.detail
             if len(self.notices) < _NOTICES_KEPT:  # bounded: a program clearing in a loop
                 self.notices.append((notice.notice, notice.t))
         elif kind == "diagnosis":

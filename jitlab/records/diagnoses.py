@@ -15,6 +15,7 @@ id slots into :data:`IDS` with its words and page.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,9 @@ from typing import Any
 
 from jitlab.records import persistent
 from jitlab.records.messages import say
+from jitlab.records.paths import builtin_dir
 from jitlab.records.persistent import PERSISTENT_KEY_CHANGED, PERSISTENT_NOT_WRITTEN
+from jitlab.records.strict import is_number
 from jitlab.records.text import format_bytes as _bytes
 
 RECOMPILE_LIMIT = "recompile-limit"
@@ -65,24 +68,35 @@ DISPATCH_CAUSES = (DISPATCH_CALLBACK, DISPATCH_NOT_KEPT, DISPATCH_UNKNOWN)
 # ``identity:module.QualName``, decided where both objects are at hand
 # (:mod:`jitlab.probe.identity`). Optional parts after it, ``;key=value``: ``function`` (a
 # function made anew inside the value: the same code, an equal closure), ``node`` (the
-# pytree node whose static data it is) and ``graph=nnx`` (that node is a Flax NNX graph).
+# pytree node whose static data it is), ``graph=nnx`` (that node is a Flax NNX graph) and
+# ``kind`` (what the value is, one of STATIC_KINDS: the advice is chosen by it).
 IDENTITY_DETAIL = "identity:"
+# What an identity-compared static value is: a functools.partial, a jax.jit object, a bound
+# method, a function, a network module (Equinox, Flax), another callable object, anything
+# else (a config). A method's ``self`` is told by the argument's name.
+STATIC_KINDS = ("partial", "jit", "method", "function", "module", "callable", "config")
+_IDENTITY_KEYS = ("function", "node", "graph", "kind")
 
 
 def identity_detail(
-    cls: str, function: str | None = None, node: str | None = None, graph: bool = False
+    cls: str,
+    function: str | None = None,
+    node: str | None = None,
+    graph: bool = False,
+    kind: str | None = None,
 ) -> str:
     """An identity-static change's ``detail`` (names hold no ``;`` or ``=``)."""
     parts = [f"{IDENTITY_DETAIL}{cls}"]
     parts += [f"function={function}"] if function else []
     parts += [f"node={node}"] if node else []
     parts += ["graph=nnx"] if graph else []
+    parts += [f"kind={kind}"] if kind in STATIC_KINDS else []
     return ";".join(parts)
 
 
 def identity_parts(detail: str) -> dict[str, str] | None:
-    """``class`` and any of ``function``/``node``/``graph`` of an identity-static change's
-    ``detail``; None for any other detail."""
+    """``class`` and any of ``function``/``node``/``graph``/``kind`` of an identity-static
+    change's ``detail``; None for any other detail."""
     if not detail.startswith(IDENTITY_DETAIL):
         return None
     cls, *rest = detail.removeprefix(IDENTITY_DETAIL).split(";")
@@ -91,7 +105,7 @@ def identity_parts(detail: str) -> dict[str, str] | None:
     found = {"class": cls}
     for part in rest:
         key, _, value = part.partition("=")
-        if key in ("function", "node", "graph") and value:
+        if key in _IDENTITY_KEYS and value:
             found[key] = value
     return found
 
@@ -104,9 +118,74 @@ FIX_FOR_CHANGE = {
     "dtype": "dtype",
     "weak_type": "dtype",
 }
-FIXES = ("bucket", "static", "recreate", "dtype", "other", "unknown")
+FIXES = ("bucket", "static", "static_int", "recreate", "dtype", "other", "unknown")
+
+# recompile-limit: what a recompile's reason says of its signature. A new one: what changed
+# is a value of the call (a shape, a dtype, a static value unequal in content). The same
+# one compiled again: a new function object, a cleared cache, a static equal in content.
+_NEW_SIGNATURE = frozenset(
+    {
+        "shape",
+        "dtype",
+        "weak_type",
+        "sharding",
+        "static_value",
+        "tree_structure",
+        "keyword_vs_positional",
+        "new_argument",
+        "argument_gone",
+        "tracing_context",
+        "mesh_context",
+    }
+)
+_AGAIN = frozenset({"new_function_object", "cache_cleared"})
+_FIRST = frozenset({"first_call", "first_seen", "first_persistent_load"})
+SETTLED_CALLS = 2  # calls of a signature before the next compile: the program settled on it
+
+
+def new_signature(reason: Any) -> bool | None:
+    """Did this compile's reason (a :class:`~jitlab.records.calls.Reason`) make a signature
+    never compiled before? False: the same one again (a function object made anew, a cache
+    cleared, a static equal in content); None: a first compile, or it cannot be told."""
+    if reason is None:
+        return None
+    kinds = [str(c.kind) for c in reason.items]
+    if any(kind in _AGAIN for kind in kinds):
+        return False
+    if any(identity_parts(c.detail) is not None for c in reason.items):
+        return False
+    if kinds and all(kind in _NEW_SIGNATURE for kind in kinds):
+        return True
+    return None
+
+
+def is_sweep(history: Sequence[tuple[int, bool | None]]) -> bool:
+    """A function's compiles, in order, as (its call number, :func:`new_signature`): were
+    they the program's configurations? Every recompile a new signature, and every compile
+    followed by at least :data:`SETTLED_CALLS` calls before the next (an architecture sweep:
+    a new model, then its training steps). A call number below 0: not known (a function
+    seen only through JAX's events): never a sweep."""
+    if len(history) < 2:
+        return False
+    for (before, _), (after, new) in itertools.pairwise(history):
+        if before < 0 or new is not True or after - before - 1 < SETTLED_CALLS:
+            return False
+    return True
+
+
+def is_int_text(text: str | None) -> bool:
+    """A static value recorded as an int's repr (``12``, ``-3``): a number of layers, a
+    size, a count — something a traced argument cannot replace when it sets a shape."""
+    return text is not None and re.fullmatch(r"-?[0-9]{1,30}", text) is not None
+
 
 DEFAULT_WARN_AFTER = 8  # compiles of one function before recompile-limit is said (PyTorch's)
+# slow-dispatch is a problem where its calls took at least this share of the program's time
+# (a validation step with a debug print, called four times, is not).
+SLOW_DISPATCH_SHARE = 0.01
+# persistent-not-written is a problem where the compile not stored took at least this long:
+# JAX's own default threshold (jax_persistent_cache_min_compile_time_secs) is 1 s.
+CHEAP_COMPILE_S = 1.0
 WARN_AFTER_VARIABLE = "JITLAB_WARN_AFTER"
 
 _ID = re.compile(r"[a-z][a-z0-9-]{0,39}")
@@ -163,6 +242,29 @@ class Diagnosis:
         """False for an id from a newer jitlab: shown by its id and page only."""
         return self.id in IDS
 
+    @property
+    def problem(self) -> bool:
+        """Stated as a problem: following its page would remove compiles or time without
+        changing what the program computes. False for a figure shown for information: a
+        ``call-site-cost`` where nothing compiled twice and no other diagnosis names its
+        functions (a ranking), a ``slow-dispatch`` whose calls took under
+        :data:`SLOW_DISPATCH_SHARE` of the program's time, a ``persistent-not-written``
+        whose compile took under :data:`CHEAP_COMPILE_S` (a new process loses little). The
+        faces list problems first and say the others are for information; only problems are
+        said live."""
+        f = self.figures
+        if self.id == CALL_SITE_COST:
+            return bool(f.get("wasted")) or bool(f.get("diagnosed"))
+        if self.id == PERSISTENT_NOT_WRITTEN:
+            seconds = f.get("compile_s")  # what a new process pays to compile it again
+            return not (is_number(seconds) and seconds is not None and seconds < CHEAP_COMPILE_S)
+        if self.id == SLOW_DISPATCH:
+            share = f.get("share")
+            if share is None or not is_number(share):
+                return True  # not timed (a Probe, an older recording): as before
+            return bool(share >= SLOW_DISPATCH_SHARE)
+        return True
+
     def to_json(self) -> dict[str, Any]:
         """The ``diagnosis`` line of a recording (and ``--json``'s entry)."""
         return {
@@ -195,20 +297,75 @@ class Diagnosis:
         return cls(ident, function, site, dict(figures), float(t) if t is not None else None)
 
 
+PAGES = "docs/diagnoses"  # the pages' folder in jitlab's repository
+# Each page holds one section per language, under these headings, after its title line.
+_SECTIONS = {"en": "## English", "zh": "## 中文"}
+
+
+def _pages_dir() -> Path:
+    """The pages: inside the installed package (``jitlab/_builtin/docs``), else the
+    checkout's ``docs`` beside the package."""
+    return builtin_dir("docs") / "diagnoses"
+
+
 def page(ident: str) -> str:
-    """The page of ``ident``: its absolute path in a source checkout (where the docs sit
-    beside the package), else ``docs/diagnoses/ID.md`` of jitlab's repository."""
-    relative = f"docs/diagnoses/{ident}.md"
-    beside = Path(__file__).resolve().parents[2] / relative
-    return str(beside) if beside.is_file() else relative
+    """The page of ``ident``: its absolute path where it is on this machine (installed with
+    jitlab, or in a checkout), else ``docs/diagnoses/ID.md`` of jitlab's repository."""
+    if _ID.fullmatch(ident):
+        found = _pages_dir() / f"{ident}.md"
+        if found.is_file():
+            return str(found.resolve())
+    return f"{PAGES}/{ident}.md"
 
 
 def page_url(ident: str) -> str | None:
     """The page of ``ident`` as a ``file:`` URL where it is on this machine, else None (an
-    install without the docs, or an id from a newer jitlab): a face then shows :func:`page`
-    as text and says it is not here."""
+    id from a newer jitlab): a face then shows :func:`page` as text and says it is not
+    here."""
     found = Path(page(ident))
     return found.as_uri() if found.is_absolute() and found.is_file() else None
+
+
+def page_text(ident: str, lang: str = "en") -> str | None:
+    """The page of ``ident`` in ``lang``: its title and that language's section (the whole
+    page where it has no such section); None where jitlab has no page of that id."""
+    found = Path(page(ident))
+    if not (found.is_absolute() and found.is_file()):
+        return None
+    return page_section(found.read_text(encoding="utf-8"), lang)
+
+
+def page_section(text: str, lang: str) -> str:
+    """A page's title and its section in ``lang`` (English for a language it lacks), each
+    section's own heading dropped; the whole text where the page has no sections."""
+    lines = text.splitlines()
+    heading = _SECTIONS.get(lang, _SECTIONS["en"])
+    starts = [i for i, line in enumerate(lines) if line.strip() in _SECTIONS.values()]
+    mine = [i for i in starts if lines[i].strip() == heading]
+    if not mine:
+        return text
+    begin = mine[0]
+    end = next((i for i in starts if i > begin), len(lines))
+    title = [line for line in lines[: starts[0]] if line.startswith("# ")]
+    body = lines[begin + 1 : end]
+    return "\n".join([*title, *body]).strip() + "\n"
+
+
+def explain_command(ident: str) -> str:
+    """The command that prints ``ident``'s page, as every face names it."""
+    return f"jitlab explain {ident}"
+
+
+def listed_line(d: Diagnosis, lang: str = "en") -> str:
+    """One diagnosis as the faces list it: its id, one sentence and the command that prints
+    its page; one shown for information says so."""
+    key = "diagnosis.line" if d.problem else "diagnosis.line_information"
+    return say(key, lang, id=d.id, text=sentence(d, lang), command=explain_command(d.id))
+
+
+def in_order(found: Sequence[Diagnosis]) -> list[Diagnosis]:
+    """The problems first, then what is shown for information, each in the order stated."""
+    return [d for d in found if d.problem] + [d for d in found if not d.problem]
 
 
 def of_function(found: Sequence[Diagnosis], function: str, site: str | None) -> list[Diagnosis]:
@@ -277,7 +434,10 @@ def sentence(d: Diagnosis, lang: str = "en") -> str:
     if d.id == CALL_SITE_COST:
         return _call_site_cost(d, lang)
     if d.id == PERSISTENT_NOT_WRITTEN:
-        return persistent.not_written_sentence(_where(d), d.figures, lang)
+        text = persistent.not_written_sentence(_where(d), d.figures, lang)
+        if d.problem:
+            return text
+        return text + say("diagnosis.persistent_not_written.cheap", lang)
     if d.id == PERSISTENT_KEY_CHANGED:
         return persistent.key_changed_sentence(_where(d), d.figures, lang)
     if d.id == SLOW_DISPATCH:
@@ -313,26 +473,45 @@ def _identity_static(d: Diagnosis, lang: str) -> str:
     """identity-static's sentence: where the value sits (a static argument, a pytree's
     static data, a Flax NNX graph's attribute) and what compares by identity in it."""
     words = _identity_words(d)
+    kind = d.figures.get("kind")
     if d.figures.get("graph"):
         where = "graph"
     elif d.figures.get("node"):
         where = "pytree"
-    elif words["made"]:
+    elif words["made"] or kind in _WHY_KINDS:
         where = "static"
     else:  # a static argument of a class compared by identity: the first words, kept
         return say("diagnosis.identity_static", lang, **words)
-    why = "why_class" if not words["made"] else "why_function"
-    why = "why_itself" if words["made"] == words["cls"] else why  # the value is the function
+    if words["made"]:
+        why = "why_itself" if words["made"] == words["cls"] else "why_function"
+    else:
+        why = f"why_{kind}" if kind in _WHY_KINDS else "why_class"
     words["why"] = say(f"diagnosis.identity_static.{why}", lang, **words)
     return say(f"diagnosis.identity_static.{where}", lang, **words)
 
 
+# Kinds of static value whose own words say why jit tells two equal ones apart.
+_WHY_KINDS = ("jit", "partial")
+# The advice by what the static value is (a method's ``self`` is told by its name).
+_FIX_KINDS = ("jit", "partial", "method", "module", "callable")
+
+
 def _identity_fix(d: Diagnosis, lang: str) -> str:
+    """The fix that fits what the static value is: a method's ``self``, a Flax NNX graph's
+    attribute, a ``jax.jit`` object, a ``functools.partial``, a function made anew, a
+    bound method, a module, another callable, or a config."""
     words = _identity_words(d)
+    kind = d.figures.get("kind")
+    if words["root"] == "self" and not d.figures.get("graph"):
+        return say("diagnosis.fix.identity.self", lang, **words)
     if d.figures.get("graph"):
         return say("diagnosis.fix.identity_graph", lang, **words)
+    if kind in ("jit", "partial"):
+        return say(f"diagnosis.fix.identity.{kind}", lang, **words)
     if words["made"]:
         return say("diagnosis.fix.identity_function", lang, **words)
+    if kind in _FIX_KINDS:
+        return say(f"diagnosis.fix.identity.{kind}", lang, **words)
     return say("diagnosis.fix.identity", lang, **words)
 
 
@@ -342,10 +521,25 @@ def _slow_dispatch_cause(d: Diagnosis) -> str:
 
 
 def _slow_dispatch(d: Diagnosis, lang: str) -> str:
-    hits = d.figures.get("hits")
-    key = "diagnosis.slow_dispatch" if isinstance(hits, int) else "diagnosis.slow_dispatch_live"
+    f = d.figures
+    hits = f.get("hits")
     cause = say(f"diagnosis.slow_dispatch.{_slow_dispatch_cause(d)}", lang)
-    return say(key, lang, function=_where(d), n=d.figures.get("calls", 0), hits=hits, cause=cause)
+    words = {"function": _where(d), "n": f.get("calls", 0), "hits": hits, "cause": cause}
+    timed = is_number(f.get("ms")) and is_number(f.get("share")) and f.get("share") is not None
+    if timed:
+        words |= {"ms": f"{float(f['ms']):,.1f}", "share": _share(float(f["share"]))}
+    if timed and not d.problem:
+        return say("diagnosis.slow_dispatch.information", lang, **words)
+    key = "diagnosis.slow_dispatch" if isinstance(hits, int) else "diagnosis.slow_dispatch_live"
+    text = say(key, lang, **words)
+    return text + say("diagnosis.slow_dispatch.timed", lang, **words) if timed else text
+
+
+def _share(share: float) -> str:
+    """A share as a percentage that never reads 0% for something that happened."""
+    if 0 < share < 0.001:
+        return "<0.1%"
+    return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
 
 
 def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
@@ -365,7 +559,7 @@ def warning_lines(d: Diagnosis, lang: str = "en") -> list[str]:
     return [
         say("diagnosis.warning", lang, id=d.id, text=sentence(d, lang)),
         say("diagnosis.fix", lang, fix=fix),
-        say("diagnosis.page", lang, page=page(d.id)),
+        say("diagnosis.page", lang, command=explain_command(d.id)),
     ]
 
 
@@ -398,18 +592,26 @@ def _captured_constant(d: Diagnosis, lang: str) -> str:
 
 
 def _call_site_cost(d: Diagnosis, lang: str) -> str:
+    """A costly call site: a fault where something there is wrong (``wasted`` compiles of a
+    signature compiled before, or another diagnosis names its functions), else a ranking."""
     f = d.figures
-    return say(
-        "diagnosis.call_site_cost",
-        lang,
-        site=f.get("called_from") or "?",
-        n=f.get("compiles", 0),
-        ms=f"{float(f.get('ms') or 0):,.1f}",
-        trace=f"{float(f.get('trace_ms') or 0):,.1f}",
-        lower=f"{float(f.get('lower_ms') or 0):,.1f}",
-        compile=f"{float(f.get('compile_ms') or 0):,.1f}",
-        rank=f.get("rank", "?"),
-        sites=f.get("sites", "?"),
-        share=f"{float(f.get('share') or 0):.0%}",
-        function=_where(d),
-    )
+    words = {
+        "site": f.get("called_from") or "?",
+        "n": f.get("compiles", 0),
+        "ms": f"{float(f.get('ms') or 0):,.1f}",
+        "trace": f"{float(f.get('trace_ms') or 0):,.1f}",
+        "lower": f"{float(f.get('lower_ms') or 0):,.1f}",
+        "compile": f"{float(f.get('compile_ms') or 0):,.1f}",
+        "rank": f.get("rank", "?"),
+        "sites": f.get("sites", "?"),
+        "share": f"{float(f.get('share') or 0):.0%}",
+        "function": _where(d),
+    }
+    if not d.problem:
+        return say("diagnosis.call_site_cost.ranking", lang, **words)
+    text = say("diagnosis.call_site_cost", lang, **words).rstrip(".。")
+    if f.get("wasted"):
+        text += say("diagnosis.call_site_cost.wasted", lang, wasted=f["wasted"])
+    if f.get("diagnosed"):
+        text += say("diagnosis.call_site_cost.diagnosed", lang, diagnosed=f["diagnosed"])
+    return text + ("。" if lang == "zh" else ".")

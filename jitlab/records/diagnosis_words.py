@@ -8,8 +8,12 @@ WORDS: dict[str, tuple[str, ...]] = {
     # -- diagnoses (jitlab/records/diagnoses.py; one page each in docs/diagnoses/) ---------
     "diagnosis.warning": ("jitlab: {id}: {text}", "jitlab：{id}：{text}"),
     "diagnosis.fix": ("  likely fix: {fix}", "  可能的修复：{fix}"),
-    "diagnosis.page": ("  more: {page}", "  详见：{page}"),
-    "diagnosis.line": ("{id} · {text} ({page})", "{id} · {text}（{page}）"),
+    "diagnosis.page": ("  more: {command}", "  详见：{command}"),
+    "diagnosis.line": ("{id} · {text} ({command})", "{id} · {text}（{command}）"),
+    "diagnosis.line_information": (
+        "{id} (for information, nothing to fix) · {text} ({command})",
+        "{id}（仅供参考，无需修复）· {text}（{command}）",
+    ),
     "diagnosis.title": ("Diagnoses:", "诊断："),
     "diagnosis.process": ("process {index}: {line}", "进程 {index}：{line}"),
     "diagnosis.newer": (
@@ -45,9 +49,20 @@ WORDS: dict[str, tuple[str, ...]] = {
         "把 {argument} 填充或分桶到少数几种尺寸（例如 2 的幂），让形状重复出现",
     ),
     "diagnosis.fix.static": (
-        "{argument} is static: pass it as a traced argument instead, or stop passing it a new "
-        "value on each call",
-        "{argument} 是静态参数：改为作为被追踪的参数传入，或者不要每次调用都传入新值",
+        "{argument} is static, so each new value is a program of its own: pass the same value "
+        "from call to call (or a few that repeat); if it is a number that only enters "
+        "arithmetic, pass it as a traced argument instead",
+        "{argument} 是静态参数，每个新值都对应一份单独的程序：每次调用都传入相同的值（或只取"
+        "少数几种会重复的值）；如果它是只参与运算的数值，就改为作为被追踪的参数传入",
+    ),
+    "diagnosis.fix.static_int": (
+        "{argument} is a static number, and each value is a program of its own (it may set a "
+        "shape or a loop count, which a traced argument cannot): round it up to a few values "
+        "that repeat (powers of two, padding or masking the rest); if it only enters "
+        "arithmetic, pass it as a traced jnp array instead",
+        "{argument} 是静态数值，每个取值都对应一份单独的程序（它可能决定形状或循环次数，"
+        "被追踪的参数做不到）：把它向上取整到少数几个会重复的值（例如 2 的幂，多出的部分填充"
+        "或掩码）；如果它只参与运算，就改为作为被追踪的 jnp 数组传入",
     ),
     "diagnosis.fix.recreate": (
         "create the jitted function once, outside the loop, and call that same object",
@@ -74,10 +89,67 @@ WORDS: dict[str, tuple[str, ...]] = {
         "（{value}），但 {cls} 按对象身份比较和求哈希，jit 的缓存因此永远对不上。",
     ),
     "diagnosis.fix.identity": (
-        "give {cls} __eq__ and __hash__ by value (a frozen dataclass does), pass its numbers "
-        "as traced arguments, or build it once outside the loop",
-        "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），把其中的数值作为"
-        "被追踪的参数传入，或者在循环外只创建一次",
+        "give {cls} __eq__ and __hash__ by value (a frozen dataclass does), or build it once "
+        "outside the loop and pass that same object; a number in it that only enters "
+        "arithmetic (not a shape or a loop count) can be a traced argument instead",
+        "为 {cls} 定义按值比较的 __eq__ 和 __hash__（冻结的 dataclass 即可），或者在循环外只"
+        "创建一次并一直传入同一个对象；其中只参与运算的数值（不决定形状或循环次数）也可以改为"
+        "被追踪的参数",
+    ),
+    # -- identity-static's advice by what the static value is (records/diagnoses.py) ------
+    "diagnosis.fix.identity.self": (
+        "build {cls} once and keep calling the method on that same object (each new {cls} is "
+        "a new static self, so a new compile); or give {cls} __eq__ and __hash__ over the "
+        "fields the method reads, and never change them afterwards; or register {cls} as a "
+        "pytree (jax.tree_util.register_dataclass) and drop static_argnums=0, so that its "
+        "arrays are traced",
+        "只创建一次 {cls}，之后一直在这个对象上调用方法（每个新的 {cls} 都是新的静态 self，"
+        "都会重新编译）；或者为 {cls} 定义基于方法所读字段的 __eq__ 和 __hash__，之后不再"
+        "修改这些字段；或者把 {cls} 注册为 pytree（jax.tree_util.register_dataclass）并去掉 "
+        "static_argnums=0，让其中的数组被追踪",
+    ),
+    "diagnosis.fix.identity.partial": (
+        "make the partial once, outside the loop, and pass that same object; or pass the "
+        "function itself as the static argument and the numbers the partial binds as traced "
+        "arguments",
+        "在循环外只创建一次这个 partial，之后一直传入同一个对象；或者只把函数本身作为静态参数，"
+        "把 partial 绑定的数值作为被追踪的参数传入",
+    ),
+    "diagnosis.fix.identity.jit": (
+        "jit the function once (at module level) and hand that same jax.jit object to every "
+        "new object; or keep the plain function: called inside a jitted function, an inner "
+        "jax.jit is traced into the outer program and compiles nothing of its own",
+        "只 jit 一次（在模块级），把同一个 jax.jit 对象交给每个新对象；或者直接保存原函数："
+        "在被 jit 的函数里调用时，内层的 jax.jit 会被追踪进外层程序，自己并不单独编译",
+    ),
+    "diagnosis.fix.identity.method": (
+        "bind the method once, outside the loop (f = obj.method, on one object), and pass "
+        "that same f; a new object makes a new method each time, equal in content but not "
+        "to jit",
+        "在循环外只绑定一次方法（f = obj.method，绑定在同一个对象上），之后一直传入同一个 f；"
+        "每个新对象都会产生新的方法对象，内容相同，在 jit 看来却不相等",
+    ),
+    "diagnosis.fix.identity.module": (
+        "build the {cls} once, outside the loop, and keep passing that same object; to start "
+        "afresh, copy a new one's values into it rather than passing a new module",
+        "在循环外只创建一次 {cls}，之后一直传入同一个对象；要重新开始，就把新模块的值复制进"
+        "这个对象，而不是传入新模块",
+    ),
+    "diagnosis.fix.identity.callable": (
+        "build the {cls} once, outside the loop, and pass that same object; or give {cls} "
+        "__eq__ and __hash__ over its fields (a frozen dataclass with a __call__ method does)",
+        "在循环外只创建一次 {cls}，之后一直传入同一个对象；或者为 {cls} 定义基于字段的 "
+        "__eq__ 和 __hash__（带 __call__ 方法的冻结 dataclass 即可）",
+    ),
+    "diagnosis.identity_static.why_jit": (
+        "a jax.jit object compares and hashes by identity, though this one wraps the same "
+        "function with the same options",
+        "jax.jit 对象按对象身份比较和求哈希，尽管这一个包装的是同一个函数、选项也相同",
+    ),
+    "diagnosis.identity_static.why_partial": (
+        "functools.partial compares and hashes by identity, though its function and arguments "
+        "are the same",
+        "functools.partial 按对象身份比较和求哈希，尽管它的函数和参数都相同",
     ),
     # -- identity-static of a pytree's static data: a Flax NNX graph (flax#5548), a function
     # made anew (an optax transform's init/update), a flax.struct field ----------------------
@@ -132,8 +204,41 @@ WORDS: dict[str, tuple[str, ...]] = {
         "在循环外只创建一次 {argument}，之后每次都传入同一个对象：在循环里或由工厂函数调用"
         "（optax.adam(...)）创建的函数每次都是新的，模块级的 def 则始终是同一个",
     ),
+    # -- what a watch could not check or left out (notices; records/messages.notice_texts) ----
+    "notice.internal_left_out": (
+        "{n} compiles of JAX's own functions (eager jnp, jax.random and jax.nn operations "
+        "outside your jitted functions: {detail}) are left out of the listing; to list them, "
+        "record with jitlab watch --include-internal (jitlab.watch(include_internal=True))",
+        "列表里省略了 {n} 次 JAX 自身函数的编译（在你的被 jit 函数之外执行的 jnp、jax.random、"
+        "jax.nn 运算：{detail}）；要列出它们，用 jitlab watch --include-internal 录制"
+        "（jitlab.watch(include_internal=True)）",
+    ),
+    "notice.jitted_before": (
+        "{n} function was jitted before the watch began ({detail}): jitlab saw its compiles "
+        "through JAX's events only, not its cache hits, so its hits, slow-dispatch and "
+        "executables-growing could not be checked; start the watch before it is jitted "
+        "(jitlab watch -- python prog.py watches from the first line)",
+        "有 {n} 个函数在监视开始之前就已 jit（{detail}）：jitlab 只能通过 JAX 的事件看到它们的"
+        "编译，看不到缓存命中，因此无法检查它们的命中次数、slow-dispatch 和 "
+        "executables-growing；请在它们被 jit 之前开始监视（jitlab watch -- python prog.py "
+        "从第一行起就开始监视）",
+        "{n} functions were jitted before the watch began ({detail}): jitlab saw their "
+        "compiles through JAX's events only, not their cache hits, so their hits, slow-dispatch "
+        "and executables-growing could not be checked; start the watch before they are jitted "
+        "(jitlab watch -- python prog.py watches from the first line)",
+    ),
+    # -- jitlab explain ID (jitlab/cli/explain.py) -------------------------------------------
+    "explain.ids": (
+        "The diagnoses jitlab states (jitlab explain ID prints one's page):",
+        "jitlab 给出的诊断（jitlab explain ID 打印其中一个的说明页）：",
+    ),
+    "explain.unknown": (
+        "no diagnosis {id}; jitlab's ids: {ids}",
+        "没有名为 {id} 的诊断；jitlab 的诊断 id 有：{ids}",
+    ),
     # -- diagnoses shown in the faces (report, notebook, jitlab open): any id, its page --------
     "diagnosis.heading": ("Diagnoses", "诊断"),
+    "diagnosis.information": ("(for information, nothing to fix)", "（仅供参考，无需修复）"),
     "diagnosis.page_missing": (
         "{page} (not on this machine)",
         "{page}（本机上没有这一页）",
@@ -275,6 +380,35 @@ WORDS: dict[str, tuple[str, ...]] = {
         "{site}：{n} 次编译共耗时 {ms} 毫秒（追踪 {trace} + 降级 {lower} + 编译 {compile}），"
         "按耗时在 {sites} 个调用点中排第 {rank}，占全部编译时间的 {share}；主要是 {function}。",
     ),
+    "diagnosis.call_site_cost.wasted": (
+        "; {wasted} of them compiled again a signature compiled before",
+        "；其中 {wasted} 次是把以前编译过的签名又编译了一遍",
+    ),
+    "diagnosis.call_site_cost.diagnosed": (
+        "; {diagnosed} says what to change",
+        "；{diagnosed} 说明了该改什么",
+    ),
+    "diagnosis.call_site_cost.ranking": (
+        "{site} is where compile time goes: {n} compiles cost {ms} ms (trace {trace} + lower "
+        "{lower} + compile {compile}), call site {rank} of {sites}, {share} of all compile "
+        "time; each compiled a signature not compiled before and no diagnosis names them, so "
+        "this is a ranking, not a fault; mostly {function}.",
+        "编译时间主要花在 {site}：{n} 次编译共耗时 {ms} 毫秒（追踪 {trace} + 降级 {lower} + "
+        "编译 {compile}），在 {sites} 个调用点中排第 {rank}，占全部编译时间的 {share}；每次"
+        "编译的都是以前没编译过的签名，也没有别的诊断指出问题，所以这只是排名，不是错误；"
+        "主要是 {function}。",
+    ),
+    "diagnosis.slow_dispatch.timed": (
+        " Those calls took {ms} ms, {share} of the program's time.",
+        "这些调用共耗时 {ms} 毫秒，占程序运行时间的 {share}。",
+    ),
+    "diagnosis.slow_dispatch.information": (
+        "{function}: {n} of its {hits} cache hits ran through JAX's Python dispatch, not its "
+        "C++ fast path ({cause}); they took {ms} ms, {share} of the program's time: too little "
+        "to be worth a change.",
+        "{function}：{hits} 次缓存命中里有 {n} 次走了 JAX 的 Python 分派，而不是 C++ 快速路径"
+        "（{cause}）；这些调用共耗时 {ms} 毫秒，只占程序运行时间的 {share}，不值得为此修改。",
+    ),
     "diagnosis.call_site_cost.title": (
         "Compile cost by call site (costliest first):",
         "按调用点统计的编译耗时（从高到低）：",
@@ -329,6 +463,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         "{function} was compiled but not written to the persistent cache: {why}; every new "
         "process compiles it again.",
         "{function} 编译了，却没有写入持久缓存：{why}；每个新进程都要重新编译它。",
+    ),
+    "diagnosis.persistent_not_written.cheap": (
+        " It compiled in under a second: a new process loses little by compiling it again.",
+        "它的编译不到一秒：新进程重新编译它损失不大。",
     ),
     "diagnosis.fix.persistent_not_written": (
         'lower the threshold JAX named (jax.config.update("jax_persistent_cache_min_compile_'

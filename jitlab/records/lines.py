@@ -451,15 +451,25 @@ class ProcessInfo:
 
 @dataclass(frozen=True, slots=True)
 class RecordedNotice:
-    """A ``notice`` line: something the recording could not see, and when. The one notice
-    written today is ``listeners_removed`` (the program cleared jitlab's JAX listeners:
-    compiles before ``t`` may be missing from the counts)."""
+    """A ``notice`` line: something the recording could not see, and when. Written today:
+    ``listeners_removed`` (the program cleared jitlab's JAX listeners: compiles before ``t``
+    may be missing from the counts), and at the end of a watch ``internal_left_out`` (``n``
+    compiles of JAX's own functions not listed; ``detail``: the most frequent, ``name ×k``)
+    and ``jitted_before`` (``n`` functions jitted before the watch began, whose hits and
+    arguments jitlab could not see; ``detail``: which)."""
 
     notice: str
     t: float | None = None
+    n: int = 1  # how many this line stands for (older readers count the line once)
+    detail: str = ""  # recorded names, shown as written (at most 2,000 characters)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "notice", "notice": self.notice, "t": self.t}
+        line: dict[str, Any] = {"type": "notice", "notice": self.notice, "t": self.t}
+        if self.n != 1:
+            line["n"] = self.n
+        if self.detail:
+            line["detail"] = self.detail
+        return line
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RecordedNotice | None:
@@ -467,7 +477,11 @@ class RecordedNotice:
         notice, t = data.get("notice"), data.get("t")
         if not isinstance(notice, str) or not is_number(t):
             return None
-        return cls(intern(notice[:200]), float_or_none(t))
+        n, detail = data.get("n", 1), data.get("detail", "")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 < n < 10**12:
+            n = 1
+        detail = detail[:2000] if isinstance(detail, str) else ""
+        return cls(intern(notice[:200]), float_or_none(t), n, detail)
 
 
 @dataclass(frozen=True, slots=True)

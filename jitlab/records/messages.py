@@ -923,18 +923,31 @@ def listeners_removed_text(times: Sequence[float | None], lang: str, n: int | No
     return say("notice.listeners_removed", lang, n=n, times=listing(shown, lang))
 
 
+# Notices a watch writes at its end, with a count and the names they are about
+# (:class:`jitlab.records.lines.RecordedNotice`): their words take ``n`` and ``detail``.
+COUNTED_NOTICES = ("internal_left_out", "jitted_before")
+
+
 def notice_texts(
-    notices: Sequence[tuple[str, float | None]], lang: str, counts: dict[str, int] | None = None
+    notices: Sequence[tuple[str, float | None]],
+    lang: str,
+    counts: dict[str, int] | None = None,
+    details: dict[str, str] | None = None,
 ) -> list[str]:
     """What a recording's ``notice`` lines ((notice, t) pairs, in order; ``counts``: how
-    many of each in all) say, one text per kind of notice; one a newer jitlab wrote is
-    named as it is."""
+    many of each in all; ``details``: the names a notice is about) say, one text per kind
+    of notice; one a newer jitlab wrote is named as it is."""
     counts = counts or {}
     removed = [t for notice, t in notices if notice == "listeners_removed"]
     n = counts.get("listeners_removed", len(removed))
     texts = [listeners_removed_text(removed, lang, n)] if removed else []
     others = dict.fromkeys(notice for notice, _ in notices if notice != "listeners_removed")
     for notice in others:
+        if notice in COUNTED_NOTICES:
+            count = counts.get(notice, 1)
+            detail = (details or {}).get(notice, "")
+            texts.append(say(f"notice.{notice}", lang, n=count, detail=detail))
+            continue
         if f"notice.{notice}" not in _SAID_NOTICES:
             texts.append(say("notice.other", lang, notice=notice))
             continue

@@ -19,7 +19,8 @@ def engine_dirs() -> tuple[str, ...]:
 
 
 def builtin_dir(name: str) -> Path:
-    """``scenarios`` or ``resources``: in the wheel under ``jitlab/_builtin``, else top level."""
+    """``scenarios``, ``resources`` or ``docs`` (the diagnoses' pages): in the wheel under
+    ``jitlab/_builtin``, else top level."""
     installed = _PACKAGE / "_builtin" / name
     if installed.is_dir():
         return installed

@@ -11,16 +11,36 @@ ranks them with :func:`site_costs` and states the costly ones with
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlab.records.diagnoses import CALL_SITE_COST, Diagnosis
+from jitlab.records.diagnoses import CALL_SITE_COST, Diagnosis, new_signature
 from jitlab.records.lines import RecordedCall
 from jitlab.records.messages import say
 from jitlab.records.text import format_ms
 
 STATED = 5  # the costliest call sites stated, of those that compiled more than once
+# A call site is stated only past both floors: its compiles cost at least this many ms
+# (JITLAB_SITE_COST_FLOOR_MS overrides it) and this share of all compile time (a line
+# costing 0.2 s of a program is no finding).
+FLOOR_MS = 1000.0
+FLOOR_SHARE = 0.10
+FLOOR_VARIABLE = "JITLAB_SITE_COST_FLOOR_MS"
+
+
+def floor_ms() -> float:
+    """The floor in ms: ``JITLAB_SITE_COST_FLOOR_MS`` where it is a number >= 0, else
+    :data:`FLOOR_MS` (read when a recording's sites are stated)."""
+    text = os.environ.get(FLOOR_VARIABLE, "").strip()
+    try:
+        value = float(text) if text else FLOOR_MS
+    except ValueError:
+        return FLOOR_MS
+    return value if 0 <= value < float("inf") else FLOOR_MS
+
+
 LISTED = 20  # call sites listed by the faces (summary, report, notebook, app), costliest first
 PATHS_LISTED = 40  # rows of the call-path trie shown
 
@@ -109,15 +129,43 @@ def listed_sites(calls: Iterable[RecordedCall]) -> list[SiteCost]:
     return costs if any(cost.called_from is not None for cost in costs) else []
 
 
-def site_cost_diagnoses(calls: Iterable[RecordedCall], top: int = STATED) -> list[Diagnosis]:
-    """``call-site-cost``: the costliest call sites whose cache misses cumulated (the line
-    compiled more than once), up to ``top``, ranked among all sites; a site whose line was
-    not found is ranked but not stated (there is no line to name)."""
-    return [
-        Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, cost.figures())
-        for cost in site_costs(calls)[:top]
-        if cost.compiles > 1 and cost.called_from is not None
-    ]
+def site_cost_diagnoses(
+    calls: Iterable[RecordedCall], stated: Sequence[Diagnosis] = (), top: int = STATED
+) -> list[Diagnosis]:
+    """``call-site-cost``: the costliest call sites (up to ``top``) that compiled more than
+    once, past both floors (:func:`floor_ms`, :data:`FLOOR_SHARE`), ranked among all sites;
+    a site whose line was not found is ranked but not stated (there is no line to name).
+
+    Each says whether something at that line is wrong (:attr:`Diagnosis.problem`): its
+    compiles that made a signature compiled before (``wasted``: a function made anew, a
+    cleared cache, a static equal in content), and the ids of the problems ``stated`` about
+    the functions it compiled (``diagnosed``). Where neither, it is a ranking: where the
+    compile time goes, each compile a signature the program needed."""
+    calls = list(calls)
+    found = []
+    least = floor_ms()
+    for cost in site_costs(calls)[:top]:
+        if cost.compiles < 2 or cost.called_from is None:
+            continue
+        if cost.ms < least or cost.share < FLOOR_SHARE:
+            continue
+        here = [
+            c
+            for c in calls
+            if c.called_from == cost.called_from and c.record.kind.compiled and not c.internal
+        ]
+        wasted = sum(1 for c in here if new_signature(c.record.reason) is False)
+        functions = {(c.record.function, c.defined_at) for c in here}
+        diagnosed = sorted(
+            {
+                d.id
+                for d in stated
+                if d.id != CALL_SITE_COST and d.problem and (d.function, d.site) in functions
+            }
+        )
+        figures = {**cost.figures(), "wasted": wasted, "diagnosed": ", ".join(diagnosed) or None}
+        found.append(Diagnosis(CALL_SITE_COST, cost.function, cost.defined_at, figures))
+    return found
 
 
 def site_heads(lang: str = "en") -> tuple[str, ...]:

@@ -208,7 +208,9 @@ def _notices(sources: Sequence[Source], job: bool, lang: str = "en") -> str:
     jitlab's JAX listeners): the counts before the notice are a lower bound."""
     parts: list[str] = []
     for s in sources:
-        texts = notice_texts(s.recording.notices, lang, s.recording.notice_counts)
+        texts = notice_texts(
+            s.recording.notices, lang, s.recording.notice_counts, s.recording.notice_details
+        )
         if not texts:
             continue
         who = say("report.process", lang, n=s.process) if job else PurePath(s.path).name

@@ -23,7 +23,7 @@ from jitlab.recordings.reader import Recording
 from jitlab.records.calls import CallKind, Signature
 from jitlab.records.change_words import render
 from jitlab.records.changes import ChangeKind
-from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
+from jitlab.records.diagnoses import Diagnosis, explain_command, page, page_url, sentence
 from jitlab.records.messages import (
     CATALOGUE,
     kind_name,
@@ -58,17 +58,20 @@ def diagnoses_section(found: Sequence[tuple[int | None, Diagnosis]], lang: str =
     if not found:
         return ""
     items: list[str] = []
-    for process, d in found:
+    for process, d in sorted(found, key=lambda pair: not pair[1].problem):
         url, shown = page_url(d.id), page(d.id)
+        command = f"<code>{esc(explain_command(d.id), lang)}</code>"
         if url is None:
             missing = say("diagnosis.page_missing", lang, page=shown)
-            link = f'<span class="missing">{esc(missing, lang)}</span>'
+            link = f'{command} <span class="missing">{esc(missing, lang)}</span>'
         else:
-            link = f'<a href="{esc(url, lang)}">{esc(shown.rsplit("/", 1)[-1], lang)}</a>'
+            name = esc(shown.rsplit("/", 1)[-1], lang)
+            link = f'{command} (<a href="{esc(url, lang)}">{name}</a>)'
         text = sentence(d, lang)
         if process is not None:
             text = say("diagnosis.process", lang, index=process, line=text)
-        items.append(f"<li><code>{esc(d.id, lang)}</code> — {esc(text, lang)} {link}</li>")
+        note = "" if d.problem else f" <em>{esc(say('diagnosis.information', lang), lang)}</em>"
+        items.append(f"<li><code>{esc(d.id, lang)}</code>{note} — {esc(text, lang)} {link}</li>")
     heading = say("diagnosis.heading", lang)
     return f'<h3>{esc(heading, lang)}</h3><ul class="diagnoses">{"".join(items)}</ul>'
 

@@ -17,6 +17,7 @@ from jitlab.probe import _jax, _jax_programs, executables, explain, monitor, sig
 from jitlab.probe.probe import backward_compile
 from jitlab.records.calls import CallKind, CallRecord, Change, Reason
 from jitlab.records.changes import ChangeKind
+from jitlab.records.diagnoses import identity_parts
 from jitlab.records.lines import RecordedCall
 from jitlab.watching import standin
 from jitlab.watching.functions import FunctionStats, defined_at
@@ -59,7 +60,24 @@ class Filer(Protocol):
 
     def add(self, call: RecordedCall) -> None: ...
 
+    def left_out(self, name: str) -> None: ...
+
     def elapsed(self) -> float: ...
+
+
+_OPAQUE = frozenset({ChangeKind.UNKNOWN, ChangeKind.JAX_EXPLAINED, ChangeKind.TREE_STRUCTURE})
+
+
+def _ours_tells_more(ours: list[Change], theirs: Reason) -> bool:
+    """Does jitlab's own diff of an events-only compile say more than JAX's explanation?"""
+    if all(kind in _OPAQUE for kind in theirs.kinds()):
+        return True
+    if sorted(str(c.kind) for c in ours) != sorted(str(k) for k in theirs.kinds()):
+        return False
+    if any(identity_parts(c.detail) is not None for c in ours):
+        return True
+    values = sorted((str(c.kind), c.before or "", c.after or "") for c in ours)
+    return values == sorted((str(c.kind), c.before or "", c.after or "") for c in theirs.items)
 
 
 class CompileEvents:
@@ -143,6 +161,7 @@ class CompileEvents:
                 name = _jax.fun_name(user)
                 site = dataclasses.replace(site, internal=False, defined_at=defined_at(user))
         if site.internal and not self.filer.include_internal:
+            self.filer.left_out(name)  # counted: the recording says how many, and how to list
             return
         explanations = self._local.explanations
         mine = [
@@ -176,16 +195,18 @@ class CompileEvents:
             kind, reason = CallKind.RECOMPILE, Reason(known.items, explanation)
         new = site.signature
         if new is not None and stats.last_signature is not None and known is None:
-            # The call's signature in the user's names (through eqx.filter_jit / nnx.jit):
-            # jitlab's own diff names the field; JAX's words stay alongside.
-            # JAX's own words win where they name a concrete change (it compares with the
-            # closest executable it holds); a wrapper's opaque static repr does not.
-            opaque = {ChangeKind.UNKNOWN, ChangeKind.JAX_EXPLAINED, ChangeKind.TREE_STRUCTURE}
-            ours = signature.diff(new, stats.last_signature)
-            if ours and all(kind in opaque for kind in reason.kinds()):
+            # The call's signature in the user's names (through eqx.filter_jit / nnx.jit, or
+            # jit's own arguments): jitlab's own diff against the last compile. JAX's own
+            # words win where they name a concrete change (it compares with the closest
+            # executable it holds); ours where JAX's are opaque (a wrapper's static repr),
+            # where ours decided identity-static (two equal statics JAX cannot tell apart),
+            # or where both say the same changes and ours names the argument as written
+            # (``cfg``, not JAX's ``[0][1]``).
+            ours = signature.diff(new, stats.last_signature, site.key, stats.last_key)
+            if ours and _ours_tells_more(ours, reason):
                 reason = Reason(tuple(ours), explanation)
         if new is not None:
-            stats.last_signature = new
+            stats.last_signature, stats.last_key = new, site.key
         reason = explain.keep_words(reason)  # no empty words of JAX's beside our own
         made = _jax_programs.compiled_executable(sys._getframe(1))  # read here, held no longer
         held = executables.LIVE.compiled(("events", name, site.defined_at), made, new)

@@ -76,6 +76,7 @@ class FunctionStats:
     hits_base: int = 0  # the site's hits when this recording began to count them
     hits_final: int | None = None  # frozen when the recording stopped
     last_signature: Any = None  # functions seen through events: the last compile's signature
+    last_key: Any = None  # and its key (static values as objects): jitlab's own diff
     # The calls this recording filed for it (compiles, errors). Hits are not filed one by
     # one (the hot path only counts them in the site's ledger): see ``hits``.
     filed: Tally = field(default_factory=Tally)

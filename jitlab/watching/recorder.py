@@ -39,6 +39,7 @@ from jitlab.probe.diagnosing import (
     SlowDispatch,
     resolve_warn_after,
     say_live,
+    say_notice,
 )
 from jitlab.probe.probe import Probe
 from jitlab.records.calls import CallKind, CallRecord
@@ -70,6 +71,8 @@ _HITS_EVERY_S = 1.0
 # one is still written to the file and counted exactly): a call failing 20,000 times in a loop
 # would otherwise hold each failure's traceback and its frames.
 _ERRORS_KEPT = 20
+
+_NAMES_SAID = 8  # the names an end notice lists (the most frequent first)
 
 # What a ``script`` line keeps: figures always (and the source, small), texts on request.
 _SCRIPT_PARTS = {"figures": ("source",), "texts": ("source", "jaxpr", "stablehlo", "hlo")}
@@ -148,6 +151,9 @@ class Recorder:
         # Times jitlab's listeners were found removed while this recorded (the program ran
         # jax.monitoring.clear_event_listeners()): compiles may have gone unseen.
         self.blinded = 0
+        # Compiles of JAX's own functions not recorded (without include_internal), by name:
+        # said at the end, with how to list them.
+        self.internal_left_out: collections.Counter[str] = collections.Counter()
 
     @property
     def path(self) -> Path | None:
@@ -244,9 +250,12 @@ class Recorder:
                     stats.hits_final = stats.site.hits
             self._write_hits()
             hits = {(s.name, s.defined_at): s.hits for s in self.stats.values()}
-            for diagnosis in self.slow_dispatch.diagnoses(hits, self.elapsed()):
+            elapsed = self.elapsed()
+            for diagnosis in self.slow_dispatch.diagnoses(hits, elapsed, elapsed):
                 self.output.write(diagnosis.to_json())
                 self.diagnoses.append(diagnosis)  # the end table lists them
+            for notice in self._end_notices(elapsed):
+                self.output.write(notice.to_json())
             if self.metrics is not None:
                 self.metrics.flushed(self.stats, self.diagnoses)
             self.output.write(RecordingEnd(self.elapsed(), signal).to_json())
@@ -258,6 +267,32 @@ class Recorder:
         """Write a ``notice`` line now (``exec``: the program replaces itself, …)."""
         with self._lock:
             self.output.write(RecordedNotice(notice, self.elapsed()).to_json())
+
+    def _end_notices(self, t: float) -> list[RecordedNotice]:
+        """What this recording left out or could not check, said once at its end: JAX's
+        own compiles not listed (``internal_left_out``), and the functions jitted before
+        the watch began (``jitted_before``: seen through JAX's events only)."""
+        found = []
+        left = sum(self.internal_left_out.values())
+        if left:
+            common = self.internal_left_out.most_common(_NAMES_SAID)
+            names = ", ".join(f"{name} ×{n}" for name, n in common)
+            more = len(self.internal_left_out) - len(common)
+            found.append(RecordedNotice("internal_left_out", t, left, names + (", …" * (more > 0))))
+        before = list(dict.fromkeys(c.key for c in self.calls if c.events_only and not c.internal))
+        if before:
+            shown = [f"{name} ({at})" if at else name for name, at in before]
+            rest = ", …" if len(shown) > _NAMES_SAID else ""
+            detail = ", ".join(shown[:_NAMES_SAID]) + rest
+            notice = RecordedNotice("jitted_before", t, len(before), detail)
+            found.append(notice)
+            say_notice(notice)  # once, now: the functions jitlab could not check, and why
+        return found
+
+    def left_out(self, name: str) -> None:
+        """A compile of JAX's own function (``name``), not recorded: counted."""
+        with self._lock:
+            self.internal_left_out[name] += 1
 
     def listeners_lost(self) -> None:
         """jitlab's JAX listeners were found removed (and registered again): compiles in
@@ -293,13 +328,14 @@ class Recorder:
         if util is not None:
             util.Finalize(self, self.stop, exitpriority=0)
 
-    def dispatched_in_python(self, site: Site, cause: str) -> None:
+    def dispatched_in_python(self, site: Site, cause: str, ms: float) -> None:
         """A hit of a function jitted in the block that JAX ran through its Python
-        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause)."""
+        dispatch (slow-dispatch; ``cause`` from diagnosing.dispatch_cause; ``ms`` the call's
+        time from that dispatch)."""
         stats = self.track(site)
         with self._lock:
             live = self.slow_dispatch.dispatched(
-                stats.name, stats.defined_at, cause, self.elapsed()
+                stats.name, stats.defined_at, cause, self.elapsed(), ms
             )
         if live is not None:
             say_live(live)

@@ -43,7 +43,7 @@ class Follower(Protocol):
 
     def become_child(self) -> None: ...
 
-    def dispatched_in_python(self, site: Site, cause: str) -> None: ...
+    def dispatched_in_python(self, site: Site, cause: str, ms: float) -> None: ...
 
 
 class WatchProbe(Probe):
@@ -252,7 +252,7 @@ class WatchedFunction:
             if error is None and collector.quiet and _jit_ran_it():
                 next(self._hits_counted)  # another thread's events: a plain hit
                 if dispatched:  # or a hit JAX ran in Python (slow-dispatch)
-                    self._dispatched_hit()
+                    self._dispatched_hit(latency_ms)
                 return result
             return self._filed(collector, latency_ms, args, kwargs, error, result)
         finally:
@@ -261,13 +261,14 @@ class WatchedFunction:
             if top:
                 _end_top_call(frame)
 
-    def _dispatched_hit(self) -> None:
-        """A hit JAX ran through its Python dispatch: tell the recorders why JAX's C++ fast
-        path did not run it (slow-dispatch), if JAX said (:func:`monitor.fastpath_verdict`)."""
+    def _dispatched_hit(self, ms: float) -> None:
+        """A hit JAX ran through its Python dispatch (``ms`` from that dispatch to its
+        return): tell the recorders why JAX's C++ fast path did not run it (slow-dispatch),
+        if JAX said (:func:`monitor.fastpath_verdict`)."""
         cause = hit_cause()
         if cause is not None:
             for recorder in list(recorders):
-                recorder.dispatched_in_python(self._site, cause)
+                recorder.dispatched_in_python(self._site, cause, ms)
 
     def _spare(self) -> monitor.CallCollector:
         """This thread's collector for this function's calls."""
@@ -315,11 +316,11 @@ class WatchedFunction:
         finally:  # also on Ctrl-C, which is raised with no call to file
             _tls.collector = None
             _set_explain(previous)
+        latency_ms = (_clock() - start) * 1e3
         if error is None and collector.quiet and _jit_ran_it():
             next(self._hits_counted)
-            self._dispatched_hit()
+            self._dispatched_hit(latency_ms)
             return result
-        latency_ms = (_clock() - start) * 1e3
         return self._filed(collector, latency_ms, args, kwargs, error, result)
 
     def _filed(

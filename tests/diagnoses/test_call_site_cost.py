@@ -81,17 +81,31 @@ def test_compile_cost_is_totalled_per_calling_line_and_ranked(tmp_path):
     ranks = sorted((s["rank"], s["ms"]) for s in sites["sites"])
     assert [ms for _, ms in ranks] == sorted((ms for _, ms in ranks), reverse=True)
     assert shapes["function"] == "step" and shapes["sites"] == 2
-    # Stated only where cache misses cumulated: the line that compiled four times.
-    (stated,) = sites["diagnoses"]
+    # Four compiles of a tiny function: ranked, but under the floor (1 s): not stated.
+    assert shapes["ms"] < 1000 and sites["diagnoses"] == []
+    # Past the floor (JITLAB_SITE_COST_FLOOR_MS=0), stated where cache misses cumulated (the
+    # line that compiled four times) — as a ranking: each compile was a shape not seen before.
+    floor = {"JITLAB_SITE_COST_FLOOR_MS": "0"}
+    summary = subprocess.run(
+        [JITLAB, "summary", "--json", str(out)], capture_output=True, text=True, env=_env(**floor)
+    )
+    (stated,) = json.loads(summary.stdout)["call_sites"]["0"]["diagnoses"]
     assert stated["figures"]["called_from"] == _line(script, "SHAPES")
+    assert stated["figures"]["wasted"] == 0 and stated["problem"] is False
     assert stated["page"].endswith("docs/diagnoses/call-site-cost.md")
+    assert stated["explain"] == "jitlab explain call-site-cost"
     text = subprocess.run(
-        [JITLAB, "summary", str(out)], capture_output=True, text=True, env=_env()
+        [JITLAB, "summary", str(out)], capture_output=True, text=True, env=_env(**floor)
     ).stdout
-    assert "Compile cost by call site" in text and "call-site-cost ·" in text
-    assert "4 compiles cost" in " ".join(text.split())
+    assert "Compile cost by call site" in text
+    flat = " ".join(text.split())
+    assert "call-site-cost (for information, nothing to fix) ·" in flat
+    assert "is where compile time goes: 4 compiles cost" in flat
     zh = subprocess.run(
-        [JITLAB, "summary", "--lang", "zh", str(out)], capture_output=True, text=True, env=_env()
+        [JITLAB, "summary", "--lang", "zh", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(**floor),
     ).stdout
     assert "按调用点统计的编译耗时" in zh and "4 次编译共耗时" in " ".join(zh.split())
 
@@ -103,7 +117,16 @@ def test_the_words_in_both_languages():
     d = Diagnosis(CALL_SITE_COST, "step", "train.py:10", figures)
     assert Diagnosis.from_json(d.to_json()) == d
     en, zh = sentence(d, "en"), sentence(d, "zh")
-    assert en.startswith("train.py:42: 12 compiles cost 3,410.2 ms") and "81%" in en
-    assert "step (train.py:10)" in en
-    assert "12 次编译共耗时 3,410.2 毫秒" in zh and "排第 1" in zh
+    assert not d.problem  # nothing compiled twice, no other diagnosis: a ranking
+    assert en.startswith("train.py:42 is where compile time goes: 12 compiles cost 3,410.2 ms")
+    assert "81%" in en and "step (train.py:10)" in en and "a ranking, not a fault" in en
+    assert "12 次编译共耗时 3,410.2 毫秒" in zh and "排第 1" in zh and "只是排名" in zh
+    fault = Diagnosis(CALL_SITE_COST, "step", "train.py:10", {**figures, "wasted": 11})
+    assert fault.problem
+    en, zh = sentence(fault, "en"), sentence(fault, "zh")
+    assert en.startswith("train.py:42: 12 compiles cost 3,410.2 ms")
+    assert en.endswith("; 11 of them compiled again a signature compiled before.")
+    assert "其中 11 次是把以前编译过的签名又编译了一遍" in zh
+    named = Diagnosis(CALL_SITE_COST, "step", None, {**figures, "diagnosed": "identity-static"})
+    assert named.problem and "identity-static says what to change" in sentence(named)
     assert Path(page(CALL_SITE_COST)).is_file()

@@ -30,7 +30,10 @@ def sited(tmp_path_factory: pytest.TempPathFactory) -> Sited:
 
 
 @pytest.fixture
-def window(qtbot, sited: Sited, tmp_path: Path) -> Iterator[RecordingWindow]:
+def window(qtbot, sited: Sited, tmp_path: Path, monkeypatch) -> Iterator[RecordingWindow]:
+    # The floor has its own tests (test_call_site_cost.py); here: how a stated one is shown
+    # (this small program's lines compile in well under a second).
+    monkeypatch.setenv("JITLAB_SITE_COST_FLOOR_MS", "0")
     application()
     settings = QSettings(str(tmp_path / "jitlab.ini"), QSettings.Format.IniFormat)
     shown = open_recording_window(sited.path, False, settings=settings)

@@ -32,6 +32,9 @@ def sited(tmp_path_factory: pytest.TempPathFactory) -> Sited:
 
 def _run(*argv: str) -> str:
     env = {**os.environ, "COLUMNS": "250"}  # a row per site, never folded
+    # The floor has its own tests (test_call_site_cost.py); here: how a stated one is shown
+    # (this small program's lines compile in well under a second).
+    env["JITLAB_SITE_COST_FLOOR_MS"] = "0"
     done = subprocess.run([JITLAB, *argv], capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -52,7 +55,8 @@ def test_compile_lines_carry_the_path_and_hits_do_not(sited: Sited) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_summary_ranks_the_sites_and_draws_the_trie(sited: Sited, lang: str) -> None:
+def test_summary_ranks_the_sites_and_draws_the_trie(sited: Sited, lang: str, monkeypatch) -> None:
+    monkeypatch.setenv("JITLAB_SITE_COST_FLOOR_MS", "0")  # as in _run
     text = _run("--lang", lang, "summary", str(sited.path))
     recording = read_recording(sited.path)[0]
     ranked = site_costs(recording.calls)
@@ -116,11 +120,14 @@ def test_the_report_has_the_call_sites_and_their_diagnoses(
     assert "<li><code>call-site-cost</code>" in grow
 
 
-def test_the_notebook_shows_them(sited: Sited) -> None:
+def test_the_notebook_shows_them(sited: Sited, monkeypatch) -> None:
+    monkeypatch.setenv("JITLAB_SITE_COST_FLOOR_MS", "0")  # as in _run
     recording = read_recording(sited.path)[0]
     text = file_recording_text(recording, "en")
     assert "Compile cost by call site" in text and "costliest function" in text
-    assert "call-site-cost · " in text and f"← {sited.line('VIA_TRAIN')}" in text
+    # each line compiled a new shape (nothing twice, no other diagnosis): a ranking
+    assert "call-site-cost (for information, nothing to fix) · " in text
+    assert "is where compile time goes" in text and f"← {sited.line('VIA_TRAIN')}" in text
     html = file_recording_html(recording, "en")
     assert '<section id="call-sites">' in html and HOSTILE not in html
     assert "<code>call-site-cost</code>" in html

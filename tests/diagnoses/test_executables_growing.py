@@ -232,7 +232,7 @@ def test_the_words_say_what_was_measured_and_the_fix(lang):
     lines = warning_lines(d, lang)
     assert lines[0].startswith("jitlab") and EXECUTABLES_GROWING in lines[0]
     assert ("outside the loop" if lang == "en" else "在循环外") in lines[1]
-    assert lines[2].endswith(page(EXECUTABLES_GROWING))
+    assert lines[2].endswith("jitlab explain executables-growing")
     unseen = Diagnosis(EXECUTABLES_GROWING, "f", None, {**figures, "same_signature": None})
     said = sentence(unseen, lang)
     assert ("cannot tell" if lang == "en" else "无法判断") in said

@@ -4,6 +4,7 @@ record, jitlab.watch() against JAX's own compile log, and the words in both lang
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 
 import jax
@@ -69,7 +70,7 @@ def test_the_decision_needs_two_objects_of_one_class_equal_in_content():
     assert (change.kind, change.path, change.detail) == (
         ChangeKind.STATIC_VALUE,
         "cfg",
-        f"identity:{HERE}.Config",
+        f"identity:{HERE}.Config;kind=config",
     )
     (change,) = static_value_changes("cfg", Config(3.0), Config(2.0))
     assert change.detail == "" and (change.before, change.after) == (
@@ -89,7 +90,7 @@ def test_a_probe_record_keeps_the_class_of_an_identity_compared_static():
     p(x, Config(2.0))
     assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
     (item,) = p.last.reason.items
-    assert item.detail == f"identity:{HERE}.Config" and item.path == "cfg"
+    assert item.detail == f"identity:{HERE}.Config;kind=config" and item.path == "cfg"
     assert f"(equal content, but {HERE}.Config compares by identity: identity-static)" in (
         change_words.reason_text(p.last.reason)
     )
@@ -139,7 +140,12 @@ def test_watch_in_process_against_jax_log_compiles(tmp_path):
     assert sum(c.record.kind.compiled for c in ours) == jax_count
     (d,) = recording.diagnoses  # once for the function, none for frozen_step
     assert (d.id, d.function) == (IDENTITY_STATIC, "epoch_step")
-    assert d.figures == {"argument": "cfg", "class": f"{HERE}.Config", "value": "Config(scale=2.0)"}
+    assert d.figures == {
+        "argument": "cfg",
+        "class": f"{HERE}.Config",
+        "value": "Config(scale=2.0)",
+        "kind": "config",
+    }
     assert d.site is not None and d.site.endswith(f":{epoch_step.__code__.co_firstlineno}")
 
 
@@ -160,7 +166,7 @@ def test_the_words_name_the_class_the_argument_and_the_fix(lang):
     assert "__eq__" in lines[1] and "__hash__" in lines[1]
     assert ("frozen dataclass" if lang == "en" else "冻结的 dataclass") in lines[1]
     assert page(IDENTITY_STATIC).endswith("docs/diagnoses/identity-static.md")
-    assert lines[2].endswith(page(IDENTITY_STATIC))
+    assert lines[2].endswith("jitlab explain identity-static")
 
 
 def _factory(rate, scale=None):  # optax's pattern: a transform's functions are closures
@@ -174,8 +180,8 @@ def test_a_function_made_anew_is_equal_in_content_only_with_its_code_and_closure
     from jitlab.probe.identity import identity_of, static_parts
 
     made = f"{HERE}._factory.<locals>.update"
-    assert identity_of(_factory(0.1), _factory(0.1)) == ("builtins.tuple", made)
-    assert identity_of(_factory(0.1)[0], _factory(0.1)[0]) == (made, made)
+    assert identity_of(_factory(0.1), _factory(0.1)) == ("builtins.tuple", made, "config")
+    assert identity_of(_factory(0.1)[0], _factory(0.1)[0]) == (made, made, "function")
     assert identity_of(_factory(0.1), _factory(0.2)) is None  # the closure differs: no claim
     assert identity_of(_factory(0.1, Config(1.0)), _factory(0.1, Config(2.0))) is None
     assert identity_of(lambda: 0, lambda: 0) is None  # two codes (two lambdas): no claim
@@ -188,7 +194,10 @@ def test_a_function_made_anew_is_equal_in_content_only_with_its_code_and_closure
     assert identity_of(nested, deep) is None
     # A static value holding functions made anew is named whole (``tx``, not ``tx[0]``).
     (change,) = static_value_changes("tx", _factory(0.1), _factory(0.1))
-    assert (change.path, change.detail) == ("tx", f"identity:builtins.tuple;function={made}")
+    assert (change.path, change.detail) == (
+        "tx",
+        f"identity:builtins.tuple;function={made};kind=config",
+    )
     # A pytree node's static data is read only where its layout is known.
     assert static_parts(Config, ((), ("a",), (1,)), ((), ("a",), (2,))) is None
 
@@ -217,3 +226,53 @@ def test_the_words_of_a_graph_a_pytree_and_a_function(lang):
         assert "opt（Optimizer）被重新创建了" in said["graph"][0]
         assert "pytree 参数（TrainState）" in said["pytree"][0]
         assert "在循环外只创建一次 tx" in said["static"][1]
+
+
+class Loss:  # a callable object without __eq__ (jax#4274's static argument)
+    def __init__(self, weight):
+        self.weight = weight
+
+    def __call__(self, x):
+        return x * self.weight
+
+
+def _fk(q):
+    return q * 2
+
+
+def test_callables_are_compared_by_their_parts():
+    from jitlab.probe.identity import identity_of
+
+    # A callable object by its fields (it used to fall to its repr, which names an address).
+    assert identity_of(Loss(0.5), Loss(0.5)) == (f"{HERE}.Loss", None, "callable")
+    assert identity_of(Loss(0.5), Loss(0.7)) is None
+    # A jax.jit object (equinox#686) by the function it wraps and its options.
+    assert identity_of(jax.jit(_fk), jax.jit(_fk)) == ("jax.jit", None, "jit")
+    assert identity_of(jax.jit(_fk), jax.jit(_fk, donate_argnums=0)) is None  # other options
+    assert identity_of(jax.jit(_fk), jax.jit(lambda q: q * 2)) is None  # another function
+    # A bound method by its function and self; a partial by its function and arguments.
+    assert identity_of(Loss(0.5).__call__, Loss(0.5).__call__) == (
+        "builtins.method",
+        None,
+        "method",
+    )
+    assert identity_of(Loss(1.0).__call__, Loss(2.0).__call__) is None
+    scaled = functools.partial(_fk)
+    assert identity_of(functools.partial(_fk), scaled) == ("functools.partial", None, "partial")
+    assert identity_of(functools.partial(_fk, 1), functools.partial(_fk, 2)) is None
+    double = jax.tree_util.Partial(jax.tree_util.Partial(_fk))  # jax#13071
+    inner = double.func
+    again = jax.tree_util.Partial(inner)
+    assert identity_of(again, jax.tree_util.Partial(inner))[2] == "partial"  # type: ignore[index]
+
+
+def test_a_jit_object_in_a_static_field_is_identity_static_on_a_probe():
+    p = Probe(jax.jit(lambda x, fwd: fwd(x), static_argnums=1))
+    x = jnp.ones(3)
+    p(x, jax.jit(_fk))
+    p(x, jax.jit(_fk))  # a new jit object of the same function: JAX compiles again
+    assert p.last.kind is CallKind.RECOMPILE and p.last.reason is not None
+    (item,) = p.last.reason.items
+    assert item.detail == "identity:jax.jit;kind=jit"
+    (d,) = [d for d in p.diagnoses if d.id == IDENTITY_STATIC]
+    assert d.figures["kind"] == "jit" and "hand that same jax.jit object" in warning_lines(d)[1]

@@ -99,7 +99,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
     assert "compiled 4 times (more than 3)" in warning
     assert "the shape of batch changed in 3 of 3 recompiles" in warning
     assert "pad or bucket batch" in lines[at + 1]
-    assert "docs/diagnoses/recompile-limit.md" in lines[at + 2]
+    assert lines[at + 2].endswith("jitlab explain recompile-limit")
     assert not any("norm" in line for line in lines if line.startswith(WARNING))
 
     # The recording keeps it; `jitlab summary` says it (its page too), --json its figures.
@@ -116,6 +116,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
         "fix": "bucket",
     }
     assert d["page"].endswith("docs/diagnoses/recompile-limit.md") and Path(d["page"]).is_file()
+    assert d["explain"] == "jitlab explain recompile-limit" and d["problem"] is True
     recorded = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     calls = [line for line in recorded if line["type"] == "call" and line["function"] == "loss"]
     assert len(calls) == len(before + after)  # jitlab counted what JAX logged
@@ -128,7 +129,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
     ).stdout
     # Folded to the terminal's width like every line: read as one text.
     flat = " ".join(shown[shown.index("recompile-limit ·") :].split())
-    assert "compiled 4 times" in flat and "docs/diagnoses/recompile-limit.md" in flat
+    assert "compiled 4 times" in flat and "(jitlab explain recompile-limit)" in flat
 
 
 def test_stdout_is_untouched_and_the_variable_sets_n_in_chinese(tmp_path):

@@ -70,7 +70,7 @@ def test_the_words_come_from_the_figures_in_english_and_chinese():
     block = warning_lines(d, "en")
     assert block[0].startswith("jitlab: recompile-limit: loss (train.py:12)")
     assert "pad or bucket batch" in block[1]
-    assert block[2].endswith(page(RECOMPILE_LIMIT))
+    assert block[2].endswith("jitlab explain recompile-limit")
     assert page(RECOMPILE_LIMIT).endswith("docs/diagnoses/recompile-limit.md")
 
 

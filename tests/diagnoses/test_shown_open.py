@@ -1,6 +1,6 @@
 """`jitlab open`: the picked function's panel lists its diagnoses (id, sentence, a link to the
-page opened by the desktop), recorded strings shown as written; a page that is not there is
-said, nothing opened, nothing raised."""
+page opened in the app, in the display language, and the `jitlab explain` command), recorded
+strings shown as written; a page that is not there is said, nothing opened, nothing raised."""
 
 from __future__ import annotations
 
@@ -12,26 +12,14 @@ import pytest
 
 pytest.importorskip("PySide6", reason="a Qt window: PySide6 is not installed")
 from diagnosed_run import HOSTILE, Watched
-from PySide6.QtCore import QObject, QSettings, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QTextDocument
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QTextDocument
 
 from jitlab.gui import i18n
 from jitlab.gui.app import application
 from jitlab.gui.recording.window import RecordingWindow, open_recording_window
 from jitlab.recordings.reader import read_recording
-from jitlab.records.diagnoses import page, sentence
-
-
-class Opened(QObject):
-    """Where the desktop was asked to open a file: QDesktopServices' own hook."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[str] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url.toString())
+from jitlab.records.diagnoses import page, page_text, sentence
 
 
 @pytest.fixture
@@ -67,7 +55,7 @@ def test_the_panel_lists_the_picked_function_s_diagnoses(
         assert mine
         for d in mine:
             assert f"{d.id}: {sentence(d, lang)}" in shown
-            assert Path(page(d.id)).name in shown
+            assert Path(page(d.id)).name in shown and f"jitlab explain {d.id}" in shown
             assert f'href="{Path(page(d.id)).as_uri()}"' in box.text()
         assert shown.startswith("诊断" if lang == "zh" else "Diagnoses")
     window.pick_name(HOSTILE)
@@ -75,21 +63,34 @@ def test_the_panel_lists_the_picked_function_s_diagnoses(
     assert HOSTILE not in window.diagnoses.text()  # escaped: never markup
 
 
-def test_a_click_opens_the_page_and_a_missing_page_is_said(window: RecordingWindow) -> None:
-    opened = Opened()
-    QDesktopServices.setUrlHandler("file", opened, "open")
-    try:
-        window.pick_name("step")
-        box = window.diagnoses
-        url = Path(page("identity-static")).as_uri()
-        box.linkActivated.emit(url)  # what a click on the link does
-        assert opened.urls == [url]
-        gone = "file:///nowhere/docs/diagnoses/identity-static.md"
-        box.linkActivated.emit(gone)
-        assert opened.urls == [url]  # nothing opened
-        assert f"{gone} (not on this machine)" in _plain(box.text())
-    finally:
-        QDesktopServices.unsetUrlHandler("file")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_click_opens_the_page_in_the_app_and_a_missing_page_is_said(
+    window: RecordingWindow, lang: str
+) -> None:
+    i18n.set_language(lang)
+    window.pick_name("step")
+    box = window.diagnoses
+    url = Path(page("identity-static")).as_uri()
+    box.linkActivated.emit(url)  # what a click on the link does
+    view = box.page_view
+    assert view is not None and view.isVisible()
+    assert view.windowTitle() == "jitlab explain identity-static"
+    text = view.browser.toPlainText()
+    # the page's section in the display language: what `jitlab explain` prints
+    assert text == _plain_markdown(page_text("identity-static", lang) or "")
+    assert ("发生了什么" in text) == (lang == "zh") and ("What happened" in text) == (lang == "en")
+    gone = "file:///nowhere/docs/diagnoses/identity-static.md"
+    assert not box.open_page(gone)  # nothing opened
+    assert box.page_view is view
+    missing = "（本机上没有这一页）" if lang == "zh" else " (not on this machine)"
+    assert f"{gone}{missing}" in _plain(box.text())
+    view.close()
+
+
+def _plain_markdown(markdown: str) -> str:
+    document = QTextDocument()
+    document.setMarkdown(markdown)
+    return document.toPlainText()
 
 
 def test_a_function_without_diagnoses_shows_none(qtbot, tmp_path: Path, watched: Watched):
@@ -132,5 +133,5 @@ def test_an_id_from_a_newer_jitlab_is_shown_by_id_and_page(
     assert "warp-drive: step (" in text and "diagnosis warp-drive (from a newer jitlab)" in text
     assert "docs/diagnoses/warp-drive.md (not on this machine)" in text
     links = [part.split('"')[1] for part in shown.diagnoses.text().split("href=")[1:]]
-    ids = ("identity-static", "recompile-limit", "executables-growing", "call-site-cost")
+    ids = ("identity-static", "recompile-limit", "executables-growing")
     assert links == [Path(page(i)).as_uri() for i in ids]

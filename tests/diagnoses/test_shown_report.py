@@ -47,7 +47,11 @@ def test_each_function_lists_its_diagnoses(watched: Watched, tmp_path: Path, lan
     heading = "诊断" if lang == "zh" else "Diagnoses"
     for section, function in ((grow, HOSTILE), (step, "step")):
         assert f"<h3>{heading}</h3>" in section
-        items = re.findall(r"<li><code>([a-z-]+)</code> — (.*?) <a href=\"(.*?)\">", section)
+        items = re.findall(
+            r"<li><code>([a-z-]+)</code>(?: <em>.*?</em>)? — (.*?) "
+            r"<code>jitlab explain \1</code> \(<a href=\"(.*?)\">",
+            section,
+        )
         # recorded, then call-site-cost (computed from the call lines): one list
         mine = [d for d in recording.every_diagnosis() if d.function == function]
         assert [i for i, _, _ in items] == [d.id for d in mine]

@@ -10,7 +10,7 @@ import pytest
 from diagnosed_run import HOSTILE, Watched, watch
 
 from jitlab.recordings.reader import read_recording
-from jitlab.records.diagnoses import page, sentence
+from jitlab.records.diagnoses import sentence
 
 
 def test_identity_static_is_said_live_once(watched: Watched) -> None:
@@ -33,7 +33,7 @@ def test_the_end_table_lists_each_diagnosis(watched: Watched) -> None:
     listed = end[end.index("Diagnoses:") :]
     flat = " ".join(listed.split())  # the terminal may fold a long line
     for d in recording.diagnoses:
-        assert " ".join(f"{d.id} · {sentence(d)} ({page(d.id)})".split()) in flat
+        assert " ".join(f"{d.id} · {sentence(d)} (jitlab explain {d.id})".split()) in flat
     assert HOSTILE in flat  # the name as written, not taken for console markup
 
 
@@ -44,5 +44,5 @@ def test_the_end_table_lists_them_in_chinese(tmp_path: Path, lang: str) -> None:
     end = done.stderr[done.stderr.index("诊断：") :]
     flat = " ".join(end.split())
     for d in recording.diagnoses:
-        assert " ".join(f"{d.id} · {sentence(d, 'zh')}（{page(d.id)}）".split()) in flat
+        assert " ".join(f"{d.id} · {sentence(d, 'zh')}（jitlab explain {d.id}）".split()) in flat
     assert "jitlab：identity-static：" in done.stderr  # said live in Chinese too

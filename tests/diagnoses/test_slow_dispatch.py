@@ -23,6 +23,7 @@ from jitlab.records.diagnoses import (
     DISPATCH_UNKNOWN,
     IDS,
     SLOW_DISPATCH,
+    SLOW_DISPATCH_SHARE,
     Diagnosis,
     page,
     sentence,
@@ -140,10 +141,15 @@ def test_hits_of_a_function_with_a_host_callback_are_counted_as_python_dispatch(
     data = json.loads(_summary(out, "--json").stdout)
     (found,) = data["diagnoses"]["0"]  # one: the printing step's; none for the plain one
     assert (found["id"], found["function"]) == (SLOW_DISPATCH, "step_printing")
-    assert found["figures"] == {"calls": CALLS - 1, "cause": DISPATCH_CALLBACK, "hits": CALLS - 1}
+    figures = dict(found["figures"])
+    ms, share = figures.pop("ms"), figures.pop("share")  # the calls' time, of the program's
+    assert figures == {"calls": CALLS - 1, "cause": DISPATCH_CALLBACK, "hits": CALLS - 1}
+    assert ms > 0 and 0 < share < 1
+    # A problem only where those calls took a share of the program's time worth a change.
+    assert found["problem"] is (share >= SLOW_DISPATCH_SHARE)
     assert Path(found["page"]).is_file() and found["page"].endswith("slow-dispatch.md")
     text = " ".join(_summary(out).stdout.split())  # folded to the terminal: read as one text
-    assert "slow-dispatch · step_printing" in text
+    assert "slow-dispatch" in text and "· step_printing" in text
     assert "5 of its 5 cache hits ran through JAX's Python dispatch" in text
     assert "host callbacks" in text
     zh = "".join(_summary(out, "--lang", "zh").stdout.split())
@@ -294,7 +300,7 @@ def test_the_words_in_both_languages():
         assert en.startswith("step (train.py:3): 7 of its 9 cache hits") and "9" in zh
         assert ("cannot tell" in en) == (cause in (DISPATCH_UNKNOWN, "from-later"))
         lines = warning_lines(d, "zh")
-        assert len(lines) == 3 and lines[2].endswith("slow-dispatch.md")
+        assert len(lines) == 3 and lines[2].endswith("jitlab explain slow-dispatch")
     live = Diagnosis(SLOW_DISPATCH, "step", None, {"calls": 1, "cause": DISPATCH_NOT_KEPT})
     assert "8,192" in sentence(live) and "jax#39078" in sentence(live, "zh")
     assert "older jitlab" in sentence(live)  # no longer stated; old recordings read

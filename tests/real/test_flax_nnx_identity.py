@@ -91,7 +91,7 @@ def test_a_model_and_optimizer_rebuilt_each_epoch_is_identity_static_as_jax_expl
         assert (change.kind, change.path) == (ChangeKind.TREE_STRUCTURE, "optimizer.tx")
         assert change.detail == (
             f"identity:{EXTRA_ARGS};function={ADAM}"
-            ";node=flax.nnx.training.optimizer.Optimizer;graph=nnx"
+            ";node=flax.nnx.training.optimizer.Optimizer;graph=nnx;kind=config"
         )
         assert reason_text(record.reason).startswith(
             "Flax NNX graph attribute optimizer.tx built anew: GradientTransformationExtraArgs("

@@ -407,7 +407,7 @@ def test_a_new_optimizer_object_in_a_train_state_names_its_static_field():
     assert change.detail == (
         "identity:optax._src.base.GradientTransformationExtraArgs"
         ";function=optax.transforms._combining.chain.<locals>.init_fn"
-        ";node=flax.training.train_state.TrainState"
+        ";node=flax.training.train_state.TrainState;kind=config"
     )
     text = reason_text(p.records[1].reason)
     assert text.startswith("pytree static data state.tx built anew: GradientTransformation")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QHelpEvent
+from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QLabel,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from jitlab.gui import plain
 from jitlab.gui.recording import texts
+from jitlab.gui.recording.page_view import PageView
 from jitlab.gui.style import KIND_COLORS
 from jitlab.recordings.follower import Lane
 from jitlab.recordings.processes import Divergence
@@ -234,8 +235,9 @@ class DivergenceBanner(QLabel):
 
 
 class DiagnosesLabel(QLabel):
-    """The picked function's diagnoses (hidden when it has none): its pages open on a
-    click, in the desktop's viewer; a page gone since is said here, nothing opened."""
+    """The picked function's diagnoses (hidden when it has none): a click on one opens its
+    page in the app, in the display language (:class:`PageView`); a page gone since is said
+    here, nothing opened."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -252,6 +254,7 @@ class DiagnosesLabel(QLabel):
             " border-left: 4px solid #d4a72c; padding: 6px; }"
         )
         self.linkActivated.connect(self.open_page)
+        self.page_view: PageView | None = None  # the page last opened, while it is shown
         self.hide()
 
     def show_diagnoses(self, found: Sequence[Diagnosis]) -> None:
@@ -259,13 +262,18 @@ class DiagnosesLabel(QLabel):
         self.setVisible(bool(found))
 
     def open_page(self, url: str) -> bool:
-        """Open a page's ``file:`` URL; False (and said under the list) if it is gone."""
+        """Show a page's ``file:`` URL in the app (one page window at a time); False (and
+        said under the list) if it is gone."""
         target = QUrl(url)
         if not (target.isLocalFile() and Path(target.toLocalFile()).is_file()):
             gone = QCoreApplication.translate("RecordingWindow", "%1 (not on this machine)")
             self.setText(f"{self.text()}<br><i>{plain.escape(gone.replace('%1', url))}</i>")
             return False
-        return QDesktopServices.openUrl(target)
+        if self.page_view is not None:
+            self.page_view.close()
+        self.page_view = PageView(Path(target.toLocalFile()), self.window())
+        self.page_view.show()
+        return True
 
 
 def _rich_label(parent: QWidget, name: str) -> QLabel:

@@ -17,7 +17,15 @@ from jitlab.recordings.follower import Follower, Lane
 from jitlab.recordings.processes import Divergence
 from jitlab.recordings.reader import MAX_LINE_BYTES, newer_format_text
 from jitlab.recordings.summary import FunctionSummary
-from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
+from jitlab.records.diagnoses import (
+    Diagnosis,
+    explain_command,
+    in_order,
+    page,
+    page_url,
+    sentence,
+)
+from jitlab.records.messages import say
 from jitlab.records.text import format_ms
 
 _escape = plain.escape  # a recorded string in rich text, shown as written
@@ -192,21 +200,26 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
 
 def diagnoses(found: Sequence[Diagnosis]) -> str:
     """A function's diagnoses (rich text, every recorded string escaped): each id, its
-    sentence and its page, a link where the page is on this machine (any id; one from a
-    newer jitlab by its id and page)."""
+    sentence, a link to its page where the page is on this machine (opened in the app) and
+    the command that prints it; the problems first (⚠), then those shown for information
+    (ℹ). Any id; one from a newer jitlab by its id and page."""
     if not found:
         return ""
     lang = i18n.language()
     heading = QCoreApplication.translate("RecordingWindow", "Diagnoses")
     lines = [f"<b>{_escape(heading)}</b>"]
-    for d in found:
+    for d in in_order(found):
         url, shown = page_url(d.id), page(d.id)
+        command = f"<code>{_escape(explain_command(d.id))}</code>"
         if url is None:
             missing = QCoreApplication.translate("RecordingWindow", "%1 (not on this machine)")
             link = f"<i>{_escape(missing.replace('%1', shown))}</i>"
         else:
             link = f'<a href="{html.escape(url)}">{_escape(shown.rsplit("/", 1)[-1])}</a>'
-        lines.append(f"⚠ <b>{_escape(d.id)}</b>: {_escape(sentence(d, lang))} {link}")
+        mark = "⚠" if d.problem else "ℹ"
+        note = "" if d.problem else " " + _escape(say("diagnosis.information", lang))
+        text = _escape(sentence(d, lang))
+        lines.append(f"{mark} <b>{_escape(d.id)}</b>{note}: {text} {link} · {command}")
     return "<br>".join(lines)
 
 
