@@ -1413,8 +1413,8 @@
         <translation>用这条命令打开实验室：%1</translation>
     </message>
     <message>
-        <source>jitlab — quiz</source>
-        <translation>jitlab — 测验</translation>
+        <source>Quiz</source>
+        <translation>测验</translation>
     </message>
     <message>
         <source>Switch the interface language.</source>
@@ -1460,6 +1460,10 @@
 </context>
 <context>
     <name>RecordingWindow</name>
+    <message>
+        <source>Recording %1</source>
+        <translation>录制 %1</translation>
+    </message>
     <message>
         <source>The processes diverged in %1 place:</source>
         <translation>各进程有 %1 处出现分歧：</translation>
@@ -1511,10 +1515,6 @@
     <message>
         <source>%1 processes (%2 …)</source>
         <translation>%1 个进程（%2 …）</translation>
-    </message>
-    <message>
-        <source>jitlab — recording %1</source>
-        <translation>jitlab — 录制 %1</translation>
     </message>
     <message>
         <source>program: %1</source>

@@ -40,7 +40,8 @@ def title(follower: Follower, picked: Lane | None) -> str:
         name = f" — {picked[0]}"
         if picked[2] is not None:
             name += f" (p{picked[2]})"
-    text = QCoreApplication.translate("RecordingWindow", "jitlab — recording %1")
+    # The platform appends the application's name (" — jitlab") after this.
+    text = QCoreApplication.translate("RecordingWindow", "Recording %1")
     return text.replace("%1", files_name(follower)) + name
 
 
