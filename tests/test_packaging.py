@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tarfile
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 

@@ -214,9 +214,11 @@ def _script_of(run: Any, record: Any) -> Any:
 
 def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None:
     """One line per call; under each compile, the part of its script (plain text: grep it)."""
+    from jitlab.lab.spec import values_text
+
     for overrides in calls:
         record = run.step(overrides)
-        params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or say("run.defaults")
+        params = values_text(run.scenario_cls.params, overrides, language()) or say("run.defaults")
         kind = record.kind.value  # English: as the JSON names it (grep for it); else by name
         kind = kind if language() == "en" else messages.kind_name(kind, language())
         head = say("run.script_call", index=record.index, params=params, kind=kind)
@@ -268,6 +270,7 @@ def _print_table(
     from rich.markup import escape
     from rich.table import Table
 
+    from jitlab.lab.spec import values_text
     from jitlab.records.change_words import reason_text
 
     # Piped output has no width to measure: give the table room instead of folding words.
@@ -324,7 +327,7 @@ def _print_table(
                 note += "\n[dim]" + escape(facts) + "[/dim]"
             table.add_row(
                 str(record.index),
-                ", ".join(f"{k}={v}" for k, v in overrides.items())
+                values_text(run.scenario_cls.params, overrides, lang)
                 or messages.say("run.defaults", lang),
                 f"[{_KIND_STYLE[kind]}]{kind_text}[/]",
                 f"{record.latency_ms:.3f}",

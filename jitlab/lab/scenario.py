@@ -52,7 +52,7 @@ from jitlab.lab.spec import (
     icon_file,
     validate,
 )
-from jitlab.lab.verdict import Counted, QuestionRun
+from jitlab.lab.verdict import Counted, Fact, QuestionRun, Shown
 from jitlab.probe.devices import devices_text, mesh_devices
 from jitlab.records.calls import CallRecord, ErrorInfo
 
@@ -91,6 +91,7 @@ __all__ = [
     "ErrorInfo",
     "Evidence",
     "Exercise",
+    "Fact",
     "Lab",
     "Lesson",
     "Measure",
@@ -101,6 +102,7 @@ __all__ = [
     "QuestionRun",
     "Scenario",
     "ScriptLesson",
+    "Shown",
     "Step",
     "Text",
     "Variant",

@@ -125,8 +125,8 @@ def test_failed_calls_are_crosses_off_the_latency_line(qtbot, make_window) -> No
     sizes = (loop.pitfall.program_size, loop.fix.program_size)
     assert f"the largest program had {sizes[0]} equations; lax.scan: {sizes[1]}." in text
     assert "The question's other half (" in text
-    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
-    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
+    assert "Trace + lower + compile, call by call (Loop steps 8, 16, 32, 64)" in text
+    assert "Trace + lower + compile, call by call (Loop steps 8, 16, 32, 64)" in text
     labels = [label.text for _, label in page.compare_legend.items]
     assert "failed call (no latency)" in labels
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QTextEdit, QWidget
 
 from jitlab.gui.i18n import Retranslating, language, translate
 from jitlab.gui.style import fixed_font
+from jitlab.gui.views.call_text import values_of
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
 from jitlab.records.calls import CallRecord
@@ -55,10 +56,12 @@ class ErrorView(Retranslating, QTextEdit):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.document().setDocumentMargin(4)
         self.record: CallRecord | None = None
+        self.state: RunState | None = None  # the run it follows: its scenario's parameters
         self.retranslate()
 
     def bind(self, state: RunState) -> None:
         """Follow a run model: the newest error a call raised, or the worker's own failure."""
+        self.state = state
         state.subscribe(self._changed)
 
     def _changed(self, change: Change) -> None:
@@ -77,7 +80,7 @@ class ErrorView(Retranslating, QTextEdit):
         if error is None:
             return
         esc = html.escape
-        params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+        params = values_of(record, self.state.params if self.state else ())
         head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
         head = head.replace("%2", params)
         # The same figure as the call's mark on the chart and its row in the log.

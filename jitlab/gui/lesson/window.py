@@ -350,7 +350,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.run_controls.set_playing(False)
         self.scenario = cls
         chosen = variant if variant is not None and variant in cls.variant_ids() else "pitfall"
-        self.state.clear(cls.id, chosen)  # the views forget the old run when notified below
+        self.state.clear(cls.id, chosen, cls.params)  # the views forget the old run (below)
         self.panes.new_scenario()
         self.params.build(cls.params, cls.defaults())
         self.params.show_for(chosen)

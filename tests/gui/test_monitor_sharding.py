@@ -1,0 +1,64 @@
+"""Sharding's Monitor at 1024×640 (issue 54): the changed cell `f32[256,64] @ P(...)` shows
+whole, layout and all (it was cut to `f32[256,64] @ P(`): the one thing that lesson's
+Monitor exists to show. Run on 8 simulated devices, in a fresh process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from guihelp import changed_cells, visible_rows, wait_calls, whole_or_marked
+from PySide6.QtWidgets import QApplication
+from test_monitor_room import ROWS, SMALL
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_changed_layout_is_whole_at_1024(qtbot, make_window, lang) -> None:
+    import jax  # the test's own check: the GUI never imports it
+
+    if jax.device_count() < 2:
+        pytest.skip("one device in this process: the test below runs this on 8")
+    window = make_window(scenario="sharding")
+    window.set_language(lang)
+    window.resize(*SMALL)
+    QApplication.processEvents()
+    layouts = window.params.widgets["layout"]
+    window.run_controls.step.click()  # rows
+    wait_calls(qtbot, window, 1)
+    for i, layout in enumerate(("features", "replicated"), 2):  # each: a silent recompile
+        layouts.setCurrentIndex(layouts.findData(layout))
+        wait_calls(qtbot, window, i)
+    window.set_mode("monitor")
+    ledger = window.monitor.ledger
+    qtbot.waitUntil(lambda: ledger.model.rowCount() == 3)
+    QApplication.processEvents()
+    cells = changed_cells(ledger)
+    texts = [ledger.model.text(r, c) for r, c in cells]
+    assert any(" @ P(" in t and t.endswith(")") for t in texts), texts
+    assert [whole_or_marked(ledger, r, c) for r, c in cells] == ["whole"] * len(cells), texts
+    assert ledger.table.viewport().height() >= ROWS * ledger.table.rowHeight(0)
+    assert visible_rows(ledger.table) == 3
+
+
+def test_the_changed_layout_is_whole_on_eight_devices() -> None:
+    if "device_count=8" in os.environ.get("XLA_FLAGS", ""):
+        pytest.skip("this is the child process")
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
+    )
+    test = f"{Path(__file__)}::test_the_changed_layout_is_whole_at_1024"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", test],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).parent,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
