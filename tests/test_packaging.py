@@ -88,6 +88,21 @@ def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Pat
     assert "'dynamic-shapes'" in second
 
 
+def test_the_notebook_extra_brings_a_kernel():
+    # Issue 54: `pip install 'jitlab[notebook]'` gave no kernel to run the lesson it exports.
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    extra = {
+        Requirement(r).name: Requirement(r) for r in project["optional-dependencies"]["notebook"]
+    }
+    assert {"ipython", "ipykernel", "nbformat", "ipywidgets"} <= set(extra)
+    tested = {Requirement(r).name: Requirement(r) for r in project["optional-dependencies"]["test"]}
+    assert extra["ipykernel"].specifier == tested["ipykernel"].specifier  # the one the tests run
+
+
 def test_the_jax_the_user_has_inside_the_window_is_kept_and_outside_refused():
     # pip keeps an installed JAX that the requirement admits: every release of the window
     # (the newest patch of each minor CI tests) must be admitted, and nothing outside it.

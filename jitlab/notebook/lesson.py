@@ -682,7 +682,7 @@ class NotebookLesson:
                 {"variant": ref.variant, "card": script.card, "signature": str(script.signature)}
             )
             _show(title, {"script": shown[-1]})
-            _display(script)
+            _display_script(script, lang)
         if len(made) == 2 and all(s is not None for s in made):
             diff = compare(made[0], made[1])
             if diff.jaxpr_diff:  # without the colours JAX prints a jaxpr with in a kernel
@@ -760,17 +760,21 @@ class NotebookLesson:
                 setattr(self.module, name, own)
 
 
-def _display(obj: Any) -> None:
-    """``obj`` shown as IPython shows it (its rich display), or printed outside IPython."""
+def _display_script(script: Any, lang: str) -> None:
+    """A script in the lesson's language (the rich display registered for every Script
+    speaks English: it cannot know the lesson's): its HTML, or its text outside IPython."""
+    from jitlab.notebook.render import script_html, script_text
+
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:
         get_ipython = None
     if get_ipython is None or get_ipython() is None:
-        print(repr(obj))
+        print(script_text(script, lang))
         return
-    display(obj)
+    bundle = {"text/html": script_html(script, lang), "text/plain": script_text(script, lang)}
+    display(bundle, raw=True)
 
 
 def _json(value: Any) -> Any:

@@ -1493,6 +1493,14 @@
         <translation>各次编译之间变了什么：</translation>
     </message>
     <message>
+        <source>… and %n more change (the ledger lists every compile)</source>
+        <translation>……还有 %n 种变化（签名台账列出了每一次编译）</translation>
+    </message>
+    <message>
+        <source>… and %n more changes (the ledger lists every compile)</source>
+        <translation>……还有 %n 种变化（签名台账列出了每一次编译）</translation>
+    </message>
+    <message>
         <source>Compiled once: nothing to fix here.</source>
         <translation>只编译过一次：这里没什么要修的。</translation>
     </message>

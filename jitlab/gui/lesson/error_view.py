@@ -151,7 +151,8 @@ class ErrorView(Retranslating, QTextEdit):
         stack = a.get("stack") or []
         frames = []
         for i, f in enumerate(stack):
-            text = f"{Path(f['file']).name}:{f['line']} in {f['function']}: {f['code']}"
+            code = f["code"].split("  # ")[0]  # the line without its comment (the code pane has it)
+            text = f"{Path(f['file']).name}:{f['line']} in {f['function']}: {code}"
             if i == len(stack) - 1:
                 frames.append(f"<b style='color:{_RED}'>→ {_inline(text)}</b>")
             else:
@@ -185,9 +186,12 @@ class ErrorView(Retranslating, QTextEdit):
             self.tr("jax.make_jaxpr of the fixed function"),
         )
         out = []
-        for title, body in zip(titles, (frames, context, values), strict=False):
-            out.append(f"<p style='{_GAP}'><b>{esc(title)}</b></p>")
-            out.append(f"<p style='{_TIGHT}'>{'<br>'.join(body) or '-'}</p>")
+        # Each layer one paragraph, its title leading (the stack's frames under it, one a
+        # line): the three fit under the summary at 1024×640 without scrolling.
+        for i, (title, body) in enumerate(zip(titles, (frames, context, values), strict=False)):
+            joint = "<br>" if i == 0 and body else "&nbsp; "
+            text = ("<br>" if i == 0 else " · ").join(body) or "-"
+            out.append(f"<p style='{_GAP}'><b>{esc(title)}</b>{joint}{text}</p>")
         eager = notes.get("eager")
         if isinstance(eager, dict):
             out.append(f"<p style='{_GAP}'><b>{esc(titles[3])}</b></p>")

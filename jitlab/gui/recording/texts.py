@@ -20,6 +20,8 @@ from jitlab.recordings.summary import FunctionSummary
 from jitlab.records.diagnoses import Diagnosis, page, page_url, sentence
 from jitlab.records.text import format_ms
 
+CHANGES_LISTED = 8  # a function's "what changed" list: the most telling, then how many more
+
 _escape = plain.escape  # a recorded string in rich text, shown as written
 
 
@@ -180,8 +182,21 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
         lines.append(
             QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
         )
-        words = s.change_words(i18n.language()).most_common(8)
-        lines += [f"• {change} ×{n}" for change, n in words]
+        # Ranked by how many compiles each explains; the rest counted, never dropped silently.
+        words = s.change_words(i18n.language()).most_common()
+        lines += [f"• {change} ×{n}" for change, n in words[:CHANGES_LISTED]]
+        more = len(words) - CHANGES_LISTED
+        if more > 0:
+            text = (
+                QCoreApplication.translate(
+                    "RecordingWindow", "… and %n more change (the ledger lists every compile)"
+                )
+                if more == 1
+                else QCoreApplication.translate(
+                    "RecordingWindow", "… and %n more changes (the ledger lists every compile)"
+                )
+            )
+            lines.append(text.replace("%n", str(more)))
     elif s.executables == 1:
         lines.append(
             QCoreApplication.translate("RecordingWindow", "Compiled once: nothing to fix here.")

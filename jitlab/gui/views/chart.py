@@ -250,6 +250,7 @@ class ChartView(Retranslating, QWidget):
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
+        self.legend.setWordWrap(True)  # on a narrow screen it wraps, never widens the window
         self.legend.setObjectName("chartLegend")
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # The next step of the lesson, where the eye is: "Now try the fix →", then "compare".
@@ -397,6 +398,12 @@ class ChartView(Retranslating, QWidget):
         self.overlay = overlay
         self._dirty = True
         self.refresh()
+
+    @property
+    def failed_only(self) -> bool:
+        """Every call so far failed: the plot has no latency to show, only its note (the
+        calls' marks are in the failed calls' row above it)."""
+        return bool(self.buffer.size) and bool((self.buffer.column("kind") == _ERROR).all())
 
     def pane_height_for(self, plot_px: int) -> int:
         """The height this view needs for a plot of ``plot_px`` pixels: the legend (wrapped
@@ -659,6 +666,9 @@ class ChartView(Retranslating, QWidget):
         )
         shown = (self.buffer.size == 0 and not self._pending_key) or failed_only
         self.empty_hint.setVisible(shown)
+        # No latency yet, only failed calls: the plot is short (the error has the room), and
+        # its axis title would be cut to a stub; it comes back with the first latency.
+        self.plot.getPlotItem().getAxis("left").showLabel(not failed_only)
         if shown:
             rect = self.plot.rect()
             self.empty_hint.setGeometry(rect.adjusted(60, 4, -20, -30))
