@@ -35,9 +35,12 @@ def test_the_log_the_card_and_the_error_pane_name_values_by_their_labels(
     qtbot.waitUntil(lambda: model.rowCount() >= 1)
     cells = [model.data(model.index(0, c)) for c in range(model.columnCount())]
     card = shown(model.data(model.index(0, 0), 3))  # the row's tooltip: the call's card
+    from jitlab.gui.views.call_text import describe
+
+    point = shown(describe(record, window.chart._params()))  # the chart's point's card
     qtbot.waitUntil(lambda: window.error_view.record is not None)
     pane = window.error_view.toPlainText()
-    for text in (" ".join(cells), card, pane):
+    for text in (" ".join(cells), card, point, pane):
         assert label in text and value in text, text[:400]
         assert "static-argument" not in text and "error=" not in text, text[:400]
 

@@ -55,6 +55,7 @@ from jitlab.gui.views.call_text import WORD_JOINER as WORD_JOINER
 from jitlab.gui.views.call_text import describe as describe
 from jitlab.gui.views.call_text import unbroken
 from jitlab.gui.views.model import Change, RunState
+from jitlab.lab.spec import Param
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.history import History
 
@@ -822,7 +823,8 @@ class ChartView(Retranslating, QWidget):
             QToolTip.hideText()
             return
         where = self.error_plot.mapFromScene(scene_pos).toPoint()
-        QToolTip.showText(self.error_plot.mapToGlobal(where), describe(record), self.error_plot)
+        card = describe(record, self._params())
+        QToolTip.showText(self.error_plot.mapToGlobal(where), card, self.error_plot)
 
     def _hover(self, scene_pos: QPointF) -> None:
         record = self.nearest(scene_pos)
@@ -830,4 +832,9 @@ class ChartView(Retranslating, QWidget):
             QToolTip.hideText()
             return
         global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
-        QToolTip.showText(global_pos, describe(record), self.plot)
+        QToolTip.showText(global_pos, describe(record, self._params()), self.plot)
+
+    def _params(self) -> tuple[Param, ...]:
+        """The scenario's parameters (a call's card names its values by their labels)."""
+        state: RunState | None = getattr(self, "_state", None)
+        return state.params if state is not None else ()
