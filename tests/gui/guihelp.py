@@ -48,6 +48,31 @@ def whole_or_marked(ledger, row: int, column: int) -> str:
     return "elided"
 
 
+EIGHT_DEVICES = "device_count=8"
+
+
+def on_eight_devices(nodeid: str, passed: int) -> None:
+    """Run the test ``nodeid`` (a path::name[id]) in a fresh pytest process whose JAX starts
+    with 8 simulated CPU devices (the sharding lesson's), and check ``passed`` of it passed."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(
+        os.environ, XLA_FLAGS=f"--xla_force_host_platform_{EIGHT_DEVICES}", JAX_PLATFORMS="cpu"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", nodeid],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).parent,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert f"{passed} passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
+
+
 def write_scenarios(folder: Path, **sources: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in sources.items():

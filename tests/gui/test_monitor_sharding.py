@@ -5,12 +5,17 @@ Monitor exists to show. Run on 8 simulated devices, in a fresh process."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from guihelp import changed_cells, visible_rows, wait_calls, whole_or_marked
+from guihelp import (
+    EIGHT_DEVICES,
+    changed_cells,
+    on_eight_devices,
+    visible_rows,
+    wait_calls,
+    whole_or_marked,
+)
 from PySide6.QtWidgets import QApplication
 from test_monitor_room import ROWS, SMALL
 
@@ -46,19 +51,6 @@ def test_the_changed_layout_is_whole_at_1024(qtbot, make_window, lang) -> None:
 
 
 def test_the_changed_layout_is_whole_on_eight_devices() -> None:
-    if "device_count=8" in os.environ.get("XLA_FLAGS", ""):
+    if EIGHT_DEVICES in os.environ.get("XLA_FLAGS", ""):
         pytest.skip("this is the child process")
-    env = dict(
-        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
-    )
-    test = f"{Path(__file__)}::test_the_changed_layout_is_whole_at_1024"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", test],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=Path(__file__).parent,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "2 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
+    on_eight_devices(f"{Path(__file__)}::test_the_changed_layout_is_whole_at_1024", passed=2)
