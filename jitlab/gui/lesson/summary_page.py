@@ -64,10 +64,9 @@ MEASURE_ROWS = {
     Measure.PROGRAM_SIZE: ("program_size",),
 }
 ROW_WORDS = dict(SIDE_ROWS)
-# The chart of a lesson whose measure is what got printed: lines so far, not latency.
-PRINTED_AXIS = Text(
-    "lines printed so far (while tracing + at run time)", "累计打印的行数（追踪时 + 运行时）"
-)
+# The chart of a lesson whose measure is what got printed: lines so far, not latency (short:
+# an axis title longer than the plot is cut; the table above splits tracing from run time).
+PRINTED_AXIS = Text("lines printed so far", "累计打印的行数")
 FAILED_ROW = Text("failed", "失败")
 LOOP_HEAD = Text("The question's other half", "题目的另一半")
 LOOP_SIZE = Text(

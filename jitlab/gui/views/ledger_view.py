@@ -13,7 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating, translate
@@ -241,6 +249,17 @@ class LedgerModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 1))
 
 
+class _ProseEndsElided(QStyledItemDelegate):
+    """The view elides a cell's middle (a sharding's layout, a file's line number stay);
+    prose (what changed) reads from its start: its end goes."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:
+        super().initStyleOption(option, index)
+        model = index.model()
+        if isinstance(model, LedgerModel) and model.columns()[index.column()] == "reason":
+            option.textElideMode = Qt.TextElideMode.ElideRight
+
+
 class LedgerView(Retranslating, QWidget):
     """The ledger table with one line that says how to read it."""
 
@@ -258,6 +277,7 @@ class LedgerView(Retranslating, QWidget):
         # A cell too wide for the view loses its middle, never its end (a sharding's layout):
         # the "…" says so, and its tooltip holds it whole.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setItemDelegate(_ProseEndsElided(self.table))
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
