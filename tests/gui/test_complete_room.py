@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QBoxLayout
 
 RUN_MS = 240_000
 SMALL = (1024, 640)
@@ -46,5 +46,7 @@ def test_the_comparison_chart_is_never_cut(qtbot, make_window, sid) -> None:
             scrolled.append(page.page_scroll.verticalScrollBar().isVisible())
             assert page.failed_row.isVisible()  # the pitfall's calls failed: the legend's third
             assert chart_is_whole(page), (sid, lang, height, page.compare.width())
+            # …and beside the table, both above the fold (stacked, it began below it).
+            assert page.payoff.direction() == QBoxLayout.Direction.LeftToRight, (sid, lang)
             assert page.compare.height() >= 200, (sid, lang, height)
     assert any(scrolled), "the page never scrolled: the case the issue saw was not tried"

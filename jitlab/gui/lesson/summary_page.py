@@ -117,7 +117,7 @@ class SummaryPage(Retranslating, QWidget):
         self.title.setFont(font)
         self.table_box = QGroupBox(self)
         self.grid = QGridLayout(self.table_box)
-        self.grid.setHorizontalSpacing(28)
+        self.grid.setHorizontalSpacing(20)
         self.row_labels: dict[str, QLabel] = {}
         self.cells: dict[tuple[str, str], QLabel] = {}
         self.heads = {v: QLabel(self) for v in ("pitfall", "fix")}
@@ -599,17 +599,21 @@ class SummaryPage(Retranslating, QWidget):
 
     def _fit_chart(self) -> None:
         """The chart is never cut: its width never under what its axis and legend need (the
-        legend's row as tall as its entries), and beside the table only where both fit."""
-        legend = self.compare_legend.effectiveSizeHint(Qt.SizeHint.PreferredSize)
+        legend's row as tall as its entries, one entry a row where two do not fit beside the
+        table), and beside the table where they fit, else under it."""
+        for columns in (2, 1):
+            self.compare_legend.setColumnCount(columns)
+            legend = self.compare_legend.effectiveSizeHint(Qt.SizeHint.PreferredSize)
+            self.compare.setMinimumWidth(AXIS_W + int(legend.width()) + 16)
+            if self._side_by_side():
+                break
         plot = self.compare.getPlotItem()
         plot.layout.setRowFixedHeight(0, max(30, int(legend.height()) + 2))
-        self.compare.setMinimumWidth(AXIS_W + int(legend.width()) + 16)
         self._place_chart()
 
-    def _place_chart(self) -> None:
-        """Side by side where the table and the chart both fit the page's width (counted as
-        if the page scrolled, so that a scroll bar coming or going never flips it); else the
-        chart under the table."""
+    def _side_by_side(self) -> bool:
+        """Whether the table and the chart both fit the page's width, counted as if the page
+        scrolled (so that a scroll bar coming or going never flips the layout)."""
         margins = self.page_layout.contentsMargins()
         room = (
             self.page_scroll.width()
@@ -621,14 +625,18 @@ class SummaryPage(Retranslating, QWidget):
         need = (
             self.table_box.sizeHint().width() + self.payoff.spacing() + self.compare.minimumWidth()
         )
-        side = need <= room
+        return need <= room
+
+    def _place_chart(self) -> None:
+        """Side by side where both fit (:meth:`_side_by_side`), else the chart under the table."""
+        side = self._side_by_side()
         direction = QBoxLayout.Direction.LeftToRight if side else QBoxLayout.Direction.TopToBottom
         if self.payoff.direction() != direction:
             self.payoff.setDirection(direction)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._place_chart()
+        self._fit_chart()
 
     def _label_runs(self) -> None:
         """The runs overlay from call 0; the axis says where each starts in the log's
