@@ -1493,14 +1493,6 @@
         <translation>各次编译之间变了什么：</translation>
     </message>
     <message>
-        <source>… and %n more change (the ledger lists every compile)</source>
-        <translation>……还有 %n 种变化（签名台账列出了每一次编译）</translation>
-    </message>
-    <message>
-        <source>… and %n more changes (the ledger lists every compile)</source>
-        <translation>……还有 %n 种变化（签名台账列出了每一次编译）</translation>
-    </message>
-    <message>
         <source>Compiled once: nothing to fix here.</source>
         <translation>只编译过一次：这里没什么要修的。</translation>
     </message>
@@ -1567,6 +1559,10 @@
     <message>
         <source>The last line is incomplete (still being written, or the program was killed); it is skipped until it ends.</source>
         <translation>最后一行不完整（还在写入，或程序被强行终止）；在它写完之前先跳过。</translation>
+    </message>
+    <message>
+        <source>What changed between its compiles: the %1 that explain the most compiles, of %2 (the ledger lists every compile):</source>
+        <translation>各次编译之间变了什么：共 %2 种，下面是解释编译次数最多的 %1 种（签名台账列出了每一次编译）：</translation>
     </message>
     <message numerus="yes">
         <source>%n unreadable line skipped.</source>

@@ -179,24 +179,22 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
             )
         )
     if s.change_counts:
-        lines.append(
-            QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
-        )
-        # Ranked by how many compiles each explains; the rest counted, never dropped silently.
+        # Ranked by how many compiles each explains; how many there are said first (in view
+        # however short the column), never dropped silently.
         words = s.change_words(i18n.language()).most_common()
-        lines += [f"• {change} ×{n}" for change, n in words[:CHANGES_LISTED]]
-        more = len(words) - CHANGES_LISTED
-        if more > 0:
-            text = (
+        head = QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
+        if len(words) > CHANGES_LISTED:
+            head = (
                 QCoreApplication.translate(
-                    "RecordingWindow", "… and %n more change (the ledger lists every compile)"
+                    "RecordingWindow",
+                    "What changed between its compiles: the %1 that explain the most compiles, "
+                    "of %2 (the ledger lists every compile):",
                 )
-                if more == 1
-                else QCoreApplication.translate(
-                    "RecordingWindow", "… and %n more changes (the ledger lists every compile)"
-                )
+                .replace("%1", str(CHANGES_LISTED))
+                .replace("%2", str(len(words)))
             )
-            lines.append(text.replace("%n", str(more)))
+        lines.append(head)
+        lines += [f"• {change} ×{n}" for change, n in words[:CHANGES_LISTED]]
     elif s.executables == 1:
         lines.append(
             QCoreApplication.translate("RecordingWindow", "Compiled once: nothing to fix here.")
