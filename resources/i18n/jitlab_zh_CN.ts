@@ -818,10 +818,6 @@
 <context>
     <name>Ledger</name>
     <message>
-        <source>call #</source>
-        <translation>调用序号</translation>
-    </message>
-    <message>
         <source>kind</source>
         <translation>类型</translation>
     </message>

@@ -9,6 +9,8 @@ import pytest
 from guihelp import changed_cells, visible_rows, wait_calls, whole_or_marked, write_scenarios
 from PySide6.QtWidgets import QApplication
 
+from jitlab.gui import i18n
+
 SMALL = (1024, 640)
 ROWS = 6
 
@@ -20,8 +22,8 @@ def small(window) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_monitor_shows_six_ledger_rows_at_1024_by_640(qtbot, make_window, lang) -> None:
+    i18n.set_language(lang)  # opened in it: the scenario list takes its width (wider in zh)
     window = make_window(scenario="dynamic-shapes")
-    window.set_language(lang)
     small(window)
     slider = window.params.widgets["batch_size"]
     sizes = [s for s in slider.stops if s <= 64][: ROWS + 1]

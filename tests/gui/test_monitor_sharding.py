@@ -19,6 +19,8 @@ from guihelp import (
 from PySide6.QtWidgets import QApplication
 from test_monitor_room import ROWS, SMALL
 
+from jitlab.gui import i18n
+
 pytestmark = pytest.mark.slow
 
 
@@ -28,8 +30,8 @@ def test_the_changed_layout_is_whole_at_1024(qtbot, make_window, lang) -> None:
 
     if jax.device_count() < 2:
         pytest.skip("one device in this process: the test below runs this on 8")
+    i18n.set_language(lang)  # opened in it: the scenario list takes its width (wider in zh)
     window = make_window(scenario="sharding")
-    window.set_language(lang)
     window.resize(*SMALL)
     QApplication.processEvents()
     layouts = window.params.widgets["layout"]

@@ -102,7 +102,7 @@ def test_monitor_after_the_fix_keeps_the_pitfalls_runs_changed_columns_first(
     qtbot.waitUntil(lambda: len(monitor.ledger_rows()) == 3)
     headers = monitor.ledger.headers()
     # What changed right after the row's number and kind; its cost after the signature.
-    assert headers[:2] == ["call #", "kind"]
+    assert headers[:2] == ["#", "kind"]
     assert headers[-3:] == ["cost", "run", "what changed"]
     signature = headers[2:-3]
     params = [i for i, h in enumerate(signature) if h.startswith("params[")]

@@ -146,7 +146,7 @@ class LedgerModel(QAbstractTableModel):
     def header(self, column: int) -> str:
         key = self.columns()[column]
         names = {
-            "index": translate("Ledger", "call #"),
+            "index": "#",  # as the call log heads it; its tooltip says what it counts
             "kind": translate("Ledger", "kind"),
             "run": translate("Ledger", "run"),
             "t": translate("Ledger", "at"),
