@@ -305,6 +305,7 @@ class LedgerView(Retranslating, QWidget):
             if self.table.columnWidth(column) > 260:
                 self.table.setColumnWidth(column, 260)
         if self.live:
+            self._place_note()
             self._fit_changed()
 
     def _fit_changed(self) -> None:
@@ -325,16 +326,17 @@ class LedgerView(Retranslating, QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.live:
-            # The note only where it leaves room for NOTE_ROWS rows (else the rows come
-            # first, and the note's words stay in the table's tooltip).
-            table = self.table
-            chrome = (
-                table.horizontalHeader().height() + table.horizontalScrollBar().sizeHint().height()
-            )
-            rows = NOTE_ROWS * table.verticalHeader().defaultSectionSize() + chrome + 4
-            note = self.note.heightForWidth(max(1, self.width())) + self.box.spacing()
-            self.note.setVisible(self.height() >= rows + note)
             self._fit()
+
+    def _place_note(self) -> None:
+        """Live: the note only where it leaves room for the rows there are, up to NOTE_ROWS
+        (else the rows come first, and the note's words stay in the table's tooltip)."""
+        table = self.table
+        chrome = table.horizontalHeader().height() + table.horizontalScrollBar().sizeHint().height()
+        shown = min(NOTE_ROWS, self.model.rowCount())
+        rows = shown * table.verticalHeader().defaultSectionSize() + chrome + 4
+        note = self.note.heightForWidth(max(1, self.width())) + self.box.spacing()
+        self.note.setVisible(self.height() >= rows + note)
 
     # -- for tests and callers ------------------------------------------------------------
     def headers(self) -> list[str]:
