@@ -18,13 +18,16 @@ from jitlab.lab.scenario import (
     AutoplayStep,
     CardRef,
     Comparison,
+    Counted,
     Lab,
     Lesson,
     Measure,
     Param,
     Pitfall,
+    QuestionRun,
     Scenario,
     ScriptLesson,
+    Shown,
     Text,
     Variant,
     analyze_error,
@@ -210,11 +213,11 @@ class ErrorDebugging(Scenario):
             "control-flow",
             Text("Broken function", "出错的函数"),
             Text(
-                "control-flow: if on a traced value · concrete-value: jnp.repeat with a "
-                "traced count · shape: weights stored the wrong way round · static-argument: "
-                "an array marked static.",
-                "control-flow：在追踪值上写 if · concrete-value：重复次数是追踪值的 "
-                "jnp.repeat · shape：权重存反了方向 · static-argument：数组被标成静态参数。",
+                "Which broken function the call runs: an if on a traced value · a traced "
+                "repeat count (jnp.repeat) · weights stored the wrong way round · an array "
+                "marked static.",
+                "这次调用运行哪个出错的函数：在追踪值上写 if · 重复次数是追踪值（jnp.repeat）"
+                "· 权重存反了方向 · 数组被标成静态参数。",
             ),
             choices=ERRORS,
             choice_labels=(
@@ -304,6 +307,14 @@ class ErrorDebugging(Scenario):
         Text("static: one compile per distinct n", "静态：每个不同的 n 编译一次"),
     )
 
+    # The question (center's if on a traced value): no number asked. The run answers both of
+    # its parts: the same call under jax.disable_jit(), and the line the error points at.
+    question_run = QuestionRun(
+        "pitfall",
+        ({"error": "control-flow"},),
+        Counted.NOTHING,
+        shows=(Shown.DISABLE_JIT, Shown.ERROR_LINE),
+    )
     # The verdict: every broken function fails, every fixed one runs (issue 21).
     comparisons = (
         Comparison(Measure.ERRORS, tuple({"error": e} for e in ERRORS for _ in range(2))),

@@ -317,13 +317,13 @@ class RecompileCost(Scenario):
             "weak-type",
             Text("Signature habit", "签名习惯"),
             Text(
-                "weak-type: float then jnp.float32 · dtype-drift: float16 batches · "
-                "new-lambda / new-partial: a new function each step · jit-in-loop: "
-                "jax.jit(f) each step · dict-keys: an optional key · clear-caches: "
-                "jax.clear_caches() each step.",
-                "weak-type：float 与 jnp.float32 交替 · dtype-drift：夹杂 float16 批次 · "
-                "new-lambda / new-partial：每步新建函数 · jit-in-loop：每步 jax.jit(f) · "
-                "dict-keys：可选的键 · clear-caches：每步 jax.clear_caches()。",
+                "How each step calls the jitted function: weak type (0.01, then "
+                "jnp.float32(0.01)) · dtype drift (some batches in float16) · a new lambda or "
+                "partial (a new function each step) · jax.jit inside the loop · an optional "
+                "dict key · clear_caches each step (jax.clear_caches()).",
+                "每一步怎样调用 jit 函数：弱类型（先 0.01，再 jnp.float32(0.01)）· dtype 漂移"
+                "（部分批次是 float16）· 每步新建 lambda 或 partial（每步一个新函数）· 在循环里"
+                "调用 jax.jit · 可有可无的字典键 · 每步 clear_caches（jax.clear_caches()）。",
             ),
             choices=MISTAKES,
             choice_labels=(

@@ -29,6 +29,7 @@ from jitlab.lab.scenario import (
     QuestionRun,
     Scenario,
     ScriptLesson,
+    Shown,
     Text,
     Variant,
     devices_text,
@@ -199,8 +200,8 @@ class Sharding(Scenario):
                 "How the loader spread the batch over the devices: rows (data parallel), "
                 "features (columns), replicated (a full copy per device) or single (a host "
                 "array on one device).",
-                "数据加载器把批次摆到设备上的方式：rows 按行（数据并行）、features 按列、"
-                "replicated 每台设备一份完整拷贝、single 主机数组放在单台设备上。",
+                "数据加载器把批次摆到设备上的方式：按行切分（数据并行）、按列切分、复制（每台"
+                "设备一份完整拷贝），或单设备（放在一台设备上的主机数组）。",
             ),
             choices=tuple(LAYOUTS),
             choice_labels=(
@@ -302,6 +303,7 @@ class Sharding(Scenario):
             {"layout": layout}
             for layout in ("rows", "rows", "features", "rows", "replicated", "rows")
         ),
+        shows=(Shown.JAX_EXPLAINED,),  # "and will JAX tell you why?"
     )
     comparisons = (
         Comparison(

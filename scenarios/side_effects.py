@@ -12,6 +12,7 @@ from jitlab.lab.scenario import (
     CardRef,
     Comparison,
     Counted,
+    Fact,
     Lab,
     Lesson,
     Measure,
@@ -345,6 +346,17 @@ class SideEffects(Scenario):
         "pitfall",
         tuple({"length": 4, "scale": s} for s in (1.0, 2.0, 3.0, 4.0, 5.0)),
         Counted.PRINTED,
+        # "what is the counter, and what is in the list?": read off the run's last call
+        facts=(
+            Fact("counter", Text("The counter ends at {value}.", "计数器最后是 {value}。")),
+            Fact(
+                "seen",
+                Text(
+                    "The list seen ends up holding {n} item: {value}.",
+                    "列表 seen 最后装着 {n} 项：{value}。",
+                ),
+            ),
+        ),
     )
     comparisons = (
         Comparison(

@@ -1,9 +1,12 @@
-"""The built wheel carries the built-in scenarios and resources, and finds them installed."""
+"""The built wheel carries the built-in scenarios, the resources the app reads and the
+licence, and finds them installed; the README's images stay in the sdist."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -36,11 +39,34 @@ def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Pat
     names = zipfile.ZipFile(wheel).namelist()
     for module in (ROOT / "scenarios").glob("*.py"):
         assert f"jitlab/_builtin/scenarios/{module.name}" in names
-    resources = [p for p in (ROOT / "resources").rglob("*") if p.is_file()]
-    assert resources
-    for path in resources:
-        assert f"jitlab/_builtin/resources/{path.relative_to(ROOT / 'resources')}" in names
+    # What the app reads through jitlab.records.paths.resource, and nothing else.
+    read = ["scenarios.json", "kitchen.svg", "i18n/jitlab_zh_CN.qm"]
+    read += [f"icons/{p.name}" for p in (ROOT / "resources" / "icons").glob("*.svg")]
+    shipped = sorted(n.split("_builtin/resources/")[1] for n in names if "_builtin/resources/" in n)
+    assert shipped == sorted(read)
+    # The README's images are not the program (they were 30 % of the wheel: issue 54).
+    images = re.findall(r"\]\((resources/[^)]+)\)", (ROOT / "README.md").read_text("utf-8"))
+    assert images
+    assert not [n for n in names if n.endswith((".png", ".jpg", ".gif"))]
+    licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licence, "the MIT licence the metadata declares is not in the wheel"
+    text = zipfile.ZipFile(wheel).read(licence[0]).decode()
+    assert text.startswith("MIT License") and "the jitlab authors" in text
     assert any(n.endswith("entry_points.txt") for n in names)
+
+    # The sdist keeps the licence, the README's images and the translators' catalogue.
+    done = subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (sdist,) = tmp_path.glob("jitlab-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        inside = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    assert {"LICENSE", "resources/i18n/jitlab_zh_CN.ts", *images} <= inside
 
     # Unpacked on its own (no source checkout on the path), it still lists the built-ins.
     site = tmp_path / "site"
@@ -60,6 +86,21 @@ def test_wheel_contains_scenarios_and_resources_and_discovers_them(tmp_path: Pat
     first, second = listed.stdout.splitlines()
     assert first.startswith(str(site))
     assert "'dynamic-shapes'" in second
+
+
+def test_the_notebook_extra_brings_a_kernel():
+    # Issue 54: `pip install 'jitlab[notebook]'` gave no kernel to run the lesson it exports.
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    extra = {
+        Requirement(r).name: Requirement(r) for r in project["optional-dependencies"]["notebook"]
+    }
+    assert {"ipython", "ipykernel", "nbformat", "ipywidgets"} <= set(extra)
+    tested = {Requirement(r).name: Requirement(r) for r in project["optional-dependencies"]["test"]}
+    assert extra["ipykernel"].specifier == tested["ipykernel"].specifier  # the one the tests run
 
 
 def test_the_jax_the_user_has_inside_the_window_is_kept_and_outside_refused():

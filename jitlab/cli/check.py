@@ -95,7 +95,8 @@ def _runs(check: Any, out: _Printer, report: dict[str, Any], lang: str) -> int:
             for variant in comparison.variants:
                 table = call_table(say("check.run", variant=titles.get(variant, variant)), lang)
                 for record in (r for r in made if r.variant == variant):
-                    table.add_row(*call_row(record, dict(record.params or {}), lang))
+                    row = call_row(record, dict(record.params or {}), lang, params=cls.params)
+                    table.add_row(*row)
                 out.console.print(table)
             print_compare(cls, verdict, comparison.variants, lang)
         failures += _raised(check, made, out, report, lang)

@@ -146,6 +146,10 @@ def run(args: argparse.Namespace) -> int:
             interview=args.interview is not None,
         )
     view = QuizView(language, args.json)
+    if args.json and not args.solve and args.interview is None and not args.answer:
+        # JSON lines cannot ask for predictions: with no action, the one that needs none.
+        print(_say("quiz.json_lists"), file=sys.stderr)
+        args.list = True
     if args.list:
         return view.listing(selected)
     if args.solve:
@@ -170,8 +174,6 @@ def _check_combinations(args: argparse.Namespace) -> None:
     # float() takes "nan" and "inf": NaN slips past `<= 0`, and inf is no time limit at all.
     if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds > 0):
         fail(_say("quiz.err.seconds", value=f"{args.seconds:g}"))
-    if args.json and not modes and not args.answer:
-        fail(_say("quiz.err.json"))
     if args.json and modes == ["interview"] and not args.answer:
         fail(_say("quiz.err.json_interview"))
 

@@ -215,9 +215,11 @@ def _script_of(run: Any, record: Any) -> Any:
 
 def _print_scripts(run: Any, calls: Iterable[dict[str, Any]], part: str) -> None:
     """One line per call; under each compile, the part of its script (plain text: grep it)."""
+    from jitlab.lab.spec import values_text
+
     for overrides in calls:
         record = run.step(overrides)
-        params = ", ".join(f"{k}={v}" for k, v in overrides.items()) or say("run.defaults")
+        params = values_text(run.scenario_cls.params, overrides, language()) or say("run.defaults")
         kind = record.kind.value  # English: as the JSON names it (grep for it); else by name
         kind = kind if language() == "en" else messages.kind_name(kind, language())
         head = say("run.script_call", index=record.index, params=params, kind=kind)
@@ -292,11 +294,19 @@ def call_table(title: str, lang: str) -> Any:
     return table
 
 
-def call_row(record: Any, overrides: dict[str, Any], lang: str, full: bool = False) -> list[str]:
-    """One call's row (rich markup; every recorded string escaped): what it did and why."""
+def call_row(
+    record: Any,
+    overrides: dict[str, Any],
+    lang: str,
+    full: bool = False,
+    params: Iterable[Any] = (),
+) -> list[str]:
+    """One call's row (rich markup; every recorded string escaped): what it did and why; its
+    values by the labels of ``params`` (the scenario's), in ``lang``."""
     from rich.markup import escape
 
     from jitlab.lab.raised import Raised
+    from jitlab.lab.spec import values_text
     from jitlab.records.change_words import reason_text
 
     kind = record.kind.value
@@ -321,8 +331,7 @@ def call_row(record: Any, overrides: dict[str, Any], lang: str, full: bool = Fal
         note += "\n[dim]" + escape(facts) + "[/dim]"
     return [
         str(record.index),
-        escape(", ".join(f"{k}={v}" for k, v in overrides.items()))
-        or messages.say("run.defaults", lang),
+        escape(values_text(params, overrides, lang)) or messages.say("run.defaults", lang),
         f"[{_KIND_STYLE[kind]}]{kind_text}[/]",
         f"{record.latency_ms:.3f}",
         f"{record.trace_ms:.1f}",
@@ -355,7 +364,7 @@ def _print_table(
     with live:
         for overrides in calls:
             record = run.step(overrides)
-            table.add_row(*call_row(record, overrides, lang, full))
+            table.add_row(*call_row(record, overrides, lang, full, run.scenario_cls.params))
             live.refresh()
 
 

@@ -54,7 +54,7 @@ from jitlab.lab.spec import (
     icon_file,
 )
 from jitlab.lab.validation import REQUIRED, validate
-from jitlab.lab.verdict import Counted, QuestionRun
+from jitlab.lab.verdict import Counted, Fact, QuestionRun, Shown
 from jitlab.probe.devices import devices_text, mesh_devices
 from jitlab.records.calls import CallRecord, ErrorInfo
 
@@ -93,6 +93,7 @@ __all__ = [
     "ErrorInfo",
     "Evidence",
     "Exercise",
+    "Fact",
     "Lab",
     "Lesson",
     "Measure",
@@ -105,6 +106,7 @@ __all__ = [
     "QuestionRun",
     "Scenario",
     "ScriptLesson",
+    "Shown",
     "Step",
     "Text",
     "Variant",

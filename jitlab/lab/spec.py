@@ -182,6 +182,31 @@ class Param:
         return "a finite number" if self.type is float else kind
 
 
+def value_words(
+    params: Iterable[Param], values: Mapping[str, Any], language: str
+) -> list[tuple[str, str]]:
+    """Each value as the lesson's controls show it: its parameter's label and the value's
+    label, in ``language`` (never the ids). A name no parameter declares keeps its name."""
+    declared = {p.name: p for p in params}
+    words = []
+    for name, value in values.items():
+        p = declared.get(name)
+        if p is None:
+            words.append((name, str(value)))
+        else:
+            words.append((p.label.get(language), p.choice_label(str(value), language)))
+    return words
+
+
+def values_text(params: Iterable[Param], values: Mapping[str, Any], language: str) -> str:
+    """``Input layout: features (columns); Batch rows: 256`` (in Chinese with ``：`` and
+    ``；``): one call's values, as every face says them."""
+    colon, sep = ("：", "；") if language.startswith("zh") else (": ", "; ")
+    return sep.join(
+        f"{label}{colon}{value}" for label, value in value_words(params, values, language)
+    )
+
+
 @dataclass(frozen=True)
 class Variant:
     id: str  # "pitfall", "fix", or another face of the pitfall

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import enum
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
-from jitlab.lab.spec import Comparison, Measure, ParamValues, Text
+from jitlab.lab.spec import Comparison, Measure, Param, ParamValues, Text, value_words
 from jitlab.records.calls import CallKind, CallRecord
+from jitlab.records.change_words import render
 
 __all__ = [
     "MIN_ROUNDS",
@@ -451,18 +453,42 @@ class Counted(enum.StrEnum):
 
     COMPILES = "compiles"  # calls that compiled a program (first compiles and recompiles)
     PRINTED = "printed"  # lines the function printed (while tracing and at run time)
+    NOTHING = "nothing"  # the question asks no number: what it asks, its answers say
+
+
+class Shown(enum.StrEnum):
+    """What else a question asks that its own run shows: read off the run's records, so a
+    lesson's Complete page answers its whole question (never a stored answer)."""
+
+    JAX_EXPLAINED = "jax-explained"  # did JAX say why each recompile happened?
+    # What an error's anatomy and its eager replay leave in a call's notes (the scenario's
+    # facts: ``analyze_error(...).to_json()`` as "anatomy", ``rerun_eagerly`` as "eager"):
+    DISABLE_JIT = "disable-jit"  # does the same call fail under jax.disable_jit() too?
+    ERROR_LINE = "error-line"  # which line of the user's code does the error point at?
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact of the question's run (a key of ``Scenario.facts``, noted on each call) that
+    answers part of the question, in the scenario's words: ``{value}`` is its value after the
+    run's last call (a list joined), ``{n}`` how many items it holds."""
+
+    key: str
+    words: Text
 
 
 @dataclass(frozen=True)
 class QuestionRun:
     """How a scenario's question is settled: the question's own calls, run on one variant
-    from a fresh start, and what the question counts. The prediction is graded on this run
-    alone; the lesson's comparison (:class:`~jitlab.lab.spec.Comparison`) is a second,
-    separate finding."""
+    from a fresh start, what the question counts, and what else it asks that the run shows
+    (``shows``, ``facts``). The prediction is graded on this run alone; the lesson's
+    comparison (:class:`~jitlab.lab.spec.Comparison`) is a second, separate finding."""
 
     variant: str
     calls: tuple[ParamValues, ...]
     counts: Counted = Counted.COMPILES
+    shows: tuple[Shown, ...] = ()
+    facts: tuple[Fact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -474,6 +500,7 @@ class Graded:
     said: int | None
     right: bool | None  # None: the prediction names no number
     sentence: Text  # which run answered, what it counted, and the prediction's grade
+    answers: tuple[Text, ...] = ()  # the question's other parts, as the run answered them
 
     def to_json(self, language: str = "en") -> dict[str, Any]:
         return {
@@ -482,6 +509,7 @@ class Graded:
             "said": self.said,
             "right": self.right,
             "text": self.sentence.get(language),
+            "answers": [a.get(language) for a in self.answers],
         }
 
 
@@ -494,13 +522,25 @@ def answered_by(answer: QuestionRun, records: Sequence[CallRecord]) -> bool:
 
 
 def grade(
-    answer: QuestionRun, records: Sequence[CallRecord], said: int | None, variant: Text
+    answer: QuestionRun,
+    records: Sequence[CallRecord],
+    said: int | None,
+    variant: Text,
+    params: Iterable[Param] = (),
 ) -> Graded:
     """The question's count over the first calls of ``records`` (a run that
-    :func:`answered_by` accepts), and the learner's number ``said`` against it. ``variant``:
-    the title of the variant that ran, for the sentence that says which run answered."""
+    :func:`answered_by` accepts), the learner's number ``said`` against it, and the
+    question's other parts as the run answered them. ``variant``: the title of the variant
+    that ran, for the sentence that says which run answered; ``params``: the scenario's, so
+    the calls are said by their labels."""
     run = list(records[: len(answer.calls)])
-    if answer.counts is Counted.PRINTED:
+    answers = tuple(a for shown in answer.shows if (a := _shown(shown, run)) is not None)
+    answers += tuple(a for fact in answer.facts if (a := _fact(fact, run)) is not None)
+    if answer.counts is Counted.NOTHING:
+        where: tuple[int, ...] = ()
+        count = 0
+        en_n = zh_n = ""
+    elif answer.counts is Counted.PRINTED:
         where = tuple(r.index for r in run if r.stdout)
         count = sum(len(r.stdout) for r in run)
         en_n, zh_n = _count(count, "line") + " printed", f"打印了 {count} 行"
@@ -508,41 +548,133 @@ def grade(
         where = tuple(r.index for r in run if r.kind in _COMPILED)
         count = len(where)
         en_n, zh_n = f"{_count(count, 'compile')}", f"编译了 {count} 次"
-    calls_en, calls_zh = _call_list(answer.calls)
+    params = tuple(params)
+    calls_en, calls_zh = (
+        _call_list(answer.calls, params, "en"),
+        _call_list(answer.calls, params, "zh"),
+    )
     span = f"#{run[0].index}–#{run[-1].index}" if len(run) > 1 else f"#{run[0].index}"
     at = ", ".join(f"#{i}" for i in where)
     at_en, at_zh = (f" ({at})", f"（{at}）") if where else ("", "")
     role_en, role_zh = _ROLES.get(answer.variant, (answer.variant, answer.variant))
+    what_en, what_zh = (f": {en_n}{at_en}.", f"：{zh_n}{at_zh}。") if en_n else (".", "。")
     head = Text(
         f"The question, run for itself: its calls ({calls_en}) on the {role_en} "
-        f"(“{variant.en}”), calls {span} of the log: {en_n}{at_en}.",
+        f"(“{variant.en}”), calls {span} of the log{what_en}",
         f"题目单独跑了一遍：它自己的调用（{calls_zh}）在{role_zh}（“{variant.zh}”）上，"
-        f"即日志里的 {span}：{zh_n}{at_zh}。",
+        f"即日志里的 {span}{what_zh}",
     )
-    if said is None:
-        return Graded(count, where, None, None, head)
+    if said is None or answer.counts is Counted.NOTHING:
+        return Graded(count, where, None, None, head, answers)
     right = said == count
     tail = (
         Text(f" You said {said}: right.", f"你说 {said}：对了。")
         if right
         else Text(f" You said {said}: the run says {count}.", f"你说 {said}：运行结果是 {count}。")
     )
-    return Graded(count, where, said, right, Text(head.en + tail.en, head.zh + tail.zh))
+    sentence = Text(head.en + tail.en, head.zh + tail.zh)
+    return Graded(count, where, said, right, sentence, answers)
 
 
 _ROLES = {"pitfall": ("pitfall", "陷阱版"), "fix": ("fix", "修正版")}
 
 
-def _call_list(calls: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    """The calls in a few words: how many, then each parameter that is set, with its values
-    in order (one value when it never changes)."""
+def _call_list(calls: Sequence[Mapping[str, Any]], params: Sequence[Param], lang: str) -> str:
+    """The calls in a few words: how many, then each parameter that is set, by its label,
+    with its values' labels in order (one value when it never changes)."""
     keys: list[str] = []
     for call in calls:
         keys.extend(k for k in call if k not in keys)
-    en, zh = [_calls(len(calls))], [f"{len(calls)} 次调用"]
+    zh = lang.startswith("zh")
+    words = [f"{len(calls)} 次调用" if zh else _calls(len(calls))]
     for key in keys:
-        values = [str(call[key]) for call in calls if key in call]
-        shown = values[:1] if len(set(values)) == 1 else values
-        en.append(f"{key} " + ", ".join(shown))
-        zh.append(f"{key} " + "、".join(shown))
-    return "; ".join(en), "；".join(zh)
+        values = [value_words(params, {key: call[key]}, lang)[0] for call in calls if key in call]
+        shown = [v for _, v in values]
+        shown = shown[:1] if len(set(shown)) == 1 else shown
+        words.append(values[0][0] + ("：" if zh else ": ") + ("、" if zh else ", ").join(shown))
+    return ("；" if zh else "; ").join(words)
+
+
+def _shown(shown: Shown, run: Sequence[CallRecord]) -> Text | None:
+    """One more part of the question, as the run answered it (None: the run cannot say)."""
+    if shown is Shown.JAX_EXPLAINED:
+        return _jax_explained(run)
+    failed = next((r for r in run if r.error is not None), None)
+    notes = dict(failed.notes or {}) if failed is not None else {}
+    if shown is Shown.DISABLE_JIT:
+        eager = notes.get("eager")
+        if not isinstance(eager, Mapping):
+            return None
+        if eager.get("ok"):
+            return Text(
+                "Under jax.disable_jit() the same call runs without error: the code is right "
+                "for real values; under jit it asked for a value too early, while tracing.",
+                "在 jax.disable_jit() 下，同一次调用不再报错：代码对具体数值是对的；在 jit 下"
+                "它只是问得太早——追踪时就要具体的值。",
+            )
+        kind = str(eager.get("error_type") or "")
+        return Text(
+            f"Under jax.disable_jit() the same call fails too ({kind}): a real bug, not a "
+            "tracing one.",
+            f"在 jax.disable_jit() 下，同一次调用也失败了（{kind}）：这是真 bug，不是追踪问题。",
+        )
+    anatomy = notes.get("anatomy")
+    stack = anatomy.get("stack") if isinstance(anatomy, Mapping) else None
+    if not stack:
+        return None
+    frame = stack[-1]
+    code = str(frame.get("code", "")).split("  # ")[0].strip()
+    at = f"{PurePath(str(frame.get('file', ''))).name}:{frame.get('line')}"
+    function = frame.get("function", "")
+    return Text(
+        f"The error points at your own line, {at} in {function}(): {code}",
+        f"报错指向你自己的那一行：{function}() 里的 {at}：{code}",
+    )
+
+
+def _jax_explained(run: Sequence[CallRecord]) -> Text:
+    """Whether JAX said why each recompile of the run happened (its explanation kept on the
+    reason), and what jitlab's own signature diff named."""
+    again = [r for r in run if r.kind is CallKind.RECOMPILE]
+    if not again:
+        return Text(
+            "Nothing recompiled: there was nothing for JAX to explain.",
+            "没有重编译：JAX 没什么可解释的。",
+        )
+    told = [r for r in again if r.reason is not None and r.reason.jax_explanation]
+    at, at_zh = (sep.join(f"#{r.index}" for r in again) for sep in (", ", "、"))
+    first = again[0]
+    items = first.reason.items if first.reason is not None else ()
+    named_en = render(items[0], "en") if items else ""
+    named_zh = render(items[0], "zh") if items else ""
+    diff_en = (
+        f" jitlab's own signature diff named it (#{first.index}: {named_en})." if items else ""
+    )
+    diff_zh = f"jitlab 自己的签名比对指出了变化（#{first.index}：{named_zh}）。" if items else ""
+    n = len(again)
+    if not told:
+        none = (
+            "did not explain the recompile" if n == 1 else f"explained none of the {n} recompiles"
+        )
+        return Text(
+            f"Did JAX say why? No: it {none} ({at}).{diff_en}",
+            f"JAX 说了原因吗？没有：{n} 次重编译（{at_zh}）它一次也没解释。{diff_zh}",
+        )
+    return Text(
+        f"Did JAX say why? For {len(told)} of the {_count(n, 'recompile')} ({at}).{diff_en}",
+        f"JAX 说了原因吗？{n} 次重编译（{at_zh}）里它解释了 {len(told)} 次。{diff_zh}",
+    )
+
+
+def _fact(fact: Fact, run: Sequence[CallRecord]) -> Text | None:
+    """A fact the run's last call noted, in the scenario's words (None when not noted)."""
+    notes = dict(run[-1].notes or {}) if run else {}
+    if fact.key not in notes:
+        return None
+    value = notes[fact.key]
+    items = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    n = len(items)
+    return Text(
+        fact.words.en.format(value=", ".join(items) or "nothing", n=n),
+        fact.words.zh.format(value="、".join(items) or "空", n=n),
+    )

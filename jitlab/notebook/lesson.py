@@ -28,11 +28,11 @@ import dataclasses
 import re
 import sys
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jitlab.lab.spec import CardRef, Comparison, Scenario, ScriptLesson, Text
+from jitlab.lab.spec import CardRef, Comparison, Param, Scenario, ScriptLesson, Text, values_text
 
 if TYPE_CHECKING:
     import nbformat
@@ -243,7 +243,7 @@ def build(scenario: type[Scenario], lang: str = "en") -> nbformat.NotebookNode:
     md(f"## {_say('kitchen', lang)}", _md(scenario.lesson.kitchen.get(lang)))
     md(_say("setup", lang))
     code(_setup_source(scenario, lang))
-    calls = ", ".join(_call_words(call) for call in main.calls) or "{}"
+    calls = ", ".join(_call_words(call, scenario.params, lang) for call in main.calls) or "{}"
     md(
         f"## {_say('predict', lang)}",
         f"**{_md(scenario.question.get(lang))}**",
@@ -343,7 +343,7 @@ def _face(
     lang: str,
 ) -> None:
     pitfall, fix = (variants[v] for v in face.variants)
-    calls = ", ".join(_call_words(call) for call in face.calls) or "{}"
+    calls = ", ".join(_call_words(call, instance.params, lang) for call in face.calls) or "{}"
     md(
         f"## {_say('face', lang)}{_colon(lang)}"
         f"{_md(pitfall.title.get(lang))} → {_md(fix.title.get(lang))}",
@@ -379,9 +379,9 @@ def _ref_words(scenario: type[Scenario], ref: CardRef, lang: str, markdown: bool
     """A card a :class:`ScriptLesson` names: its variant's title, the values, its number
     (``markdown``: the values as code, the title escaped)."""
     title = next((v.title.get(lang) for v in scenario.variants if v.id == ref.variant), ref.variant)
-    values = ", ".join(f"{k}={v!r}" for k, v in dict(ref.params).items())
+    values = values_text(scenario.params, dict(ref.params), lang)
     if markdown:
-        title, values = _md(title), f"`{values}`" if values else ""
+        title, values = _md(title), _md(values)
     key = "ref_values" if values else "ref"
     text = _say(key, lang, variant=f"“{title}”", values=values)
     if ref.number is not None:
@@ -437,7 +437,7 @@ def _graded_words(scenario: type[Scenario], lang: str) -> str:
     answer = getattr(scenario, "question_run", None)
     if answer is None:
         return ""
-    calls = ", ".join(_call_words(call) for call in answer.calls)
+    calls = ", ".join(_call_words(call, scenario.params, lang) for call in answer.calls)
     return _say("graded", lang, calls=calls)
 
 
@@ -468,8 +468,9 @@ def variable_name(variant: str) -> str:
     return name if name.isidentifier() and not name[0].isdigit() else f"run_{name}"
 
 
-def _call_words(call: Mapping[str, Any]) -> str:
-    return "(" + ", ".join(f"{k}={v!r}" for k, v in call.items()) + ")"
+def _call_words(call: Mapping[str, Any], params: Iterable[Param], lang: str) -> str:
+    """One call's values as the app's controls name them (never the parameters' ids)."""
+    return "(" + values_text(params, call, lang) + ")"
 
 
 _MD_SPECIAL = re.compile(r"([\\*_\[\]<>#|~])")
@@ -516,6 +517,7 @@ class LessonRun:
     lang: str = "en"
     shown: tuple[str, ...] = ()  # the parameters the lesson's calls set (the rest: defaults)
     comparison: Comparison | None = None  # whose calls these are
+    params: tuple[Param, ...] = ()  # the scenario's: the calls' values said by their labels
     # the definitions its cell ran with (for the question's own run)
     code: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
@@ -529,7 +531,8 @@ class LessonRun:
         out = []
         for r in self.records:
             values = r.params or {}
-            params = ", ".join(f"{k}={values[k]!r}" for k in self.shown if k in values)
+            shown = {k: values[k] for k in self.shown if k in values}
+            params = values_text(self.params, shown, self.lang)
             line = _say("call_line", self.lang, n=r.index, params=params)
             line += kind_text(r.kind.value).get(self.lang)
             if r.error is not None:
@@ -571,7 +574,9 @@ class NotebookLesson:
             run = Run(self.scenario, variant)
             records = tuple(run.step(dict(call)) for call in comparison.calls or ({},))
         shown = tuple(dict.fromkeys(k for call in comparison.calls for k in call))
-        result = LessonRun(variant, records, self.lang, shown, comparison, dict(code or {}))
+        result = LessonRun(
+            variant, records, self.lang, shown, comparison, self.scenario.params, dict(code or {})
+        )
         print("\n".join(result.lines()))
         return result
 
@@ -602,7 +607,8 @@ class NotebookLesson:
                 lines.append(_say("not_a_count", lang))
             else:
                 data["prediction"] = graded.to_json(lang)
-                lines += [graded.sentence.get(lang), _say("second", lang)]
+                lines += [graded.sentence.get(lang), *(a.get(lang) for a in graded.answers)]
+                lines.append(_say("second", lang))
         lines.append(verdict.text(lang))
         if comparison.measure.value == "compiles":  # which calls, by the numbers shown above
             for side, run in (("pitfall", pitfall), ("fix", fix)):
@@ -638,7 +644,8 @@ class NotebookLesson:
             run = Run(self.scenario, answer.variant)
             records = [run.step(dict(call)) for call in answer.calls]
         title = next(v.title for v in self.scenario.variants if v.id == answer.variant)
-        return grade(answer, records, prediction_number(said) if said else None, title)
+        said_n = prediction_number(said) if said else None
+        return grade(answer, records, said_n, title, self.scenario.params)
 
     def scripts(self, max_calls: int = 8) -> list[Any]:
         """The scripts of the cards the scenario's :class:`ScriptLesson` names: each made by
@@ -675,7 +682,7 @@ class NotebookLesson:
                 {"variant": ref.variant, "card": script.card, "signature": str(script.signature)}
             )
             _show(title, {"script": shown[-1]})
-            _display(script)
+            _display_script(script, lang)
         if len(made) == 2 and all(s is not None for s in made):
             diff = compare(made[0], made[1])
             if diff.jaxpr_diff:  # without the colours JAX prints a jaxpr with in a kernel
@@ -753,17 +760,21 @@ class NotebookLesson:
                 setattr(self.module, name, own)
 
 
-def _display(obj: Any) -> None:
-    """``obj`` shown as IPython shows it (its rich display), or printed outside IPython."""
+def _display_script(script: Any, lang: str) -> None:
+    """A script in the lesson's language (the rich display registered for every Script
+    speaks English: it cannot know the lesson's): its HTML, or its text outside IPython."""
+    from jitlab.notebook.render import script_html, script_text
+
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:
         get_ipython = None
     if get_ipython is None or get_ipython() is None:
-        print(repr(obj))
+        print(script_text(script, lang))
         return
-    display(obj)
+    bundle = {"text/html": script_html(script, lang), "text/plain": script_text(script, lang)}
+    display(bundle, raw=True)
 
 
 def _json(value: Any) -> Any:

@@ -148,9 +148,13 @@ def recording_body(
     return (f'<h2 class="nb">{esc(title, lang)}</h2>\n' if title else "") + body
 
 
+CHANGES_SHOWN = 4  # per function, as `jitlab watch` lists them (then how many more)
+
+
 def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
     """The per-function table as ``jitlab watch`` prints it, in plain text (a terminal's,
-    in IPython: every recorded string shown as written, :func:`_plain`)."""
+    in IPython: every recorded string shown as written, :func:`_plain`): under each
+    function, what differed between its compiles (a terminal IPython shows only this)."""
     rows = [
         [
             say(c, lang)
@@ -164,6 +168,7 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
             )
         ]
     ]
+    changed: list[list[str]] = []  # per row: what differed between its compiles
     for s in summarize(recording, include_internal=False):
         rows.append(
             [
@@ -175,9 +180,20 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
                 str(len(s.signatures)) if s.signatures else "-",
             ]
         )
+        words = s.change_words(lang).most_common()  # the most telling first, counted
+        shown = [f"    {change} ×{n}" for change, n in words[:CHANGES_SHOWN]]
+        if len(words) > CHANGES_SHOWN:
+            shown.append("    " + say("n.more", lang, n=len(words) - CHANGES_SHOWN))
+        changed.append(shown)
     if len(rows) == 1:
         return _plain(f"{title}\n{say('report.nothing_compiled', lang)}", lang)
-    lines = [title, *_aligned(rows)]
+    table = _aligned(rows)
+    lines = [title, table[0]]
+    for row, shown in zip(table[1:], changed, strict=True):  # under each function: why
+        lines.append(row)
+        if shown:
+            colon = "：" if lang.startswith("zh") else ":"
+            lines += [f"  {say('col.what_differed', lang)}{colon}", *shown]
     costs = listed_sites(recording.calls)
     if costs:  # call-site-cost: the calling lines, costliest first
         lines.append(say("diagnosis.call_site_cost.title", lang))

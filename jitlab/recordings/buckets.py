@@ -95,6 +95,17 @@ def padding(sizes: Sequence[int], buckets: Sequence[int]) -> int:
     return total
 
 
+def last_partial_batch(sizes: Sequence[int]) -> tuple[int, int] | None:
+    """``(full, partial)`` when a dimension's sizes, in the order they compiled, are a full
+    size first and then one smaller one: batches of ``full`` and a last partial batch (a
+    dataset ``full`` does not divide: 32, 32, 32, then 4). Powers of two or not, padding
+    that last batch up to ``full`` (or dropping it) saves its compile. None otherwise."""
+    distinct = set(sizes)
+    if len(distinct) != 2 or not sizes or sizes[0] != max(distinct):
+        return None
+    return sizes[0], min(distinct)
+
+
 SUGGESTED_AT_MOST = 8  # a first suggestion of buckets never asks for more compiles
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from jitlab.records.calls import CallKind, Change, Summary
 from jitlab.records.change_words import render
+from jitlab.records.changes import ChangeKind
 from jitlab.records.history import Tally
 from jitlab.records.lines import COMPILED, Key, RecordedCall
 
@@ -77,11 +78,14 @@ class FunctionSummary:
         return f"{self.compile_ms:.1f}"
 
     def change_words(self, lang: str = "en", *, full: bool = False) -> Counter[str]:
-        """What differed between its compiles in ``lang``, how often (changes that read the
-        same counted together), each first seen first: what the terminal summary and the
-        recording window list."""
+        """What differed between its compiles in ``lang``, how often: equal changes counted
+        together (a new function object's running count aside: its ×N says it), so that
+        ``most_common()`` ranks them by how many compiles each explains, of equal ones the
+        first seen first. What the terminal summary and the recording window list."""
         words: Counter[str] = Counter()
         for change, n in self.change_counts.items():
+            if change.kind is ChangeKind.NEW_FUNCTION_OBJECT:
+                change = replace(change, count=0)  # "(N function objects so far)": its ×N
             words[render(change, lang, full=full)] += n
         return words
 

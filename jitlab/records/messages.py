@@ -773,6 +773,15 @@ CATALOGUE: dict[str, Message] = {
         "{dim} 的大小取了 {values} 个不同的值，共 {compiles}。把每次调用填充到分桶大小 {buckets} "
         "之一，可以降到 {fewer}，代价是比见过的大小多填充 {share}（{tool}：{fewer}时填充最少）。",
     ),
+    # batches of one size, then a last partial batch: pad it up (one compile) or drop it
+    "report.buckets.partial": _M(
+        "The size of {dim} was {full}, then {partial}, in {compiles}: batches of {full} and a "
+        "last partial batch (a dataset that {full} does not divide). Pad the last batch up to "
+        "{full} and mask the padding (one compile for both), or drop it (drop_last).",
+        "{dim} 的大小先是 {full}，后来是 {partial}，共 {compiles}：{full} 一批，最后一批不满"
+        "（数据集不能被 {full} 整除）。把最后一批补齐到 {full} 并用掩码遮住补齐部分（两种大小"
+        "只编译一次），或者直接丢掉它（drop_last）。",
+    ),
     # the sizes that compiled are powers of two already: code that pads to buckets
     "report.buckets.already": _M(
         "The size of {dim} took {values} values in {compiles}, each a power of two ({sizes}): "

@@ -69,9 +69,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         "--seconds must be positive and finite, not {value}",
         "--seconds 必须是有限的正数，而不是 {value}",
     ),
-    "quiz.err.json": (
-        "--json needs --answer (one per question), --solve or --list",
-        "--json 需要 --answer（每题一个）、--solve 或 --list",
+    "quiz.json_lists": (
+        "jitlab quiz: --json with no --answer or --solve lists the exercises (as --list)",
+        "jitlab quiz：--json 没有 --answer 或 --solve 时列出练习（同 --list）",
     ),
     "quiz.err.json_interview": (
         "--json needs --answer (one per question)",

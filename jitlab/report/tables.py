@@ -6,10 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from jitlab.recordings.buckets import default_compiles, padding, suggest_buckets
+from jitlab.recordings.buckets import (
+    default_compiles,
+    last_partial_batch,
+    padding,
+    suggest_buckets,
+)
 from jitlab.recordings.ledger import (
     ENGLISH_COMMENTS,
     KIND_COLORS,
+    Dimension,
     LedgerRow,
     bucket_code,
     column_title,
@@ -229,6 +235,20 @@ def _column_title(key: str, lang: str) -> str:
     return column_title(key)
 
 
+def _code_comments(function: str, dim: Dimension, lang: str) -> dict[str, str] | None:
+    """The bucket code's comments in ``lang`` (None: English, bucket_code's own)."""
+    if lang == "en":
+        return None
+    comments = {key: say(f"code.{key}", lang) for key in ENGLISH_COMMENTS}
+    comments["header"] = (
+        comments["header"]
+        .replace("%1", dim.label(say("report.axis", lang)))
+        .replace("%2", function)
+        .replace("%4", str(len(dim.distinct)))
+    )
+    return comments
+
+
 def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
     """Bucket sizes for the dimension that varies most, with the code that pads to them."""
     signatures: list[Signature] = []
@@ -239,6 +259,26 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         return ""
     dim = dims[0]
     distinct = dim.distinct
+    function = visible(" ".join(f.function.split()), lang) or "f"  # bounded: named twice
+    partial = last_partial_batch(dim.sizes)
+    if partial is not None:
+        # Batches of a full size, then a last partial one: pad it up (or drop it), whatever
+        # the sizes (4 after 32 are both powers of two: not "already buckets").
+        full, rest = partial
+        text = say(
+            "report.buckets.partial",
+            lang,
+            dim=f"<code>{esc(dim.label(say('report.axis', lang)), lang)}</code>",
+            full=full,
+            partial=rest,
+            compiles=say("n.compiles", lang, n=len(dim.sizes)),
+        )
+        code = bucket_code(function, dim, [full], _code_comments(function, dim, lang))
+        return (
+            f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3><p>{text}</p>'
+            + histogram_svg(dim, [full], number, lang)
+            + f'<pre class="code"><code>{esc(code, lang)}</code></pre></div>'
+        )
     if all(n > 0 and n & (n - 1) == 0 for n in distinct):
         # Code that already pads to power-of-two buckets (a lesson's fix): say so, never
         # suggest padding it again.
@@ -265,17 +305,7 @@ def buckets_section(f: FunctionReport, number: int, lang: str = "en") -> str:
         tool="<code>suggest_buckets</code>",
     )
     text = f"<p>{text}</p>"
-    function = visible(" ".join(f.function.split()), lang) or "f"  # bounded: named twice
-    comments = None  # English: bucket_code's own
-    if lang != "en":
-        comments = {key: say(f"code.{key}", lang) for key in ENGLISH_COMMENTS}
-        comments["header"] = (
-            comments["header"]
-            .replace("%1", dim.label(say("report.axis", lang)))
-            .replace("%2", function)
-            .replace("%4", str(len(distinct)))
-        )
-    code = bucket_code(function, dim, buckets, comments)
+    code = bucket_code(function, dim, buckets, _code_comments(function, dim, lang))
     return (
         f'<div class="buckets"><h3>{say("report.buckets.title", lang)}</h3>'
         + text

@@ -826,10 +826,6 @@
 <context>
     <name>Ledger</name>
     <message>
-        <source>call #</source>
-        <translation>调用序号</translation>
-    </message>
-    <message>
         <source>kind</source>
         <translation>类型</translation>
     </message>
@@ -1421,8 +1417,8 @@
         <translation>用这条命令打开实验室：%1</translation>
     </message>
     <message>
-        <source>jitlab — quiz</source>
-        <translation>jitlab — 测验</translation>
+        <source>Quiz</source>
+        <translation>测验</translation>
     </message>
     <message>
         <source>Switch the interface language.</source>
@@ -1468,6 +1464,10 @@
 </context>
 <context>
     <name>RecordingWindow</name>
+    <message>
+        <source>Recording %1</source>
+        <translation>录制 %1</translation>
+    </message>
     <message>
         <source>The processes diverged in %1 place:</source>
         <translation>各进程有 %1 处出现分歧：</translation>
@@ -1521,10 +1521,6 @@
         <translation>%1 个进程（%2 …）</translation>
     </message>
     <message>
-        <source>jitlab — recording %1</source>
-        <translation>jitlab — 录制 %1</translation>
-    </message>
-    <message>
         <source>program: %1</source>
         <translation>程序：%1</translation>
     </message>
@@ -1567,6 +1563,10 @@
     <message>
         <source>The last line is incomplete (still being written, or the program was killed); it is skipped until it ends.</source>
         <translation>最后一行不完整（还在写入，或程序被强行终止）；在它写完之前先跳过。</translation>
+    </message>
+    <message>
+        <source>What changed between its compiles: the %1 that explain the most compiles, of %2 (the ledger lists every compile):</source>
+        <translation>各次编译之间变了什么：共 %2 种，下面是解释编译次数最多的 %1 种（签名台账列出了每一次编译）：</translation>
     </message>
     <message numerus="yes">
         <source>%n unreadable line skipped.</source>

@@ -105,10 +105,22 @@ def test_text_output_names_each_call_and_prints_the_part(run_here) -> None:
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "# call 0 (steps=5): compile, card 0" in out
-    assert "# call 1 (steps=5): cache_hit, card 0" in out
+    assert "# call 0 (Loop steps: 5): compile, card 0" in out
+    assert "# call 1 (Loop steps: 5): cache_hit, card 0" in out
     assert "module @jit_rnn_scan" in out and "stablehlo.while" in out
     assert out.count("module @jit_rnn_scan") == 1  # the hit printed no script
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "Signature habit: a new partial each step"), ("zh", "签名习惯：每步新建 partial")],
+)
+def test_the_table_names_each_value_by_its_label(run_here, lang: str, said: str) -> None:
+    # Issue 54: `jitlab run` printed `mistake=new-partial`, the ids the code uses.
+    done = run_here("--lang", lang, "run", "recompile-cost", "--param", "mistake=new-partial")
+    assert done.returncode == 0, done.stderr
+    assert said in " ".join(done.stdout.split()), done.stdout
+    assert "mistake=" not in done.stdout and "=new-partial" not in done.stdout
 
 
 @pytest.mark.parametrize("part", ["nonsense", ""])

@@ -18,12 +18,12 @@ def test_a_beat_reads_as_the_sliders_and_combos_read(qtbot) -> None:
     beat = {"mistake": "new-partial", "batch_size": 32, "undeclared": 1}
     assert params_text(params, beat, "en") == (
         "Signature habit set to a new partial each step, "
-        "Batch / request size set to 32, undeclared=1"
+        "Batch / request size set to 32, undeclared set to 1"
     )
     try:
         assert i18n.set_language("zh")
         assert params_text(params, beat, "zh") == (
-            "签名习惯设为每步新建 partial，批次 / 请求大小设为32，undeclared=1"
+            "签名习惯设为每步新建 partial，批次 / 请求大小设为32，undeclared设为1"
         )
     finally:
         i18n.set_language("en")

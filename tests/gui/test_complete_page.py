@@ -127,7 +127,7 @@ def test_the_prediction_is_graded_on_the_questions_own_calls(qtbot, window) -> N
     assert window.summary.missing() == ()
     text = window.summary.prediction.text()
     assert "Your prediction: 3 compiles, I think" in text
-    assert "batch_size 8, 8, 16, 8, 32, 8) on the pitfall" in text
+    assert "Batch size: 8, 8, 16, 8, 32, 8) on the pitfall" in text
     assert "calls #5–#10 of the log: 3 compiles (#5, #7, #9). You said 3: right." in text
     assert "right for the fix run" not in text
     # The comparison is judged on its own runs, not on the question's.

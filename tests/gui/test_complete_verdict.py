@@ -7,7 +7,7 @@ import html
 import re
 
 import pytest
-from guihelp import wait_calls
+from guihelp import EIGHT_DEVICES, on_eight_devices, wait_calls
 
 from jitlab.lab.discovery import discover, scenarios
 from jitlab.lab.verdict import judge
@@ -129,8 +129,8 @@ def test_failed_calls_are_crosses_off_the_latency_line(qtbot, make_window) -> No
     sizes = (loop.pitfall.program_size, loop.fix.program_size)
     assert f"the largest program had {sizes[0]} equations; lax.scan: {sizes[1]}." in text
     assert "The question's other half (" in text
-    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
-    assert "Trace + lower + compile, call by call (steps 8, 16, 32, 64)" in text
+    assert "Trace + lower + compile, call by call (Loop steps 8, 16, 32, 64)" in text
+    assert "Trace + lower + compile, call by call (Loop steps 8, 16, 32, 64)" in text
     labels = [label.text for _, label in page.compare_legend.items]
     assert "failed call (no latency)" in labels
 
@@ -139,36 +139,12 @@ def test_sharding_complete_page_on_eight_devices() -> None:
     """The sharding case above, in a fresh process with 8 simulated CPU devices (this one
     keeps the single device it started with)."""
     import os
-    import subprocess
-    import sys
     from pathlib import Path
 
-    if os.environ.get("XLA_FLAGS", "").find("device_count=8") >= 0:
+    if EIGHT_DEVICES in os.environ.get("XLA_FLAGS", ""):
         pytest.skip("this is the child process")
-    env = dict(
-        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
-    )
     test = f"{Path(__file__)}::test_complete_runs_both_and_leads_with_the_lessons_verdict"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-n",
-            "0",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            test + "[sharding]",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=Path(__file__).parent,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "1 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]
+    on_eight_devices(test + "[sharding]", passed=1)
 
 
 def test_several_error_types_keep_the_table_narrow(qtbot, make_window) -> None:

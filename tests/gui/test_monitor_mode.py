@@ -40,7 +40,7 @@ def test_monitor_shows_the_ledger_and_the_phase_times_of_this_runs_compiles(qtbo
     highlighted = monitor.ledger.highlighted()
     assert highlighted[0] == []
     assert highlighted[1] and highlighted[2]
-    changed = headers[3]
+    changed = headers[2]
     assert changed in highlighted[1] and changed in highlighted[2]
     column = headers.index(changed)
     assert "16" in rows[1][column] and "32" in rows[2][column]

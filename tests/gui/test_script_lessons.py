@@ -73,7 +73,7 @@ def test_the_loop_lesson_compares_the_unrolled_loop_with_scan(qtbot, make_window
     assert button.isVisible() and not button.isEnabled()
     assert button.text() == "Compare the scripts"
     needed = panel.scripts_status.text()
-    assert "Make these calls first" in needed and "steps = 16" in needed
+    assert "Make these calls first" in needed and "Loop steps: 16" in needed
     assert "lax.scan" in needed and "Python for loop (unrolled)" in needed
     cook(qtbot, window, "unrolled-loop", 16)
     qtbot.waitUntil(lambda: 0 in kept.made, timeout=SCRIPT_TIMEOUT_MS)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 nbformat = pytest.importorskip("nbformat")
 
 from jitlab.lab.discovery import scenarios  # noqa: E402
-from jitlab.notebook.lesson import RAISES, build, comparisons, is_lesson_notebook  # noqa: E402
+from jitlab.notebook.lesson import RAISES, _md, build, comparisons, is_lesson_notebook  # noqa: E402
 
 BUILT_IN = (
     "side-effects",
@@ -133,7 +133,6 @@ def test_the_chinese_notebook_speaks_chinese(scenario_id: str) -> None:
 def test_the_scripts_section_follows_the_lesson(scenario_id: str, lang: str) -> None:
     """The scenario's ScriptLesson, as the app's answer shows it: its text, the cards it
     names, and the cell that makes them and shows their scripts."""
-    from jitlab.notebook.lesson import _md
 
     scenario = scenarios()[scenario_id]
     lesson = scenario.scripts
@@ -146,8 +145,11 @@ def test_the_scripts_section_follows_the_lesson(scenario_id: str, lang: str) -> 
     for ref in lesson.compare:
         title = next(v.title.get(lang) for v in scenario.variants if v.id == ref.variant)
         assert _md(f"“{title}”") in section
-        for name, value in dict(ref.params).items():
-            assert f"{name}={value!r}" in section
+        for name, value in dict(ref.params).items():  # by their labels, as the app's controls
+            param = next(p for p in scenario.params if p.name == name)
+            assert param.label.get(lang) in section
+            assert _md(param.choice_label(str(value), lang)) in section
+            assert f"{name}=" not in section
     assert nb.cells[at + 1].source == "lesson_scripts = lesson.scripts()"
     # after the lesson (its verdict, then the exercises), under "Going further"
     verdict = next(i for i, c in enumerate(nb.cells) if c.source.startswith("verdict = lesson."))
@@ -167,7 +169,6 @@ def test_a_prediction_s_number_is_read_as_the_app_reads_it() -> None:
 
 
 def test_lesson_words_are_text_not_markup() -> None:
-    from jitlab.notebook.lesson import _md
 
     assert _md("a <b>x</b> & *y* `if x < 0: *z*`") == (
         r"a \<b\>x\</b\> &amp; \*y\* `if x < 0: *z*`"

@@ -31,6 +31,7 @@ from nbrun import execute
 import jitlab
 from jitlab.lab.discovery import scenarios
 from jitlab.notebook.lesson import RAISES, build, comparisons
+from jitlab.notebook.words import say
 
 pytestmark = pytest.mark.slow
 
@@ -173,6 +174,10 @@ def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
     if answer is None:  # not a count (control-flow: what sign(3.0) returns)
         assert jitlab_outputs(nb, "prediction") == []
         assert ("不是一个次数" if lang == "zh" else "not answered by a count") in words
+    elif answer.counts.value == "nothing":  # no number asked (error-debugging): its answers
+        (check,) = jitlab_outputs(nb, "prediction")
+        assert check["right"] is None and check["answers"], check
+        assert all(part in words for part in check["answers"]), words
     else:
         (check,) = jitlab_outputs(nb, "prediction")
         expected_count = QUESTION_COUNTS[scenario_id]
@@ -190,6 +195,9 @@ def test_lesson_runs_top_to_bottom_and_agrees_with_the_lab(
     (cell,) = [c for c in nb.cells if c.source == "lesson_scripts = lesson.scripts()"]
     shown = [o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})]
     assert len(shown) == len(scripts) and all("jaxpr" in html for html in shown)
+    # …in the lesson's language (issue 54: a Chinese lesson's scripts were English).
+    heading = say("script.figures", lang)
+    assert all(heading in html for html in shown), heading
     plain = [o["data"]["text/plain"] for o in cell.outputs if "text/plain" in o.get("data", {})]
     assert not any("\x1b[" in text for text in plain)  # no terminal colours in the diff
     if len(scripts) == 2:

@@ -327,6 +327,21 @@ def test_cli_list_and_text_output(capsys):
     assert "half(1.0)  # 一个 Python 浮点数" in json.loads(out)["source"]
 
 
+def test_cli_json_with_no_action_lists_the_exercises(capsys):
+    # `jitlab quiz --json | head` was a usage error until --solve, --list or --answer was
+    # added (issue 54): JSON lines cannot ask, so with no action it lists, as --list does.
+    code, out, err = quiz(capsys, "--json")
+    listed = [json.loads(line) for line in out.splitlines()]
+    code_list, out_list, _ = quiz(capsys, "--json", "--list")
+    assert code == code_list == 0 and out == out_list
+    assert len(listed) >= 20 and all("exercise" in e and "source" in e for e in listed)
+    assert err.count("\n") == 1 and "lists the exercises" in err
+    code, out, _ = quiz(capsys, "--json", "--exercise", "static-if", "--lang", "zh")
+    assert code == 0 and [json.loads(line)["exercise"] for line in out.splitlines()] == [
+        "static-if"
+    ]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -341,7 +356,6 @@ def test_cli_list_and_text_output(capsys):
         (["--seed", "3"], "--interview only"),
         (["--list", "--solve"], "choose one of"),
         (["--solve", "--answer", "1"], "--answer does not apply"),
-        (["--exercise", "static-if", "--json"], "--json needs --answer"),
         (["--scenario", "sharding", "--exercise", "static-if"], "no exercise matches"),
     ],
 )

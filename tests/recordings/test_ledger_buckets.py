@@ -6,7 +6,12 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from jitlab.recordings.buckets import default_compiles, padding, suggest_buckets
+from jitlab.recordings.buckets import (
+    default_compiles,
+    last_partial_batch,
+    padding,
+    suggest_buckets,
+)
 
 
 def _least_padding(sizes: list[int], k: int) -> int:
@@ -56,3 +61,12 @@ def test_the_first_suggestion_is_a_third_and_at_most_eight() -> None:
         8,
         8,
     ]
+
+
+def test_a_last_partial_batch_is_a_full_size_then_one_smaller() -> None:
+    assert last_partial_batch([32, 4]) == (32, 4)  # batches of 32, then 4 (100 rows)
+    assert last_partial_batch([32, 4, 4]) == (32, 4)
+    assert last_partial_batch([8, 16, 32]) is None  # growing sizes: buckets, not a remainder
+    assert last_partial_batch([4, 32]) is None  # the small one came first
+    assert last_partial_batch([32, 4, 12]) is None  # more than one other size: buckets
+    assert last_partial_batch([32]) is None and last_partial_batch([]) is None

@@ -402,3 +402,23 @@ def test_sizes_already_in_power_of_two_buckets_get_no_padding_advice(tmp_path: P
     assert "BUCKETS = (" not in page and "pad_to(" not in page
     said = "already buckets, one compile per bucket" if lang == "en" else "这本身就是分桶"
     assert said in page
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_last_partial_batch_is_advised_even_in_powers_of_two(tmp_path: Path, lang: str):
+    """Batches of 32, then 4 (100 rows): both powers of two, but not buckets: the advice pads
+    the last batch up to 32 (or drops it), never "already buckets" (issue 54)."""
+    path = tmp_path / "epochs.jsonl"
+    jax.clear_caches()
+    with jitlab.watch(path):
+        step = jax.jit(loss)
+        w = jnp.ones((4,), jnp.float32)
+        for _epoch in range(2):
+            for start in range(0, 100, 32):  # 32, 32, 32, 4
+                step(w, jnp.ones((min(32, 100 - start), 4), jnp.float32))
+    from jitlab.report.page import render_report
+
+    page = render_report([("epochs.jsonl", read_recording(path)[0])], lang=lang)
+    assert "already buckets" not in page and "这本身就是分桶" not in page
+    said = "a last partial batch" if lang == "en" else "最后一批不满"
+    assert said in page and "BUCKETS = (32,)" in page and "drop_last" in page

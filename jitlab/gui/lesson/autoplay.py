@@ -21,7 +21,7 @@ from jitlab.gui.lesson.summary_cells import (
     question_segment,
 )
 from jitlab.gui.views.model import Change, RunState
-from jitlab.lab.spec import Param, Scenario
+from jitlab.lab.spec import Param, Scenario, value_words
 
 Beat = tuple[str, dict[str, Any], str]  # (variant to switch to, or ""; parameters; note)
 # A stop on a mode (no call) is written as a beat whose variant is "@" + the mode.
@@ -58,19 +58,12 @@ def beats(scenario: type[Scenario], language: str) -> list[Beat]:
 
 def params_text(params: tuple[Param, ...], values: dict[str, Any], language: str) -> str:
     """A beat's parameters as the controls show them: each one's label and its value's label
-    in ``language`` (a name the scenario does not declare shows as written)."""
-    declared = {p.name: p for p in params}
-    words = []
-    for name, value in values.items():
-        p = declared.get(name)
-        if p is None:
-            words.append(f"{name}={value}")
-            continue
-        words.append(
-            i18n.translate("MainWindow", "%1 set to %2")
-            .replace("%1", p.label.get(language))
-            .replace("%2", p.choice_label(str(value), language))
-        )
+    in ``language`` (:func:`~jitlab.lab.spec.value_words`)."""
+    said = i18n.translate("MainWindow", "%1 set to %2")
+    words = [
+        said.replace("%1", label).replace("%2", value)
+        for label, value in value_words(params, values, language)
+    ]
     return i18n.translate("MainWindow", ", ").join(words)
 
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QTextEdit, QWidget
 
 from jitlab.gui.i18n import Retranslating, language, translate
 from jitlab.gui.style import fixed_font
+from jitlab.gui.views.call_text import values_of
 from jitlab.gui.views.model import Change, RunState
 from jitlab.gui.views.reasons import error_words
 from jitlab.lab.raised import Raised
@@ -58,10 +59,12 @@ class ErrorView(Retranslating, QTextEdit):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.document().setDocumentMargin(4)
         self.record: CallRecord | None = None
+        self.state: RunState | None = None  # the run it follows: its scenario's parameters
         self.retranslate()
 
     def bind(self, state: RunState) -> None:
         """Follow a run model: the newest error a call raised, or the worker's own failure."""
+        self.state = state
         state.subscribe(self._changed)
 
     def _changed(self, change: Change) -> None:
@@ -80,7 +83,7 @@ class ErrorView(Retranslating, QTextEdit):
         if error is None:
             return
         esc = html.escape
-        params = ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+        params = values_of(record, self.state.params if self.state else ())
         head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
         head = head.replace("%2", params)
         # The same figure as the call's mark on the chart and its row in the log.
@@ -160,7 +163,8 @@ class ErrorView(Retranslating, QTextEdit):
         stack = a.get("stack") or []
         frames = []
         for i, f in enumerate(stack):
-            text = f"{Path(f['file']).name}:{f['line']} in {f['function']}: {f['code']}"
+            code = f["code"].split("  # ")[0]  # the line without its comment (the code pane has it)
+            text = f"{Path(f['file']).name}:{f['line']} in {f['function']}: {code}"
             if i == len(stack) - 1:
                 frames.append(f"<b style='color:{_RED}'>→ {_inline(text)}</b>")
             else:
@@ -194,9 +198,12 @@ class ErrorView(Retranslating, QTextEdit):
             self.tr("jax.make_jaxpr of the fixed function"),
         )
         out = []
-        for title, body in zip(titles, (frames, context, values), strict=False):
-            out.append(f"<p style='{_GAP}'><b>{esc(title)}</b></p>")
-            out.append(f"<p style='{_TIGHT}'>{'<br>'.join(body) or '-'}</p>")
+        # Each layer one paragraph, its title leading (the stack's frames under it, one a
+        # line): the three fit under the summary at 1024×640 without scrolling.
+        for i, (title, body) in enumerate(zip(titles, (frames, context, values), strict=False)):
+            joint = "<br>" if i == 0 and body else "&nbsp; "
+            text = ("<br>" if i == 0 else " · ").join(body) or "-"
+            out.append(f"<p style='{_GAP}'><b>{esc(title)}</b>{joint}{text}</p>")
         eager = notes.get("eager")
         if isinstance(eager, dict):
             out.append(f"<p style='{_GAP}'><b>{esc(titles[3])}</b></p>")

@@ -56,7 +56,7 @@ class PhaseTimeline(QWidget):
         super().__init__(parent)
         self.setObjectName("phaseTimeline")
         self.records: deque[CallRecord] = deque(maxlen=TIMELINE_COMPILES)
-        self.setMinimumSize(220, 4 * self.ROW_H)
+        self.setMinimumSize(180, 4 * self.ROW_H)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.empty_text = ""
         self.setFont(self._font())
@@ -220,8 +220,9 @@ class MonitorView(Retranslating, QWidget):
         self.split = QSplitter(Qt.Orientation.Horizontal, self)
         self.split.addWidget(self.ledger_box)
         self.split.addWidget(self.timeline_box)
-        self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 2)
+        # The ledger takes two thirds: a changed cell (a sharding's layout) whole at 1024 px.
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 1)
         self.split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -23,7 +23,8 @@ from jitlab.gui.views.kitchen import KitchenPanel
 from jitlab.gui.views.log_view import LogView
 from jitlab.gui.views.model import Change
 
-CHART_MIN_PLOT = 160  # the chart's plot keeps this many px, an error's pane beside it
+CHART_MIN_PLOT = 160  # the chart's plot keeps this many px, an error's pane beside it…
+CHART_NOTE_PLOT = 90  # …while it has latencies to show; with every call failed, its note
 LAB_MODES = ("start", "execute", "monitor")  # the modes that show this column
 
 
@@ -53,8 +54,6 @@ class LabPanes(QSplitter):
         # A row or a button appeared above the plot: the plot keeps its height (once laid out).
         # (self as the timer's context: no call once the window is gone)
         chart.chrome_changed.connect(lambda: QTimer.singleShot(0, self, self._guard_chart))
-        # Its legend row wraps on a narrow screen instead of widening the window.
-        chart.legend.setWordWrap(True)
         self.bottom = QTabWidget(self)
         self.bottom.setObjectName("bottomTabs")
         for widget in bottom:
@@ -102,7 +101,7 @@ class LabPanes(QSplitter):
         failed = change.failure or any(s.record.error is not None for s in change.served)
         if failed:
             self.bottom.setCurrentWidget(self.error_view)
-            self.give_bottom_room()
+            self.give_error_room()
         elif change.new_segment and self.bottom.currentWidget() is self.error_view:
             # A new run (the fix, a reset): the error shown is no longer this run's. Its
             # room goes back to the kitchen and the chart, the call log comes forward.
@@ -134,6 +133,30 @@ class LabPanes(QSplitter):
     def room_given(self) -> bool:
         return self._room_given
 
+    def plot_floor(self) -> int:
+        """The chart's plot height kept: ``CHART_MIN_PLOT`` while it has latencies to show;
+        while every call so far failed it has only its note, and the error has the room."""
+        return CHART_NOTE_PLOT if self.chart.failed_only else CHART_MIN_PLOT
+
+    def give_error_room(self) -> None:
+        """An error is the point now: its anatomy (what, where, why, the fix and the three
+        layers) gets the column down to the chart's readable plot. The kitchen, whose
+        picture only says "see the error", steps aside until the room is given back (a new
+        run: :meth:`lay_out`); Monitor's ledger keeps its place."""
+        if self._mode() not in LAB_MODES:
+            return
+        if self._mode() == "monitor" or not self.kitchen.isVisible():
+            self.give_bottom_room()
+            return
+        sizes = self.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        self._room_given = True
+        self.kitchen.hide()
+        chart = self.chart.pane_height_for(self.plot_floor())
+        self.setSizes([0, 0, chart, max(0, total - chart)])
+
     def give_bottom_room(self, share: float = 0.5) -> None:
         """The error's anatomy or the fix's diff is the point now: the bottom pane gets
         ``share`` of the column (taken from the kitchen first), not a 140 px strip; the
@@ -153,7 +176,7 @@ class LabPanes(QSplitter):
         floors = (
             self.monitor.minimumSizeHint().height(),
             self.kitchen.minimumSizeHint().height(),
-            self.chart.pane_height_for(CHART_MIN_PLOT),
+            self.chart.pane_height_for(self.plot_floor()),
         )
         for i in (1, 0, 2):  # the kitchen's picture gives first, the chart last
             if sizes[i] == 0 and i != 2:
@@ -165,9 +188,10 @@ class LabPanes(QSplitter):
         self.setSizes(sizes)
 
     def lay_out(self) -> None:
-        """The column's usual shares for this mode (the room an error took, given back);
-        the chart's plot never under ``CHART_MIN_PLOT`` pixels."""
+        """The column's usual shares for this mode (the room an error took, given back, and
+        the kitchen with it); the chart's plot never under ``CHART_MIN_PLOT`` pixels."""
         self._room_given = False
+        self.show_mode(self._mode())
         total = max(self.height(), 400)
         if self._mode() == "monitor":
             sizes = [int(total * 0.45), 0, int(total * 0.3), int(total * 0.25)]
@@ -195,7 +219,7 @@ class LabPanes(QSplitter):
     def _keep_chart(self, sizes: list[int], order: tuple[int, ...]) -> list[int]:
         """``sizes`` with the chart's pane tall enough for a plot of ``CHART_MIN_PLOT`` px,
         taken from the panes in ``order`` down to their own minimums."""
-        need = self.chart.pane_height_for(CHART_MIN_PLOT) - sizes[2]
+        need = self.chart.pane_height_for(self.plot_floor()) - sizes[2]
         panes = (self.monitor, self.kitchen, self.chart, self.bottom)
         for i in order:
             if need <= 0:

@@ -13,7 +13,9 @@ from collections.abc import Iterable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -43,7 +45,7 @@ from jitlab.gui.lesson.summary_cells import (
 from jitlab.gui.style import VARIANT_COLORS
 from jitlab.gui.views.chart import CallAxis, DecadeAxis
 from jitlab.gui.views.model import Change, RunState, Segment
-from jitlab.lab.spec import Comparison, Measure, Scenario, Text
+from jitlab.lab.spec import Comparison, Measure, Scenario, Text, value_words
 from jitlab.lab.verdict import SIDE_ROWS, Verdict, grade, judge, matches, same_calls
 from jitlab.records.calls import CallKind, CallRecord, Summary
 from jitlab.records.text import format_ms, prediction_number
@@ -62,10 +64,9 @@ MEASURE_ROWS = {
     Measure.PROGRAM_SIZE: ("program_size",),
 }
 ROW_WORDS = dict(SIDE_ROWS)
-# The chart of a lesson whose measure is what got printed: lines so far, not latency.
-PRINTED_AXIS = Text(
-    "lines printed so far (while tracing + at run time)", "累计打印的行数（追踪时 + 运行时）"
-)
+# The chart of a lesson whose measure is what got printed: lines so far, not latency (short:
+# an axis title longer than the plot is cut; the table above splits tracing from run time).
+PRINTED_AXIS = Text("lines printed so far", "累计打印的行数")
 FAILED_ROW = Text("failed", "失败")
 LOOP_HEAD = Text("The question's other half", "题目的另一半")
 LOOP_SIZE = Text(
@@ -116,7 +117,7 @@ class SummaryPage(Retranslating, QWidget):
         self.title.setFont(font)
         self.table_box = QGroupBox(self)
         self.grid = QGridLayout(self.table_box)
-        self.grid.setHorizontalSpacing(28)
+        self.grid.setHorizontalSpacing(20)
         self.row_labels: dict[str, QLabel] = {}
         self.cells: dict[tuple[str, str], QLabel] = {}
         self.heads = {v: QLabel(self) for v in ("pitfall", "fix")}
@@ -228,15 +229,16 @@ class SummaryPage(Retranslating, QWidget):
         for b in (self.png, self.csv, self.json):
             buttons.addWidget(b)
         inner = QWidget(self)
-        layout = QVBoxLayout(inner)
+        self.page_layout = layout = QVBoxLayout(inner)
         layout.addWidget(self.title)
         # The learner's question first, graded on its own calls; then the lesson's
         # comparison (a second, separate finding), its verdict above its table.
         layout.addWidget(self.prediction)
         layout.addWidget(self.verdict)
         # The table and the chart side by side: both above the fold at 1024×640 (stacked,
-        # the chart began below it).
-        payoff = QHBoxLayout()
+        # the chart began below it). Where both do not fit the page's width, the chart goes
+        # under the table rather than past the page's right edge (_place_chart).
+        self.payoff = payoff = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         payoff.addWidget(self.table_box, 0, Qt.AlignmentFlag.AlignTop)
         chart = QVBoxLayout()
         chart.setSpacing(0)
@@ -246,9 +248,11 @@ class SummaryPage(Retranslating, QWidget):
         self.table_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
         layout.addLayout(payoff, 1)
         layout.addWidget(self.lesson)
-        scroll = QScrollArea(self)
+        self.page_scroll = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(inner)
+        # The page scrolls down, never sideways: what does not fit its width is laid out again.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
@@ -444,14 +448,18 @@ class SummaryPage(Retranslating, QWidget):
         lang = language()
         keys = list(dict.fromkeys(k for call in also.calls for k in call))
         sep = "、" if lang.startswith("zh") else ", "
-        values = sep.join("/".join(str(call.get(k)) for k in keys) for call in also.calls)
+        params = self.scenario.params if self.scenario else ()
+        labels = [label for k in keys for label, _ in value_words(params, {k: ""}, lang)]
+        values = sep.join(
+            "/".join(value for _, value in value_words(params, call, lang)) for call in also.calls
+        )
 
         def times(records: list[CallRecord]) -> str:
             return sep.join(format_ms(r.trace_ms + r.lower_ms + r.compile_ms) for r in records)
 
         p, f = named.get(also.pitfall, also.pitfall), named.get(also.fix, also.fix)
         return COMPILE_TIMES.get(lang).format(
-            keys="/".join(keys), values=values, p=p, f=f, pt=times(pitfall), ft=times(fix)
+            keys="/".join(labels), values=values, p=p, f=f, pt=times(pitfall), ft=times(fix)
         )
 
     def _like_with_like(self, pitfall: Segment, fix: Segment) -> str:
@@ -518,8 +526,10 @@ class SummaryPage(Retranslating, QWidget):
             Text(answer.variant, answer.variant),
         )
         said = prediction_number(self.prediction_text) if self.prediction_text else None
+        graded = grade(answer, list(segment.records), said, title, self.scenario.params)
         self._graded = len(lines)
-        lines.append(grade(answer, list(segment.records), said, title).sentence.get(lang))
+        lines.append(graded.sentence.get(lang))
+        lines += [part.get(lang) for part in graded.answers]  # the question's other parts
         lines.append(SECOND.get(lang))
         return lines
 
@@ -585,6 +595,48 @@ class SummaryPage(Retranslating, QWidget):
         self.failed_row.setVisible(any_failed)
         self._legend_failed(any_failed)
         self._label_runs()
+        self._fit_chart()
+
+    def _fit_chart(self) -> None:
+        """The chart is never cut: its width never under what its axis and legend need (the
+        legend's row as tall as its entries, one entry a row where two do not fit beside the
+        table), and beside the table where they fit, else under it."""
+        for columns in (2, 1):
+            self.compare_legend.setColumnCount(columns)
+            legend = self.compare_legend.effectiveSizeHint(Qt.SizeHint.PreferredSize)
+            self.compare.setMinimumWidth(AXIS_W + int(legend.width()) + 16)
+            if self._side_by_side():
+                break
+        plot = self.compare.getPlotItem()
+        plot.layout.setRowFixedHeight(0, max(30, int(legend.height()) + 2))
+        self._place_chart()
+
+    def _side_by_side(self) -> bool:
+        """Whether the table and the chart both fit the page's width, counted as if the page
+        scrolled (so that a scroll bar coming or going never flips the layout)."""
+        margins = self.page_layout.contentsMargins()
+        room = (
+            self.page_scroll.width()
+            - 2 * self.page_scroll.frameWidth()
+            - self.page_scroll.verticalScrollBar().sizeHint().width()
+            - margins.left()
+            - margins.right()
+        )
+        need = (
+            self.table_box.sizeHint().width() + self.payoff.spacing() + self.compare.minimumWidth()
+        )
+        return need <= room
+
+    def _place_chart(self) -> None:
+        """Side by side where both fit (:meth:`_side_by_side`), else the chart under the table."""
+        side = self._side_by_side()
+        direction = QBoxLayout.Direction.LeftToRight if side else QBoxLayout.Direction.TopToBottom
+        if self.payoff.direction() != direction:
+            self.payoff.setDirection(direction)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_chart()
 
     def _label_runs(self) -> None:
         """The runs overlay from call 0; the axis says where each starts in the log's

@@ -229,8 +229,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.briefing.fit_width(LEFT_MIN_W, LEFT_MAX_W)  # the labels' widths change too
 
     def _update_title(self) -> None:
-        name = self.scenario.title.get(i18n.language()) if self.scenario else ""
-        self.setWindowTitle(f"jitlab — {name}" if name else "jitlab")
+        # The scenario alone: the platform appends the application's name (" — jitlab").
+        self.setWindowTitle(self.scenario.title.get(i18n.language()) if self.scenario else "")
 
     def about(self) -> None:
         """Help > About: what jitlab is for."""
@@ -296,6 +296,7 @@ class MainWindow(Retranslating, QMainWindow):
                 self.tr("Unknown scenario"),
                 self.tr("No scenario %1; choose one from the list.").replace("%1", unknown),
             )
+        self._update_status()  # JAX is ready: no more "Starting JAX…" (the lesson may be adopted)
         self.scenarios_loaded.emit()
         if self.autoplay_requested and self.scenario is not None:
             self.start_autoplay()
@@ -349,7 +350,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.run_controls.set_playing(False)
         self.scenario = cls
         chosen = variant if variant is not None and variant in cls.variant_ids() else "pitfall"
-        self.state.clear(cls.id, chosen)  # the views forget the old run when notified below
+        self.state.clear(cls.id, chosen, cls.params)  # the views forget the old run (below)
         self.panes.new_scenario()
         self.params.build(cls.params, cls.defaults())
         self.params.show_for(chosen)

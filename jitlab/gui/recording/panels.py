@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
+from jitlab.gui.views.call_text import LEGEND_GAP, unbroken
 from jitlab.gui.views.chart import ChartView
 from jitlab.gui.views.kitchen import KitchenPanel
 from jitlab.records.calls import CallKind
@@ -45,12 +46,13 @@ class RecordingChart(ChartView):
 
     def retranslate(self) -> None:
         super().retranslate()
+        # Each entry whole on its line: the row wraps between entries, never inside one.
         parts = [
-            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{kind_name(kind)}"
+            f"<span style='color:{KIND_COLORS[kind]}'>●</span>&nbsp;{unbroken(kind_name(kind))}"
             for kind in KIND_ORDER
             if kind is not CallKind.CACHE_HIT  # a recording keeps hits as counts, not points
         ]
-        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(parts))
+        self.legend.setText(LEGEND_GAP.join(parts))
         # A watched call is timed until it returned to the program, not until the device was
         # done: JAX dispatches asynchronously (the lab's probe waits; a watch must not).
         self.plot.getPlotItem().setLabel("left", self.tr("returned after (ms, log scale)"))

@@ -12,7 +12,9 @@ from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt, QUrl
 from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QFrame,
     QLabel,
+    QScrollArea,
     QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
@@ -307,8 +309,20 @@ class FunctionColumn(QWidget):
         for widget in (self.info, self.follow_box, self.banner, self.picker_label):
             layout.addWidget(widget)
         layout.addWidget(self.picker, 1)
-        layout.addWidget(self.diagnoses)
-        layout.addWidget(self.details, 1)
+        # The picked function's diagnoses and details scroll where the column is short
+        # (1024×640): their ends stay in reach, never cut off.
+        below = QWidget(self)
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.diagnoses)
+        below_layout.addWidget(self.details, 1)
+        self.below = QScrollArea(self)
+        self.below.setObjectName("functionBelow")
+        self.below.setWidgetResizable(True)
+        self.below.setFrameShape(QFrame.Shape.NoFrame)
+        self.below.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.below.setWidget(below)
+        layout.addWidget(self.below, 2)
         self.setMinimumWidth(340)
 
     def retranslate(self) -> None:

@@ -28,6 +28,8 @@ from jitlab.records.diagnoses import (
 from jitlab.records.messages import say
 from jitlab.records.text import format_ms
 
+CHANGES_LISTED = 8  # a function's "what changed" list: the most telling, then how many more
+
 _escape = plain.escape  # a recorded string in rich text, shown as written
 
 
@@ -48,7 +50,8 @@ def title(follower: Follower, picked: Lane | None) -> str:
         name = f" — {picked[0]}"
         if picked[2] is not None:
             name += f" (p{picked[2]})"
-    text = QCoreApplication.translate("RecordingWindow", "jitlab — recording %1")
+    # The platform appends the application's name (" — jitlab") after this.
+    text = QCoreApplication.translate("RecordingWindow", "Recording %1")
     return text.replace("%1", files_name(follower)) + name
 
 
@@ -184,11 +187,22 @@ def function_tip(s: FunctionSummary, lane: Lane | None, divergence: Divergence |
             )
         )
     if s.change_counts:
-        lines.append(
-            QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
-        )
-        words = s.change_words(i18n.language()).most_common(8)
-        lines += [f"• {change} ×{n}" for change, n in words]
+        # Ranked by how many compiles each explains; how many there are said first (in view
+        # however short the column), never dropped silently.
+        words = s.change_words(i18n.language()).most_common()
+        head = QCoreApplication.translate("RecordingWindow", "What changed between its compiles:")
+        if len(words) > CHANGES_LISTED:
+            head = (
+                QCoreApplication.translate(
+                    "RecordingWindow",
+                    "What changed between its compiles: the %1 that explain the most compiles, "
+                    "of %2 (the ledger lists every compile):",
+                )
+                .replace("%1", str(CHANGES_LISTED))
+                .replace("%2", str(len(words)))
+            )
+        lines.append(head)
+        lines += [f"• {change} ×{n}" for change, n in words[:CHANGES_LISTED]]
     elif s.executables == 1:
         lines.append(
             QCoreApplication.translate("RecordingWindow", "Compiled once: nothing to fix here.")

@@ -76,6 +76,7 @@ __all__ = [
 ]
 
 GEOMETRY_KEY = "recordingGeometry"
+KITCHEN_MIN_W = 300  # the kitchen's picture at 1024 px: the chart beside it keeps as much
 POLL_MS = 300  # fallback poll while following (file watchers miss appends on some systems)
 REFRESH_MS = 150.0  # while loading, refresh the views at most this often (or 4x their cost)
 
@@ -166,6 +167,12 @@ class RecordingWindow(Retranslating, QMainWindow):
         self.top_split.addWidget(self.kitchen)
         self.top_split.addWidget(self.chart)
         self.top_split.setSizes([560, 540])
+        # On a small screen the chart (a real program's compiles over time) keeps its width:
+        # the kitchen's picture shrinks first (the lab's 420 px floor is for its lessons).
+        self.kitchen.canvas.setMinimumWidth(KITCHEN_MIN_W)
+        self.top_split.setStretchFactor(0, 1)
+        self.top_split.setStretchFactor(1, 1)
+        self.top_split.setChildrenCollapsible(False)
         self.right_split = QSplitter(Qt.Orientation.Vertical, self)
         self.right_split.addWidget(self.top_split)
         self.right_split.addWidget(self.tabs)

@@ -9,7 +9,7 @@ from jitlab.gui.executor import ScriptOf
 from jitlab.gui.i18n import language
 from jitlab.gui.scripts.book import ScriptBook
 from jitlab.gui.views.model import CardView, Change, RunState
-from jitlab.lab.spec import CardRef, Scenario
+from jitlab.lab.spec import CardRef, Scenario, values_text
 from jitlab.records.calls import CallRecord
 
 
@@ -111,7 +111,7 @@ class LessonScripts(QObject):
         for v in getattr(self.scenario, "variants", ()):
             if v.id == ref.variant:
                 title = v.title.get(lang)
-        values = ", ".join(f"{k} = {v}" for k, v in dict(ref.params).items())
+        values = values_text(getattr(self.scenario, "params", ()), dict(ref.params), lang)
         text = f"“{title}”" + (f" ({values})" if values else "")
         if ref.number is not None:
             text += " " + self.tr("until it makes card #%1").replace("%1", str(ref.number))

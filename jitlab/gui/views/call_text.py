@@ -4,17 +4,25 @@ call (its kind, phases, signature, reason, error), every recorded string escaped
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
-from jitlab.gui.i18n import translate
+from jitlab.gui.i18n import language, translate
 from jitlab.gui.style import KIND_COLORS, kind_name
 from jitlab.gui.views.reasons import error_words, reason_text
+from jitlab.lab.spec import Param, values_text
 from jitlab.records.calls import CallRecord
 from jitlab.records.text import format_ms
 
 
-def describe(record: CallRecord) -> str:
+def values_of(record: CallRecord, params: Iterable[Param] = ()) -> str:
+    """The call's values as the lesson's controls name them, in the interface language
+    (``params``: the scenario's; a recording's own names stay as written)."""
+    return values_text(params, record.params or {}, language())
+
+
+def describe(record: CallRecord, params: Iterable[Param] = ()) -> str:
     """A rich-text card for one call: kind, phases, signature, reason, error."""
     label = {
         "variant": translate("CallCard", "variant"),
@@ -27,11 +35,11 @@ def describe(record: CallRecord) -> str:
     }
     color = KIND_COLORS[record.kind]
     # A recording's parameters are its own strings: escaped, as every recorded text here.
-    params = _escape(", ".join(f"{k}={v}" for k, v in (record.params or {}).items()))
+    values = _escape(values_of(record, params))
     rows = [
         f"<b>#{record.index}</b> · <span style='color:{color}'><b>"
         f"{kind_name(record.kind)}</b></span> · {format_ms(record.latency_ms)}",
-        f"{label['variant']}: {_variant(record.variant)} · {params}",
+        f"{label['variant']}: {_variant(record.variant)} · {values}",
         f"{label['trace']} {format_ms(record.trace_ms)} · {label['lower']} "
         f"{format_ms(record.lower_ms)} · {label['compile']} {format_ms(record.compile_ms)}"
         f" · {label['execute']} {format_ms(record.execute_ms)}",

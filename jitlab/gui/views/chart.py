@@ -55,6 +55,7 @@ from jitlab.gui.views.call_text import WORD_JOINER as WORD_JOINER
 from jitlab.gui.views.call_text import describe as describe
 from jitlab.gui.views.call_text import unbroken
 from jitlab.gui.views.model import Change, RunState
+from jitlab.lab.spec import Param
 from jitlab.records.calls import CallKind, CallRecord
 from jitlab.records.history import History
 
@@ -250,6 +251,7 @@ class ChartView(Retranslating, QWidget):
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.legend = QLabel(self)  # a Qt row above the plot: it never hides a point
+        self.legend.setWordWrap(True)  # on a narrow screen it wraps, never widens the window
         self.legend.setObjectName("chartLegend")
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # The next step of the lesson, where the eye is: "Now try the fix →", then "compare".
@@ -397,6 +399,12 @@ class ChartView(Retranslating, QWidget):
         self.overlay = overlay
         self._dirty = True
         self.refresh()
+
+    @property
+    def failed_only(self) -> bool:
+        """Every call so far failed: the plot has no latency to show, only its note (the
+        calls' marks are in the failed calls' row above it)."""
+        return bool(self.buffer.size) and bool((self.buffer.column("kind") == _ERROR).all())
 
     def pane_height_for(self, plot_px: int) -> int:
         """The height this view needs for a plot of ``plot_px`` pixels: the legend (wrapped
@@ -659,6 +667,9 @@ class ChartView(Retranslating, QWidget):
         )
         shown = (self.buffer.size == 0 and not self._pending_key) or failed_only
         self.empty_hint.setVisible(shown)
+        # No latency yet, only failed calls: the plot is short (the error has the room), and
+        # its axis title would be cut to a stub; it comes back with the first latency.
+        self.plot.getPlotItem().getAxis("left").showLabel(not failed_only)
         if shown:
             rect = self.plot.rect()
             self.empty_hint.setGeometry(rect.adjusted(60, 4, -20, -30))
@@ -812,7 +823,8 @@ class ChartView(Retranslating, QWidget):
             QToolTip.hideText()
             return
         where = self.error_plot.mapFromScene(scene_pos).toPoint()
-        QToolTip.showText(self.error_plot.mapToGlobal(where), describe(record), self.error_plot)
+        card = describe(record, self._params())
+        QToolTip.showText(self.error_plot.mapToGlobal(where), card, self.error_plot)
 
     def _hover(self, scene_pos: QPointF) -> None:
         record = self.nearest(scene_pos)
@@ -820,4 +832,9 @@ class ChartView(Retranslating, QWidget):
             QToolTip.hideText()
             return
         global_pos = self.plot.mapToGlobal(self.plot.mapFromScene(scene_pos).toPoint())
-        QToolTip.showText(global_pos, describe(record), self.plot)
+        QToolTip.showText(global_pos, describe(record, self._params()), self.plot)
+
+    def _params(self) -> tuple[Param, ...]:
+        """The scenario's parameters (a call's card names its values by their labels)."""
+        state: RunState | None = getattr(self, "_state", None)
+        return state.params if state is not None else ()

@@ -8,7 +8,7 @@ painted on top, in the interface language.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, QResizeEvent
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -387,6 +387,9 @@ class KitchenCanvas(QWidget):
         return None
 
 
+COUNTERS = ("calls", "compiles", "hit_rate", "time_lost")
+
+
 class KitchenPanel(Retranslating, QWidget):
     """The kitchen picture plus its counters and the last recompile's reason in words."""
 
@@ -398,10 +401,11 @@ class KitchenPanel(Retranslating, QWidget):
         self.canvas = KitchenCanvas(state, self)
         self.values: dict[str, QLabel] = {}
         self.captions: dict[str, QLabel] = {}
-        grid = QGridLayout()
+        self.grid = grid = QGridLayout()
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(0)
-        for column, key in enumerate(("calls", "compiles", "hit_rate", "time_lost")):
+        self.columns = len(COUNTERS)  # the counters in one row; two rows of two when narrow
+        for column, key in enumerate(COUNTERS):
             caption = QLabel(self)
             caption.setObjectName("counterCaption")
             value = QLabel("0", self)
@@ -427,6 +431,42 @@ class KitchenPanel(Retranslating, QWidget):
         layout.addStretch(1)
         self.retranslate()
         state.subscribe(self._changed)
+
+    def _row_width(self, columns: int) -> int:
+        """The counters' width laid out ``columns`` to a row."""
+        widths = [
+            max(self.captions[k].sizeHint().width(), self.values[k].sizeHint().width())
+            for k in COUNTERS
+        ]
+        rows = [widths[i : i + columns] for i in range(0, len(widths), columns)]
+        margins = self.contentsMargins().left() + self.contentsMargins().right() + 8
+        spacing = self.grid.horizontalSpacing() * (columns - 1)
+        return max(sum(w) for w in rows) + spacing + margins
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as the counters in two rows allow (they go one row where it fits)."""
+        hint = super().minimumSizeHint()
+        narrow = max(self._row_width(2), self.canvas.minimumWidth() + 8)
+        return QSize(min(hint.width(), narrow), hint.height())
+
+    def _arrange(self) -> None:
+        """The counters in one row where they fit the panel's width, else two rows of two
+        (the recording window's kitchen at 1024 px leaves its chart the room)."""
+        if self.width() <= 0:
+            return
+        columns = len(COUNTERS) if self._row_width(len(COUNTERS)) <= self.width() else 2
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for i, key in enumerate(COUNTERS):
+            row, column = divmod(i, columns)
+            for widget, line in ((self.captions[key], 0), (self.values[key], 1)):
+                self.grid.removeWidget(widget)
+                self.grid.addWidget(widget, 2 * row + line, column)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange()
 
     def _changed(self, change: Change) -> None:
         if change.cleared or change.new_segment:

@@ -12,8 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating, translate
@@ -27,10 +35,24 @@ from jitlab.records.text import format_ms
 Index = QModelIndex | QPersistentModelIndex
 _FIXED = ("index", "kind", "t", "cost")  # columns before the signature columns
 _TAIL = ("called_from", "reason")  # columns after them
-# A live run (Monitor mode) has no recording clock and no calling line: those columns go.
-_LIVE_FIXED = ("index", "kind", "cost")
-_LIVE_TAIL = ("reason",)
-_LIVE_TAIL_RUNS = ("run", "reason")  # the lesson's runs, kept together: which made it
+# A live run (Monitor mode) has no recording clock and no calling line: those columns go, and
+# its cost follows the signature (the phase timeline beside it shows each compile's cost):
+# what changed starts right after the row's number and kind, whole on a 1024 px screen.
+_LIVE_FIXED = ("index", "kind")
+_LIVE_TAIL = ("cost", "reason")
+_LIVE_TAIL_RUNS = ("cost", "run", "reason")  # the lesson's runs, kept together: which made it
+NOTE_ROWS = 6  # a live ledger shows its note only where this many rows fit below it
+MESH = " on mesh("  # a sharding's mesh, as a signature writes it (``P('data',) on mesh(data=8)``)
+
+
+def shared_mesh(cells: list[str]) -> str:
+    """The one mesh a column's sharded cells are on (`` on mesh(data=8)``), or "": said once
+    in the column's header, so each cell keeps what differs (the shape and the layout; a
+    cell on no mesh stays as it is)."""
+    meshes = {cell[cell.find(MESH) :] for cell in cells if MESH in cell}
+    return meshes.pop() if len(meshes) == 1 else ""
+
+
 _ALL_FIXED = {*_FIXED, *_LIVE_TAIL_RUNS}
 
 
@@ -42,9 +64,10 @@ class LedgerModel(QAbstractTableModel):
         self.live = live
         self.fixed = _LIVE_FIXED if live else _FIXED
         self.runs: list[tuple[int, str]] = []  # a live ledger's rows' runs: (id, name)
-        self.tail = _LIVE_TAIL if live else _TAIL
+        self.tail: tuple[str, ...] = _LIVE_TAIL if live else _TAIL
         self.rows: list[LedgerRow] = []
         self.keys: list[str] = []
+        self.meshes: dict[str, str] = {}  # a column's mesh, shared by all its cells
         self._highlight = QColor(KIND_COLORS[CallKind.RECOMPILE])
 
     # -- content --------------------------------------------------------------------------
@@ -59,11 +82,16 @@ class LedgerModel(QAbstractTableModel):
         compiled = [
             run for call, run in zip(calls, runs or (), strict=False) if call.record.kind.compiled
         ]
-        tail = self.tail
+        tail: tuple[str, ...] = self.tail
         if self.live:
             several = len({run for run, _ in compiled}) > 1
             tail = _LIVE_TAIL_RUNS if several else _LIVE_TAIL
         same = keys == self.keys and tail == self.tail and compiled[: len(self.runs)] == self.runs
+        meshes = {
+            key: shared_mesh([r.cells.get(key, "") for r in rows if r.signature is not None])
+            for key in keys
+        }
+        same = same and meshes == self.meshes
         if same and rows[: len(self.rows)] == self.rows and len(rows) > len(self.rows):
             self.beginInsertRows(QModelIndex(), len(self.rows), len(rows) - 1)
             self.rows, self.runs = rows, compiled
@@ -73,6 +101,7 @@ class LedgerModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self.rows, self.keys, self.tail, self.runs = rows, keys, tail, compiled
+        self.meshes = meshes
         self.endResetModel()
 
     def columns(self) -> list[str]:
@@ -98,7 +127,9 @@ class LedgerModel(QAbstractTableModel):
             return reason_text(record.reason)
         if entry.signature is None:
             return "?"  # seen only through JAX's compile events: no signature
-        return entry.cells.get(key, "—")
+        cell = entry.cells.get(key, "—")
+        mesh = self.meshes.get(key, "")
+        return cell[: -len(mesh)] if mesh and cell.endswith(mesh) else cell
 
     def differs(self, row: int, column: int) -> bool:
         """True when this signature cell differs from the row above (both rows known)."""
@@ -115,7 +146,7 @@ class LedgerModel(QAbstractTableModel):
     def header(self, column: int) -> str:
         key = self.columns()[column]
         names = {
-            "index": translate("Ledger", "call #"),
+            "index": "#",  # as the call log heads it; its tooltip says what it counts
             "kind": translate("Ledger", "kind"),
             "run": translate("Ledger", "run"),
             "t": translate("Ledger", "at"),
@@ -128,7 +159,7 @@ class LedgerModel(QAbstractTableModel):
             return names[key]
         if key.startswith("static:"):
             return translate("Ledger", "%1 (static)").replace("%1", key[7:])
-        return key
+        return key + self.meshes.get(key, "")  # "x on mesh(data=8)": said once, not per row
 
     # -- Qt model -------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -218,6 +249,17 @@ class LedgerModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 1))
 
 
+class _ProseEndsElided(QStyledItemDelegate):
+    """The view elides a cell's middle (a sharding's layout, a file's line number stay);
+    prose (what changed) reads from its start: its end goes."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:
+        super().initStyleOption(option, index)
+        model = index.model()
+        if isinstance(model, LedgerModel) and model.columns()[index.column()] == "reason":
+            option.textElideMode = Qt.TextElideMode.ElideRight
+
+
 class LedgerView(Retranslating, QWidget):
     """The ledger table with one line that says how to read it."""
 
@@ -232,6 +274,10 @@ class LedgerView(Retranslating, QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
+        # A cell too wide for the view loses its middle, never its end (a sharding's layout):
+        # the "…" says so, and its tooltip holds it whole.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setItemDelegate(_ProseEndsElided(self.table))
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -242,7 +288,7 @@ class LedgerView(Retranslating, QWidget):
         self.note = QLabel(self)
         self.note.setObjectName("ledgerNote")
         self.note.setWordWrap(True)
-        layout = QVBoxLayout(self)
+        self.box = layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.note)
         layout.addWidget(self.table)
@@ -258,6 +304,39 @@ class LedgerView(Retranslating, QWidget):
         for column in range(self.model.columnCount()):
             if self.table.columnWidth(column) > 260:
                 self.table.setColumnWidth(column, 260)
+        if self.live:
+            self._place_note()
+            self._fit_changed()
+
+    def _fit_changed(self) -> None:
+        """Live: every signature column with a changed cell ends inside the view (what made
+        JAX compile again is read without scrolling sideways); one too wide for what is left
+        is narrowed to it, its text elided in the middle (its tooltip holds it whole)."""
+        model, table = self.model, self.table
+        room = table.viewport().width()
+        if room <= 0:
+            return
+        for column in range(model.columnCount()):
+            if not any(model.differs(row, column) for row in range(model.rowCount())):
+                continue
+            left = table.columnViewportPosition(column) + table.horizontalScrollBar().value()
+            if left + table.columnWidth(column) > room:
+                table.setColumnWidth(column, max(40, room - left))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.live:
+            self._fit()
+
+    def _place_note(self) -> None:
+        """Live: the note only where it leaves room for the rows there are, up to NOTE_ROWS
+        (else the rows come first, and the note's words stay in the table's tooltip)."""
+        table = self.table
+        chrome = table.horizontalHeader().height() + table.horizontalScrollBar().sizeHint().height()
+        shown = min(NOTE_ROWS, self.model.rowCount())
+        rows = shown * table.verticalHeader().defaultSectionSize() + chrome + 4
+        note = self.note.heightForWidth(max(1, self.width())) + self.box.spacing()
+        self.note.setVisible(self.height() >= rows + note)
 
     # -- for tests and callers ------------------------------------------------------------
     def headers(self) -> list[str]:
@@ -292,9 +371,9 @@ class LedgerView(Retranslating, QWidget):
         self.note.setToolTip(
             self.tr("jit keeps one compiled program per signature: shapes, dtypes, statics.")
         )
-        self.table.setToolTip(
-            self.tr("One row per compile. Hover a highlighted cell for its previous value.")
-        )
+        tip = self.tr("One row per compile. Hover a highlighted cell for its previous value.")
+        # Live, the note hides where the rows need its room: its words stay in reach here.
+        self.table.setToolTip(f"{self.note.text()}\n\n{tip}" if self.live else tip)
         self.model.relabel()
 
     def restyle(self) -> None:

@@ -40,9 +40,10 @@ from superqt.utils import qthrottled
 
 from jitlab.gui.i18n import Retranslating, translate
 from jitlab.gui.style import KIND_COLORS, KIND_ORDER, kind_name
-from jitlab.gui.views.call_text import describe
+from jitlab.gui.views.call_text import describe, values_of
 from jitlab.gui.views.model import Change, RunState, default_cap
 from jitlab.gui.views.reasons import change_text, reason_text, shortened
+from jitlab.lab.spec import Param
 from jitlab.records.calls import CallKind, CallRecord
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -70,6 +71,7 @@ class CallTableModel(QAbstractTableModel):
         self._pending: list[CallRecord] = []
         self._texts: dict[int, list[str]] = {}  # display strings, made once per row
         self._colors = {kind: QColor(color) for kind, color in KIND_COLORS.items()}
+        self.params: tuple[Param, ...] = ()  # the scenario's: a call's values by their labels
 
     def headers(self) -> list[str]:
         return [
@@ -115,14 +117,13 @@ class CallTableModel(QAbstractTableModel):
             record = self.records[index.row()]
             if shortened(record.reason):  # the sub-trees whole: one click away
                 hint = translate("CallLog", "Right-click the row for the full difference.")
-                return f"{describe(record)}<br><i>{html.escape(hint, quote=False)}</i>"
-            return describe(record)
+                return f"{describe(record, self.params)}<br><i>{html.escape(hint, quote=False)}</i>"
+            return describe(record, self.params)
         if role == _USER:
             return self.records[index.row()].kind.value
         return None
 
-    @staticmethod
-    def _text(record: CallRecord, column: int) -> str:
+    def _text(self, record: CallRecord, column: int) -> str:
         if column == 0:
             return str(record.index)
         if column == 1:
@@ -137,7 +138,7 @@ class CallTableModel(QAbstractTableModel):
             )[column - 2]
             return f"{value:.2f}" if value else "–"
         if column == 7:
-            return ", ".join(f"{k}={v}" for k, v in (record.params or {}).items())
+            return values_of(record, self.params)
         if record.error is not None:
             first = record.error.message.splitlines()[0] if record.error.message else ""
             return f"{record.error.type}: {first}"
@@ -323,11 +324,13 @@ class LogView(Retranslating, QWidget):
         """Follow a run model: one row per served call, inserted at most every ``FLUSH_MS``
         under a stream of calls (at once after a quiet spell)."""
         self._flush_later = qthrottled(self.flush, timeout=FLUSH_MS, parent=self)
+        self.state = state
         state.subscribe(self._changed)
 
     def _changed(self, change: Change) -> None:
         if change.cleared:
             self.clear()
+            self.model.params = self.state.params
         for served in change.served:
             self.add(served.record)
         if change.served:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import enum
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from jitlab.lab.events import CallFinished, CallStarted, Event, PhaseEnded
+from jitlab.lab.spec import Param
 from jitlab.records.calls import CallKind, CallRecord, Reason, Signature, Summary
 from jitlab.records.change_words import reason_text
 from jitlab.records.history import History, Tally
@@ -177,9 +178,13 @@ class RunState:
         self.dirty = True
 
     # -- mutation -------------------------------------------------------------------------
-    def clear(self, scenario: str = "", variant: str = "pitfall") -> None:
-        """A new scenario: forget every record."""
+    def clear(
+        self, scenario: str = "", variant: str = "pitfall", params: Iterable[Param] = ()
+    ) -> None:
+        """A new scenario: forget every record. ``params``: its parameters, so that every view
+        names a call's values by their labels (:func:`~jitlab.lab.spec.values_text`)."""
         self.scenario = scenario
+        self.params = tuple(params)
         self.variant = variant
         self.records: History[CallRecord] = History(self.cap)  # len() is exact
         self.totals = Tally()  # exact over the whole scenario, whatever records keeps
