@@ -103,6 +103,7 @@ def test_no_length_of_path_breaks_file_and_line(tmp_path: Path, columns: int) ->
         ]
         for line in lines[1:3]:
             line["called_from"] = f"{folder}/train.py:22"
+            line["compile_ms"] = 900.0  # past call-site-cost's floor: its diagnosis is stated
         path = tmp_path / f"run{extra}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
         names.append(str(path))
