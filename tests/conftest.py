@@ -18,6 +18,16 @@ settings.load_profile("jitlab")
 pytest_plugins = ["pytester"]  # the compile_budget plugin is tested in process
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Here, not in tests/differential/: pytest reads options only from the first conftest.
+    parser.addoption(
+        "--differential-examples",
+        type=int,
+        default=None,
+        help="generated programs per test of tests/differential (default: the CI budget)",
+    )
+
+
 @pytest.fixture
 def explainer_handed() -> Iterator[list[tuple[str, int]]]:
     """From JAX 0.10: what JAX hands jitlab's cache-miss explainer while the test runs, as
