@@ -49,6 +49,8 @@ PORTABLE = [
     "tests/real/test_patterns.py",
     "tests/real/test_device_change.py",
     "tests/real/test_watch_transforms.py",
+    # The differential test against JAX (its Flax and Equinox tests skip here: no libraries).
+    "tests/differential",
 ]
 # Tests in those files that open a Qt window (no Qt in these venvs) or import Flax/Equinox.
 NEEDS_QT = [
@@ -58,6 +60,10 @@ NEEDS_QT = [
 NEEDS_LIBS = ["tests/probe/test_truth_gaps.py"]
 # -p no:cacheprovider: the sessions share the checkout; pytest's cache is the main suite's.
 PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+# Each JAX of the matrix checks fewer generated programs than the main suite (which runs the
+# CI budget); the same programs on every version (a fixed seed). More: `-- --differential-
+# examples=N` after the session's name.
+MATRIX_PROGRAMS = ["--differential-examples=8"]
 
 
 def _pyenv_pythons() -> None:
@@ -98,7 +104,7 @@ def versions(session: nox.Session, jax: str) -> None:
     _install(session, jax)
     left_out = [f"--deselect={test}" for test in NEEDS_QT]
     left_out += [f"--ignore={path}" for path in NEEDS_LIBS]
-    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+    session.run(*PYTEST, *MATRIX_PROGRAMS, *left_out, *PORTABLE, *session.posargs)
 
 
 @nox.session(python=NEW_PYTHONS, tags=["newest"])
@@ -108,7 +114,7 @@ def newest(session: nox.Session, jax: str) -> None:
     _install(session, jax)
     left_out = [f"--deselect={test}" for test in NEEDS_QT]
     left_out += [f"--ignore={path}" for path in NEEDS_LIBS]
-    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+    session.run(*PYTEST, *MATRIX_PROGRAMS, *left_out, *PORTABLE, *session.posargs)
 
 
 # What the main suite runs on 0.10.2 that the portable set leaves out, here on the newest JAX
@@ -119,6 +125,9 @@ FULL = [
     "tests/probe/test_truth_gaps.py",
     "tests/scenarios",
     "tests/quiz",
+    # The differential test's Flax and Equinox programs (the rest runs in `newest`).
+    "tests/differential/test_libraries.py",
+    "tests/differential/test_regressions.py",
     *NEEDS_QT,
 ]
 

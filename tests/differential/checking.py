@@ -394,7 +394,7 @@ class _Checker:
             return 4
         if any("<flat index" in f"{c.path}{c.before}{c.after}" for c in claims):
             return 6
-        if self._leafless(units, pool):
+        if self._leafless(units, pool, claims, missing):
             return "no-leaves"
         if any(_moved_device(units, p.units, u) for p in pool for u in missing or ()):
             return "device-beside"
@@ -446,19 +446,34 @@ class _Checker:
             return "nnx-scalar"
         return None
 
-    def _leafless(self, units: Units, pool: list[Compiled]) -> bool:
-        """An argument without leaves (an empty container) changed its structure or how it
-        is passed (keyword vs position) from an earlier program."""
-        leafless = {
-            p.name
-            for p in self.program.params
-            if not p.static and not any(k == "leaf" and related(q, p.name) for k, q in units)
-        }
-        return any(
-            k in ("kw", "node") and _root(q) in leafless
-            for p in pool
-            for k, q in differences(units, p.units)
-        )
+    def _leafless(
+        self,
+        units: Units,
+        pool: list[Compiled],
+        claims: list[Change] | None = None,
+        missing: set[Unit] | None = None,
+    ) -> bool:
+        """An argument without leaves (an empty container; under equinox, anything without
+        an array) changed from an earlier program — its structure, its static data, or how
+        it is passed — and that is what was left out or said wrong (with no ``claims``
+        given: whatever was said)."""
+        eqx = self.program.wrapper == "eqx.filter_jit"
+        changed: set[str] = set()
+        for p in pool:
+            # without leaves in this call or in that program
+            leafy = {_root(q) for k, q in units if k == "leaf"}
+            leafy &= {_root(q) for k, q in p.units if k == "leaf"}
+            leafless = {
+                param.name
+                for param in self.program.params
+                if (eqx or not param.static) and param.name not in leafy
+            }
+            changed |= {_root(q) for k, q in differences(units, p.units) if k != "ctx"} & leafless
+        if not changed:
+            return False
+        if claims is None or any(_root(u[1]) in changed for u in missing or ()):
+            return True
+        return any(c.path.startswith("[") or _root(c.path) in changed for c in claims)
 
     # -- rows --------------------------------------------------------------------------------
     def rows(self) -> None:

@@ -176,3 +176,12 @@ def test_a_keyword_after_a_prebound_module() -> None:
     steps = (Call((Arr((3,)), Arr((3,)))), Call((Arr((3,)), Arr((3,))), frozenset({"y"})))
     program = Program((X, Y), steps, wrapper="nnx.jit_partial")
     agree(program, tolerate=tolerated_but(3))
+
+
+@known("no-leaves")
+def test_an_equinox_static_argument_becoming_a_tuple() -> None:
+    pytest.importorskip("equinox")
+    # Under equinox a tuple of Python numbers is all static: s 1 then (1, 2) was named "[2]".
+    steps = (Call((Arr((3,)), Arr((3,)), 1)), Call((Arr((3,)), Arr((3,)), (1, 2))))
+    program = Program((X, Y, S), steps, wrapper="eqx.filter_jit")
+    agree(program, tolerate=tolerated_but("no-leaves"))
