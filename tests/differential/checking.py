@@ -144,7 +144,7 @@ class _Checker:
         self.calls += 1
         if len(compiled) != seen.jax_compiles:
             self.note(
-                self._count_rule(seen, compiled),
+                count_rule(step),
                 seen.index,
                 f"{len(compiled)} executables recorded, JAX compiled {seen.jax_compiles}: "
                 f"{[(r.kind.value, _words(r)) for r in seen.records]}",
@@ -159,13 +159,6 @@ class _Checker:
         self.compiled_before += seen.jax_compiles
         if step.via is not None:
             self.transformed_before += seen.jax_compiles
-
-    def _count_rule(self, seen: StepSeen, compiled: list[CallRecord]) -> int | None:
-        """A program JAX compiles for the function after the call under a transformation
-        returned (applying what linearize gave; checkpoint's eager run): rule 5's ground."""
-        step = seen.step
-        assert isinstance(step, Call)
-        return 5 if step.via in ("linearize", "jvp", "grad", "remat") else None
 
     def plain(self, seen: StepSeen, call: Call, index: int, compiled: list[CallRecord]) -> None:
         context = Context(self.x64, call.precision)
@@ -244,7 +237,11 @@ class _Checker:
         said = [c for c in items if c.kind is K.CACHE_CLEARED]
         if cleared_by is None:
             if said:
-                rule = "no-leaves" if self._leafless(units, self.model.programs) else None
+                rule = (
+                    "no-leaves"
+                    if leafless_changed(self.program, units, self.model.programs)
+                    else None
+                )
                 self.note(
                     rule,
                     at,
@@ -272,11 +269,7 @@ class _Checker:
         if not any(distance(units, p.units) == nearest for p in whole):
             held = {id(p) for p in pool}
             gone = [p for p in self.model.programs if id(p) not in held]
-            if any(
-                all(_consistent(c, units, p.units) for c in claims)
-                and not _missing(claims, units, p.units)
-                for p in gone
-            ):
+            if not sound and any(all(_consistent(c, units, p.units) for c in claims) for p in gone):
                 self.note(
                     1,
                     at,
@@ -287,7 +280,7 @@ class _Checker:
         if not sound:
             wrong = [c for c in claims if not any(_consistent(c, units, p.units) for p in pool)]
             self.note(
-                self._rule(units, pool, claims),
+                rule_of(self.program, units, pool, claims),
                 at,
                 f"names what differs from no earlier program: {_changes(wrong or claims)}; "
                 f"{_pool_text(units, pool)}",
@@ -297,7 +290,7 @@ class _Checker:
             best = min(sound, key=lambda p: len(_missing(claims, units, p.units)))
             missing = _missing(claims, units, best.units)
             self.note(
-                self._rule(units, pool, claims, missing),
+                rule_of(self.program, units, pool, claims, missing),
                 at,
                 f"leaves out {sorted(missing)} (said: {_changes(claims)}); "
                 f"{_pool_text(units, pool)}",
@@ -372,108 +365,10 @@ class _Checker:
                     said = any(related(c.path, bullet.path) for c in claims)
                 if real and not said and not kept:
                     self.note(
-                        self._rule(units, [chosen], claims),
+                        rule_of(self.program, units, [chosen], claims),
                         at,
                         f"JAX's words not said: {bullet.words}",
                     )
-
-    def _rule(
-        self,
-        units: Units,
-        pool: list[Compiled],
-        claims: list[Change],
-        missing: set[Unit] | None = None,
-    ) -> int | None:
-        """Which rule a wrong choice or account breaks: a new function object JAX shared
-        (4), names shifted by a pre-bound argument (3), some of several static fields left
-        out (2), a static field named by its node's tree (6), static data of a pytree in the
-        differences, or a program JAX no longer held taken as the closest (1)."""
-        if any(c.kind is K.NEW_FUNCTION_OBJECT for c in claims) and all(
-            p.units["fun", ""] == units["fun", ""] for p in pool
-        ):
-            return 4
-        if any("<flat index" in f"{c.path}{c.before}{c.after}" for c in claims):
-            return 6
-        if self._leafless(units, pool, claims, missing):
-            return "no-leaves"
-        if any(_moved_device(units, p.units, u) for p in pool for u in missing or ()):
-            return "device-beside"
-        library = self._nnx_rule(claims, missing)
-        if library is not None:
-            return library
-        if self.program.wrapper == "eqx.filter_jit" and any(
-            c.kind is K.KEYWORD_VS_POSITIONAL for c in claims
-        ):
-            return "eqx-keyword"
-        if self.program.wrapper in PREBINDING and not missing:
-            return 3  # a change named that is none: the names shifted past the bound one
-        fields = [u for u in missing or () if u[0] == "aux"]
-        if fields:
-            nodes = {_parent(u[1]) for u in fields}
-            said = [c for c in claims if c.kind in (K.TREE_STRUCTURE, K.STATIC_VALUE)]
-            named = {
-                u
-                for p in pool
-                for u in differences(units, p.units)
-                if u[0] == "aux" and any(_covers(c, u) for c in said)
-            }
-            if named - set(fields):
-                return 2  # one static field named, another left out
-            if any(related(c.path, n) for c in said for n in nodes):
-                return 6
-            return 1
-        if any(u[0] in ("aux", "node") for u in missing or ()):
-            return 1  # a structure change left out where something else changed too
-        if any(u[0] == "aux" for p in pool for u in differences(units, p.units)):
-            return 1
-        structure = any(c.kind is K.TREE_STRUCTURE for c in claims)
-        if structure and any(u[0] == "node" for p in pool for u in differences(units, p.units)):
-            return 1  # a structure change said at the wrong place, beside another change
-        return None
-
-    def _nnx_rule(self, claims: list[Change], missing: set[Unit] | None) -> str | None:
-        """Under nnx.jit: a static argument jitlab takes for a leaf (or names by JAX's
-        path), a Python scalar typed weak where nnx passes an array."""
-        if not self.program.wrapper.startswith("nnx"):
-            return None
-        statics = set(self.program.statics)
-        if statics and (
-            any(k == "static" and p in statics for k, p in missing or ())
-            or any(c.path.startswith("[") or c.path in statics for c in claims)
-        ):
-            return "nnx-static"
-        if any("~" in f"{c.before}{c.after}" for c in claims if c.kind in LEAF_KINDS):
-            return "nnx-scalar"
-        return None
-
-    def _leafless(
-        self,
-        units: Units,
-        pool: list[Compiled],
-        claims: list[Change] | None = None,
-        missing: set[Unit] | None = None,
-    ) -> bool:
-        """An argument without leaves (an empty container; under equinox, anything without
-        an array) changed from an earlier program — its structure, its static data, or how
-        it is passed — and that is what was left out or said wrong (with no ``claims``
-        given: whatever was said)."""
-        eqx = self.program.wrapper == "eqx.filter_jit"
-        changed: set[str] = set()
-        for p in pool:
-            # without leaves in this call or in that program
-            leafy = {_root(q) for k, q in units if k == "leaf"}
-            leafy &= {_root(q) for k, q in p.units if k == "leaf"}
-            leafless = {
-                param.name
-                for param in self.program.params
-                if (eqx or not param.static) and param.name not in leafy
-            }
-            changed |= {_root(q) for k, q in differences(units, p.units) if k != "ctx"} & leafless
-        if not changed:
-            return False
-        if claims is None or any(_root(u[1]) in changed for u in missing or ()):
-            return True
-        return any(c.path.startswith("[") or _root(c.path) in changed for c in claims)
 
     # -- rows --------------------------------------------------------------------------------
     def rows(self) -> None:
@@ -508,6 +403,119 @@ class _Checker:
             self.note(split, end, f"the row {row.function!r} counts no hits (another row has them)")
         elif not transformed and row.hits != self.hits:
             self.note(None, end, f"the row counts {row.hits} hits, JAX served {self.hits}")
+
+
+# -- which rule a disagreement breaks (known.py's entries) ----------------------------------
+
+
+def count_rule(call: Call) -> int | None:
+    """A program JAX compiles for the function after the call under a transformation
+    returned (applying what linearize gave; checkpoint's eager run): rule 5's ground."""
+    return 5 if call.via in ("linearize", "jvp", "grad", "remat") else None
+
+
+def rule_of(
+    program: Program,
+    units: Units,
+    pool: list[Compiled],
+    claims: list[Change],
+    missing: set[Unit] | None = None,
+) -> int | str | None:
+    """Which rule a wrong choice or account breaks: a new function object JAX shared
+    (4), names shifted by a pre-bound argument (3), some of several static fields left
+    out (2), a static field named by its node's tree (6), static data of a pytree in the
+    differences, or a program JAX no longer held taken as the closest (1)."""
+    if any(c.kind is K.NEW_FUNCTION_OBJECT for c in claims) and all(
+        p.units["fun", ""] == units["fun", ""] for p in pool
+    ):
+        return 4
+    if any("<flat index" in f"{c.path}{c.before}{c.after}" for c in claims):
+        return 6
+    if leafless_changed(program, units, pool, claims, missing):
+        return "no-leaves"
+    if any(_moved_device(units, p.units, u) for p in pool for u in missing or ()):
+        return "device-beside"
+    library = _nnx_rule(program, claims)
+    if library is not None:
+        return library
+    if program.wrapper == "eqx.filter_jit" and any(
+        c.kind is K.KEYWORD_VS_POSITIONAL for c in claims
+    ):
+        return "eqx-keyword"
+    if program.wrapper in PREBINDING and not missing:
+        return 3  # a change named that is none: the names shifted past the bound one
+    fields = [u for u in missing or () if u[0] == "aux"]
+    if fields:
+        nodes = {_parent(u[1]) for u in fields}
+        said = [c for c in claims if c.kind in (K.TREE_STRUCTURE, K.STATIC_VALUE)]
+        named = {
+            u
+            for p in pool
+            for u in differences(units, p.units)
+            if u[0] == "aux" and any(_covers(c, u) for c in said)
+        }
+        if named - set(fields):
+            return 2  # one static field named, another left out
+        if any(related(c.path, n) for c in said for n in nodes):
+            return 6
+        return 1
+    if any(u[0] in ("aux", "node") for u in missing or ()):
+        return 1  # a structure change left out where something else changed too
+    if any(u[0] == "aux" for p in pool for u in differences(units, p.units)):
+        return 1
+    structure = any(c.kind is K.TREE_STRUCTURE for c in claims)
+    if structure and any(u[0] == "node" for p in pool for u in differences(units, p.units)):
+        return 1  # a structure change said at the wrong place, beside another change
+    return None
+
+
+def _nnx_rule(program: Program, claims: list[Change]) -> str | None:
+    """Under nnx.jit: a static argument jitlab takes for a leaf (or names by JAX's
+    path), a Python scalar typed weak where nnx passes an array."""
+    if not program.wrapper.startswith("nnx"):
+        return None
+    if program.statics:
+        return "nnx-static"  # jitlab's account of such a call has no ground to stand on
+    if any("~" in f"{c.before}{c.after}" for c in claims if c.kind in LEAF_KINDS):
+        return "nnx-scalar"
+    return None
+
+
+def leafless_changed(
+    program: Program,
+    units: Units,
+    pool: list[Compiled],
+    claims: list[Change] | None = None,
+    missing: set[Unit] | None = None,
+) -> bool:
+    """An argument without leaves (an empty container; under equinox, anything without
+    an array) changed from an earlier program — its structure, its static data, or how
+    it is passed — and that is what was left out or said wrong (with no ``claims``
+    given: whatever was said)."""
+    eqx = program.wrapper == "eqx.filter_jit"
+    changed: set[str] = set()
+    for p in pool:
+        # without leaves in this call or in that program
+        leafy = {_root(q) for k, q in units if k == "leaf"}
+        leafy &= {_root(q) for k, q in p.units if k == "leaf"}
+        leafless = {
+            param.name
+            for param in program.params
+            if (eqx or not param.static) and param.name not in leafy
+        }
+        changed |= {_root(q) for k, q in differences(units, p.units) if k != "ctx"} & leafless
+    if not changed:
+        return False
+    if claims is None or any(_root(u[1]) in changed for u in missing or ()):
+        return True
+    places = {q for p in pool for _, q in differences(units, p.units)}
+    return any(
+        c.path.startswith("[")  # JAX's (args, kwargs) path
+        or _root(c.path) in changed
+        or not any(related(c.path, q) for q in places)  # another argument's path
+        for c in claims
+        if c.kind in (K.TREE_STRUCTURE, K.STATIC_VALUE, K.KEYWORD_VS_POSITIONAL)
+    )
 
 
 def _root(path: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import atexit
 import functools
 import itertools
-import logging
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+from real.conftest import jax_account  # JAX's own log of a block, both switches on
 
 import jitlab
 from jitlab.probe.probe import Probe
@@ -30,7 +30,7 @@ from jitlab.records.calls import CallRecord
 
 from . import bodies
 from .specs import Arr, Builder, Call, Clear, Node, Program, SetX64, Step
-from .truth import jax_logging
+from .truth import compiled_by_jax, explained_by_jax
 
 _SERIAL = itertools.count()
 _FOLDER: Path | None = None
@@ -97,7 +97,7 @@ def callable_name() -> str:
         def __call__(self, x: Any) -> Any:
             return x + 1
 
-    with jax_logging() as log:
+    with jax_account() as log:
         jax.jit(Calibration())(jax.device_put(1.5))
     names = [
         m.split("jit(", 1)[1].rsplit(") in", 1)[0] for m in log.messages if "Finished XLA" in m
@@ -248,7 +248,7 @@ def run(program: Program, mode: str, place: Callable[[Any, str], Any] | None = N
     steps: list[StepSeen] = []
     recording = _folder() / f"{name}.jsonl"
     with ExitStack() as stack:
-        log = stack.enter_context(jax_logging())
+        log = stack.enter_context(jax_account())
         stack.enter_context(_x64_restored())
         recorder = stack.enter_context(jitlab.watch(recording)) if mode == "watch" else None
         probe: Probe | None = None
@@ -259,8 +259,8 @@ def run(program: Program, mode: str, place: Callable[[Any, str], Any] | None = N
             start = len(log.messages)
             filed = len(recorder.calls) if recorder is not None else len(probe.records)  # type: ignore[union-attr]
             _take(step, program, hands, probe, values)
-            seen.jax_compiles = log.compiles(start, jax_name)
-            seen.jax_misses = log.misses(start, jax_name if program.wrapper != "callable" else "")
+            seen.jax_compiles = compiled_by_jax(log.messages, start, jax_name)
+            seen.jax_misses = explained_by_jax(log.messages, start, jax_name)
             if recorder is not None:
                 new = [c for c in recorder.calls[filed:] if not c.internal]
                 seen.records = [c.record for c in new]
@@ -303,8 +303,3 @@ def _take(
             stack.enter_context(jax.default_matmul_precision(step.precision))
         jax.block_until_ready(invoke(target, args, kwargs, step.via))
     hands.after_call()
-
-
-def silence_jax_warnings() -> logging.Logger:
-    """JAX's logger (explanations are WARNINGs: captured, never printed by the test)."""
-    return logging.getLogger("jax")

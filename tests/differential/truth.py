@@ -18,14 +18,9 @@ under it; the count of those is how far apart they are.
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-
-import jax
 
 from .specs import Arr, Call, Node, Program, Py
 
@@ -224,55 +219,28 @@ class CacheModel:
         self.programs.append(Compiled(units, step))
 
 
-# -- JAX's own log ---------------------------------------------------------------------------
+# -- JAX's own log (captured by tests/real/conftest.py's jax_account) ------------------------
 
 # "Finished XLA compilation of jit(step) in 0.05 sec": one line per backend compile.
 _COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>.*)\) in [0-9.e-]+ sec")
 
 
-class JaxLog(logging.Handler):
-    """Everything JAX logs while a run goes: compiles and explained misses, in order."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-    def compiles(self, start: int, name: str) -> int:
-        """Executables JAX built for ``name`` since message ``start``."""
-        return sum(
-            1
-            for m in self.messages[start:]
-            if (found := _COMPILED.search(m)) is not None and found["name"] == name
-        )
-
-    def misses(self, start: int, name: str) -> list[str]:
-        """JAX's explanations since message ``start`` of the misses of ``name``."""
-        return [
-            m
-            for m in self.messages[start:]
-            if "TRACING CACHE MISS" in m and (f"for {name} defined" in m or f"for {name}\n" in m)
-        ]
+def compiled_by_jax(messages: list[str], start: int, name: str) -> int:
+    """Executables JAX logged for ``name`` from message ``start`` on."""
+    return sum(
+        1
+        for m in messages[start:]
+        if (found := _COMPILED.search(m)) is not None and found["name"] == name
+    )
 
 
-@contextmanager
-def jax_logging() -> Iterator[JaxLog]:
-    """``jax_log_compiles`` and ``jax_explain_cache_misses`` on for the block (the program's
-    own request: jitlab lets JAX's explanations through to it), JAX's logger captured."""
-    log = JaxLog()
-    logger = logging.getLogger("jax")
-    before = (jax.config.jax_log_compiles, jax.config.jax_explain_cache_misses)
-    logger.addHandler(log)
-    jax.config.update("jax_log_compiles", True)
-    jax.config.update("jax_explain_cache_misses", True)
-    try:
-        yield log
-    finally:
-        jax.config.update("jax_log_compiles", before[0])
-        jax.config.update("jax_explain_cache_misses", before[1])
-        logger.removeHandler(log)
+def explained_by_jax(messages: list[str], start: int, name: str) -> list[str]:
+    """JAX's explanations, from message ``start`` on, of the misses of ``name``."""
+    return [
+        m
+        for m in messages[start:]
+        if "TRACING CACHE MISS" in m and (f"for {name} defined" in m or f"for {name}\n" in m)
+    ]
 
 
 @dataclass(frozen=True)
