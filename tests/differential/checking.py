@@ -65,7 +65,6 @@ CLAIMS = frozenset(
     )
 )
 _CLEARS = {"function": "f.clear_cache()", "all": "jax.clear_caches()"}
-LEAF_KINDS = frozenset((K.SHAPE, K.DTYPE, K.WEAK_TYPE, K.SHARDING))
 VAGUE = frozenset((K.UNKNOWN, K.JAX_EXPLAINED))
 # Node kinds whose static data are named fields (a change there is named by its field).
 NAMED_FIELDS = frozenset(("dataclass", "struct", "eqx", "nnx"))
@@ -435,9 +434,8 @@ def rule_of(
         return "no-leaves"
     if any(_moved_device(units, p.units, u) for p in pool for u in missing or ()):
         return "device-beside"
-    library = _nnx_rule(program, claims)
-    if library is not None:
-        return library
+    if _nnx_static(program):
+        return "nnx-static"
     if program.wrapper == "eqx.filter_jit" and any(
         c.kind is K.KEYWORD_VS_POSITIONAL for c in claims
     ):
@@ -469,16 +467,10 @@ def rule_of(
     return None
 
 
-def _nnx_rule(program: Program, claims: list[Change]) -> str | None:
-    """Under nnx.jit: a static argument jitlab takes for a leaf (or names by JAX's
-    path), a Python scalar typed weak where nnx passes an array."""
-    if not program.wrapper.startswith("nnx"):
-        return None
-    if program.statics:
-        return "nnx-static"  # jitlab's account of such a call has no ground to stand on
-    if any("~" in f"{c.before}{c.after}" for c in claims if c.kind in LEAF_KINDS):
-        return "nnx-scalar"
-    return None
+def _nnx_static(program: Program) -> bool:
+    """Under nnx.jit a static argument is taken for a leaf (it has no type when it is a
+    string): jitlab's account of such a call has no ground to stand on."""
+    return program.wrapper.startswith("nnx") and bool(program.statics)
 
 
 def leafless_changed(

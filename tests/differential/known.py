@@ -33,7 +33,6 @@ KNOWN: dict[int | str, str] = {
     "same)",
     "device-beside": "an array moved to another device beside another change (x64, a "
     "shape): the move is left out",
-    "nnx-scalar": "nnx.jit passes a Python scalar as a strong array, not weakly typed",
 }
 
 

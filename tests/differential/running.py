@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gc
 import itertools
 import shutil
 import tempfile
@@ -30,7 +31,7 @@ from jitlab.records.calls import CallRecord
 
 from . import bodies
 from .specs import Arr, Builder, Call, Clear, Node, Program, SetX64, Step
-from .truth import compiled_by_jax, explained_by_jax
+from .truth import compiled_by_jax, compiled_names, explained_by_jax
 
 _SERIAL = itertools.count()
 _FOLDER: Path | None = None
@@ -99,26 +100,21 @@ def callable_name() -> str:
 
     with jax_account() as log:
         jax.jit(Calibration())(jax.device_put(1.5))
-    names = [
-        m.split("jit(", 1)[1].rsplit(") in", 1)[0] for m in log.messages if "Finished XLA" in m
-    ]
-    assert len(names) == 1, names
-    return names[0]
+    (name,) = compiled_names(log.messages)
+    return name
 
 
 @dataclass
 class StepSeen:
-    """What one step did: JAX's compiles of the function and its explanations, jitlab's
-    records of the step (a watch files compiles, errors and traced calls; a probe every
-    call), and the units of JAX's cache key the truth gave the call."""
+    """What one step did: JAX's compiles of the function and its explanations, and
+    jitlab's records of the step (a watch files compiles, errors and traced calls; a probe
+    every call)."""
 
     index: int
     step: Step
     jax_compiles: int = 0
     jax_misses: list[str] = field(default_factory=list)
     records: list[CallRecord] = field(default_factory=list)
-    keys: list[tuple[str, str | None]] = field(default_factory=list)  # (function, defined_at)
-    cleared_by: str | None = None  # what emptied JAX's cache of the function since the last step
 
 
 @dataclass
@@ -128,7 +124,6 @@ class Run:
     name: str  # the function's name in JAX's log
     steps: list[StepSeen]
     rows: list[FunctionSummary] = field(default_factory=list)  # a watch's rows, read back
-    log: list[str] = field(default_factory=list)  # every message JAX logged
 
     @property
     def jax_total(self) -> int:
@@ -218,6 +213,7 @@ class Hands:
     def after_call(self) -> None:
         if self.program.handing == "temporary":
             self.current = None
+            gc.collect()  # gone now, not when the collector next runs: the same run each time
 
 
 def _prebound(program: Program, builder: Builder) -> Any:
@@ -251,26 +247,23 @@ def run(program: Program, mode: str, place: Callable[[Any, str], Any] | None = N
         log = stack.enter_context(jax_account())
         stack.enter_context(_x64_restored())
         recorder = stack.enter_context(jitlab.watch(recording)) if mode == "watch" else None
-        probe: Probe | None = None
-        if mode == "probe":
-            probe = Probe(hands.for_call())
+        probe = Probe(hands.for_call()) if mode == "probe" else None
+
+        def filed() -> list[CallRecord]:
+            if probe is not None:
+                return list(probe.records)
+            assert recorder is not None
+            return [c.record for c in recorder.calls if not c.internal]
+
         for index, step in enumerate(program.steps):
             seen = StepSeen(index, step)
-            start = len(log.messages)
-            filed = len(recorder.calls) if recorder is not None else len(probe.records)  # type: ignore[union-attr]
+            start, before = len(log.messages), len(filed())
             _take(step, program, hands, probe, values)
             seen.jax_compiles = compiled_by_jax(log.messages, start, jax_name)
             seen.jax_misses = explained_by_jax(log.messages, start, jax_name)
-            if recorder is not None:
-                new = [c for c in recorder.calls[filed:] if not c.internal]
-                seen.records = [c.record for c in new]
-                seen.keys = [c.key for c in new]
-            else:
-                assert probe is not None
-                seen.records = list(probe.records[filed:])
-                seen.keys = [(probe.name, None)] * len(seen.records)
+            seen.records = filed()[before:]
             steps.append(seen)
-    result = Run(mode, program, jax_name, steps, log=list(log.messages))
+    result = Run(mode, program, jax_name, steps)
     if mode == "watch":
         recorded, _ = read_recording(recording)
         result.rows = [r for r in summarize(recorded, include_internal=False) if not r.internal]

@@ -91,9 +91,6 @@ class Token:
         return f"Token({self.label!r})"
 
 
-Static = int | str | tuple[Any, ...] | Config | Ident
-
-
 # -- programs --------------------------------------------------------------------------------
 
 
@@ -152,29 +149,6 @@ class Program:
 PREBINDING = frozenset(("partial", "nnx.jit_partial"))
 # Wrappers of a library: JAX traces the library's own function, not the user's parameters.
 LIBRARY = frozenset(("nnx.jit", "nnx.jit_partial", "eqx.filter_jit"))
-
-
-def libraries_of(program: Program) -> set[str]:
-    """The libraries a program needs (``flax``, ``equinox``): its test skips without them."""
-    found: set[str] = set()
-    if program.wrapper.startswith("nnx"):
-        found.add("flax")
-    if program.wrapper.startswith("eqx"):
-        found.add("equinox")
-    for call in program.calls:
-        for arg in call.args:
-            for node in nodes_of(arg):
-                if node.kind in ("struct", "nnx"):
-                    found.add("flax")
-                if node.kind == "eqx":
-                    found.add("equinox")
-    return found
-
-
-def nodes_of(spec: Any) -> list[Node]:
-    if not isinstance(spec, Node):
-        return []
-    return [spec, *(n for _, child in spec.fields for n in nodes_of(child))]
 
 
 # -- the values ------------------------------------------------------------------------------

@@ -157,13 +157,6 @@ def test_nnx_jit_static_argnames_are_static() -> None:
     agree(program, tolerate=tolerated_but("nnx-static"))
 
 
-@known("nnx-scalar")
-def test_nnx_jit_makes_a_python_scalar_an_array() -> None:
-    pytest.importorskip("flax")
-    program = Program((X,), calls((Py("float"),), (Py("int"),)), wrapper="nnx.jit")
-    agree(program, tolerate=tolerated_but("nnx-scalar"))
-
-
 @known("eqx-keyword")
 def test_equinox_binds_a_keyword_to_its_parameter() -> None:
     pytest.importorskip("equinox")

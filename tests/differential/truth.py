@@ -91,10 +91,6 @@ def child_path(kind: str, path: str, name: str, index: int) -> str:
     return f"{path}.{name}"
 
 
-def aux_path(node: Node, path: str, name: str) -> str:
-    return f"{path}.{name}"
-
-
 def spec_units(spec: Any, path: str, x64: bool, wrapper: str, out: Units) -> None:
     if isinstance(spec, Arr):
         sharding = _SAME_SHARDING.get(spec.sharding or "", spec.sharding)
@@ -105,13 +101,12 @@ def spec_units(spec: Any, path: str, x64: bool, wrapper: str, out: Units) -> Non
         else:
             wide = "64" if x64 else "32"
             dtype = f"float{wide}" if spec.kind == "float" else f"int{wide}"
-            # nnx.jit makes a Python scalar an array of its own: no longer weakly typed
-            out[("leaf", path)] = LeafFact(dtype, (), not wrapper.startswith("nnx"), None)
+            out[("leaf", path)] = LeafFact(dtype, (), True, None)
     elif isinstance(spec, Node):
         names = tuple(name for name, _ in spec.fields)
         out[("node", path)] = (spec.kind, names, tuple(a for a, _ in spec.aux))
         for name, value in spec.aux:
-            out[("aux", aux_path(spec, path, name))] = value
+            out[("aux", f"{path}.{name}")] = value  # the node's field; a Partial's func
         for i, (name, child) in enumerate(spec.fields):
             spec_units(child, child_path(spec.kind, path, name, i), x64, wrapper, out)
     else:
@@ -225,13 +220,14 @@ class CacheModel:
 _COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>.*)\) in [0-9.e-]+ sec")
 
 
+def compiled_names(messages: list[str]) -> list[str]:
+    """The function named in each executable JAX logged, in order."""
+    return [found["name"] for m in messages if (found := _COMPILED.search(m)) is not None]
+
+
 def compiled_by_jax(messages: list[str], start: int, name: str) -> int:
     """Executables JAX logged for ``name`` from message ``start`` on."""
-    return sum(
-        1
-        for m in messages[start:]
-        if (found := _COMPILED.search(m)) is not None and found["name"] == name
-    )
+    return compiled_names(messages[start:]).count(name)
 
 
 def explained_by_jax(messages: list[str], start: int, name: str) -> list[str]:
