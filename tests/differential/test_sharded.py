@@ -31,7 +31,7 @@ def _child(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_shardings_on_simulated_devices(request: pytest.FixtureRequest) -> None:
     chosen = request.config.getoption("--differential-examples")
-    examples = chosen if chosen is not None else 30
+    examples = chosen if chosen is not None else 60
     done = _child(str(examples))
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-6000:]
     assert f"{examples} sharded programs agree" in done.stdout

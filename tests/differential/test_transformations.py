@@ -13,4 +13,4 @@ def test_transformations_around_and_inside(generated: Generated) -> None:
         bodies=("sum", "vmap", "scan", "remat", "grad", "named"),
         max_calls=4,
     )
-    generated(dims, 25)
+    generated(dims, 50)
