@@ -223,6 +223,8 @@ class _Checker:
             return
         claims = [c for c in items if c.kind in CLAIMS]
         if not claims:
+            if not kinds & (VAGUE | {K.FIRST_CALL, K.FIRST_SEEN, K.CACHE_CLEARED, K.TRANSFORMED}):
+                self.note(None, at, f"a recompile with no reason: {_words(record)}")
             return
         if not pool:
             # Only programs of the function under a transformation came before: JAX compares
