@@ -28,6 +28,7 @@ from jitlab.records.calls import CallKind, CallRecord, Change
 from jitlab.records.change_words import render
 from jitlab.records.changes import ChangeKind
 
+from .known import KNOWN
 from .running import PROBED_HANDINGS, Run, StepSeen, run
 from .specs import LIBRARY, PREBINDING, Call, Clear, Program, SetX64
 from .truth import (
@@ -143,7 +144,7 @@ class _Checker:
         self.calls += 1
         if len(compiled) != seen.jax_compiles:
             self.note(
-                count_rule(step),
+                count_rule(step, self.run.mode),
                 seen.index,
                 f"{len(compiled)} executables recorded, JAX compiled {seen.jax_compiles}: "
                 f"{[(r.kind.value, _words(r)) for r in seen.records]}",
@@ -413,10 +414,13 @@ class _Checker:
 # -- which rule a disagreement breaks (known.py's entries) ----------------------------------
 
 
-def count_rule(call: Call) -> int | None:
-    """A program JAX compiles for the function after the call under a transformation
-    returned (applying what linearize gave; checkpoint's eager run): rule 5's ground."""
-    return 5 if call.via in ("linearize", "jvp", "grad", "remat") else None
+def count_rule(call: Call, mode: str) -> int | str | None:
+    """Executables miscounted under a transformation: rule 5's ground in a watch; in a
+    Probe, a program JAX compiles for its function after the probe's call returned
+    (applying what linearize gave; checkpoint's eager run)."""
+    if call.via not in ("linearize", "jvp", "grad", "remat"):
+        return None
+    return "probe-after-call" if mode == "probe" else 5
 
 
 def rule_of(
@@ -625,8 +629,6 @@ def agree(
 ) -> None:
     """Run ``program`` watched and (where one function object is called) as a Probe; fail
     on every finding but those of the rules ``tolerate`` names (default: the known ones)."""
-    from .known import KNOWN
-
     allowed = frozenset(KNOWN) if tolerate is None else tolerate
     failures: list[Finding] = []
     for mode in ("watch", "probe"):

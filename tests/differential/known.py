@@ -25,6 +25,8 @@ KNOWN: dict[int | str, str] = {
     6: "paths and trees of custom nodes (flat index) and modules (the field that changed)",
     7: "a program a clear dropped: which clear (f.clear_cache() or jax.clear_caches())",
     "nnx-static": "nnx.jit(f, static_argnames=...): the static arguments are not seen",
+    "probe-after-call": "a Probe counts no program JAX compiles for its function after the "
+    "probe's call returned (applying what linearize gave, checkpoint's eager run)",
     "no-leaves": "an argument without leaves (an empty tuple, list or dict) changed: its "
     "structure named at another argument's path or JAX's (args, kwargs) path, or left out "
     "where it is passed by keyword instead of by position",
