@@ -57,6 +57,8 @@ PORTABLE = [
     "tests/real/test_watch_transforms.py",
     "tests/real/test_truth_rules.py",
     "tests/real/test_truth_rules_generated.py",
+    # The differential test against JAX (its Flax and Equinox tests skip here: no libraries).
+    "tests/differential",
 ]
 # Tests in those files that need Qt (none in these venvs) skip there (tests/conftest.py); the
 # ones that start a Qt process are listed in tests/qt_tests.py (read here: newest-full runs
@@ -65,6 +67,10 @@ NEEDS_QT = list(runpy.run_path(str(Path(__file__).parent / "tests" / "qt_tests.p
 NEEDS_LIBS = ["tests/probe/test_truth_gaps.py"]
 # -p no:cacheprovider: the sessions share the checkout; pytest's cache is the main suite's.
 PYTEST = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+# Each JAX of the matrix checks fewer generated programs than the main suite (which runs the
+# CI budget); the same programs on every version (a fixed seed). More: `-- --differential-
+# examples=N` after the session's name.
+MATRIX_PROGRAMS = ["--differential-examples=8"]
 
 
 def _pyenv_pythons() -> None:
@@ -104,7 +110,7 @@ def versions(session: nox.Session, jax: str) -> None:
     """jitlab's portable tests on one JAX of the window."""
     _install(session, jax)
     left_out = [f"--ignore={path}" for path in NEEDS_LIBS]
-    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+    session.run(*PYTEST, *MATRIX_PROGRAMS, *left_out, *PORTABLE, *session.posargs)
 
 
 @nox.session(python=NEW_PYTHONS, tags=["newest"])
@@ -113,7 +119,7 @@ def newest(session: nox.Session, jax: str) -> None:
     """jitlab's portable tests on JAX 0.11 and 0.12, on Python 3.12 and 3.13."""
     _install(session, jax)
     left_out = [f"--ignore={path}" for path in NEEDS_LIBS]
-    session.run(*PYTEST, *left_out, *PORTABLE, *session.posargs)
+    session.run(*PYTEST, *MATRIX_PROGRAMS, *left_out, *PORTABLE, *session.posargs)
 
 
 # What the main suite runs on 0.10.2 that the portable set leaves out, here on the newest JAX
@@ -124,6 +130,9 @@ FULL = [
     "tests/probe/test_truth_gaps.py",
     "tests/scenarios",
     "tests/quiz",
+    # The differential test's Flax and Equinox programs (the rest runs in `newest`).
+    "tests/differential/test_libraries.py",
+    "tests/differential/test_regressions.py",
     *NEEDS_QT,
 ]
 

@@ -67,6 +67,16 @@ def example_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Here, not in tests/differential/: pytest reads options only from the first conftest.
+    parser.addoption(
+        "--differential-examples",
+        type=int,
+        default=None,
+        help="generated programs per test of tests/differential (default: the CI budget)",
+    )
+
+
 @pytest.fixture
 def explainer_handed() -> Iterator[list[tuple[str, int]]]:
     """From JAX 0.10: what JAX hands jitlab's cache-miss explainer while the test runs, as

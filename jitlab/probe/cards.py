@@ -42,6 +42,9 @@ class Card:
     committed: tuple[bool, ...] | None = field(default=None, repr=False, compare=False)
     # (created_by, Script) once asked for (Probe.script): made again if the card is rewritten.
     script_cache: tuple[int, Script] | None = field(default=None, repr=False, compare=False)
+    # Emptied from JAX's cache by a clear jitlab saw (jax.clear_caches(), the jit object's
+    # clear_cache()): kept in the ledger, never again the program a compile is compared with.
+    dropped_by: str = field(default="", repr=False, compare=False)  # its words, or ""
 
 
 @dataclass

@@ -217,7 +217,7 @@ class Filing:
         if card is not None:
             # JAX compiled a signature we hold a card for: it had dropped the executable
             # (jax.clear_caches() or eviction). Still one card per signature: rewrite it.
-            card.created_by, card.compile_ms = index, cost_ms
+            card.created_by, card.compile_ms, card.dropped_by = index, cost_ms, ""
             mine.exact = False
         else:
             card = Card(
@@ -297,7 +297,20 @@ class Filing:
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
         what JAX's cache did."""
         ledger = self._ledger
-        cards = ledger.cards or ledger.retired
+        clears = monitor.clears_of(self._owner_jit)
+        cleared = self._held.cleared_by(clears, monitor.CLEARS_TOLD[0])
+        dropped = self._held.dropped(self._jax_entries())
+        if dropped and cleared in _NAMED_CLEARS:  # it came after the last compile: JAX holds
+            for card in ledger.cards:  # none of the cards made before it
+                card.dropped_by = card.dropped_by or cleared
+            self._held.index.clear()
+        held = [card for card in ledger.cards if not card.dropped_by]
+        plain = self._held.by_key.get(key) if key is not None else None
+        same = self._held.held(key, context, plain)
+        if same is not None and same.dropped_by:  # the very program this call needs
+            return reasons.cleared_reason(same.dropped_by, self._store.name, explanation)
+        # Compared with what JAX still holds; else with what a clear dropped (said so, below).
+        cards = held or ledger.cards or ledger.retired
         if not cards:  # its first compile, unless JAX held executables we never saw
             sharers = (
                 sharing.sharers(self._probe, self._cache_id) if kind is CallKind.RECOMPILE else []
@@ -309,10 +322,9 @@ class Filing:
             )
         if sig is None:  # no signature of ours to compare with the cards
             return reasons.infer(None, explanation)
-        if len(cards) > _COMPARE_ALL and ledger.cards:
-            cards = self._held.nearest(
-                key, context, ledger.cards, _COMPARE_NEAREST, _COMPARE_OTHERS
-            )
+        if len(cards) > _COMPARE_ALL and held:
+            cards = self._held.nearest(key, context, held, _COMPARE_NEAREST, _COMPARE_OTHERS)
+            cards = [card for card in cards if not card.dropped_by]
         instances = ledger.instances
         new_instance = instances.get(self._generation)
         shared = self._served_by_others()
@@ -340,11 +352,9 @@ class Filing:
             context=context,
             context_names=_context_names(),
             site=definition_site(self._fn),
-            retired=not ledger.cards,
-            dropped=self._held.dropped(self._jax_entries()),
-            cleared=self._held.cleared_by(
-                monitor.clears_of(self._owner_jit), monitor.CLEARS_TOLD[0]
-            ),
+            retired=not held,
+            dropped=dropped,
+            cleared=cleared,
             name=self._store.name,
             by_part=_jax.RANKS_KEYS_BY_PART,
         )
@@ -370,6 +380,9 @@ class Filing:
         return self._jax_entries() > 1 and any(
             o.ledger.cards for o in sharing.sharers(self._probe, self._cache_id)
         )
+
+
+_NAMED_CLEARS = ("jax.clear_caches()", "clear_cache()")  # held.cleared_by's words
 
 
 def backward_signature(avals: tuple[Any, ...], generation: int) -> Signature:

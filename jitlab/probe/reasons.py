@@ -128,9 +128,15 @@ def _infer(
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
-        path = name if cleared == "clear_cache()" else ""
-        return Reason((Change(ChangeKind.CACHE_CLEARED, path, detail=cleared),), explanation)
+        return cleared_reason(cleared, name, explanation)
     return Reason(_jax_or_unknown(explanation), explanation)
+
+
+def cleared_reason(cleared: str, name: str, explanation: str | None) -> Reason:
+    """A compile of a program JAX held until a clear (``cleared``: ``jax.clear_caches()``,
+    ``clear_cache()`` of the function ``name``, ``evicted`` or "" for not known) dropped it."""
+    path = name if cleared == "clear_cache()" else ""
+    return Reason((Change(ChangeKind.CACHE_CLEARED, path, detail=cleared),), explanation)
 
 
 def _first(

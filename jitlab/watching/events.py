@@ -60,6 +60,9 @@ class Filer(Protocol):
 
     def add(self, call: RecordedCall) -> None: ...
 
+    @property
+    def first_traced(self) -> set[tuple[str, str | None]]: ...
+
     def left_out(self, name: str) -> None: ...
 
     def elapsed(self) -> float: ...
@@ -174,6 +177,8 @@ class CompileEvents:
         # Compiled with no trace of its own: JAX lowered a program of it traced before (a
         # transformation's, another sharding's), so never its first call.
         retraced = state.traced or state.persistent
+        if not retraced and (name, site.defined_at) in self.filer.first_traced:
+            retraced = True  # its trace was filed as traced, JAX's first of it: this lowers it
         number = stats.compiles + 1  # this compile's, in this recording
         # A function compiled before the watch began is recompiling even if we never saw it.
         seen_before = (

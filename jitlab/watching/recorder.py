@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jitlab.probe import contract, frames, monitor
+from jitlab.probe import contract, explain, frames, monitor
 from jitlab.probe.diagnosing import (
     CapturedConstant,
     Diagnoser,
@@ -154,6 +154,10 @@ class Recorder:
         # Compiles of JAX's own functions not recorded (without include_internal), by name:
         # said at the end, with how to list them.
         self.internal_left_out: collections.Counter[str] = collections.Counter()
+        # Functions JAX traced for the first time under a transformation in this recording
+        # (its words: "never seen function"), by (name, defined_at): a compile of such a
+        # trace, later and with no trace of its own, is still the function's first.
+        self.first_traced: set[tuple[str, str | None]] = set()
 
     @property
     def path(self) -> Path | None:
@@ -452,6 +456,9 @@ class Recorder:
                     latest.append(call)
                     self.output.write(call.to_json())
                     return
+            said = record.reason.jax_explanation if record.reason else None
+            if record.kind is CallKind.TRACED and explain.never_seen(said):
+                self.first_traced.add((record.function, call.defined_at))
             self.calls.append(call)
             self.output.write(call.to_json())
             if record.kind.compiled:  # the compile path only

@@ -1,0 +1,1 @@
+"""The differential test: generated programs, run watched and as a Probe, against JAX's own log."""
