@@ -15,6 +15,13 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.request import urlopen
 
+import pytest
+
+# The fleet extra (jitlab[fleet]) and the collector's protobuf: the test extra installs both;
+# a machine with only jitlab's core (a TPU VM given wheels) skips the fleet's tests.
+pytest.importorskip("prometheus_client", reason="jitlab[fleet] is not installed here")
+pytest.importorskip("opentelemetry.proto", reason="opentelemetry-proto is not installed here")
+
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
