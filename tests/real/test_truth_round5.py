@@ -12,6 +12,8 @@ in ``test_truth_round5_libraries.py``.
    compiled before the watch; a plain first call after transformed ones says so.
 2. grad's backward pass of a jit made inside the differentiated function is that function's
    transformation, though the jitted object is gone when the transpose compiles.
+3. An ahead-of-time compile (``jit(f).trace(...).lower().compile()``) is the function's: one
+   row per function as JAX counts it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import jax.numpy as jnp
 import pytest
 
 from jitlab.probe.probe import Probe
+from jitlab.recordings.reader import read_recording
+from jitlab.recordings.summary import summarize
 from jitlab.records.calls import CallKind
 from jitlab.records.change_words import reason_text
 from jitlab.records.changes import ChangeKind
@@ -131,3 +135,36 @@ def test_the_backward_pass_of_a_jit_made_inside_grad_is_the_functions(where):
     assert backward.reason.kinds() == (K.TRANSFORMED,), reason_text(backward.reason)
     assert backward.reason.items[0].path == "transpose"
     assert backward.signature is not None
+
+
+# -- rule 3: an ahead-of-time compile is the function's -----------------------------------------
+def doubled_plus(x, y):
+    """jax-ml/jax docs/aot.md: ``2 * x + y``."""
+    return 2 * x + y
+
+
+@pytest.mark.parametrize("then", ["call", "another AOT"])
+def test_an_aot_compile_is_filed_under_the_function_it_compiled(then, tmp_path):
+    # docs/aot.md: trace, lower, compile, run the compiled; then call the jitted function
+    # (JAX serves it from what the AOT compile made) or compile it AOT again for other
+    # types. JAX logs every compile as jit(f). Before: the AOT compiles made a row of their
+    # own with no definition ("f", 1 compile, hits unknown) beside "f" with 0 compiles.
+    f = fresh(doubled_plus, then)
+    path = tmp_path / "run.jsonl"
+    with jax_account() as log, watch(path):
+        jf = jax.jit(f)
+        jf.trace(3, 4).lower().compile()(3, 4)
+        jf(3, 4)
+        jf(3, 4)
+        if then == "another AOT":
+            i32 = jax.ShapeDtypeStruct((), jnp.dtype("int32"))
+            jf.trace(i32, i32).lower().compile()
+    recording, _ = read_recording(path)
+    rows = [s for s in summarize(recording) if s.function == f.__name__]
+    assert len(rows) == 1, [(s.function, s.defined_at) for s in rows]
+    (row,) = rows
+    assert row.executables == log.counts[f.__name__] == (1 if then == "call" else 2)
+    assert row.hits == 2
+    assert row.defined_at is not None and row.defined_at.endswith(
+        f"test_truth_round5.py:{doubled_plus.__code__.co_firstlineno}"
+    )
