@@ -340,9 +340,14 @@ class Filing:
             )
         instances = ledger.instances
         new_instance = instances.get(self._generation)
+        mine = ledger.layers.get(self._generation)
         shared = self._served_by_others()
         earlier: list[reasons.Earlier] = []
         for card in cards:
+            theirs = ledger.layers.get(card.signature.function)
+            if mine is not None and theirs is not None and mine != theirs:
+                earlier.append(_earlier(card)._replace(transforms=(mine, theirs)))
+                continue
             options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
             devices = signature.device_changes(
                 paths,
