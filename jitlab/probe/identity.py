@@ -19,13 +19,37 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from jitlab.records.diagnoses import identity_detail
 
 _DEPTH = 16  # optax.adamw(a schedule)'s update is 10 deep (chain → update → tx → …)
 _BUDGET = 400  # objects compared at most for one decision (a compile-path cost bound)
+
+
+# Objects whose content only a JAX-aware module can read (a ``jax.jit`` object: its function
+# and options; ``==`` is identity), read by a reader it registers (wrappers): this module
+# stays JAX-free. A reader gives (the object's name, its parts) or None for other objects.
+Reader = Callable[[Any], "tuple[str, tuple[Any, ...]] | None"]
+_readers: list[Reader] = []
+
+
+def register_reader(reader: Reader) -> None:
+    """Read objects of a kind this module cannot (see _readers); once per reader."""
+    if reader not in _readers:
+        _readers.append(reader)
+
+
+def _read(value: Any) -> tuple[str, tuple[Any, ...]] | None:
+    for reader in _readers:
+        try:
+            found = reader(value)
+        except Exception:
+            found = None
+        if found is not None:
+            return found
+    return None
 
 
 def same(a: Any, b: Any) -> bool:
@@ -38,6 +62,9 @@ def same(a: Any, b: Any) -> bool:
 
 def name_of(value: Any) -> str:
     """``module.QualName`` of a class, function or method (of the value's class otherwise)."""
+    read = _read(value)
+    if read is not None:
+        return read[0]
     named = value if isinstance(value, type | types.FunctionType) else type(value)
     module = getattr(named, "__module__", None) or "?"
     return f"{module}.{getattr(named, '__qualname__', type(named).__name__)}"
@@ -103,6 +130,12 @@ def _parts(a: Any, b: Any) -> list[tuple[Any, Any]] | None:
         ]
     if isinstance(a, functools.partial):
         return [(a.func, b.func), (a.args, b.args), (a.keywords, b.keywords)]
+    read = _read(a)
+    if read is not None:
+        other = _read(b)
+        if other is None or len(other[1]) != len(read[1]):
+            return never
+        return list(zip(read[1], other[1], strict=True))
     if isinstance(a, types.MethodType):
         return [(a.__func__, b.__func__), (a.__self__, b.__self__)]
     if isinstance(a, tuple | list):

@@ -37,7 +37,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jitlab.probe import _jax, frames
+from jitlab.probe import _jax, frames, identity
 from jitlab.probe.signature import StaticSpec, parameter_layout, path_text
 from jitlab.records.calls import Change
 from jitlab.records.changes import ChangeKind
@@ -586,6 +586,23 @@ def option_changes(new: Any, old: Any) -> list[Change]:
     ]
     named = {c.path for c in changes}
     return [c for c in changes if c.path.removesuffix("names") + "nums" not in named - {c.path}]
+
+
+def _read_jit(value: Any) -> tuple[str, tuple[Any, ...]] | None:
+    """A ``jax.jit`` object as :mod:`identity` compares content: named ``jax.jit(f)``, its
+    parts the function and the options by value (the object's ``==`` is identity, so a jit
+    made anew of the same function is another static value to JAX)."""
+    if not _is_pjit(value):
+        return None
+    fun = getattr(value, "__wrapped__", None)
+    options = _options_text(_jax.jit_info(value))
+    if fun is None or options is None:
+        return None
+    name = getattr(fun, "__qualname__", None) or fun_name(fun)
+    return f"jax.jit({name})", (fun, options)
+
+
+identity.register_reader(_read_jit)
 
 
 def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
