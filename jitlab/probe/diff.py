@@ -315,9 +315,12 @@ class _TreeWalk:
         if a == b:
             return
         found_a, found_b = _argument_nodes(a), _argument_nodes(b)
-        if found_a is None or found_b is None or found_a[0] != found_b[0]:
-            return  # other keywords: named as such (keyword, new or gone arguments)
+        if found_a is None or found_b is None:
+            return
         parts_a, parts_b = found_a[1], found_b[1]
+        if found_a[0] != found_b[0]:  # other keywords (named as such): each argument by name
+            self._by_name(parts_a, parts_b)
+            return
         if len(parts_a) != len(parts_b):
             self.node(a, b, 0, 0, [])  # another number of arguments: said at the root
             return
@@ -328,6 +331,23 @@ class _TreeWalk:
                 self.node(x, y, ia, ib, [name])
             ia += x.num_leaves
             ib += y.num_leaves
+
+    def _by_name(self, parts_a: list[Any], parts_b: list[Any]) -> None:
+        """The arguments passed in another order (some by keyword instead of by position):
+        each argument both calls passed compared with itself, found by its name."""
+        if len(self.names_a) != len(parts_a) or len(self.names_b) != len(parts_b):
+            return
+        at_b: dict[str, tuple[Any, int]] = {}
+        start = 0
+        for name, y in zip(self.names_b, parts_b, strict=True):
+            at_b[name] = (y, start)
+            start += y.num_leaves
+        ia = 0
+        for name, x in zip(self.names_a, parts_a, strict=True):
+            y, ib = at_b.get(name, (None, 0))
+            if y is not None and x != y:
+                self.node(x, y, ia, ib, [name])
+            ia += x.num_leaves
 
     def node(self, a: Any, b: Any, ia: int, ib: int, entries: list[str]) -> None:
         """Nodes ``a`` (new) and ``b`` at ``entries``, their first leaves at ``ia``/``ib``."""

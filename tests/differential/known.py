@@ -17,13 +17,11 @@ import pytest
 F = TypeVar("F", bound=Callable[..., Any])
 
 KNOWN: dict[int | str, str] = {
-    # Issue 50's rules 2, 3, 4, 6 and 7 hold wherever the generator reaches; 1, 5 and the
-    # empty arguments hold on their cases (test_regressions.py) but not yet everywhere.
+    # Issue 50's rules 1, 2, 3, 4, 6 and 7 hold wherever the generator reaches; 5 holds on
+    # its cases (test_regressions.py) and everywhere but after jax.checkpoint's eager run.
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
-    1: "a pytree's structure change beside arguments moved between keyword and position, or "
-    "in an NNX graph: named on the whole argument tree (path '') instead of at the argument",
-    5: "a jitted function called under vmap again after x64 changed: the new program "
-    "recorded as the function's first compile",
+    5: "a plain call after jax.checkpoint's eager run compiled the function (outside the "
+    "call jitlab wraps: see probe-after-call) taken for the function's first compile",
     "no-leaves": "arguments passed by keyword beside an empty one (a tuple or a dict of no "
     "leaves): a move left out, or a structure change named that no earlier program had",
     "probe-after-call": "a Probe sees its own calls only: a program JAX compiles for its "

@@ -206,3 +206,13 @@ def test_an_equinox_static_argument_becoming_a_tuple() -> None:
     steps = (Call((Arr((3,)), Arr((3,)), 1)), Call((Arr((3,)), Arr((3,)), (1, 2))))
     program = Program((X, Y, S), steps, wrapper="eqx.filter_jit")
     agree(program, tolerate=tolerated_but("no-leaves"))
+
+
+@holds(1, 6)
+def test_a_structure_change_beside_keyword_moves_is_named_at_its_argument() -> None:
+    # f(x, (a,), z) then f(x=, y=[a], z=): the tuple became a list at y, and all three moved
+    # to keywords (it was named on the whole argument tree, '').
+    before = (Arr((3,)), Node("tuple", (("a", Arr((3,))),)), Arr((3,)))
+    after = (Arr((3,)), Node("list", (("a", Arr((3,))),)), Arr((3,)))
+    steps = (Call(before), Call(after, frozenset({"x", "y", "z"})))
+    agree(Program((X, Y, Param("z")), steps), tolerate=tolerated_but(1, 6))
