@@ -11,7 +11,7 @@ generation the ledger counts it as, ``swap`` to a new function object, ``clear_c
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import jax
@@ -20,7 +20,7 @@ from jitlab.probe import filing, monitor, sharing, signature, wrappers
 from jitlab.probe.cards import Ledger
 from jitlab.probe.held import HeldCards
 
-__all__ = ["Binding", "is_jitted"]
+__all__ = ["Binding", "is_jitted", "jitted"]
 
 
 def is_jitted(fn: Any) -> bool:
@@ -29,9 +29,24 @@ def is_jitted(fn: Any) -> bool:
     return wrappers.recognise(fn) is not None
 
 
-def jit(fn: Callable[..., Any], **jit_kwargs: Any) -> Callable[..., Any]:
-    """``jax.jit(fn, ...)``: a plain function made into the jitted one a probe calls."""
-    return jax.jit(fn, **jit_kwargs)  # pyright: ignore[reportUnknownMemberType]
+def jitted(
+    fn: Callable[..., Any],
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    **jit_kwargs: Any,
+) -> Callable[..., Any]:
+    """What a probe of ``fn`` calls: ``fn`` itself if it is jitted (then with no jit options:
+    those are ``fn``'s own), else ``jax.jit(fn, ...)``."""
+    if not is_jitted(fn):
+        return jax.jit(  # pyright: ignore[reportUnknownMemberType]
+            fn, static_argnums=static_argnums, static_argnames=static_argnames, **jit_kwargs
+        )
+    if static_argnums is not None or static_argnames is not None or jit_kwargs:
+        raise TypeError(
+            "this function is already jitted: pass static_argnums/static_argnames "
+            "to jax.jit, or give Probe the plain function"
+        )
+    return fn
 
 
 class Binding:
@@ -133,7 +148,7 @@ class Binding:
         every call: JAX sees a function it has never traced.
         """
         before = self._generation
-        self._bind(fn if is_jitted(fn) else jit(fn), None)
+        self._bind(jitted(fn), None)
         if self._generation != before:
             self._note_instance()
             with self._lock:

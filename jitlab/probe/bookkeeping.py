@@ -4,11 +4,11 @@
 :class:`~jitlab.probe.binding.Binding`): it owns the numbering of calls (``_calls``, with the
 hits only counted lock-free and folded in), the record store's settings (``name``,
 ``keep_records``, ``max_records``), and every way a call gets into the ledger and the store
-other than a steady hit put off by the hot path: a hit filed at once or found by its key, a
-call that compiled, failed or ran eagerly (told by :class:`~jitlab.probe.filing.Filing`), a
-record adopted from another process, grad's backward pass, and the end of a call routed at
-JAX's Python dispatch (its output given back, a slow dispatch counted). Every method that
-files runs with the ledger's lock held, as its docstring says.
+but a steady hit (the hot path files those): a hit found by its key, a call that compiled,
+failed or ran eagerly (told by :class:`~jitlab.probe.filing.Filing`), a steady hit taken back,
+a record adopted from another process, grad's backward pass; and the end of a call routed at
+JAX's Python dispatch (its output given back, a slow dispatch counted). Methods marked "lock
+held" expect the ledger's lock taken; the others take it.
 """
 
 from __future__ import annotations
@@ -111,38 +111,27 @@ class Bookkeeping(Binding):
             monitor.unroute_call(collector)
             raise
 
-    def _file_hit(
-        self,
-        head: Head | None,
-        latency_ms: float,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        result: Any,
+    def _keyed_hit(
+        self, latency_ms: float, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any
     ) -> Any:
-        """File a hit whose record is not put off — a steady hit (``head``) whose record
-        ``on_record`` wants at once, or a hit on several cards, or after JAX's cache changed,
-        found by its key — and return the call's result."""
-        record: CallRecord | None
-        if head is not None:
-            with self._lock:
-                record = self._store.file_steady(head)
-        else:
-            # No card at all: JAX served it from a cache filled before we watched — or from
-            # the first compile, which another thread has not filed yet.
-            key = self._key(args, kwargs)
-            with self._lock:
-                held = self._held
-                card = held.by_key.get(key)
-                if card is None and key is not None:
-                    card = held.equivalent(key, self.ledger.cards, self._jax_entries())
-                record = self._hit(latency_ms, card)
-                if card is None and key is not None and self._cache_id is not None:
-                    record = self._filing.served_elsewhere(record, key)
-                if card is None and key is not None and record.reason is None:
-                    # Another thread compiled this signature and has not filed its card
-                    # yet: the hit is filed when the card is (see RecordStore.card_filed).
-                    self._store.wait_for_card(key)
-        if self.on_record is not None and record is not None:
+        """File a hit on several cards, or after JAX's cache changed: its card is found by
+        its key. Returns the call's result."""
+        # No card at all: JAX served it from a cache filled before we watched — or from the
+        # first compile, which another thread has not filed yet.
+        key = self._key(args, kwargs)
+        with self._lock:
+            held = self._held
+            card = held.by_key.get(key)
+            if card is None and key is not None:
+                card = held.equivalent(key, self.ledger.cards, self._jax_entries())
+            record = self._hit(latency_ms, card)
+            if card is None and key is not None and self._cache_id is not None:
+                record = self._filing.served_elsewhere(record, key)
+            if card is None and key is not None and record.reason is None:
+                # Another thread compiled this signature and has not filed its card yet:
+                # the hit is filed when the card is (see RecordStore.card_filed).
+                self._store.wait_for_card(key)
+        if self.on_record is not None:
             self.on_record(record)
         return result
 

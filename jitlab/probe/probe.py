@@ -56,7 +56,7 @@ from typing import Any
 import jax
 
 from jitlab.probe import _jax, contract, diagnosing, filing, frames, monitor
-from jitlab.probe.binding import is_jitted, jit
+from jitlab.probe.binding import jitted
 from jitlab.probe.cards import Card, Ledger
 from jitlab.probe.held import HeldCards
 from jitlab.probe.store import OPEN, SETTLE_AT, Head, RecordStore
@@ -138,17 +138,7 @@ class Probe(Views):
         # Refuse, before any call is classified, on a JAX whose events jitlab cannot see. In a
         # watched program only the names: its backend is the program's to start.
         contract.require(compile=not monitor.watching())
-        if is_jitted(fn):
-            if static_argnums is not None or static_argnames is not None or jit_kwargs:
-                raise TypeError(
-                    "this function is already jitted: pass static_argnums/static_argnames "
-                    "to jax.jit, or give Probe the plain function"
-                )
-            jitted = fn
-        else:
-            jitted = jit(
-                fn, static_argnums=static_argnums, static_argnames=static_argnames, **jit_kwargs
-            )
+        called = jitted(fn, static_argnums, static_argnames, **jit_kwargs)
         self.keep_going = keep_going
         self.on_phase = on_phase
         self.echo_output = echo_output
@@ -195,7 +185,7 @@ class Probe(Views):
         # hit on several cards reads it (no hop through the filing per call).
         self._filing = filing.Filing(self, self._store, self._held)
         self._key = self._filing.key
-        self._bind(jitted, generation)
+        self._bind(called, generation)
         self._held.restart(self._jax_entries())
         self._note_instance()
         self.name = name or self.wrapper.name  # the user's (pmap's events say _fun)
@@ -374,10 +364,16 @@ class Probe(Views):
         if plain:
             if deferred:
                 return result
+            if head is not None:  # a steady hit whose record on_record wants at once
+                with self._lock:
+                    record = self._store.file_steady(head)
+                if self.on_record is not None and record is not None:
+                    self.on_record(record)
+                return result
             if not track:  # counted, not recorded (watching a long program)
                 next(self._unrecorded)  # lock-free, folded in by _fold
                 return result
-            return self._file_hit(head, (end - start) * 1e3, args, kwargs, result)
+            return self._keyed_hit((end - start) * 1e3, args, kwargs, result)
         if head is not None and card is not None:  # filed as a hit, then failed: take it back
             self._take_back(head, card)
         taken = None if head is None else int(head[0])
