@@ -43,7 +43,7 @@ from jitlab.records.lines import Key, RecordedCall, RecordedNotice
 from jitlab.records.messages import notice_texts, say
 
 if TYPE_CHECKING:
-    from jitlab.probe.probe import Probe
+    from jitlab.probe.cards import Card
 
 # Changes that say nothing about an argument of the call: not what "keeps changing".
 _NOT_AN_ARGUMENT = frozenset(
@@ -268,6 +268,14 @@ class ProbeDiagnoses:
                 self.stated.append(found)
 
 
+class Compiled(scripts.Probed, Protocol):
+    """What captured-constant reads of the probe that compiled
+    (:class:`jitlab.probe.probe.Probe`): what a script reads of it, and its cards. The
+    probe imports this module, never the other way round."""
+
+    def card(self, index: int) -> Card: ...
+
+
 class CapturedConstant:
     """captured-constant (optax#577): a recompile whose only change is a new function object
     of the same code, compared with the last program of that function and signature.
@@ -285,7 +293,7 @@ class CapturedConstant:
         self._last: dict[Key, dict[Any, constants.Program]] = {}
         self._said: set[Key] = set()
 
-    def compiled(self, call: RecordedCall, probe: Probe, t: float | None) -> Diagnosis | None:
+    def compiled(self, call: RecordedCall, probe: Compiled, t: float | None) -> Diagnosis | None:
         record, key = call.record, call.key
         info = probe.wrapper
         fun = info.function
