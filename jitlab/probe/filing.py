@@ -317,13 +317,13 @@ class Filing:
             for card in ledger.cards:  # none of the cards made before it
                 card.dropped_by = card.dropped_by or cleared
             self._held.index.clear()
-        held = [card for card in ledger.cards if not card.dropped_by]
+        live = [card for card in ledger.cards if not card.dropped_by]
         plain = self._held.by_key.get(key) if key is not None else None
         same = self._held.held(key, context, plain)
         if same is not None and same.dropped_by:  # the very program this call needs
             return reasons.cleared_reason(same.dropped_by, self._store.name, explanation)
         # Compared with what JAX still holds; else with what a clear dropped (said so, below).
-        cards = held or ledger.cards or ledger.retired
+        cards = live or ledger.cards or ledger.retired
         if not cards:  # its first compile, unless JAX held executables we never saw
             sharers = (
                 sharing.sharers(self._probe, self._cache_id) if kind is CallKind.RECOMPILE else []
@@ -332,10 +332,10 @@ class Filing:
             # Hits on its own executables (not on its transformed programs), or executables
             # of it another jax.jit compiled: JAX held programs jitlab never saw compiled.
             plain_hits = ledger.counts[_HIT] - ledger.transformed_hits
-            held = kind is CallKind.RECOMPILE and (
+            jax_held = kind is CallKind.RECOMPILE and (
                 not ledger.transformed or self._jax_held_others()
             )
-            hits_seen = held or plain_hits > 0
+            hits_seen = jax_held or plain_hits > 0
             return reasons.infer(
                 sig,
                 explanation,
@@ -347,8 +347,8 @@ class Filing:
             )
         if sig is None:  # no signature of ours to compare with the cards
             return reasons.infer(None, explanation)
-        if len(cards) > _COMPARE_ALL and held:
-            cards = self._held.nearest(key, context, held, _COMPARE_NEAREST, _COMPARE_OTHERS)
+        if len(cards) > _COMPARE_ALL and live:
+            cards = self._held.nearest(key, context, live, _COMPARE_NEAREST, _COMPARE_OTHERS)
             cards = [card for card in cards if not card.dropped_by]
         instances = ledger.instances
         new_instance = instances.get(self._generation)
@@ -356,9 +356,9 @@ class Filing:
         shared = self._served_by_others()
         earlier: list[reasons.Earlier] = []
         for card in cards:
-            theirs = ledger.layers.get(card.signature.function)
-            if mine is not None and theirs is not None and mine != theirs:
-                earlier.append(_earlier(card)._replace(transforms=(mine, theirs)))
+            its_layers = ledger.layers.get(card.signature.function)
+            if mine is not None and its_layers is not None and mine != its_layers:
+                earlier.append(_earlier(card)._replace(transforms=(mine, its_layers)))
                 continue
             options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
             devices = signature.device_changes(
@@ -382,7 +382,7 @@ class Filing:
             context=context,
             context_names=_context_names(),
             site=definition_site(self._fn),
-            retired=not held,
+            retired=not live,
             dropped=dropped,
             cleared=cleared,
             name=self._store.name,

@@ -218,7 +218,7 @@ def test_slow_dispatch_is_information_for_a_few_validation_calls(tmp_path: Path,
     # four callback calls past it. Either way the rule holds: information below, a problem
     # from it on (test_slow_dispatch_is_a_problem_where_its_calls_take_a_share: 299 calls).
     share = d.figures["share"]
-    assert 0 < share and d.problem is (share >= SLOW_DISPATCH_SHARE)
+    assert share > 0 and d.problem is (share >= SLOW_DISPATCH_SHARE)
     if not d.problem:
         assert "too little to be worth a change" in sentence(d)
         assert "不值得为此修改" in sentence(d, "zh")
