@@ -4,8 +4,7 @@
 Each case names its upstream source (jax-ml/jax at cec06d1: ``tests/api_test.py``,
 ``tests/pjit_test.py``, ``docs/``; Equinox, Optax, NumPyro issue threads) and the rule behind
 what the round found; the rule's generated family follows each case. These need only JAX:
-they run on every JAX of the window. The same rules on Equinox, NumPyro and Diffrax code are
-in ``test_truth_round5_libraries.py``.
+they run on every JAX of the window.
 
 1. A transformed program of a function re-created per call is a new function object's, not
    the transformation's doing; hits under a transformation are no sign of executables
