@@ -34,9 +34,6 @@ class Earlier(NamedTuple):
     # the new call's jit from executables it never compiled: its cache is this card's, the
     # options no part of its key. Neither a new function object nor the options are causes.
     same_cache: bool = False
-    # (the new call's transformations, this card's) when they differ: jax.jit(jax.grad(f))
-    # beside jax.jit(f), another function of the same code (wrappers.transformations).
-    transforms: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def infer(
@@ -56,7 +53,6 @@ def infer(
     cleared: str = "",
     name: str = "",
     by_part: bool = True,
-    transformed: Sequence[str] = (),
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -71,9 +67,7 @@ def infer(
     compile (``jax.clear_caches()``, ``clear_cache()`` of the function ``name``, or
     ``evicted``; "" when not known), said when the closest card is this very signature.
     ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
-    size of the difference (:func:`diff.closeness`). ``transformed``: the transformations
-    (``jvp``, ``vmap``…) the function's programs compiled so far ran under, with no card of
-    a plain call: then a plain compile is its first outside them.
+    size of the difference (:func:`diff.closeness`).
     """
     return explain.keep_words(
         _infer(
@@ -92,7 +86,6 @@ def infer(
             cleared,
             name,
             by_part,
-            tuple(transformed),
         )
     )
 
@@ -113,20 +106,17 @@ def _infer(
     cleared: str = "",
     name: str = "",
     by_part: bool = True,
-    transformed: tuple[str, ...] = (),
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
     if not earlier and (new is not None or (kind is not CallKind.RECOMPILE and not hits_seen)):
-        return _first(new, explanation, kind, key, hits_seen, theirs, transformed)
+        return _first(new, explanation, kind, key, hits_seen, theirs)
     if new is None:  # nothing of ours to compare with: JAX's words
         return Reason(_jax_or_unknown(explanation), explanation)
     # The closest card explains best, chosen as JAX chooses the key it explains a miss with
     # (diff.closeness); on a tie the newest one (what the user just did).
     diffs = [
-        _another_function(new, card, site)
-        if card.transforms is not None
-        else _options_instead(
+        _options_instead(
             diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
         )
         + diff.context_changes(context, card.context, context_names)
@@ -156,17 +146,12 @@ def _first(
     key: Hashable | None,
     hits_seen: bool,
     theirs: Sequence[Earlier],
-    transformed: tuple[str, ...] = (),
 ) -> Reason:
     """A compile with no card of ours to compare with. JAX's "never seen function" on a
-    first compile only says that this function object was never traced before. After
-    programs of it under transformations (``transformed``) it is its first plain one."""
-    if (kind is not CallKind.RECOMPILE or transformed) and not hits_seen:
-        first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}.get(
-            kind, ChangeKind.FIRST_CALL
-        )
-        detail = ",".join(transformed) if first is ChangeKind.FIRST_CALL else ""
-        return Reason((Change(first, detail=detail),), explanation)
+    first compile only says that this function object was never traced before."""
+    if kind is not CallKind.RECOMPILE and not hits_seen:
+        first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}
+        return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
     # JAX held executables of this function we never saw compiled (before this probe, or
     # for another jax.jit of it): the closest of another probe's cards, else JAX's own
     # words (it compared with what it holds), else "first compile jitlab saw".
@@ -181,22 +166,6 @@ def _first(
         if c.kind not in (ChangeKind.UNKNOWN, ChangeKind.NEW_FUNCTION_OBJECT)
     ]
     return Reason(tuple(parsed) or (Change(ChangeKind.FIRST_SEEN),), explanation)
-
-
-def _another_function(new: Signature, card: Earlier, site: str) -> list[Change]:
-    """A card of another transformation of the same code (``jax.jit(jax.grad(f))`` beside
-    ``jax.jit(f)``): another function to JAX, never compared leaf by leaf with this one."""
-    assert card.transforms is not None
-    now, was = card.transforms
-    return [
-        Change(
-            ChangeKind.NEW_FUNCTION_OBJECT,
-            site,
-            before=",".join(was),
-            after=",".join(now),
-            count=new.function + 1,
-        )
-    ]
 
 
 def _options_instead(

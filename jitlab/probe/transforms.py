@@ -10,6 +10,7 @@ is applied, outside any probed call: the listener here files each as the functio
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -78,11 +79,7 @@ _backward = threading.local()
 
 
 def follow_backward(probe: Followed) -> None:
-    # Held, not weakly: a jit made inside the differentiated function (``jax.grad(lambda
-    # v: jax.jit(g)(v))``) is gone by the time JAX compiles its transpose. One probe per
-    # thread, let go when the next call under grad replaces it (every watch nested on the
-    # thread asks for the same backward pass, so it is not let go once filed).
-    _backward.probe = probe
+    _backward.probe = weakref.ref(probe)
     _backward.lower_ms = 0.0
     # Heard through jitlab's own registration with JAX (kept by the probed call, which
     # registers it again if the program cleared JAX's listeners). Slow path only.
@@ -123,7 +120,8 @@ def backward_compile(
     the compiled function's input avals, ``"transpose"`` or ``"linear"``); else None.
     ``probe.file_backward(lower_ms, compile_ms, avals, path)`` files it as that function's
     (another executable of it, never its first call)."""
-    probe: Followed | None = getattr(_backward, "probe", None)
+    ref = getattr(_backward, "probe", None)
+    probe: Followed | None = ref() if ref is not None else None
     if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):
         return None
     path = _jax.compiled_after_call(frame)

@@ -202,12 +202,6 @@ def _en(c: Change) -> str:
         if not path:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
         return f"tracing context {path}: {after} ← {before}"
-    if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
-        return (
-            f"another function of the code at {path}: {_transformed(after, 'en')} ← "
-            f"{_transformed(before, 'en')} (each JAX transformation of a function is a "
-            "function of its own, compiled apart)"
-        )
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
         hint = _redefined_en(c.detail)
         if not path:
@@ -263,12 +257,6 @@ def _en(c: Change) -> str:
         return "JAX's cache no longer had this signature: JAX evicted it (no cache was cleared)"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
-    if k is ChangeKind.FIRST_CALL and c.detail:  # after programs of it under transformations
-        under = ", ".join(_TRANSFORMS_EN.get(t, t) for t in c.detail.split(",") if t)
-        return (
-            "first call outside a transformation: nothing compiled for it yet (its earlier "
-            f"executables were its programs under {under})"
-        )
     if k is ChangeKind.FIRST_CALL:
         return "first call: nothing compiled yet"
     if k is ChangeKind.FIRST_SEEN:
@@ -347,11 +335,6 @@ def _zh(c: Change) -> str:
         if not path:
             return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
         return f"追踪上下文 {path}：{after} ← {before}"
-    if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
-        return (
-            f"{path} 处代码的另一个函数：{_transformed(after, 'zh')} ← "
-            f"{_transformed(before, 'zh')}（函数的每种 JAX 变换都是另一个函数，分开编译）"
-        )
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
         hint = _redefined_zh(c.detail)
         if not path:
@@ -404,11 +387,6 @@ def _zh(c: Change) -> str:
         return "JAX 的缓存里已经没有这个签名了：被 JAX 淘汰（没有清空过缓存）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
-    if k is ChangeKind.FIRST_CALL and c.detail:
-        under = "、".join(_TRANSFORMS_ZH.get(t, t) for t in c.detail.split(",") if t)
-        return (
-            f"首次在变换之外调用：还没有为它编译过（之前的可执行程序都是它在 {under} 之下的程序）"
-        )
     if k is ChangeKind.FIRST_CALL:
         return "首次调用：还没有编译过"
     if k is ChangeKind.FIRST_SEEN:
@@ -460,15 +438,6 @@ def _identity_zh(identity: dict[str, str]) -> str:
             "而函数按对象身份比较：identity-static）"
         )
     return f"（内容相同，但 {identity['class']} 按对象身份比较：identity-static）"
-
-
-def _transformed(layers: str | None, lang: str) -> str:
-    """A jitted function's JAX transformations (``vmap,grad``) as code: ``jax.vmap(jax.grad(·))``;
-    none: the function itself."""
-    names = [t for t in (layers or "").split(",") if t]
-    if not names:
-        return "the function itself" if lang == "en" else "函数本身"
-    return "".join(f"jax.{t}(" for t in names) + "·" + ")" * len(names)
 
 
 def _says(detail: str) -> str:

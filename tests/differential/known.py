@@ -18,10 +18,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 KNOWN: dict[int | str, str] = {
     # Issue 50's rules 1, 2, 3, 4, 6 and 7 hold wherever the generator reaches; 5 holds on
-    # its cases (test_regressions.py) and everywhere but after jax.checkpoint's eager run.
+    # its cases (test_regressions.py) but not yet everywhere.
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
-    5: "a plain call after jax.checkpoint's eager run compiled the function (outside the "
-    "call jitlab wraps: see probe-after-call) taken for the function's first compile",
+    5: "a jitted function's program after transformed ones (vmap again after x64 changed; a "
+    "plain call after vmap, jvp or checkpoint's eager run): recorded as its first compile",
     "no-leaves": "arguments passed by keyword beside an empty one (a tuple or a dict of no "
     "leaves): a move left out, or a structure change named that no earlier program had",
     "probe-after-call": "a Probe sees its own calls only: a program JAX compiles for its "
