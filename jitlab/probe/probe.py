@@ -334,7 +334,7 @@ class Probe(Views):
                     # The type's method, called with the result: no AttributeError raised and
                     # caught for a pytree, no bound method made and freed after the wait.
                     wait = getattr(type(result), "block_until_ready", None)
-                    if wait is not None:
+                    if wait is not None and not isinstance(wait, property):  # 0.6's tracers
                         wait(result)
                     else:  # a pytree of results, a Python scalar, or tracers
                         jax.block_until_ready(result)

@@ -315,7 +315,7 @@ class _Checker:
         chosen_as_jax = [p for p in whole if jax_rank(units, p.units) == jax_best]
         if not chosen_as_jax and not any(distance(units, p.units) == nearest for p in whole):
             self.note(
-                1,
+                1 if RANKS_KEYS_BY_PART else "closest-before-0.9",
                 at,
                 f"not the closest earlier program (said: {_changes(claims)}, {nearest} "
                 f"difference(s) from the closest); {_pool_text(units, pool)}",

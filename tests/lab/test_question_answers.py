@@ -89,7 +89,7 @@ def test_side_effects_answers_the_counter_and_the_list() -> None:
     result, records = graded("side-effects")
     notes = records[-1].notes
     assert notes["counter"] == 1 and len(notes["seen"]) == 1  # one trace: one append
-    assert "Tracer" in notes["seen"][0]
+    assert "Trace" in notes["seen"][0]  # a tracer's repr: Traced<…> (JAX 0.6: …with<…Trace>)
     assert [a.en for a in result.answers] == [
         "The counter ends at 1.",
         f"The list seen ends up holding 1 item: {notes['seen'][0]}.",
