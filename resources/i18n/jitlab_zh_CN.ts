@@ -231,6 +231,10 @@
         <translation>原因</translation>
     </message>
     <message>
+        <source>Call #%1 raised:</source>
+        <translation>调用 #%1 抛出了错误：</translation>
+    </message>
+    <message>
         <source>Raised by the scenario&apos;s own code (%1), not by JAX.</source>
         <translation>由场景自己的代码（%1）抛出，不是 JAX。</translation>
     </message>

@@ -43,7 +43,10 @@ def test_the_scenarios_exception_is_labelled_as_its_own(
     text = window.error_view.toPlainText()
     assert "LookupError" in text and "raises.py:16 · setup()" in text
     assert 'raise LookupError("no such table")' in text
+    # A scenario without parameters: the call by its number alone, no empty brackets.
+    assert "()" not in text.replace("setup()", "") and "（）" not in text
     if language == "en":
+        assert "Call #0 raised:" in text
         assert "The scenario's exception" in text and "JAX's message" not in text
         assert "Raised by the scenario's own code (setup), not by JAX." in text
     else:

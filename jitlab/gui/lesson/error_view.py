@@ -84,8 +84,11 @@ class ErrorView(Retranslating, QTextEdit):
             return
         esc = html.escape
         params = values_of(record, self.state.params if self.state else ())
-        head = self.tr("Call #%1 (%2) raised:").replace("%1", str(record.index))
-        head = head.replace("%2", params)
+        if params:
+            head = self.tr("Call #%1 (%2) raised:").replace("%2", params)
+        else:  # a scenario without parameters: the call by its number alone
+            head = self.tr("Call #%1 raised:")
+        head = head.replace("%1", str(record.index))
         # The same figure as the call's mark on the chart and its row in the log.
         spent = self.tr("failed after %1").replace("%1", format_ms(record.latency_ms))
         notes = record.notes or {}
