@@ -19,7 +19,6 @@ from jitlab.records.changes import ChangeKind
 from jitlab.records.history import Tally
 from jitlab.records.lines import COMPILED, Key, RecordedCall
 
-
 # What differed, in a terminal's or a notebook's table: the changes that explain the most
 # compiles, then how many more ("… 3 more"); the recording window lists more, in a column.
 CHANGES_IN_A_TABLE = 4
