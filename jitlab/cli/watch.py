@@ -440,9 +440,11 @@ def print_watch_summary(
         name = function_cell(shown(s.function), s.defined_at)
         if s.internal:
             name = f"{shown(s.function)}\n[dim]{escape(say('watch.eager_op'))}[/dim]"
-        words = s.change_words(language(), full=full).most_common(4)
+        words, more = s.listed_changes(language(), full=full)  # the most telling first
         limit = None if full else FIELD_LIMIT  # --verbose: each reason in full
         differed = "\n".join(shown(f"{c} ×{n}", lines=full, limit=limit) for c, n in words)
+        if more:  # never dropped silently
+            differed += "\n" + escape(say("n.more", n=more))
         table.add_row(
             name,
             str(s.executables),  # the recording window's "compiles": the same count

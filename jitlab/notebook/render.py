@@ -148,9 +148,6 @@ def recording_body(
     return (f'<h2 class="nb">{esc(title, lang)}</h2>\n' if title else "") + body
 
 
-CHANGES_SHOWN = 4  # per function, as `jitlab watch` lists them (then how many more)
-
-
 def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
     """The per-function table as ``jitlab watch`` prints it, in plain text (a terminal's,
     in IPython: every recorded string shown as written, :func:`_plain`): under each
@@ -180,10 +177,10 @@ def recording_text(recording: Recording, title: str, lang: str = "en") -> str:
                 str(len(s.signatures)) if s.signatures else "-",
             ]
         )
-        words = s.change_words(lang).most_common()  # the most telling first, counted
-        shown = [f"    {change} ×{n}" for change, n in words[:CHANGES_SHOWN]]
-        if len(words) > CHANGES_SHOWN:
-            shown.append("    " + say("n.more", lang, n=len(words) - CHANGES_SHOWN))
+        words, more = s.listed_changes(lang)  # the most telling first, counted
+        shown = [f"    {change} ×{n}" for change, n in words]
+        if more:
+            shown.append("    " + say("n.more", lang, n=more))
         changed.append(shown)
     if len(rows) == 1:
         return _plain(f"{title}\n{say('report.nothing_compiled', lang)}", lang)

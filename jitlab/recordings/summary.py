@@ -19,6 +19,10 @@ from jitlab.records.changes import ChangeKind
 from jitlab.records.history import Tally
 from jitlab.records.lines import COMPILED, Key, RecordedCall
 
+# What differed, in a terminal's or a notebook's table: the changes that explain the most
+# compiles, then how many more ("… 3 more"); the recording window lists more, in a column.
+CHANGES_IN_A_TABLE = 4
+
 
 class Calls(Protocol):
     """What a summary reads of a recording (:class:`~jitlab.recordings.reader.Recording`)."""
@@ -76,6 +80,14 @@ class FunctionSummary:
     def ms_text(self) -> str:
         """Time lost compiling as both the terminal summary and the recording window show it."""
         return f"{self.compile_ms:.1f}"
+
+    def listed_changes(
+        self, lang: str = "en", *, full: bool = False, at_most: int = CHANGES_IN_A_TABLE
+    ) -> tuple[list[tuple[str, int]], int]:
+        """The ``at_most`` changes that explain the most compiles (:meth:`change_words`),
+        each with its count, and how many more there are: a list that is cut says so."""
+        words = self.change_words(lang, full=full).most_common()
+        return words[:at_most], max(0, len(words) - at_most)
 
     def change_words(self, lang: str = "en", *, full: bool = False) -> Counter[str]:
         """What differed between its compiles in ``lang``, how often: equal changes counted
