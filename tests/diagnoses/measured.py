@@ -5,31 +5,15 @@ what JAX says it compiled."""
 from __future__ import annotations
 
 import gc
-import logging
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import jax
-
 import jitlab
 from jitlab.recordings.reader import Recording, read_recording
 from jitlab.records.diagnoses import Diagnosis
-
-_COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
-
-
-class _Log(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.counts: Counter[str] = Counter()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        found = _COMPILED.search(record.getMessage())
-        if found:
-            self.counts[found["name"]] += 1
+from tests.real.conftest import jax_compile_log
 
 
 @dataclass
@@ -54,14 +38,8 @@ def measure(path: Path, body: Callable[[], object], warn_after: int = 8) -> Meas
     earlier run's garbage is collected first: its jit objects (held in cycles through the
     classes they were made in) would keep their executables alive into this run."""
     gc.collect()
-    log = _Log()
-    logger = logging.getLogger("jax")
-    logger.addHandler(log)
-    try:
-        with jax.log_compiles(True), jitlab.watch(path, warn_after=warn_after):
-            body()
-    finally:
-        logger.removeHandler(log)
+    with jax_compile_log() as log, jitlab.watch(path, warn_after=warn_after):
+        body()
     return Measured(read_recording(path)[0], log.counts)
 
 

@@ -11,9 +11,6 @@ this process against JAX's own compile log:
 
 from __future__ import annotations
 
-import logging
-import re
-from collections import Counter
 from functools import partial
 
 import jax
@@ -22,19 +19,7 @@ import jax.numpy as jnp
 import jitlab
 from jitlab.recordings.reader import read_recording
 from jitlab.records.messages import notice_texts
-
-_COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
-
-
-class _Log(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.counts: Counter[str] = Counter()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        found = _COMPILED.search(record.getMessage())
-        if found:
-            self.counts[found["name"]] += 1
+from tests.real.conftest import jax_compile_log
 
 
 class Config:  # no __eq__/__hash__: compared by identity
@@ -87,23 +72,17 @@ def test_functions_jitted_before_the_watch_are_compared_and_named(tmp_path, caps
 
 
 def test_compiles_of_jaxs_own_functions_are_counted_and_how_to_list_them_said(tmp_path):
-    log = _Log()
-    logger = logging.getLogger("jax")
-    logger.addHandler(log)
     path = tmp_path / "run.jsonl"
-    try:
-        with jax.log_compiles(True), jitlab.watch(path):
+    with jax_compile_log() as log, jitlab.watch(path):
 
-            def step(w, x):
-                return w - 0.1 * x
+        def step(w, x):
+            return w - 0.1 * x
 
-            f = jax.jit(step)
-            key = jax.random.PRNGKey(0)
-            w = jnp.zeros(7)  # eager jnp: JAX compiles a kernel of its own
-            x = jax.random.normal(key, (7,))  # and jax.random's
-            f(w, x * 3.0)
-    finally:
-        logger.removeHandler(log)
+        f = jax.jit(step)
+        key = jax.random.PRNGKey(0)
+        w = jnp.zeros(7)  # eager jnp: JAX compiles a kernel of its own
+        x = jax.random.normal(key, (7,))  # and jax.random's
+        f(w, x * 3.0)
     recording = read_recording(path)[0]
     listed = sum(1 for c in recording.calls if c.record.kind.compiled)
     left = recording.notice_counts["internal_left_out"]
