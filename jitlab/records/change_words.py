@@ -257,6 +257,12 @@ def _en(c: Change) -> str:
         return "JAX's cache no longer had this signature: JAX evicted it (no cache was cleared)"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
+    if k is ChangeKind.FIRST_CALL and c.detail:  # after programs of it under transformations
+        under = ", ".join(_TRANSFORMS_EN.get(t, t) for t in c.detail.split(",") if t)
+        return (
+            "first call outside a transformation: nothing compiled for it yet (its earlier "
+            f"executables were its programs under {under})"
+        )
     if k is ChangeKind.FIRST_CALL:
         return "first call: nothing compiled yet"
     if k is ChangeKind.FIRST_SEEN:
@@ -387,6 +393,11 @@ def _zh(c: Change) -> str:
         return "JAX 的缓存里已经没有这个签名了：被 JAX 淘汰（没有清空过缓存）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
+    if k is ChangeKind.FIRST_CALL and c.detail:
+        under = "、".join(_TRANSFORMS_ZH.get(t, t) for t in c.detail.split(",") if t)
+        return (
+            f"首次在变换之外调用：还没有为它编译过（之前的可执行程序都是它在 {under} 之下的程序）"
+        )
     if k is ChangeKind.FIRST_CALL:
         return "首次调用：还没有编译过"
     if k is ChangeKind.FIRST_SEEN:
