@@ -273,6 +273,9 @@ class Filing:
         path = ",".join(layers)
         built = collector.lowered or collector.compiled or collector.persistent
         if staged:
+            # jax.checkpoint runs the trace it staged this call into eagerly, right after:
+            # that compiles this function outside the call (followed, filed as "remat").
+            transforms.follow_backward(self._probe, staged=True)
             reason = Reason((Change(ChangeKind.TRANSFORMED, path),), explanation)
             return common._replace(kind=CallKind.TRACED, reason=reason)
         change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1 if built else 0)

@@ -233,6 +233,11 @@ def _en(c: Change) -> str:
             "the function jax.linearize returned was applied: its linear part is another "
             f"program, so JAX compiled a new executable for it ({after})"
         )
+    if k is ChangeKind.TRANSFORMED and path == "remat":
+        return (
+            "jax.checkpoint ran the computation it traced this function into: JAX compiled "
+            f"the function's program from that trace ({after})"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -372,6 +377,8 @@ def _zh(c: Change) -> str:
             f"调用了 jax.linearize 返回的函数：它的线性部分是另一个程序，"
             f"JAX 为它编译了新的可执行程序（{after}）"
         )
+    if k is ChangeKind.TRANSFORMED and path == "remat":
+        return f"jax.checkpoint 立即执行了它追踪进来的计算：JAX 从那次追踪编译了这个函数的程序（{after}）"
     if k is ChangeKind.TRANSFORMED:
         under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -421,11 +428,15 @@ _TRANSFORMS_EN = {
     "linearize": "grad (linearize)",
     "trace": "an enclosing trace (jit, lax.scan, …)",
     "transpose": "grad's backward pass (transpose)",
+    "linear": "the function jax.linearize returned",
+    "remat": "jax.checkpoint's eager run",
 }
 _TRANSFORMS_ZH = {
     "linearize": "grad（linearize）",
     "trace": "外层追踪（jit、lax.scan 等）",
     "transpose": "grad 的反向传播（转置）",
+    "linear": "jax.linearize 返回的函数",
+    "remat": "jax.checkpoint 的立即执行",
 }
 
 
