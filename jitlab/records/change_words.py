@@ -378,7 +378,10 @@ def _zh(c: Change) -> str:
             f"JAX 为它编译了新的可执行程序（{after}）"
         )
     if k is ChangeKind.TRANSFORMED and path == "remat":
-        return f"jax.checkpoint 立即执行了它追踪进来的计算：JAX 从那次追踪编译了这个函数的程序（{after}）"
+        return (
+            "jax.checkpoint 立即执行了它追踪进来的计算："
+            f"JAX 从那次追踪编译了这个函数的程序（{after}）"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
         if after is None:
