@@ -1228,8 +1228,10 @@ def compiled_after_call(frame: FrameType | None) -> str | None:
     that ran it under a transformation returned: ``"transpose"`` while it transposes the
     function (grad's or a vjp's backward pass: ``pjit._pjit_transpose*`` under
     ``ad.backward_pass*``), ``"linear"`` while the function ``jax.linearize`` returned is
-    applied (``api._lift_linearized`` evaluates the linear jaxpr); None otherwise. Both
-    names hold on 0.6 to 0.12."""
+    applied (``api._lift_linearized`` evaluates the linear jaxpr), ``"remat"`` while
+    ``jax.checkpoint`` runs the body it traced eagerly (``ad_checkpoint.remat_impl``
+    evaluates its jaxpr, which compiles the jitted function); None otherwise. The names
+    hold on 0.6 to 0.12."""
     for _ in range(64):
         if frame is None:
             return None
@@ -1238,6 +1240,8 @@ def compiled_after_call(frame: FrameType | None) -> str | None:
             return "transpose"
         if name == "_lift_linearized":
             return "linear"
+        if name == "remat_impl":
+            return "remat"
         frame = frame.f_back
     return None
 

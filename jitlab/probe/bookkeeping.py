@@ -223,15 +223,20 @@ class Bookkeeping(Binding):
         """File the executable JAX compiled for this function after the probed call that ran
         under grad or ``jax.linearize`` returned: its backward pass (``path`` ``transpose``)
         or its linear part, as the function ``jax.linearize`` returned is applied
-        (``linear``). Another executable of this function: a recompile."""
+        (``linear``); or, after a call staged into ``jax.checkpoint``'s trace, the program
+        its eager run compiled (``remat``). A program of this function under that
+        transformation: a recompile unless it is the function's first."""
         sig = self.backward_signature(avals)
         change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1)
         with self._lock:
+            ledger = self.ledger
+            first = not (ledger.ever_compiled or ledger.transformed)
+            ledger.transformed.setdefault((path, str(sig)), self._generation)
             self._held.compiles += 1
             record = CallRecord(
                 index=self._next_index(),
                 function=self.name,
-                kind=CallKind.RECOMPILE,
+                kind=CallKind.COMPILE if first else CallKind.RECOMPILE,
                 latency_ms=lower_ms + compile_ms,
                 lower_ms=lower_ms,
                 compile_ms=compile_ms,

@@ -57,6 +57,11 @@ class Ledger:
     # steady_hits; ``counts`` adds them up.
     filed: Tally = field(default_factory=Tally)
     ever_compiled: bool = False
+    # The programs compiled under a transformation ((path, signature text) -> the function
+    # object that compiled it first), and the hits on them: a plain compile after them is
+    # not the function's first, and those hits are no executables compiled out of sight.
+    transformed: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    transformed_hits: int = 0
     retired: list[Card] = field(default_factory=list)  # cards dropped by a cache clear
     # generation -> wrappers.cache_identity of that function object (kind, function, jit
     # options): tells "jitted again with other options" from a new function object.

@@ -21,6 +21,7 @@ from jitlab.probe import (
     _jax,
     abstract,
     executables,
+    explain,
     monitor,
     reasons,
     sharing,
@@ -188,7 +189,7 @@ class Filing:
         ledger = self._ledger
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
-        elif ledger.ever_compiled or self._jax_held_others():
+        elif ledger.ever_compiled or ledger.transformed or self._jax_held_others():
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE
@@ -272,16 +273,31 @@ class Filing:
         path = ",".join(layers)
         built = collector.lowered or collector.compiled or collector.persistent
         if staged:
+            # jax.checkpoint runs the trace it staged this call into eagerly, right after:
+            # that compiles this function outside the call (followed, filed as "remat").
+            transforms.follow_backward(self._probe, staged=True)
             reason = Reason((Change(ChangeKind.TRANSFORMED, path),), explanation)
             return common._replace(kind=CallKind.TRACED, reason=reason)
         change = Change(ChangeKind.TRANSFORMED, path, after=str(sig), count=1 if built else 0)
         if "linearize" in layers:
             transforms.follow_backward(self._probe)
+        ledger = self._ledger
         if not built:
+            ledger.transformed_hits += 1
             return common._replace(kind=_HIT, reason=Reason((change,), explanation))
         self._held.compiles += 1
-        kind = CallKind.RECOMPILE if self._ledger.ever_compiled else CallKind.COMPILE
-        return common._replace(kind=kind, reason=Reason((change,), explanation))
+        before = ledger.ever_compiled or ledger.transformed
+        kind = CallKind.RECOMPILE if before else CallKind.COMPILE
+        changes = [change]
+        compiled_by = ledger.transformed.setdefault((path, str(sig)), self._generation)
+        if compiled_by != self._generation:
+            # JAX compiled this very program for an earlier function object of the same
+            # code: the transformation is no cause, the function object made anew is.
+            hint = explain.redefined_hint(explanation)
+            site = definition_site(self._fn)
+            anew = ChangeKind.NEW_FUNCTION_OBJECT
+            changes.insert(0, Change(anew, site, detail=hint, count=self._generation + 1))
+        return common._replace(kind=kind, reason=Reason(tuple(changes), explanation))
 
     def _reason(
         self,
@@ -316,9 +332,21 @@ class Filing:
                 sharing.sharers(self._probe, self._cache_id) if kind is CallKind.RECOMPILE else []
             )
             theirs = [_earlier(card) for other in sharers for card in other.ledger.cards]
-            hits_seen = kind is CallKind.RECOMPILE or bool(ledger.counts[_HIT])
+            # Hits on its own executables (not on its transformed programs), or executables
+            # of it another jax.jit compiled: JAX held programs jitlab never saw compiled.
+            plain_hits = ledger.counts[_HIT] - ledger.transformed_hits
+            held = kind is CallKind.RECOMPILE and (
+                not ledger.transformed or self._jax_held_others()
+            )
+            hits_seen = held or plain_hits > 0
             return reasons.infer(
-                sig, explanation, kind=kind, key=key, hits_seen=hits_seen, theirs=theirs
+                sig,
+                explanation,
+                kind=kind,
+                key=key,
+                hits_seen=hits_seen,
+                theirs=theirs,
+                transformed=_paths(ledger.transformed),
             )
         if sig is None:  # no signature of ours to compare with the cards
             return reasons.infer(None, explanation)
@@ -413,6 +441,11 @@ def _earlier(
     card: Card, devices: Sequence[Change] = (), options: Sequence[Change] = ()
 ) -> reasons.Earlier:
     return reasons.Earlier(card.signature, card.key, card.context, tuple(devices), tuple(options))
+
+
+def _paths(programs: dict[tuple[str, str], int]) -> tuple[str, ...]:
+    """The transformations the function's compiled programs ran under, each once, in order."""
+    return tuple(dict.fromkeys(path for path, _ in programs))
 
 
 def _context_names() -> tuple[str, ...]:

@@ -53,6 +53,7 @@ def infer(
     cleared: str = "",
     name: str = "",
     by_part: bool = True,
+    transformed: Sequence[str] = (),
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -67,7 +68,9 @@ def infer(
     compile (``jax.clear_caches()``, ``clear_cache()`` of the function ``name``, or
     ``evicted``; "" when not known), said when the closest card is this very signature.
     ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
-    size of the difference (:func:`diff.closeness`).
+    size of the difference (:func:`diff.closeness`). ``transformed``: the transformations
+    (``jvp``, ``vmap``…) the function's programs compiled so far ran under, with no card of
+    a plain call: then a plain compile is its first outside them.
     """
     return explain.keep_words(
         _infer(
@@ -86,6 +89,7 @@ def infer(
             cleared,
             name,
             by_part,
+            tuple(transformed),
         )
     )
 
@@ -106,11 +110,12 @@ def _infer(
     cleared: str = "",
     name: str = "",
     by_part: bool = True,
+    transformed: tuple[str, ...] = (),
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
     if not earlier and (new is not None or (kind is not CallKind.RECOMPILE and not hits_seen)):
-        return _first(new, explanation, kind, key, hits_seen, theirs)
+        return _first(new, explanation, kind, key, hits_seen, theirs, transformed)
     if new is None:  # nothing of ours to compare with: JAX's words
         return Reason(_jax_or_unknown(explanation), explanation)
     # The closest card explains best, chosen as JAX chooses the key it explains a miss with
@@ -146,12 +151,17 @@ def _first(
     key: Hashable | None,
     hits_seen: bool,
     theirs: Sequence[Earlier],
+    transformed: tuple[str, ...] = (),
 ) -> Reason:
     """A compile with no card of ours to compare with. JAX's "never seen function" on a
-    first compile only says that this function object was never traced before."""
-    if kind is not CallKind.RECOMPILE and not hits_seen:
-        first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}
-        return Reason((Change(first.get(kind, ChangeKind.FIRST_CALL)),), explanation)
+    first compile only says that this function object was never traced before. After
+    programs of it under transformations (``transformed``) it is its first plain one."""
+    if (kind is not CallKind.RECOMPILE or transformed) and not hits_seen:
+        first = {CallKind.PERSISTENT_HIT: ChangeKind.FIRST_PERSISTENT_LOAD}.get(
+            kind, ChangeKind.FIRST_CALL
+        )
+        detail = ",".join(transformed) if first is ChangeKind.FIRST_CALL else ""
+        return Reason((Change(first, detail=detail),), explanation)
     # JAX held executables of this function we never saw compiled (before this probe, or
     # for another jax.jit of it): the closest of another probe's cards, else JAX's own
     # words (it compared with what it holds), else "first compile jitlab saw".

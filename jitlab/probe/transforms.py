@@ -78,8 +78,13 @@ class Followed(Protocol):
 _backward = threading.local()
 
 
-def follow_backward(probe: Followed) -> None:
-    _backward.probe = weakref.ref(probe)
+def follow_backward(probe: Followed, *, staged: bool = False) -> None:
+    """Listen for the executables JAX compiles for ``probe``'s function after its call
+    returns: grad's backward pass, the linear part ``jax.linearize`` returned; or, for a
+    call ``staged`` into an enclosing trace, ``jax.checkpoint``'s eager run of that trace.
+    Held weakly, one of each kind per thread (a staged call does not replace the probe
+    whose backward pass is still to come)."""
+    setattr(_backward, "staged" if staged else "probe", weakref.ref(probe))
     _backward.lower_ms = 0.0
     # Heard through jitlab's own registration with JAX (kept by the probed call, which
     # registers it again if the program cleared JAX's listeners). Slow path only.
@@ -92,7 +97,9 @@ def _on_backward_compile(event: str, ms: float, fun_name: str | None) -> None:
     (a :class:`jitlab.probe.monitor.DurationListener`)."""
     if event != monitor.COMPILE_EVENT and event != monitor.LOWER_EVENT:
         return
-    if getattr(_backward, "probe", None) is None or getattr(_tls, "collector", None) is not None:
+    if getattr(_tls, "collector", None) is not None:
+        return
+    if getattr(_backward, "probe", None) is None and getattr(_backward, "staged", None) is None:
         return
     if monitor.watching():
         # A watch files every compile outside probed calls itself (it may ask
@@ -116,16 +123,16 @@ def backward_compile(
     """Called from a compile event listener outside any probed call: is this JAX compiling
     a program of the function a probe on this thread last ran under grad or
     ``jax.linearize``, after that call returned: its backward pass (the transpose), or its
-    linear part as the function ``jax.linearize`` returned is applied? Then (that probe,
-    the compiled function's input avals, ``"transpose"`` or ``"linear"``); else None.
-    ``probe.file_backward(lower_ms, compile_ms, avals, path)`` files it as that function's
-    (another executable of it, never its first call)."""
-    ref = getattr(_backward, "probe", None)
-    probe: Followed | None = ref() if ref is not None else None
-    if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):
+    linear part as the function ``jax.linearize`` returned is applied; or the function a
+    probe last staged into a trace, as ``jax.checkpoint`` runs that trace eagerly? Then
+    (that probe, the compiled function's input avals, ``"transpose"``, ``"linear"`` or
+    ``"remat"``); else None. ``probe.file_backward(lower_ms, compile_ms, avals, path)``
+    files it as that function's program under the transformation."""
+    if _followed("probe", fun_name) is None and _followed("staged", fun_name) is None:
         return None
     path = _jax.compiled_after_call(frame)
-    if path is None:
+    probe = _followed("staged" if path == "remat" else "probe", fun_name)
+    if path is None or probe is None:
         return None
     if lowering:
         return probe, (), path
@@ -134,3 +141,13 @@ def backward_compile(
     if found is None or not site or not (found[0] or "").endswith(site):
         return None  # another function of the same name: not ours
     return probe, found[1], path
+
+
+def _followed(slot: str, fun_name: Any) -> Followed | None:
+    """The probe followed in ``slot`` on this thread, if still alive and JAX's compile event
+    ``fun_name`` is of its function's name."""
+    ref = getattr(_backward, slot, None)
+    probe: Followed | None = ref() if ref is not None else None
+    if probe is None or fun_name != _jax.jit_event_name(probe.trace_name):
+        return None
+    return probe

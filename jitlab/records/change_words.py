@@ -233,6 +233,11 @@ def _en(c: Change) -> str:
             "the function jax.linearize returned was applied: its linear part is another "
             f"program, so JAX compiled a new executable for it ({after})"
         )
+    if k is ChangeKind.TRANSFORMED and path == "remat":
+        return (
+            "jax.checkpoint ran the computation it traced this function into: JAX compiled "
+            f"the function's program from that trace ({after})"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = " inside ".join(_TRANSFORMS_EN.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -257,6 +262,12 @@ def _en(c: Change) -> str:
         return "JAX's cache no longer had this signature: JAX evicted it (no cache was cleared)"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX's cache no longer had this signature (jax.clear_caches() or eviction)"
+    if k is ChangeKind.FIRST_CALL and c.detail:  # after programs of it under transformations
+        under = ", ".join(_TRANSFORMS_EN.get(t, t) for t in c.detail.split(",") if t)
+        return (
+            "first call outside a transformation: nothing compiled for it yet (its earlier "
+            f"executables were its programs under {under})"
+        )
     if k is ChangeKind.FIRST_CALL:
         return "first call: nothing compiled yet"
     if k is ChangeKind.FIRST_SEEN:
@@ -366,6 +377,11 @@ def _zh(c: Change) -> str:
             f"调用了 jax.linearize 返回的函数：它的线性部分是另一个程序，"
             f"JAX 为它编译了新的可执行程序（{after}）"
         )
+    if k is ChangeKind.TRANSFORMED and path == "remat":
+        return (
+            "jax.checkpoint 立即执行了它追踪进来的计算："
+            f"JAX 从那次追踪编译了这个函数的程序（{after}）"
+        )
     if k is ChangeKind.TRANSFORMED:
         under = "，外面是 ".join(_TRANSFORMS_ZH.get(t, t) for t in path.split(",") if t)
         if after is None:
@@ -387,6 +403,11 @@ def _zh(c: Change) -> str:
         return "JAX 的缓存里已经没有这个签名了：被 JAX 淘汰（没有清空过缓存）"
     if k is ChangeKind.CACHE_CLEARED:
         return "JAX 的缓存里已经没有这个签名了（jax.clear_caches() 或被淘汰）"
+    if k is ChangeKind.FIRST_CALL and c.detail:
+        under = "、".join(_TRANSFORMS_ZH.get(t, t) for t in c.detail.split(",") if t)
+        return (
+            f"首次在变换之外调用：还没有为它编译过（之前的可执行程序都是它在 {under} 之下的程序）"
+        )
     if k is ChangeKind.FIRST_CALL:
         return "首次调用：还没有编译过"
     if k is ChangeKind.FIRST_SEEN:
@@ -410,11 +431,15 @@ _TRANSFORMS_EN = {
     "linearize": "grad (linearize)",
     "trace": "an enclosing trace (jit, lax.scan, …)",
     "transpose": "grad's backward pass (transpose)",
+    "linear": "the function jax.linearize returned",
+    "remat": "jax.checkpoint's eager run",
 }
 _TRANSFORMS_ZH = {
     "linearize": "grad（linearize）",
     "trace": "外层追踪（jit、lax.scan 等）",
     "transpose": "grad 的反向传播（转置）",
+    "linear": "jax.linearize 返回的函数",
+    "remat": "jax.checkpoint 的立即执行",
 }
 
 

@@ -217,7 +217,16 @@ class _Checker:
             if kinds != {K.FIRST_CALL}:
                 self.note(None, at, f"the first compile's reason: {_words(record)}")
             return
-        if kinds & {K.FIRST_CALL, K.FIRST_SEEN}:
+        # After programs under transformations only, the first plain one is rightly "the
+        # first call outside a transformation" (FIRST_CALL naming them), a recompile.
+        first_plain = (
+            not pool
+            and self.transformed_before == self.compiled_before
+            and record.kind is CallKind.RECOMPILE
+            and all(c.detail for c in items if c.kind is K.FIRST_CALL)
+            and K.FIRST_SEEN not in kinds
+        )
+        if kinds & {K.FIRST_CALL, K.FIRST_SEEN} and not first_plain:
             rule = 5 if self.transformed_before else None
             self.note(rule, at, f"a later program said to be the first: {_words(record)}")
         if K.TRANSFORMED in kinds:

@@ -17,19 +17,14 @@ import pytest
 F = TypeVar("F", bound=Callable[..., Any])
 
 KNOWN: dict[int | str, str] = {
-    # Issue 50's rules 1, 2, 3, 4, 6 and 7 hold wherever the generator reaches; 5 holds on
-    # its cases (test_regressions.py) but not yet everywhere.
+    # Issue 50's rules 1 to 7 hold wherever the generator reaches.
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
-    5: "a jitted function's program after transformed ones (vmap again after x64 changed; a "
-    "plain call after vmap, jvp or checkpoint's eager run): recorded as its first compile",
     "no-leaves": "arguments passed by keyword beside an empty one (a tuple or a dict of no "
     "leaves): a move left out, or a structure change named that no earlier program had",
     "closest-before-0.9": "before JAX 0.9 JAX explains a miss with the key its own "
     "difference size ranks closest (pjit.diff_tracing_cache_keys); jitlab weighs a keyword "
     "move or a weak type as half a shape or a context change, the test counts places: they "
     "may pick different programs when several differ",
-    "probe-after-call": "a Probe sees its own calls only: a program JAX compiles for its "
-    "function outside them (checkpoint's eager run of the traced body) is not counted",
     "nnx-static": "nnx.jit(f, static_argnames=...): the static arguments are not seen",
     "no-leaves-keyword": "an argument without leaves (an empty tuple) passed by keyword "
     "instead of by position: the move is left out",

@@ -8,7 +8,7 @@ import pytest
 
 from .checking import agree
 from .known import holds, known, tolerated_but
-from .specs import Arr, Call, Clear, Node, Param, Program, Py
+from .specs import Arr, Call, Clear, Node, Param, Program, Py, SetX64
 
 X, Y, S, M = Param("x"), Param("y"), Param("s", static=True), Param("m")
 
@@ -119,17 +119,46 @@ def test_a_jitted_partial_is_one_row() -> None:
     agree(program, tolerate=tolerated_but(4))
 
 
-@holds(5)
+@known(5)
 def test_applying_a_linearized_function_is_not_its_first_call() -> None:
     steps = (Call((Arr((3,)),)), Call((Arr((3,)),), via="linearize"))
     agree(Program((X,), steps), tolerate=tolerated_but(5))
 
 
-@holds(5)
+@known(5)
 def test_a_probe_counts_what_jax_compiles_when_a_linearized_call_is_applied() -> None:
     # JAX logs jit(f) twice for linearize and its application; the probe recorded one.
     steps = (Call((Arr((3,)),)), Call((Arr((3,)),), via="linearize"))
     agree(Program((X,), steps), tolerate=tolerated_but(5))
+
+
+@known(5)
+def test_a_transformed_program_after_a_context_change_is_not_the_first() -> None:
+    # vmap, x64 on, vmap again: JAX compiled the batched program again (x64 differs);
+    # jitlab filed the second as the function's first compile.
+    steps = (Call((Arr((2,)),), via="vmap"), SetX64(True), Call((Arr((2,)),), via="vmap"))
+    agree(Program((X,), steps), tolerate=tolerated_but(5))
+
+
+@known(5)
+def test_a_plain_call_after_vmap_is_not_the_first_compile() -> None:
+    # JAX held the batched program of f; the plain call was filed as its first compile.
+    steps = (Call((Arr((2,)),), via="vmap"), Call((Arr((3,)),)))
+    agree(Program((X,), steps), tolerate=tolerated_but(5))
+
+
+@known(5)
+def test_a_plain_call_after_jvp_is_not_the_first_compile() -> None:
+    steps = (Call((Arr((2,)),), via="jvp"), Call((Arr((2,)),)))
+    agree(Program((X,), steps), tolerate=tolerated_but(5))
+
+
+@known(5, "probe-after-call")
+def test_a_plain_call_after_checkpoints_eager_run_is_not_the_first_compile() -> None:
+    # jax.checkpoint(f)(x) compiled jit(f) from its trace, outside the call; then x64 on
+    # and a plain call: JAX's second compile of f, filed as its first.
+    steps = (Call((Arr((2,)),), via="remat"), SetX64(True), Call((Arr((2,)),)))
+    agree(Program((X,), steps), tolerate=tolerated_but(5, "probe-after-call"))
 
 
 @known("probe-after-call")

@@ -1,5 +1,6 @@
 """Contract tests for the private JAX behaviours the probe reads inside transformations
-(jitlab/probe/_jax.py: tracer_layers, TRACE_STATE, in_backward_pass, compiling_avals)."""
+(jitlab/probe/_jax.py: tracer_layers, TRACE_STATE, in_backward_pass, compiled_after_call,
+compiling_avals)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,27 @@ def test_the_backward_pass_compile_is_seen_with_its_source_and_input_avals():
     source, avals = seen[-1][1]
     assert source.startswith("<lambda> at ") and source.rpartition(":")[0].endswith(__file__)
     assert [tuple(a.shape) for a in avals] == [(3,), ()]
+
+
+def test_checkpoints_eager_run_compiles_the_function_it_traced_after_the_call():
+    # jax.checkpoint(f)(x) traces f (the call is staged), then runs that trace eagerly
+    # (ad_checkpoint.remat_impl), which compiles jit(f) outside the call.
+    f = jax.jit(lambda x: jnp.sum(jnp.cos(x)))
+    seen = []
+
+    def listener(event, duration, **kwargs):
+        if event == _jax.COMPILE_EVENT and kwargs.get("fun_name") == "jit(<lambda>)":
+            frame = sys._getframe(1)
+            seen.append((_jax.compiled_after_call(frame), _jax.compiling_avals(frame)))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        x = jnp.ones(2)
+        f(x)
+        jax.checkpoint(f)(jnp.ones(3))
+    finally:
+        _jax.unregister_duration_listener(listener)
+    assert [path for path, _ in seen] == [None, "remat"]
+    source, avals = seen[-1][1]
+    assert source.startswith("<lambda> at ") and source.rpartition(":")[0].endswith(__file__)
+    assert [tuple(a.shape) for a in avals] == [(3,)]

@@ -469,6 +469,24 @@ def _summed(probe, x):
     return probe(x).sum()
 
 
+def test_a_probe_staged_under_checkpoint_is_freed_once_dropped():
+    """Followed weakly for jax.checkpoint's eager run (filed there as its program under
+    remat): a probe the program dropped is not kept for a later compile of its name."""
+    probe = Probe(lambda x: x * 3)
+    jax.checkpoint(probe)(jnp.ones(3))
+    assert [r.kind for r in probe.records] == [CallKind.TRACED, CallKind.COMPILE]
+    assert probe.records[-1].reason.kinds() == (ChangeKind.TRANSFORMED,)
+    gone = weakref.ref(probe)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        del probe
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def test_a_probe_is_freed_by_reference_counting_alone():
     """No cycle keeps a probe alive (its filing and collectors hold it weakly): once the
     program drops it, grad's backward pass can no longer be filed as its call."""
