@@ -1106,6 +1106,29 @@ def compiling_jaxpr(frame: FrameType) -> tuple[str | None, str | None] | None:
     return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
 
 
+# An ahead-of-time compile (``jax.jit(f).trace(...).lower().compile()``, docs/aot.md) runs
+# no jaxpr through _IMPL_FRAME: ``MeshComputation.compile`` (pxla.py) compiles the lowering,
+# whose ``compile_args["all_args_info"].debug_info`` names the function (checked on 0.10.2).
+_AOT_FRAME = "compile"
+_AOT_FILE = "pxla.py"
+
+
+def aot_compiling(frame: FrameType) -> tuple[str | None, str | None] | None:
+    """(name, source) of the function a lowering being compiled was traced from, if
+    ``frame`` is ``MeshComputation.compile`` (the compile of ``Lowered.compile()``, and of a
+    jit call below _IMPL_FRAME); else None. ``source`` as :func:`compiling_jaxpr`'s."""
+    code = frame.f_code
+    if code.co_name != _AOT_FRAME or not code.co_filename.endswith(_AOT_FILE):
+        return None
+    args = getattr(frame.f_locals.get("self"), "compile_args", None)
+    if not isinstance(args, dict):
+        return None
+    info = getattr(args.get("all_args_info"), "debug_info", None)
+    if info is None:
+        return None
+    return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
+
+
 def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
     """(fun, jit_info, args, kwargs) if ``frame`` is jit's cache-miss path, else None."""
     local = frame.f_locals

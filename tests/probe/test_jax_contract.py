@@ -621,6 +621,34 @@ def test_a_compile_event_fires_under_pjit_impl_and_jits_cache_miss_frames() -> N
     assert args == (x,) and kwargs == {"n": 3}
 
 
+def test_an_aot_compile_fires_under_mesh_computation_compile_naming_its_function() -> None:
+    # docs/aot.md: jax.jit(f).trace(...).lower().compile() compiles with no jaxpr through
+    # _pjit_call_impl_python: MeshComputation.compile's compile_args name the function.
+    found: list[tuple[str | None, str | None]] = []
+
+    def contract_aot(x, y):
+        return 2 * x + y
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event != _jax.COMPILE_EVENT or kwargs.get("fun_name") != "jit(contract_aot)":
+            return
+        frame = sys._getframe(1)
+        while frame is not None:
+            assert _jax.compiling_jaxpr(frame) is None
+            named = _jax.aot_compiling(frame)
+            if named is not None:
+                found.append(named)
+            frame = frame.f_back
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        jax.jit(contract_aot).trace(3, 4).lower().compile()
+    finally:
+        _jax.unregister_duration_listener(listener)
+    line = inspect.getsourcelines(contract_aot)[1]
+    assert found == [("contract_aot", f"contract_aot at {HERE}:{line}")]
+
+
 def test_private_jax_is_used_only_through_this_module() -> None:
     """``jax._src`` is imported nowhere but the seam (``_jax.py`` and its second half,
     ``_jax_programs.py``) in jitlab or the built-in scenarios."""
