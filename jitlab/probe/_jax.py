@@ -97,6 +97,10 @@ PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
 # events are named after ``f`` (trace ``f``, lower ``pmap(f)``, compile ``f``): jitlab does
 # not probe it there (:func:`is_legacy_pmap`).
 PMAP_TRACE_NAME = "_fun" if VERSION >= (0, 9, 0) else "call_wrapped"
+# ``Exported.call`` (jax.export) binds the ``call_exported`` primitive eagerly: JAX compiles
+# the exported program as a kernel of that name, once per concrete argument type (its log:
+# ``jit(call_exported)``). The program is the user's, not one of JAX's own kernels.
+EXPORTED_CALL_NAME = "call_exported"
 
 
 def is_legacy_pmap(obj: Any) -> bool:

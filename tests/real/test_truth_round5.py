@@ -14,6 +14,8 @@ they run on every JAX of the window.
    (Rules 1 and 2 have no case here yet: see below.)
 3. An ahead-of-time compile (``jit(f).trace(...).lower().compile()``) is the function's: one
    row per function as JAX counts it.
+4. An exported program run by ``Exported.call`` is the user's, counted as JAX logs it
+   (``call_exported``), never hidden as one of JAX's own kernels.
 """
 
 from __future__ import annotations
@@ -77,3 +79,33 @@ def test_an_aot_compile_is_filed_under_the_function_it_compiled(then, tmp_path):
     assert row.defined_at is not None and row.defined_at.endswith(
         f"test_truth_round5.py:{doubled_plus.__code__.co_firstlineno}"
     )
+
+
+# -- rule 4: an exported program run by Exported.call is the user's -----------------------------
+def sin_sum(x):
+    """jax-ml/jax docs/export/shape_poly.md: a function exported with a symbolic batch."""
+    return jnp.sin(x).sum(axis=0)
+
+
+@pytest.mark.parametrize("sizes", [(3, 3, 5), (2, 4, 4, 8)])
+def test_an_exported_program_called_per_shape_is_counted_as_jax_logs(sizes, tmp_path):
+    # Exported.call compiles the exported program once per concrete shape (JAX logs
+    # jit(call_exported)). Before: nothing was recorded (an eager kernel of JAX's own):
+    # the end table was empty while JAX had compiled the user's program len(set(sizes))
+    # times.
+    from jax import export
+
+    f = fresh(sin_sum, *sizes)
+    (b,) = export.symbolic_shape("b")
+    exp = export.export(jax.jit(f))(jax.ShapeDtypeStruct((b, 4), jnp.float32))
+    path = tmp_path / "run.jsonl"
+    with jax_account() as log, watch(path):
+        for n in sizes:
+            exp.call(jnp.ones((n, 4)))
+    recording, _ = read_recording(path)
+    rows = [s for s in summarize(recording, include_internal=False) if not s.internal]
+    (row,) = [s for s in rows if s.function == "call_exported"]
+    assert row.executables == log.counts["call_exported"] == len(set(sizes))
+    made = [c.record for c in recording.calls if c.record.kind.compiled]
+    assert made[0].reason.kinds() == (K.FIRST_CALL,)
+    assert all(r.reason.kinds() == (K.SHAPE,) for r in made[1:])
