@@ -109,6 +109,45 @@ def is_legacy_pmap(obj: Any) -> bool:
     return type(obj).__name__ == "PmapFunction"
 
 
+# The functions JAX's transformations return, by (module file, code name): ``jax.grad(f)`` is
+# ``grad_f`` in api.py under the ``api_boundary`` wrapper (``reraise_with_filtered_traceback``
+# in traceback_util.py, holding it in the cell ``fun``), its ``__wrapped__`` the function it
+# transforms. ``jax.jit(jax.grad(f))`` and ``jax.jit(f)`` are two functions to JAX's caches,
+# named ``f`` alike in its log (checked on 0.6.2-0.12).
+_TRANSFORM_CODES = {
+    ("api.py", "grad_f"): "grad",
+    ("api.py", "grad_f_aux"): "grad",
+    ("api.py", "value_and_grad_f"): "value_and_grad",
+    ("api.py", "vmap_f"): "vmap",
+    ("api.py", "jacfun"): "jacobian",
+    ("ad_checkpoint.py", "fun_remat"): "checkpoint",
+}
+_BOUNDARY = ("traceback_util.py", "reraise_with_filtered_traceback")
+
+
+def transformations_of(fun: Any) -> tuple[str, ...]:
+    """The JAX transformations ``fun`` is made of, outermost first (``jax.vmap(jax.grad(f))``:
+    ``("vmap", "grad")``); ``()`` for anything else (a plain function, a ``custom_jvp``)."""
+    layers: list[str] = []
+    for _ in range(32):
+        code = getattr(fun, "__code__", None)
+        if code is None or "jax" not in code.co_filename:
+            break
+        where = (code.co_filename.replace("\\", "/").rpartition("/")[2], code.co_name)
+        if where == _BOUNDARY and "fun" in code.co_freevars:
+            fun = fun.__closure__[code.co_freevars.index("fun")].cell_contents
+            continue
+        label = _TRANSFORM_CODES.get(where)
+        if label is None:
+            break
+        if not (label == "value_and_grad" and layers[-1:] == ["grad"]):
+            layers.append(label)  # (grad_f calls a value_and_grad_f of its own: one grad)
+        cells = dict(zip(code.co_freevars, fun.__closure__ or (), strict=False))
+        held = cells.get("fun") or cells.get("value_and_grad_f")
+        fun = held.cell_contents if held is not None else None
+    return tuple(layers)
+
+
 def jit_event_name(trace_name: str) -> str:
     """The ``fun_name`` of the lower / compile events of a function whose trace event is
     named ``trace_name`` (``f`` -> ``jit(f)``)."""

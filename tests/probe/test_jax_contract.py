@@ -649,6 +649,27 @@ def test_an_aot_compile_fires_under_mesh_computation_compile_naming_its_function
     assert found == [("contract_aot", f"contract_aot at {HERE}:{line}")]
 
 
+def test_transformations_are_read_off_the_functions_jax_returns() -> None:
+    # jax.grad(f) is grad_f (api.py) under the api_boundary wrapper; grad_f holds a
+    # value_and_grad_f of its own, vmap_f and fun_remat the function in the cell ``fun``.
+    def contract_f(x):
+        return jnp.sin(x).sum()
+
+    cases = {
+        (): [contract_f, jax.custom_jvp(contract_f), jax.jit(contract_f)],
+        ("grad",): [jax.grad(contract_f), jax.grad(contract_f, has_aux=False)],
+        ("value_and_grad",): [jax.value_and_grad(contract_f)],
+        ("vmap",): [jax.vmap(contract_f)],
+        ("checkpoint",): [jax.checkpoint(contract_f)],
+        ("vmap", "grad"): [jax.vmap(jax.grad(contract_f))],
+        ("grad", "checkpoint"): [jax.grad(jax.checkpoint(contract_f))],
+        ("jacobian", "jacobian"): [jax.hessian(contract_f)],
+    }
+    for layers, funs in cases.items():
+        for fun in funs:
+            assert _jax.transformations_of(fun) == layers, (fun, layers)
+
+
 def test_private_jax_is_used_only_through_this_module() -> None:
     """``jax._src`` is imported nowhere but the seam (``_jax.py`` and its second half,
     ``_jax_programs.py``) in jitlab or the built-in scenarios."""

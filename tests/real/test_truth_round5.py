@@ -16,6 +16,9 @@ they run on every JAX of the window.
    row per function as JAX counts it.
 4. An exported program run by ``Exported.call`` is the user's, counted as JAX logs it
    (``call_exported``), never hidden as one of JAX's own kernels.
+5. ``jax.jit(jax.grad(f))`` beside ``jax.jit(f)`` is another function of the same code (JAX
+   names both ``f``), not ``f`` defined again: no "new function object" or re-definition
+   claim, no leaf compared across the two.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from jitlab.probe.probe import Probe
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
+from jitlab.records.change_words import reason_text
 from jitlab.records.changes import ChangeKind
 from jitlab.watching.recorder import watch
 
@@ -109,3 +114,60 @@ def test_an_exported_program_called_per_shape_is_counted_as_jax_logs(sizes, tmp_
     made = [c.record for c in recording.calls if c.record.kind.compiled]
     assert made[0].reason.kinds() == (K.FIRST_CALL,)
     assert all(r.reason.kinds() == (K.SHAPE,) for r in made[1:])
+
+
+# -- rule 5: another transformation of the same code is another function ------------------------
+def log1pexp(x):
+    """jax-ml/jax docs/notebooks/Custom_derivative_rules_for_Python_code.md."""
+    return jnp.log(1.0 + jnp.exp(x)).sum()
+
+
+TRANSFORMS = {
+    "itself": (lambda f: f, ""),
+    "grad": (jax.grad, "grad"),
+    "value_and_grad": (jax.value_and_grad, "value_and_grad"),
+    "vmap(grad)": (lambda f: jax.vmap(jax.grad(f)), "vmap,grad"),
+    "checkpoint": (jax.checkpoint, "checkpoint"),
+}
+PAIRS = [
+    ("grad", "itself"),
+    ("itself", "grad"),
+    ("grad", "vmap(grad)"),
+    ("value_and_grad", "checkpoint"),
+]
+
+
+@pytest.mark.parametrize("face", ["watch", "probe"])
+@pytest.mark.parametrize(("first", "then"), PAIRS)
+def test_a_transformation_of_the_same_code_is_another_function(face, first, then):
+    # The docs' log1pexp: jax.jit(jax.grad(f)) then jax.jit(f) (and other pairs). JAX logs
+    # both as jit(log1pexp) and explains "never seen function". Before: "new function
+    # object: the same code ... was jitted again" (a pitfall that is not there), beside a
+    # shape compared with the other function's.
+    f = fresh(log1pexp, face, first, then)
+    (t1, layers1), (t2, layers2) = TRANSFORMS[first], TRANSFORMS[then]
+    x = jnp.ones(3) if "vmap" not in then else jnp.ones((2, 3))
+    x1 = jnp.ones(3) if "vmap" not in first else jnp.ones((2, 3))
+    with jax_account() as log:
+        if face == "watch":
+            with watch() as recorder:
+                jax.jit(t1(f))(x1)
+                jax.jit(t2(f))(x)
+            records = _watched(recorder, f.__name__)
+        else:
+            probe = Probe(t1(f))
+            probe(x1)
+            probe.swap(t2(f))
+            probe(x)
+            records = probe.records
+    made = _compiled(records)
+    assert len(made) == log.counts[f.__name__] == 2
+    assert "never seen function" in log.misses_of(f.__name__)[-1]
+    (change,) = made[1].reason.items
+    assert change.kind is K.NEW_FUNCTION_OBJECT, reason_text(made[1].reason)
+    assert (change.after, change.before) == (layers2, layers1)
+    words = reason_text(made[1].reason)
+    assert "another function" in words and "jitted again" not in words
+    assert "其他" in reason_text(made[1].reason, "zh") or "另一个函数" in reason_text(
+        made[1].reason, "zh"
+    )
