@@ -19,6 +19,9 @@ they run on every JAX of the window.
 5. ``jax.jit(jax.grad(f))`` beside ``jax.jit(f)`` is another function of the same code (JAX
    names both ``f``), not ``f`` defined again: no "new function object" or re-definition
    claim, no leaf compared across the two.
+6. JAX's "seen another function defined on the same line" about a miss it could place nowhere
+   (``TRACING CACHE MISS at :``, every such miss shares that empty line) is no evidence of
+   re-definition: never relayed as a cause.
 """
 
 from __future__ import annotations
@@ -171,3 +174,37 @@ def test_a_transformation_of_the_same_code_is_another_function(face, first, then
     assert "其他" in reason_text(made[1].reason, "zh") or "另一个函数" in reason_text(
         made[1].reason, "zh"
     )
+
+
+# -- rule 6: JAX's same-line hint at a miss with no line ---------------------------------------
+def index_sin(x, i):
+    """jax-ml/jax docs/debugging/checkify_guide.md's ``f``."""
+    from jax.experimental import checkify
+
+    checkify.check(i >= 0, "index needs to be non-negative, got {i}", i=i)
+    return jnp.sin(x[i])
+
+
+@pytest.mark.parametrize("errors", ["user_checks", "all_checks"])
+def test_a_second_checkify_is_a_new_function_object_without_jaxs_unplaced_hint(errors):
+    # The guide: jax.jit(checkify.checkify(f)) called, then f checkified again. JAX explains
+    # the inner trace of f at an empty call site ("TRACING CACHE MISS at :") with "but seen
+    # another function defined on the same line; maybe ... re-defined repeatedly": every
+    # unplaced miss shares that line. Before, jitlab relayed it as the cause ("it is
+    # probably defined again on every call … never reused").
+    from jax.experimental import checkify
+
+    f = fresh(index_sin, errors)
+    with jax_account() as log, watch() as recorder:
+        checked = checkify.checkify(f)
+        jax.jit(checked)(jnp.ones(5), -1)
+        jax.jit(checked)(jnp.ones(5), 2)  # a hit: the same function, jitted again
+        again = checkify.checkify(f, errors=getattr(checkify, errors))
+        jax.jit(again)(jnp.ones(5), 7)
+    made = _compiled(_watched(recorder, "checked_fun"))
+    assert len(made) == log.counts["checked_fun"] == 2
+    assert any("CACHE MISS at :" in m and "same line" in m for m in log.misses)
+    last = made[-1]
+    assert last.reason.kinds() == (K.NEW_FUNCTION_OBJECT,), reason_text(last.reason)
+    assert "same line" not in last.reason.items[0].detail
+    assert "defined again" not in reason_text(last.reason)
