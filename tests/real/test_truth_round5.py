@@ -22,6 +22,9 @@ they run on every JAX of the window.
 6. JAX's "seen another function defined on the same line" about a miss it could place nowhere
    (``TRACING CACHE MISS at :``, every such miss shares that empty line) is no evidence of
    re-definition: never relayed as a cause.
+7. A ``jax.jit`` object made anew of the same function with the same options, held as a static
+   value (a module field, a static argument), is an identity-static value: its content is
+   equal, JAX compares jit objects by identity. Said so, not "same text, unequal values".
 """
 
 from __future__ import annotations
@@ -208,3 +211,45 @@ def test_a_second_checkify_is_a_new_function_object_without_jaxs_unplaced_hint(e
     assert last.reason.kinds() == (K.NEW_FUNCTION_OBJECT,), reason_text(last.reason)
     assert "same line" not in last.reason.items[0].detail
     assert "defined again" not in reason_text(last.reason)
+
+
+# -- rule 7: a jax.jit object made anew as a static value ---------------------------------------
+def fk(q):
+    """patrick-kidger/equinox#686's forward-kinematics function, jitted as a module field."""
+    return jnp.sin(q)
+
+
+def apply_static(x, forward):
+    return forward(x) * 2.0
+
+
+@pytest.mark.parametrize("face", ["watch", "probe"])
+@pytest.mark.parametrize(("made", "equal"), [("same options", True), ("other options", False)])
+def test_a_jit_object_made_anew_as_a_static_value_is_identity_static(face, made, equal):
+    # equinox#686: the model holds jax.jit(fk); rebuilt for a second loop, the step
+    # recompiles. JAX: "... Static(val=<PjitFunction of <function fk at 0x…>>) and before
+    # <PjitFunction of <function fk at 0x…>>". Before: "(same text, unequal values)".
+    f = fresh(apply_static, face, made)
+    second = jax.jit(fk) if made == "same options" else jax.jit(fk, inline=True)
+    calls = [(jnp.ones(3), jax.jit(fk)), (jnp.ones(3), second)]
+    with jax_account() as log:
+        if face == "watch":
+            with watch() as recorder:
+                jitted = jax.jit(f, static_argnums=1)
+                for args in calls:
+                    jitted(*args)
+            records = _watched(recorder, f.__name__)
+        else:
+            probe = Probe(f, static_argnums=1)
+            for args in calls:
+                probe(*args)
+            records = probe.records
+    made_ = _compiled(records)
+    assert len(made_) == log.counts[f.__name__] == 2
+    (change,) = made_[1].reason.items
+    assert (change.kind, change.path) == (K.STATIC_VALUE, "forward")
+    words = reason_text(made_[1].reason)
+    if equal:
+        assert "jax.jit compares by identity: identity-static" in words, words
+    else:
+        assert "identity" not in words, words
