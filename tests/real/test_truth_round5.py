@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from jitlab.probe import _jax
 from jitlab.probe.probe import Probe
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
@@ -206,7 +207,13 @@ def test_a_second_checkify_is_a_new_function_object_without_jaxs_unplaced_hint(e
         jax.jit(again)(jnp.ones(5), 7)
     made = _compiled(_watched(recorder, "checked_fun"))
     assert len(made) == log.counts["checked_fun"] == 2
-    assert any("CACHE MISS at :" in m and "same line" in m for m in log.misses)
+    unplaced = [m for m in log.misses if "CACHE MISS at :" in m]
+    if _jax.VERSION < (0, 9, 0):
+        # JAX 0.6-0.8 traces checkify's inner function outside jit's tracing cache: it
+        # explains no miss at an empty call site, so there is no same-line hint to relay.
+        assert unplaced == []
+    else:
+        assert any("same line" in m for m in unplaced)
     last = made[-1]
     assert last.reason.kinds() == (K.NEW_FUNCTION_OBJECT,), reason_text(last.reason)
     assert "same line" not in last.reason.items[0].detail
