@@ -53,6 +53,7 @@ PORTABLE = [
     "tests/real/test_watch_transforms.py",
     "tests/real/test_truth_rules.py",
     "tests/real/test_truth_rules_generated.py",
+    "tests/real/test_truth_round5.py",
     # The differential test against JAX (its Flax and Equinox tests skip here: no libraries).
     "tests/differential",
 ]

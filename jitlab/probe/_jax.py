@@ -97,12 +97,55 @@ PERSISTENT_LOAD_EVENT = "/jax/compilation_cache/cache_retrieval_time_sec"
 # events are named after ``f`` (trace ``f``, lower ``pmap(f)``, compile ``f``): jitlab does
 # not probe it there (:func:`is_legacy_pmap`).
 PMAP_TRACE_NAME = "_fun" if VERSION >= (0, 9, 0) else "call_wrapped"
+# ``Exported.call`` (jax.export) binds the ``call_exported`` primitive eagerly: JAX compiles
+# the exported program as a kernel of that name, once per concrete argument type (its log:
+# ``jit(call_exported)``). The program is the user's, not one of JAX's own kernels.
+EXPORTED_CALL_NAME = "call_exported"
 
 
 def is_legacy_pmap(obj: Any) -> bool:
     """A ``jax.pmap`` object of 0.6–0.7 (``jaxlib``'s C++ ``PmapFunction``; feature-detected
     by its type's name), whose events jitlab cannot tie to the call."""
     return type(obj).__name__ == "PmapFunction"
+
+
+# The functions JAX's transformations return, by (module file, code name): ``jax.grad(f)`` is
+# ``grad_f`` in api.py under the ``api_boundary`` wrapper (``reraise_with_filtered_traceback``
+# in traceback_util.py, holding it in the cell ``fun``), its ``__wrapped__`` the function it
+# transforms. ``jax.jit(jax.grad(f))`` and ``jax.jit(f)`` are two functions to JAX's caches,
+# named ``f`` alike in its log (checked on 0.6.2-0.12).
+_TRANSFORM_CODES = {
+    ("api.py", "grad_f"): "grad",
+    ("api.py", "grad_f_aux"): "grad",
+    ("api.py", "value_and_grad_f"): "value_and_grad",
+    ("api.py", "vmap_f"): "vmap",
+    ("api.py", "jacfun"): "jacobian",
+    ("ad_checkpoint.py", "fun_remat"): "checkpoint",
+}
+_BOUNDARY = ("traceback_util.py", "reraise_with_filtered_traceback")
+
+
+def transformations_of(fun: Any) -> tuple[str, ...]:
+    """The JAX transformations ``fun`` is made of, outermost first (``jax.vmap(jax.grad(f))``:
+    ``("vmap", "grad")``); ``()`` for anything else (a plain function, a ``custom_jvp``)."""
+    layers: list[str] = []
+    for _ in range(32):
+        code = getattr(fun, "__code__", None)
+        if code is None or "jax" not in code.co_filename:
+            break
+        where = (code.co_filename.replace("\\", "/").rpartition("/")[2], code.co_name)
+        if where == _BOUNDARY and "fun" in code.co_freevars:
+            fun = fun.__closure__[code.co_freevars.index("fun")].cell_contents
+            continue
+        label = _TRANSFORM_CODES.get(where)
+        if label is None:
+            break
+        if not (label == "value_and_grad" and layers[-1:] == ["grad"]):
+            layers.append(label)  # (grad_f calls a value_and_grad_f of its own: one grad)
+        cells = dict(zip(code.co_freevars, fun.__closure__ or (), strict=False))
+        held = cells.get("fun") or cells.get("value_and_grad_f")
+        fun = held.cell_contents if held is not None else None
+    return tuple(layers)
 
 
 def jit_event_name(trace_name: str) -> str:
@@ -1103,6 +1146,29 @@ def compiling_jaxpr(frame: FrameType) -> tuple[str | None, str | None] | None:
     if frame.f_code.co_name != _IMPL_FRAME:
         return None
     info = getattr(getattr(frame.f_locals.get("jaxpr"), "jaxpr", None), "debug_info", None)
+    return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
+
+
+# An ahead-of-time compile (``jax.jit(f).trace(...).lower().compile()``, docs/aot.md) runs
+# no jaxpr through _IMPL_FRAME: ``MeshComputation.compile`` (pxla.py) compiles the lowering,
+# whose ``compile_args["all_args_info"].debug_info`` names the function (checked on 0.10.2).
+_AOT_FRAME = "compile"
+_AOT_FILE = "pxla.py"
+
+
+def aot_compiling(frame: FrameType) -> tuple[str | None, str | None] | None:
+    """(name, source) of the function a lowering being compiled was traced from, if
+    ``frame`` is ``MeshComputation.compile`` (the compile of ``Lowered.compile()``, and of a
+    jit call below _IMPL_FRAME); else None. ``source`` as :func:`compiling_jaxpr`'s."""
+    code = frame.f_code
+    if code.co_name != _AOT_FRAME or not code.co_filename.endswith(_AOT_FILE):
+        return None
+    args = getattr(frame.f_locals.get("self"), "compile_args", None)
+    if not isinstance(args, dict):
+        return None
+    info = getattr(args.get("all_args_info"), "debug_info", None)
+    if info is None:
+        return None
     return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
 
 

@@ -155,11 +155,13 @@ class Binding:
                 self._held.new_object(self._jax_entries())
 
     def _note_instance(self) -> None:
-        instances = self.ledger.instances
+        instances, layers = self.ledger.instances, self.ledger.layers
         instances[self._generation] = self._cache_id
+        layers[self._generation] = wrappers.transformations(self.wrapper)
         if len(instances) > 128:  # a closure re-jitted every step: the newest are compared
             for old in sorted(instances)[:64]:
                 del instances[old]
+                layers.pop(old, None)
 
     def clear_cache(self) -> None:
         """Empty JAX's caches for this function and the card holder (``jax.clear_caches``)."""

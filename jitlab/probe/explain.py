@@ -226,7 +226,7 @@ def redefined_hint(text: str | None) -> str:
     function is being re-defined repeatedly, preventing caching?``)"""
     if not text:
         return ""
-    flat = " ".join(text.split())
+    flat = " ".join(_placed(text).split())
     m = re.search(r"(?:but )?seen another function defined on the same line.*?(?:\?|$)", flat)
     if m:
         return m[0]
@@ -242,6 +242,26 @@ def redefined_hint(text: str | None) -> str:
     last = flat.rfind(phrase, first, min(stops, default=len(flat)))
     question = flat.find("?", last)
     return flat[start : len(flat) if question < 0 else question + 1].strip()
+
+
+# A miss JAX could place nowhere (no source info: a function JAX's own wrappers trace, as
+# checkify's): ``TRACING CACHE MISS at :``. Every such miss shares that empty "line", so JAX's
+# "seen another function defined on the same line" there says nothing of re-definition.
+_UNPLACED = re.compile(r"^TRACING CACHE MISS at\s*(?::\s*$|costing\b)")
+
+
+def _placed(text: str) -> str:
+    """JAX's explanations less those of misses it could place nowhere (see _UNPLACED)."""
+    if "CACHE MISS at" not in text:
+        return text
+    kept: list[str] = []
+    keep = True
+    for line in text.splitlines():
+        if "CACHE MISS at" in line:
+            keep = _UNPLACED.match(line.strip()) is None
+        if keep:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def summary(text: str | None) -> str:

@@ -355,9 +355,14 @@ class Filing:
             cards = [card for card in cards if not card.dropped_by]
         instances = ledger.instances
         new_instance = instances.get(self._generation)
+        my_layers = ledger.layers.get(self._generation)
         shared = self._served_by_others()
         earlier: list[reasons.Earlier] = []
         for card in cards:
+            its_layers = ledger.layers.get(card.signature.function)
+            if my_layers is not None and its_layers is not None and my_layers != its_layers:
+                earlier.append(_earlier(card)._replace(transforms=(my_layers, its_layers)))
+                continue
             options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
             devices = signature.device_changes(
                 paths,

@@ -34,6 +34,9 @@ class Earlier(NamedTuple):
     # the new call's jit from executables it never compiled: its cache is this card's, the
     # options no part of its key. Neither a new function object nor the options are causes.
     same_cache: bool = False
+    # (the new call's transformations, this card's) when they differ: jax.jit(jax.grad(f))
+    # beside jax.jit(f), another function of the same code (wrappers.transformations).
+    transforms: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def infer(
@@ -121,7 +124,9 @@ def _infer(
     # The closest card explains best, chosen as JAX chooses the key it explains a miss with
     # (diff.closeness); on a tie the newest one (what the user just did).
     diffs = [
-        _options_instead(
+        _another_function(new, card, site)
+        if card.transforms is not None
+        else _options_instead(
             diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
         )
         + diff.context_changes(context, card.context, context_names)
@@ -176,6 +181,22 @@ def _first(
         if c.kind not in (ChangeKind.UNKNOWN, ChangeKind.NEW_FUNCTION_OBJECT)
     ]
     return Reason(tuple(parsed) or (Change(ChangeKind.FIRST_SEEN),), explanation)
+
+
+def _another_function(new: Signature, card: Earlier, site: str) -> list[Change]:
+    """A card of another transformation of the same code (``jax.jit(jax.grad(f))`` beside
+    ``jax.jit(f)``): another function to JAX, never compared leaf by leaf with this one."""
+    assert card.transforms is not None
+    now, was = card.transforms
+    return [
+        Change(
+            ChangeKind.NEW_FUNCTION_OBJECT,
+            site,
+            before=",".join(was),
+            after=",".join(now),
+            count=new.function + 1,
+        )
+    ]
 
 
 def _options_instead(

@@ -94,6 +94,7 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
     frame: FrameType | None = getframe(depth + 1)
     name = source = None  # of the jaxpr being compiled
     compiled = dispatch = call = wrapper_fun = user = None
+    lowered: tuple[str | None, str | None] | None = None  # an AOT compile's function
     while frame is not None:
         filename = frame.f_code.co_filename
         if not is_library(filename):
@@ -101,6 +102,8 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
             break
         if is_jax(filename):
             jaxpr = _jax.compiling_jaxpr(frame) if name is None else None
+            if lowered is None:
+                lowered = _jax.aot_compiling(frame)
             if jaxpr is not None:
                 name, source = jaxpr
             elif compiled is None and (jit_call := _jax.jit_call_in_frame(frame)) is not None:
@@ -117,6 +120,10 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
                 wrapper_fun = inner
                 call = (owner, local.get("args"), local.get("kwargs"))
         frame = frame.f_back
+    if name is None and lowered is not None:
+        # Lowered.compile(): no jaxpr ran through jit's call, the lowering names its function
+        # (so an AOT compile is filed under the function it compiled, at its definition).
+        name, source = lowered
     called_from = site(user) if user is not None else None
     source_file = source.rpartition(" at ")[2].rpartition(":")[0] if source else ""
     if source_file:

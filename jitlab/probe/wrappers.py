@@ -504,6 +504,15 @@ def cache_identity(info: Jitted) -> Any | None:
     return (info.kind, FunctionKey(fun), _one_copy(options))
 
 
+def transformations(info: Jitted) -> tuple[str, ...]:
+    """The JAX transformations of the function a ``jax.jit`` was given, outermost first:
+    ``jax.jit(jax.vmap(jax.grad(f)))`` → ``("vmap", "grad")``, ``jax.jit(f)`` → ``()``. Two
+    jits of one function's code with other transformations are two functions to JAX."""
+    if info.kind != JAX_JIT:
+        return ()
+    return _jax.transformations_of(getattr(_unbound(info.call), "__wrapped__", None))
+
+
 class FunctionKey:
     """A function as JAX's caches key it (``weakref_lru_cache``: a weak reference, equal to
     another while both functions live and are equal by ``==`` and hash). Two bound methods

@@ -202,6 +202,12 @@ def _en(c: Change) -> str:
         if not path:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
         return f"tracing context {path}: {after} ← {before}"
+    if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
+        return (
+            f"another function of the code at {path}: {_transformed(after, 'en')} ← "
+            f"{_transformed(before, 'en')} (each JAX transformation of a function is a "
+            "function of its own, compiled apart)"
+        )
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
         hint = _redefined_en(c.detail)
         if not path:
@@ -346,6 +352,11 @@ def _zh(c: Change) -> str:
         if not path:
             return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
         return f"追踪上下文 {path}：{after} ← {before}"
+    if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
+        return (
+            f"{path} 处代码的另一个函数：{_transformed(after, 'zh')} ← "
+            f"{_transformed(before, 'zh')}（函数的每种 JAX 变换都是另一个函数，分开编译）"
+        )
     if k is ChangeKind.NEW_FUNCTION_OBJECT:
         hint = _redefined_zh(c.detail)
         if not path:
@@ -463,6 +474,15 @@ def _identity_zh(identity: dict[str, str]) -> str:
             "而函数按对象身份比较：identity-static）"
         )
     return f"（内容相同，但 {identity['class']} 按对象身份比较：identity-static）"
+
+
+def _transformed(layers: str | None, lang: str) -> str:
+    """A jitted function's JAX transformations (``vmap,grad``) as code: ``jax.vmap(jax.grad(·))``;
+    none: the function itself."""
+    names = [t for t in (layers or "").split(",") if t]
+    if not names:
+        return "the function itself" if lang == "en" else "函数本身"
+    return "".join(f"jax.{t}(" for t in names) + "·" + ")" * len(names)
 
 
 def _says(detail: str) -> str:

@@ -153,9 +153,13 @@ class CompileEvents:
         self, name: str, state: Pending, compile_ms: float, known: Reason | None = None
     ) -> None:
         # A kernel of JAX's that is not recorded needs no signature (pmap's is the user's).
-        keep = self.filer.include_internal or name == _jax.PMAP_TRACE_NAME
+        users = (_jax.PMAP_TRACE_NAME, _jax.EXPORTED_CALL_NAME)
+        keep = self.filer.include_internal or name in users
         site = sites.compile_site(1, describe_internal=keep)
         event_name = name
+        if site.internal and name == _jax.EXPORTED_CALL_NAME:
+            # An exported program run by Exported.call: the user's, named as JAX logs it.
+            site = dataclasses.replace(site, internal=False, defined_at=None)
         if site.internal and name == _jax.PMAP_TRACE_NAME:
             # A jax.pmap made before the watch (it runs as jit(shard_map(_fun)), JAX's own
             # function): named and placed as the user's function it maps.

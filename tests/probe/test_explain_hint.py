@@ -40,3 +40,30 @@ def test_jax_words_and_a_long_explanation() -> None:
     long = " ".join(f"* at args[{i}], now f32[3] and before f32[2];" for i in range(20_000))
     assert redefined_hint(long + " maybe re-defined repeatedly?") == "maybe re-defined repeatedly?"
     assert redefined_hint(long.replace(";", "")) == ""
+
+
+HINT = (
+    "  but seen another function defined on the same line; maybe the function is\n"
+    "  being re-defined repeatedly, preventing caching?"
+)
+NEVER = "  never seen function:\n    f id=1 defined at /a.py:5\n"
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["", "/a.py:7:8 (g)", "/b.py:3 (<module>)"]), st.booleans()),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([":", " costing 1.2 ms because:"]),
+)
+def test_the_hint_counts_only_where_jax_placed_the_miss(blocks, tail) -> None:
+    # Round 5 (checkify_guide.md): JAX's misses with no source info all read "TRACING
+    # CACHE MISS at :" (0.9+) or "at  costing …" (0.6-0.8): its same-line hint there is no
+    # sign of re-definition. A hint in a placed block is kept.
+    text = "\n".join(
+        f"TRACING CACHE MISS at {site}{tail}\n{NEVER}{HINT if hinted else ''}".rstrip()
+        for site, hinted in blocks
+    )
+    placed = any(site and hinted for site, hinted in blocks)
+    assert bool(redefined_hint(text)) == placed

@@ -621,6 +621,55 @@ def test_a_compile_event_fires_under_pjit_impl_and_jits_cache_miss_frames() -> N
     assert args == (x,) and kwargs == {"n": 3}
 
 
+def test_an_aot_compile_fires_under_mesh_computation_compile_naming_its_function() -> None:
+    # docs/aot.md: jax.jit(f).trace(...).lower().compile() compiles with no jaxpr through
+    # _pjit_call_impl_python: MeshComputation.compile's compile_args name the function.
+    found: list[tuple[str | None, str | None]] = []
+
+    def contract_aot(x, y):
+        return 2 * x + y
+
+    def listener(event: str, duration: float, **kwargs: Any) -> None:
+        if event != _jax.COMPILE_EVENT or kwargs.get("fun_name") != "jit(contract_aot)":
+            return
+        frame = sys._getframe(1)
+        while frame is not None:
+            assert _jax.compiling_jaxpr(frame) is None
+            named = _jax.aot_compiling(frame)
+            if named is not None:
+                found.append(named)
+            frame = frame.f_back
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        jax.jit(contract_aot).trace(3, 4).lower().compile()
+    finally:
+        _jax.unregister_duration_listener(listener)
+    line = inspect.getsourcelines(contract_aot)[1]
+    assert found == [("contract_aot", f"contract_aot at {HERE}:{line}")]
+
+
+def test_transformations_are_read_off_the_functions_jax_returns() -> None:
+    # jax.grad(f) is grad_f (api.py) under the api_boundary wrapper; grad_f holds a
+    # value_and_grad_f of its own, vmap_f and fun_remat the function in the cell ``fun``.
+    def contract_f(x):
+        return jnp.sin(x).sum()
+
+    cases = {
+        (): [contract_f, jax.custom_jvp(contract_f), jax.jit(contract_f)],
+        ("grad",): [jax.grad(contract_f), jax.grad(contract_f, has_aux=False)],
+        ("value_and_grad",): [jax.value_and_grad(contract_f)],
+        ("vmap",): [jax.vmap(contract_f)],
+        ("checkpoint",): [jax.checkpoint(contract_f)],
+        ("vmap", "grad"): [jax.vmap(jax.grad(contract_f))],
+        ("grad", "checkpoint"): [jax.grad(jax.checkpoint(contract_f))],
+        ("jacobian", "jacobian"): [jax.hessian(contract_f)],
+    }
+    for layers, funs in cases.items():
+        for fun in funs:
+            assert _jax.transformations_of(fun) == layers, (fun, layers)
+
+
 def test_private_jax_is_used_only_through_this_module() -> None:
     """``jax._src`` is imported nowhere but the seam (``_jax.py`` and its second half,
     ``_jax_programs.py``) in jitlab or the built-in scenarios."""
