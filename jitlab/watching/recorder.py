@@ -283,7 +283,17 @@ class Recorder:
             names = ", ".join(f"{name} ×{n}" for name, n in common)
             more = len(self.internal_left_out) - len(common)
             found.append(RecordedNotice("internal_left_out", t, left, names + (", …" * (more > 0))))
-        before = list(dict.fromkeys(c.key for c in self.calls if c.events_only and not c.internal))
+        # A function some of whose calls jitlab probed was jitted inside the watch: a compile
+        # of it heard through events only is of a jitted object the program had dropped (the
+        # backward pass of ``jax.grad(lambda v: jax.jit(g)(v))``), not one made before.
+        probed = {c.key for c in self.calls if not c.events_only}
+        before = list(
+            dict.fromkeys(
+                c.key
+                for c in self.calls
+                if c.events_only and not c.internal and c.key not in probed
+            )
+        )
         if before:
             shown = [f"{name} ({at})" if at else name for name, at in before]
             rest = ", …" if len(shown) > _NAMES_SAID else ""

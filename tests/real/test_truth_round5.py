@@ -119,10 +119,27 @@ def test_hits_under_a_transformation_are_no_executables_compiled_before(transfor
     assert last.kind is CallKind.RECOMPILE
 
 
-# -- rule 2: not here ----------------------------------------------------------------------------
+# -- rule 2: counted, never claimed jitted before the watch ---------------------------------------
 # ``jax.grad(lambda v: jax.jit(g)(v))``: the jitted object, and its probe, are gone when JAX
 # compiles the transpose; holding the last one strongly kept dropped probes alive (reverted,
-# cd2ac07). Left out until the backward pass can be filed without the probe.
+# cd2ac07). Its reason as that function's backward pass is left open; what holds already:
+def squared_sum(v):
+    return (v * v).sum()
+
+
+def test_a_jit_made_inside_grad_is_counted_and_never_said_jitted_before_the_watch(tmp_path):
+    # The backward pass is heard through JAX's events only (its jitted object is gone). The
+    # function was jitted inside the watch, by the program: no "jitted before the watch
+    # began" notice, which told the user to start the watch earlier. Before: it did.
+    g = fresh(squared_sum, "grad")
+    path = tmp_path / "run.jsonl"
+    with jax_account() as log, watch(path) as recorder:
+        for n in (3, 3, 4):
+            jax.grad(lambda v: jax.jit(g)(v))(jnp.ones(n))
+    made = _compiled(_watched(recorder, g.__name__))
+    assert len(made) == log.counts[g.__name__] == 4
+    recording, _ = read_recording(path)
+    assert "jitted_before" not in recording.notice_counts
 
 
 # -- rule 3: an ahead-of-time compile is the function's -----------------------------------------
