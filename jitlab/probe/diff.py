@@ -479,11 +479,37 @@ def _is_custom(kind: Any) -> bool:
 
 def _node_summary(tree: Any, kind: Any) -> str:
     """A node as the user wrote it: a registered class by its name (``Tsit5``), never its
-    treedef; a container (tuple, list, dict, None) as JAX prints its structure."""
+    treedef; a container (tuple, list, dict, None) as JAX prints its structure, with each
+    registered class inside it by its name too (``(Config(*),)``, not ``CustomNode(…)``)."""
     if _is_custom(kind):
-        return str(getattr(kind, "__qualname__", getattr(kind, "__name__", kind)))
-    text = str(tree)
-    return text.removeprefix("PyTreeDef(").removesuffix(")")
+        return _class_name(kind)
+    try:
+        return _structure_text(tree)
+    except Exception:  # a treedef that does not walk so: JAX's own text
+        return str(tree).removeprefix("PyTreeDef(").removesuffix(")")
+
+
+def _class_name(kind: Any) -> str:
+    return str(getattr(kind, "__qualname__", getattr(kind, "__name__", kind)))
+
+
+def _structure_text(tree: Any) -> str:
+    """A treedef written as JAX writes a container's structure (``*`` a leaf), a registered
+    class (a dataclass, a namedtuple, ``Partial``) by its name with its children."""
+    data = tree.node_data()
+    if data is None:
+        return "*"
+    kind, aux = data
+    kids = [_structure_text(child) for child in tree.children()]
+    if kind is type(None):
+        return "None"
+    if kind is tuple:
+        return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
+    if kind is list:
+        return "[" + ", ".join(kids) + "]"
+    if kind is dict:
+        return "{" + ", ".join(f"{key!r}: {kid}" for key, kid in zip(aux, kids, strict=True)) + "}"
+    return f"{_class_name(kind)}({', '.join(kids)})"
 
 
 # -- a node's static data, field by field -----------------------------------------------------

@@ -245,3 +245,14 @@ def test_a_structure_change_beside_keyword_moves_is_named_at_its_argument() -> N
     after = (Arr((3,)), Node("list", (("a", Arr((3,))),)), Arr((3,)))
     steps = (Call(before), Call(after, frozenset({"x", "y", "z"})))
     agree(Program((X, Y, Param("z")), steps), tolerate=tolerated_but(1, 6))
+
+
+@holds(6)
+def test_a_container_of_a_registered_class_reads_as_jax_writes_it() -> None:
+    # A tuple holding a dataclass became a list of it, x64 switched on between (found at 60
+    # examples a test): the structure read "(CustomNode(Dataclass_a[()], [*]),)", a treedef,
+    # where the class is named as the user wrote it: "(Dataclass_a(*),)".
+    node = Node("dataclass", (("a", Arr((3,))),))
+    before, after = Node("tuple", (("0", node),)), Node("list", (("0", node),))
+    steps = (Call((before,)), SetX64(True), Call((after,)))
+    agree(Program((X,), steps), tolerate=tolerated_but(6))
