@@ -55,7 +55,8 @@ def test_a_bound_method_jitted_per_call_counts_every_compile_jax_made():
     assert [r.kind.value for r in rows] == ["compile", "recompile", "recompile"]
     for row in rows[1:]:
         assert ChangeKind.NEW_FUNCTION_OBJECT in row.reason.kinds()
-    (stats,) = [s for s in recorder.stats.values() if s.name == "_fwd"]
+    # The rows this recording saw compile: a watch also tracks earlier watches' sites.
+    (stats,) = [s for s in recorder.stats.values() if s.name == "_fwd" and s.compiles]
     assert stats.compiles == 3 and stats.hits == 0
 
 

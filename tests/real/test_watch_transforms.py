@@ -21,6 +21,17 @@ from jitlab.records.changes import ChangeKind as C
 from jitlab.watching.recorder import watch
 
 
+def _rows_here(recorder, name: str) -> list:
+    """The recording's rows of functions called ``name`` defined in this file: a watch also
+    tracks (with no calls) every site earlier watches in this worker made, other files' too."""
+    here = str(Path(__file__).resolve())
+    return [
+        s
+        for s in recorder.stats.values()
+        if s.name == name and (s.defined_at or "").startswith(here)
+    ]
+
+
 def kinds(record) -> list[C]:
     return [c.kind for c in record.reason.items]
 
@@ -51,7 +62,7 @@ def test_grad_under_watch_files_the_backward_pass_as_a_transformation(compile_lo
     assert "反向传播" in change_words.render(backward.reason.items[0], "zh")
     # Filed as the function's own (the probe's ledger), not as an events-only function.
     assert not any(c.events_only for c in mine)
-    stats = [s for s in recorder.stats.values() if s.name == "sines"]
+    stats = _rows_here(recorder, "sines")
     assert len(stats) == 1 and stats[0].compiles == 3
     assert stats[0].site.ledger.counts[K.RECOMPILE] == 2
     # The second grad ran JAX's executables again: the one hit JAX's test counts.
@@ -89,13 +100,7 @@ def test_an_eager_scan_body_calling_a_watched_function_is_traced_not_a_hit(compi
 
         total, _ = jax.lax.scan(body, 0.0, jnp.ones((5, 3)))
     assert float(total) == 30.0
-    # By this file's site: a worker that ran other files holds their `doubled` sites too.
-    here = str(Path(__file__).resolve())
-    (stats,) = [
-        s
-        for s in recorder.stats.values()
-        if s.name == "doubled" and (s.defined_at or "").startswith(here)
-    ]
+    (stats,) = _rows_here(recorder, "doubled")
     # JAX compiled it once (the plain call) and the scan as a whole: f's cache never served
     # the body, which was staged into the scan's trace.
     assert compile_log.counts["doubled"] == 1 and compile_log.counts["scan"] == 1
@@ -125,7 +130,7 @@ def test_a_watched_function_called_inside_an_outer_jit_is_traced_not_a_hit(compi
         inner(jnp.ones(3))
         outer(jnp.ones(3))
         outer(jnp.ones(3))  # JAX's hit on outer: inner is not even called
-    (stats,) = [s for s in recorder.stats.values() if s.name == "inner"]
+    (stats,) = _rows_here(recorder, "inner")
     assert compile_log.counts["inner"] == 1 and compile_log.counts["outer"] == 1
     calls = [c.record for c in recorder.calls if c.record.function == "inner"]
     assert [r.kind for r in calls] == [K.COMPILE, K.TRACED]
@@ -146,7 +151,7 @@ def test_inside_an_outer_watched_jit_the_inner_call_is_no_hit(compile_log):
         inner(jnp.ones(3))
         outer(jnp.ones(3))
         outer(jnp.ones(3))
-    stats = {s.name: s for s in recorder.stats.values()}
+    stats = {name: _rows_here(recorder, name)[0] for name in ("inner", "outer")}
     assert compile_log.counts["inner"] == 1 and compile_log.counts["outer"] == 1
     assert stats["inner"].hits == 0 and stats["outer"].hits == 1
 
