@@ -469,6 +469,20 @@ def _summed(probe, x):
     return probe(x).sum()
 
 
+def _freed_by_reference_counting(held: list) -> bool:
+    """Is the one object in ``held`` gone the moment the list lets it go, the cyclic
+    collector off (no cycle keeps it)?"""
+    gone = weakref.ref(held[0])
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        held.clear()
+        return gone() is None
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def test_a_probe_staged_under_checkpoint_is_freed_once_dropped():
     """Followed weakly for jax.checkpoint's eager run (filed there as its program under
     remat): a probe the program dropped is not kept for a later compile of its name."""
@@ -476,15 +490,9 @@ def test_a_probe_staged_under_checkpoint_is_freed_once_dropped():
     jax.checkpoint(probe)(jnp.ones(3))
     assert [r.kind for r in probe.records] == [CallKind.TRACED, CallKind.COMPILE]
     assert probe.records[-1].reason.kinds() == (ChangeKind.TRANSFORMED,)
-    gone = weakref.ref(probe)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        del probe
-        assert gone() is None
-    finally:
-        if collecting:
-            gc.enable()
+    held = [probe]
+    del probe
+    assert _freed_by_reference_counting(held)
 
 
 def test_a_probe_is_freed_by_reference_counting_alone():
@@ -494,12 +502,6 @@ def test_a_probe_is_freed_by_reference_counting_alone():
     probe(jnp.ones(3))
     probe(jnp.ones(4))
     jax.grad(functools.partial(_summed, probe))(jnp.ones(3))  # and its backward pass
-    gone = weakref.ref(probe)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        del probe
-        assert gone() is None
-    finally:
-        if collecting:
-            gc.enable()
+    held = [probe]
+    del probe
+    assert _freed_by_reference_counting(held)
