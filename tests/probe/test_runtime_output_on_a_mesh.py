@@ -69,23 +69,41 @@ def test_a_cpu_mesh_runs_host_callbacks_off_the_calling_thread_after_the_call_re
     assert facts["threads"] == ["_DummyThread", "_DummyThread"]  # threads Python did not start
 
 
+# A pure_callback that raises, under plain jax.jit, on both devices of the mesh.
+_FAILING_CALLBACK = textwrap.dedent(
+    """
+    import jax, jax.numpy as jnp
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec
+
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    x = jax.device_put(jnp.ones(4), NamedSharding(mesh, PartitionSpec("x")))
+
+    def check(total):
+        raise ValueError("negative portion")
+
+    def checked(x):
+        return jax.pure_callback(check, jax.ShapeDtypeStruct((), x.dtype), x.sum())
+
+    try:
+        jax.jit(checked)(x).block_until_ready()
+    except Exception:
+        pass
+    """
+)
+FAILED_HIT = (
+    "tests/probe/test_runtime_output.py::test_a_failed_hit_returns_what_any_failed_call_returns"
+)
+
+
 def test_the_runtime_output_tests_hold_on_a_cpu_mesh():
-    done = _child(
-        [
-            "-m",
-            "pytest",
-            "-q",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-            "-rs",
-            str(HERE / "test_runtime_output.py"),
-        ]
-    )
+    args = ["-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"]
+    plain = _child(["-c", _FAILING_CALLBACK])
+    if plain.returncode != 0:
+        # Plain JAX itself ends the process (JAX 0.11: the failed callback's device never
+        # reaches the all-reduce; XLA's rendezvous timeout aborts): no call returns to
+        # probe. Only a signal may end it so, and only that test is left out.
+        assert plain.returncode < 0, plain.stderr[-2000:]
+        args += ["--deselect", FAILED_HIT]
+    done = _child([*args, str(HERE / "test_runtime_output.py")])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout
-    # Skipped only where plain JAX itself ends the process (JAX 0.11: a failed callback's
-    # device never reaches the all-reduce), said so.
-    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
-    assert all("ends the process" in line for line in skips), skips
+    assert " passed" in done.stdout and "skipped" not in done.stdout
