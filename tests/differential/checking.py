@@ -553,12 +553,12 @@ def _parent(path: str) -> str:
 
 
 def _moved_device(new: Units, old: Units, unit: Unit) -> bool:
-    """``unit`` is a leaf that only moved between the default device and another one."""
+    """``unit`` is a leaf that moved between the default device and another one (its type
+    changed or not)."""
     a, b = new.get(unit), old.get(unit)
     if not isinstance(a, LeafFact) or not isinstance(b, LeafFact):
         return False
-    same_type = (a.dtype, a.shape, a.weak) == (b.dtype, b.shape, b.weak)
-    return same_type and "dev1" in (a.sharding, b.sharding) and a.sharding != b.sharding
+    return "dev1" in (a.sharding, b.sharding) and a.sharding != b.sharding
 
 
 def _consistent(change: Change, new: Units, old: Units) -> bool:
@@ -605,8 +605,22 @@ def _covers(change: Change, unit: Unit) -> bool:
 
 
 def _missing(claims: list[Change], new: Units, old: Units) -> set[Unit]:
-    """The differences from ``old`` no change names."""
-    return {u for u in differences(new, old) if not any(_covers(c, u) for c in claims)}
+    """The differences from ``old`` no change names (a leaf whose type and placement both
+    changed: each by a change of its own)."""
+    return {
+        u
+        for u in differences(new, old)
+        if not any(_covers(c, u) for c in claims) or not _placed(claims, u, new, old)
+    }
+
+
+def _placed(claims: list[Change], unit: Unit, new: Units, old: Units) -> bool:
+    """A leaf at ``unit`` that moved (another sharding or device) is said to have moved,
+    whatever else changed there."""
+    a, b = new.get(unit), old.get(unit)
+    if not isinstance(a, LeafFact) or not isinstance(b, LeafFact) or a.sharding == b.sharding:
+        return True
+    return any(c.kind is K.SHARDING and c.path == unit[1] for c in claims)
 
 
 def _field_units(program: Program, new: Units, old: Units) -> dict[str, str]:

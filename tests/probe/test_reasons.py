@@ -192,19 +192,19 @@ def test_clear_caches_is_said_only_when_it_happened():
     assert kinds(probe.records[1]) == (K.CACHE_CLEARED,)
 
 
-def test_an_unexplained_recompile_is_unknown_with_jax_words_not_cleared():
+def test_committing_an_array_to_its_device_is_named_not_unknown():
     # A committed array recompiles (lower + compile, no trace, no explanation from JAX) with
-    # the same abstract signature: jitlab has no diff, JAX has no words, nothing was cleared.
+    # the same abstract signature and device: JAX lowers an uncommitted one with no
+    # sharding, a committed one with its own. Named as that move, never a cleared cache.
     probe = Probe(lambda x: x * 2)
     x = jnp.ones(3)
     probe(x)
     probe(jax.device_put(x, jax.devices()[0]))
     record = probe.records[1]
     assert record.kind is CallKind.RECOMPILE
-    assert kinds(record) == (K.UNKNOWN,)
+    assert kinds(record) == (K.SHARDING,)
     text = change_words.reason_text(record.reason)
-    assert "clear" not in text and "evict" not in text
-    assert text == "jitlab cannot tell why, and JAX gave no explanation"
+    assert text == f"device of x: {jax.devices()[0].platform}:0 ← uncommitted"
 
 
 def test_without_its_own_diff_jitlab_uses_jax_explanation_as_data():
