@@ -45,6 +45,7 @@ from .truth import (
     distance,
     jax_rank,
     related,
+    size_before_0_9,
 )
 
 K = ChangeKind
@@ -318,10 +319,16 @@ class _Checker:
                 f"{_pool_text(units, pool)}",
             )
             return
+
         # As JAX picks it (0.9+: a context difference ranks before a pytree one, whatever
-        # their numbers), or, as before 0.9, by every difference counted.
-        jax_best = min(jax_rank(units, p.units) for p in pool) if RANKS_KEYS_BY_PART else None
-        chosen_as_jax = [p for p in whole if jax_rank(units, p.units) == jax_best]
+        # their numbers; before, by pjit's sizes of every difference).
+        def rank(p: Compiled) -> tuple[int, int]:
+            if RANKS_KEYS_BY_PART:
+                return jax_rank(units, p.units)
+            return 0, size_before_0_9(self.program, units, p.units)
+
+        jax_best = min(rank(p) for p in pool)
+        chosen_as_jax = [p for p in whole if rank(p) == jax_best]
         if not chosen_as_jax and not any(distance(units, p.units) == nearest for p in whole):
             self.note(
                 1 if RANKS_KEYS_BY_PART else "closest-before-0.9",

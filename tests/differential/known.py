@@ -21,10 +21,6 @@ KNOWN: dict[int | str, str] = {
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
     "no-leaves": "arguments passed by keyword beside an empty one (a tuple or a dict of no "
     "leaves): a move left out, or a structure change named that no earlier program had",
-    "closest-before-0.9": "before JAX 0.9 JAX explains a miss with the key its own "
-    "difference size ranks closest (pjit.diff_tracing_cache_keys); jitlab weighs a keyword "
-    "move or a weak type as half a shape or a context change, the test counts places: they "
-    "may pick different programs when several differ",
     "nnx-static": "nnx.jit(f, static_argnames=...): the static arguments are not seen",
     "no-leaves-keyword": "an argument without leaves (an empty tuple) passed by keyword "
     "instead of by position: the move is left out",

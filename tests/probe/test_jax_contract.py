@@ -1223,6 +1223,22 @@ def test_jax_explains_a_miss_with_a_pytree_difference_before_a_types_one(explain
         assert "Several previous keys are closest" in words
 
 
+def test_jax_explains_a_miss_with_the_smallest_pjit_size_before_0_9(explained) -> None:
+    # diff.size_before_0_9 counts as pjit.diff_tracing_cache_keys (0.6-0.8): a weak type
+    # and a static value (1 + 1) are closer than a weak type and two arguments passed by
+    # keyword (1 + the static's move by position and by keyword + the pytree's args
+    # tuple and kwargs dict). (0.9+ ranks parts: test_jax_explains_a_miss_with_a_pytree…)
+    f = jax.jit(lambda x, s: x + len(str(s)), static_argnames="s")
+    f(0, "b")
+    f(x=0, s="c")
+    explained.clear()
+    f(jnp.int32(0), "c")
+    words = "\n".join(r.getMessage() for r in explained)
+    if not _jax.RANKS_KEYS_BY_PART:  # the first call's key, alone: its static value named
+        assert "Several previous keys" not in words
+        assert "'b'" in words and "weak_type" in words and "kwargs" not in words
+
+
 def test_jax_names_a_keyless_nodes_children_by_their_index() -> None:
     # signature.path_text: keystr's "[<flat index 0>]" written "[0]", as JAX names arguments
     # (linear_util._clean_keystr_arg_names, 0.6 to 0.12).
