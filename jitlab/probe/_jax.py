@@ -16,6 +16,9 @@ where JAX offers something to test, by :data:`VERSION` where not):
 - ``HloComputation.instructions()`` from 0.10 (:func:`hlo_opcodes`); ``PartitionSpec`` is
   written ``PartitionSpec(...)`` up to 0.8, ``P(...)`` after (:func:`spec_text`);
   ``jax.monitoring.unregister_event_duration_listener`` is public from 0.8.
+- ``register_dataclass`` keeps its field lists in a flatten function named
+  ``_register_dataclass.<locals>.flatten_func`` in 0.12, without the underscore before
+  (:func:`dataclass_fields`).
 - The cache-miss explanation format (0.6–0.8: ``costing … ms because:``, ``* key with
   different …:`` blocks, contexts by position) is read by ``explain.py``, with the
   context names of :func:`trace_context_names`; the explaining logger is ``pjit`` up to 0.8.
