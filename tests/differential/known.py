@@ -33,9 +33,6 @@ KNOWN: dict[int | str, str] = {
     "same)",
     "device-beside": "an array moved to another device beside another change (x64, a "
     "shape): the move is left out",
-    "dataclass-meta": "a register_dataclass meta field that changed is named at its node "
-    "(z: Dataclass(…) ← Dataclass(…), static), not as its field z.s1 (found at 60 examples "
-    "a test; JAX's registration keeps the meta fields' names out of the treedef)",
 }
 
 
