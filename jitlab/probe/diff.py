@@ -515,11 +515,16 @@ def _structure_text(tree: Any) -> str:
 # -- a node's static data, field by field -----------------------------------------------------
 def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
     """(name, new value, old value) of each static field that differs between two nodes'
-    static data where its layout is known; None where it is not. Besides the layouts of
-    :func:`jitlab.probe.identity.static_parts` (``flax.struct``, Flax NNX graph nodes): a
-    dataclass's ``static`` fields (Equinox's ``field(static=True)``, after its wrapper
-    slot; ``jax.tree_util.register_dataclass``), a ``functools.partial``'s function
+    static data where its layout is known; None where it is not. A class registered by
+    ``jax.tree_util.register_dataclass`` (meta fields listed, or marked ``static`` for the
+    decorator form; ``flax.struct``) is read by the meta fields JAX flattens it with, never
+    by its declaration; besides, the layouts of :func:`jitlab.probe.identity.static_parts`
+    (Flax NNX graph nodes), a dataclass's ``static`` fields (Equinox's
+    ``field(static=True)``, after its wrapper slot), a ``functools.partial``'s function
     (``jax.tree_util.Partial``) and a dict of named values (``BCOO``'s shape)."""
+    meta = _registered_fields(kind, 1)
+    if meta is not None:
+        return _named_pairs(meta, new, old)
     parts = static_parts(kind, new, old)
     if parts is not None:
         return parts
@@ -553,12 +558,40 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
         return None
 
 
+def _registered_fields(kind: Any, which: int) -> tuple[str, ...] | None:
+    """The data (``which`` 0) or meta (1) fields ``kind`` was registered with by
+    ``register_dataclass``; None for a class registered otherwise."""
+    from jitlab.probe import _jax  # here: the rest of this module reads no JAX
+
+    fields = _jax.dataclass_fields(kind)
+    return fields[which] if fields is not None else None
+
+
+def _named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
+    """(name, new, old) of each value that differs, ``new`` and ``old`` tuples of the
+    values of ``names``; None when they are not."""
+    if not (isinstance(new, tuple) and isinstance(old, tuple)):
+        return None
+    news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
+    olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
+    if not len(names) == len(news) == len(olds):
+        return None
+    try:
+        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same(x, y)]
+    except Exception:
+        return None
+
+
 def _is_equinox(kind: type) -> bool:
     return any(c.__module__.startswith("equinox") and c.__name__ == "Module" for c in kind.__mro__)
 
 
 def _dynamic_fields(kind: Any) -> list[str] | None:
-    """A dataclass node's children's names, in order: its fields that are not static."""
+    """A dataclass node's children's names, in order: the data fields it was registered
+    with, else its fields that are not static."""
+    data = _registered_fields(kind, 0)
+    if data is not None:
+        return list(data)
     try:
         if not dataclasses.is_dataclass(kind):
             return None

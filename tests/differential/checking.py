@@ -71,7 +71,7 @@ CLAIMS = frozenset(
 _CLEARS = {"function": "f.clear_cache()", "all": "jax.clear_caches()"}
 VAGUE = frozenset((K.UNKNOWN, K.JAX_EXPLAINED))
 # Node kinds whose static data are named fields (a change there is named by its field).
-NAMED_FIELDS = frozenset(("dataclass", "struct", "eqx", "nnx"))
+NAMED_FIELDS = frozenset(("dataclass", "decorated", "struct", "eqx", "nnx"))
 
 
 @dataclass(frozen=True)

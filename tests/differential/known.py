@@ -27,9 +27,6 @@ KNOWN: dict[int | str, str] = {
     "eqx-keyword": "a Probe of eqx.filter_jit names an argument passed by keyword instead "
     "of by position a change, though equinox binds it to its parameter (JAX's key is the "
     "same)",
-    "dataclass-meta": "a register_dataclass meta field that changed is named at its node "
-    "(z: Dataclass(…) ← Dataclass(…), static), not as its field z.s1 (found at 60 examples "
-    "a test; JAX's registration keeps the meta fields' names out of the treedef)",
 }
 
 

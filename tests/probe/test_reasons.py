@@ -14,6 +14,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import pytest
+from registered_dataclasses import FIELDS
 
 from jitlab import Probe
 from jitlab.probe import _jax, explain
@@ -138,6 +139,44 @@ def test_static_parts_compare_as_objects_not_text():
         "d", {"a": 1, "b": Config(0.5)}, {"a": 1, "b": Config(0.25)}
     )
     assert change == Change(K.STATIC_VALUE, "d['b'].lr", "0.25", "0.5")
+
+
+# A register_dataclass node's static data is named by its meta fields whichever way the class
+# was registered: listed (in another order than declared), the decorator form, no dataclass.
+@pytest.mark.parametrize("make", list(FIELDS), ids=lambda c: c.__name__)
+def test_a_registered_dataclass_names_the_meta_field_that_changed(make):
+    def build(tag: str, n: int):
+        return make(tag=tag, w=jnp.ones(2), n=n)
+
+    probe = Probe(lambda m: m.w.sum() * m.n)
+    for tag, n in (("a", 1), ("a", 2), ("b", 1)):
+        probe(build(tag, n))
+    assert [r.kind for r in probe.records] == ["compile", "recompile", "recompile"]
+    assert probe.records[1].reason.items == (Change(K.TREE_STRUCTURE, "m.n", "1", "2", "static"),)
+    assert probe.records[2].reason.items == (
+        Change(K.TREE_STRUCTURE, "m.tag", "'a'", "'b'", "static"),
+    )
+    # JAX names the node's metadata, the last against the first program's too (tag only;
+    # before 0.9 beside the second's, as closest as it)
+    assert [set(jax_kinds(r)) for r in probe.records[1:]] == [{K.TREE_STRUCTURE}] * 2
+    first = jax.tree_util.tree_structure(build("a", 1)).node_data()[1]
+    jax_words = probe.records[2].reason.jax_explanation
+    assert f"before {make!r} with pytree metadata {first!r}" in jax_words
+    assert probe.function._cache_size() == 3
+
+
+def test_a_leafless_child_of_a_listed_dataclass_is_named_by_its_data_field():
+    @dataclasses.dataclass(frozen=True)
+    class Two:
+        b: object
+        a: jax.Array
+
+    jax.tree_util.register_dataclass(Two, data_fields=["a", "b"], meta_fields=[])
+    probe = Probe(lambda m: m.a.sum())
+    probe(Two((), jnp.ones(2)))
+    probe(Two([], jnp.ones(2)))  # the leafless child b: a tuple, then a list
+    (change,) = probe.records[1].reason.items
+    assert (change.kind, change.path) == (K.TREE_STRUCTURE, "m.b")
 
 
 # -- 3. keyword vs positional ------------------------------------------------------------------
