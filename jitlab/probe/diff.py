@@ -945,8 +945,19 @@ def context_changes(
             if axes is not None:
                 changes += axes
                 continue
-            changes.append(Change(ChangeKind.TRACING_CONTEXT, name, _short_text(b), _short_text(a)))
+            changes.append(
+                Change(ChangeKind.TRACING_CONTEXT, name, _context_text(b), _context_text(a))
+            )
     return changes
+
+
+def _context_text(value: Any) -> str:
+    """A context entry's value; a device as jitlab names devices everywhere (``cpu:1``), not
+    as its ``str``, which JAX changed (``TFRT_CPU_1`` before 0.7)."""
+    platform, index = getattr(value, "platform", None), getattr(value, "id", None)
+    if isinstance(platform, str) and isinstance(index, int):
+        return f"{platform}:{index}"
+    return _short_text(value)
 
 
 def axis_changes(new: Any, old: Any) -> list[Change] | None:
