@@ -906,14 +906,15 @@ def closeness(
     with (``by_part``, JAX 0.9+): the first part of the key that differs (context, then
     pytree and statics, then types), how many differences there; then every difference
     counted (:func:`distance`); before 0.9 by ``size`` alone (:func:`size_before_0_9`; else
-    that count). Lower is closer. An
+    that count; JAX then shows every key tied at the smallest size, and of those the one
+    with the fewest differences is named). Lower is closer. An
     executable whose trace this call shares (it differs only in what JAX compiles below
     the trace: a device, jit options) is closest of all; one of another function object is
     never compared by JAX while the function has keys of its own."""
     if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
         return len(_KEY_PARTS) + 1, 0, distance(changes)
     if not by_part:
-        return 0, 0, distance(changes) if size is None else size
+        return (0, 0, distance(changes)) if size is None else (0, size, distance(changes))
     for part, kinds in enumerate(_KEY_PARTS):
         count = sum(1 for c in changes if c.kind in kinds and c.detail != "device")
         if count:
