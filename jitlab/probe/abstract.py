@@ -22,8 +22,9 @@ def committed_flags(
     """Per traced leaf, in :func:`signature.fast_key`'s order: is it committed to its device?
 
     jit lowers an uncommitted array (``jnp.ones``) with no sharding and a committed one
-    (``jax.device_put(x, device)``) with its own; the key keeps the sharding, not this.
-    Called by the probe on compiles only. None when the leaves cannot be read.
+    (``jax.device_put(x, device)``) with its own (the key keys them apart too: see
+    :func:`signature.leaf_key`). Called by the probe on compiles only. None when the
+    leaves cannot be read.
     """
     try:
         if spec.empty:
@@ -63,8 +64,9 @@ def shared_flags(flags: tuple[bool, ...] | None) -> tuple[bool, ...] | None:
 
 
 def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruct:
-    """A ``signature.leaf_key`` (``(aval, sharding)``, or an aval for a non-array such as a
-    Python float) back to an abstract argument JAX lowers exactly as it compiled the call."""
+    """A ``signature.leaf_key`` (``(aval, sharding)`` for a committed array, else an aval: an
+    uncommitted array, a Python float) back to an abstract argument JAX lowers exactly as it
+    compiled the call."""
     if _with_sharding(leaf_key):
         aval, sharding = leaf_key
     else:
@@ -80,7 +82,7 @@ def _abstract_leaf(leaf_key: Any, committed: bool = True) -> jax.ShapeDtypeStruc
 
 
 def _with_sharding(leaf_key: Any) -> TypeGuard[tuple[Any, Any]]:
-    """An array's leaf key, ``(aval, sharding)`` (JAX's objects, untyped here)."""
+    """A committed array's leaf key, ``(aval, sharding)`` (JAX's objects, untyped here)."""
     return isinstance(leaf_key, tuple)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import jax
 
 from jitlab.probe.cards import Card
-from jitlab.probe.signature import StaticSpec, leaf_key, statics_key
+from jitlab.probe.signature import StaticSpec, leaf_aval, leaf_key, statics_key
 
 # One step of the way from the call's arguments to a leaf.
 Getter = Callable[[Any], Any]
@@ -156,9 +156,9 @@ class CardIndex:
         try:
             if by_shape:
                 root = _root(spec, args, kwargs)
-                entry: tuple[Any, ...] = tuple(leaves[p][0].shape for p in chosen)
+                entry: tuple[Any, ...] = tuple(leaf_aval(leaves[p]).shape for p in chosen)
                 for position, get in zip(chosen, getters, strict=True):
-                    if tuple(get(root).shape) != tuple(leaves[position][0].shape):
+                    if tuple(get(root).shape) != tuple(leaf_aval(leaves[position]).shape):
                         return False
             else:
                 entry = tuple(_hashable_leaf(leaves[p]) for p in chosen)
@@ -243,11 +243,11 @@ class CardIndex:
         try:
             table: dict[Hashable, Card] = {}
             for card in self.cards:
-                entry = tuple(_leaves(card)[p][0].shape for p in chosen)
+                entry = tuple(leaf_aval(_leaves(card)[p]).shape for p in chosen)
                 table[(_statics(card), entry) if self.statics_vary else entry] = card
             newest = _leaves(self.cards[-1])
             for position, get in zip(chosen, getters, strict=True):
-                if tuple(get(root).shape) != tuple(newest[position][0].shape):
+                if tuple(get(root).shape) != tuple(leaf_aval(newest[position]).shape):
                     return None
         except Exception:  # a leaf with no shape (a Python scalar): the full leaf key
             return None
@@ -395,9 +395,10 @@ def _distance(a: Any, b: Any) -> int:
     if _same(a, b):
         return 0
     try:
-        if _same(a[0], b[0]):
-            return 1  # the sharding alone
-        if a[0].shape == b[0].shape and a[0].dtype == b[0].dtype:
+        aval_a, aval_b = leaf_aval(a), leaf_aval(b)
+        if _same(aval_a, aval_b):
+            return 1  # the sharding (or its commitment to a device) alone
+        if aval_a.shape == aval_b.shape and aval_a.dtype == aval_b.dtype:
             return 1  # the weak type alone
     except Exception:
         pass

@@ -132,11 +132,23 @@ def parameter_layout(fun: Any) -> dict[str, Any]:
 
 
 def leaf_key(leaf: Any) -> Hashable:
-    """A cheap hashable stand-in for a leaf's abstract value (used on every call)."""
+    """A cheap hashable stand-in for what jit keys a leaf's executable on (used on every
+    call): ``(aval, sharding)`` for an array committed to its device(s); the abstract value
+    alone for one JAX places where the call runs: an uncommitted array (``jnp.ones``, a jit
+    result of uncommitted inputs), a NumPy array, a Python scalar. jit compiles a committed
+    array and an uncommitted one apart, and serves uncommitted arrays on any device, NumPy
+    arrays and scalars of one abstract value with one executable."""
     try:
-        return leaf.aval, leaf.sharding
-    except AttributeError:
+        if leaf.committed:
+            return leaf.aval, leaf.sharding
+        return leaf.aval
+    except Exception:  # not a jax.Array: a tracer (its flag raises), a scalar, NumPy's
         return jax.typeof(leaf)
+
+
+def leaf_aval(key: Any) -> Any:
+    """The abstract value in a :func:`leaf_key`."""
+    return key[0] if type(key) is tuple else key
 
 
 # What fast_key makes: (generation, tree, leaf keys, statics, keyword names).
@@ -433,8 +445,8 @@ def _specs_of(texts: Sequence[str], pairs: Sequence[Any], flat: list[Any]) -> tu
 
 
 def _leaf_spec_of(path: str, pair: Any, leaf: Any) -> LeafSpec:
-    """:func:`_leaf_spec` from the leaf's :func:`leaf_key` (``(aval, sharding)``, or an
-    aval for a leaf that is not an array)."""
+    """:func:`_leaf_spec` from the leaf's :func:`leaf_key` (``(aval, sharding)`` for an array
+    committed to its device(s), else its aval)."""
     if type(pair) is tuple:
         aval, sharding = pair
     else:
@@ -609,7 +621,7 @@ def _placement(leaf_key: Any, committed: bool) -> str | None:
     committed to one; None when JAX places it where the call runs (an uncommitted array, a
     Python scalar, a NumPy array); ``_ON_MESH`` for a sharding over devices."""
     if not isinstance(leaf_key, tuple):
-        return None  # a Python scalar or a NumPy array (its key is its type)
+        return None  # uncommitted, a Python scalar or a NumPy array (its key is its aval)
     try:
         sharding = cast("tuple[Any, Any]", leaf_key)[1]
         if not isinstance(sharding, SingleDeviceSharding):

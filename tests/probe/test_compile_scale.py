@@ -240,7 +240,7 @@ def test_key_paths_follow_the_keys_order_with_keywords_sorted():
     paths = signature.key_paths(spec, args, kwargs)
     key = signature.fast_key(spec, 0, args, kwargs)
     assert paths == ("x", "rest[0][0]", "named['alpha']['k']", "named['zeta']")
-    assert [leaf[0].shape for leaf in key[2]] == [(1,), (2,), (4,), (3,)]
+    assert [signature.leaf_aval(leaf).shape for leaf in key[2]] == [(1,), (2,), (4,), (3,)]
 
 
 # -- diff: the aligned walk gives what the walk by paths gives ------------------------------
@@ -317,7 +317,7 @@ def test_a_card_the_read_leaves_cannot_tell_apart_rebuilds_the_lookup(monkeypatc
 
 
 def test_cards_share_the_leaf_pairs_and_flags_their_calls_have_in_common():
-    # A card keeps its compile's key: the parameters' (aval, sharding) pairs and the
+    # A card keeps its compile's key: the parameters' leaf keys and the
     # committed flags are the very objects of the card before (memory per card: the leaves
     # that changed), and each key still finds its card.
     def loss(params, batch):

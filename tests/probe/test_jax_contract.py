@@ -21,6 +21,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 from registered_dataclasses import FIELDS
 
@@ -548,6 +549,46 @@ def test_two_jits_of_one_function_share_one_cache() -> None:
     first, second = jax.jit(contract_shared), jax.jit(contract_shared)
     first(jnp.ones(3))
     assert _jax.cache_size(second) == 1  # jitlab's cache_identity relies on it
+
+
+def test_jit_compiles_a_committed_array_apart_and_shares_one_executable_for_the_rest(
+    events,
+) -> None:
+    # signature.leaf_key keys a committed array on (aval, sharding) and every other leaf on
+    # its abstract value alone: JAX's public `committed` flag is part of its cache key, and
+    # one executable serves an uncommitted array, a NumPy array and a Python scalar alike.
+    def contract_committed(x):
+        return x * 2
+
+    jit_name = _jax.jit_event_name("contract_committed")
+
+    def compiles() -> int:
+        return sum(e == (_jax.COMPILE_EVENT, jit_name) for e in _named(events, jit_name))
+
+    jitted = jax.jit(contract_committed)
+    x = jnp.ones(3)
+    committed = jax.device_put(x, jax.devices()[0])
+    assert not x.committed and committed.committed
+    for value in (x, committed, x, np.ones(3, np.float32), committed):
+        jitted(value)
+    assert compiles() == 2  # the uncommitted and the committed array: two executables
+    scalar = jax.jit(contract_committed)
+    weak = jax.jit(lambda: 1.5)()
+    assert not weak.committed and weak.aval == jax.typeof(1.5)
+    scalar(1.5)
+    scalar(weak)  # a weak-typed uncommitted array: the Python scalar's executable
+    assert compiles() == 3
+    read: list[object] = []
+
+    def read_flag(v):
+        try:
+            read.append(v.committed)
+        except Exception as error:  # a tracer has no flag: keyed on its abstract value
+            read.append(type(error))
+        return v
+
+    jax.jit(read_flag)(x)
+    assert len(read) == 1 and isinstance(read[0], type) and issubclass(read[0], Exception)
 
 
 def test_jit_info_holds_normalised_static_arguments() -> None:
