@@ -22,6 +22,7 @@ from jitlab.probe.identity import (
     is_nnx_graph_node,
     name_of,
     same,
+    same_data,
     static_parts,
 )
 from jitlab.records.calls import Change, LeafSpec, Signature
@@ -287,6 +288,8 @@ def tree_node_changes(
         return None
     try:
         a, b = new_key[1], old_key[1]
+        if a == b:  # equal to JAX (node data compared by ``==``), though not in text: 1, True
+            return []
         paths_a = [leaf.path for leaf in new.leaves]
         paths_b = [leaf.path for leaf in old.leaves]
         if a.num_leaves != len(paths_a) or b.num_leaves != len(paths_b):
@@ -548,7 +551,7 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
             pairs = list(zip(names, values_new, values_old, strict=True))
         else:
             return None
-        return [(name, x, y) for name, x, y in pairs if not same(x, y)]
+        return [(name, x, y) for name, x, y in pairs if not same_data(x, y)]
     except Exception:
         return None
 
@@ -668,8 +671,11 @@ def _keyword_changes(
 ) -> list[Change]:
     if new_kw is None or old_kw is None or new_kw == old_kw:
         return []
+    # An argument both calls passed: one with leaves, a static, or one without leaves (an
+    # empty tuple or dict), which only the arguments' names show.
     in_both = {_root(leaf.path) for leaf in new.leaves} & {_root(leaf.path) for leaf in old.leaves}
     in_both |= {name for name, _ in new.statics} & {name for name, _ in old.statics}
+    in_both |= {_root(name) for name in new.arguments} & {_root(name) for name in old.arguments}
     return [
         Change(
             ChangeKind.KEYWORD_VS_POSITIONAL,
@@ -733,9 +739,12 @@ def closeness(changes: list[Change], by_part: bool = True) -> tuple[int, int, in
     counted (:func:`distance`); before 0.9 by that count alone. Lower is closer. An
     executable whose trace this call shares (it differs only in what JAX compiles below
     the trace: a device, jit options) is closest of all; one of another function object is
-    never compared by JAX while the function has keys of its own."""
+    never compared by JAX while the function has keys of its own (among such, ranked as
+    JAX would rank them were they its keys)."""
     if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
-        return len(_KEY_PARTS) + 1, 0, distance(changes)
+        others = [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT]
+        part, count, _ = closeness(others, by_part)
+        return len(_KEY_PARTS) + 2 + part, count, distance(changes)
     if not by_part:
         return 0, 0, distance(changes)
     for part, kinds in enumerate(_KEY_PARTS):
