@@ -105,7 +105,8 @@ def _tree_changes(
     """The tree's own differences beside the leaves' (``found``): static data and nodes
     with no leaves, each where it is. With the leaves at the same paths (``aligned``) each
     is a difference of its own; otherwise only those away from the sub-trees that gained or
-    lost leaves (already named there)."""
+    lost leaves (already named there), and the static data of a node above them (a
+    difference of its own: its children's leaves do not say it)."""
     nodes = tree_node_changes(new, old, new_key, old_key)
     if nodes is None:  # the treedefs cannot be walked: the whole structure, unnamed
         whole = [Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree)]
@@ -114,7 +115,14 @@ def _tree_changes(
         return nodes
     moved = (ChangeKind.TREE_STRUCTURE, ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE)
     covered = [c.path for c in found if c.kind in moved]
-    return [c for c in nodes if not any(_related(c.path, path) for path in covered)]
+    return [
+        c
+        for c in nodes
+        if not any(
+            _related(c.path, path) and not (_is_static(c.detail) and _under(path, c.path))
+            for path in covered
+        )
+    ]
 
 
 def _related(a: str, b: str) -> bool:
