@@ -16,6 +16,9 @@ where JAX offers something to test, by :data:`VERSION` where not):
 - ``HloComputation.instructions()`` from 0.10 (:func:`hlo_opcodes`); ``PartitionSpec`` is
   written ``PartitionSpec(...)`` up to 0.8, ``P(...)`` after (:func:`spec_text`);
   ``jax.monitoring.unregister_event_duration_listener`` is public from 0.8.
+- ``register_dataclass`` keeps its field lists in a flatten function named
+  ``_register_dataclass.<locals>.flatten_func`` in 0.12, without the underscore before
+  (:func:`dataclass_fields`).
 - The cache-miss explanation format (0.6–0.8: ``costing … ms because:``, ``* key with
   different …:`` blocks, contexts by position) is read by ``explain.py``, with the
   context names of :func:`trace_context_names`; the explaining logger is ``pjit`` up to 0.8.
@@ -49,6 +52,7 @@ from jax._src import config as _config
 from jax._src import monitoring as _monitoring
 from jax._src import source_info_util as _source_info_util
 from jax._src import traceback_util as _traceback_util
+from jax._src import tree_util as _tree_util
 from jax._src import util as _util
 
 CHECKED_ON = "0.12.0.1"
@@ -1100,6 +1104,34 @@ def nnx_partial_tree(obj: Any) -> Any | None:
         tree = cells[code.co_freevars.index("partial_treedef")].cell_contents
         return tree if tree.node_data()[0] is tuple else None
     except Exception:  # another layout: the arguments are named as called
+        return None
+
+
+def dataclass_fields(kind: Any) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(data fields, meta fields) a class was registered with by
+    ``jax.tree_util.register_dataclass`` (explicit lists, the decorator form, ``static``
+    field metadata, ``flax.struct``), in the order JAX flattens them: its children, then its
+    node data's values (the meta fields in the order they were listed, not declared); None
+    for a class registered otherwise, or a layout not as checked. The treedef keeps no
+    names: they are read off the closure of the flatten function JAX keeps in
+    ``tree_util._registry[kind]`` (its ``data_fields`` and ``meta_fields`` cells; the
+    function is ``register_dataclass.<locals>.flatten_func``, ``_register_dataclass…``
+    from 0.12; checked on 0.6.2 to 0.12)."""
+    try:
+        entry = _tree_util._registry.get(kind)  # pyright: ignore[reportPrivateUsage]
+        flatten = getattr(entry, "to_iter", None)
+        code = getattr(flatten, "__code__", None)
+        cells = getattr(flatten, "__closure__", None)
+        if code is None or cells is None or flatten.__module__ != _tree_util.__name__:
+            return None
+        if not code.co_qualname.endswith("register_dataclass.<locals>.flatten_func"):
+            return None
+        names = code.co_freevars
+        found = [cells[names.index(cell)].cell_contents for cell in ("data_fields", "meta_fields")]
+        if not all(isinstance(f, tuple) and all(isinstance(n, str) for n in f) for f in found):
+            return None
+        return found[0], found[1]
+    except Exception:  # another registry or closure layout: the node is named as a whole
         return None
 
 

@@ -526,11 +526,16 @@ def _structure_text(tree: Any) -> str:
 # -- a node's static data, field by field -----------------------------------------------------
 def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
     """(name, new value, old value) of each static field that differs between two nodes'
-    static data where its layout is known; None where it is not. Besides the layouts of
-    :func:`jitlab.probe.identity.static_parts` (``flax.struct``, Flax NNX graph nodes): a
-    dataclass's ``static`` fields (Equinox's ``field(static=True)``, after its wrapper
-    slot; ``jax.tree_util.register_dataclass``), a ``functools.partial``'s function
+    static data where its layout is known; None where it is not. A class registered by
+    ``jax.tree_util.register_dataclass`` (meta fields listed, or marked ``static`` for the
+    decorator form; ``flax.struct``) is read by the meta fields JAX flattens it with, never
+    by its declaration; besides, the layouts of :func:`jitlab.probe.identity.static_parts`
+    (Flax NNX graph nodes), a dataclass's ``static`` fields (Equinox's
+    ``field(static=True)``, after its wrapper slot), a ``functools.partial``'s function
     (``jax.tree_util.Partial``) and a dict of named values (``BCOO``'s shape)."""
+    meta = _registered_fields(kind, 1)
+    if meta is not None:
+        return _named_pairs(meta, new, old)
     parts = static_parts(kind, new, old)
     if parts is not None:
         return parts
@@ -564,12 +569,40 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
         return None
 
 
+def _registered_fields(kind: Any, which: int) -> tuple[str, ...] | None:
+    """The data (``which`` 0) or meta (1) fields ``kind`` was registered with by
+    ``register_dataclass``; None for a class registered otherwise."""
+    from jitlab.probe import _jax  # here: the rest of this module reads no JAX
+
+    fields = _jax.dataclass_fields(kind)
+    return fields[which] if fields is not None else None
+
+
+def _named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
+    """(name, new, old) of each value that differs, ``new`` and ``old`` tuples of the
+    values of ``names``; None when they are not."""
+    if not (isinstance(new, tuple) and isinstance(old, tuple)):
+        return None
+    news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
+    olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
+    if not len(names) == len(news) == len(olds):
+        return None
+    try:
+        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same(x, y)]
+    except Exception:
+        return None
+
+
 def _is_equinox(kind: type) -> bool:
     return any(c.__module__.startswith("equinox") and c.__name__ == "Module" for c in kind.__mro__)
 
 
 def _dynamic_fields(kind: Any) -> list[str] | None:
-    """A dataclass node's children's names, in order: its fields that are not static."""
+    """A dataclass node's children's names, in order: the data fields it was registered
+    with, else its fields that are not static."""
+    data = _registered_fields(kind, 0)
+    if data is not None:
+        return list(data)
     try:
         if not dataclasses.is_dataclass(kind):
             return None
@@ -740,21 +773,164 @@ _KEY_PARTS = (
 )
 
 
-def closeness(changes: list[Change], by_part: bool = True) -> tuple[int, int, int]:
+# -- JAX 0.6–0.8: the size of a difference, as pjit.diff_tracing_cache_keys counts it -------
+_TYPE_TEXT = re.compile(r"^(~?)[A-Za-z0-9_]+\[([0-9,]*)\]")
+
+
+def size_before_0_9(
+    changes: list[Change],
+    new: Signature,
+    old: Signature,
+    new_key: Hashable | None,
+    old_key: Hashable | None,
+) -> int:
+    """How far an earlier key is from the new call's as JAX 0.6–0.8 counts it
+    (``pjit.diff_tracing_cache_keys``, the same in 0.6.2, 0.7.2 and 0.8.3), the key with the
+    smallest sum explaining the miss. Each part as there: a trace-context entry 1; the
+    positional static values (``_argnums_partial``: 1 when the dynamic positions differ,
+    then a list difference) and the keyword ones (``_argnames_partial``); the input pytree
+    (``flatten_fun3``): with the leaf count unchanged and the new call's positional
+    arguments a prefix of the earlier's ("different number of args and kwargs", counted 0),
+    else one per place ``equality_errors_pytreedef`` stops at (the positional tuple or the
+    keyword dict whole when their lengths or keys differ); the types, only with the leaf
+    count unchanged: per leaf max(1, its shape's list difference + 1 for a weak type, else
+    1 for another mesh). A device move is no part of the trace key. Without the keys:
+    :func:`distance`."""
+    kw_new, kw_old = key_keywords(new_key), key_keywords(old_key)
+    st_new, st_old = key_statics(new_key), key_statics(old_key)
+    if kw_new is None or kw_old is None or st_new is None or st_old is None:
+        return distance(changes)
+    size = 0
+    ctx = [c for c in changes if c.kind is ChangeKind.TRACING_CONTEXT]
+    size += len({c.path for c in ctx if c.detail != "axis"})
+    size += any(c.detail == "axis" for c in ctx) + any(
+        c.kind is ChangeKind.MESH_CONTEXT for c in changes
+    )
+    statics = set(st_new) | set(st_old)
+    pos_new = [a for a in new.arguments if a not in kw_new]
+    pos_old = [a for a in old.arguments if a not in kw_old]
+    if statics:
+        valued = {
+            _root(c.path)
+            for c in changes
+            if c.kind is ChangeKind.STATIC_VALUE and _root(c.path) in statics
+        }
+        if len(pos_new) != len(pos_old):
+            size += 1  # "different static_argnums": other dynamic positions
+        size += _list_size(
+            [n for n in st_new if n not in kw_new], [n for n in st_old if n not in kw_old], valued
+        )
+        size += _list_size(
+            sorted(n for n in st_new if n in kw_new),
+            sorted(n for n in st_old if n in kw_old),
+            valued,
+        )
+    else:
+        statics = set()
+    nodes = _tree_nodes(changes, statics)
+    kw_dyn_new = {a for a in new.arguments if a in kw_new}
+    kw_dyn_old = {a for a in old.arguments if a in kw_old}
+    same_count = len(new.leaves) == len(old.leaves)
+    if nodes or kw_dyn_new != kw_dyn_old or pos_new != pos_old:
+        prefix = (
+            same_count
+            and pos_old[: len(pos_new)] == pos_new
+            and not any(_root(n) in pos_new for n in nodes)
+        )
+        if not prefix:
+            if len(pos_new) != len(pos_old):
+                size += 1
+            else:
+                size += sum(1 for n in nodes if _root(n) in pos_new)
+            if kw_dyn_new != kw_dyn_old:
+                size += 1
+            else:
+                size += sum(1 for n in nodes if _root(n) in kw_dyn_new)
+    if same_count:
+        size += sum(_type_sizes(changes).values())
+    return size
+
+
+def _list_size(new: list[str], old: list[str], valued: set[str]) -> int:
+    """pjit's ``list_diff_size`` of two lists of static values, by their names (a value
+    that changed is in ``valued``)."""
+    common = min(len(new), len(old))
+    return (
+        max(len(new), len(old))
+        - common
+        + sum(1 for a, b in zip(new[:common], old[:common], strict=True) if a != b or a in valued)
+    )
+
+
+def _tree_nodes(changes: list[Change], statics: set[str]) -> set[str]:
+    """The outermost nodes where the pytrees differ (each one of JAX's equality errors):
+    a node of another structure, a node whose static data changed (one per node, however
+    many fields), the parent of a leaf new or gone."""
+    found: set[str] = set()
+    for c in changes:
+        if c.kind in (ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE):
+            found.add(_parent_path(c.path))
+        elif c.kind is ChangeKind.TREE_STRUCTURE and _is_static(c.detail):
+            found.add(_parent_path(c.path) if _ROOT.search(c.path) else c.path)
+        elif c.kind is ChangeKind.TREE_STRUCTURE:
+            found.add(c.path)
+        elif c.kind is ChangeKind.STATIC_VALUE and _root(c.path) not in statics:
+            found.add(_parent_path(c.path))
+    return {
+        n for n in found if not any(m != n and _related(m, n) and len(m) < len(n) for m in found)
+    }
+
+
+def _parent_path(path: str) -> str:
+    entries = path_entries(path)
+    return "".join(entries[:-1]) if len(entries) > 1 else path
+
+
+def _type_sizes(changes: list[Change]) -> dict[str, int]:
+    """Per leaf, pjit's size of its type difference (0.6–0.8)."""
+    sizes: dict[str, int] = {}
+    meshed: set[str] = set()
+    for c in changes:
+        if c.kind is ChangeKind.SHARDING and c.detail != "device":
+            if (c.before is None) != (c.after is None):  # on a mesh or not: another aval
+                meshed.add(c.path)
+                sizes.setdefault(c.path, 0)
+        elif c.kind in (ChangeKind.SHAPE, ChangeKind.DTYPE, ChangeKind.WEAK_TYPE):
+            a = _TYPE_TEXT.match(c.after or "")
+            b = _TYPE_TEXT.match(c.before or "")
+            if a is None or b is None:
+                sizes[c.path] = 1
+                continue
+            dims_a = [d for d in a[2].split(",") if d]
+            dims_b = [d for d in b[2].split(",") if d]
+            common = min(len(dims_a), len(dims_b))
+            size = max(len(dims_a), len(dims_b)) - common
+            size += sum(1 for x, y in zip(dims_a[:common], dims_b[:common], strict=True) if x != y)
+            sizes[c.path] = size + (1 if a[1] != b[1] else 0)
+    for path, size in sizes.items():
+        weak = any(c.kind is ChangeKind.WEAK_TYPE and c.path == path for c in changes)
+        sizes[path] = max(1, size + (1 if path in meshed and not weak else 0))
+    return sizes
+
+
+def closeness(
+    changes: list[Change], by_part: bool = True, size: int | None = None
+) -> tuple[int, int, int]:
     """How close an earlier executable is, as JAX picks the closest key it explains a miss
     with (``by_part``, JAX 0.9+): the first part of the key that differs (context, then
     pytree and statics, then types), how many differences there; then every difference
-    counted (:func:`distance`); before 0.9 by that count alone. Lower is closer. An
+    counted (:func:`distance`); before 0.9 by ``size`` alone (:func:`size_before_0_9`; else
+    that count). Lower is closer. An
     executable whose trace this call shares (it differs only in what JAX compiles below
     the trace: a device, jit options) is closest of all; one of another function object is
     never compared by JAX while the function has keys of its own (among such, ranked as
     JAX would rank them were they its keys)."""
     if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
         others = [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT]
-        part, count, _ = closeness(others, by_part)
-        return len(_KEY_PARTS) + 2 + part, count, distance(changes)
+        part, count, rest = closeness(others, by_part, size)
+        return len(_KEY_PARTS) + 2 + part, count, rest
     if not by_part:
-        return 0, 0, distance(changes)
+        return 0, 0, distance(changes) if size is None else size
     for part, kinds in enumerate(_KEY_PARTS):
         count = sum(1 for c in changes if c.kind in kinds and c.detail != "device")
         if count:

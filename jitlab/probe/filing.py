@@ -371,6 +371,7 @@ class Filing:
                 signature.moved_positions(self._statics, sig, card.signature, key, card.key),
                 committed,
                 card.committed,
+                _key_paths(self._statics, card),
             )
             if options and shared:
                 earlier.append(_earlier(card, devices)._replace(same_cache=True))
@@ -446,6 +447,14 @@ def _earlier(
     card: Card, devices: Sequence[Change] = (), options: Sequence[Change] = ()
 ) -> reasons.Earlier:
     return reasons.Earlier(card.signature, card.key, card.context, tuple(devices), tuple(options))
+
+
+def _key_paths(spec: signature.StaticSpec, card: Card) -> tuple[str, ...] | None:
+    """A card's leaf paths in its key's order (its signature's, unless keywords were passed
+    out of name order to a function with no statics); None when they are not."""
+    if not signature.key_in_leaf_order(spec, card.key):
+        return None
+    return tuple(leaf.path for leaf in card.signature.leaves)
 
 
 def _paths(programs: dict[tuple[str, str], int]) -> tuple[str, ...]:

@@ -123,6 +123,7 @@ def _infer(
         return Reason(_jax_or_unknown(explanation), explanation)
     # The closest card explains best, chosen as JAX chooses the key it explains a miss with
     # (diff.closeness); on a tie the newest one (what the user just did).
+    cards = list(reversed(earlier))
     diffs = [
         _another_function(new, card, site)
         if card.transforms is not None
@@ -132,9 +133,14 @@ def _infer(
         + diff.context_changes(context, card.context, context_names)
         # Same types on another device: JAX compiles again with no trace or explanation.
         + list(card.devices)
-        for card in reversed(earlier)
+        for card in cards
     ]
-    closest = min(diffs, key=lambda changes: diff.closeness(changes, by_part))
+    sizes = [
+        None if by_part else diff.size_before_0_9(changes, new, card.signature, key, card.key)
+        for changes, card in zip(diffs, cards, strict=True)
+    ]
+    ranks = [diff.closeness(d, by_part, size) for d, size in zip(diffs, sizes, strict=True)]
+    closest = diffs[ranks.index(min(ranks))]
     if closest:
         return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:

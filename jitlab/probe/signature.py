@@ -557,59 +557,76 @@ def device_changes(
     where: Iterable[int] | None = None,
     committed: Callable[[], tuple[bool, ...] | None] | None = None,
     was_committed: tuple[bool, ...] | None = None,
+    old_paths: Sequence[str] | None = None,
 ) -> list[Change]:
-    """Leaves of the same type and layout placed on other devices (an array committed to
-    ``cpu:1`` where the executable was built for ``cpu:0``): JAX compiles again for them,
-    though the signature's sharding texts (None on a single device) are equal. A sharding
-    change with ``detail="device"``, ``cpu:1 ← cpu:0``. ``paths()`` gives the keys' leaf
-    paths (:func:`key_paths`): asked only when there is a change to name. ``where``: the
-    only positions that can differ, if known (:func:`moved_positions`).
-
-    Only committed arrays are blamed: JAX places an uncommitted one (``jnp.ones`` made
-    inside ``jax.default_device(cpu1)``) where the call runs and ignores where it lives, so
-    a leaf that ``committed()`` (the new call's flags, in key order) or ``was_committed``
-    (the card's) says was not committed never names a device change."""
+    """Leaves whose placement JAX compiles for changed, though their type and sharding text
+    may not (a single device has none): an array committed to ``cpu:1`` where the executable
+    was built for ``cpu:0``, or for an uncommitted one. A sharding change with
+    ``detail="device"``, ``cpu:1 ← cpu:0``; ``None`` for an uncommitted array, which JAX
+    places where the call runs whatever device it lives on (so two uncommitted ones never
+    differ), yet lowers with no sharding: committing it, even to the same device, compiles
+    again. ``paths()`` gives the new key's leaf paths (:func:`key_paths`), asked only when
+    there is a change to name; ``where``: the only positions that can differ with the
+    trees equal, if known (:func:`moved_positions`); ``committed()`` and ``was_committed``
+    the flags of the new call and the card (True where not known). With other trees (a
+    structure changed beside), a leaf is matched by its path in ``old_paths``, the card's
+    leaf paths in its key's order (None: not known, nothing matched)."""
     if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
         return []
-    if len(new_key) != 5 or len(old_key) != 5 or new_key[1] != old_key[1]:
+    if len(new_key) != 5 or len(old_key) != 5:
         return []
     new_leaves, old_leaves = new_key[2], old_key[2]
-    if len(new_leaves) != len(old_leaves):
-        return []
+    now = committed() if committed is not None else None
+    pairs: Iterable[tuple[int, int]]
+    names: tuple[str, ...] | None = None
+    if new_key[1] == old_key[1] and len(new_leaves) == len(old_leaves):
+        if where is None:  # only where the leaf keys differ (at C speed), or the flags do
+            where = compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves))
+        spots = set(where)
+        if now is not None and was_committed is not None and now != was_committed:
+            spots.update(compress(range(len(new_leaves)), map(ne, now, was_committed)))
+        pairs = [(i, i) for i in sorted(spots)]
+    else:  # other trees: the leaves both calls have, by path
+        names = paths()
+        if old_paths is None or names is None or len(names) != len(new_leaves):
+            return []
+        if len(old_paths) != len(old_leaves):
+            return []
+        at_old = {path: j for j, path in enumerate(old_paths)}
+        pairs = [(i, at_old[path]) for i, path in enumerate(names) if path in at_old]
     moved = []
-    # Only where the leaf keys differ (found at C speed: a model's compiles differ in few).
-    if where is None:
-        where = compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves))
-    for i in where:
-        x, y = new_leaves[i], old_leaves[i]
-        if x == y:
-            continue
-        if not (isinstance(x, tuple) and isinstance(y, tuple)):
-            continue
-        try:
-            if x[1].device_set == y[1].device_set:
-                continue
-            if type(x[1]) is not type(y[1]) or not isinstance(x[1], SingleDeviceSharding):
-                continue  # a mesh's sharding: the sharding text names it
-            moved.append((i, _devices_text(y[1]), _devices_text(x[1])))
-        except Exception:
-            continue
-    if moved and (committed is not None or was_committed is not None):
-        now = committed() if committed is not None else None
-        moved = [
-            entry
-            for entry in moved
-            if _committed_at(now, entry[0]) and _committed_at(was_committed, entry[0])
-        ]
+    for i, j in pairs:
+        after = _placement(new_leaves[i], _committed_at(now, i))
+        before = _placement(old_leaves[j], _committed_at(was_committed, j))
+        if before is not _ON_MESH and after is not _ON_MESH and before != after:
+            moved.append((i, before, after))
     if not moved:
         return []
-    names = paths()
+    names = names or paths()
     if names is None or len(names) != len(new_leaves):
         return []
     return [
         Change(ChangeKind.SHARDING, names[i], before, after, detail="device")
         for i, before, after in moved
     ]
+
+
+_ON_MESH = "mesh"  # (a sharding over devices: its text names a move)
+
+
+def _placement(leaf_key: Any, committed: bool) -> str | None:
+    """Where JAX compiles for a leaf of a :func:`fast_key`: its device when the array is
+    committed to one; None when JAX places it where the call runs (an uncommitted array, a
+    Python scalar, a NumPy array); ``_ON_MESH`` for a sharding over devices."""
+    if not isinstance(leaf_key, tuple):
+        return None  # a Python scalar or a NumPy array (its key is its type)
+    try:
+        sharding = cast("tuple[Any, Any]", leaf_key)[1]
+        if not isinstance(sharding, SingleDeviceSharding):
+            return _ON_MESH
+        return _devices_text(sharding) if committed else None
+    except Exception:
+        return _ON_MESH
 
 
 def _committed_at(flags: tuple[bool, ...] | None, i: int) -> bool:

@@ -153,7 +153,7 @@ def _en(c: Change) -> str:
             f" ({after} ← {before})"
         )
     if k is ChangeKind.SHARDING and c.detail == "device":  # a single device for another
-        return f"device of {path}: {after} ← {before}"
+        return f"device of {path}: {after or 'uncommitted'} ← {before or 'uncommitted'}"
     if k is ChangeKind.SHARDING:
         return (
             f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
@@ -304,7 +304,7 @@ def _zh(c: Change) -> str:
             f"（{after} ← {before}）"
         )
     if k is ChangeKind.SHARDING and c.detail == "device":
-        return f"{path} 的设备变了：{after} ← {before}"
+        return f"{path} 的设备变了：{after or '未提交'} ← {before or '未提交'}"
     if k is ChangeKind.SHARDING:
         return f"{path} 的分片变了：{after or '单设备'} ← {before or '单设备'}"
     if k is ChangeKind.STATIC_VALUE:

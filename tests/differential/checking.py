@@ -45,6 +45,7 @@ from .truth import (
     distance,
     jax_rank,
     related,
+    size_before_0_9,
 )
 
 K = ChangeKind
@@ -70,7 +71,7 @@ CLAIMS = frozenset(
 _CLEARS = {"function": "f.clear_cache()", "all": "jax.clear_caches()"}
 VAGUE = frozenset((K.UNKNOWN, K.JAX_EXPLAINED))
 # Node kinds whose static data are named fields (a change there is named by its field).
-NAMED_FIELDS = frozenset(("dataclass", "struct", "eqx", "nnx"))
+NAMED_FIELDS = frozenset(("dataclass", "decorated", "struct", "eqx", "nnx"))
 
 
 @dataclass(frozen=True)
@@ -309,10 +310,16 @@ class _Checker:
                 f"{_pool_text(units, pool)}",
             )
             return
+
         # As JAX picks it (0.9+: a context difference ranks before a pytree one, whatever
-        # their numbers), or, as before 0.9, by every difference counted.
-        jax_best = min(jax_rank(units, p.units) for p in pool) if RANKS_KEYS_BY_PART else None
-        chosen_as_jax = [p for p in whole if jax_rank(units, p.units) == jax_best]
+        # their numbers; before, by pjit's sizes of every difference).
+        def rank(p: Compiled) -> tuple[int, int]:
+            if RANKS_KEYS_BY_PART:
+                return jax_rank(units, p.units)
+            return 0, size_before_0_9(self.program, units, p.units)
+
+        jax_best = min(rank(p) for p in pool)
+        chosen_as_jax = [p for p in whole if rank(p) == jax_best]
         if not chosen_as_jax and not any(distance(units, p.units) == nearest for p in whole):
             self.note(
                 1 if RANKS_KEYS_BY_PART else "closest-before-0.9",
@@ -493,12 +500,12 @@ def _parent(path: str) -> str:
 
 
 def _moved_device(new: Units, old: Units, unit: Unit) -> bool:
-    """``unit`` is a leaf that only moved between the default device and another one."""
+    """``unit`` is a leaf that moved between the default device and another one (its type
+    changed or not)."""
     a, b = new.get(unit), old.get(unit)
     if not isinstance(a, LeafFact) or not isinstance(b, LeafFact):
         return False
-    same_type = (a.dtype, a.shape, a.weak) == (b.dtype, b.shape, b.weak)
-    return same_type and "dev1" in (a.sharding, b.sharding) and a.sharding != b.sharding
+    return "dev1" in (a.sharding, b.sharding) and a.sharding != b.sharding
 
 
 def _consistent(change: Change, new: Units, old: Units) -> bool:
@@ -545,8 +552,22 @@ def _covers(change: Change, unit: Unit) -> bool:
 
 
 def _missing(claims: list[Change], new: Units, old: Units) -> set[Unit]:
-    """The differences from ``old`` no change names."""
-    return {u for u in differences(new, old) if not any(_covers(c, u) for c in claims)}
+    """The differences from ``old`` no change names (a leaf whose type and placement both
+    changed: each by a change of its own)."""
+    return {
+        u
+        for u in differences(new, old)
+        if not any(_covers(c, u) for c in claims) or not _placed(claims, u, new, old)
+    }
+
+
+def _placed(claims: list[Change], unit: Unit, new: Units, old: Units) -> bool:
+    """A leaf at ``unit`` that moved (another sharding or device) is said to have moved,
+    whatever else changed there."""
+    a, b = new.get(unit), old.get(unit)
+    if not isinstance(a, LeafFact) or not isinstance(b, LeafFact) or a.sharding == b.sharding:
+        return True
+    return any(c.kind is K.SHARDING and c.path == unit[1] for c in claims)
 
 
 def _field_units(program: Program, new: Units, old: Units) -> dict[str, str]:

@@ -19,15 +19,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 KNOWN: dict[int | str, str] = {
     # Issue 50's rules 1 to 7 hold wherever the generator reaches.
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
-    "closest-before-0.9": "before JAX 0.9 JAX explains a miss with the key its own "
-    "difference size ranks closest (pjit.diff_tracing_cache_keys); jitlab weighs a keyword "
-    "move or a weak type as half a shape or a context change, the test counts places: they "
-    "may pick different programs when several differ",
-    "device-beside": "an array moved to another device beside another change (x64, a "
-    "shape): the move is left out",
-    "dataclass-meta": "a register_dataclass meta field that changed is named at its node "
-    "(z: Dataclass(…) ← Dataclass(…), static), not as its field z.s1 (found at 60 examples "
-    "a test; JAX's registration keeps the meta fields' names out of the treedef)",
 }
 
 

@@ -24,16 +24,40 @@ from jax.sharding import PartitionSpec as P
 
 from differential.checking import agree
 from differential.known import tolerated_but
-from differential.specs import Arr, Call, Param, Program, SetX64
+from differential.specs import Arr, Call, Node, Param, Program, SetX64
 from differential.strategies import Dims, programs
 
 X = Param("x")
+Y = Param("y")
 # Named cases (test_sharded.py runs each in a process of its own): the rule, the program.
 CASES = {
     # x64 switched on and the array moved to the second device: only x64 was named.
     "device-beside": (
         "device-beside",
         Program((X,), (Call((Arr((3,)),)), SetX64(True), Call((Arr((3,), sharding="dev1"),)))),
+    ),
+    # x moved to the second device as its shape changed, and as y's did: only the shapes
+    # were named.
+    "device-and-shape": (
+        "device-beside",
+        Program(
+            (X, Y),
+            (
+                Call((Arr((3,)), Arr((3,)))),
+                Call((Arr((2,), sharding="dev1"), Arr((2,)))),
+            ),
+        ),
+    ),
+    # x moved back from the second device as y's tuple grew: the move was left out.
+    "device-and-tree": (
+        "device-beside",
+        Program(
+            (X, Y),
+            (
+                Call((Arr((3,), sharding="dev1"), Node("tuple", (("a", Arr((2,))),)))),
+                Call((Arr((3,)), Node("tuple", (("a", Arr((2,))), ("b", Arr((2,))))))),
+            ),
+        ),
     ),
 }
 

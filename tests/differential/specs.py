@@ -49,9 +49,10 @@ class Node:
     """A pytree node: ``kind`` is how it is registered; ``fields`` its children (name, spec);
     ``aux`` its static data (name, value), compared by ``==`` as JAX compares a treedef.
 
-    kinds: tuple list dict (plain containers), dataclass (``register_dataclass`` with meta
-    fields), struct (``flax.struct`` with ``pytree_node=False``), eqx (an Equinox module with
-    ``field(static=True)``), keyed (``register_pytree_with_keys``), flat
+    kinds: tuple list dict (plain containers), dataclass (``register_dataclass`` with lists
+    of data and meta fields, in another order than declared), decorated (the decorator form:
+    meta fields marked ``static``), struct (``flax.struct`` with ``pytree_node=False``), eqx
+    (an Equinox module with ``field(static=True)``), keyed (``register_pytree_with_keys``), flat
     (``register_pytree_node``: no keys), partial (``tree_util.Partial``: its function is the
     static data, named by ``aux`` ``func``), nnx (a Flax NNX module: ``nnx.Param`` children,
     plain attributes as static data)."""
@@ -224,7 +225,9 @@ class Builder:
         cls = node_class(spec.kind, names, tuple(aux))
         if spec.kind == "nnx":
             return cls(kids, aux)
-        return cls(*kids, *aux.values())
+        if spec.kind in ("keyed", "flat"):
+            return cls(*kids, *aux.values())
+        return cls(**dict(zip(names, kids, strict=True)), **aux)  # declared in any order
 
 
 @functools.cache
@@ -233,10 +236,16 @@ def node_class(kind: str, fields: tuple[str, ...], aux: tuple[str, ...]) -> type
     name = f"{kind.capitalize()}_{'_'.join(fields) or 'empty'}" + (
         f"__{'_'.join(aux)}" if aux else ""
     )
-    if kind == "dataclass":
-        cls = dataclasses.make_dataclass(name, [*fields, *aux], frozen=True)
+    if kind == "dataclass":  # fields listed in another order than the class declares them
+        cls = dataclasses.make_dataclass(name, [*reversed(aux), *reversed(fields)], frozen=True)
         return jax.tree_util.register_dataclass(
             cls, data_fields=list(fields), meta_fields=list(aux)
+        )
+    if kind == "decorated":  # the decorator form: no lists, the meta fields marked static
+        static = [(a, Any, dataclasses.field(metadata={"static": True})) for a in aux]
+        declared = [*static[:1], *fields, *static[1:]]  # a meta field before the data
+        return jax.tree_util.register_dataclass(
+            dataclasses.make_dataclass(name, declared, frozen=True)
         )
     if kind == "struct":
         import flax.struct

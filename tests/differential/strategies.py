@@ -52,8 +52,8 @@ STATICS: list[Any] = [
 ]
 FIELDS = ["a", "b", "c"]
 # Node kinds of JAX's own; the libraries' (struct, eqx, nnx) need flax or equinox.
-PLAIN_NODES = ("tuple", "list", "dict", "dataclass", "keyed", "flat", "partial")
-CONTAINERS = ("tuple", "list", "dict", "dataclass")
+PLAIN_NODES = ("tuple", "list", "dict", "dataclass", "decorated", "keyed", "flat", "partial")
+CONTAINERS = ("tuple", "list", "dict", "dataclass", "decorated")
 # Transformations around a call, and the shapes its first argument takes there (a float
 # array with a leading axis: vmap and scan map over it).
 VIA = ("vmap", "grad", "jvp", "linearize", "scan", "remat")

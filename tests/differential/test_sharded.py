@@ -38,6 +38,8 @@ def test_shardings_on_simulated_devices(request: pytest.FixtureRequest) -> None:
 
 
 @known("device-beside")
-def test_a_move_to_another_device_beside_x64_is_named() -> None:
-    done = _child("--case", "device-beside")
+@pytest.mark.parametrize("case", ["device-beside", "device-and-shape", "device-and-tree"])
+def test_a_move_to_another_device_beside_another_change_is_named(case: str) -> None:
+    # Beside x64, beside a shape, beside a structure; to or from an uncommitted array.
+    done = _child("--case", case)
     assert done.returncode == 0, done.stderr[-3000:]

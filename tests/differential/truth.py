@@ -180,6 +180,83 @@ def jax_rank(new: Units, old: Units) -> tuple[int, int]:
 _PARTS_RANKED = 3
 
 
+def size_before_0_9(program: Program, new: Units, old: Units) -> int:
+    """How far JAX 0.6–0.8 (``pjit.diff_tracing_cache_keys``) finds an earlier key, the
+    smallest sum explaining a miss: 1 per trace-context entry; the static values passed by
+    position (1 when the dynamic positions differ, then a list difference) and by keyword;
+    the input pytree — 0 when the leaf count is the same and the new call's positional
+    arguments begin the earlier's, else one per place where the trees first disagree (the
+    positional tuple, the keyword dict, whole when their lengths or keys differ); then,
+    with the leaf count the same, per leaf whose type differs max(1, shape list difference
+    + 1 for a weak type, else 1 for a mesh)."""
+    differ = differences(new, old)
+    size = sum(1 for kind, _ in differ if kind == "ctx")
+    names = [p.name for p in program.params]
+    statics = [p.name for p in program.params if p.static]
+    pos_new = [n for n in names if not new.get(("kw", n), False)]
+    pos_old = [n for n in names if not old.get(("kw", n), False)]
+    if statics:
+        argnums_new = tuple(i for i, n in enumerate(pos_new) if n not in statics)
+        argnums_old = tuple(i for i, n in enumerate(pos_old) if n not in statics)
+        size += argnums_new != argnums_old
+        size += _list_size(
+            [new["static", n] for n in statics if n in pos_new],
+            [old["static", n] for n in statics if n in pos_old],
+        )
+        size += _list_size(
+            [(n, new["static", n]) for n in sorted(statics) if n not in pos_new],
+            [(n, old["static", n]) for n in sorted(statics) if n not in pos_old],
+        )
+    dyn_new = [n for n in pos_new if n not in statics]
+    dyn_old = [n for n in pos_old if n not in statics]
+    kw_new = {n for n in names if n not in statics and n not in pos_new}
+    kw_old = {n for n in names if n not in statics and n not in pos_old}
+    places = {p for kind, p in differ if kind == "node"}
+    places |= {p.rsplit(".", 1)[0] for kind, p in differ if kind == "aux"}
+    places = {p for p in places if not any(under(p, q) for q in places)}
+    same_count = sum(k == "leaf" for k, _ in new) == sum(k == "leaf" for k, _ in old)
+    if places or dyn_new != dyn_old or kw_new != kw_old:
+        prefix = (
+            same_count
+            and dyn_old[: len(dyn_new)] == dyn_new
+            and not any(_argument(p) in dyn_new for p in places)
+        )
+        if not prefix:
+            if len(dyn_new) != len(dyn_old):
+                size += 1
+            else:
+                size += sum(_argument(p) in dyn_new for p in places)
+            if kw_new != kw_old:
+                size += 1
+            else:
+                size += sum(_argument(p) in kw_new for p in places)
+    if same_count:
+        for kind, path in differ:
+            a, b = new.get((kind, path)), old.get((kind, path))
+            if kind != "leaf" or not isinstance(a, LeafFact) or not isinstance(b, LeafFact):
+                continue
+            mesh = (a.sharding in _MESHED) != (b.sharding in _MESHED)
+            if (a.dtype, a.shape, a.weak) == (b.dtype, b.shape, b.weak) and not mesh:
+                continue  # the same abstract value (another device, another mesh spec)
+            extra = 1 if a.weak != b.weak else int(mesh)
+            size += max(1, _list_size(list(a.shape), list(b.shape)) + extra)
+    return size
+
+
+_MESHED = ("rep", "x")
+
+
+def _argument(path: str) -> str:
+    return re.split(r"[\[.]", path, maxsplit=1)[0]
+
+
+def _list_size(new: list[Any], old: list[Any]) -> int:
+    """pjit's ``list_diff_size``: the lengths' difference and the unequal common items."""
+    common = min(len(new), len(old))
+    unequal = sum(1 for a, b in zip(new[:common], old[:common], strict=True) if not bool(a == b))
+    return max(len(new), len(old)) - common + unequal
+
+
 def _jax_ranks_by_part() -> bool:
     """JAX 0.9+ explains a miss with the key of ``partial_eval.diff_tracing_cache_keys``'s
     lowest (part, count); before, with the smallest total difference."""

@@ -22,6 +22,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import pytest
+from registered_dataclasses import FIELDS
 
 from jitlab.probe import _jax, _jax_programs, explain, monitor
 from jitlab.records.changes import ChangeKind
@@ -1243,6 +1244,22 @@ def test_jax_explains_a_miss_with_a_pytree_difference_before_a_types_one(explain
         assert "Several previous keys are closest" in words
 
 
+def test_jax_explains_a_miss_with_the_smallest_pjit_size_before_0_9(explained) -> None:
+    # diff.size_before_0_9 counts as pjit.diff_tracing_cache_keys (0.6-0.8): a weak type
+    # and a static value (1 + 1) are closer than a weak type and two arguments passed by
+    # keyword (1 + the static's move by position and by keyword + the pytree's args
+    # tuple and kwargs dict). (0.9+ ranks parts: test_jax_explains_a_miss_with_a_pytree…)
+    f = jax.jit(lambda x, s: x + len(str(s)), static_argnames="s")
+    f(0, "b")
+    f(x=0, s="c")
+    explained.clear()
+    f(jnp.int32(0), "c")
+    words = "\n".join(r.getMessage() for r in explained)
+    if not _jax.RANKS_KEYS_BY_PART:  # the first call's key, alone: its static value named
+        assert "Several previous keys" not in words
+        assert "'b'" in words and "weak_type" in words and "kwargs" not in words
+
+
 def test_jax_names_a_keyless_nodes_children_by_their_index() -> None:
     # signature.path_text: keystr's "[<flat index 0>]" written "[0]", as JAX names arguments
     # (linear_util._clean_keystr_arg_names, 0.6 to 0.12).
@@ -1275,3 +1292,41 @@ def test_nnx_jit_partial_keeps_the_tree_it_flattened_the_bound_arguments_with() 
     inner = _jax.nnx_inner_jit(wrapped).__wrapped__  # what its jax.jit traces
     assert _jax.nnx_partial_tree(inner) == tree
     assert _jax.nnx_partial_tree(nnx.jit(step)) is None
+
+
+def test_register_dataclass_keeps_its_field_lists_where_the_seam_reads_them() -> None:
+    # The treedef keeps a register_dataclass node's meta values, not their names; the names
+    # live in the flatten function JAX registers: listed (in any order), from static
+    # metadata (the decorator form), or for a class that is no dataclass.
+    for cls, (data, meta) in FIELDS.items():
+        value = cls(tag="p", w=jnp.ones(2), n=3)
+        assert _jax.dataclass_fields(cls) == (data, meta)
+        kind, aux = jax.tree_util.tree_structure(value).node_data()
+        assert kind is cls and aux == tuple(getattr(value, name) for name in meta)
+        paths = [path for path, _ in jax.tree_util.tree_flatten_with_path(value)[0]]
+        assert paths == [(jax.tree_util.GetAttrKey(name),) for name in data]
+
+    class Keyless:  # registered otherwise: no names to read
+        def __init__(self, w: Any) -> None:
+            self.w = w
+
+    jax.tree_util.register_pytree_node(Keyless, lambda k: ((k.w,), None), lambda _, c: Keyless(*c))
+    for other in (Keyless, tuple, dict, int, jax.tree_util.Partial, [], object()):
+        assert _jax.dataclass_fields(other) is None
+
+
+def test_flax_struct_registers_through_register_dataclass_and_equinox_does_not() -> None:
+    flax_struct = pytest.importorskip("flax.struct")
+    eqx = pytest.importorskip("equinox")
+
+    @flax_struct.dataclass
+    class Struct:
+        w: Any
+        tag: str = flax_struct.field(pytree_node=False)
+
+    class Module(eqx.Module):
+        w: Any
+        act: str = eqx.field(static=True)
+
+    assert _jax.dataclass_fields(Struct) == (("w",), ("tag",))
+    assert _jax.dataclass_fields(Module) is None  # its static fields: by their metadata

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import pytest
+from registered_dataclasses import FIELDS
 
 from jitlab import Probe
 from jitlab.probe import _jax, explain
@@ -140,6 +141,44 @@ def test_static_parts_compare_as_objects_not_text():
     assert change == Change(K.STATIC_VALUE, "d['b'].lr", "0.25", "0.5")
 
 
+# A register_dataclass node's static data is named by its meta fields whichever way the class
+# was registered: listed (in another order than declared), the decorator form, no dataclass.
+@pytest.mark.parametrize("make", list(FIELDS), ids=lambda c: c.__name__)
+def test_a_registered_dataclass_names_the_meta_field_that_changed(make):
+    def build(tag: str, n: int):
+        return make(tag=tag, w=jnp.ones(2), n=n)
+
+    probe = Probe(lambda m: m.w.sum() * m.n)
+    for tag, n in (("a", 1), ("a", 2), ("b", 1)):
+        probe(build(tag, n))
+    assert [r.kind for r in probe.records] == ["compile", "recompile", "recompile"]
+    assert probe.records[1].reason.items == (Change(K.TREE_STRUCTURE, "m.n", "1", "2", "static"),)
+    assert probe.records[2].reason.items == (
+        Change(K.TREE_STRUCTURE, "m.tag", "'a'", "'b'", "static"),
+    )
+    # JAX names the node's metadata, the last against the first program's too (tag only;
+    # before 0.9 beside the second's, as closest as it)
+    assert [set(jax_kinds(r)) for r in probe.records[1:]] == [{K.TREE_STRUCTURE}] * 2
+    first = jax.tree_util.tree_structure(build("a", 1)).node_data()[1]
+    jax_words = probe.records[2].reason.jax_explanation
+    assert f"before {make!r} with pytree metadata {first!r}" in jax_words
+    assert probe.function._cache_size() == 3
+
+
+def test_a_leafless_child_of_a_listed_dataclass_is_named_by_its_data_field():
+    @dataclasses.dataclass(frozen=True)
+    class Two:
+        b: object
+        a: jax.Array
+
+    jax.tree_util.register_dataclass(Two, data_fields=["a", "b"], meta_fields=[])
+    probe = Probe(lambda m: m.a.sum())
+    probe(Two((), jnp.ones(2)))
+    probe(Two([], jnp.ones(2)))  # the leafless child b: a tuple, then a list
+    (change,) = probe.records[1].reason.items
+    assert (change.kind, change.path) == (K.TREE_STRUCTURE, "m.b")
+
+
 # -- 3. keyword vs positional ------------------------------------------------------------------
 def test_keyword_instead_of_position_is_named():
     f = jax.jit(lambda x, y: x + y)
@@ -192,19 +231,19 @@ def test_clear_caches_is_said_only_when_it_happened():
     assert kinds(probe.records[1]) == (K.CACHE_CLEARED,)
 
 
-def test_an_unexplained_recompile_is_unknown_with_jax_words_not_cleared():
+def test_committing_an_array_to_its_device_is_named_not_unknown():
     # A committed array recompiles (lower + compile, no trace, no explanation from JAX) with
-    # the same abstract signature: jitlab has no diff, JAX has no words, nothing was cleared.
+    # the same abstract signature and device: JAX lowers an uncommitted one with no
+    # sharding, a committed one with its own. Named as that move, never a cleared cache.
     probe = Probe(lambda x: x * 2)
     x = jnp.ones(3)
     probe(x)
     probe(jax.device_put(x, jax.devices()[0]))
     record = probe.records[1]
     assert record.kind is CallKind.RECOMPILE
-    assert kinds(record) == (K.UNKNOWN,)
+    assert kinds(record) == (K.SHARDING,)
     text = change_words.reason_text(record.reason)
-    assert "clear" not in text and "evict" not in text
-    assert text == "jitlab cannot tell why, and JAX gave no explanation"
+    assert text == f"device of x: {jax.devices()[0].platform}:0 ← uncommitted"
 
 
 def test_without_its_own_diff_jitlab_uses_jax_explanation_as_data():
