@@ -588,7 +588,7 @@ def _named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, An
     if not len(names) == len(news) == len(olds):
         return None
     try:
-        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same(x, y)]
+        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same_data(x, y)]
     except Exception:
         return None
 
