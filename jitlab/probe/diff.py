@@ -22,6 +22,7 @@ from jitlab.probe.identity import (
     is_nnx_graph_node,
     name_of,
     same,
+    same_data,
     static_parts,
 )
 from jitlab.records.calls import Change, LeafSpec, Signature
@@ -104,7 +105,8 @@ def _tree_changes(
     """The tree's own differences beside the leaves' (``found``): static data and nodes
     with no leaves, each where it is. With the leaves at the same paths (``aligned``) each
     is a difference of its own; otherwise only those away from the sub-trees that gained or
-    lost leaves (already named there)."""
+    lost leaves (already named there), and the static data of a node above them (a
+    difference of its own: its children's leaves do not say it)."""
     nodes = tree_node_changes(new, old, new_key, old_key)
     if nodes is None:  # the treedefs cannot be walked: the whole structure, unnamed
         whole = [Change(ChangeKind.TREE_STRUCTURE, "", old.tree, new.tree)]
@@ -113,7 +115,14 @@ def _tree_changes(
         return nodes
     moved = (ChangeKind.TREE_STRUCTURE, ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE)
     covered = [c.path for c in found if c.kind in moved]
-    return [c for c in nodes if not any(_related(c.path, path) for path in covered)]
+    return [
+        c
+        for c in nodes
+        if not any(
+            _related(c.path, path) and not (_is_static(c.detail) and _under(path, c.path))
+            for path in covered
+        )
+    ]
 
 
 def _related(a: str, b: str) -> bool:
@@ -287,6 +296,8 @@ def tree_node_changes(
         return None
     try:
         a, b = new_key[1], old_key[1]
+        if a == b:  # equal to JAX (node data compared by ``==``), though not in text: 1, True
+            return []
         paths_a = [leaf.path for leaf in new.leaves]
         paths_b = [leaf.path for leaf in old.leaves]
         if a.num_leaves != len(paths_a) or b.num_leaves != len(paths_b):
@@ -553,7 +564,7 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
             pairs = list(zip(names, values_new, values_old, strict=True))
         else:
             return None
-        return [(name, x, y) for name, x, y in pairs if not same(x, y)]
+        return [(name, x, y) for name, x, y in pairs if not same_data(x, y)]
     except Exception:
         return None
 
@@ -577,7 +588,7 @@ def _named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, An
     if not len(names) == len(news) == len(olds):
         return None
     try:
-        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same(x, y)]
+        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same_data(x, y)]
     except Exception:
         return None
 
@@ -701,8 +712,11 @@ def _keyword_changes(
 ) -> list[Change]:
     if new_kw is None or old_kw is None or new_kw == old_kw:
         return []
+    # An argument both calls passed: one with leaves, a static, or one without leaves (an
+    # empty tuple or dict), which only the arguments' names show.
     in_both = {_root(leaf.path) for leaf in new.leaves} & {_root(leaf.path) for leaf in old.leaves}
     in_both |= {name for name, _ in new.statics} & {name for name, _ in old.statics}
+    in_both |= {_root(name) for name in new.arguments} & {_root(name) for name in old.arguments}
     return [
         Change(
             ChangeKind.KEYWORD_VS_POSITIONAL,
@@ -910,9 +924,12 @@ def closeness(
     with the fewest differences is named). Lower is closer. An
     executable whose trace this call shares (it differs only in what JAX compiles below
     the trace: a device, jit options) is closest of all; one of another function object is
-    never compared by JAX while the function has keys of its own."""
+    never compared by JAX while the function has keys of its own (among such, ranked as
+    JAX would rank them were they its keys)."""
     if any(c.kind is ChangeKind.NEW_FUNCTION_OBJECT for c in changes):
-        return len(_KEY_PARTS) + 1, 0, distance(changes)
+        others = [c for c in changes if c.kind is not ChangeKind.NEW_FUNCTION_OBJECT]
+        part, count, rest = closeness(others, by_part, size)
+        return len(_KEY_PARTS) + 2 + part, count, rest
     if not by_part:
         return (0, 0, distance(changes)) if size is None else (0, size, distance(changes))
     for part, kinds in enumerate(_KEY_PARTS):

@@ -43,6 +43,16 @@ def same(a: Any, b: Any) -> bool:
         return a is b
 
 
+def same_data(a: Any, b: Any) -> bool:
+    """Would a treedef hold these two values of a node's static data equal? JAX compares
+    node data by ``==`` alone: ``1`` and ``True`` are one key there (as two static
+    arguments are not: :func:`same`)."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
 def name_of(value: Any) -> str:
     """``module.QualName`` of a class, function or method (of the value's class otherwise)."""
     named = value if isinstance(value, type | types.FunctionType) else type(value)
@@ -263,7 +273,7 @@ def static_parts(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | 
             pairs = list(zip(map(str, names_new), values_new, values_old, strict=True))
         else:
             return None
-        return [(n, x, y) for n, x, y in pairs if not same(x, y)]
+        return [(n, x, y) for n, x, y in pairs if not same_data(x, y)]
     except Exception:
         return None
 

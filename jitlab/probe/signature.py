@@ -62,12 +62,7 @@ class StaticSpec:
 
     @classmethod
     def of(cls, jitted: Any, fun: Any) -> StaticSpec:
-        info = _jax.jit_info(jitted)  # private, so read defensively
-        return cls.for_function(
-            getattr(info, "static_argnums", ()) or (),
-            getattr(info, "static_argnames", ()) or (),
-            fun,
-        )
+        return cls.for_function(*static_arguments(jitted), fun)
 
     @classmethod
     def for_function(
@@ -92,6 +87,11 @@ class StaticSpec:
             return f"{self.var_keyword}[{name!r}]"
         return name
 
+    def keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, ...]:
+        """The names passed by keyword as the wrapper hands the call to ``jax.jit``, which
+        caches ``f(x, y)`` and ``f(x, y=y)`` apart: those called so, here."""
+        return tuple(kwargs)
+
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
@@ -104,6 +104,16 @@ class StaticSpec:
             side = static if name in self.argnames else traced
             side.append((self.keyword_name(name), value))
         return traced, static
+
+
+def static_arguments(jitted: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """A ``jax.jit`` object's static argument positions and names as JAX resolved them
+    against its function's signature (those of the ``jax.jit`` a library's wrapper calls:
+    ``nnx.jit`` keeps no ``static_argnames`` of its own); none for anything else."""
+    info = _jax.jit_info(jitted)  # private, so read defensively
+    argnums = getattr(info, "static_argnums", ()) or ()
+    argnames = getattr(info, "static_argnames", ()) or ()
+    return tuple(argnums), tuple(argnames)
 
 
 def parameter_layout(fun: Any) -> dict[str, Any]:
@@ -179,7 +189,7 @@ def fast_key(
         tree,
         tuple([leaf_key(leaf) for leaf in leaves]),
         statics_key(static),
-        tuple(kwargs),
+        spec.keywords(args, kwargs) if kwargs else (),
     )
 
 

@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from jitlab.probe import _jax, frames
-from jitlab.probe.signature import StaticSpec, parameter_layout, path_text
+from jitlab.probe.signature import StaticSpec, parameter_layout, path_text, static_arguments
 from jitlab.records.calls import Change
 from jitlab.records.changes import ChangeKind
 
@@ -154,15 +154,14 @@ def recognise(fn: Any) -> Jitted | None:
         return Jitted(FILTER_JIT, fn, user, name, FilterSpec(user))
     if _jax.is_nnx_jit(fn):
         user = getattr(fn, "fun", None) or inspect.unwrap(fn)
-        inner = getattr(_jax.nnx_inner_jit(fn), "__wrapped__", user)
-        argnums = getattr(fn, "static_argnums", ()) or ()
-        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        argnames = getattr(fn, "static_argnames", ()) or ()
-        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
-        spec = StaticSpec.for_function(argnums, argnames, user)
+        jitted = _jax.nnx_inner_jit(fn)
+        inner = getattr(jitted, "__wrapped__", user)
         bound = _jax.nnx_partial_tree(fn)
         if bound is not None:  # nnx.jit_partial: called with the arguments after those bound
-            spec = StaticSpec(**_after_bound(parameter_layout(user), len(bound.children())))
+            spec = PreboundSpec(user, bound, jitted).rest
+        else:  # called as the user calls it: its statics are the inner jax.jit's
+            argnums, argnames = static_arguments(jitted)
+            spec = StaticSpec.for_function(argnums, argnames, user)
         return Jitted(NNX_JIT, fn, user, fun_name(inner), spec)
     if _jax.is_legacy_pmap(fn):
         raise TypeError(
@@ -193,7 +192,8 @@ def recognise(fn: Any) -> Jitted | None:
             # nnx.jit_partial's own jax.jit, called (flat bound arguments, *args): named as
             # the user's function binds them.
             user = inspect.unwrap(fun)
-            return Jitted(NNX_JIT_INNER, fn, user, fun_name(fun), PreboundSpec(user, bound))
+            spec = PreboundSpec(user, bound, fn)
+            return Jitted(NNX_JIT_INNER, fn, user, fun_name(fun), spec)
         if _module_of(fun).startswith("flax.nnx") and type(fun).__name__ == "JitFn":
             # nnx.jit's own jax.jit (of a JitFn), wrapped by jitlab.watch likewise.
             user = getattr(fun, "f", None)
@@ -249,6 +249,16 @@ class FilterSpec(StaticSpec):
                 pass
         named = [(f"args[{i}]", value) for i, value in enumerate(args)]
         return named + list(kwargs.items())
+
+    def keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, ...]:
+        """equinox binds the call to the signature before its ``jax.jit`` sees it: only
+        what stays a keyword there (a keyword-only parameter, ``**kwargs``) is one."""
+        if self._signature is not None:
+            try:
+                return tuple(self._signature.bind(*args, **kwargs).kwargs)
+            except TypeError:
+                pass
+        return tuple(kwargs)
 
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -330,6 +340,9 @@ class BoundSpec(StaticSpec):
     def empty(self) -> bool:
         return False
 
+    def keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, ...]:
+        return self._spec.keywords((*self._bound, *args), kwargs)
+
     def split(
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
@@ -388,14 +401,19 @@ class PreboundSpec(StaticSpec):
     ``flax.nnx.jit_partial(f, model, optimizer)`` jits a function called ``(flat, *args)``,
     ``flat`` the bound arguments flattened by ``tree`` (a tuple of them). Each is named by
     the parameter it binds (``model``, ``optimizer``), and the call's arguments by those
-    after them (``x``, not ``optimizer``)."""
+    after them (``x``, not ``optimizer``). ``jitted``: that ``jax.jit``, whose static
+    arguments count positions of its own call, ``flat`` first (:attr:`rest` counts them
+    in the user's call, after the bound ones)."""
 
-    def __init__(self, fun: Any, tree: Any) -> None:
+    def __init__(self, fun: Any, tree: Any, jitted: Any = None) -> None:
         layout = parameter_layout(fun)
         self._tree = tree
         self._bound = len(tree.children())
-        super().__init__((), (), **layout)
-        self._rest = StaticSpec(**_after_bound(layout, self._bound))
+        argnums, argnames = static_arguments(jitted)
+        super().__init__(argnums, argnames, **layout)
+        self.rest = StaticSpec(
+            [i - 1 for i in argnums if i >= 1], argnames, **_after_bound(layout, self._bound)
+        )
 
     @property
     def empty(self) -> bool:
@@ -411,7 +429,7 @@ class PreboundSpec(StaticSpec):
         except Exception:  # not flattened by this tree: named as called
             return super().split(args, kwargs)
         traced = [(self.parameters[i], value) for i, value in enumerate(bound)]
-        rest, static = self._rest.split(args[1:], kwargs)
+        rest, static = self.rest.split(args[1:], kwargs)
         return traced + rest, static
 
 

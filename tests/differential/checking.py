@@ -255,24 +255,15 @@ class _Checker:
         said = [c for c in items if c.kind is K.CACHE_CLEARED]
         if cleared_by is None:
             if said:
-                rule = (
-                    "no-leaves"
-                    if leafless_changed(self.program, units, self.model.programs)
-                    else None
-                )
                 self.note(
-                    rule,
+                    None,
                     at,
                     f"cache cleared said, yet no clear dropped this program: {_words(record)}",
                 )
             return False
         if not said:
-            # equinox binds a keyword to its parameter: the dropped program is this one
-            eqx = self.program.wrapper == "eqx.filter_jit" and any(
-                c.kind is K.KEYWORD_VS_POSITIONAL for c in items
-            )
             what = f"a program {_CLEARS[cleared_by]} dropped, not said: {_words(record)}"
-            self.note("eqx-keyword" if eqx else 7, at, what)
+            self.note(7, at, what)
         for change in said:
             words = render(change, "en")
             if cleared_by == "function" and (
@@ -471,16 +462,8 @@ def rule_of(
         return 4
     if any("<flat index" in f"{c.path}{c.before}{c.after}" for c in claims):
         return 6
-    if leafless_changed(program, units, pool, claims, missing):
-        return "no-leaves"
     if any(_moved_device(units, p.units, u) for p in pool for u in missing or ()):
         return "device-beside"
-    if _nnx_static(program):
-        return "nnx-static"
-    if program.wrapper == "eqx.filter_jit" and any(
-        c.kind is K.KEYWORD_VS_POSITIONAL for c in claims
-    ):
-        return "eqx-keyword"
     if program.wrapper in PREBINDING and not missing:
         return 3  # a change named that is none: the names shifted past the bound one
     fields = [u for u in missing or () if u[0] == "aux"]
@@ -506,49 +489,6 @@ def rule_of(
     if structure and any(u[0] == "node" for p in pool for u in differences(units, p.units)):
         return 1  # a structure change said at the wrong place, beside another change
     return None
-
-
-def _nnx_static(program: Program) -> bool:
-    """Under nnx.jit a static argument is taken for a leaf (it has no type when it is a
-    string): jitlab's account of such a call has no ground to stand on."""
-    return program.wrapper.startswith("nnx") and bool(program.statics)
-
-
-def leafless_changed(
-    program: Program,
-    units: Units,
-    pool: list[Compiled],
-    claims: list[Change] | None = None,
-    missing: set[Unit] | None = None,
-) -> bool:
-    """An argument without leaves (an empty container; under equinox, anything without
-    an array) changed from an earlier program — its structure, its static data, or how
-    it is passed — and that is what was left out or said wrong (with no ``claims``
-    given: whatever was said)."""
-    eqx = program.wrapper == "eqx.filter_jit"
-    changed: set[str] = set()
-    for p in pool:
-        # without leaves in this call or in that program
-        leafy = {_root(q) for k, q in units if k == "leaf"}
-        leafy &= {_root(q) for k, q in p.units if k == "leaf"}
-        leafless = {
-            param.name
-            for param in program.params
-            if (eqx or not param.static) and param.name not in leafy
-        }
-        changed |= {_root(q) for k, q in differences(units, p.units) if k != "ctx"} & leafless
-    if not changed:
-        return False
-    if claims is None or any(_root(u[1]) in changed for u in missing or ()):
-        return True
-    places = {q for p in pool for _, q in differences(units, p.units)}
-    return any(
-        c.path.startswith("[")  # JAX's (args, kwargs) path
-        or _root(c.path) in changed
-        or not any(related(c.path, q) for q in places)  # another argument's path
-        for c in claims
-        if c.kind in (K.TREE_STRUCTURE, K.STATIC_VALUE, K.KEYWORD_VS_POSITIONAL)
-    )
 
 
 def _root(path: str) -> str:

@@ -19,14 +19,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 KNOWN: dict[int | str, str] = {
     # Issue 50's rules 1 to 7 hold wherever the generator reaches.
     # (The closest program is JAX's own choice: 0.9+ ranks a context difference first.)
-    "no-leaves": "arguments passed by keyword beside an empty one (a tuple or a dict of no "
-    "leaves): a move left out, or a structure change named that no earlier program had",
-    "nnx-static": "nnx.jit(f, static_argnames=...): the static arguments are not seen",
-    "no-leaves-keyword": "an argument without leaves (an empty tuple) passed by keyword "
-    "instead of by position: the move is left out",
-    "eqx-keyword": "a Probe of eqx.filter_jit names an argument passed by keyword instead "
-    "of by position a change, though equinox binds it to its parameter (JAX's key is the "
-    "same)",
 }
 
 

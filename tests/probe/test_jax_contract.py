@@ -629,6 +629,26 @@ def test_nnx_jit_keeps_its_jax_jit_in_jitted_fn() -> None:
     assert _jax.cache_size(inner) == 1
 
 
+def test_nnx_jits_inner_jax_jit_holds_the_static_arguments() -> None:
+    # nnx.jit keeps no static_argnames of its own: jitlab reads them off its jax.jit, which
+    # resolved them against the user's signature (the function it traces wraps it), and
+    # nnx.jit_partial's, which counts positions of its own call (the bound list first).
+    nnx = pytest.importorskip("flax.nnx")
+
+    def contract_static(model, x, n):
+        return x * n
+
+    for graph in (True, False):
+        wrapped = nnx.jit(contract_static, static_argnames="n", graph=graph)
+        info = _jax.jit_info(_jax.nnx_inner_jit(wrapped))
+        assert (tuple(info.static_argnums), tuple(info.static_argnames)) == ((2,), ("n",))
+    model = nnx.Linear(2, 3, rngs=nnx.Rngs(0))
+    wrapped = nnx.jit_partial(contract_static, model, static_argnames="n", graph=False)
+    info = _jax.jit_info(_jax.nnx_inner_jit(wrapped))
+    assert (tuple(info.static_argnums), tuple(info.static_argnames)) == ((2,), ("n",))
+    assert wrapped(jnp.ones(3), n=2).shape == (3,)  # n by keyword: static, as JAX binds it
+
+
 # -- JAX's frames during a compile --------------------------------------------------------------
 def test_a_compile_event_fires_under_pjit_impl_and_jits_cache_miss_frames() -> None:
     found: dict[str, Any] = {}
