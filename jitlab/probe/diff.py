@@ -871,7 +871,11 @@ def _tree_nodes(changes: list[Change], statics: set[str]) -> set[str]:
         if c.kind in (ChangeKind.NEW_ARGUMENT, ChangeKind.ARGUMENT_GONE):
             found.add(_parent_path(c.path))
         elif c.kind is ChangeKind.TREE_STRUCTURE and _is_static(c.detail):
-            found.add(_parent_path(c.path) if _ROOT.search(c.path) else c.path)
+            # A static field (``.func``, ``z.s1``) is its node's; a node's whole static data
+            # (``t[2]``: a custom node's aux data) is at the node itself.
+            entries = path_entries(c.path)
+            field = len(entries) > 1 and entries[-1].startswith(".")
+            found.add(_parent_path(c.path) if field else c.path)
         elif c.kind is ChangeKind.TREE_STRUCTURE:
             found.add(c.path)
         elif c.kind is ChangeKind.STATIC_VALUE and _root(c.path) not in statics:
