@@ -21,6 +21,7 @@ from jitlab.probe.identity import (
     identity_of,
     is_nnx_graph_node,
     name_of,
+    named_pairs,
     same,
     same_data,
     static_parts,
@@ -535,7 +536,7 @@ def static_fields(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] |
     (``jax.tree_util.Partial``) and a dict of named values (``BCOO``'s shape)."""
     meta = _registered_fields(kind, 1)
     if meta is not None:
-        return _named_pairs(meta, new, old)
+        return named_pairs(meta, new, old)
     parts = static_parts(kind, new, old)
     if parts is not None:
         return parts
@@ -576,21 +577,6 @@ def _registered_fields(kind: Any, which: int) -> tuple[str, ...] | None:
 
     fields = _jax.dataclass_fields(kind)
     return fields[which] if fields is not None else None
-
-
-def _named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
-    """(name, new, old) of each value that differs, ``new`` and ``old`` tuples of the
-    values of ``names``; None when they are not."""
-    if not (isinstance(new, tuple) and isinstance(old, tuple)):
-        return None
-    news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
-    olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
-    if not len(names) == len(news) == len(olds):
-        return None
-    try:
-        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same_data(x, y)]
-    except Exception:
-        return None
 
 
 def _is_equinox(kind: type) -> bool:

@@ -256,24 +256,32 @@ def static_parts(kind: Any, new: Any, old: Any) -> list[tuple[str, Any, Any]] | 
             names = [
                 f.name for f in dataclasses.fields(kind) if f.metadata.get("pytree_node") is False
             ]
-            if not (isinstance(new, tuple) and isinstance(old, tuple)):
-                return None
-            news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
-            olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
-            if not len(names) == len(news) == len(olds):
-                return None
-            pairs: list[tuple[str, Any, Any]] = list(zip(names, news, olds, strict=True))
-        elif is_nnx_graph_node(kind):
+            return named_pairs(names, new, old)
+        if is_nnx_graph_node(kind):
             data_new, names_new, values_new = new
             data_old, names_old, values_old = old
             if data_new != data_old or names_new != names_old:
                 return None
             if len(names_new) != len(values_new) or len(values_new) != len(values_old):
                 return None
-            pairs = list(zip(map(str, names_new), values_new, values_old, strict=True))
-        else:
-            return None
-        return [(n, x, y) for n, x, y in pairs if not same_data(x, y)]
+            return named_pairs(list(map(str, names_new)), tuple(values_new), tuple(values_old))
+        return None
+    except Exception:
+        return None
+
+
+def named_pairs(names: Sequence[str], new: Any, old: Any) -> list[tuple[str, Any, Any]] | None:
+    """(name, new, old) of each value that differs (as a treedef compares them:
+    :func:`same_data`), ``new`` and ``old`` tuples of the values of ``names``; None when
+    they are not."""
+    if not (isinstance(new, tuple) and isinstance(old, tuple)):
+        return None
+    news: tuple[Any, ...] = new  # pyright: ignore[reportUnknownVariableType]
+    olds: tuple[Any, ...] = old  # pyright: ignore[reportUnknownVariableType]
+    if not len(names) == len(news) == len(olds):
+        return None
+    try:
+        return [(n, x, y) for n, x, y in zip(names, news, olds, strict=True) if not same_data(x, y)]
     except Exception:
         return None
 
