@@ -4,14 +4,14 @@
 
 The after-the-sync figure of probe_overhead.py compares the probe with ~2 µs (warm) of plain
 Python bookkeeping after the same sync. This script takes the probe apart, the ways
-interleaved in blocks of 10 and each block against the bare block before it: a Python frame
+interleaved in blocks of 10: a Python frame
 around the call that waits (the least any Python-level wrapper costs), the same with a
 thread-local publish and two clock reads (the least any probe that times and routes a call
 costs), then the probe with its parts switched on one by one (counted only; recorded; its
 output captured, the default). It also prints how long the dispatch itself takes to return
 against the whole synced call: Python that runs between the two is hidden behind the device's
 work only where the dispatch returns early. Medians of the per-round excess over bare, with a
-95 % bootstrap interval of each median.
+95 % interval of each from resampling the rounds (``probe_overhead.pooled_medians``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import threading
 import time
 
 import jax
-from probe_overhead import _bookkeeping, _median_interval, make_trivial
+import numpy as np
+from probe_overhead import _bookkeeping, make_trivial, pooled_medians
 
 from jitlab import Probe
 
@@ -74,38 +75,33 @@ def main() -> None:
     for way in ways.values():
         way()  # compiled: every call below is a cache hit
     block = 10
-    excess: dict[str, list[float]] = {name: [] for name in ways}
+    names = ["bare", *ways]
+    calls = [lambda: sync(bare(*fn_args)), *ways.values()]
+    rounds = max(1, args.calls // block)
+    times = np.zeros((len(calls), rounds, block))
     returned: list[float] = []
-    synced: list[float] = []
-    for _ in range(max(1, args.calls // block)):
-        times = []
-        for _ in range(block):
-            t0 = clock()
-            sync(bare(*fn_args))
-            times.append(clock() - t0)
-        base = statistics.median(times)
-        synced.append(base)
+    for r in range(rounds):
         for _ in range(block):
             t0 = clock()
             out = bare(*fn_args)
             returned.append(clock() - t0)
             sync(out)
-        for name, way in ways.items():
-            times = []
-            for _ in range(block):
+        for w in range(len(calls)) if r % 2 == 0 else reversed(range(len(calls))):
+            way, row = calls[w], times[w, r]
+            for k in range(block):
                 t0 = clock()
                 way()
-                times.append(clock() - t0)
-            excess[name].append((statistics.median(times) - base) * 1e6)
+                row[k] = clock() - t0
+    medians, boot = pooled_medians(times * 1e6)
     print(f"jax {jax.__version__} on {jax.default_backend()}; {args.calls} cache hits each way")
     print(
-        f"the bare call: {statistics.median(synced) * 1e6:.1f} µs synced, of which the dispatch "
+        f"the bare call: {medians[0]:.1f} µs synced, of which the dispatch "
         f"returned after {statistics.median(returned) * 1e6:.1f} µs"
     )
     print(f"{'over the bare synced call (µs)':<36}{'median':>8}   95 % interval")
-    for name, values in excess.items():
-        low, high = _median_interval(values)
-        print(f"  {name:<34}{statistics.median(values):>+8.2f}   {low:+.2f} … {high:+.2f}")
+    for w, name in enumerate(names[1:], start=1):
+        low, high = np.percentile(boot[:, w] - boot[:, 0], [2.5, 97.5])
+        print(f"  {name:<34}{medians[w] - medians[0]:>+8.2f}   {low:+.2f} … {high:+.2f}")
 
 
 if __name__ == "__main__":

@@ -22,19 +22,19 @@ after the trivial call), which is most of what the probe adds on the MLP.
 
 "After the sync" measures the same thing for the probe, the four ways interleaved in blocks
 (bare; bare then the control's bookkeeping; the probe waiting itself; the probe not waiting,
-block=False, then the caller's own wait): the probe's excess over bare against the control's,
-per round, with its spread. Where the wait sleeps (a TPU: ~535 µs a trivial synced call; an
-asynchronous CPU program) the thread wakes with cold caches, and every object the Python
-after it touches costs several times its warm price: the probe keeps that part to its end
-time and its return (the hit's record is made warm, later), so what it adds should stay within
-~2 µs of the control's. "of which after its wait" is the probe waiting itself against the
-probe not waiting whose caller waits: the price of what the probe runs after the sync.
+block=False, then the caller's own wait): each way's median over all its calls, less bare's,
+with a 95 % interval of the probe's excess over the control from resampling the rounds. Where
+the wait sleeps (a TPU: ~545 µs a trivial synced call; an asynchronous CPU program) the
+thread wakes with cold caches, and every object the Python around the dispatch and after the
+wait touches costs several times its warm price: a steady hit reads one tuple of what it uses
+before the dispatch, files itself while the device computes and only writes its end time
+after the wait, so what it adds should stay within ~2 µs of the control's. "of which after
+its wait" is the probe waiting itself against the probe not waiting whose caller waits.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import threading
 import time
@@ -42,6 +42,7 @@ from collections import namedtuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jitlab import Probe
 
@@ -183,82 +184,77 @@ def _trimmed_mean(times: list[float]) -> float:
     return sum(kept) / len(kept)
 
 
-def after_sync(fn, args, calls: int, block: int = 10) -> list[tuple[float, float, float]]:
-    """Per round (one block of each way), the median excess over bare calls in µs of: the
-    control's bookkeeping after the wait, the probe waiting itself, the probe not waiting
-    (block=False) followed by the caller's own wait. The four ways alternate in blocks, so
-    the machine's drift moves them alike."""
+def after_sync(fn, args, calls: int, block: int = 10) -> np.ndarray:
+    """Every call's time in seconds, ``[way, round, call]``, of four ways interleaved in
+    blocks of ``block`` calls (the order reversed every other round, so the machine's drift
+    moves them alike): bare; bare then the control's bookkeeping after the wait; the probe
+    waiting itself; the probe not waiting (block=False) followed by the caller's own wait."""
     bare = jax.jit(fn)
     waiting = Probe(jax.jit(lambda *a: fn(*a)), keep_records=False)
     loose = Probe(jax.jit(lambda *a: fn(*a)), keep_records=False, block=False)
     tree = not hasattr(jax.block_until_ready(bare(*args)), "block_until_ready")
     sync = jax.block_until_ready if tree else type(bare(*args)).block_until_ready
-    waiting(*args)
-    sync(loose(*args))  # compiled: every call below is a cache hit
+
+    def control() -> None:
+        sync(bare(*args))
+        _bookkeeping()
+        _bookkeeping()
+        _bookkeeping()
+
+    ways = (lambda: sync(bare(*args)), control, lambda: waiting(*args), lambda: sync(loose(*args)))
+    for way in ways:
+        way()  # compiled: every call below is a cache hit
+        way()
     clock = time.perf_counter
-    rounds: list[tuple[float, float, float]] = []
-    for _ in range(max(1, calls // block)):
-        times: list[list[float]] = [[], [], [], []]
-        for _ in range(block):
-            t0 = clock()
-            sync(bare(*args))
-            times[0].append(clock() - t0)
-        for _ in range(block):
-            t0 = clock()
-            sync(bare(*args))
-            _bookkeeping()
-            _bookkeeping()
-            _bookkeeping()
-            times[1].append(clock() - t0)
-        for _ in range(block):
-            t0 = clock()
-            waiting(*args)
-            times[2].append(clock() - t0)
-        for _ in range(block):
-            t0 = clock()
-            sync(loose(*args))
-            times[3].append(clock() - t0)
-        base = statistics.median(times[0])
-        control, probe, nowait = (statistics.median(t) - base for t in times[1:])
-        rounds.append((control * 1e6, probe * 1e6, nowait * 1e6))
+    rounds = max(1, calls // block)
+    times = np.zeros((len(ways), rounds, block))
+    for r in range(rounds):
+        for w in range(len(ways)) if r % 2 == 0 else reversed(range(len(ways))):
+            way, row = ways[w], times[w, r]
+            for k in range(block):
+                t0 = clock()
+                way()
+                row[k] = clock() - t0
     hits = waiting.summary()
-    assert hits.cache_hits == hits.calls - 1  # all hits
-    return rounds
+    assert hits.cache_hits == hits.calls - 1  # all hits but the first
+    return times
 
 
-def _quartiles(values: list[float]) -> tuple[float, float, float]:
-    q1, median, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
-    return q1, median, q3
+def pooled_medians(times: np.ndarray, resamples: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """Each way's median over all its calls, and the same for ``resamples`` resamplings of
+    the rounds (a block bootstrap: a round's calls stay together, with the drift they
+    shared). Pooled, not per round: on a TPU one trivial synced call takes 400-620 µs
+    (5th-95th percentile), so the median of a round's 10 calls swings ±20 µs."""
+    ways, rounds, _ = times.shape
+    flat = times.reshape(ways, -1)
+    rng = np.random.default_rng(0)
+    boot = np.empty((resamples, ways))
+    for b in range(resamples):
+        boot[b] = np.median(times[:, rng.integers(0, rounds, rounds)].reshape(ways, -1), axis=1)
+    return np.median(flat, axis=1), boot
 
 
-def _median_interval(values: list[float], resamples: int = 2000) -> tuple[float, float]:
-    """A 95 % bootstrap interval of the median: how far the median itself may be off, given
-    the rounds' spread (the quartiles say how much one round varies, not this)."""
-    rng = random.Random(0)
-    n = len(values)
-    medians = sorted(statistics.median(rng.choices(values, k=n)) for _ in range(resamples))
-    return medians[resamples * 25 // 1000], medians[resamples * 975 // 1000 - 1]
-
-
-def print_after_sync(name: str, rounds: list[tuple[float, float, float]]) -> tuple[float, float]:
-    """Print the after-the-sync figures of one row; returns the probe's excess over the
-    control (median over rounds) and the upper end of its 95 % interval."""
-    control = _quartiles([c for c, _, _ in rounds])
-    excess = [p - c for c, p, _ in rounds]
-    probe = _quartiles([p for _, p, _ in rounds])
-    over = _quartiles(excess)
-    after = _quartiles([p - n for _, p, n in rounds])
-    print(f"after the sync: {name} ({len(rounds)} rounds; median [quartiles], µs over bare)")
-    for label, (q1, med, q3) in (
-        ("control: plain Python bookkeeping", control),
-        ("probe (waits itself)", probe),
+def print_after_sync(name: str, times: np.ndarray) -> tuple[float, float]:
+    """Print the after-the-sync figures of one row (µs over bare, pooled medians); returns
+    the probe's excess over the control and the upper end of its 95 % interval."""
+    medians, boot = pooled_medians(times * 1e6)
+    bare, control, probe, nowait = medians
+    over = probe - control
+    low, high = np.percentile(boot[:, 2] - boot[:, 1], [2.5, 97.5])
+    _, rounds, block = times.shape
+    print(f"after the sync: {name} ({rounds} rounds of {block} calls a way; µs over bare)")
+    for label, value in (
+        ("control: plain Python bookkeeping", control - bare),
+        ("probe (waits itself)", probe - bare),
         ("probe over the control", over),
-        ("  of which after its wait", after),
+        ("  of which after its wait", probe - nowait),
     ):
-        print(f"  {label:<36}{med:>+8.2f}  [{q1:+.2f}, {q3:+.2f}]")
-    low, high = _median_interval(excess)
-    print(f"  the median over the control, 95 % interval: {low:+.2f} … {high:+.2f} µs")
-    return over[1], high
+        print(f"  {label:<36}{value:>+8.2f}")
+    print(
+        "  95 % interval of the probe over the control (rounds resampled): "
+        f"{low:+.2f} … {high:+.2f} µs"
+    )
+    return float(over), float(high)
 
 
 def _after_sync_verdict(over: float, high: float) -> str:

@@ -62,6 +62,7 @@ class Binding:
     _statics: signature.StaticSpec
     _jax_entries: Callable[[], int]
     _lazy: bool
+    _steady: Any  # the probe's steady path (Probe._steady)
     _generation: int
     _cache_id: Hashable | None
     # Set by the probe's __init__: the card holder of the function (shared by its function
@@ -81,6 +82,7 @@ class Binding:
         # pmap's before 0.8, nor where this JAX's dispatch is not as checked): route there.
         self._lazy = monitor.DISPATCH_HOOKED[0] and info.kind in wrappers.JIT_KINDS
         self._fn = jitted
+        self._steady = None  # it held the function object before
         self.wrapper = info  # kind, the user's function, JAX's event name, argument split
         self._trace_name = info.trace_name
         self._statics = info.spec

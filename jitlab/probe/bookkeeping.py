@@ -44,6 +44,7 @@ class Bookkeeping(Binding):
     _diagnoses: diagnosing.ProbeDiagnoses | None
     _dispatches: diagnosing.SlowDispatch | None
     _spares: threading.local
+    _steady: Any  # the probe's steady path (Probe._steady)
     _key: Callable[[tuple[Any, ...], dict[str, Any]], Hashable | None]
 
     @property
@@ -165,8 +166,10 @@ class Bookkeeping(Binding):
         index: int | None,
     ) -> Any:
         """File a call that compiled, failed or ran eagerly, and end it as the call would."""
-        # Taken from the spares until filed: a callback may call this probe again.
+        # Taken from the spares (and the steady path) until filed: a callback may call this
+        # probe again.
         self._spares.collector = None
+        self._steady = None
         with self._lock:
             if index is None:
                 index = self._next_index()

@@ -1,7 +1,7 @@
 """The probe: call a jitted function and record exactly what JAX did for that call.
 
-Here: :class:`Probe`, what it is made of, and its hot path (one function for ``__call__``
-and ``counted_call``). Its bases are its other parts, each in its own module: the function
+Here: :class:`Probe`, what it is made of, and its hot path (``__call__``, ``_call`` and
+``_after``). Its bases are its other parts, each in its own module: the function
 object it calls and how it looks like it (:class:`~jitlab.probe.binding.Binding`), how its
 calls are numbered, counted and filed off the hot path
 (:class:`~jitlab.probe.bookkeeping.Bookkeeping`), and what it tells of what it holds
@@ -16,11 +16,20 @@ by :mod:`~jitlab.probe.transforms`; executables shared between jit objects by
 :mod:`~jitlab.probe.sharing`.
 
 The hot path is a cache hit, where JAX fires nothing: it does only what a hit needs and
-leaves everything else (keys, signatures, reasons) to the calls that compile, and it is one
-function on purpose (a hit must not pay for a call into a helper). Each of
-``capture_output``, ``record_hits`` and ``block`` adds its part; a watch's probe, with all
-three off, costs a thread-local set and one count per hit (``counted_call``).
+leaves everything else (keys, signatures, reasons) to the calls that compile.
 
+- The steady path (``__call__``): once a probe that waits has seen a steady hit (below), the
+  thread it was on holds ``Probe._steady``, one tuple of what such a hit reads. Its next
+  calls there check JAX's state (trace, jit switch, listeners), dispatch, confirm the hit
+  (JAX ran it in C++, its cache unchanged), file it while the device computes, and after
+  the wait only write the end time. On an accelerator the thread sleeps in that wait and
+  wakes with cold caches; before the dispatch it runs cold too (on a TPU VM the five
+  checks a probe makes before it cost ~5 µs, ten attribute reads after the wait ~1 µs:
+  ``benchmarks/README.md``). A call that turns out to be
+  anything else goes on in ``_after``, as if it had come through ``_call``.
+- Every other call (``_call``): each of ``capture_output``, ``record_hits`` and ``block``
+  adds its part; a watch's probe, with all three off, costs a thread-local set and one
+  lock-free count per hit (``counted_call``), then ``_after`` files it.
 - Routing: ``monitor.begin``, inlined. This thread's events go to the call's collector, and
   stdout and explanations too once JAX dispatches the call in Python
   (``monitor._python_dispatch``): a hit, run by C++ alone, prints nothing and explains
@@ -89,6 +98,17 @@ _disable_jit = _jax.DISABLE_JIT  # thread-aware, unlike jax.config.jax_disable_j
 # This thread's innermost trace: JAX's eval trace unless inside a transformation.
 _TRACE_STATE, _EVAL_TRACE = _jax.TRACE_STATE, _jax.EVAL_TRACE
 _clock = time.perf_counter
+_get_ident = threading.get_ident  # whose steady path a probe holds (Probe._steady)
+_Steady = tuple[
+    int,
+    monitor.CallCollector,
+    Callable[..., Any],
+    Callable[[], int],
+    HeldCards,
+    list[None],
+    Ledger | None,
+    bool,
+]
 
 
 class Probe(Views):
@@ -113,6 +133,13 @@ class Probe(Views):
     # Runs the diagnosers on its compiles (a watch's probes do not: the recording's do, over
     # every function object of one site).
     diagnose = True
+    # What one thread's steady hits use, read at once by __call__: (thread ident, its
+    # collector, the jitted function, JAX's cache size, the held cards, the calls in flight,
+    # the ledger or None where hits are only counted, whether the record is made later).
+    # Set by a steady hit in _after; None again whenever any of it may have changed (a new
+    # function object or collector, a call filed, block, record_hits, capture_output or
+    # on_record set).
+    _steady: _Steady | None = None
 
     def __init__(
         self,
@@ -142,14 +169,10 @@ class Probe(Views):
         self.keep_going = keep_going
         self.on_phase = on_phase
         self.echo_output = echo_output
+        # How it calls (properties: each change sends the next call down the general path).
         self.on_record = on_record
-        # Blocking makes latency_ms the real cost of the call; watching a program must not
-        # block, or it would break the asynchronous pipelining the program relies on.
         self.block = block
-        # False: cache hits only bump ledger.counts (no record, no on_record call).
         self.record_hits = record_hits
-        # False: printed text is neither captured nor tagged, and explanations come from
-        # JAX's global switch (a watch turns it on for its whole block): the cheapest call.
         self.capture_output = capture_output
         # The records and counts (every method with the lock held).
         self._store = RecordStore("", keep_records, max_records)
@@ -197,6 +220,49 @@ class Probe(Views):
             return self
         return types.MethodType(self, instance)
 
+    # -- how it calls: each change takes the steady path away until the next steady hit --
+    @property
+    def block(self) -> bool:
+        """Wait for the result and the call's effects, so ``latency_ms`` is the real cost of
+        the call. A watch's probes do not: a program's asynchronous pipelining stays as is."""
+        return self._block
+
+    @block.setter
+    def block(self, value: bool) -> None:
+        self._block = value
+        self._steady = None
+
+    @property
+    def record_hits(self) -> bool:
+        """False: cache hits only bump ``ledger.counts`` (no record, no ``on_record`` call)."""
+        return self._record_hits
+
+    @record_hits.setter
+    def record_hits(self, value: bool) -> None:
+        self._record_hits = value
+        self._steady = None
+
+    @property
+    def capture_output(self) -> bool:
+        """False: printed text is neither captured nor tagged, and explanations come from
+        JAX's global switch (a watch turns it on for its whole block): the cheapest call."""
+        return self._capture_output
+
+    @capture_output.setter
+    def capture_output(self, value: bool) -> None:
+        self._capture_output = value
+        self._steady = None
+
+    @property
+    def on_record(self) -> Callable[[CallRecord], None] | None:
+        """Called with each call's record as it is filed (a steady hit's at once, not later)."""
+        return self._on_record
+
+    @on_record.setter
+    def on_record(self, value: Callable[[CallRecord], None] | None) -> None:
+        self._on_record = value
+        self._steady = None
+
     def _spare(self) -> monitor.CallCollector:
         """This thread's collector for this probe, reused across calls: a cache hit leaves
         it untouched, anything else is reset once filed."""
@@ -207,6 +273,7 @@ class Probe(Views):
         collector.defer_explain = True
         collector.lazy = self._lazy
         self._spares.collector = collector
+        self._steady = None  # it named this thread's collector before
         return collector
 
     def _inlined(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -231,8 +298,84 @@ class Probe(Views):
             _set_explain(previous)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The hot path (see the module's docstring): a plain hit makes no call and reads no
-        # attribute it does not need.
+        # The steady hit (see the module's docstring), where JAX fires nothing: one read of
+        # what this thread's steady hits use, the checks JAX's state needs, and nothing else
+        # before the dispatch; its end time and return after the wait. Anything else, or a
+        # call that turns out not to be such a hit, goes on in _call and _after.
+        steady = self._steady
+        if (
+            steady is None
+            or steady[0] != _get_ident()
+            or getattr(_tls, "collector", None) is not None
+            or _TRACE_STATE.value is not _EVAL_TRACE
+            or _MONITORING._event_duration_secs_listeners is not _LISTENING[0]
+            or _disable_jit.value
+        ):
+            return self._call(*args, **kwargs)
+        _, collector, fn, entries_of, held, flight, ledger, deferred = steady
+        if flight or not collector.quiet:  # another call in flight, or an interrupted one
+            return self._call(*args, **kwargs)
+        entries = entries_of()
+        compiles = held.compiles
+        flight.append(None)
+        _tls.collector = collector  # monitor.begin, inlined
+        start = _clock()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:
+            flight.pop()
+            effects = _dispatched(collector)
+            return self._after(
+                collector, args, kwargs, None, exc, start, False, True, False, 0, effects
+            )
+        lone = len(flight) == 1 and compiles == held.compiles
+        flight.pop()
+        track = ledger is not None  # None: record_hits off, a hit is only counted
+        if collector.routed or collector.dispatched or not collector.quiet:  # JAX's Python
+            effects = _dispatched(collector)
+            return self._after(
+                collector, args, kwargs, result, None, start, False, track, lone, entries, effects
+            )
+        _tls.collector = None
+        card: Card | None = None
+        head: Head | None = None
+        if track:
+            if lone and entries_of() == entries:
+                cards = ledger.cards
+                if len(cards) == 1 and entries == held.entries_after_compile:
+                    card = cards[0]
+                elif held.exact and entries == held.exact_entries:
+                    card = held.index.hot(args, kwargs)
+            if card is None:  # JAX's cache moved: found by its key (_after)
+                return self._after(
+                    collector, args, kwargs, result, None, start, False, True, lone, entries, False
+                )
+            head = self._file_steady(card, start, deferred)
+        try:
+            wait = getattr(type(result), "block_until_ready", None)
+            if wait is not None and not isinstance(wait, property):
+                wait(result)
+            else:  # a pytree of results, or a Python scalar
+                jax.block_until_ready(result)
+        except BaseException as exc:  # failed on the device, or interrupted: no hit
+            end = _clock()
+            if card is not None and head is not None:
+                self._take_back(head, card)
+            taken = None if head is None else int(head[0])
+            return self._file_call(collector, (end - start) * 1e3, args, kwargs, exc, result, taken)
+        if head is None:
+            next(self._unrecorded)  # only counted: lock-free, folded in by _fold
+            return result
+        head[4] = _clock()  # all a steady hit does after its wait: settle files it
+        if deferred:
+            return result
+        return self._steady_record(head, result)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
+        """Every call but a steady hit on its thread's steady path: routed, counted and
+        dispatched as each of ``capture_output``, ``record_hits`` and ``block`` asks, then
+        :meth:`_after`. A watch's probe, all three off, costs a thread-local set and one
+        lock-free count per hit here (``counted_call``)."""
         if getattr(_tls, "collector", None) is not None:
             return self._inlined(args, kwargs)
         if (
@@ -249,57 +392,86 @@ class Probe(Views):
             collector = self._spare()  # first call on this thread, an interrupted call, swap()
         _tls.collector = collector  # monitor.begin, inlined
         jit_off = _disable_jit.value
-        if self.capture_output and (jit_off or not collector.lazy):
+        if self._capture_output and (jit_off or not collector.lazy):
             _route_call(collector)
-        error: BaseException | None = None
-        result = None
-        block = self.block
-        track = self.record_hits  # a hit only counted needs no card: nothing to track
+        track = self._record_hits  # a hit only counted needs no card: nothing to track
         # Calls in flight on this probe, on any thread (list append/pop are atomic): another
         # thread's compile may add the executable this call then hits.
         flight = self._in_flight
         entries = compiles = 0
         lone = False
         if track:
-            held = self._held
             entries = self._jax_entries()
             flight.append(None)
             lone = len(flight) == 1
-            compiles = held.compiles
-        start = end = _clock()
+            compiles = self._held.compiles
+        start = _clock()
+        error: BaseException | None = None
+        result = None
+        try:
+            result = self._fn(*args, **kwargs)
+        except BaseException as exc:  # an interrupt too: _after raises it again, unrouted
+            error = exc
+        effects = _dispatched(collector)
+        if track:
+            lone = lone and len(flight) == 1 and compiles == self._held.compiles
+            flight.pop()
+        elif not (self._block or jit_off or error is not None or collector.routed) and (
+            collector.quiet and _TRACE_STATE.value is _EVAL_TRACE
+        ):
+            next(self._unrecorded)  # a watch's probe: counted lock-free, folded in by _fold
+            return result
+        return self._after(
+            collector, args, kwargs, result, error, start, jit_off, track, lone, entries, effects
+        )
+
+    # A watch calls its probes (capture_output, record_hits and block all off) through this
+    # name, bound once by the watch.
+    counted_call = _call
+
+    def _after(
+        self,
+        collector: monitor.CallCollector,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        result: Any,
+        error: BaseException | None,
+        start: float,
+        jit_off: bool,
+        track: bool,
+        lone: bool,
+        entries: int,
+        effects: bool,
+    ) -> Any:
+        """The rest of a call JAX returned from (or raised in): which hit it was, the wait
+        for its result and effects, and its record; a call that was no plain hit is filed
+        (``_file_call``). An interrupt JAX raised is raised again once the call is
+        unrouted."""
+        block = self._block
+        routed = collector.routed  # read now: after the wait, only locals
+        end = start
         timed = True  # False: a hit only counted returns without reading the clock again
         plain = False  # a cache hit (nothing compiled, no error, not eager)
         deferred = False  # a steady hit's record made later (see RecordStore.settle)
         card: Card | None = None
         head: Head | None = None  # a steady hit, filed before the block
-        routed: bool | None = None  # read once dispatched (None: interrupted before that)
         try:
-            try:
-                result = self._fn(*args, **kwargs)
-            except Exception as exc:
-                error = exc
-            finally:  # dispatched: what needs no device, done while it computes
-                if collector.routed:
-                    _set_explain(collector.user_explain)  # explanations come at dispatch
-                _tls.collector = None
-                effects = collector.dispatched  # JAX ran it in Python: wait for its effects
-                if effects:
-                    collector.dispatched = False
-                routed = collector.routed  # read now: after the wait, only locals
-                if track:
-                    lone = lone and len(flight) == 1 and compiles == held.compiles
-                    flight.pop()
+            if error is not None and not isinstance(error, Exception):
+                raise error  # interrupted (Ctrl-C) while JAX ran it: not filed
             plain = (
                 error is None
                 and collector.quiet
                 and not jit_off
                 and (block or _TRACE_STATE.value is _EVAL_TRACE)
             )
-            if plain and not track and not block:  # a watch's probe: counted, lock-free
-                timed = False
-                next(self._unrecorded)  # folded in by _fold
-                return result
+            if plain and not track:  # counted, lock-free
+                if not block:
+                    timed = False
+                    next(self._unrecorded)  # folded in by _fold
+                    return result
+                self._arm(collector, block, None, False)
             if plain and track:
+                held = self._held
                 ledger = self.ledger
                 cards = ledger.cards
                 if (
@@ -317,18 +489,9 @@ class Probe(Views):
                 ):
                     card = held.index.hot(args, kwargs)
                 if card is not None:
-                    deferred = self.on_record is None  # else the record is wanted at once
-                    with self._lock:  # not acquire/release: a Ctrl-C between would hang it
-                        index = self._calls
-                        self._calls = index + 1
-                        ledger.steady_hits += 1
-                        card.hits += 1
-                        head = [index, card.signature, card.index, start, OPEN]
-                        if deferred:
-                            unfiled = self._unfiled
-                            unfiled.append(head)
-                            if len(unfiled) > SETTLE_AT:  # bounded: file a batch, warm
-                                self._store.settle()
+                    deferred = self._on_record is None  # else the record is wanted at once
+                    head = self._file_steady(card, start, deferred)
+                    self._arm(collector, block, ledger, deferred)
             if block and error is None:
                 try:
                     # The type's method, called with the result: no AttributeError raised and
@@ -359,17 +522,13 @@ class Probe(Views):
                 end = _clock()
                 if plain and head is not None:
                     head[4] = end  # all a steady hit does after its wait: settle files it
-            if routed or (routed is None and collector.routed):
+            if routed:
                 self._end_routed(collector, jit_off, error)
         if plain:
             if deferred:
                 return result
             if head is not None:  # a steady hit whose record on_record wants at once
-                with self._lock:
-                    record = self._store.file_steady(head)
-                if self.on_record is not None and record is not None:
-                    self.on_record(record)
-                return result
+                return self._steady_record(head, result)
             if not track:  # counted, not recorded (watching a long program)
                 next(self._unrecorded)  # lock-free, folded in by _fold
                 return result
@@ -379,6 +538,60 @@ class Probe(Views):
         taken = None if head is None else int(head[0])
         return self._file_call(collector, (end - start) * 1e3, args, kwargs, error, result, taken)
 
-    # A watch calls its probes (capture_output, record_hits and block all off) through this
-    # name: the same hot path, bound once by the watch.
-    counted_call = __call__
+    def _arm(
+        self, collector: monitor.CallCollector, block: bool, ledger: Ledger | None, deferred: bool
+    ) -> None:
+        """A steady hit (``ledger`` None: a hit only counted): this thread's next ones take
+        the steady path (``__call__``), unless another thread's do, or they must wait for
+        nothing, or their output would be routed before the dispatch."""
+        if self._steady is None and block and (collector.lazy or not self._capture_output):
+            self._steady = (
+                _get_ident(),
+                collector,
+                self._fn,
+                self._jax_entries,
+                self._held,
+                self._in_flight,
+                ledger,
+                deferred,
+            )
+
+    def _file_steady(self, card: Card, start: float, deferred: bool) -> Head:
+        """Number and count a steady hit on ``card`` before its wait; its head
+        ``[index, signature, card, start, end]`` is left to ``RecordStore.settle`` when
+        ``deferred`` (its end written after the wait)."""
+        with self._lock:  # not acquire/release: a Ctrl-C between would hang it
+            index = self._calls
+            self._calls = index + 1
+            self.ledger.steady_hits += 1
+            card.hits += 1
+            head = [index, card.signature, card.index, start, OPEN]
+            if deferred:
+                unfiled = self._unfiled
+                unfiled.append(head)
+                if len(unfiled) > SETTLE_AT:  # bounded: file a batch, warm
+                    self._store.settle()
+        return head
+
+    def _steady_record(self, head: Head, result: Any) -> Any:
+        """A steady hit whose record ``on_record`` wants at once: filed now, then handed."""
+        with self._lock:
+            record = self._store.file_steady(head)
+        on_record = self._on_record
+        if on_record is not None and record is not None:
+            on_record(record)
+        return result
+
+
+def _dispatched(collector: monitor.CallCollector) -> bool:
+    """JAX returned from (or raised in) a call: this thread's events are no longer the
+    call's, and explanations come back to the user's switch. Returns whether JAX ran it in
+    Python (a miss, or a hit with host callbacks, which never takes C++'s fast path): its
+    effects are waited for after its result."""
+    if collector.routed:
+        _set_explain(collector.user_explain)  # explanations come at dispatch
+    _tls.collector = None
+    effects = collector.dispatched
+    if effects:
+        collector.dispatched = False
+    return effects

@@ -163,6 +163,8 @@ def spin(x, n):
 probe = Probe(jax.jit(spin))
 x = jnp.eye(256) * 0.5
 probe(x, 1)  # compiles; n is traced, so the long call below is a steady hit
+for _ in range(int(sys.argv[1])):
+    probe(x, 1)  # steady hits before: the long call then takes the steady path
 stdout = sys.stdout
 
 def interrupt_once_filed():
@@ -196,11 +198,13 @@ print(json.dumps(facts))
 """
 
 
-def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
+@pytest.mark.parametrize("before", [0, 2], ids=["first-hit", "steady-path"])
+def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on(before):
     """Ctrl-C while a steady hit waits for the device: the call is filed as interrupted,
-    not as a hit, sys.stdout is the user's again, and the next call works (no lock held)."""
+    not as a hit, sys.stdout is the user's again, and the next call works (no lock held);
+    on the first steady hit and on the steady path that later ones take."""
     done = subprocess.run(
-        [sys.executable, "-c", _INTERRUPTED_CHILD],
+        [sys.executable, "-c", _INTERRUPTED_CHILD, str(before)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -210,8 +214,8 @@ def test_an_interrupted_wait_is_not_a_hit_and_the_probe_goes_on():
     facts = json.loads(done.stdout.strip().splitlines()[-1])
     assert facts["raised"] == "KeyboardInterrupt"
     assert facts["stdout_back"] is True
-    assert facts["interrupted"] == [1, "error", "KeyboardInterrupt"]
-    assert facts["hits_after_interrupt"] == 0
-    assert facts["next"] == [2, "cache_hit", 1]
-    assert facts["summary"] == [1, 1]
-    assert facts["indices"] == [0, 1, 2]
+    assert facts["interrupted"] == [1 + before, "error", "KeyboardInterrupt"]
+    assert facts["hits_after_interrupt"] == before
+    assert facts["next"] == [2 + before, "cache_hit", 1 + before]
+    assert facts["summary"] == [1 + before, 1]
+    assert facts["indices"] == list(range(3 + before))
