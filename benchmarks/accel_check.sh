@@ -145,7 +145,7 @@ if wants chip-tests; then
   # In-process tests only (-m "not slow"): a slow test starts processes, and on a TPU a
   # second process cannot open the chip this one holds.
   step "the probe and watch tests on the default backend, in one process (log: chip-tests.log)"
-  chip_tests=(tests/probe/test_probe.py tests/probe/test_runtime_output.py
+  chip_tests=(tests/probe/test_probe.py tests/probe/test_steady_path.py tests/probe/test_runtime_output.py
     tests/probe/test_probe_repr.py tests/probe/test_probe_diagnoses.py tests/watching
     tests/real/test_jax_ports.py tests/real/test_watch_transforms.py
     tests/diagnoses/test_slow_dispatch_probe.py)

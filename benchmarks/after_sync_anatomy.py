@@ -7,7 +7,9 @@ Python bookkeeping after the same sync. This script takes the probe apart, the w
 interleaved in blocks of 10: a Python frame
 around the call that waits (the least any Python-level wrapper costs), the same with a
 thread-local publish and two clock reads (the least any probe that times and routes a call
-costs), then the probe with its parts switched on one by one (counted only; recorded; its
+costs), the same frame with the checks a probe makes before the dispatch, or with ten
+objects read after the wait (each side's cold price), then the probe with its parts switched
+on one by one (counted only; recorded; its
 output captured, the default). It also prints how long the dispatch itself takes to return
 against the whole synced call: Python that runs between the two is hidden behind the device's
 work only where the dispatch returns early. Medians of the per-round excess over bare, with a
@@ -20,6 +22,7 @@ import argparse
 import statistics
 import threading
 import time
+import types
 
 import jax
 import numpy as np
@@ -53,6 +56,33 @@ def main() -> None:
         tls.end = clock() - start
         return out
 
+    # What a probe reads before the dispatch (the checks of jitlab.probe.probe, read through
+    # its own bindings), and ten distinct objects read after the wait: each side's cold price.
+    from jitlab.probe import probe as hot
+
+    spares = threading.local()
+    spares.collector = frame
+    objects = [types.SimpleNamespace(v=1) for _ in range(10)]
+
+    def frame_checks(*a):
+        if getattr(hot._tls, "collector", None) is not None:
+            raise RuntimeError
+        if hot._TRACE_STATE.value is not hot._EVAL_TRACE or hot._disable_jit.value:
+            raise RuntimeError
+        if hot._MONITORING._event_duration_secs_listeners is not hot._LISTENING[0]:
+            raise RuntimeError
+        getattr(spares, "collector", None)
+        out = inner(*a)
+        sync(out)
+        return out
+
+    def frame_reads_after(*a):
+        out = inner(*a)
+        sync(out)
+        for o in objects:
+            o.v  # noqa: B018 - the read is the point
+        return out
+
     def probe(**options):
         return Probe(jax.jit(lambda *a: fn(*a)), keep_records=False, **options)
 
@@ -68,6 +98,8 @@ def main() -> None:
         ),
         "a Python frame that waits": lambda: frame(*fn_args),
         "  + a thread-local and two clocks": lambda: frame_tls_clocks(*fn_args),
+        "  + a probe's five checks before it": lambda: frame_checks(*fn_args),
+        "  + ten objects read after the wait": lambda: frame_reads_after(*fn_args),
         "probe, counted only": lambda: counted(*fn_args),
         "probe, recorded": lambda: recorded(*fn_args),
         "probe, output captured (default)": lambda: default(*fn_args),

@@ -339,7 +339,7 @@ class Probe(Views):
         _tls.collector = None
         card: Card | None = None
         head: Head | None = None
-        if track:
+        if ledger is not None:  # tracked: find the card
             if lone and entries_of() == entries:
                 cards = ledger.cards
                 if len(cards) == 1 and entries == held.entries_after_compile:
