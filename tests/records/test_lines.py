@@ -164,7 +164,7 @@ def test_a_start_line_reads_back(start: RecordingStart) -> None:
 
 
 def test_the_start_line_names_the_format_it_is_written_in() -> None:
-    assert RecordingStart().to_json()["format"] == FORMAT == "1.2"
+    assert RecordingStart().to_json()["format"] == FORMAT == "1.3"
     older = RecordingStart.from_json({"type": "start", "argv": ["a.py"], "time": 1.0})
     assert older is not None and older.format == "1.0" and older.readable
     newer = RecordingStart.from_json({"type": "start", "format": "2.0"})

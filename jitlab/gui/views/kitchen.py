@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, 
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS
 from jitlab.gui.views.card_text import card_label as card_label
@@ -337,7 +338,7 @@ class KitchenCanvas(QWidget):
             pos = event.pos()  # type: ignore[attr-defined]
             for rect, card in self._card_rects:
                 if rect.contains(pos):
-                    QToolTip.showText(event.globalPos(), self.card_tip(card), self)  # type: ignore[attr-defined]
+                    QToolTip.showText(event.globalPos(), plain.tip(self.card_tip(card)), self)  # type: ignore[attr-defined]
                     return True
             QToolTip.showText(event.globalPos(), self.toolTip(), self)  # type: ignore[attr-defined]
             return True
