@@ -219,7 +219,8 @@ class KitchenCanvas(QWidget):
         parts = {card.number: card_parts(card, visible) for card in visible}
         metrics = painter.fontMetrics()
         # A card's label is cut only when nothing shorter tells it apart; two labels cut to
-        # the same stub ("fl…", "fl…") tell nothing: those cards show their numbers instead.
+        # the same stub ("fl…", "fl…"), or two that differ shortened alike ("P(x)" of one
+        # layout on two meshes), tell nothing: those cards show their numbers instead.
         fitted: dict[int, str] = {}
         size = QRectF(0, 0, w - 6, h - 6)
         for card in visible:
@@ -231,8 +232,10 @@ class KitchenCanvas(QWidget):
                 label, metrics, size, parts[card.number], others, two
             )
         stubs = [t for t in fitted.values() if t.endswith("…")]
-        for n, text in fitted.items():
-            if text.endswith("…") and stubs.count(text) > 1:
+        labels = {n: (text, " ".join(parts[n])) for n, text in fitted.items()}
+        for n, (text, label) in labels.items():
+            alike = any(t == text and whole != label for t, whole in labels.values())
+            if alike or (text.endswith("…") and stubs.count(text) > 1):
                 fitted[n] = f"#{n}"
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
