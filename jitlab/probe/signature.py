@@ -250,7 +250,7 @@ def _device_text(sharding: Any) -> str | None:
     over devices (:func:`_sharding_text`)."""
     if not isinstance(sharding, SingleDeviceSharding):
         return None
-    (device,) = sharding.device_set
+    device: Any = next(iter(sharding.device_set))  # (JAX's Device type is not typed here)
     return f"{device.platform}:{device.id}{_memory_text(sharding)}"
 
 

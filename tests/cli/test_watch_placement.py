@@ -10,6 +10,7 @@ of its own, with a timeout.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -85,3 +86,49 @@ def test_the_watch_table_counts_one_signature_per_executable(tmp_path: Path):
         "x: f32[3] @ cpu:0",
         "x: f32[3] @ cpu:1",
     ]
+
+
+COMMITTING = """\
+import sys
+
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def scale(x):
+    return x * 2
+
+
+x = jnp.ones(3)
+scale(x)
+if sys.argv[1:] == ["commit"]:  # the same array, committed to its device: another program
+    scale(jax.device_put(x, jax.devices()[0]))
+"""
+
+
+def test_diff_names_the_signature_a_committed_array_added(tmp_path: Path):
+    (tmp_path / "prog.py").write_text(COMMITTING, encoding="utf-8")
+    for name, args in (("base.jsonl", []), ("new.jsonl", ["commit"])):
+        watched = subprocess.run(
+            [JITLAB, "watch", "--out", name, "--", sys.executable, "prog.py", *args],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=tmp_path,
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},  # its device: cpu:0, on any machine
+            check=False,
+        )
+        assert watched.returncode == 0, watched.stderr
+    done = subprocess.run(
+        [JITLAB, "diff", "--json", "base.jsonl", "new.jsonl"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr  # one more compile than the base run
+    (scale,) = json.loads(done.stdout)["functions"]
+    assert scale["compiles"] == {"base": 1, "new": 2}
+    assert scale["signatures_added"] == ["x: f32[3] @ cpu:0"]  # was: none, it read alike
