@@ -159,6 +159,12 @@ def _leaf_changes(changes: list[Change], leaf: LeafSpec, before: LeafSpec) -> No
         changes.append(Change(ChangeKind.WEAK_TYPE, path, before.type_text, leaf.type_text))
     if leaf.sharding != before.sharding:
         changes.append(Change(ChangeKind.SHARDING, path, before.sharding, leaf.sharding))
+    elif leaf.device != before.device and leaf.sharding is None:
+        # One device for another, or committed for placed where the call runs (None): JAX
+        # compiles again with no trace and no explanation.
+        changes.append(
+            Change(ChangeKind.SHARDING, path, before.device, leaf.device, detail="device")
+        )
 
 
 def _regrown(

@@ -12,7 +12,6 @@ cards (:class:`~jitlab.probe.held.HeldCards`) — and the function object called
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol
@@ -194,22 +193,12 @@ class Filing:
         else:
             kind = CallKind.COMPILE
         context = signature.context_snapshot()
-        # The leaves' paths, made only if a device change is to be named.
-        paths = functools.cache(lambda: signature.key_paths(self._statics, args, kwargs))
-        # Per traced leaf, committed to its device? (key order; read once, when asked.)
-        committed = functools.cache(
-            lambda: abstract.shared_flags(
-                abstract.committed_flags(self._statics, args, kwargs)
-                if leaves is None
-                else abstract.committed_of(leaves)
-            )
-        )
         explanation = "\n".join(collector.explanations) or None
-        reason = self._reason(sig, explanation, kind, key, context, paths, committed)
+        reason = self._reason(sig, explanation, kind, key, context)
         # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
         if put_off and _CANNOT_TELL.intersection(reason.kinds()) and _words_now(collector, put_off):
             explanation = "\n".join(collector.explanations)
-            reason = self._reason(sig, explanation, kind, key, context, paths, committed)
+            reason = self._reason(sig, explanation, kind, key, context)
         cost_ms = collector.trace_ms + collector.lower_ms + collector.compile_ms
         mine = self._held
         plain = mine.by_key.get(key) if key is not None else None
@@ -228,7 +217,12 @@ class Filing:
                 created_by=index,
                 compile_ms=cost_ms,
                 context=context,
-                committed=committed(),
+                # Per traced leaf, committed to its device? (key order, for Probe.script.)
+                committed=abstract.shared_flags(
+                    abstract.committed_flags(self._statics, args, kwargs)
+                    if leaves is None
+                    else abstract.committed_of(leaves)
+                ),
             )
             ledger.cards.append(card)
             # Same arguments under another trace context: a second executable in JAX.
@@ -306,8 +300,6 @@ class Filing:
         kind: CallKind,
         key: Hashable | None,
         context: tuple[Any, ...],
-        paths: Callable[[], tuple[str, ...] | None],
-        committed: Callable[[], tuple[bool, ...] | None] | None = None,
     ) -> Reason:
         """The evidence :func:`reasons.infer` decides from: the cards (or, after
         Probe.clear_cache, what was dropped), what only JAX's objects tell about each, and
@@ -364,19 +356,10 @@ class Filing:
                 earlier.append(_earlier(card)._replace(transforms=(my_layers, its_layers)))
                 continue
             options = wrappers.option_changes(new_instance, instances.get(card.signature.function))
-            devices = signature.device_changes(
-                paths,
-                key,
-                card.key,
-                signature.moved_positions(self._statics, sig, card.signature, key, card.key),
-                committed,
-                card.committed,
-                _key_paths(self._statics, card),
-            )
             if options and shared:
-                earlier.append(_earlier(card, devices)._replace(same_cache=True))
+                earlier.append(_earlier(card)._replace(same_cache=True))
             else:
-                earlier.append(_earlier(card, devices, options))
+                earlier.append(_earlier(card, options))
         return reasons.infer(
             sig,
             explanation,
@@ -443,18 +426,8 @@ def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]
     return words is not None
 
 
-def _earlier(
-    card: Card, devices: Sequence[Change] = (), options: Sequence[Change] = ()
-) -> reasons.Earlier:
-    return reasons.Earlier(card.signature, card.key, card.context, tuple(devices), tuple(options))
-
-
-def _key_paths(spec: signature.StaticSpec, card: Card) -> tuple[str, ...] | None:
-    """A card's leaf paths in its key's order (its signature's, unless keywords were passed
-    out of name order to a function with no statics); None when they are not."""
-    if not signature.key_in_leaf_order(spec, card.key):
-        return None
-    return tuple(leaf.path for leaf in card.signature.leaves)
+def _earlier(card: Card, options: Sequence[Change] = ()) -> reasons.Earlier:
+    return reasons.Earlier(card.signature, card.key, card.context, tuple(options))
 
 
 def _paths(programs: dict[tuple[str, str], int]) -> tuple[str, ...]:

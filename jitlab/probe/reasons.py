@@ -2,7 +2,7 @@
 :class:`~jitlab.records.calls.Reason` (JAX-free: the probe gathers the evidence, this
 decides).
 
-jitlab's own diff comes first (signature, static objects, keywords, trace context, devices);
+jitlab's own diff comes first (signature and devices, static objects, keywords, trace context);
 without one, JAX's explanation turned into the same changes; without either, ``unknown``
 with JAX's raw words. "Cache cleared" only when a clear or a drop of JAX's cache size was
 seen, never as a fallback: a confident wrong answer is worse than none.
@@ -26,7 +26,6 @@ class Earlier(NamedTuple):
     signature: Signature
     key: Hashable | None = None  # the card's fast_key (static values as the objects)
     context: tuple[Any, ...] = ()  # JAX's trace context when it compiled
-    devices: tuple[Change, ...] = ()  # the new call's leaves on other devices than its
     # The jit options that differ, when the new call's function object is this card's
     # function jitted again with other options (not a new function object, then).
     options: tuple[Change, ...] = ()
@@ -131,8 +130,6 @@ def _infer(
             diff.diff(new, card.signature, key, card.key, site), card.options, card.same_cache
         )
         + diff.context_changes(context, card.context, context_names)
-        # Same types on another device: JAX compiles again with no trace or explanation.
-        + list(card.devices)
         for card in cards
     ]
     sizes = [

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from itertools import compress
-from operator import is_not, ne
+from operator import ne
 from typing import Any, TypeGuard, cast
 
 import jax
@@ -22,7 +23,6 @@ from jitlab.probe.diff import mesh_text as mesh_text
 from jitlab.probe.diff import short_repr
 from jitlab.probe.diff import static_value_changes as static_value_changes
 from jitlab.records.calls import Change, LeafSpec, Signature
-from jitlab.records.changes import ChangeKind
 
 
 class StaticSpec:
@@ -230,16 +230,98 @@ def _hashable(value: Any) -> Hashable:
     return value
 
 
-def _sharding_text(leaf: Any) -> str | None:
-    sharding = getattr(leaf, "sharding", None)
+def _sharding_text(sharding: Any) -> str | None:
+    """A sharding over devices as a signature writes it (``P('x',) on mesh(x=2)``); None
+    for one device (:func:`_device_text` names it where JAX compiles for it)."""
     if sharding is None or isinstance(sharding, SingleDeviceSharding):
         return None
     spec = getattr(sharding, "spec", None)
     mesh = getattr(sharding, "mesh", None)
     if spec is not None and mesh is not None:
-        axes = ",".join(f"{name}={size}" for name, size in mesh.shape.items())
-        return f"{_jax.spec_text(normal_spec(spec))} on mesh({axes})"
-    return f"{type(sharding).__name__} over {len(sharding.device_set)} devices"
+        text = f"{_jax.spec_text(normal_spec(spec))} on {_mesh_text(mesh)}"
+    else:
+        text = f"{type(sharding).__name__} over {len(sharding.device_set)} devices"
+    return text + _memory_text(sharding)
+
+
+def _device_text(sharding: Any) -> str | None:
+    """The device of an array committed to one, as reasons name it (``cpu:1``), and its
+    memory where it is not the device's own (``cpu:0 pinned_host``); None for a sharding
+    over devices (:func:`_sharding_text`)."""
+    if not isinstance(sharding, SingleDeviceSharding):
+        return None
+    device: Any = next(iter(sharding.device_set))  # (JAX's Device type is not typed here)
+    return f"{device.platform}:{device.id}{_memory_text(sharding)}"
+
+
+def _memory_text(sharding: Any) -> str:
+    """`` pinned_host`` for a sharding in a memory other than its devices' own: JAX compiles
+    for it apart. "" for the default memory (nearly every array)."""
+    kind = getattr(sharding, "memory_kind", None)
+    if kind is None:
+        return ""
+    try:
+        device = next(iter(sharding.device_set))
+        default = device.default_memory().kind
+    except Exception:  # a backend that names no memories: the kind is all there is to say
+        return f" {kind}"
+    return "" if kind == default else f" {kind}"
+
+
+def _mesh_text(mesh: Any) -> str:
+    """``mesh(x=2)``; an axis of a type other than Auto names it (``mesh(x=2 explicit)``),
+    and a mesh whose devices are not the default ones in the default order names them
+    (``mesh(x=2 on cpu:1,cpu:0)``): JAX compiles for each of these apart."""
+    try:
+        types = [getattr(t, "name", str(t)) for t in getattr(mesh, "axis_types", ())]
+        sizes = list(mesh.shape.items())
+        if len(types) != len(sizes):
+            types = ["Auto"] * len(sizes)
+        axes = ",".join(
+            f"{name}={size}" + ("" if kind == "Auto" else f" {kind.lower()}")
+            for (name, size), kind in zip(sizes, types, strict=True)
+        )
+        devices = list(mesh.devices.flat)
+    except Exception:  # a mesh of another kind: its axes as JAX writes them
+        return f"mesh({','.join(f'{n}={s}' for n, s in getattr(mesh, 'shape', {}).items())})"
+    order = "" if _default_order(devices, tuple(mesh.shape.values())) else _order_text(devices)
+    return f"mesh({axes}{order})"
+
+
+_default_orders: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
+
+
+def _default_order(devices: list[Any], sizes: tuple[int, ...]) -> bool:
+    """Are a mesh's devices the ones a program gets without choosing: those of
+    ``jax.make_mesh`` of its shape over all its platform's devices (a physical order on a
+    TPU), or the first ones of ``jax.devices()`` in their order for a mesh of fewer?"""
+    platform = devices[0].platform if devices else ""
+    memo = (platform, sizes)
+    order = _default_orders.get(memo)
+    if order is None:
+        everyone = jax.devices(platform) if platform else jax.devices()
+        order = tuple(d.id for d in everyone[: len(devices)])
+        if len(devices) == len(everyone) and len(sizes) > 0:
+            try:
+                names = tuple(f"a{i}" for i in range(len(sizes)))
+                made = jax.make_mesh(sizes, names, devices=everyone)
+                order = tuple(d.id for d in made.devices.flat)
+            except Exception:  # make_mesh cannot lay them out so: the plain order
+                pass
+        if len(_default_orders) >= 256:
+            _default_orders.clear()
+        _default_orders[memo] = order
+    return tuple(d.id for d in devices) == order
+
+
+def _order_text(devices: list[Any]) -> str:
+    """`` on cpu:1,cpu:0``: the devices in the mesh's order; past eight, the first three,
+    the last and a digest of the whole order (two orders never read alike)."""
+    names = [f"{d.platform}:{d.id}" for d in devices]
+    if len(names) <= 8:
+        return " on " + ",".join(names)
+    digest = hashlib.blake2s(",".join(names).encode(), digest_size=3).hexdigest()
+    return f" on {','.join(names[:3])},…,{names[-1]} #{digest}"
 
 
 def normal_spec(spec: Any) -> Any:
@@ -417,10 +499,7 @@ def path_text(path: tuple[Any, ...]) -> str:
 def _leaf_spec(path: str, leaf: Any) -> LeafSpec:
     """A leaf's spec, one object per path and abstract value (so equal leaves of two
     signatures are one object: :func:`diff` passes them by identity)."""
-    try:
-        return _leaf_spec_of(path, (leaf.aval, leaf.sharding), leaf)
-    except AttributeError:  # a Python scalar, a ShapeDtypeStruct: typed as JAX types it
-        return _leaf_spec_of(path, jax.typeof(leaf), leaf)
+    return _leaf_spec_of(path, leaf_key(leaf), leaf)
 
 
 def _specs_like_last(
@@ -457,10 +536,13 @@ def _specs_of(texts: Sequence[str], pairs: Sequence[Any], flat: list[Any]) -> tu
 def _leaf_spec_of(path: str, pair: Any, leaf: Any) -> LeafSpec:
     """:func:`_leaf_spec` from the leaf's :func:`leaf_key` (``(aval, sharding)`` for an array
     committed to its device(s), else its aval)."""
-    if type(pair) is tuple:
+    committed = type(pair) is tuple
+    if committed:
         aval, sharding = pair
-    else:
+    else:  # placed where the call runs: on no device of its own (one spec wherever it lives)
         aval, sharding = pair, getattr(leaf, "sharding", None)
+        if isinstance(sharding, SingleDeviceSharding):
+            sharding = None
     # First by the very objects (a model's parameters keep theirs from step to step), at C
     # speed: the entry holds them, so their ids stay theirs while it lives.
     by_id = (path, id(aval), id(sharding))
@@ -480,7 +562,8 @@ def _leaf_spec_of(path: str, pair: Any, leaf: Any) -> LeafSpec:
             shape=tuple(int(d) for d in aval.shape),
             dtype=_dtype_name(aval.dtype),
             weak_type=bool(getattr(aval, "weak_type", False)),
-            sharding=_sharding_text(leaf),
+            sharding=_sharding_text(sharding),
+            device=_device_text(sharding) if committed else None,
         )
         if memo_key is not None:
             if len(_spec_memo) >= _MEMO_LIMIT:
@@ -531,139 +614,6 @@ def context_snapshot() -> tuple[Any, ...]:
         return tuple(_jax.trace_context())
     except Exception:  # private API: without it jitlab just names no context change
         return ()
-
-
-def key_paths(
-    spec: StaticSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[str, ...] | None:
-    """The argument path of each leaf of a :func:`fast_key`, in its order, named as
-    :func:`describe` names them (``x``, ``params['w']``). Compiles only; None if unknown."""
-    try:
-        if not spec.empty:
-            traced, _ = spec.split(args, kwargs)
-            values = [value for _, value in traced]
-            return _traced_path_texts(traced, values, jax.tree_util.tree_structure(values))
-        # fast_key flattens (args, kwargs): keywords sorted, as pytrees sort dicts.
-        tree = jax.tree_util.tree_structure((args, kwargs))
-        layout = (spec.parameters, spec.positional, spec.var_positional, spec.var_keyword)
-
-        def root(path: Any) -> str:
-            if path[0].idx == 0:
-                return spec.positional_name(path[1].idx)
-            return spec.keyword_name(path[1].key)
-
-        return _path_texts(("call", tree, layout), (args, kwargs), root, 2)
-    except Exception:
-        return None
-
-
-def _devices_text(sharding: Any) -> str:
-    devices = sorted(sharding.device_set, key=lambda d: d.id)
-    return ",".join(f"{d.platform}:{d.id}" for d in devices)
-
-
-def device_changes(
-    paths: Callable[[], tuple[str, ...] | None],
-    new_key: Hashable | None,
-    old_key: Hashable | None,
-    where: Iterable[int] | None = None,
-    committed: Callable[[], tuple[bool, ...] | None] | None = None,
-    was_committed: tuple[bool, ...] | None = None,
-    old_paths: Sequence[str] | None = None,
-) -> list[Change]:
-    """Leaves whose placement JAX compiles for changed, though their type and sharding text
-    may not (a single device has none): an array committed to ``cpu:1`` where the executable
-    was built for ``cpu:0``, or for an uncommitted one. A sharding change with
-    ``detail="device"``, ``cpu:1 ← cpu:0``; ``None`` for an uncommitted array, which JAX
-    places where the call runs whatever device it lives on (so two uncommitted ones never
-    differ), yet lowers with no sharding: committing it, even to the same device, compiles
-    again. ``paths()`` gives the new key's leaf paths (:func:`key_paths`), asked only when
-    there is a change to name; ``where``: the only positions that can differ with the
-    trees equal, if known (:func:`moved_positions`); ``committed()`` and ``was_committed``
-    the flags of the new call and the card (True where not known). With other trees (a
-    structure changed beside), a leaf is matched by its path in ``old_paths``, the card's
-    leaf paths in its key's order (None: not known, nothing matched)."""
-    if not (isinstance(new_key, tuple) and isinstance(old_key, tuple)):
-        return []
-    if len(new_key) != 5 or len(old_key) != 5:
-        return []
-    new_leaves, old_leaves = new_key[2], old_key[2]
-    now = committed() if committed is not None else None
-    pairs: Iterable[tuple[int, int]]
-    names: tuple[str, ...] | None = None
-    if new_key[1] == old_key[1] and len(new_leaves) == len(old_leaves):
-        if where is None:  # only where the leaf keys differ (at C speed), or the flags do
-            where = compress(range(len(new_leaves)), map(ne, new_leaves, old_leaves))
-        spots = set(where)
-        if now is not None and was_committed is not None and now != was_committed:
-            spots.update(compress(range(len(new_leaves)), map(ne, now, was_committed)))
-        pairs = [(i, i) for i in sorted(spots)]
-    else:  # other trees: the leaves both calls have, by path
-        names = paths()
-        if old_paths is None or names is None or len(names) != len(new_leaves):
-            return []
-        if len(old_paths) != len(old_leaves):
-            return []
-        at_old = {path: j for j, path in enumerate(old_paths)}
-        pairs = [(i, at_old[path]) for i, path in enumerate(names) if path in at_old]
-    moved = []
-    for i, j in pairs:
-        after = _placement(new_leaves[i], _committed_at(now, i))
-        before = _placement(old_leaves[j], _committed_at(was_committed, j))
-        if before is not _ON_MESH and after is not _ON_MESH and before != after:
-            moved.append((i, before, after))
-    if not moved:
-        return []
-    names = names or paths()
-    if names is None or len(names) != len(new_leaves):
-        return []
-    return [
-        Change(ChangeKind.SHARDING, names[i], before, after, detail="device")
-        for i, before, after in moved
-    ]
-
-
-_ON_MESH = "mesh"  # (a sharding over devices: its text names a move)
-
-
-def _placement(leaf_key: Any, committed: bool) -> str | None:
-    """Where JAX compiles for a leaf of a :func:`fast_key`: its device when the array is
-    committed to one; None when JAX places it where the call runs (an uncommitted array, a
-    Python scalar, a NumPy array); ``_ON_MESH`` for a sharding over devices."""
-    if not isinstance(leaf_key, tuple):
-        return None  # uncommitted, a Python scalar or a NumPy array (its key is its aval)
-    try:
-        sharding = cast("tuple[Any, Any]", leaf_key)[1]
-        if not isinstance(sharding, SingleDeviceSharding):
-            return _ON_MESH
-        return _devices_text(sharding) if committed else None
-    except Exception:
-        return _ON_MESH
-
-
-def _committed_at(flags: tuple[bool, ...] | None, i: int) -> bool:
-    """Was leaf ``i`` committed to its device? True when the flags are not known."""
-    return flags is None or i >= len(flags) or bool(flags[i])
-
-
-def moved_positions(
-    spec: StaticSpec,
-    new: Signature,
-    old: Signature,
-    new_key: Hashable | None,
-    old_key: Hashable | None,
-) -> Iterator[int] | None:
-    """Where two calls' leaves can sit on other devices: where their signatures' leaf
-    specs are not the very same object. A spec is made once per path, abstract value and
-    sharding object (:func:`_leaf_spec_of`) and reused only for an equal (aval, sharding)
-    pair (:func:`_specs_like_last`); shardings on other devices are never equal, so a leaf
-    moved to another device has a spec of its own. None when the signatures' leaves are not
-    in their keys' order."""
-    if len(new.leaves) != len(old.leaves):
-        return None
-    if not (key_in_leaf_order(spec, new_key) and key_in_leaf_order(spec, old_key)):
-        return None
-    return compress(range(len(new.leaves)), map(is_not, new.leaves, old.leaves))
 
 
 def context_changes(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[Change]:

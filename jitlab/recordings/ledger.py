@@ -63,10 +63,8 @@ def signature_cells(signature: Signature | None) -> dict[str, str]:
         return {}
     cells: dict[str, str] = {}
     for leaf in signature.leaves:
-        text = leaf.type_text
-        if leaf.sharding:
-            text += f" @ {leaf.sharding}"
-        cells[leaf.path] = text
+        placement = leaf.placement
+        cells[leaf.path] = f"{leaf.type_text} @ {placement}" if placement else leaf.type_text
     for name, value in signature.statics:
         cells[f"static:{name}"] = value
     cells["fn"] = str(signature.function)

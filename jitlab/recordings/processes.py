@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -244,7 +244,7 @@ def _diverged(
         for number, call in enumerate(calls.get(process, []), 1):
             signature = call.record.signature
             if signature is not None:
-                seen.setdefault(str(signature), (number, call))
+                seen.setdefault(_across_processes(signature), (number, call))
         firsts[process] = seen
     found: list[Divergence] = []
     everything: dict[str, None] = {}
@@ -266,7 +266,7 @@ def _diverged(
                 having,
                 missing,
                 FirstCall(first_process, call.called_from, call.t, number),
-                signature=text,
+                signature=str(call.record.signature),
                 fields=_closest_difference(call.record.signature, others),
                 counts=_counts(across, processes),
             )
@@ -289,6 +289,18 @@ def _diverged(
     return found
 
 
+def _across_processes(signature: Signature) -> str:
+    """A signature's text as the job's processes compare it: an array committed to a device
+    of its process reads alike in each (``cpu:0`` in process 0, ``cpu:1`` in process 1: the
+    same program of the job, each on its own device)."""
+    if not any(leaf.device for leaf in signature.leaves):
+        return str(signature)
+    leaves = tuple(
+        replace(leaf, device="committed") if leaf.device else leaf for leaf in signature.leaves
+    )
+    return str(replace(signature, leaves=leaves))
+
+
 def _counts(across: FunctionAcross, processes: tuple[int, ...]) -> dict[int, int]:
     return {p: (s.executables if (s := across.per_process.get(p)) else 0) for p in processes}
 
@@ -296,7 +308,8 @@ def _counts(across: FunctionAcross, processes: tuple[int, ...]) -> dict[int, int
 def _closest_difference(
     signature: Signature | None, others: list[Signature | None]
 ) -> tuple[str, ...]:
-    """What differs between ``signature`` and the most alike of ``others`` (same arguments)."""
+    """What differs between ``signature`` and the most alike of ``others`` (same arguments;
+    a device of each process's own is no difference, see :func:`_across_processes`)."""
     if signature is None:
         return ()
     best: tuple[str, ...] | None = None

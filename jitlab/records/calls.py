@@ -58,7 +58,17 @@ class LeafSpec:
     shape: tuple[int, ...]
     dtype: str  # e.g. "float32"
     weak_type: bool
-    sharding: str | None = None  # None for the default single device
+    sharding: str | None = None  # None for a single device (see ``device``)
+    # The device an array committed to one is on (``cpu:1``): JAX compiles for it, apart
+    # from the same array uncommitted (None: placed where the call runs, as a NumPy array or
+    # a Python scalar is). None in recordings written before it was recorded (format 1.3).
+    device: str | None = None
+
+    @property
+    def placement(self) -> str | None:
+        """Where JAX compiles the leaf for, as a signature writes it after ``@``: its
+        sharding, or the device it is committed to; None where the call runs."""
+        return self.sharding or self.device
 
     @property
     def type_text(self) -> str:
@@ -68,7 +78,8 @@ class LeafSpec:
         return f"{'~' if self.weak_type else ''}{short}[{dims}]"
 
     def __str__(self) -> str:
-        extra = f" @ {self.sharding}" if self.sharding else ""
+        placement = self.placement
+        extra = f" @ {placement}" if placement else ""
         return f"{self.path}: {self.type_text}{extra}"
 
 
@@ -124,7 +135,12 @@ class Signature:
     def from_json(cls, data: dict[str, Any]) -> Signature:
         leaves = tuple(
             LeafSpec(
-                a["path"], tuple(a["shape"]), a["dtype"], bool(a["weak_type"]), a.get("sharding")
+                a["path"],
+                tuple(a["shape"]),
+                a["dtype"],
+                bool(a["weak_type"]),
+                a.get("sharding"),
+                a.get("device"),
             )
             for a in data.get("args", [])
         )
@@ -133,21 +149,25 @@ class Signature:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "args": [
-                {
-                    "path": leaf.path,
-                    "shape": list(leaf.shape),
-                    "dtype": leaf.dtype,
-                    "weak_type": leaf.weak_type,
-                    "sharding": leaf.sharding,
-                }
-                for leaf in self.leaves
-            ],
+            "args": [_leaf_json(leaf) for leaf in self.leaves],
             "static": dict(self.statics),
             "tree": self.tree,
             "function": self.function,
             "text": str(self),
         }
+
+
+def _leaf_json(leaf: LeafSpec) -> dict[str, Any]:
+    data = {
+        "path": leaf.path,
+        "shape": list(leaf.shape),
+        "dtype": leaf.dtype,
+        "weak_type": leaf.weak_type,
+        "sharding": leaf.sharding,
+    }
+    if leaf.device is not None:  # only where committed (format 1.3): most arrays are not
+        data["device"] = leaf.device
+    return data
 
 
 @dataclass(frozen=True, slots=True)

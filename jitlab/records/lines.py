@@ -17,6 +17,8 @@ a newer major version is refused (:attr:`RecordingStart.readable`).
   line names the format. 1.0 readers read 1.1 files (they read ``items`` first).
 - ``1.2``: ``diagnosis`` lines (``recompile-limit``, …). Older readers skip them (a line of
   a type they do not know is ignored, not counted as damaged).
+- ``1.3``: an argument committed to one device names it (``device``: ``cpu:1``), a compile
+  of its own in JAX. Older readers skip it (its signature reads with no placement).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from jitlab.records.strict import signature as read_signature
 
 Key = tuple[str, str | None]  # (function name, where it is defined)
 
-FORMAT = "1.2"  # the recording format this jitlab writes
+FORMAT = "1.3"  # the recording format this jitlab writes
 FORMAT_MAJOR = 1  # the newest major version it reads
 OLDEST_FORMAT = "1.0"  # a start line without "format" (written before versions)
 

@@ -47,6 +47,7 @@ def signature(data: dict[str, Any]) -> Signature:
             and type(arg.get("path")) is str
             and type(arg.get("dtype")) is str
             and type(arg.get("sharding")) in (str, type(None))
+            and type(arg.get("device")) in (str, type(None))
             and type(arg.get("shape")) is list
             and all(type(d) in NUMBER_TYPES and 0 <= d < HIGH for d in arg["shape"])
         ):

@@ -732,6 +732,10 @@
         <translation>单设备</translation>
     </message>
     <message>
+        <source>uncommitted</source>
+        <translation>未提交</translation>
+    </message>
+    <message>
         <source>weak %1</source>
         <translation>弱类型 %1</translation>
     </message>
@@ -838,6 +842,10 @@
         <translation>轮次</translation>
     </message>
     <message>
+        <source>Type and shape of this argument in each compiled signature; after @, where it lay: its sharding, or the device it was committed to (none: placed where the call ran).</source>
+        <translation>这个参数在每个已编译签名里的类型和形状；@ 之后是它所在的位置：它的分片，或它被提交到的设备（没有 @：放在调用运行的地方）。</translation>
+    </message>
+    <message>
         <source>Which run of this lesson compiled it (a variant switch or a reset).</source>
         <translation>这一课的哪一轮编译了它（切换版本或重置都会开始新的一轮）。</translation>
     </message>
@@ -864,10 +872,6 @@
     <message>
         <source>%1 (static)</source>
         <translation>%1（静态）</translation>
-    </message>
-    <message>
-        <source>Type and shape of this argument in each compiled signature.</source>
-        <translation>这个参数在每个已编译签名里的类型和形状。</translation>
     </message>
     <message>
         <source>Which call of the function compiled (cache hits count too).</source>

@@ -140,7 +140,7 @@ class _Reader11(Recording):
 
 
 def test_an_older_reader_skips_the_line_and_reads_the_rest(tmp_path):
-    assert FORMAT == "1.2" and format_major(FORMAT) == 1  # a minor step: 1.x readers read it
+    assert FORMAT == "1.3" and format_major(FORMAT) == 1  # a minor step: 1.x readers read it
     recording, _ = read_recording(_recording_with_a_diagnosis(tmp_path), into=_Reader11())
     assert RecordingStart.from_json({"type": "start", "format": FORMAT}).readable
     assert recording.bad_lines == 0 and recording.ended and recording.diagnoses == []

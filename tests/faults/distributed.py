@@ -8,7 +8,8 @@ them all if any fails or the job outlives its timeout.
 As a script: one process of that job. ``train_step`` is sharded over every process's device
 (a collective, the same shapes everywhere, so it cannot deadlock); ``preprocess`` is a
 process-local jit, and process 1 feeds it 7 rows instead of 8 at step 2, so process 1
-compiles one signature more than the others.
+compiles one signature more than the others. ``on_my_device`` takes an array committed to
+the process's own device: one program in each, on a device of its own (no divergence).
 """
 
 from __future__ import annotations
@@ -116,6 +117,11 @@ def main(process_id: int, processes: int, port: int) -> None:
     def train_step(w, x):  # sharded over every process: the same shapes everywhere
         return w - 0.01 * jnp.sum(x @ w, axis=0)
 
+    @jax.jit
+    def on_my_device(x):  # committed to the process's own device: cpu:0 in one, cpu:1 in another
+        return x + 1
+
+    on_my_device(jax.device_put(jnp.ones(8), jax.local_devices()[0])).block_until_ready()
     w = jnp.ones((8,), jnp.float32)
     for step in range(4):
         rows = 7 if (process_id == 1 and step == DIVERGENT_STEP) else 8

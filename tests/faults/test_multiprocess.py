@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,12 @@ def test_the_summary_names_the_process_that_diverged(job: Path, capsys) -> None:
     # The sharded step compiled once in each process: counted once per process, no divergence.
     assert [by_name["train_step"][p]["compiles"] for p in "01"] == [1, 1]
     assert [by_name["preprocess"][p]["compiles"] for p in "01"] == [1, 2]
+    # Each process's array committed to its own device: one program each, each naming its
+    # device, and no divergence (the only one is preprocess's, above).
+    mine = by_name["on_my_device"]
+    texts = [text for p in "01" for text in mine[p]["signatures"]]
+    assert len(texts) == 2 and texts[0] != texts[1], texts  # cpu:0, and process 1's (cpu:2048)
+    assert all(re.fullmatch(r"x: f32\[8\] @ cpu:\d+", text) for text in texts), texts
 
     assert main(["summary", *files]) == 1
     text = " ".join(capsys.readouterr().out.split())

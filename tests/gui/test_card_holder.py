@@ -10,12 +10,15 @@ import os
 import subprocess
 import sys
 
+import jax
+import jax.numpy as jnp
 import pytest
 from guihelp import wait_calls
 from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip
 
+from jitlab import Probe
 from jitlab.gui import i18n
 from jitlab.gui.views.card_text import card_tip_lines, fit_card_text
 from jitlab.gui.views.kitchen import MIN_TEXT_PX, KitchenPanel, card_label, shape_text
@@ -145,6 +148,37 @@ def test_labels_name_what_differs_scalars_and_long_shapes() -> None:
     i = LeafSpec("i", (), "int32", True)
     tip = card_tip_lines(card(LeafSpec("x", (8, 64), "float32", False), i, statics=(("n", "3"),)))
     assert tip == ["x: float32[8,64]", "i: weak int32 scalar", "n=3 (static)"]
+
+
+def test_cards_that_differ_only_in_placement_say_where_they_lay(qapp) -> None:
+    # One array uncommitted, then committed to the device: two executables in JAX.
+    probe = Probe(jax.jit(lambda x: x * 2))
+    x = jnp.ones(3)
+    for value in (x, jax.device_put(x, jax.devices()[0])):
+        probe(value)
+    device = jax.devices()[0]
+    name = f"{device.platform}:{device.id}"
+    cards = [card(*c.signature.leaves, number=n) for n, c in enumerate(probe.ledger.cards, 1)]
+    assert [card_label(c, cards) for c in cards] == ["uncommitted", name]
+    assert [card_tip_lines(c) for c in cards] == [["x: float32[3]"], [f"x: float32[3] @ {name}"]]
+    i18n.set_language("zh")
+    try:
+        assert [card_label(c, cards) for c in cards] == ["未提交", name]
+    finally:
+        i18n.set_language("en")
+    # One layout on two meshes (another device order, Explicit axes): the mesh says which.
+    split = "P('x',) on mesh(x=2)"
+    meshes = [split, "P('x',) on mesh(x=2 on cpu:1,cpu:0)", "P('x',) on mesh(x=2 explicit)"]
+    on = [card(LeafSpec("x", (4,), "float32", False, m), number=n) for n, m in enumerate(meshes)]
+    labels = [card_label(c, on) for c in on]
+    assert labels == [
+        "P(x) mesh(x=2)",
+        "P(x) mesh(x=2 on cpu:1,cpu:0)",
+        "P(x) mesh(x=2 explicit)",
+    ]
+    # A layout that differs says only the layout, as before.
+    other = card(LeafSpec("x", (4,), "float32", False, "P() on mesh(x=2)"), number=9)
+    assert card_label(other, [on[0], other]) == "P()"
 
 
 def test_card_words_in_chinese(qapp) -> None:
@@ -290,5 +324,29 @@ def test_cards_too_narrow_for_their_labels_never_share_a_cut_one(qtbot, lang) ->
         numbers = {f"#{n}" for n in panel.canvas.card_texts}
         # Where a label gave way to the card's number, that number is the card's own.
         assert all(t in numbers for t in texts if t.startswith("#")), texts
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cards_that_differ_only_in_placement_never_read_alike_when_narrow(qtbot, lang) -> None:
+    # One layout on three meshes, one array on three devices: cut to fit, "P(x)" thrice
+    # (or "c…" twice) would say they are one card; their numbers say they are not.
+    i18n.set_language(lang)
+    try:
+        state = RunState()
+        state.clear("f", "pitfall")
+        meshes = ["mesh(x=2)", "mesh(x=2 on cpu:1,cpu:0)", "mesh(x=2 explicit)"]
+        leaves = [LeafSpec("x", (8,), "float32", False, f"P('x',) on {m}") for m in meshes]
+        leaves += [LeafSpec("x", (8,), "float32", False, device=d) for d in ("cpu:0", "cpu:1")]
+        for number, leaf in enumerate(leaves, 1):
+            made = card(leaf, number=number)
+            state.cards[made.key] = made
+        panel = KitchenPanel(state)
+        drawn(qtbot, panel, width=420)
+        texts = list(panel.canvas.card_texts.values())
+        assert len(texts) == 5 and len(set(texts)) == 5, texts
+        wide = [card_label(c, list(state.cards.values())) for c in state.cards.values()]
+        assert wide[1] == "P(x) mesh(x=2 on cpu:1,cpu:0)" and wide[3:] == ["cpu:0", "cpu:1"]
     finally:
         i18n.set_language("en")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jax.sharding import SingleDeviceSharding
 
 import jitlab
 from jitlab import Probe
@@ -48,6 +49,17 @@ def _committed(value: Any) -> Any:
     return jax.device_put(value, jax.devices()[0])
 
 
+def _other_memory() -> str | None:
+    """A memory of the device other than its own, where this JAX has one (``pinned_host``
+    on a CPU from JAX 0.7 or so; 0.6's CPU has only its own)."""
+    device = jax.devices()[0]
+    own = device.default_memory().kind
+    return next((m.kind for m in device.addressable_memories() if m.kind != own), None)
+
+
+OTHER_MEMORY = _other_memory()
+
+
 # One argument each: what JAX compiles for it is its abstract value and, committed, its
 # device. Made at each use (a committed copy is a new array, as in a program).
 VARIANTS: dict[str, Callable[[], Any]] = {
@@ -61,6 +73,10 @@ VARIANTS: dict[str, Callable[[], Any]] = {
     "weak-typed committed f32[]": lambda: _committed(jax.jit(lambda: 1.5)()),
     "numpy float32 scalar": lambda: np.float32(1.5),
 }
+if OTHER_MEMORY is not None:  # committed to the device, in another of its memories
+    VARIANTS["committed f32[3] in another memory"] = lambda: jax.device_put(
+        jnp.ones(3), SingleDeviceSharding(jax.devices()[0], memory_kind=OTHER_MEMORY)
+    )
 NAMES = sorted(VARIANTS)
 
 
@@ -131,6 +147,25 @@ def test_a_watch_files_each_executable_on_its_card(caplog):
     ]
     assert stats.site is not None and len(stats.site.ledger.cards) == 2
     assert stats.hits == 2
+    # Each executable reads as its own: the committed one names its device.
+    assert [str(r.signature) for r in calls] == ["x: f32[3]", f"x: f32[3] @ {_device_name()}"]
+
+
+def _device_name() -> str:
+    device = jax.devices()[0]
+    return f"{device.platform}:{device.id}"
+
+
+def test_a_committed_array_names_its_device_and_an_uncommitted_one_reads_as_before():
+    probe = Probe(fresh())
+    for value in (jnp.ones(3), _committed(jnp.ones(3)), np.ones(3, np.float32), 1.5):
+        probe(value)
+    texts = [str(card.signature) for card in probe.ledger.cards]
+    assert texts == ["x: f32[3]", f"x: f32[3] @ {_device_name()}", "x: ~f32[]"]
+    reason = probe.records[1].reason
+    assert reason is not None
+    (moved,) = reason.items  # named once, from the signatures (no second copy of it)
+    assert (moved.before, moved.after, moved.detail) == (None, _device_name(), "device")
 
 
 @settings(
@@ -156,3 +191,28 @@ def test_two_calls_share_a_card_exactly_when_jax_serves_them_with_one_executable
     assert [card.hits for card in probe.ledger.cards] == [
         hits.count(card.index) for card in probe.ledger.cards
     ]
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(st.lists(st.sampled_from(NAMES), min_size=1, max_size=7))
+def test_two_calls_read_alike_exactly_when_jax_serves_them_with_one_executable(caplog, calls):
+    # The signature text every face shows (ledger, watch table, summary, card holder): one
+    # per executable, so two cards that differ only in where the array lies read apart.
+    probe = Probe(fresh())
+    values = [VARIANTS[name]() for name in calls]
+    with compiles_logged(caplog) as compiled:
+        for value in values:
+            probe(value)
+        made = compiled()
+    texts = [str(card.signature) for card in probe.ledger.cards]
+    assert len(set(texts)) == len(texts) == made, texts  # one text per executable JAX made
+    records = probe.records
+    for i, a in enumerate(calls):
+        assert str(records[i].signature) == texts[records[i].card]  # a hit reads as its card
+        for j, b in enumerate(calls[:i]):
+            alike = str(records[i].signature) == str(records[j].signature)
+            assert alike == jax_shares(caplog, b, a), (calls, i, j, texts)

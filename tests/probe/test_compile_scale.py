@@ -89,17 +89,24 @@ def plain_describe(
     for path, leaf in flat:
         rest = jax.tree_util.keystr(tuple(path[1:])) if len(path) > 1 else ""
         aval = jax.typeof(leaf)
+        sharding = getattr(leaf, "sharding", None)
+        committed = isinstance(leaf, jax.Array) and leaf.committed
         leaves.append(
             LeafSpec(
                 path=f"{traced[path[0].idx][0]}{rest}",
                 shape=tuple(int(d) for d in aval.shape),
                 dtype=str(aval.dtype),
                 weak_type=bool(getattr(aval, "weak_type", False)),
-                sharding=signature._sharding_text(leaf),
+                sharding=signature._sharding_text(sharding),
+                device=signature._device_text(sharding) if committed else None,
             )
         )
     statics = tuple((name, diff.short_repr(value)) for name, value in static)
     return Signature(tuple(leaves), statics, signature._tree_text(tree), generation)
+
+
+def _on_device(x: Any) -> Any:
+    return jax.device_put(x, jax.devices()[0])
 
 
 class Pair(NamedTuple):
@@ -117,6 +124,8 @@ CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
     (({"w": jnp.ones((2, 3), jnp.bfloat16), "b": jnp.zeros(3)}, 3), {"extra": jnp.arange(3)}),
     ((Pair(jnp.ones(2), [1.5, jnp.ones(1, jnp.int8)]), True, jnp.ones(2)), {"z": None}),
     (([jnp.ones(2)] * 3, jnp.ones(1, bool)), {"b": jnp.ones(2), "a": jnp.ones(1)}),
+    # committed to its device (a card of its own), beside the same array uncommitted
+    (([_on_device(jnp.ones(2)), jnp.ones(2)], jnp.ones(1)), {"b": _on_device(jnp.ones(2))}),
     ((jax.random.key(0), jnp.ones(2)), {"keys": jax.random.split(jax.random.key(1), 3)}),
 ]
 
@@ -223,24 +232,6 @@ def test_same_structure_other_names_get_their_own_paths():
     as_b = signature.describe(spec, 0, (), {"b": x})
     assert [leaf.path for leaf in as_a.leaves] == ["kwargs['a']"]
     assert [leaf.path for leaf in as_b.leaves] == ["kwargs['b']"]
-    assert signature.key_paths(spec, (), {"a": x}) == ("kwargs['a']",)
-    assert signature.key_paths(spec, (), {"b": x}) == ("kwargs['b']",)
-
-
-def test_key_paths_follow_the_keys_order_with_keywords_sorted():
-    """Without statics the key flattens (args, kwargs): keywords sorted, as pytrees sort a
-    dict; the paths name each leaf at its place in the key."""
-
-    def f(x, *rest, **named):
-        return x
-
-    spec = signature.StaticSpec.for_function((), (), f)
-    args = (jnp.ones(1), [jnp.ones(2)])
-    kwargs = {"zeta": jnp.ones(3), "alpha": {"k": jnp.ones(4)}}
-    paths = signature.key_paths(spec, args, kwargs)
-    key = signature.fast_key(spec, 0, args, kwargs)
-    assert paths == ("x", "rest[0][0]", "named['alpha']['k']", "named['zeta']")
-    assert [signature.leaf_aval(leaf).shape for leaf in key[2]] == [(1,), (2,), (4,), (3,)]
 
 
 # -- diff: the aligned walk gives what the walk by paths gives ------------------------------

@@ -107,8 +107,15 @@ def test_trace_context_and_devices_come_with_the_card():
         "highest",
         "default",
     )
+    # A device is part of the signature (an array committed to one): its move is named.
+    on = [
+        Signature((LeafSpec("x0", (3,), "float32", False, device=d),), (), "(*)")
+        for d in ("cpu:1", "cpu:0")
+    ]
     moved = Change(K.SHARDING, "x0", "cpu:0", "cpu:1", detail="device")
-    assert infer(sig((3,)), None, [Earlier(sig((3,)), devices=(moved,))]).items == (moved,)
+    assert infer(on[0], None, [Earlier(on[1])]).items == (moved,)
+    uncommitted = Change(K.SHARDING, "x0", None, "cpu:1", detail="device")
+    assert infer(on[0], None, [Earlier(sig((3,)))]).items == (uncommitted,)
 
 
 def test_a_first_compile_after_hits_compares_with_other_probes_cards():

@@ -12,6 +12,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,8 @@ from jitlab.records.lines import (
     RecordingStart,
 )
 from jitlab.records.scripts import EquationLine, Figures, Script
+from jitlab.records.strict import Unfit
+from jitlab.records.strict import signature as read_signature
 
 _decode = json.JSONDecoder(parse_constant=lambda _: None).decode
 
@@ -72,6 +75,7 @@ leaves = st.builds(
     st.sampled_from(["float32", "bfloat16", "int8", "bool"]),
     st.booleans(),
     maybe_texts,
+    maybe_texts,  # the device an argument was committed to (format 1.3)
 )
 signatures = st.builds(
     Signature,
@@ -164,7 +168,7 @@ def test_a_start_line_reads_back(start: RecordingStart) -> None:
 
 
 def test_the_start_line_names_the_format_it_is_written_in() -> None:
-    assert RecordingStart().to_json()["format"] == FORMAT == "1.2"
+    assert RecordingStart().to_json()["format"] == FORMAT == "1.3"
     older = RecordingStart.from_json({"type": "start", "argv": ["a.py"], "time": 1.0})
     assert older is not None and older.format == "1.0" and older.readable
     newer = RecordingStart.from_json({"type": "start", "format": "2.0"})
@@ -290,3 +294,18 @@ def test_a_script_figure_past_float_range_shows_as_inf_not_an_error() -> None:
     assert line is not None and line.script is not None
     text = line.script.text("figures")
     assert "inf" in text.splitlines()[[f.name for f in fields(Figures)].index("flops")]
+
+
+def test_an_argument_committed_to_a_device_reads_back_and_older_lines_read_without_it() -> None:
+    on = Signature((LeafSpec("x", (3,), "float32", False, device="cpu:1"),), (), "[*]")
+    data = _line(on.to_json())
+    assert data["args"][0]["device"] == "cpu:1" and data["text"] == "x: f32[3] @ cpu:1"
+    assert read_signature(data) == on
+    older = {k: v for k, v in data.items() if k != "text"}
+    older["args"] = [{k: v for k, v in data["args"][0].items() if k != "device"}]
+    assert str(read_signature(older)) == "x: f32[3]"  # format 1.2: no placement, as written
+    plain = _line(Signature((LeafSpec("x", (3,), "float32", False),), (), "[*]").to_json())
+    assert "device" not in plain["args"][0]  # an uncommitted array's line is as before
+    data["args"][0]["device"] = 1
+    with pytest.raises(Unfit):
+        read_signature(data)

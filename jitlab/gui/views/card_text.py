@@ -20,15 +20,26 @@ def shape_text(shape: tuple[int, ...], limit: int = 14) -> str:
     return f"{len(shape)}-D [{shape[0]},…,{shape[-1]}]"
 
 
-def sharding_text(sharding: str | None) -> str:
+def sharding_text(sharding: str | None, whole: bool = False) -> str:
     """``P(None, 'data') on mesh(data=8)`` → ``P(None,data)``; no sharding → ``1 device``.
     Specs arrive normalised as JAX's cache compares them (``P('data', None)`` is
-    ``P('data',)``), and a one-entry tuple's comma is not shown: ``P(data)``."""
+    ``P('data',)``), and a one-entry tuple's comma is not shown: ``P(data)``. ``whole``: with
+    its mesh (``P(x) mesh(x=2 explicit)``), where the layout alone tells no card apart."""
     if not sharding:
         return QCoreApplication.translate("KitchenCanvas", "1 device")
-    text = sharding.split(" on ")[0]
-    text = text.replace("'", "").replace('"', "").replace(" ", "")
-    return text.replace(",)", ")")
+    spec, _, mesh = sharding.partition(" on ")
+    text = spec.replace("'", "").replace('"', "").replace(" ", "")
+    text = text.replace(",)", ")")
+    return f"{text} {mesh}" if whole and mesh else text
+
+
+def placement_words(leaf: LeafSpec, whole: bool = False, committed: bool = False) -> str:
+    """Where a card's leaf was placed: its sharding (:func:`sharding_text`), the device it
+    was committed to (``cpu:1``), or ``uncommitted`` beside cards committed to a device
+    (``committed``), else ``1 device``."""
+    if leaf.sharding or not (leaf.device or committed):
+        return sharding_text(leaf.sharding, whole)
+    return leaf.device or QCoreApplication.translate("KitchenCanvas", "uncommitted")
 
 
 def varying_shape_text(shape: tuple[int, ...], varying: set[int]) -> str:
@@ -59,8 +70,9 @@ def type_words(leaf: LeafSpec) -> str:
 
 
 def leaf_text(leaf: LeafSpec, what: set[str], varying: set[int] | None = None) -> str:
-    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``);
-    ``varying``: the dims that differ from other cards (only those are spelled out)."""
+    """The parts of one leaf named in ``what`` (``shape``, ``dtype``, ``sharding``, and
+    with it ``mesh`` or ``device`` where those tell it apart); ``varying``: the dims that
+    differ from other cards (only those are spelled out)."""
     dtype = dtype_words(leaf)
     parts = []
     if not leaf.shape and what & {"dtype", "shape"}:
@@ -75,7 +87,7 @@ def leaf_text(leaf: LeafSpec, what: set[str], varying: set[int] | None = None) -
                 else shape_text(leaf.shape)
             )
     if "sharding" in what:
-        parts.append(sharding_text(leaf.sharding))
+        parts.append(placement_words(leaf, "mesh" in what, "device" in what))
     return " ".join(parts)
 
 
@@ -128,8 +140,11 @@ def card_parts(card: CardView, cards: list[CardView]) -> list[str]:
                     varying |= set(range(len(leaf.shape)))
             if twin.dtype != leaf.dtype or twin.weak_type != leaf.weak_type:
                 what.add("dtype")
-            if twin.sharding != leaf.sharding:
+            if twin.placement != leaf.placement:
                 what.add("sharding")
+                if sharding_text(twin.sharding) == sharding_text(leaf.sharding):
+                    # one layout on two meshes, or one device for another (or for none)
+                    what.add("device" if not (twin.sharding or leaf.sharding) else "mesh")
         if what == {"shape"}:
             values = tuple(leaf.shape[i] for i in sorted(varying))
             if values in told:
@@ -184,7 +199,8 @@ def card_tip_lines(card: CardView) -> list[str]:
 
 def leaf_tip(leaf: LeafSpec) -> str:
     """One argument of a card's tip: ``x: float32[8,64]``, ``lr: weak float32 scalar``."""
-    on = f" @ {leaf.sharding}" if leaf.sharding else ""
+    placement = leaf.placement
+    on = f" @ {placement}" if placement else ""
     return f"{leaf.path}: {type_words(leaf)}{on}"
 
 

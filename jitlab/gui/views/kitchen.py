@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, 
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from jitlab.gui import plain
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.style import KIND_COLORS
 from jitlab.gui.views.card_text import card_label as card_label
@@ -218,7 +219,8 @@ class KitchenCanvas(QWidget):
         parts = {card.number: card_parts(card, visible) for card in visible}
         metrics = painter.fontMetrics()
         # A card's label is cut only when nothing shorter tells it apart; two labels cut to
-        # the same stub ("fl…", "fl…") tell nothing: those cards show their numbers instead.
+        # the same stub ("fl…", "fl…"), or two that differ shortened alike ("P(x)" of one
+        # layout on two meshes), tell nothing: those cards show their numbers instead.
         fitted: dict[int, str] = {}
         size = QRectF(0, 0, w - 6, h - 6)
         for card in visible:
@@ -230,8 +232,10 @@ class KitchenCanvas(QWidget):
                 label, metrics, size, parts[card.number], others, two
             )
         stubs = [t for t in fitted.values() if t.endswith("…")]
-        for n, text in fitted.items():
-            if text.endswith("…") and stubs.count(text) > 1:
+        labels = {n: (text, " ".join(parts[n])) for n, text in fitted.items()}
+        for n, (text, label) in labels.items():
+            alike = any(t == text and whole != label for t, whole in labels.values())
+            if alike or (text.endswith("…") and stubs.count(text) > 1):
                 fitted[n] = f"#{n}"
         for i, card in enumerate(visible, start=1 if hidden else 0):
             r, c = divmod(i, cols)
@@ -337,7 +341,7 @@ class KitchenCanvas(QWidget):
             pos = event.pos()  # type: ignore[attr-defined]
             for rect, card in self._card_rects:
                 if rect.contains(pos):
-                    QToolTip.showText(event.globalPos(), self.card_tip(card), self)  # type: ignore[attr-defined]
+                    QToolTip.showText(event.globalPos(), plain.tip(self.card_tip(card)), self)  # type: ignore[attr-defined]
                     return True
             QToolTip.showText(event.globalPos(), self.toolTip(), self)  # type: ignore[attr-defined]
             return True

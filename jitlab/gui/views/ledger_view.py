@@ -178,7 +178,10 @@ class LedgerModel(QAbstractTableModel):
             if key in _ALL_FIXED or key in _TAIL or key == "fn":
                 return self.header_tip(key)
             return translate(
-                "Ledger", "Type and shape of this argument in each compiled signature."
+                "Ledger",
+                "Type and shape of this argument in each compiled signature; after @, where "
+                "it lay: its sharding, or the device it was committed to (none: placed where "
+                "the call ran).",
             )
         return None
 
