@@ -154,7 +154,9 @@ def site_cost_diagnoses(
             for c in calls
             if c.called_from == cost.called_from and c.record.kind.compiled and not c.internal
         ]
-        wasted = sum(1 for c in here if new_signature(c.record.reason) is False)
+        wasted = sum(
+            1 for c in here if new_signature(c.record.reason, c.record.executables) is False
+        )
         functions = {(c.record.function, c.defined_at) for c in here}
         diagnosed = sorted(
             {
