@@ -95,9 +95,7 @@ class LiveExecutables:
             # fingerprints) the same executable. Ten lambdas that print alike, each its own
             # program, are ten programs, not one kept ten times.
             same = sum(
-                1
-                for i, (r, _, _) in mine.items()
-                if r == repeat and _same_program(i[1], ident[1])
+                1 for i, (r, _, _) in mine.items() if r == repeat and _same_program(i[1], ident[1])
             )
         others = None
         if generation is not None:

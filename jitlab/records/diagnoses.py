@@ -15,7 +15,6 @@ id slots into :data:`IDS` with its words and page.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field

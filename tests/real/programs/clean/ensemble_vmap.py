@@ -21,7 +21,7 @@ params = jax.vmap(init)(keys)
 x = jnp.linspace(-1, 1, 48).reshape(16, 3)
 y = x @ jnp.array([[1.0], [-2.0], [0.5]])
 key = jax.random.key(1)
-for i in range(80):
+for _ in range(80):
     key, sub = jax.random.split(key)
     params = train(params, jax.random.split(sub, 8), x, y)
 print(params["w"].mean(0).ravel().tolist())
