@@ -107,6 +107,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_language(None)
 
 
+def _say_ignored_floor() -> None:
+    """A ``JITLAB_SITE_COST_FLOOR_MS`` jitlab cannot use is said once, before the command
+    (the default floor is used), never ignored in silence."""
+    from jitlab.cli._usage import language
+    from jitlab.records.site_costs import floor_ignored
+
+    said = floor_ignored(language())
+    if said is not None:
+        print(said, file=sys.stderr)
+
+
 class _Streams:
     def __init__(self) -> None:
         self.give_back = degrade_unencodable()
@@ -123,6 +134,8 @@ def _main(argv: Sequence[str] | None, streams: _Streams) -> int:
     set_language(language_in(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     set_language(getattr(args, "lang", None))  # English unless --lang says otherwise
+    if args.command in ("watch", "open", "diff", "summary", "report"):
+        _say_ignored_floor()
     if args.command in ("watch", "open", "diff", "summary", "report", "doctor"):
         # watch: the user's program keeps its own devices (and its backend: the check of JAX
         # starts none there); doctor shows the real ones; the others never import JAX.

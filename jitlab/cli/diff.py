@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         data = diff.to_json()
         data["regressions"] = problems
         data["skipped_lines"] = {"base": base.bad_lines, "new": new.bad_lines}
+        # A recording with no end line (or a last line cut off) holds only what was written.
+        data["ended"] = {"base": base.ended, "new": new.ended}
+        data["cut_off"] = {"base": base.partial_line, "new": new.partial_line}
         said, notes = _persistent(base, new)
         data["diagnoses"] = [_diagnosis_json(d) for d in said]
         # Loaded in one run, compiled in the other, the key unchanged or unread: what was seen.
@@ -93,7 +96,7 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
     from rich.table import Table
 
     from jitlab.cli._tables import console_for, fitted, function_cell, shown
-    from jitlab.records.messages import skipped_lines
+    from jitlab.records.messages import incomplete, skipped_lines
 
     console = console_for()
     table = Table(title=shown(say("diff.title", base=args.base, new=args.new)))  # a file's name
@@ -132,6 +135,10 @@ def _print(diff: Any, args: argparse.Namespace, problems: list[str], base: Any, 
         if recording.bad_lines:
             skipped = skipped_lines(recording.bad_lines, language(), recording.long_lines)
             console.print(f"[yellow]{escape(say(name) + colon + skipped)}[/yellow]")
+        # Cut short (killed, os._exit, still running): compared as far as it was written.
+        cut = incomplete(recording.ended, recording.partial_line, language())
+        if cut:
+            console.print(f"[yellow]{escape(say(name) + colon + cut)}[/yellow]")
     _print_persistent(console, base, new)
     if problems:
         console.print(f"[bold red]{say('diff.regression')}[/bold red]{colon}{escape(totals)}")

@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
             str(index): path for (index, _), path in zip(indexed, args.recordings, strict=True)
         }
         data["skipped_lines"] = {str(index): r.bad_lines for index, r in indexed}
+        # Whether each ended (an end line) and whether its last line was cut off mid-write.
+        data["ended"] = {str(index): r.ended for index, r in indexed}
+        data["cut_off"] = {str(index): r.partial_line for index, r in indexed}
         # What each recording noted of itself (listeners_removed: its counts may be short).
         data["notices"] = {
             str(index): list(r.notice_counts) for index, r in indexed if r.notice_counts
@@ -166,9 +169,10 @@ def _print(merged: Any, indexed: list[tuple[int, Any]]) -> None:
             skipped = messages.skipped_lines(recording.bad_lines, lang, recording.long_lines)
             line = messages.say("summary.process_skipped", lang, index=index, skipped=skipped)
             console.print(f"[yellow]{escape(line)}[/yellow]")
-    for index, recording in indexed:
-        if not recording.ended:  # an abrupt end is said, never passed off as complete
-            line = messages.say("summary.no_end", lang, index=index)
+    for index, recording in indexed:  # an abrupt end is said, never passed off as complete
+        cut = messages.incomplete(recording.ended, recording.partial_line, lang)
+        if cut:
+            line = messages.say("summary.process_skipped", lang, index=index, skipped=cut)
             console.print(f"[yellow]{escape(line)}[/yellow]")
     for index, recording in indexed:  # counts that may be short are said so
         noticed = messages.notice_texts(

@@ -324,8 +324,25 @@ def _die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
+# Signals whose default action ends the process, that a program, its launcher or the
+# system sends: a stop (SIGTERM), a closed terminal (SIGHUP), the program's own watchdog
+# (signal.alarm, setitimer), a launcher's warning before preemption (Slurm's --signal=USR1),
+# a CPU-time limit (ulimit -t). Each is caught only where python has the default action.
+STOP_SIGNALS = (
+    "SIGTERM",
+    "SIGHUP",
+    "SIGALRM",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGXCPU",
+)
+
+
 def _stop_on_signals(recorder: Any) -> Any:
-    """SIGTERM / SIGHUP: write the last ``hits`` and the ``end`` line, then die of the signal.
+    """:data:`STOP_SIGNALS`: write the last ``hits`` and the ``end`` line, then die of the
+    signal, as the plain program would (its status, a core where the signal makes one).
 
     Installed only where python has the default action (SIG_DFL). A handler the program
     installs later may chain to the one it replaced (PyTorch Lightning's signal connector
@@ -344,7 +361,7 @@ def _stop_on_signals(recorder: Any) -> Any:
                 recorder.stop(signal=signal.Signals(signum).name)
         _die_of(signum)
 
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in STOP_SIGNALS:
         signum = getattr(signal, name, None)
         if signum is None:
             continue

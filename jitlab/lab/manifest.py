@@ -23,6 +23,7 @@ import enum
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ from jitlab.lab.spec import (
     Text,
     Variant,
 )
+from jitlab.records.messages import language_of, say
 from jitlab.records.paths import builtin_dir, resource
 
 MANIFEST = "scenarios.json"
@@ -50,9 +52,31 @@ SCENARIOS_ENV = "JITLAB_SCENARIOS"
 
 
 def builtin_folder() -> Path:
-    """The folder the built-in scenarios are read from: ``$JITLAB_SCENARIOS`` if set."""
+    """The folder the built-in scenarios are read from: ``$JITLAB_SCENARIOS`` if set and a
+    folder; one that is not (a typo, a file) is said once on stderr and the shipped folder
+    used, never an empty list with the wrong advice."""
     chosen = os.environ.get(SCENARIOS_ENV, "").strip()
-    return Path(chosen).expanduser().resolve() if chosen else builtin_dir("scenarios")
+    if not chosen:
+        return builtin_dir("scenarios")
+    folder = Path(chosen).expanduser().resolve()
+    if folder.is_dir():
+        return folder
+    if chosen not in _SAID:
+        _SAID.add(chosen)
+        lang = language_of(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+        warning = say(
+            "env.ignored",
+            lang,
+            name=SCENARIOS_ENV,
+            value=repr(chosen[:200]),
+            expected=say("env.folder", lang),
+            default=say("env.shipped", lang),
+        )
+        print(warning, file=sys.stderr)
+    return builtin_dir("scenarios")
+
+
+_SAID: set[str] = set()  # JITLAB_SCENARIOS values said not to be a folder (once each)
 
 
 @dataclass(frozen=True)

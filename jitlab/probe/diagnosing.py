@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import Counter
+from collections import Counter, defaultdict, deque
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jitlab.probe import _jax, constants, monitor, scripts, wrappers
+from jitlab.probe import _jax, constants, diff, executables, monitor, scripts, wrappers
 from jitlab.probe.sites import definition_site
 from jitlab.records import diagnoses
-from jitlab.records.calls import CallRecord
+from jitlab.records.calls import CallRecord, Change, Reason, Signature
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
     CAPTURED_CONSTANT,
@@ -85,11 +86,18 @@ def warn_after_from_environment() -> int:
 class RecompileLimit:
     """Per function of one recording: compiles so far, and what changed in its recompiles.
 
-    Stated past ``after`` compiles, unless the compiles were the program's own configurations
-    (:func:`diagnoses.is_sweep`): each compile a signature never compiled before, and each
-    followed by a run of calls before the next (an architecture sweep, a layer count per
-    experiment). Bucketing or pinning a value would change what such a program computes;
-    a batch that wobbles from call to call is not that."""
+    Stated past ``after`` compiles, unless the program settled on each signature it compiled
+    (:func:`diagnoses.is_settled`, over the last ``after`` of them): each a signature never
+    compiled before, used on average at least twice before the next came (an architecture
+    sweep, a layer count per experiment, ten sequence buckets met in any order). Bucketing
+    or pinning a value would change nothing there; a batch that wobbles, compiling on almost
+    every call, is the fault.
+
+    Not counted, as not the function compiled again: a transformation's follow-on program
+    (grad's backward pass), a transformation of inputs the function already had (its
+    gradient, its JVP, its vmap over the same arrays: each a program of its own, compiled
+    once), and the first compile of a function object made beside others of its code still
+    alive (:func:`diagnoses.another_function`)."""
 
     def __init__(self, after: int) -> None:
         self.after = after  # 0: never
@@ -97,47 +105,59 @@ class RecompileLimit:
         self._changes: dict[Key, Counter[tuple[str, str]]] = {}
         self._recompiles: Counter[Key] = Counter()
         self._said: set[Key] = set()
-        # Each function's last compile (call number, a signature never compiled before?)
-        # and whether its compiles are a sweep so far (diagnoses.is_sweep, kept as they
-        # come: O(1) a compile); its last value of each static that changed (an int?).
-        self._last: dict[Key, tuple[int, bool | None]] = {}
-        self._sweep: dict[Key, bool] = {}
+        # Each function's latest counted compiles (call number, compiles not counted so
+        # far) and whether each was a signature never compiled before: is_settled reads the
+        # last `after` + 1 (bounded: O(1) a compile); its last value of each static that
+        # changed (an int?); the signatures it compiled (repeat keys) and the last one.
+        window = min(after, _SETTLED_WINDOW) + 1
+        self._window: dict[Key, deque[tuple[int, int]]] = defaultdict(lambda: deque(maxlen=window))
+        self._all_new: dict[Key, bool] = {}
+        self._skipped: Counter[Key] = Counter()
         self._values: dict[tuple[Key, str], str | None] = {}
+        self._signatures: dict[Key, set[Hashable]] = defaultdict(set)
+        self._last_signature: dict[Key, Signature] = {}
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
         """Count one compile; the diagnosis when this one passes the limit (once per key)."""
         if not self.after or call.internal:
             return None
         key = call.key
+        record = call.record
+        reason = record.reason
+        changed = self._changed(key, record)
+        if changed is None:
+            self._skipped[key] += 1  # not this function compiled again (see the class)
+            return None
         self._compiles[key] += 1
-        reason = call.record.reason
-        changed = [c for c in reason.items if c.kind not in _NOT_AN_ARGUMENT] if reason else []
         if changed:
             self._recompiles[key] += 1
             seen = self._changes.setdefault(key, Counter())
-            for kind_path in {(str(c.kind), c.path or "") for c in changed}:
+            # In the call's order: of two arguments changed as often, the first is named.
+            for kind_path in dict.fromkeys((str(c.kind), c.path or "") for c in changed):
                 seen[kind_path] += 1
             for c in changed:
                 if c.kind is ChangeKind.STATIC_VALUE:
                     self._values[(key, c.path or "")] = c.after
-        index = -1 if call.events_only else call.record.index  # an events-only: no calls seen
-        now = (index, diagnoses.new_signature(reason))
-        last = self._last.get(key)
-        if last is not None:
-            self._sweep[key] = self._sweep.get(key, True) and diagnoses.is_sweep([last, now])
-        self._last[key] = now
+        index = -1 if call.events_only else record.index  # an events-only: no calls seen
+        window = self._window[key]
+        if window:  # a recompile: was it a signature never compiled before?
+            new = diagnoses.new_signature(reason, record.executables)
+            if _transformed_paths(reason) is not None:
+                new = True  # a transformation of inputs it never had (_changed)
+            self._all_new[key] = self._all_new.get(key, True) and new is True
+        window.append((index, self._skipped[key]))
         n = self._compiles[key]
         if n <= self.after or key in self._said:
             return None
-        if self._sweep.get(key, False):
-            return None  # configurations, each compiled once and used: nothing to fix
+        if self._all_new.get(key, False) and diagnoses.is_settled(window):
+            return None  # configurations or buckets, each compiled once and used
         self._said.add(key)
         seen = self._changes.get(key) or Counter()
         change, argument, times = "", "", 0
         if seen:
             (change, argument), times = seen.most_common(1)[0]
         if change == str(ChangeKind.NEW_FUNCTION_OBJECT):
-            argument = argument or call.record.function
+            argument = argument or record.function
         fix = FIX_FOR_CHANGE.get(change, "other") if argument else "unknown"
         if fix == "static" and diagnoses.is_int_text(self._values.get((key, argument))):
             fix = "static_int"  # a number that may set a shape: bucket it, never "trace it"
@@ -150,7 +170,48 @@ class RecompileLimit:
             "recompiles": self._recompiles[key],
             "fix": fix,
         }
-        return Diagnosis(RECOMPILE_LIMIT, call.record.function, call.defined_at, figures, t)
+        return Diagnosis(RECOMPILE_LIMIT, record.function, call.defined_at, figures, t)
+
+    def _changed(self, key: Key, record: CallRecord) -> list[Change] | None:
+        """What changed of the call's arguments in this compile (empty: its first, or a
+        change that names none); None when the compile is not this function compiled again
+        (see the class)."""
+        reason, signature = record.reason, record.signature
+        if diagnoses.another_function(reason, record.executables):
+            return None
+        repeat = executables.repeat_key(signature) if signature is not None else None
+        seen = self._signatures[key]
+        paths = _transformed_paths(reason)
+        if paths is None:
+            changed = [c for c in reason.items if c.kind not in _NOT_AN_ARGUMENT] if reason else []
+        elif paths & diagnoses.FOLLOW_ON or repeat is None or repeat in seen:
+            return None
+        else:
+            # A transformation of inputs the function never had: JAX's reason names no
+            # argument (ChangeKind.TRANSFORMED), so what changed is read from the signatures.
+            last = self._last_signature.get(key)
+            changed = []
+            if last is not None and signature is not None:
+                changed = [c for c in diff.diff(signature, last) if c.kind not in _NOT_AN_ARGUMENT]
+        if repeat is not None:
+            seen.add(repeat)
+        if signature is not None:
+            self._last_signature[key] = signature
+        return changed
+
+
+# RecompileLimit's window: the latest compiles whose spacing says whether the program settled.
+_SETTLED_WINDOW = 32
+
+
+def _transformed_paths(reason: Reason | None) -> frozenset[str] | None:
+    """The transformations a compile's reason names, where it names nothing else (a
+    program of the function under grad, jvp, vmap…); None for any other reason."""
+    if reason is None or not reason.items:
+        return None
+    if any(c.kind is not ChangeKind.TRANSFORMED for c in reason.items):
+        return None
+    return frozenset(part for c in reason.items for part in (c.path or "").split(",") if part)
 
 
 class IdentityStatic:
@@ -308,6 +369,9 @@ class CapturedConstant:
         recreated = ChangeKind.NEW_FUNCTION_OBJECT in items and all(
             kind is ChangeKind.NEW_FUNCTION_OBJECT or kind in _NOT_AN_ARGUMENT for kind in items
         )
+        # Made beside earlier objects still alive (a factory's closures, each its own
+        # constant and all in use): another function, not the last one made again.
+        recreated = recreated and not diagnoses.another_function(reason, record.executables)
         try:
             closed, _ = scripts.traced_jaxpr(probe, probe.card(record.card))
             program = constants.program(closed, fun) if closed is not None else None

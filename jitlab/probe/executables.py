@@ -20,6 +20,7 @@ from jitlab.records.calls import Signature
 from jitlab.records.executables import Executables
 
 _Memory = tuple[int | None, ...]
+_Held = tuple[Hashable, "_Memory | None", "int | None"]
 
 
 class LiveExecutables:
@@ -35,8 +36,9 @@ class LiveExecutables:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # probes on several threads file compiles at once
-        # key -> {executable id: (its signature's repeat_key, its memory figures)}
-        self._held: dict[Hashable, dict[tuple[int, Any], tuple[Hashable, _Memory | None]]] = {}
+        # key -> {executable id: (its signature's repeat_key, its memory figures, the
+        # generation of the function object that compiled it)}
+        self._held: dict[Hashable, dict[tuple[int, Any], _Held]] = {}
         self._entries = 0  # held entries, every function's
         self._swept_at = 0  # entries after the last full sweep
         self._can_list: bool | None = None  # does this jaxlib list live executables?
@@ -58,8 +60,9 @@ class LiveExecutables:
             self._can_list = live is not None
         else:
             live = {} if self._can_list else None  # a first compile: nothing else to look up
+        generation = signature.function if signature is not None else None
         with self._lock:
-            return self._file(key, executable, repeat_key(signature), memory, live)
+            return self._file(key, executable, repeat_key(signature), memory, live, generation)
 
     def _file(
         self,
@@ -68,6 +71,7 @@ class LiveExecutables:
         repeat: Hashable,
         memory: _Memory | None,
         live: dict[int, Any] | None,
+        generation: int | None = None,
     ) -> Executables:
         mine = self._held.setdefault(key, {})
         if live is None:  # cannot tell which are alive: this one's figures only
@@ -84,9 +88,24 @@ class LiveExecutables:
                 self._swept_at = self._entries
         ident = _jax_programs.executable_id(executable)
         self._entries += ident not in mine
-        mine[ident] = (repeat, memory)
-        same = sum(1 for r, _ in mine.values() if r == repeat) if repeat is not None else None
-        return _figures(memory, len(mine), [m for _, m in mine.values()], same)
+        mine[ident] = (repeat, memory, generation)
+        same = None
+        if repeat is not None:
+            # The same program again: the same signature, and (where the backend gives
+            # fingerprints) the same executable. Ten lambdas that print alike, each its own
+            # program, are ten programs, not one kept ten times.
+            same = sum(
+                1 for i, (r, _, _) in mine.items() if r == repeat and _same_program(i[1], ident[1])
+            )
+        others = None
+        if generation is not None:
+            others = sum(1 for _, _, g in mine.values() if g is not None and g != generation)
+        return _figures(memory, len(mine), [m for _, m, _ in mine.values()], same, others)
+
+
+def _same_program(a: Any, b: Any) -> bool:
+    """Two executables' fingerprints name one program (unknown: as if they did)."""
+    return a is None or b is None or a == b
 
 
 LIVE = LiveExecutables()
@@ -117,7 +136,11 @@ def function_key(fn: Any) -> Hashable:
 
 
 def _figures(
-    memory: _Memory | None, live: int | None, held: list[_Memory | None] | None, same: int | None
+    memory: _Memory | None,
+    live: int | None,
+    held: list[_Memory | None] | None,
+    same: int | None,
+    others: int | None = None,
 ) -> Executables:
     code, temp, argument, output, alias = memory or (None,) * 5
     sums: list[int | None] = [None] * 4
@@ -138,4 +161,5 @@ def _figures(
         live_argument,
         live_output,
         same,
+        others,
     )

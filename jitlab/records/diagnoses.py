@@ -15,7 +15,6 @@ id slots into :data:`IDS` with its words and page.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -140,14 +139,30 @@ _NEW_SIGNATURE = frozenset(
 )
 _AGAIN = frozenset({"new_function_object", "cache_cleared"})
 _FIRST = frozenset({"first_call", "first_seen", "first_persistent_load"})
-SETTLED_CALLS = 2  # calls of a signature before the next compile: the program settled on it
+SETTLED_HITS = 1  # hits per compile, on average, past which the program settled (is_settled)
+# A transformation's follow-on programs: grad's backward pass, the function jax.linearize
+# returned, jax.checkpoint's eager run. Each comes with the forward program of its call.
+FOLLOW_ON = frozenset({"transpose", "linear", "remat"})
 
 
-def new_signature(reason: Any) -> bool | None:
+def another_function(reason: Any, held: Any = None) -> bool:
+    """Was this compile (its :class:`~jitlab.records.calls.Reason` and
+    :class:`~jitlab.records.executables.Executables`) the first of a function object made
+    anew while other objects of the same code still held programs? Then it is another
+    function used beside them (a factory's closures, built once and all in use), not the
+    function made again: the earlier objects were not dropped."""
+    if reason is None or held is None or not getattr(held, "others", None):
+        return False
+    return any(str(c.kind) == "new_function_object" for c in reason.items)
+
+
+def new_signature(reason: Any, held: Any = None) -> bool | None:
     """Did this compile's reason (a :class:`~jitlab.records.calls.Reason`) make a signature
     never compiled before? False: the same one again (a function object made anew, a cache
-    cleared, a static equal in content); None: a first compile, or it cannot be told."""
-    if reason is None:
+    cleared, a static equal in content); None: a first compile (of a function object made
+    beside others alive: :func:`another_function`, given the compile's ``held``
+    executables), or it cannot be told."""
+    if reason is None or another_function(reason, held):
         return None
     kinds = [str(c.kind) for c in reason.items]
     if any(kind in _AGAIN for kind in kinds):
@@ -159,18 +174,21 @@ def new_signature(reason: Any) -> bool | None:
     return None
 
 
-def is_sweep(history: Sequence[tuple[int, bool | None]]) -> bool:
-    """A function's compiles, in order, as (its call number, :func:`new_signature`): were
-    they the program's configurations? Every recompile a new signature, and every compile
-    followed by at least :data:`SETTLED_CALLS` calls before the next (an architecture sweep:
-    a new model, then its training steps). A call number below 0: not known (a function
-    seen only through JAX's events): never a sweep."""
-    if len(history) < 2:
+def is_settled(compiles: Sequence[tuple[int, int]]) -> bool:
+    """A function's latest compiles, in order, as (its call number, how many compiles not
+    counted had come before: a transformation's follow-on, another function object), each a
+    signature never compiled before: did the program settle on them? Between the first and
+    the last, more calls reused a program (hits) than compiled one: buckets or
+    configurations, each compiled once and then used (an architecture sweep, ten sequence
+    buckets met in any order). A batch that wobbles, compiling on almost every call (or on
+    every other call: a new size, used twice), is not. A call number below 0: not known (a
+    function seen only through JAX's events): never settled."""
+    if len(compiles) < 2 or compiles[0][0] < 0:
         return False
-    for (before, _), (after, new) in itertools.pairwise(history):
-        if before < 0 or new is not True or after - before - 1 < SETTLED_CALLS:
-            return False
-    return True
+    (first, skipped_first), (last, skipped_last) = compiles[0], compiles[-1]
+    gaps = len(compiles) - 1
+    hits = (last - first) - gaps - (skipped_last - skipped_first)
+    return hits > SETTLED_HITS * gaps
 
 
 def is_int_text(text: str | None) -> bool:

@@ -41,9 +41,14 @@ class Executables:
     live_argument_bytes: int | None = None
     live_output_bytes: int | None = None
     # Of those, compiled for this call's signature again (the same arrays, static values
-    # that print the same but for an object's address): None where jitlab did not see the
-    # arguments.
+    # that print the same but for an object's address) into the same program (the same
+    # executable fingerprint, where the backend gives one): None where jitlab did not see
+    # the arguments.
     same_signature: int | None = None
+    # Of those, held by other function objects of the same code, alive beside this one (a
+    # factory's closures, each jitted apart and all in use); None where not measured (an
+    # older recording).
+    others: int | None = None
 
     def to_json(self) -> dict[str, int | None]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

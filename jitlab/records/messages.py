@@ -414,11 +414,10 @@ CATALOGUE: dict[str, Message] = {
     ),
     "summary.failed": _M("summary: {error}", "summary：{error}"),
     "summary.same": _M("every process compiled the same programs", "每个进程编译的程序都相同"),
-    "summary.no_end": _M(
-        "process {index}: the recording has no end line: the program was killed or ended "
+    "recording.no_end": _M(
+        "the recording has no end line: the program was killed or ended "
         "with os._exit (or it is still running); its counts are those written before",
-        "进程 {index}：记录没有结束行：程序被终止或以 os._exit 退出（或仍在运行）；"
-        "计数为此前写入的部分",
+        "记录没有结束行：程序被终止或以 os._exit 退出（或仍在运行）；计数为此前写入的部分",
     ),
     "div.signature": _M(
         "{who} compiled {function} for {signature}; {others} did not",
@@ -913,6 +912,15 @@ CATALOGUE: dict[str, Message] = {
     ),
     "notice.other": _M("the recording notes: {notice}", "记录中的提示：{notice}"),
     "watch.notice": _M("jitlab watch: {notice}", "jitlab watch：{notice}"),
+    # A JITLAB_* variable whose value jitlab cannot use: said once, the default used.
+    "env.ignored": _M(
+        "jitlab: warning: ignoring {name}={value}: {expected}; using {default}",
+        "jitlab：警告：忽略 {name}={value}：{expected}；改用：{default}",
+    ),
+    "env.floor_ms": _M("expected a number of milliseconds >= 0", "应为大于等于 0 的毫秒数"),
+    "env.floor_default": _M("{ms} ms", "{ms} 毫秒"),
+    "env.folder": _M("not a folder", "不是文件夹"),
+    "env.shipped": _M("the shipped scenarios", "随 jitlab 发布的场景"),
     "summary.notice": _M("process {index}: {notice}", "进程 {index}：{notice}"),
     "report.warning": _M("Counts may be incomplete:", "计数可能不完整："),
     "report.notice_of": _M("{who}: {notice}.", "{who}：{notice}。"),
@@ -991,6 +999,14 @@ def skipped_lines(bad_lines: int, lang: str, long_lines: int = 0, mib: int = 16)
     if long_lines:
         text += say("n.long_lines", lang, n=long_lines, mib=mib)
     return text
+
+
+def incomplete(ended: bool, cut_off: bool, lang: str) -> str:
+    """What a recording's reader could not have: ``""`` for one that ended, else that it
+    has no end line; and that its last line was cut off mid-write (its bytes not read)."""
+    parts = [] if ended else [say("recording.no_end", lang)]
+    parts += [say("report.cut_off", lang)] if cut_off else []
+    return say("sep.semi", lang).join(parts)
 
 
 def processes_text(processes: Sequence[int], lang: str) -> str:

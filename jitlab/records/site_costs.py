@@ -33,12 +33,31 @@ FLOOR_VARIABLE = "JITLAB_SITE_COST_FLOOR_MS"
 def floor_ms() -> float:
     """The floor in ms: ``JITLAB_SITE_COST_FLOOR_MS`` where it is a number >= 0, else
     :data:`FLOOR_MS` (read when a recording's sites are stated)."""
-    text = os.environ.get(FLOOR_VARIABLE, "").strip()
+    value = _floor_of(os.environ.get(FLOOR_VARIABLE, ""))
+    return FLOOR_MS if value is None else value
+
+
+def _floor_of(text: str) -> float | None:
+    """A floor's value, as ``JITLAB_SITE_COST_FLOOR_MS`` holds it; None: unset or unusable."""
     try:
-        value = float(text) if text else FLOOR_MS
+        value = float(text.strip()) if text.strip() else None
     except ValueError:
-        return FLOOR_MS
-    return value if 0 <= value < float("inf") else FLOOR_MS
+        return None
+    return value if value is not None and 0 <= value < float("inf") else None
+
+
+def floor_ignored(lang: str = "en") -> str | None:
+    """The warning for a ``JITLAB_SITE_COST_FLOOR_MS`` jitlab cannot use (not a number, below
+    0, infinite), which :func:`floor_ms` ignores; None where it is unset or usable."""
+    text = os.environ.get(FLOOR_VARIABLE, "")
+    if not text.strip() or _floor_of(text) is not None:
+        return None
+    default = say("env.floor_default", lang, ms=f"{FLOOR_MS:g}")
+    expected = say("env.floor_ms", lang)
+    shown = repr(text[:40])
+    return say(
+        "env.ignored", lang, name=FLOOR_VARIABLE, value=shown, expected=expected, default=default
+    )
 
 
 LISTED = 20  # call sites listed by the faces (summary, report, notebook, app), costliest first
@@ -154,7 +173,9 @@ def site_cost_diagnoses(
             for c in calls
             if c.called_from == cost.called_from and c.record.kind.compiled and not c.internal
         ]
-        wasted = sum(1 for c in here if new_signature(c.record.reason) is False)
+        wasted = sum(
+            1 for c in here if new_signature(c.record.reason, c.record.executables) is False
+        )
         functions = {(c.record.function, c.defined_at) for c in here}
         diagnosed = sorted(
             {

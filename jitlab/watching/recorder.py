@@ -490,6 +490,10 @@ class Recorder:
         numbers = {k: v for k, v in fate.figures.items() if k not in KEY_PARTS}
         figures = {"why": fate.why, "key": fate.key, **numbers}
         record = call.record
+        if "compile_s" not in figures and record.compile_ms > 0:
+            # JAX gives its compile time only when the time was the reason; for any other
+            # (host callbacks, process_id…) what a new process pays is the compile measured.
+            figures["compile_s"] = round(record.compile_ms / 1e3, 4)
         diagnosis = Diagnosis(
             PERSISTENT_NOT_WRITTEN, record.function, call.defined_at, figures, self.elapsed()
         )

@@ -30,7 +30,7 @@ from jitlab.records.diagnoses import (
     RECOMPILE_LIMIT,
     SLOW_DISPATCH,
     SLOW_DISPATCH_SHARE,
-    is_sweep,
+    is_settled,
     listed_line,
     sentence,
 )
@@ -96,13 +96,11 @@ def test_recompile_limit_speaks_on_a_wobbling_batch_and_the_fix_silences_it(tmp_
     assert fixed.problems() == []
 
 
-def test_a_sweep_is_every_compile_new_and_each_followed_by_calls():
-    assert is_sweep([(0, None), (5, True), (9, True)])
-    assert not is_sweep([(0, None), (1, True), (9, True)])  # one call only: wobbling
-    assert not is_sweep([(0, None), (5, False), (9, True)])  # a signature compiled again
-    assert not is_sweep([(0, None), (5, None), (9, True)])  # cannot tell: not a sweep
-    assert not is_sweep([(-1, None), (-1, True)])  # calls unseen (JAX's events only)
-    assert not is_sweep([(0, None)])
+def test_a_sweep_is_settled_each_compile_followed_by_calls():
+    assert is_settled([(0, 0), (5, 0), (9, 0)])
+    assert not is_settled([(0, 0), (1, 0), (2, 0)])  # a compile a call: wobbling
+    assert not is_settled([(-1, 0), (-1, 0)])  # calls unseen (JAX's events only)
+    assert not is_settled([(0, 0)])
 
 
 # -- call-site-cost ------------------------------------------------------------------------------
