@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jitlab.probe import _jax, constants, monitor, scripts, wrappers
 from jitlab.probe.sites import definition_site
 from jitlab.records import diagnoses
-from jitlab.records.calls import CallRecord
+from jitlab.records.calls import CallRecord, Change
 from jitlab.records.changes import ChangeKind
 from jitlab.records.diagnoses import (
     CAPTURED_CONSTANT,
@@ -103,6 +103,11 @@ class RecompileLimit:
         self._last: dict[Key, tuple[int, bool | None]] = {}
         self._sweep: dict[Key, bool] = {}
         self._values: dict[tuple[Key, str], str | None] = {}
+        # Each function's signatures compiled so far (its leaves, statics and tree), with the
+        # function object that compiled each first: a later function object compiling one
+        # again lost it with the object, whatever its reason names (the closest card of the
+        # new object's own empty holder).
+        self._compiled: dict[Key, dict[tuple[object, ...], int]] = {}
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
         """Count one compile; the diagnosis when this one passes the limit (once per key)."""
@@ -112,11 +117,15 @@ class RecompileLimit:
         self._compiles[key] += 1
         reason = call.record.reason
         changed = [c for c in reason.items if c.kind not in _NOT_AN_ARGUMENT] if reason else []
+        again = self._compiled_by_another_object(call)
         if changed:
             self._recompiles[key] += 1
             seen = self._changes.setdefault(key, Counter())
-            for kind_path in {(str(c.kind), c.path or "") for c in changed}:
-                seen[kind_path] += 1
+            if again:
+                seen[(str(ChangeKind.NEW_FUNCTION_OBJECT), "")] += 1  # a jit made once: a hit
+            else:  # each change once, in the reason's order (ties are named in that order)
+                for kind, path in dict.fromkeys(_counted(c) for c in changed):
+                    seen[(kind, path)] += 1
             for c in changed:
                 if c.kind is ChangeKind.STATIC_VALUE:
                     self._values[(key, c.path or "")] = c.after
@@ -133,9 +142,12 @@ class RecompileLimit:
             return None  # configurations, each compiled once and used: nothing to fix
         self._said.add(key)
         seen = self._changes.get(key) or Counter()
-        change, argument, times = "", "", 0
+        change, argument, times, tied = "", "", 0, []
         if seen:
             (change, argument), times = seen.most_common(1)[0]
+            # Another argument changed as often, the same way: both are named (the most
+            # common alone would be one of them picked by the order they came in).
+            tied = [p for (k, p), c in seen.items() if c == times and k == change and p != argument]
         if change == str(ChangeKind.NEW_FUNCTION_OBJECT):
             argument = argument or call.record.function
         fix = FIX_FOR_CHANGE.get(change, "other") if argument else "unknown"
@@ -150,7 +162,30 @@ class RecompileLimit:
             "recompiles": self._recompiles[key],
             "fix": fix,
         }
+        if tied:
+            figures["tied"] = ", ".join(tied)
         return Diagnosis(RECOMPILE_LIMIT, call.record.function, call.defined_at, figures, t)
+
+    def _compiled_by_another_object(self, call: RecordedCall) -> bool:
+        """Did an earlier function object of this function compile this very signature?
+        Then this compile is the new object's, whatever changed from its own last card (a
+        function jitted anew per epoch: batches of 32, a last batch of 4, each epoch)."""
+        signature = call.record.signature
+        if signature is None:
+            return False
+        compiled = self._compiled.setdefault(call.key, {})
+        first = compiled.setdefault(
+            (signature.leaves, signature.statics, signature.tree), signature.function
+        )
+        return first != signature.function
+
+
+def _counted(change: Change) -> tuple[str, str]:
+    """A change as recompile-limit counts it: its kind and argument (a new function object's
+    path is its definition site, not an argument: one entry for the function)."""
+    if change.kind is ChangeKind.NEW_FUNCTION_OBJECT:
+        return (str(change.kind), "")
+    return (str(change.kind), change.path or "")
 
 
 class IdentityStatic:
