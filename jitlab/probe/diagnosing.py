@@ -116,6 +116,11 @@ class RecompileLimit:
         self._values: dict[tuple[Key, str], str | None] = {}
         self._signatures: dict[Key, set[Hashable]] = defaultdict(set)
         self._last_signature: dict[Key, Signature] = {}
+        # Each function's signatures compiled so far (its leaves, statics and tree), with the
+        # function object that compiled each first: a later function object compiling one
+        # again lost it with the object, whatever its reason names (the closest card of the
+        # new object's own empty holder).
+        self._compiled: dict[Key, dict[tuple[object, ...], int]] = {}
 
     def compiled(self, call: RecordedCall, t: float | None) -> Diagnosis | None:
         """Count one compile; the diagnosis when this one passes the limit (once per key)."""
@@ -129,12 +134,15 @@ class RecompileLimit:
             self._skipped[key] += 1  # not this function compiled again (see the class)
             return None
         self._compiles[key] += 1
+        again = self._compiled_by_another_object(call)
         if changed:
             self._recompiles[key] += 1
             seen = self._changes.setdefault(key, Counter())
-            # In the call's order: of two arguments changed as often, the first is named.
-            for kind_path in dict.fromkeys((str(c.kind), c.path or "") for c in changed):
-                seen[kind_path] += 1
+            if again:
+                seen[(str(ChangeKind.NEW_FUNCTION_OBJECT), "")] += 1  # a jit made once: a hit
+            else:  # each change once, in the reason's order (ties are named in that order)
+                for kind_path in dict.fromkeys(_counted(c) for c in changed):
+                    seen[kind_path] += 1
             for c in changed:
                 if c.kind is ChangeKind.STATIC_VALUE:
                     self._values[(key, c.path or "")] = c.after
@@ -153,9 +161,12 @@ class RecompileLimit:
             return None  # configurations or buckets, each compiled once and used
         self._said.add(key)
         seen = self._changes.get(key) or Counter()
-        change, argument, times = "", "", 0
+        change, argument, times, tied = "", "", 0, []
         if seen:
             (change, argument), times = seen.most_common(1)[0]
+            # Another argument changed as often, the same way: both are named (the most
+            # common alone would be one of them picked by the order they came in).
+            tied = [p for (k, p), c in seen.items() if c == times and k == change and p != argument]
         if change == str(ChangeKind.NEW_FUNCTION_OBJECT):
             argument = argument or record.function
         fix = FIX_FOR_CHANGE.get(change, "other") if argument else "unknown"
@@ -170,6 +181,8 @@ class RecompileLimit:
             "recompiles": self._recompiles[key],
             "fix": fix,
         }
+        if tied:
+            figures["tied"] = ", ".join(tied)
         return Diagnosis(RECOMPILE_LIMIT, record.function, call.defined_at, figures, t)
 
     def _changed(self, key: Key, record: CallRecord) -> list[Change] | None:
@@ -199,6 +212,19 @@ class RecompileLimit:
             self._last_signature[key] = signature
         return changed
 
+    def _compiled_by_another_object(self, call: RecordedCall) -> bool:
+        """Did an earlier function object of this function compile this very signature?
+        Then this compile is the new object's, whatever changed from its own last card (a
+        function jitted anew per epoch: batches of 32, a last batch of 4, each epoch)."""
+        signature = call.record.signature
+        if signature is None:
+            return False
+        compiled = self._compiled.setdefault(call.key, {})
+        first = compiled.setdefault(
+            (signature.leaves, signature.statics, signature.tree), signature.function
+        )
+        return first != signature.function
+
 
 # RecompileLimit's window: the latest compiles whose spacing says whether the program settled.
 _SETTLED_WINDOW = 32
@@ -212,6 +238,14 @@ def _transformed_paths(reason: Reason | None) -> frozenset[str] | None:
     if any(c.kind is not ChangeKind.TRANSFORMED for c in reason.items):
         return None
     return frozenset(part for c in reason.items for part in (c.path or "").split(",") if part)
+
+
+def _counted(change: Change) -> tuple[str, str]:
+    """A change as recompile-limit counts it: its kind and argument (a new function object's
+    path is its definition site, not an argument: one entry for the function)."""
+    if change.kind is ChangeKind.NEW_FUNCTION_OBJECT:
+        return (str(change.kind), "")
+    return (str(change.kind), change.path or "")
 
 
 class IdentityStatic:

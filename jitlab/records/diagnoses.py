@@ -395,22 +395,46 @@ def _where(d: Diagnosis) -> str:
     return f"{d.function} ({d.site})" if d.site else d.function
 
 
+def _names(names: Sequence[str], lang: str) -> str:
+    """``x``, ``x and y``, ``x, y, and z`` (``x、y 和 z``)."""
+    if len(names) < 2:
+        return "".join(names)
+    if len(names) == 2:
+        return say("diagnosis.names.two", lang, a=names[0], b=names[1])
+    rest = say("diagnosis.names.separator", lang).join(names[:-1])
+    return say("diagnosis.names.more", lang, rest=rest, last=names[-1])
+
+
+def _arguments(d: Diagnosis) -> list[str]:
+    """recompile-limit's argument, then those that changed as often the same way (figure
+    ``tied``, comma-separated; a recording from before it names one)."""
+    argument, tied = d.figures.get("argument"), d.figures.get("tied")
+    names = [str(argument)] if argument else []
+    return names + ([t for t in tied.split(", ") if t] if isinstance(tied, str) else [])
+
+
 def _fix(d: Diagnosis, lang: str) -> str:
     fix = d.figures.get("fix")
     fix = fix if fix in FIXES else "unknown"
-    return say(f"diagnosis.fix.{fix}", lang, argument=d.figures.get("argument") or "?")
+    names = _arguments(d)
+    many = "_many" if len(names) > 1 and fix in ("static", "static_int") else ""
+    return say(f"diagnosis.fix.{fix}{many}", lang, argument=_names(names, lang) or "?")
 
 
 def _changing(d: Diagnosis, lang: str) -> str:
-    argument, change = d.figures.get("argument"), d.figures.get("change")
-    if not argument:
+    change = d.figures.get("change")
+    names = _arguments(d)
+    if not names:
         return say("diagnosis.changing.unknown", lang)
     what = change if isinstance(change, str) else "?"
     known = what in ("shape", "static_value", "new_function_object")
+    key = what if known else "other"
+    if len(names) > 1 and key != "new_function_object":
+        key += "_many"
     return say(
-        f"diagnosis.changing.{what}" if known else "diagnosis.changing.other",
+        f"diagnosis.changing.{key}",
         lang,
-        argument=argument,
+        argument=_names(names, lang),
         change=what,
         n=d.figures.get("changed", 0),
         of=d.figures.get("recompiles", 0),

@@ -20,9 +20,27 @@ WORDS: dict[str, tuple[str, ...]] = {
         "{function}: diagnosis {id} (from a newer jitlab)",
         "{function}：诊断 {id}（来自更新的 jitlab）",
     ),
+    # Said once, at its (limit + 1)th compile, and read again after the run: the figures are
+    # those of its first n compiles, never the function's total (the tables beside say that).
     "diagnosis.recompile_limit": (
-        "{function} compiled {n} times (more than {limit}); {changing}.",
-        "{function} 已编译 {n} 次（超过 {limit} 次）；{changing}。",
+        "{function} compiled more than {limit} times; in its first {n} compiles, {changing}.",
+        "{function} 编译了超过 {limit} 次；在它的前 {n} 次编译中，{changing}。",
+    ),
+    # Two or more arguments changed as often, the same way: each is named.
+    "diagnosis.names.two": ("{a} and {b}", "{a} 和 {b}"),
+    "diagnosis.names.more": ("{rest}, and {last}", "{rest} 和 {last}"),
+    "diagnosis.names.separator": (", ", "、"),
+    "diagnosis.changing.shape_many": (
+        "the shapes of {argument} each changed in {n} of {of} recompiles",
+        "{of} 次重编译中，{argument} 的形状各有 {n} 次变了",
+    ),
+    "diagnosis.changing.static_value_many": (
+        "the static arguments {argument} each took a new value in {n} of {of} recompiles",
+        "{of} 次重编译中，静态参数 {argument} 各有 {n} 次取了新值",
+    ),
+    "diagnosis.changing.other_many": (
+        "{argument} each changed ({change}) in {n} of {of} recompiles",
+        "{of} 次重编译中，{argument} 各有 {n} 次变了（{change}）",
     ),
     "diagnosis.changing.shape": (
         "the shape of {argument} changed in {n} of {of} recompiles",
@@ -45,7 +63,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         "jitlab 无法判断是哪个参数在不断变化（JAX 没有说明）",
     ),
     "diagnosis.fix.bucket": (
-        "pad or bucket {argument} to a few sizes (say powers of two), so that its shapes repeat",
+        "pad or bucket {argument} to a few sizes (say powers of two), so that the shapes repeat",
         "把 {argument} 填充或分桶到少数几种尺寸（例如 2 的幂），让形状重复出现",
     ),
     "diagnosis.fix.static": (
@@ -63,6 +81,21 @@ WORDS: dict[str, tuple[str, ...]] = {
         "{argument} 是静态数值，每个取值都对应一份单独的程序（它可能决定形状或循环次数，"
         "被追踪的参数做不到）：把它向上取整到少数几个会重复的值（例如 2 的幂，多出的部分填充"
         "或掩码）；如果它只参与运算，就改为作为被追踪的 jnp 数组传入",
+    ),
+    "diagnosis.fix.static_many": (
+        "{argument} are static, so each new value is a program of its own: pass the same "
+        "values from call to call (or a few that repeat); a number among them that only "
+        "enters arithmetic can be a traced argument instead",
+        "{argument} 都是静态参数，每个新值都对应一份单独的程序：每次调用都传入相同的值（或只取"
+        "少数几种会重复的值）；其中只参与运算的数值可以改为作为被追踪的参数传入",
+    ),
+    "diagnosis.fix.static_int_many": (
+        "{argument} are static numbers, and each value is a program of its own (they may set "
+        "a shape or a loop count, which a traced argument cannot): round them up to a few "
+        "values that repeat (powers of two, padding or masking the rest)",
+        "{argument} 都是静态数值，每个取值都对应一份单独的程序（它们可能决定形状或循环次数，"
+        "被追踪的参数做不到）：把它们向上取整到少数几个会重复的值（例如 2 的幂，多出的部分"
+        "填充或掩码）",
     ),
     "diagnosis.fix.recreate": (
         "create the jitted function once, outside the loop, and call that same object",

@@ -445,6 +445,9 @@ td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: t
 table.header td { overflow-wrap: anywhere; }
 table.divergence { width: 100%; }
 table.overview td:first-child { min-width: 18em; }
+/* A long unbroken function name or path wraps inside its cell (at 1024 px the call sites'
+   table ran off the page and squeezed its headers to a character a line). */
+table.overview td:first-child, table.sites td:not(.num) { overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 table.ledger td.sig { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace;
   white-space: nowrap; }

@@ -2,6 +2,13 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BreakingLabel</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+</context>
+<context>
     <name>CallCard</name>
     <message>
         <source>variant</source>
@@ -151,6 +158,10 @@
     <message>
         <source>Every call so far failed: no latency to plot (see the row above)</source>
         <translation>到目前为止每次调用都失败了：没有耗时可画（见上面一行）</translation>
+    </message>
+    <message>
+        <source>ms, log scale</source>
+        <translation>毫秒，对数坐标</translation>
     </message>
     <message>
         <source>One point per call. Hover a point for its phases, signature and reason. Drag or scroll to zoom; double-click to follow the newest calls again.</source>
@@ -1447,6 +1458,10 @@
         <translation>返回用时（ms，对数刻度）</translation>
     </message>
     <message>
+        <source>ms, log scale</source>
+        <translation>毫秒，对数坐标</translation>
+    </message>
+    <message>
         <source>Each point&apos;s height is the time until the call returned to the program. JAX dispatches asynchronously: on a GPU or TPU a call returns before the device has finished, so this is compile and dispatch time, not the time the work took (the lab waits for the result; a watched program is not made to).</source>
         <translation>每个点的高度是调用返回到程序所用的时间。JAX 是异步派发的：在 GPU 或 TPU 上，调用会在设备算完之前就返回，所以这是编译加派发的时间，而不是计算本身花的时间（实验室会等结果算完；被监视的程序不会被强迫等待）。</translation>
     </message>
@@ -1842,8 +1857,12 @@
         <translation>比较卡片 #%1 与卡片 #%2</translation>
     </message>
     <message>
-        <source>Card #%1 (%2) → card #%3 (%4)</source>
-        <translation>卡片 #%1（%2）→ 卡片 #%3（%4）</translation>
+        <source>Card #%1 → card #%2: %3</source>
+        <translation>卡片 #%1 → 卡片 #%2：%3</translation>
+    </message>
+    <message>
+        <source>the same signature, compiled again by another function object</source>
+        <translation>签名相同，由另一个函数对象再次编译</translation>
     </message>
     <message>
         <source>jaxpr diff</source>
@@ -1864,6 +1883,10 @@
     <message>
         <source>Change</source>
         <translation>变化</translation>
+    </message>
+    <message>
+        <source>call #%1</source>
+        <translation>调用 #%1</translation>
     </message>
 </context>
 <context>

@@ -96,7 +96,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
     assert len(steps_before) == 3  # said inside step 3's call, before its print
     warning = lines[at]
     assert "loss (" in warning and "prog.py:5)" in warning
-    assert "compiled 4 times (more than 3)" in warning
+    assert "compiled more than 3 times; in its first 4 compiles" in warning
     assert "the shape of batch changed in 3 of 3 recompiles" in warning
     assert "pad or bucket batch" in lines[at + 1]
     assert lines[at + 2].endswith("jitlab explain recompile-limit")
@@ -129,7 +129,7 @@ def test_the_warning_comes_once_the_moment_jax_compiles_past_n(tmp_path):
     ).stdout
     # Folded to the terminal's width like every line: read as one text.
     flat = " ".join(shown[shown.index("recompile-limit ·") :].split())
-    assert "compiled 4 times" in flat and "(jitlab explain recompile-limit)" in flat
+    assert "in its first 4 compiles" in flat and "(jitlab explain recompile-limit)" in flat
 
 
 def test_stdout_is_untouched_and_the_variable_sets_n_in_chinese(tmp_path):
@@ -144,7 +144,7 @@ def test_stdout_is_untouched_and_the_variable_sets_n_in_chinese(tmp_path):
     warnings = [line for line in program_lines(done.stderr) if line.startswith("jitlab：recompile")]
     assert len(warnings) == 1
     assert warnings[0].startswith("jitlab：recompile-limit：loss")
-    assert "已编译 3 次（超过 2 次）" in warnings[0] and "batch" in warnings[0]
+    assert "编译了超过 2 次；在它的前 3 次编译中" in warnings[0] and "batch" in warnings[0]
     assert "可能的修复：" in done.stderr
 
 
@@ -193,4 +193,4 @@ def test_warn_after_holds_when_python_options_start_the_interpreter_again(tmp_pa
     )
     assert done.returncode == 0, done.stderr[-3000:]
     (line,) = [line for line in program_lines(done.stderr) if line.startswith(WARNING)]
-    assert "compiled 6 times (more than 5)" in line
+    assert "compiled more than 5 times; in its first 6 compiles" in line

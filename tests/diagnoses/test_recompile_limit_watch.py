@@ -29,7 +29,7 @@ def test_a_static_argument_taking_new_values_is_said_once_with_its_fix(tmp_path,
         assert f._cache_size() == 6  # JAX's own count: six programs
     err = capsys.readouterr().err
     (line,) = _warnings(err)
-    assert "scaled" in line and "compiled 3 times (more than 2)" in line
+    assert "scaled" in line and "compiled more than 2 times; in its first 3 compiles" in line
     assert "static argument times took a new value in 2 of 2 recompiles" in line
     # An int may set a shape or a loop count: round it to a few values, never "trace it".
     assert "times is a static number, and each value is a program of its own" in err

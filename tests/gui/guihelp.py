@@ -18,6 +18,12 @@ def wait_calls(qtbot, window, count: int) -> None:
     qtbot.waitUntil(lambda: len(window.log.model.records) >= count, timeout=CALL_TIMEOUT_MS)
 
 
+def slide(window, name: str, value: int) -> None:
+    """Drag a parameter's slider to ``value`` (one of its stops), as a learner would."""
+    control = window.params.widgets[name]
+    control.slider.setValue(control.stops.index(value))
+
+
 def visible_rows(table) -> int:
     """Rows wholly inside the table's viewport (no scrolling)."""
     view = table.viewport().rect()

@@ -3,17 +3,12 @@ highlighted) and a phase timeline of the last compiles, both following the run m
 
 from __future__ import annotations
 
-from guihelp import SQUARE, wait_calls, write_scenarios
+from guihelp import SQUARE, slide, wait_calls, write_scenarios
 
 from jitlab.gui.views.model import RunState
 from jitlab.records.calls import CallKind, CallRecord, LeafSpec, Signature
 
 K = CallKind
-
-
-def slide(window, name: str, value: int) -> None:
-    control = window.params.widgets[name]
-    control.slider.setValue(control.stops.index(value))
 
 
 def test_monitor_shows_the_ledger_and_the_phase_times_of_this_runs_compiles(qtbot, window) -> None:

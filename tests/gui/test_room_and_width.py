@@ -6,7 +6,7 @@ or not; Monitor keeps the lesson's runs, the changed columns first."""
 from __future__ import annotations
 
 import pytest
-from guihelp import wait_calls
+from guihelp import slide, wait_calls
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication
 
@@ -20,8 +20,12 @@ def _small(window) -> None:
     QApplication.processEvents()
 
 
-def test_an_error_gives_its_room_back_and_the_chart_keeps_its_height(qtbot, make_window) -> None:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_error_gives_its_room_back_and_the_chart_keeps_its_height(
+    qtbot, make_window, lang
+) -> None:
     window = make_window(scenario="error-debugging")
+    window.set_language(lang)  # Chinese: taller lines, the same room (the header measured)
     _small(window)
     before = window.panes.sizes()
     window.run_controls.step.click()  # the pitfall: a call that raises
@@ -78,11 +82,6 @@ def test_no_scenario_widens_the_window_or_is_cut(qtbot, make_window, lang) -> No
             right = widget.mapTo(lesson.viewport(), QPoint(widget.width(), 0)).x()
             assert right <= edge, (lang, widget.objectName(), right, edge)
     assert window.minimumWidth() <= SMALL[0] and window.width() == SMALL[0]
-
-
-def slide(window, name: str, value: int) -> None:
-    control = window.params.widgets[name]
-    control.slider.setValue(control.stops.index(value))
 
 
 def test_monitor_after_the_fix_keeps_the_pitfalls_runs_changed_columns_first(

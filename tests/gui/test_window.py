@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from guihelp import wait_calls
+from guihelp import slide, wait_calls
 from PySide6.QtCore import Qt
 
 from jitlab.gui.views.kitchen import ALARM
@@ -15,12 +15,6 @@ from jitlab.records.calls import CallKind
 pytestmark = pytest.mark.slow
 
 K = CallKind
-
-
-def slide(window, name: str, value: int) -> None:
-    """Drag a log-scale slider to ``value``, as a user would."""
-    control = window.params.widgets[name]
-    control.slider.setValue(control.stops.index(value))
 
 
 def test_window_appears_before_jax_loads_in_a_fresh_process() -> None:

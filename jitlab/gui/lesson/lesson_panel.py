@@ -5,7 +5,6 @@ once a call is made.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from jitlab.gui.i18n import Retranslating, language
+from jitlab.gui.views.fitting import breakable
 from jitlab.gui.views.model import Change, RunState
 from jitlab.lab.manifest import Listing, is_stand_in
 from jitlab.lab.spec import Scenario, ScriptLesson
@@ -34,17 +34,6 @@ _EMPHASIS = (
     " margin-top: 1.1em; padding-top: 4px; font-weight: bold; }"
     " QGroupBox#questionBox::title { subcontrol-origin: margin; left: 8px; padding: 0 3px; }"
 )
-
-
-_LONG = re.compile(r"\S{17,}")  # a token this long may not fit the column in one line
-_BREAK_AFTER = re.compile(r"([._(/,=])(?=\S)")
-
-
-def breakable(text: str) -> str:
-    """``text`` with a zero-width break opportunity after the dots, underscores and brackets
-    of its long tokens (``jax_persistent_cache_min_compile_time_secs``), so a narrow column
-    wraps them instead of cutting them at its right edge."""
-    return _LONG.sub(lambda m: _BREAK_AFTER.sub("\\1\u200b", m.group(0)), text)
 
 
 class LessonPanel(Retranslating, QScrollArea):

@@ -55,15 +55,15 @@ class RecordingChart(ChartView):
         self.legend.setText(LEGEND_GAP.join(parts))
         # A watched call is timed until it returned to the program, not until the device was
         # done: JAX dispatches asynchronously (the lab's probe waits; a watch must not).
-        self.plot.getPlotItem().setLabel("left", self.tr("returned after (ms, log scale)"))
-        self.plot.setToolTip(
-            self.tr(
-                "Each point's height is the time until the call returned to the program. "
-                "JAX dispatches asynchronously: on a GPU or TPU a call returns before the "
-                "device has finished, so this is compile and dispatch time, not the time the "
-                "work took (the lab waits for the result; a watched program is not made to)."
-            )
+        self.axis_title = (self.tr("returned after (ms, log scale)"), self.tr("ms, log scale"))
+        self._axis_shown = None
+        self.plot_tip = self.tr(
+            "Each point's height is the time until the call returned to the program. "
+            "JAX dispatches asynchronously: on a GPU or TPU a call returns before the "
+            "device has finished, so this is compile and dispatch time, not the time the "
+            "work took (the lab waits for the result; a watched program is not made to)."
         )
+        self._place_hint()
         self.legend.setToolTip(
             self.tr(
                 "One point per compile of this function, at the number of the call that made "

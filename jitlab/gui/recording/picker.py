@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, Qt, QUrl
-from PySide6.QtGui import QColor, QHelpEvent
+from PySide6.QtGui import QColor, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -26,6 +26,7 @@ from jitlab.gui import plain
 from jitlab.gui.recording import texts
 from jitlab.gui.recording.page_view import PageView
 from jitlab.gui.style import KIND_COLORS
+from jitlab.gui.views.fitting import BreakingLabel
 from jitlab.recordings.follower import Lane
 from jitlab.recordings.processes import Divergence
 from jitlab.recordings.summary import FunctionSummary
@@ -34,6 +35,7 @@ from jitlab.records.diagnoses import Diagnosis
 
 DIVERGED_BACKGROUND = "#fff1d6"
 COLUMNS = 6  # function, time lost, compiles, recompiles, cache hits, process
+NAME_MIN_PX = 90  # the function column, at its narrowest (a long name elided in the middle)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole)
 
@@ -74,6 +76,9 @@ class FunctionPicker(QTreeWidget):
         self.header().moveSection(5, 1)  # the process, right after the function
         self.setColumnHidden(5, not multi)
         self.setUniformRowHeights(True)
+        # A long name is cut in its middle (its tip holds it whole): the figures beside it
+        # stay in view.
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         # Weakly: the window's own method, and a cycle through it would keep the window's
         # Python object alive after Qt deleted it.
         self._tip_of = weakref.WeakMethod(tip_of)
@@ -183,7 +188,19 @@ class FunctionPicker(QTreeWidget):
             self._widths = widths
             for column in range(COLUMNS):
                 self.resizeColumnToContents(column)
+            self._fit_names()
         self.blockSignals(False)
+
+    def _fit_names(self) -> None:
+        """The function column as wide as its names, but never so wide that the figures
+        beside it leave the view (a long name is elided in its middle)."""
+        others = sum(self.columnWidth(c) for c in range(1, COLUMNS) if not self.isColumnHidden(c))
+        room = max(NAME_MIN_PX, self.viewport().width() - others)
+        self.setColumnWidth(0, min(self.sizeHintForColumn(0), room))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_names()
 
     def select(self, lane: Lane) -> None:
         """Show a lane as the current row (without telling the window it was picked)."""
@@ -236,7 +253,7 @@ class DivergenceBanner(QLabel):
         self.show()
 
 
-class DiagnosesLabel(QLabel):
+class DiagnosesLabel(BreakingLabel):
     """The picked function's diagnoses (hidden when it has none): a click on one opens its
     page in the app, in the display language (:class:`PageView`); a page gone since is said
     here, nothing opened."""
@@ -279,8 +296,9 @@ class DiagnosesLabel(QLabel):
 
 
 def _rich_label(parent: QWidget, name: str) -> QLabel:
-    """A selectable label of rich text made here, every recorded string in it escaped."""
-    label = QLabel(parent)
+    """A selectable label of rich text made here, every recorded string in it escaped (and
+    breakable: copied without its breaks)."""
+    label = BreakingLabel(parent)
     label.setObjectName(name)
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)

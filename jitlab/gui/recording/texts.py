@@ -29,7 +29,6 @@ from jitlab.records.messages import say
 from jitlab.records.text import format_ms
 
 CHANGES_LISTED = 8  # a function's "what changed" list: the most telling, then how many more
-
 _escape = plain.escape  # a recorded string in rich text, shown as written
 
 

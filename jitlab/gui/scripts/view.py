@@ -36,6 +36,7 @@ from jitlab.gui.scripts.figures import (
     figure_text,
 )
 from jitlab.gui.scripts.lexers import HloLexer, JaxprLexer, StableHloLexer
+from jitlab.gui.views.card_text import signature_difference
 from jitlab.gui.views.model import CardView
 from jitlab.records import messages
 from jitlab.records.text import format_ms
@@ -308,7 +309,15 @@ class ScriptView(Retranslating, QWidget):
         self._others = [c for c in cards if this is None or c.key != this.key]
         self.compare_with.clear()
         for card in self._others:
-            self.compare_with.addItem(f"#{card.number}  {card.key[0]}  {card.signature[:40]}")
+            # What differs from this card first (a signature cut at 40 characters hid it),
+            # the whole signature in the item's tip.
+            differs = signature_difference(this, card) if this is not None else []
+            shown = "; ".join(differs) or card.signature
+            self.compare_with.addItem(f"#{card.number}  {card.key[0]}  {shown}")
+            tip = plain.tip(card.signature)
+            self.compare_with.setItemData(
+                self.compare_with.count() - 1, tip, Qt.ItemDataRole.ToolTipRole
+            )
         self.compare_with.setEnabled(bool(self._others))
         self.compare_button.setEnabled(bool(self._others))
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pygments.lexers.diff import DiffLexer
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from jitlab.gui import plain
 from jitlab.gui.executor import ScriptsCompared
 from jitlab.gui.i18n import Retranslating
 from jitlab.gui.scripts.code_pane import CodePane, FindBar
@@ -18,6 +19,8 @@ from jitlab.gui.scripts.figures import (
     figure_text,
 )
 from jitlab.gui.scripts.view import ScriptView
+from jitlab.gui.views.card_text import signature_difference
+from jitlab.gui.views.fitting import breakable
 from jitlab.gui.views.model import CardView
 
 
@@ -130,12 +133,24 @@ class ScriptDiffWindow(Retranslating, QWidget):
             .replace("%1", str(a.number))
             .replace("%2", str(b.number))
         )
+        # What differs between the two signatures, whole (wrapped): the signatures were cut
+        # at 60 characters, before what differed. Both whole in the tooltip.
+        differs = signature_difference(a, b)
         self.title.setText(
-            self.tr("Card #%1 (%2) → card #%3 (%4)")
-            .replace("%1", str(a.number))
-            .replace("%2", a.signature[:60])
-            .replace("%3", str(b.number))
-            .replace("%4", b.signature[:60])
+            breakable(
+                self.tr("Card #%1 → card #%2: %3")
+                .replace("%1", str(a.number))
+                .replace("%2", str(b.number))
+                .replace(
+                    "%3",
+                    "; ".join(differs)
+                    if differs
+                    else self.tr("the same signature, compiled again by another function object"),
+                )
+            )
+        )
+        self.title.setToolTip(
+            plain.tip("\n".join(f"#{card.number}: {card.signature}" for card in (a, b)))
         )
         self.tabs.setTabText(0, self.tr("jaxpr diff"))
         self.tabs.setTabText(1, self.tr("StableHLO diff"))
@@ -154,8 +169,9 @@ def renumber_diff(text: str, a: CardView, b: CardView) -> str:
     lines = text.split("\n", 2)
     if len(lines) < 3 or not lines[1].startswith("+++ "):
         return text
+    call = QCoreApplication.translate("ScriptDiffWindow", "call #%1")
     head = [
-        f"{mark} {card.key[0]} #{card.number} (call #{card.created_by})"
+        f"{mark} {card.key[0]} #{card.number} ({call.replace('%1', str(card.created_by))})"
         for mark, card in (("---", a), ("+++", b))
     ]
     return "\n".join([*head, lines[2]])

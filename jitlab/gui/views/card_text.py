@@ -259,3 +259,27 @@ def fit_card_text(
     ):
         return head
     return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
+
+
+def signature_difference(a: CardView, b: CardView) -> list[str]:
+    """What differs from ``a``'s signature to ``b``'s, one argument each (``x: f32[8,64] →
+    f32[2,64]``, a static ``n=3 → 4``, ``—`` for an argument only one has); [] where the two
+    are the same (another function object compiled it again) or were not recorded."""
+    if a.sig is None or b.sig is None:
+        return []
+
+    def parts(card: CardView) -> dict[str, str]:
+        assert card.sig is not None
+        found = {
+            leaf.path: leaf.type_text + (f" @ {leaf.sharding}" if leaf.sharding else "")
+            for leaf in card.sig.leaves
+        }
+        found.update((name, value) for name, value in card.sig.statics)
+        return found
+
+    before, after = parts(a), parts(b)
+    return [
+        f"{path}: {before.get(path, '—')} → {after.get(path, '—')}"
+        for path in dict.fromkeys([*before, *after])
+        if before.get(path) != after.get(path)
+    ]

@@ -71,6 +71,9 @@ ERROR_LABEL_Y = 1.2
 RUN_LABEL_ROOM = 0.78  # points stay in the lower part of the plot: run names sit above
 AXIS_W = 64  # both plots' left axes: the same width keeps their call numbers aligned
 RUN_LABELS = 40  # run boundaries labelled, at most (the newest)
+# A run's name hangs from the plot's top edge (its text's top-left at the line's top), every
+# other one a line lower: in text heights, so it holds for any font and plot height.
+RUN_LABEL_ANCHORS = ((0.0, 0.0), (0.0, -0.9))
 
 
 def variant_role(variant: str | None) -> int:
@@ -167,6 +170,11 @@ class ChartView(Retranslating, QWidget):
         self._shown_y = np.zeros(0)
         self._shown_pos = np.zeros(0, np.int64)
         self._shown_kinds = np.zeros(0, np.int8)
+        # The latency axis's title, whole and short (retranslate sets them), the one shown
+        # (None: to be fitted again), and the plot's own tip.
+        self.axis_title: tuple[str, str] = ("", "")
+        self._axis_shown: str | None = None
+        self.plot_tip = ""
 
         self.plot = pg.PlotWidget(
             self, axisItems={"left": DecadeAxis("left"), "bottom": CallAxis("bottom")}
@@ -260,7 +268,7 @@ class ChartView(Retranslating, QWidget):
         self._next = ""
         self.next_button.clicked.connect(lambda: self.next_step.emit(self._next))
         self.next_button.hide()
-        header = QHBoxLayout()
+        self.header = header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.legend, 1)
         header.addWidget(self.next_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -272,6 +280,9 @@ class ChartView(Retranslating, QWidget):
         layout.addWidget(self.plot)
         self.apply_theme()
         self.retranslate()
+        # The axis's title fitted to its height whenever that changes (the plot's own layout
+        # settles after the widget's resize).
+        item.getAxis("left").geometryChanged.connect(self._fit_axis_title)
 
     # -- data -----------------------------------------------------------------------------
     def bind(self, state: RunState) -> None:
@@ -412,12 +423,12 @@ class ChartView(Retranslating, QWidget):
         while it shows."""
         layout = self.layout()
         spacing = layout.spacing() if layout is not None else 0
-        legend_w = max(self.width(), 120)
-        if self._next:  # the button beside the legend
-            legend_w = max(120, legend_w - self.next_button.sizeHint().width() - spacing)
-        header = self.legend.heightForWidth(legend_w)
-        if self._next:
-            header = max(header, self.next_button.sizeHint().height())
+        # The header row as its layout will make it at this width (the legend wrapped beside
+        # the button where it shows), not an estimate of it: a pixel short is a cut plot.
+        self.header.invalidate()
+        header = self.header.heightForWidth(max(self.width(), 120))
+        if header < 0:  # no wrapping label in it: its plain height
+            header = self.header.sizeHint().height()
         rows = header + spacing
         if self.buffer.size and bool((self.buffer.column("kind") == _ERROR).any()):
             rows += ERROR_ROW_PX + spacing  # the failed calls' row (shown from its next paint)
@@ -544,9 +555,12 @@ class ChartView(Retranslating, QWidget):
         for x, name in names[-RUN_LABELS:]:
             if x < end:
                 continue
-            end = x + 0.15 + (metrics.horizontalAdvance(name) + 8) / px_per_call
-            label = pg.TextItem(name, color=color, anchor=(0, 0.5))
-            label.setPos(x + 0.15, ERROR_LABEL_Y)
+            width = (metrics.horizontalAdvance(name) + 8) / px_per_call
+            # Right of its mark; left of it where the plot ends first (the newest call).
+            left = x + 0.15 + width > x1 and x - 0.15 - width >= max(end, x0)
+            end = x + 0.15 + (0 if left else width)
+            label = pg.TextItem(name, color=color, anchor=(1, 0.5) if left else (0, 0.5))
+            label.setPos(x - 0.15 if left else x + 0.15, ERROR_LABEL_Y)
             erow.addItem(label)
             self._error_labels.append(label)
 
@@ -591,9 +605,12 @@ class ChartView(Retranslating, QWidget):
                 movable=False,
                 pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
                 label=name,
+                # The name's top at the plot's top (every other one a line lower, so that
+                # neighbours never overlap): whole inside a short plot too, in either
+                # language (an error's pane leaves the plot ~50 px; CJK lines are taller).
                 labelOpts={
-                    "position": 0.95 if i % 2 == 0 else 0.87,
-                    "anchors": [(0, 0.5), (0, 0.5)],
+                    "position": 1.0,
+                    "anchors": [RUN_LABEL_ANCHORS[i % 2]] * 2,
                     "color": "#d8dde6" if dark else color,
                     "fill": (0, 0, 0, 0),
                 },
@@ -668,11 +685,42 @@ class ChartView(Retranslating, QWidget):
         shown = (self.buffer.size == 0 and not self._pending_key) or failed_only
         self.empty_hint.setVisible(shown)
         # No latency yet, only failed calls: the plot is short (the error has the room), and
-        # its axis title would be cut to a stub; it comes back with the first latency.
-        self.plot.getPlotItem().getAxis("left").showLabel(not failed_only)
+        # its axis title would be cut to a stub, its decades mark nothing; they come back
+        # with the first latency.
+        axis = self.plot.getPlotItem().getAxis("left")
+        self._fit_axis_title()
+        axis.showLabel(not failed_only)
+        if axis.style["showValues"] == failed_only:
+            axis.setStyle(showValues=not failed_only)
         if shown:
-            rect = self.plot.rect()
-            self.empty_hint.setGeometry(rect.adjusted(60, 4, -20, -30))
+            # Inside the plot's own area, below the runs' names hanging from its top.
+            view = self.plot.getPlotItem().vb.sceneBoundingRect()
+            rect = self.plot.mapFromScene(view).boundingRect()
+            names = [line.label.sceneBoundingRect().bottom() for line in self._run_lines]
+            if names and self._run_lines[0].isVisible():
+                rect.setTop(max(rect.top(), math.ceil(max(names) - view.top()) + rect.top() + 1))
+            if rect.height() < self.empty_hint.fontMetrics().height():  # not laid out yet
+                rect = self.plot.rect().adjusted(60, 4, -20, -30)
+            self.empty_hint.setGeometry(rect)
+
+    def _fit_axis_title(self) -> None:
+        """The latency axis's title whole along the axis: the short one where the plot is
+        too short for it (1024×640: "latency (ms, log scale" lost its end), the whole one
+        then leads the plot's tooltip."""
+        full, short = self.axis_title
+        axis = self.plot.getPlotItem().getAxis("left")
+        room = axis.geometry().height() - 4
+        metrics = QFontMetrics(axis.label.font())
+        if room <= 0:  # not laid out yet: the whole title, fitted at the first resize
+            title = full
+        else:
+            fits = [t for t in (full, short) if metrics.horizontalAdvance(t) <= room]
+            title = fits[0] if fits else ""
+        if title != self._axis_shown:
+            self._axis_shown = title
+            axis.setLabel(title)  # shown or not: the caller says (no latency, no title)
+            tip = self.plot_tip if title == full else f"{full}\n\n{self.plot_tip}"
+            self.plot.setToolTip(tip)
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -714,13 +762,12 @@ class ChartView(Retranslating, QWidget):
 
     def retranslate(self) -> None:
         item = self.plot.getPlotItem()
-        item.setLabel("left", self.tr("latency (ms, log scale)"))
+        self.axis_title = (self.tr("latency (ms, log scale)"), self.tr("ms, log scale"))
+        self._axis_shown = None
         item.setLabel("bottom", self.tr("call number"))
-        self.plot.setToolTip(
-            self.tr(
-                "One point per call. Hover a point for its phases, signature and reason. "
-                "Drag or scroll to zoom; double-click to follow the newest calls again."
-            )
+        self.plot_tip = self.tr(
+            "One point per call. Hover a point for its phases, signature and reason. "
+            "Drag or scroll to zoom; double-click to follow the newest calls again."
         )
         self.legend.setText(LEGEND_GAP.join(self.legend_entries()))
         self.legend.setToolTip(

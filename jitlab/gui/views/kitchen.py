@@ -18,6 +18,7 @@ from jitlab.gui.style import KIND_COLORS
 from jitlab.gui.views.card_text import card_label as card_label
 from jitlab.gui.views.card_text import card_parts, card_tip_lines, fit_card_text
 from jitlab.gui.views.card_text import shape_text as shape_text
+from jitlab.gui.views.fitting import FittedText, elide_at_words
 from jitlab.gui.views.model import CardView, Change, Phase, RunState
 from jitlab.gui.views.reasons import reason_text
 from jitlab.records.calls import CallKind, CallRecord
@@ -52,6 +53,8 @@ class KitchenCanvas(QWidget):
         self.label_fonts: dict[str, QFont] = {}
         self.card_texts: dict[int, str] = {}
         self.label_rects: dict[str, QRectF] = {}  # where each station's label was drawn
+        self.status_shown = ""  # the status as drawn (cut at a word where it did not fit)
+        self.status_rect = QRectF()  # …and its banner
         self._background: QPixmap | None = None  # the SVG rendered once per size
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
@@ -66,8 +69,10 @@ class KitchenCanvas(QWidget):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        # Keep the picture's proportions so it fills the width without a band of empty wall.
-        return int(width * self._view.height() / self._view.width())
+        # Keep the picture's proportions so it fills the width without a band of empty wall;
+        # never under its minimum, which the widget keeps anyway (the recording's kitchen at
+        # 1024 px: a layout told less put the counters over the picture's labels).
+        return max(self.minimumHeight(), int(width * self._view.height() / self._view.width()))
 
     # -- what is lit ----------------------------------------------------------------------
     def lit(self) -> dict[str, QColor]:
@@ -313,13 +318,23 @@ class KitchenCanvas(QWidget):
             self.label_fonts[sid] = QFont(font)
             painter.setPen(lit[sid].darker(120) if sid in lit else QColor("#5e4327"))
             painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, text)
-        # The status line across the top of the wall.
+        # The status line across the top of the wall, right of the chef; where it does not
+        # fit (a narrow kitchen, Chinese), smaller, then over the whole wall, and only then
+        # cut, at a word (never inside "#10"), its whole text in the banner's tooltip.
         status = self.status()
-        font.setPixelSize(max(MIN_TEXT_PX + 1, int(17 * scale)))
-        self.label_fonts["status"] = QFont(font)
+        size = max(MIN_TEXT_PX + 1, int(17 * scale))
+        font.setPixelSize(size)
         painter.setFont(font)
+        room = 640 * scale - 24
+        while size > MIN_TEXT_PX and painter.fontMetrics().horizontalAdvance(status) > room:
+            size -= 1
+            font.setPixelSize(size)
+            painter.setFont(font)
+        self.label_fonts["status"] = QFont(font)
         metrics = painter.fontMetrics()
         box = QRectF(target.x() + 150 * scale, target.y() + 4 * scale, 640 * scale, 26 * scale)
+        if metrics.horizontalAdvance(status) + 24 > box.width():
+            box = QRectF(target.x() + 4, box.y(), target.width() - 8, box.height())
         width = min(box.width(), metrics.horizontalAdvance(status) + 24)
         box = QRectF(
             box.center().x() - width / 2, box.y(), width, max(box.height(), metrics.height() + 4)
@@ -329,11 +344,9 @@ class KitchenCanvas(QWidget):
         color = next(iter(lit.values()), QColor("#5e4327"))
         painter.fillPath(path, color.darker(110))
         painter.setPen(QColor("#ffffff"))
-        painter.drawText(
-            box,
-            Qt.AlignmentFlag.AlignCenter,
-            metrics.elidedText(status, Qt.TextElideMode.ElideRight, int(box.width() - 8)),
-        )
+        self.status_shown = elide_at_words(metrics, status, int(box.width() - 8))
+        self.status_rect = box
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.status_shown)
 
     # -- tooltips -------------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
@@ -343,6 +356,9 @@ class KitchenCanvas(QWidget):
                 if rect.contains(pos):
                     QToolTip.showText(event.globalPos(), plain.tip(self.card_tip(card)), self)  # type: ignore[attr-defined]
                     return True
+            if self.status_shown != self.status() and self.status_rect.contains(pos):
+                QToolTip.showText(event.globalPos(), plain.tip(self.status()), self)  # type: ignore[attr-defined]
+                return True
             QToolTip.showText(event.globalPos(), self.toolTip(), self)  # type: ignore[attr-defined]
             return True
         if event.type() == QEvent.Type.LanguageChange:
@@ -392,6 +408,7 @@ class KitchenCanvas(QWidget):
 
 
 COUNTERS = ("calls", "compiles", "hit_rate", "time_lost")
+REASON_LINES = 3  # the last compile's reason's lines shown before the picture grows
 
 
 class KitchenPanel(Retranslating, QWidget):
@@ -422,17 +439,18 @@ class KitchenPanel(Retranslating, QWidget):
             grid.addWidget(value, 1, column)
             self.values[key] = value
             self.captions[key] = caption
-        self.reason = QLabel(self)
+        # Why the last compile happened: what fits the pane, the rest marked "…" and whole in
+        # its tooltip (a recording's reasons run long: JAX's hint about a lambda made anew).
+        self.reason = FittedText(self, min_lines=1)
         self.reason.setObjectName("lastReason")
-        self.reason.setTextFormat(Qt.TextFormat.PlainText)  # recorded reasons, errors: as text
-        self.reason.setWordWrap(True)
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # Tight: at 1024×640 in Chinese the panes' minimums left the chart a pixel short.
+        layout.setSpacing(2)
         layout.addWidget(self.canvas)
         layout.addLayout(grid)
-        layout.addWidget(self.reason)
-        layout.addStretch(1)
+        layout.addWidget(self.reason, 1)
         self.retranslate()
         state.subscribe(self._changed)
 
@@ -471,6 +489,21 @@ class KitchenPanel(Retranslating, QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._arrange()
+        self._words_first()
+
+    def _words_first(self) -> None:
+        """The picture grows only into the room the last compile's reason leaves (up to
+        ``REASON_LINES`` lines of it): words before a taller picture. Below that the reason
+        is cut with "…" (its tooltip whole); the panel's minimum stays one line of it."""
+        layout = self.layout()
+        if layout is None or self.width() <= 0:
+            return
+        margins = layout.contentsMargins()
+        width = self.width() - margins.left() - margins.right()
+        words = self.reason.height_for(width, REASON_LINES)
+        taken = margins.top() + margins.bottom() + 2 * layout.spacing()
+        room = self.height() - taken - self.grid.sizeHint().height() - words
+        self.canvas.setMaximumHeight(max(self.canvas.minimumHeight(), room))
 
     def _changed(self, change: Change) -> None:
         if change.cleared or change.new_segment:
@@ -555,4 +588,5 @@ class KitchenPanel(Retranslating, QWidget):
         else:
             text = self.tr("No compile yet: make a call to see why jit compiles.")
         self.reason.setText(text)
+        self._words_first()
         self.canvas.update()
