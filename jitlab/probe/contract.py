@@ -231,6 +231,22 @@ def require_before_counting() -> ContractReport:
 _elsewhere: list[ContractReport] = []  # the check as another process ran it (cached)
 
 
+def passed_on() -> dict[str, Any] | None:
+    """The whole check's report (its known compile included) as this process has it, for
+    the image that replaces this one by exec (``jitlab watch`` hands it to the program's own
+    interpreter, whose JAX is the same): see :func:`take_over`. None: not run yet."""
+    with _lock:
+        report = _elsewhere[0] if _elsewhere else _reports.get(True)
+    return None if report is None else _report_json(report)
+
+
+def take_over(data: Any) -> None:
+    """The report an earlier image of this process handed on (:func:`passed_on`): the
+    compile check is not run again here."""
+    with _lock:
+        _elsewhere[:] = [_report_from_json(data)]
+
+
 def _entries_not_kept(jitted: Any, call: Any, trace_name: str) -> bool:
     """After two compiles ``_cache_size()`` is 0: is that size not to be read in this
     process (jax#39078's symptom; on 0.10.2, once a C++ cache holds 8,192 entries, a new
