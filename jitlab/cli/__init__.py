@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -128,6 +129,7 @@ def _main(argv: Sequence[str] | None, streams: _Streams) -> int:
         # starts none there); doctor shows the real ones; the others never import JAX.
         if args.command == "watch":
             streams.to_program()
+            args.environment = dict(os.environ)  # the program's, as before JAX's import here
             return _refused_or(args, compile=False)
         return _command(args.command).run(args)
     if args.command is None:  # a mistyped --scenario is said before any window opens

@@ -74,6 +74,9 @@ def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: in
             fd = None
     if fd is not None:
         os.set_inheritable(fd, True)
+    # The environment the command was started with: not what importing JAX here added to it
+    # (TF_CPP_MIN_LOG_LEVEL, TPU_SKIP_MDS_QUERY); the program's own import of JAX adds them.
+    env = dict(getattr(args, "environment", None) or os.environ)
     settings = {
         "args": {name: getattr(args, name, None) for name in _ARGS},
         "out": str(out),
@@ -82,13 +85,12 @@ def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: in
         "lang": language(),
         "jax": report.jax_version,
         "contract": contract.passed_on(),
-        "pythonpath": os.environ.get("PYTHONPATH"),
-        "orig_argv": [program.python, *program.options, *program.tail],
+        "pythonpath": env.get("PYTHONPATH"),
+        "orig_argv": [program.python, *program.given],
     }
-    env = dict(os.environ)
     env[ENVIRONMENT] = json.dumps(settings)  # ASCII: a surrogate of argv is escaped
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(BOOT), env.get("PYTHONPATH")) if p)
-    argv = [sys.executable, *program.options, *program.tail]
+    argv = [sys.executable, *program.given]  # as python was given them
     exec_or_fail(sys.executable, argv, env)
     raise SystemExit(2)  # not reached: exec_or_fail has said why it could not start
 

@@ -44,6 +44,7 @@ class Program:
     interpreter: str | None = None
     words: list[str] = field(default_factory=list)
     python: str = "python"  # the interpreter's name as given (``sys.orig_argv[0]``)
+    given: list[str] = field(default_factory=list)  # the words after it, as given
 
     @property
     def file(self) -> bool:
@@ -124,6 +125,7 @@ def parse_program(program: list[str]) -> Program:
         program = ["--", *program] if program else program
     if not program:
         fail(say("watch.no_program"))
+    given = program[1:] if program[0] == "--" and not program[1:2][0].startswith("-") else program
     options: list[str] = []
     i = 0
     while i < len(program):
@@ -155,7 +157,7 @@ def parse_program(program: list[str]) -> Program:
                     fail(say(key, option=f"-{letter}"))
                 after = program[i + (1 if word[j + 1 :] else 2) :]
                 mode = "module" if letter == "m" else "command"
-                return Program(mode, rest, [f"-{letter}", *after], options, python=python)
+                return Program(mode, rest, [f"-{letter}", *after], options, python=python, given=given)
             if letter in _WITH_ARGUMENT:
                 value = word[j + 1 :]
                 if not value:
@@ -183,10 +185,10 @@ def parse_program(program: list[str]) -> Program:
         main = path / "__main__.py" if path.is_dir() else None
         if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
             fail(say("watch.no_main", target=repr(target)))
-        return Program("main", target, argv, options, python=python)
+        return Program("main", target, argv, options, python=python, given=given)
     if not path.is_file():
         fail(say("watch.no_script", target=target))
-    return Program("file", target, argv, options, python=python)
+    return Program("file", target, argv, options, python=python, given=given)
 
 
 def own_options(args: argparse.Namespace) -> list[str]:
