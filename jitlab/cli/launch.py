@@ -9,12 +9,12 @@ recording's file, JAX's contract, the metrics port) and then replaces itself (ex
 same process) by the interpreter the program asked for, with ``boot/sitecustomize.py`` of
 this folder found first on ``PYTHONPATH``: python imports it as it starts, as it imports any
 ``sitecustomize`` (``opentelemetry-instrument`` and ``ddtrace-run`` start the same way). It
-takes its folder out of ``sys.path`` and the environment again at once, calls :func:`begin`
-(the recording opened, the end set as an exit function, the recorder waiting for the
-program's ``import jax``: :mod:`jitlab.watching.deferred`), then runs the user's own
-``sitecustomize``. Python then runs the program as it runs any: ``__main__``, ``sys.argv``,
-``sys.path[0]``, ``-m``, ``-c``, its exit status, tracebacks, Ctrl-C, thread joins and exit
-functions are python's own.
+takes its folder out of ``sys.path`` and the environment again at once, calls
+:func:`jitlab.cli.watch.begin_launched` (the recording opened, the end set as an exit
+function, the recorder waiting for the program's ``import jax``:
+:mod:`jitlab.watching.deferred`), then runs the user's own ``sitecustomize``. Python then
+runs the program as it runs any: ``__main__``, ``sys.argv``, ``sys.path[0]``, ``-m``,
+``-c``, its exit status, tracebacks, Ctrl-C, thread joins and exit functions are python's.
 
 With ``-E`` or ``-I`` python reads no ``PYTHONPATH``: the program then runs inside jitlab's
 frames (:func:`jitlab.cli.program.run_program`), as the README says.
@@ -27,9 +27,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
-from jitlab.cli._usage import language, set_language
+from jitlab.cli._usage import language
 from jitlab.cli.program import Program, exec_or_fail
 
 ENVIRONMENT = "JITLAB_WATCH_BOOT"  # the watch's settings, read and removed by the boot
@@ -58,14 +58,12 @@ def can_launch(program: Program) -> bool:
 
 
 def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: int) -> NoReturn:
-    """Replace this process by ``python OPTIONS PROGRAM ARGS`` that starts the watch first.
-    A JAX that breaks jitlab's contract is refused here (JaxContractError), before the
-    program runs, as the metrics port already taken."""
-    from jitlab.cli.watch import can_serve
+    """Replace this process by ``python OPTIONS PROGRAM ARGS`` that starts the watch first
+    (:func:`jitlab.cli.watch.begin_launched`). A JAX that breaks jitlab's contract is refused
+    here (JaxContractError), before the program runs."""
     from jitlab.probe import contract
 
     report = contract.require_before_counting()  # the compile check runs in a child
-    can_serve(args)
     fd = args.words_fd
     if fd is None:  # jitlab's words go to the terminal the command started on
         try:
@@ -93,34 +91,3 @@ def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: in
     argv = [sys.executable, *program.given]  # as python was given them
     exec_or_fail(sys.executable, argv, env)
     raise SystemExit(2)  # not reached: exec_or_fail has said why it could not start
-
-
-def begin(text: str) -> None:
-    """In the program's interpreter, as it starts (``boot/sitecustomize.py``): the
-    environment as the command found it, and the watch started. What cannot start (the
-    recording's file) is said in one line, exit 2, before the program runs."""
-    settings: dict[str, Any] = json.loads(text)
-    if settings["pythonpath"] is None:
-        os.environ.pop("PYTHONPATH", None)
-    else:
-        os.environ["PYTHONPATH"] = settings["pythonpath"]
-    orig_argv = getattr(sys, "orig_argv", None)
-    if isinstance(orig_argv, list):  # as `python OPTIONS PROGRAM ARGS` typed would have it
-        orig_argv[:] = settings["orig_argv"]
-    set_language(settings["lang"])
-    from jitlab.cli.watch import begin_watch
-
-    args = argparse.Namespace(**settings["args"])
-    try:
-        begin_watch(
-            args,
-            Path(settings["out"]),
-            settings["warn_after"],
-            settings["words_fd"],
-            jax_version=settings["jax"],
-            contract=settings["contract"],
-        )
-    except SystemExit as exc:  # refused: python must not go on into the program
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        os._exit(exc.code if isinstance(exc.code, int) else 2)

@@ -157,7 +157,9 @@ def parse_program(program: list[str]) -> Program:
                     fail(say(key, option=f"-{letter}"))
                 after = program[i + (1 if word[j + 1 :] else 2) :]
                 mode = "module" if letter == "m" else "command"
-                return Program(mode, rest, [f"-{letter}", *after], options, python=python, given=given)
+                return Program(
+                    mode, rest, [f"-{letter}", *after], options, python=python, given=given
+                )
             if letter in _WITH_ARGUMENT:
                 value = word[j + 1 :]
                 if not value:

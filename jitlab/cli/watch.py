@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
     if can_launch(program):
+        can_serve(args)
         launch(args, program, out, warn_after)  # python runs the program (never returns)
     if program.options:
         reexec(args, program)  # never returns
@@ -275,6 +276,37 @@ def can_serve(args: argparse.Namespace) -> None:
     fleet.close()
 
 
+def begin_launched(text: str) -> None:
+    """In the program's interpreter, as it starts (``boot/sitecustomize.py``): the
+    environment as the command found it, and the watch started. What cannot start (the
+    recording's file) is said in one line, exit 2, before the program runs."""
+    import json
+
+    settings: dict[str, Any] = json.loads(text)
+    if settings["pythonpath"] is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = settings["pythonpath"]
+    orig_argv = getattr(sys, "orig_argv", None)
+    if isinstance(orig_argv, list):  # as `python OPTIONS PROGRAM ARGS` typed would have it
+        orig_argv[:] = settings["orig_argv"]
+    set_language(settings["lang"])
+    args = argparse.Namespace(**settings["args"])
+    try:
+        begin_watch(
+            args,
+            Path(settings["out"]),
+            settings["warn_after"],
+            settings["words_fd"],
+            jax_version=settings["jax"],
+            contract=settings["contract"],
+        )
+    except SystemExit as exc:  # refused: python must not go on into the program
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(exc.code if isinstance(exc.code, int) else 2)
+
+
 _EITHER = "--metrics-port | --otlp"
 
 
@@ -370,10 +402,8 @@ def _still_interrupted() -> None:
     (``exec`` of a string: every dataclass and namedtuple the table's imports define) clears
     its flag first. The flag is set again as python sets it: a string run that ends on
     KeyboardInterrupt."""
-    try:
-        exec("raise KeyboardInterrupt")  # noqa: S102
-    except KeyboardInterrupt:
-        pass
+    with contextlib.suppress(KeyboardInterrupt):
+        exec("raise KeyboardInterrupt")
 
 
 def _exec(end: _End, path: Any, argv: list[Any], env: Any) -> tuple[str, list[str]] | None:

@@ -233,3 +233,39 @@ def test_on_a_terminal_the_program_reads_prints_and_fails_as_under_python(tmp_pa
     assert lines[:table] == screen(plain.output)
     assert "ValueError: bad name 'bob'" in lines[table - 1]
     assert calls(tmp_path / "run.jsonl") == ["<lambda>"]
+
+
+# -- where python is not handed the program, and a child forked before JAX ------------------------
+COMPILES = """
+import os, sys
+pid = os.fork() if sys.argv[1:] == ["fork"] else None
+import numpy as np
+import jax
+def step(x):
+    return x * 2
+print(jax.jit(step)(np.ones(2, np.float32)), flush=True)
+if pid == 0:
+    os._exit(0)
+if pid:
+    os.waitpid(pid, 0)
+"""
+
+
+def test_with_minus_i_python_reads_no_pythonpath_and_the_program_runs_inside_the_watch(tmp_path):
+    (tmp_path / "prog.py").write_text(COMPILES)
+    plain, watched = both(tmp_path, ["-I", "prog.py"])
+    assert plain.returncode == watched.returncode == 0, watched.stderr[-3000:]
+    assert watched.stdout == plain.stdout
+    assert calls(tmp_path / "run.jsonl") == ["step"]
+
+
+def test_a_child_forked_before_the_program_imports_jax_records_its_own_file(tmp_path):
+    (tmp_path / "prog.py").write_text(COMPILES)
+    plain, watched = both(tmp_path, ["prog.py", "fork"])
+    assert plain.returncode == watched.returncode == 0, watched.stderr[-3000:]
+    assert sorted(watched.stdout.splitlines()) == sorted(plain.stdout.splitlines())
+    parent = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
+    (child,) = tmp_path.glob("run.pid*.jsonl")
+    first = json.loads(child.read_text().splitlines()[0])
+    assert first["type"] == "start" and first["parent"] == parent["pid"]
+    assert calls(child) == calls(tmp_path / "run.jsonl") == ["step"]

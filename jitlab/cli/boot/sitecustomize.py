@@ -18,15 +18,15 @@ def _start() -> None:
     if settings is None:  # the folder put on PYTHONPATH by hand: nothing to start
         return
     try:
-        from jitlab.cli import launch
+        from jitlab.cli import watch
     except ImportError:  # jitlab imported from its folder, not installed: from there
         root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
         sys.path.insert(0, root)
         try:
-            from jitlab.cli import launch
+            from jitlab.cli import watch
         finally:
             sys.path.remove(root)
-    launch.begin(settings)
+    watch.begin_launched(settings)
 
 
 def _theirs() -> None:
