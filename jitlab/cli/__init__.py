@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -129,7 +128,6 @@ def _main(argv: Sequence[str] | None, streams: _Streams) -> int:
         # starts none there); doctor shows the real ones; the others never import JAX.
         if args.command == "watch":
             streams.to_program()
-            args.environment = dict(os.environ)  # the program's, as before JAX's import here
             return _refused_or(args, compile=False)
         return _command(args.command).run(args)
     if args.command is None:  # a mistyped --scenario is said before any window opens
@@ -149,7 +147,8 @@ def _refused_or(args: argparse.Namespace, *, compile: bool) -> int:
     from jitlab.cli._output import machine_output
     from jitlab.probe.contract import JaxContractError, check
 
-    report = check(compile=compile) if args.command in (*PROBING, "watch") else None
+    # watch checks JAX itself: in a child, or here where the program will run here
+    report = check(compile=compile) if args.command in PROBING else None
     try:
         if report is not None and not report.ok:
             raise JaxContractError(report)

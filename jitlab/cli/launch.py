@@ -57,13 +57,20 @@ def can_launch(program: Program) -> bool:
     return not ignores and not sys.flags.ignore_environment
 
 
-def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: int) -> NoReturn:
+def launch(
+    args: argparse.Namespace,
+    program: Program,
+    out: Path,
+    warn_after: int,
+    environment: dict[str, str],
+) -> NoReturn:
     """Replace this process by ``python OPTIONS PROGRAM ARGS`` that starts the watch first
-    (:func:`jitlab.cli.watch.begin_launched`). A JAX that breaks jitlab's contract is refused
-    here (JaxContractError), before the program runs."""
+    (:func:`jitlab.cli.watch.begin_launched`), in ``environment`` (the command's as it
+    started). A JAX that breaks jitlab's contract is refused here (JaxContractError), before
+    the program runs."""
     from jitlab.probe import contract
 
-    report = contract.require_before_counting()  # the compile check runs in a child
+    report = contract.require_elsewhere()  # in a child: the program's import of JAX is the first
     fd = args.words_fd
     if fd is None:  # jitlab's words go to the terminal the command started on
         try:
@@ -72,9 +79,7 @@ def launch(args: argparse.Namespace, program: Program, out: Path, warn_after: in
             fd = None
     if fd is not None:
         os.set_inheritable(fd, True)
-    # The environment the command was started with: not what importing JAX here added to it
-    # (TF_CPP_MIN_LOG_LEVEL, TPU_SKIP_MDS_QUERY); the program's own import of JAX adds them.
-    env = dict(getattr(args, "environment", None) or os.environ)
+    env = dict(environment)  # what importing JAX here adds (TF_CPP_MIN_LOG_LEVEL) left out
     settings = {
         "args": {name: getattr(args, name, None) for name in _ARGS},
         "out": str(out),

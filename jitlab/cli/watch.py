@@ -33,9 +33,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "its jitted functions to a JSON-lines file, and print a summary per function. "
         "In each process of a jax.distributed job it writes one file per process, "
         "run.p0.jsonl, run.p1.jsonl, … for --out run.jsonl (see `jitlab summary`). "
-        "The program runs as `python ARGS` would run it: a script, a folder or zip with "
-        "__main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, -O, "
-        "-u, -B, -I, …; not -i, -S or -x). A child forked by the program (multiprocessing's "
+        "Python itself runs the program, as `python ARGS` would: a script, a folder or zip "
+        "with __main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, "
+        "-O, -u, -B, …; not -i, -S or -x; with -E or -I it runs inside jitlab's own frames); "
+        "JAX is imported where the program imports it. A child forked by the program (multiprocessing's "
         "fork) writes its own NAME.pid<PID>.jsonl; children started by spawn or forkserver "
         "are not watched. --out never writes over a file that is not a recording.",
     )
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from jitlab.records.diagnoses import resolve_warn_after
     from jitlab.records.outputs import RECORDING
 
+    environment = dict(os.environ)  # the program's: before anything here imports JAX
     program = parse_program(list(args.program))
     try:  # a bad --warn-after or JITLAB_WARN_AFTER: one line, before the program runs
         warn_after = resolve_warn_after(args.warn_after, os.environ, language())
@@ -141,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
     if can_launch(program):
-        can_serve(args)
-        launch(args, program, out, warn_after)  # python runs the program (never returns)
+        can_serve(args)  # (the fleet view imports JAX here: the environment was kept before)
+        launch(args, program, out, warn_after, environment)  # never returns
     if program.options:
         reexec(args, program)  # never returns
     # -E or -I: python reads no PYTHONPATH, so the program runs here, in jitlab's frames
