@@ -36,9 +36,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "Python itself runs the program, as `python ARGS` would: a script, a folder or zip "
         "with __main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, "
         "-O, -u, -B, …; not -i, -S or -x; with -E or -I it runs inside jitlab's own frames); "
-        "JAX is imported where the program imports it. A child forked by the program (multiprocessing's "
-        "fork) writes its own NAME.pid<PID>.jsonl; children started by spawn or forkserver "
-        "are not watched. --out never writes over a file that is not a recording.",
+        "JAX is imported where the program imports it. A child forked by the program "
+        "(multiprocessing's fork) writes its own NAME.pid<PID>.jsonl; children started by "
+        "spawn or forkserver are not watched. --out never writes over a file that is not a recording.",
     )
     parser.add_argument(
         "--out",
