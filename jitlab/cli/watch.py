@@ -38,7 +38,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "-O, -u, -B, …; not -i, -S or -x; with -E or -I it runs inside jitlab's own frames); "
         "JAX is imported where the program imports it. A child forked by the program "
         "(multiprocessing's fork) writes its own NAME.pid<PID>.jsonl; children started by "
-        "spawn or forkserver are not watched. --out never writes over a file that is not a recording.",
+        "spawn or forkserver are not watched. --out never writes over a file that is not a "
+        "recording.",
     )
     parser.add_argument(
         "--out",
