@@ -160,7 +160,8 @@ def _refused_or(args: argparse.Namespace, *, compile: bool) -> int:
     from jitlab.cli._output import machine_output
     from jitlab.probe.contract import JaxContractError, check
 
-    report = check(compile=compile) if args.command in (*PROBING, "watch") else None
+    # watch checks JAX itself: in a child, or here where the program will run here
+    report = check(compile=compile) if args.command in PROBING else None
     try:
         if report is not None and not report.ok:
             raise JaxContractError(report)

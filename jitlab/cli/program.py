@@ -43,10 +43,19 @@ class Program:
     # there (:func:`run_elsewhere`), with ``words`` the command's words after its name.
     interpreter: str | None = None
     words: list[str] = field(default_factory=list)
+    python: str = "python"  # the interpreter's name as given (``sys.orig_argv[0]``)
+    given: list[str] = field(default_factory=list)  # the words after it, as given
 
     @property
     def file(self) -> bool:
         return self.mode in ("file", "main")
+
+    @property
+    def tail(self) -> list[str]:
+        """What follows python's options: ``SCRIPT ARGS``, ``-m MODULE ARGS``, ``-c CODE ARGS``."""
+        if self.mode in ("module", "command"):
+            return [self.argv[0], self.target, *self.argv[1:]]
+        return list(self.argv)
 
 
 def _is_interpreter(word: str) -> bool:
@@ -104,17 +113,19 @@ def parse_program(program: list[str]) -> Program:
     """``[python] [OPTIONS] (SCRIPT | -m MODULE | -c COMMAND) ARGS`` as python reads them."""
     if program and program[0] == "--":
         program = program[1:]
+    python = "python"
     if program and _is_interpreter(program[0]):
         elsewhere = _runs_here(program[0])
         if elsewhere == "":
             fail(say("watch.no_interpreter", python=program[0]))
         if elsewhere is not None:  # another Python: it runs the program (run_elsewhere)
             return Program("elsewhere", "", [], interpreter=elsewhere, words=program[1:])
-        program = program[1:]  # it runs in this interpreter, where the watch is
+        python, program = program[0], program[1:]  # it runs in this interpreter, as the watch
     else:  # `jitlab watch -- train.py ARGS`: no interpreter, no interpreter options
         program = ["--", *program] if program else program
     if not program:
         fail(say("watch.no_program"))
+    given = program[1:] if program[0] == "--" and not program[1:2][0].startswith("-") else program
     options: list[str] = []
     i = 0
     while i < len(program):
@@ -145,9 +156,10 @@ def parse_program(program: list[str]) -> Program:
                     key = "watch.needs_module" if letter == "m" else "watch.needs_command"
                     fail(say(key, option=f"-{letter}"))
                 after = program[i + (1 if word[j + 1 :] else 2) :]
-                if letter == "m":
-                    return Program("module", rest, ["-m", *after], options)
-                return Program("command", rest, ["-c", *after], options)
+                mode = "module" if letter == "m" else "command"
+                return Program(
+                    mode, rest, [f"-{letter}", *after], options, python=python, given=given
+                )
             if letter in _WITH_ARGUMENT:
                 value = word[j + 1 :]
                 if not value:
@@ -175,10 +187,10 @@ def parse_program(program: list[str]) -> Program:
         main = path / "__main__.py" if path.is_dir() else None
         if main is not None and not main.exists() and not main.with_suffix(".pyc").exists():
             fail(say("watch.no_main", target=repr(target)))
-        return Program("main", target, argv, options)
+        return Program("main", target, argv, options, python=python, given=given)
     if not path.is_file():
         fail(say("watch.no_script", target=target))
-    return Program("file", target, argv, options)
+    return Program("file", target, argv, options, python=python, given=given)
 
 
 def own_options(args: argparse.Namespace) -> list[str]:
@@ -212,15 +224,17 @@ def run_elsewhere(args: argparse.Namespace, program: Program) -> None:
         fail(say("watch.other_interpreter", python=python, here=sys.executable))
     out = os.path.abspath(args.out)  # the same file, whatever folder the other one starts in
     argv = [python, "-m", "jitlab.cli", "watch", "--out", out, *own_options(args)]
-    _exec_or_fail(python, [*argv, "--", "python", *program.words])
+    exec_or_fail(python, [*argv, "--", "python", *program.words])
 
 
-def _exec_or_fail(python: str, argv: list[str]) -> None:
+def exec_or_fail(python: str, argv: list[str], env: dict[str, str] | None = None) -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
     try:
-        os.execv(python, argv)
+        if env is None:
+            os.execv(python, argv)
+        os.execve(python, argv, env)
     except OSError as exc:
         fail(say("watch.cannot_start", python=python, error=exc.strerror or exc))
 
@@ -233,14 +247,8 @@ def reexec(args: argparse.Namespace, program: Program) -> None:
     own += ["--after-exec"] * getattr(args, "after_exec", False)  # an exec'd image's, on
     if getattr(args, "words_fd", None) is not None:
         own += ["--words-fd", str(args.words_fd)]
-    if program.mode == "module":
-        tail = ["-m", program.target, *program.argv[1:]]
-    elif program.mode == "command":
-        tail = ["-c", program.target, *program.argv[1:]]
-    else:
-        tail = program.argv
     argv = [sys.executable, *program.options, "-m", "jitlab.cli", "watch", *own, "--", "python"]
-    _exec_or_fail(sys.executable, argv + tail)
+    exec_or_fail(sys.executable, argv + program.tail)
 
 
 def hook_exec(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlab.cli._usage import fail, language, say, set_language
+from jitlab.cli.launch import can_launch, launch
 from jitlab.cli.program import (
     hook_exec,
     is_this_interpreter,
@@ -32,11 +33,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "its jitted functions to a JSON-lines file, and print a summary per function. "
         "In each process of a jax.distributed job it writes one file per process, "
         "run.p0.jsonl, run.p1.jsonl, … for --out run.jsonl (see `jitlab summary`). "
-        "The program runs as `python ARGS` would run it: a script, a folder or zip with "
-        "__main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, -O, "
-        "-u, -B, -I, …; not -i, -S or -x). A child forked by the program (multiprocessing's "
-        "fork) writes its own NAME.pid<PID>.jsonl; children started by spawn or forkserver "
-        "are not watched. --out never writes over a file that is not a recording.",
+        "Python itself runs the program, as `python ARGS` would: a script, a folder or zip "
+        "with __main__.py, -m MODULE or -c COMMAND, with python's options (-X dev, -W error, "
+        "-O, -u, -B, …; not -i, -S or -x; with -E or -I it runs inside jitlab's own frames); "
+        "JAX is imported where the program imports it. A child forked by the program "
+        "(multiprocessing's fork) writes its own NAME.pid<PID>.jsonl; children started by "
+        "spawn or forkserver are not watched. --out never writes over a file that is not a "
+        "recording.",
     )
     parser.add_argument(
         "--out",
@@ -124,9 +127,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from jitlab.cli._output import checked_output
+    from jitlab.probe import contract
     from jitlab.records.diagnoses import resolve_warn_after
     from jitlab.records.outputs import RECORDING
 
+    environment = dict(os.environ)  # the program's: before anything here imports JAX
     program = parse_program(list(args.program))
     try:  # a bad --warn-after or JITLAB_WARN_AFTER: one line, before the program runs
         warn_after = resolve_warn_after(args.warn_after, os.environ, language())
@@ -138,47 +143,171 @@ def run(args: argparse.Namespace) -> int:
     # Resolved now, against the folder the program starts in (it may chdir before the end).
     scripts_read = [program.target] if program.file else []
     out = checked_output("watch", args.out, RECORDING, scripts_read, make_folders=True)
+    if can_launch(program):
+        can_serve(args)  # (the fleet view imports JAX here: the environment was kept before)
+        launch(args, program, out, warn_after, environment)  # never returns
     if program.options:
         reexec(args, program)  # never returns
+    # -E or -I: python reads no PYTHONPATH, so the program runs here, in jitlab's frames
+    import jitlab.recordings.reader  # noqa: F401  (imported before sys.path becomes the program's)
 
+    contract.require_before_counting()  # refused before anything is written
+    can_serve(args)
+    sys.argv = list(program.argv)  # the recording's start line names the program's argv
+    end = begin_watch(args, out, warn_after, args.words_fd)  # JAX is imported: it starts now
+    status, end.interrupted = run_program(program)
+    return status
+
+
+def begin_watch(
+    args: argparse.Namespace,
+    out: Path,
+    warn_after: int,
+    words_fd: int | None,
+    *,
+    jax_version: str | None = None,
+    contract: Any = None,
+) -> _End:
+    """Open the recording (its start line), set the end as an exit function, and start the
+    recorder when the program imports JAX (now where it is imported); ``words_fd``: where
+    jitlab speaks (None: a copy of stderr now), ``jax_version``/``contract``: what the
+    command found of the JAX the program will import (see :mod:`jitlab.cli.launch`)."""
     import jitlab.recordings.reader  # noqa: F401  (imported before sys.path becomes the program's)
     from jitlab.cli._streams import words_stream
-    from jitlab.probe import monitor
     from jitlab.watching import files
-    from jitlab.watching.fleet import CannotServe
+    from jitlab.watching.deferred import Deferred
+
+    words = words_stream(words_fd)  # jitlab's words go where the command was started
+    scripts = "texts" if args.script_texts else "figures" if args.scripts else None
+    saved_path = sys.path[:]
+    if args.after_exec:  # the image before this one wrote its recording there: go on after it
+        files.written_before(out)
+    output = files.RecordingFile(out)
+    try:  # a recording that cannot even start (--out /dev/full): refused before the program
+        output.open(scripts, jax_version)
+    except OSError as exc:
+        fail(say("output.cannot_write", command="watch", path=args.out, error=_why(exc)))
+
+    def make(output: Any) -> Any:
+        return _recorder(args, output, words, warn_after, contract)
+
+    recording = Deferred(output, scripts, make, lambda exc: _not_started(exc, words))
+    try:
+        recording.begin()
+    except Exception as exc:  # JAX imported already, and the recorder cannot start
+        recording.stop()
+        _not_started(exc, words)
+        raise SystemExit(2) from None
+    end = _End(args, out, recording, _stop_on_signals(recording), saved_path, words)
+    # The recording ends, and the table is printed, when the program's interpreter ends: after
+    # its threads and after its own exit functions and JAX's (registered later, run first: a
+    # compile there is recorded), as python runs them.
+    atexit.register(end)
+    end.unhook_exec = hook_exec(lambda path, argv, env: _exec(end, path, argv, env))
+    return end
+
+
+def _recorder(
+    args: argparse.Namespace, output: Any, words: Any, warn_after: int, contract: Any
+) -> Any:
+    """The recorder, started: once the program has imported JAX (``output`` open already)."""
+    from jitlab.probe import contract as jax_contract
+    from jitlab.probe import monitor
     from jitlab.watching.recorder import Recorder
 
     if getattr(args, "lang", None):  # what jitlab says from inside the program: as asked
         monitor.set_user_language(language())
-    # jitlab's words go where the command was started, wherever the program moves its stderr
-    words = words_stream(args.words_fd)
     monitor.set_words_stream(words)
+    if contract is not None:  # checked by the command, in the image before this one
+        jax_contract.take_over(contract)
     scripts = "texts" if args.script_texts else "figures" if args.scripts else False
-    sys.argv = list(program.argv)  # the recording's start line names the program's argv
-    saved_path = sys.path[:]
-    if args.after_exec:  # the image before this one wrote its recording there: go on after it
-        files.written_before(out)
     recorder = Recorder(
-        out,
+        output.path,
         include_internal=args.include_internal,
         scripts=scripts,
         warn_after=warn_after,
         metrics=_fleet(args),
+        output=output,
     )
-    try:  # a recording that cannot even start (--out /dev/full): refused before the program
-        recorder.start()
-    except CannotServe as exc:  # the metrics port is taken: before the program, one line
+    recorder.start()
+    return recorder
+
+
+def _not_started(exc: BaseException, words: Any) -> None:
+    """The recorder could not start at the program's import of JAX: said in one line; the
+    program goes on, unwatched, and the recording ends with what it holds."""
+    from jitlab.probe.contract import JaxContractError
+    from jitlab.watching.fleet import CannotServe
+
+    if isinstance(exc, SystemExit):  # fail() has said it
+        return
+    if isinstance(exc, JaxContractError):
+        from jitlab.cli.doctor import refused_line
+
+        line = refused_line(exc.report)
+    elif isinstance(exc, CannotServe):  # the port was taken after the command's check
+        line = say("watch.cannot_serve", address=exc.address, error=exc.why)
+    else:
+        line = say("watch.not_started", error=f"{type(exc).__name__}: {exc}")
+    _say(words, line + "\n")
+
+
+def _say(words: Any, text: str) -> None:
+    """jitlab's words on its own stream (else as the monitor says them); never raises."""
+    with contextlib.suppress(Exception):
+        if words is not None and not words.closed:
+            words.write(text)
+            return
+        from jitlab.probe import monitor
+
+        monitor.say_words(text)
+
+
+def can_serve(args: argparse.Namespace) -> None:
+    """The fleet view's extra installed, and the metrics port bound and let go, before the
+    program runs (one line otherwise); the recorder binds it again once JAX is imported."""
+    if _fleet(args) is None or args.metrics_port is None:
+        return
+    from jitlab.watching.fleet import CannotServe, exporters
+
+    fleet = exporters(args.metrics_port, args.metrics_host or "127.0.0.1")
+    assert fleet is not None
+    try:
+        fleet.open()
+    except CannotServe as exc:
         fail(say("watch.cannot_serve", address=exc.address, error=exc.why))
-    except OSError as exc:
-        fail(say("output.cannot_write", command="watch", path=args.out, error=_why(exc)))
-    end = _End(args, out, recorder, _stop_on_signals(recorder), saved_path, words)
-    # The recording ends, and the table is printed, when the program's interpreter ends: after
-    # its threads and after its own exit functions (registered later, run first: a compile
-    # there is recorded), as python runs them.
-    atexit.register(end)
-    end.unhook_exec = hook_exec(lambda path, argv, env: _exec(end, path, argv, env))
-    status, end.interrupted = run_program(program)
-    return status
+    fleet.close()
+
+
+def begin_launched(text: str) -> None:
+    """In the program's interpreter, as it starts (``boot/sitecustomize.py``): the
+    environment as the command found it, and the watch started. What cannot start (the
+    recording's file) is said in one line, exit 2, before the program runs."""
+    import json
+
+    settings: dict[str, Any] = json.loads(text)
+    if settings["pythonpath"] is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = settings["pythonpath"]
+    orig_argv = getattr(sys, "orig_argv", None)
+    if isinstance(orig_argv, list):  # as `python OPTIONS PROGRAM ARGS` typed would have it
+        orig_argv[:] = settings["orig_argv"]
+    set_language(settings["lang"])
+    args = argparse.Namespace(**settings["args"])
+    try:
+        begin_watch(
+            args,
+            Path(settings["out"]),
+            settings["warn_after"],
+            settings["words_fd"],
+            jax_version=settings["jax"],
+            contract=settings["contract"],
+        )
+    except SystemExit as exc:  # refused: python must not go on into the program
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(exc.code if isinstance(exc.code, int) else 2)
 
 
 _EITHER = "--metrics-port | --otlp"
@@ -262,8 +391,22 @@ class _End:
     def __call__(self) -> None:
         with contextlib.suppress(Exception, SystemExit):  # never into the interpreter's exit
             self.stop()
-        if self.interrupted and os.getpid() == self.pid:  # as python after an unhandled ^C
+        if os.getpid() != self.pid:
+            return
+        if self.interrupted:  # run here: as python after an unhandled ^C
             _die_of(signal.SIGINT)
+        elif isinstance(getattr(sys, "last_value", None), KeyboardInterrupt):
+            _still_interrupted()
+
+
+def _still_interrupted() -> None:
+    """Python, whose program ended on an unhandled Ctrl-C, ends by SIGINT once it has
+    finalised (the shell shows 130) — unless code was run from a string since: each such run
+    (``exec`` of a string: every dataclass and namedtuple the table's imports define) clears
+    its flag first. The flag is set again as python sets it: a string run that ends on
+    KeyboardInterrupt."""
+    with contextlib.suppress(KeyboardInterrupt):
+        exec("raise KeyboardInterrupt")
 
 
 def _exec(end: _End, path: Any, argv: list[Any], env: Any) -> tuple[str, list[str]] | None:
@@ -272,15 +415,13 @@ def _exec(end: _End, path: Any, argv: list[Any], env: Any) -> tuple[str, list[st
     starts again in the new image, its recording going on in the same file — else the table
     is printed now, with one line saying what follows is not watched. What to exec instead
     (None: the program's own exec)."""
-    from jitlab.probe import monitor
-
     recorder = end.recorder
     follow = _followed(path, argv)
     recorder.note("exec" if follow else "exec_not_followed")
     if not follow:
         end.stop()
         if os.getpid() == end.pid:  # a forked child's exec is the child's business
-            monitor.say_words(say("watch.exec_not_followed", program=_shown(path)) + "\n")
+            _say(end.words, say("watch.exec_not_followed", program=_shown(path)) + "\n")
         return None
     end.stop(summary=False)
     own = own_options(end.args)
@@ -379,11 +520,16 @@ def _stop_on_signals(recorder: Any) -> Any:
 
 
 def _print_summaries(shown: str, out: Path, recorder: Any, words: Any, full: bool = False) -> None:
-    from jitlab.probe import monitor
     from jitlab.records import messages
     from jitlab.watching.files import child_recordings
 
-    err = words if words is not None and not words.closed else monitor.words_stream()
+    err = words if words is not None and not words.closed else None
+    if err is None and "jax" in sys.modules:  # else the program's stderr, as jitlab's words
+        from jitlab.probe import monitor
+
+        err = monitor.words_stream()
+    elif err is None:
+        err = sys.stderr if sys.stderr is not None and not sys.stderr.closed else None
     if err is None:
         return
     written = recorder.file_path or out

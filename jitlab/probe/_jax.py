@@ -55,6 +55,8 @@ from jax._src import traceback_util as _traceback_util
 from jax._src import tree_util as _tree_util
 from jax._src import util as _util
 
+from jitlab.records import lines as _lines
+
 CHECKED_ON = "0.12.0.1"
 
 # -- the JAX versions this module knows -----------------------------------------------------
@@ -1014,17 +1016,9 @@ def turn_persistent_cache_off() -> None:
 
 
 # -- launchers: which process of a job this is --------------------------------------------------
-LAUNCHER_PROCESS_VARIABLES: tuple[tuple[str, str], ...] = (
-    ("SLURM_PROCID", "SLURM_NTASKS"),
-    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
-    ("PMI_RANK", "PMI_SIZE"),
-)
-"""(index, count) environment variables a launcher sets in each process, first match wins.
-The Slurm and Open MPI pairs are the ones ``jax.distributed.initialize()`` reads itself when
-it detects the cluster (``jax._src.clusters.slurm_cluster`` / ``ompi_cluster``, 0.10.2);
-``PMI_*`` (MPICH, Intel MPI) is read by no JAX cluster, whose programs pass ``process_id``
-by hand. Read at start only, without touching JAX: the backend must not start before the
-program's own ``jax.distributed.initialize``."""
+# (index, count) environment variables a launcher sets in each process: read by a recording
+# before the program imports JAX, so kept with the recording's lines (no JAX there).
+LAUNCHER_PROCESS_VARIABLES = _lines.LAUNCHER_PROCESS_VARIABLES
 
 
 # -- private attributes of jitted objects -------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.metadata
 import re
 import threading
 from dataclasses import dataclass
@@ -231,6 +232,42 @@ def require_before_counting() -> ContractReport:
 _elsewhere: list[ContractReport] = []  # the check as another process ran it (cached)
 
 
+def require_elsewhere() -> ContractReport:
+    """The whole check, its known compile included, in a process of its own, JAX never
+    imported here: ``jitlab watch`` before it hands the program to python, whose own
+    ``import jax`` is then the first (:mod:`jitlab.cli.launch`): a fork of this process (no
+    thread but this one yet), else a fresh interpreter. Where JAX is imported here already
+    (the fleet view's imports, a caller's), as :func:`require_before_counting`. Raises
+    :class:`JaxContractError`."""
+    import sys
+
+    if "jax" in sys.modules:
+        return require_before_counting()
+    with _lock:
+        if not _elsewhere:
+            _elsewhere.append(_run_forked() or _run_elsewhere())
+        report = _elsewhere[0]
+    if not report.ok:
+        raise JaxContractError(report)
+    return report
+
+
+def passed_on() -> dict[str, Any] | None:
+    """The whole check's report (its known compile included) as this process has it, for
+    the image that replaces this one by exec (``jitlab watch`` hands it to the program's own
+    interpreter, whose JAX is the same): see :func:`take_over`. None: not run yet."""
+    with _lock:
+        report = _elsewhere[0] if _elsewhere else _reports.get(True)
+    return None if report is None else _report_json(report)
+
+
+def take_over(data: Any) -> None:
+    """The report an earlier image of this process handed on (:func:`passed_on`): the
+    compile check is not run again here."""
+    with _lock:
+        _elsewhere[:] = [_report_from_json(data)]
+
+
 def _entries_not_kept(jitted: Any, call: Any, trace_name: str) -> bool:
     """After two compiles ``_cache_size()`` is 0: is that size not to be read in this
     process (jax#39078's symptom; on 0.10.2, once a C++ cache holds 8,192 entries, a new
@@ -290,9 +327,9 @@ def _run_forked() -> ContractReport | None:
     import os
     import sys
 
-    from jitlab.probe import monitor
-
-    if not sys.platform.startswith("linux") or threading.active_count() != 1 or monitor.watching():
+    monitor = sys.modules.get("jitlab.probe.monitor")  # none before JAX is imported here
+    watching = monitor is not None and monitor.watching()
+    if not sys.platform.startswith("linux") or threading.active_count() != 1 or watching:
         return None
     try:
         read, write = os.pipe()
@@ -347,8 +384,9 @@ def _run_elsewhere() -> ContractReport:
     import sys
 
     version = "?"
-    with contextlib.suppress(Exception):
-        version = str(importlib.import_module("jax").__version__)
+    with contextlib.suppress(Exception):  # JAX is not imported here for it
+        jax = sys.modules.get("jax")
+        version = str(jax.__version__) if jax is not None else importlib.metadata.version("jax")
     # the folder above this jitlab package (this file is jitlab/probe/contract.py)
     ours = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)  # its sitecustomize, JAX_PLATFORMS, XLA_FLAGS: the program's

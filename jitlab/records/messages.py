@@ -216,6 +216,11 @@ CATALOGUE: dict[str, Message] = {
         "(their compiles are not in any recording)",
         "jitlab watch：以 spawn 或 forkserver 启动的进程不受监视（它们的编译不在任何记录里）",
     ),
+    "watch.not_started": _M(
+        "jitlab watch: the recording could not start when the program imported JAX ({error}); "
+        "the program goes on, not watched",
+        "jitlab watch：程序导入 JAX 时记录无法开始（{error}）；程序照常运行，但不受监视",
+    ),
     "watch.no_summary": _M(
         "jitlab watch: no summary ({error})", "jitlab watch：无法给出摘要（{error}）"
     ),

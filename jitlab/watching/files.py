@@ -3,7 +3,7 @@
 **One recording per process.** Run in every process of a ``jax.distributed`` job, each
 process writes its own file, ``run.p0.jsonl``, ``run.p1.jsonl``, … (``run.jsonl`` named by
 the user), and every line carries ``"process": i``. The index comes from the launcher's
-environment at start (:data:`~jitlab.probe._jax.LAUNCHER_PROCESS_VARIABLES`: Slurm, Open MPI,
+environment at start (:data:`~jitlab.records.lines.LAUNCHER_PROCESS_VARIABLES`: Slurm, Open MPI,
 PMI). Otherwise the program says it to ``jax.distributed.initialize`` itself: nothing is
 wrapped; at the first line after ``start`` (the first compile, or the end) the recorder asks
 JAX — ``jax.process_count()``, only once the backend runs, which any compile implies and
@@ -11,6 +11,9 @@ which ``jax.distributed.initialize`` must precede — and renames its file. Unti
 first process to lock ``run.jsonl`` writes there and the others write to a provisional
 ``run.pid<PID>.jsonl``. A single process keeps ``run.jsonl``, with no ``process`` field.
 A forked child writes ``run.pid<PID>.jsonl``, its ``start`` line naming its parent.
+
+Importing this module imports no JAX: ``jitlab watch`` opens the recording before the program
+runs, and JAX is imported where the program imports it (see :mod:`~jitlab.watching.deferred`).
 """
 
 from __future__ import annotations
@@ -27,12 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from jitlab._version import __version__
-from jitlab.probe import _jax
 from jitlab.records.calls import dumps_strict
-from jitlab.records.lines import ProcessInfo, RecordingStart
+from jitlab.records.lines import LAUNCHER_PROCESS_VARIABLES, ProcessInfo, RecordingStart
 from jitlab.records.outputs import RECORDING, is_kind, is_stream, refusal
 
 try:  # POSIX: two processes of one job never write the same file
@@ -44,7 +44,7 @@ except ImportError:  # pragma: no cover - Windows: the first writer is not prote
 def launcher_process(environ: Any = None) -> tuple[int, int] | None:
     """(index, count) from a launcher's environment when it started several processes."""
     environ = os.environ if environ is None else environ
-    for index_name, count_name in _jax.LAUNCHER_PROCESS_VARIABLES:
+    for index_name, count_name in LAUNCHER_PROCESS_VARIABLES:
         try:
             index, count = int(environ[index_name]), int(environ[count_name])
         except (KeyError, ValueError):
@@ -58,12 +58,23 @@ def job_process() -> tuple[int, int] | None:
     """(index, count) of this process in a multi-process job: JAX's once its backend runs
     (asking earlier would start it, and a later ``jax.distributed.initialize`` would fail),
     else the launcher's; None for a process alone."""
-    if _jax.backends_are_initialized():
+    if _backends_up():
+        import jax
+
         with contextlib.suppress(Exception):  # a backend that cannot say
             count = jax.process_count()
             if count > 1:
                 return jax.process_index(), count
     return launcher_process()
+
+
+def _backends_up() -> bool:
+    """Does JAX's backend run? Never imports JAX: one not imported yet has started none."""
+    if "jax" not in sys.modules:
+        return False
+    from jitlab.probe import _jax
+
+    return _jax.backends_are_initialized()
 
 
 def process_path(path: str | Path, index: int) -> Path:
@@ -248,12 +259,20 @@ def child_recordings(output: RecordingFile) -> list[Path]:
 
 
 def start_line(
-    scripts: str | None, process: int | None = None, processes: int | None = None
+    scripts: str | None,
+    process: int | None = None,
+    processes: int | None = None,
+    jax_version: str | None = None,
 ) -> RecordingStart:
-    """The ``start`` line of a recording made now, by this program."""
+    """The ``start`` line of a recording made now, by this program (``jax_version``: the JAX
+    it will import, as the command's check found it; else JAX's own, imported here)."""
+    if jax_version is None:
+        import jax
+
+        jax_version = str(jax.__version__)
     return RecordingStart(
         tuple(sys.argv),
-        jax.__version__,
+        jax_version,
         __version__,
         time.time(),
         host=socket.gethostname(),
@@ -277,13 +296,15 @@ class RecordingFile:
         self.pid = os.getpid()
         self.inherited: list[LineFile] = []  # a forked child's copy of its parent's file
         self.started = 0.0
+        self.opened = False  # open() has run: the clock started, the start line written
         self.calls_written = 0  # ``call`` lines in the file
         self.failure: OSError | None = None  # why the recording stopped before its end
         self.failed_at = 0  # the call it stopped at (calls 1…failed_at-1 are in the file)
 
-    def open(self, scripts: str | None) -> None:
-        """Start the clock; with a path, claim this process's file and write ``start``."""
-        self.started = time.monotonic()
+    def open(self, scripts: str | None, jax_version: str | None = None) -> None:
+        """Start the clock; with a path, claim this process's file and write ``start``
+        (``jax_version``: see :func:`start_line`)."""
+        self.started, self.opened = time.monotonic(), True
         self.pid = os.getpid()
         if self.path is None:
             return
@@ -309,7 +330,8 @@ class RecordingFile:
             self.process = launched[0] if launched is not None else None
             made = not self.path.exists()
             self.file, self.file_path = claim(self.path)
-        self.first_line = start_line(scripts, self.process, launched[1] if launched else None)
+        processes = launched[1] if launched else None
+        self.first_line = start_line(scripts, self.process, processes, jax_version)
         try:  # not even the start line: refused before the program runs (OSError)
             self._put(self.first_line.to_json(pid=os.getpid()))
         except OSError:
@@ -410,8 +432,10 @@ class RecordingFile:
         """
         self.resolved = True
         assert self.file is not None and self.path is not None and self.file_path is not None
-        if not _jax.backends_are_initialized():
+        if not _backends_up():
             return
+        import jax
+
         try:
             count, index = jax.process_count(), jax.process_index()
             local, total = jax.local_device_count(), jax.device_count()

@@ -113,8 +113,11 @@ class Recorder:
         scripts: bool | str = False,
         warn_after: int = 0,
         metrics: Fleet | None = None,
+        output: RecordingFile | None = None,
     ) -> None:
-        self.output = RecordingFile(path)
+        # ``output``: a recording file opened already, its start line written (jitlab watch
+        # opens it before the program runs and starts this recorder when JAX is imported).
+        self.output = RecordingFile(path) if output is None else output
         self.metrics = metrics  # the fleet view (jitlab.watching.fleet): fed, never waited on
         # recompile-limit: warn when one function passes this many compiles (0: never).
         self.recompile_limit = RecompileLimit(warn_after)
@@ -211,7 +214,8 @@ class Recorder:
         if self.metrics is not None:  # its port bound (or refused) before the program runs
             self.metrics.open()
         try:
-            self.output.open(self.scripts)
+            if not self.output.opened:
+                self.output.open(self.scripts)
         except BaseException:
             if self.metrics is not None:
                 self.metrics.close()

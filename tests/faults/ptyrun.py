@@ -52,16 +52,20 @@ def run_on_pty(
     rows: int = 50,
     env: dict[str, str] | None = None,
     ctrl_c_after: tuple[str, int] | None = None,
+    type_after: tuple[str, int, str] | None = None,
 ) -> PtyResult:
     """Run ``argv`` on a pty (in a clean helper process); ``ctrl_c_after=(text, n)`` types
-    Ctrl-C once ``text`` has appeared ``n`` times in the output (escape codes removed)."""
+    Ctrl-C once ``text`` has appeared ``n`` times in the output (escape codes removed),
+    ``type_after=(text, n, keys)`` types ``keys`` then (an answer to a prompt: "bob\r")."""
+    if ctrl_c_after is not None:
+        type_after = (*ctrl_c_after, "\x03")  # the terminal turns it into SIGINT for the job
     config = {
         "argv": list(argv),
         "timeout": timeout,
         "columns": columns,
         "rows": rows,
         "env": env,
-        "ctrl_c_after": ctrl_c_after,
+        "type_after": type_after,
     }
     done = subprocess.run(
         [sys.executable, __file__, json.dumps(config)],
@@ -75,17 +79,14 @@ def run_on_pty(
 
 
 def _main(config: dict) -> None:
-    after = config["ctrl_c_after"]
+    after = config["type_after"]
     on_output = None
     if after is not None:
-        import re
-
-        ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-        text, count = after
+        text, count, keys = after
 
         def on_output(so_far: str, fd: int) -> bool:
-            if ansi.sub("", so_far).count(text) >= count:
-                os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the job
+            if ANSI.sub("", so_far).count(text) >= count:
+                os.write(fd, keys.encode())
                 return True
             return False
 
