@@ -148,7 +148,7 @@ def test_the_steady_path_is_one_threads_and_every_threads_hits_are_filed():
         try:
             for _ in range(50):
                 probe(jnp.ones(4))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=hammer) for _ in range(3)]
