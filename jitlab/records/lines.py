@@ -412,7 +412,7 @@ LAUNCHER_PROCESS_VARIABLES: tuple[tuple[str, str], ...] = (
 )
 """(index, count) environment variables a launcher sets in each process, first match wins.
 The Slurm and Open MPI pairs are the ones ``jax.distributed.initialize()`` reads itself when
-it detects the cluster (``jax._src.clusters.slurm_cluster`` / ``ompi_cluster``, 0.10.2);
+it detects the cluster (JAX's ``clusters.slurm_cluster`` / ``ompi_cluster``, 0.10.2);
 ``PMI_*`` (MPICH, Intel MPI) is read by no JAX cluster, whose programs pass ``process_id``
 by hand. Read at start only, without touching JAX: the backend must not start before the
 program's own ``jax.distributed.initialize``."""
