@@ -189,7 +189,14 @@ class Filing:
         ledger = self._ledger
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
-        elif ledger.ever_compiled or ledger.transformed or self._jax_held_others():
+        elif (
+            ledger.ever_compiled
+            or ledger.transformed
+            # Served from JAX's cache before any compile of ours: JAX held an executable
+            # compiled out of sight (ahead of time, before the probe): not its first.
+            or ledger.hits > ledger.transformed_hits
+            or self._jax_held_others()
+        ):
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE

@@ -18,6 +18,10 @@ from jitlab.probe import diff, explain
 from jitlab.records.calls import CallKind, Change, Reason, Signature
 from jitlab.records.changes import ChangeKind
 
+# A jitted function's JAX transformations, outermost first: each its name (``vmap``) and its
+# options as (name, text) pairs (``("in_axes", "(1, None)")``).
+Layers = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
 
 class Earlier(NamedTuple):
     """An executable to compare the new call with: a card, and what only JAX's live objects
@@ -35,8 +39,9 @@ class Earlier(NamedTuple):
     # options no part of its key. Neither a new function object nor the options are causes.
     same_cache: bool = False
     # (the new call's transformations, this card's) when they differ: jax.jit(jax.grad(f))
-    # beside jax.jit(f), another function of the same code (wrappers.transformations).
-    transforms: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # beside jax.jit(f), or two vmaps of f over other axes: another function of the same
+    # code (wrappers.transformations; each layer its name and its options as texts).
+    transforms: tuple[Layers, Layers] | None = None
 
 
 def infer(
@@ -191,18 +196,36 @@ def _first(
 
 def _another_function(new: Signature, card: Earlier, site: str) -> list[Change]:
     """A card of another transformation of the same code (``jax.jit(jax.grad(f))`` beside
-    ``jax.jit(f)``): another function to JAX, never compared leaf by leaf with this one."""
+    ``jax.jit(f)``, ``vmap`` over other axes): another function to JAX, never compared leaf
+    by leaf with this one. The options that differ, where the transformations are the same
+    ones, are said in ``detail`` (``vmap in_axes: (1, None) ← (0, None)``)."""
     assert card.transforms is not None
     now, was = card.transforms
+    names_now, names_was = [name for name, _ in now], [name for name, _ in was]
+    detail = ""
+    if names_now == names_was:
+        detail = "; ".join(
+            _option_change(name, dict(mine), dict(theirs))
+            for (name, mine), (_, theirs) in zip(now, was, strict=True)
+            if mine != theirs
+        )
     return [
         Change(
             ChangeKind.NEW_FUNCTION_OBJECT,
             site,
-            before=",".join(was),
-            after=",".join(now),
+            before=",".join(names_was),
+            after=",".join(names_now),
+            detail=detail,
             count=new.function + 1,
         )
     ]
+
+
+def _option_change(layer: str, now: dict[str, str], was: dict[str, str]) -> str:
+    """What differs between one transformation's options, now and before, as code reads it
+    (``vmap in_axes: (1, None) ← (0, None)``; an option one side lacks reads ``-``)."""
+    names = [n for n in dict.fromkeys([*now, *was]) if now.get(n) != was.get(n)]
+    return "; ".join(f"{layer} {n}: {now.get(n, '-')} ← {was.get(n, '-')}" for n in names)
 
 
 def _options_instead(

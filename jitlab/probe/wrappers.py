@@ -522,13 +522,15 @@ def cache_identity(info: Jitted) -> Any | None:
     return (info.kind, FunctionKey(fun), _one_copy(options))
 
 
-def transformations(info: Jitted) -> tuple[str, ...]:
-    """The JAX transformations of the function a ``jax.jit`` was given, outermost first:
-    ``jax.jit(jax.vmap(jax.grad(f)))`` → ``("vmap", "grad")``, ``jax.jit(f)`` → ``()``. Two
-    jits of one function's code with other transformations are two functions to JAX."""
+def transformations(info: Jitted) -> tuple[_jax.Layer, ...]:
+    """The JAX transformations of the function a ``jax.jit`` was given, outermost first, each
+    with its options: ``jax.jit(jax.vmap(jax.grad(f)))`` → ``vmap`` then ``grad``,
+    ``jax.jit(f)`` → ``()``. Two jits of one function's code with other transformations, or
+    the same ones with other options (``in_axes``, ``argnums``, a remat policy), are two
+    functions to JAX."""
     if info.kind != JAX_JIT:
         return ()
-    return _jax.transformations_of(getattr(_unbound(info.call), "__wrapped__", None))
+    return _jax.transformation_layers(getattr(_unbound(info.call), "__wrapped__", None))
 
 
 class FunctionKey:
