@@ -398,7 +398,20 @@ class Filing:
             cleared=cleared,
             name=self._store.name,
             by_part=_jax.RANKS_KEYS_BY_PART,
+            kept=bool(explain.redefined_hint(explanation)) and self._kept_earlier(),
         )
+
+    def _kept_earlier(self) -> bool:
+        """Is a function object of this code jitted before this one still alive (kept by
+        the program: an lru_cache'd factory, a table of configurations)? Then it was not
+        defined again and dropped, whatever JAX's same-line hint guesses (lock held)."""
+        for generation, identity in self._ledger.instances.items():
+            if generation == self._generation or not isinstance(identity, tuple):
+                continue
+            key = identity[1]
+            if isinstance(key, wrappers.FunctionKey) and key.alive():
+                return True
+        return False
 
     def _served_by_others(self) -> bool:
         """Did JAX serve this jit object executables before it compiled any of its own (its

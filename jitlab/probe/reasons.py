@@ -62,6 +62,7 @@ def infer(
     name: str = "",
     by_part: bool = True,
     transformed: Sequence[str] = (),
+    kept: bool = False,
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -78,7 +79,9 @@ def infer(
     ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
     size of the difference (:func:`diff.closeness`). ``transformed``: the transformations
     (``jvp``, ``vmap``…) the function's programs compiled so far ran under, with no card of
-    a plain call: then a plain compile is its first outside them.
+    a plain call: then a plain compile is its first outside them. ``kept``: a function
+    object of the same code jitted before is still alive (an lru_cache'd factory's): JAX's
+    "re-defined repeatedly" guess is not relayed as ours.
     """
     return explain.keep_words(
         _infer(
@@ -98,6 +101,7 @@ def infer(
             name,
             by_part,
             tuple(transformed),
+            kept,
         )
     )
 
@@ -119,6 +123,7 @@ def _infer(
     name: str = "",
     by_part: bool = True,
     transformed: tuple[str, ...] = (),
+    kept: bool = False,
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
@@ -147,7 +152,7 @@ def _infer(
     ranks = [diff.closeness(d, by_part, size) for d, size in zip(diffs, sizes, strict=True)]
     closest = diffs[ranks.index(min(ranks))]
     if closest:
-        return Reason(_with_jax_hint(closest, explanation), explanation)
+        return Reason(tuple(closest) if kept else _with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
         return cleared_reason(cleared, name, explanation)
     return Reason(_jax_or_unknown(explanation), explanation)

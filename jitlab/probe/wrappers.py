@@ -574,6 +574,11 @@ class FunctionKey:
         except Exception:  # an __eq__ that raises: JAX's lookup would raise; not one
             return False
 
+    def alive(self) -> bool:
+        """Is the function still alive? (One that cannot be weakly referenced: not known,
+        taken as alive.)"""
+        return self._ref is None or self._ref() is not None
+
     def __repr__(self) -> str:
         return f"FunctionKey({self._ref() if self._ref is not None else self._id!r})"
 
@@ -616,12 +621,29 @@ def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
             names = [f.name for f in dataclasses.fields(jit_info)]
         except TypeError:
             return None
-    skip = ("fun_sourceinfo", "fun_signature")
-    return tuple(
-        (_OPTION_NAMES.get(name, name), _option_value(name, getattr(jit_info, name)))
-        for name in names
-        if name not in skip
-    )
+    found = []
+    for name in names:
+        if name in _NOT_OPTIONS or name.endswith("_treedef"):
+            continue
+        value = getattr(jit_info, name)
+        if name.endswith("_leaves"):
+            # in_shardings=… as JAX keeps it: a treedef and its leaves, put back together.
+            name = name.removesuffix("_leaves")
+            treedef = getattr(jit_info, f"{name}_treedef", None)
+            try:
+                value = treedef.unflatten(value) if treedef is not None else value
+            except Exception:  # a treedef that does not take them: the leaves
+                pass
+        found.append((_OPTION_NAMES.get(name, name), _option_value(name, value)))
+    return tuple(found)
+
+
+# What PjitInfo keeps that the user passed no option for: the function's own description,
+# and what JAX derives from the options (``user_specified_in_shardings``: in_shardings given;
+# ``use_resource_env``: pjit's, never jax.jit's).
+_NOT_OPTIONS = frozenset(
+    {"fun_sourceinfo", "fun_signature", "user_specified_in_shardings", "use_resource_env"}
+)
 
 
 def _option_value(name: str, value: Any) -> str:
