@@ -1241,6 +1241,20 @@ def aot_compiling(frame: FrameType) -> tuple[str | None, str | None] | None:
     return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
 
 
+def aot_arguments(frame: FrameType) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
+    """(JAX's names of the arguments, their abstract values) of the lowering an
+    ahead-of-time compile compiles, if ``frame`` is that compile's (see
+    :func:`aot_compiling`); else None. Static arguments are no part of them."""
+    if aot_compiling(frame) is None:
+        return None
+    info = frame.f_locals["self"].compile_args["all_args_info"]
+    names = getattr(info.debug_info, "arg_names", None)
+    avals = getattr(info, "in_avals", None)
+    if names is None or avals is None or len(names) != len(avals):
+        return None
+    return tuple(str(n) for n in names), tuple(avals)
+
+
 def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:
     """(fun, jit_info, args, kwargs) if ``frame`` is jit's cache-miss path, else None."""
     local = frame.f_locals

@@ -38,7 +38,6 @@ from jitlab.records.calls import (
     CallRecord,
     Change,
     ErrorInfo,
-    LeafSpec,
     OutputLine,
     Reason,
     Signature,
@@ -442,17 +441,7 @@ _NAMED_CLEARS = ("jax.clear_caches()", "clear_cache()")  # held.cleared_by's wor
 def backward_signature(avals: tuple[Any, ...], generation: int) -> Signature:
     """The signature JAX compiled grad's backward pass (transpose) of a function for: the
     function object numbered ``generation`` of its ledger."""
-    leaves = tuple(
-        LeafSpec(
-            f"in[{i}]",
-            tuple(int(d) for d in a.shape),
-            signature.dtype_name(a.dtype),
-            bool(a.weak_type),
-        )
-        for i, a in enumerate(avals)
-        if hasattr(a, "shape") and hasattr(a, "dtype")
-    )
-    return Signature(leaves, (), "", generation)
+    return signature.from_avals([f"in[{i}]" for i in range(len(avals))], avals, generation)
 
 
 def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> bool:

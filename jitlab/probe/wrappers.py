@@ -24,6 +24,7 @@ the call).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -630,10 +631,8 @@ def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
             # in_shardings=… as JAX keeps it: a treedef and its leaves, put back together.
             name = name.removesuffix("_leaves")
             treedef = getattr(jit_info, f"{name}_treedef", None)
-            try:
+            with contextlib.suppress(Exception):  # a treedef that does not take them: leaves
                 value = treedef.unflatten(value) if treedef is not None else value
-            except Exception:  # a treedef that does not take them: the leaves
-                pass
         found.append((_OPTION_NAMES.get(name, name), _option_value(name, value)))
     return tuple(found)
 

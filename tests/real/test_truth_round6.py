@@ -18,7 +18,7 @@ beside the case that found it. These need only JAX: they run on every JAX of the
    per leaf.
 4. Calls served from JAX's cache before any compile jitlab saw (an ahead-of-time compile,
    executables made before the probe) mean JAX held an executable: the next compile is a
-   recompile.
+   recompile. An ahead-of-time compile has the signature its lowering was made for.
 5. An exported program run by ``Exported.call`` is no function jitted before the watch.
 6. jit options are named as the user passes them (``in_shardings``, ``out_shardings``), not
    by the fields JAX keeps them in (``in_shardings_leaves``, ``user_specified_in_shardings``).
@@ -343,6 +343,8 @@ def test_a_compile_after_calls_served_by_an_ahead_of_time_compile_is_a_recompile
     recording, _ = read_recording(path)
     (row,) = [s for s in summarize(recording) if s.function == f.__name__]
     assert (row.executables, row.recompiles) == (2, 1)
+    # The ahead-of-time compile's signature is read off its lowering: two signatures.
+    assert len(row.signatures) == 2, row.signatures
 
 
 def doubled(x):
@@ -430,7 +432,7 @@ def test_jit_options_are_named_as_the_user_passes_them(options):
 
 
 # -- rule 7: JAX's same-line hint and function objects still alive ---------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_norm(order: int, tag: str):
     """tests/real/programs/round6/lru_cache_factory.py: one jitted function per option."""
 
