@@ -186,14 +186,13 @@ class Filing:
                 found.hits += 1
             return common._replace(card=found.index if found else None)
         ledger = self._ledger
+        explanation = "\n".join(collector.explanations) or None
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
         elif (
             ledger.ever_compiled
             or ledger.transformed
-            # Served from JAX's cache before any compile of ours: JAX held an executable
-            # compiled out of sight (ahead of time, before the probe): not its first.
-            or ledger.hits > ledger.transformed_hits
+            or self._served_unseen(explanation)
             or self._jax_held_others()
         ):
             kind = CallKind.RECOMPILE
@@ -210,7 +209,6 @@ class Filing:
                 else abstract.committed_of(leaves)
             )
         )
-        explanation = "\n".join(collector.explanations) or None
         reason = self._reason(sig, explanation, kind, key, context, paths, committed)
         # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
         if put_off and _CANNOT_TELL.intersection(reason.kinds()) and _words_now(collector, put_off):
@@ -340,11 +338,10 @@ class Filing:
             theirs = [_earlier(card) for other in sharers for card in other.ledger.cards]
             # Hits on its own executables (not on its transformed programs), or executables
             # of it another jax.jit compiled: JAX held programs jitlab never saw compiled.
-            plain_hits = ledger.counts[_HIT] - ledger.transformed_hits
             held = kind is CallKind.RECOMPILE and (
                 not ledger.transformed or self._jax_held_others()
             )
-            hits_seen = held or plain_hits > 0
+            hits_seen = held or self._served_unseen(explanation)
             return reasons.infer(
                 sig,
                 explanation,
@@ -411,6 +408,16 @@ class Filing:
             if isinstance(key, wrappers.FunctionKey) and key.alive():
                 return True
         return False
+
+    def _served_unseen(self, explanation: str | None) -> bool:
+        """Were calls of this function served from JAX's cache before any compile of ours
+        (an ahead-of-time compile's executable, one made before the probe)? Hits counted
+        while this very first compile ran on another thread are none of those: JAX had
+        never traced the function then ("never seen function" for it) (lock held)."""
+        ledger = self._ledger
+        if ledger.hits <= ledger.transformed_hits:
+            return False
+        return not explain.never_seen(explanation, self._store.name)
 
     def _served_by_others(self) -> bool:
         """Did JAX serve this jit object executables before it compiled any of its own (its

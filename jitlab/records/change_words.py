@@ -159,6 +159,8 @@ def _en(c: Change) -> str:
             f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
         )
     if k is ChangeKind.STATIC_VALUE:
+        # JAX 0.6–0.8 name no argument in "different value of static args": unnamed.
+        path = path or "argument"
         if before is None:
             return f"static {path}: {after} (new)"
         if after is None:
@@ -314,6 +316,7 @@ def _zh(c: Change) -> str:
     if k is ChangeKind.SHARDING:
         return f"{path} 的分片变了：{after or '单设备'} ← {before or '单设备'}"
     if k is ChangeKind.STATIC_VALUE:
+        path = path or "（未具名）"
         if before is None:
             return f"静态参数 {path}：{after}（新值）"
         if after is None:
