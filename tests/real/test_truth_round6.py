@@ -25,6 +25,9 @@ beside the case that found it. These need only JAX: they run on every JAX of the
 7. JAX's "seen another function defined on the same line; maybe … re-defined repeatedly" is
    relayed as ours only when every earlier function object of the code is gone: one an
    ``lru_cache``'d factory still holds was made alongside, not defined again and dropped.
+
+Found on JAX 0.6-0.8 only: where JAX ties several keys closest it lists each; a compile
+heard through JAX's events names one change per place (the first key's), not one per key.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jitlab.probe import _jax
 from jitlab.probe.probe import Probe
 from jitlab.recordings.reader import read_recording
 from jitlab.recordings.summary import summarize
@@ -345,6 +349,24 @@ def test_a_compile_after_calls_served_by_an_ahead_of_time_compile_is_a_recompile
     assert (row.executables, row.recompiles) == (2, 1)
     # The ahead-of-time compile's signature is read off its lowering: two signatures.
     assert len(row.signatures) == 2, row.signatures
+
+
+def test_an_events_only_compile_names_one_change_per_place_where_jax_ties_keys():
+    # Three ahead-of-time compiles of one function, filed from JAX's events. JAX 0.6-0.8
+    # explain the third with every key tied closest ("Several previous keys are closest":
+    # the batch 5 and the batch 7). Before: "x: f32[9,3] ← f32[5,3]; x: f32[9,3] ← f32[7,3]"
+    # (one argument changed two ways at once).
+    f = fresh(mean_square, "tied")
+    with jax_account() as log, watch() as recorder:
+        jitted = jax.jit(f)
+        for n in (5, 7, 9):
+            jitted.lower(jnp.ones(3), jnp.ones((n, 3))).compile()
+    made = _compiled(_watched(recorder, f.__name__))
+    assert len(made) == log.counts[f.__name__] == 3
+    if _jax.VERSION < (0, 9, 0):
+        assert "Several previous keys are closest" in log.misses_of(f.__name__)[-1]
+    places = [(c.kind, c.path) for c in made[-1].reason.items]
+    assert places == [(K.SHAPE, "x")], reason_text(made[-1].reason)
 
 
 def doubled(x):

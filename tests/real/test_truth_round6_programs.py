@@ -55,8 +55,11 @@ class Expect:
     kinds: dict[str, list[str]]
     needs: tuple[str, ...] = ()  # modules it imports beyond JAX
     racy: bool = False  # threads: JAX may compile one signature twice, run to run
-    # reasons that differ on some JAX (older ones explain less): version -> kinds
-    older: dict[tuple[int, int], dict[str, list[str]]] = field(default_factory=dict)
+    # JAX 0.6-0.8 pick the closest earlier key by the size of the difference, not by the
+    # part of the key that differs (0.9+): jitlab follows, and names other changes
+    before_0_9: dict[str, list[str]] = field(default_factory=dict)
+    # what some JAX does otherwise (each named where it was seen): accepted as well
+    also: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 F, S, SH, T = "first_call", "static_value", "shape", "tree_structure"
@@ -64,13 +67,25 @@ NEW, W, D = "new_function_object", "weak_type", "dtype"
 EXPECT: dict[str, Expect] = {
     "aot_then_call": Expect({"loss": [F, SH, SH]}),
     "associative_scan": Expect({"cumulative": [F, S, S, f"{S}+{S}", S]}),
-    "bound_methods": Expect({"apply": [F, NEW], "static_apply": [F, S]}),
-    "checkify_jit": Expect({"safe_log": [F, NEW], "checked_fun": [F, f"{SH}+{SH}"]}),
+    # a.k changed after a.static_apply's first call: 0.9-0.10 serve the old program (its
+    # hash changed, JAX finds it still); 0.6-0.8 and 0.12 compile again, 0.12 explaining
+    # nothing ("explanation unavailable"), 0.6-0.8 against b's key
+    "bound_methods": Expect(
+        {"apply": [F, NEW], "static_apply": [F, S]},
+        also={"static_apply": [[F, S, S], [F, S, "unknown"]]},
+    ),
+    # 0.6-0.8 give no explanation of the second safe_log (checkify traces it apart)
+    "checkify_jit": Expect(
+        {"safe_log": [F, NEW], "checked_fun": [F, f"{SH}+{SH}"]},
+        before_0_9={"safe_log": [F, "unknown"]},
+    ),
     "clear_caches_mid_run": Expect(
         {"square": [F, "cache_cleared", "cache_cleared"], "cube": [F, "cache_cleared"]}
     ),
     "closure_values": Expect({"scaled": [F], "times_k": [F, NEW, NEW]}),
-    "compile_time_eval": Expect({"windowed": [F, S, f"{SH}+{S}"]}),
+    "compile_time_eval": Expect(
+        {"windowed": [F, S, f"{SH}+{S}"]}, before_0_9={"windowed": [F, S, SH]}
+    ),
     "custom_jvp_nondiff": Expect({"slope": [F, W], "app": [F, SH]}),
     "custom_vjp_nondiff": Expect({"clipped_grad": [F, S, S]}),
     "donate_argnums": Expect({"accumulate": [F, "jit_options", f"{SH}+{SH}", "jit_options"]}),
@@ -95,7 +110,9 @@ EXPECT: dict[str, Expect] = {
     ),
     "jit_vmap_jit": Expect({"outer": [F, SH], "inner": ["transformed", F]}),
     "keep_unused": Expect({"first": [F, SH]}),
-    "lax_map_batch": Expect({"row_norms": [F, S, f"{SH}+{S}"]}),
+    "lax_map_batch": Expect(
+        {"row_norms": [F, S, f"{SH}+{S}"]}, before_0_9={"row_norms": [F, S, SH]}
+    ),
     "lru_cache_factory": Expect({"norm": [F, NEW, NEW, SH]}),
     "matmul_precision": Expect({"gram": [F, "tracing_context", "tracing_context"]}),
     "named_call": Expect({"model": [F, SH], "block": [F, NEW]}),
@@ -109,15 +126,21 @@ EXPECT: dict[str, Expect] = {
     "recursion_static_depth": Expect({"tower": [F, S, S, f"{SH}+{S}"]}),
     "redefined_in_loop": Expect({"step": [F, NEW, NEW], "<lambda>": [F, NEW, NEW]}),
     "remat_policy": Expect({"grad_of_stack": [F, S, "keyword_vs_positional"]}),
-    "scan_unroll": Expect({"running_max": [F, S, S, f"{SH}+{S}", S]}),
+    "scan_unroll": Expect(
+        {"running_max": [F, S, S, f"{SH}+{S}", S]},
+        # 0.6-0.8 serve unroll=1 the program of unroll=True (1 == True in their key)
+        before_0_9={"running_max": [F, S, S, SH]},
+    ),
     "shard_map_two_devices": Expect({"total": [F, "sharding", "sharding", SH]}),
     "small_dtypes": Expect({"count_positive": [F, D, D, D, D, D]}),
     "static_argnames_keyword": Expect(
-        {"reduce": [F, S, "keyword_vs_positional", S, f"keyword_vs_positional+{S}", S]}
+        {"reduce": [F, S, "keyword_vs_positional", S, f"keyword_vs_positional+{S}", S]},
+        # 0.6-0.8 compare reduce(x, 0) with the call that passed no axis at all
+        before_0_9={"reduce": [F, S, S, S, f"{S}+{S}", S]},
     ),
     "switch_branches": Expect({"pick": [F, S]}),
     "threads_one_function": Expect({"work": [F, SH, SH, SH]}, racy=True),
-    "tree_util_partial": Expect({"apply": [F, T, f"{SH}+{T}"]}),
+    "tree_util_partial": Expect({"apply": [F, T, f"{SH}+{T}"]}, before_0_9={"apply": [F, T, SH]}),
     "vmap_in_axes": Expect({"dot": [F, NEW, SH]}),
     "weak_type_promotion": Expect({"axpy": [F, W, D, W, D]}),
     "while_trip_counts": Expect(
@@ -132,7 +155,9 @@ EXPECT: dict[str, Expect] = {
                 f"tracing_context+{W}",
                 f"{D}+tracing_context",
             ]
-        }
+        },
+        # 0.9+ rank a context difference first, 0.6-0.8 take the fewest differences
+        before_0_9={"poly": [F, f"{D}+tracing_context", D, D, D]},
     ),
 }
 
@@ -287,11 +312,12 @@ def test_each_compile_says_what_was_checked_against_jaxs_explanation(name, runs)
         kinds = sorted(str(k) for k in record.reason.kinds()) if record.reason else []
         found.setdefault(record.function, []).append("+".join(kinds))
     wanted = dict(expect.kinds)
-    for version, kinds in sorted(expect.older.items()):
-        if version > _jax.VERSION:
-            wanted.update(kinds)
-            break
-    assert found == wanted
+    if _jax.VERSION < (0, 9, 0):
+        wanted.update(expect.before_0_9)
+    for function, kinds in found.items():
+        accepted = [wanted.get(function), *expect.also.get(function, [])]
+        assert kinds in accepted, (function, kinds, accepted)
+    assert set(found) == set(wanted), (found, wanted)
 
 
 @pytest.mark.parametrize("name", NAMES)
