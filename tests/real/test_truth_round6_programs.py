@@ -316,6 +316,8 @@ def test_each_compile_says_what_was_checked_against_jaxs_explanation(name, runs)
         wanted.update(expect.before_0_9)
     for function, kinds in found.items():
         accepted = [wanted.get(function), *expect.also.get(function, [])]
+        if expect.racy:  # threads compile at once: filed in the order they end
+            kinds, accepted = sorted(kinds), [sorted(a or []) for a in accepted]
         assert kinds in accepted, (function, kinds, accepted)
     assert set(found) == set(wanted), (found, wanted)
 
