@@ -40,9 +40,12 @@ ROUND6 = Path(__file__).parent / "programs" / "round6"
 _TIMEOUT_S = 300
 _COMPILED = re.compile(r"Finished XLA compilation of jit\((?P<name>[^)]*)\)")
 _JAX_LOG = re.compile(
-    r"^(Finished tracing |Compiling jit\(|Finished jaxpr to MLIR|Finished XLA compilation"
-    r"|Persistent compilation cache hit |Not writing persistent cache entry|Writing jit)"
+    r"^(Finished tracing |Compiling \S+ with global|Finished jaxpr to MLIR"
+    r"|Finished XLA compilation|Persistent compilation cache hit "
+    r"|Not writing persistent cache entry|Writing jit)"
 )
+# JAX 0.6-0.8 log through absl's format: "WARNING:2026-12-06 17:03:32,856:jax._src.x:198: …".
+_LOG_PREFIX = re.compile(r"^[A-Z]+:\d{4}-\d\d-\d\d [\d:,]+:[\w.]+:\d+: ")
 # What differs from one process to the next in JAX's words (persistent-cache keys, ids).
 _ID = re.compile(r"id=\d+|key '[^']*'|\([0-9.]+s\)|0x[0-9a-f]+")
 # A jitlab line (a diagnosis said live, the end table, a notice) and its indented lines.
@@ -187,6 +190,7 @@ class Ran:
         kept: list[str] = []
         skipping = False
         for line in lines:
+            line = _LOG_PREFIX.sub("", line)
             if "TRACING CACHE MISS" in line or _JITLAB.match(line):
                 skipping = True
                 continue
