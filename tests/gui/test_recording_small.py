@@ -33,7 +33,7 @@ def _program(path: Path) -> None:
     with jitlab.watch(path):
         long_named = jax.jit(ns[LONG])  # type: ignore[arg-type]
         w = jnp.ones((8, 8))
-        for n in (16, 3, 16, 5, 16, 7, 9, 11, 16, 13, 21):  # ragged: past the limit
+        for n in (16, 3, 16, 5, 16, 7, 9, 11, 16, 13, 21, 23, 25, 27):  # ragged: past the limit
             long_named(w, jnp.ones((n, 8)))
         with pytest.raises(TypeError):
             long_named(w, jnp.ones((4, 5)))  # its last call raises
