@@ -26,7 +26,7 @@ import types
 
 import jax
 import numpy as np
-from probe_overhead import _bookkeeping, make_trivial, pooled_medians
+from probe_overhead import _bookkeeping, interleave, make_trivial, pooled_medians
 
 from jitlab import Probe
 
@@ -118,12 +118,7 @@ def main() -> None:
             out = bare(*fn_args)
             returned.append(clock() - t0)
             sync(out)
-        for w in range(len(calls)) if r % 2 == 0 else reversed(range(len(calls))):
-            way, row = calls[w], times[w, r]
-            for k in range(block):
-                t0 = clock()
-                way()
-                row[k] = clock() - t0
+        interleave(calls, times, r)
     medians, boot = pooled_medians(times * 1e6)
     print(f"jax {jax.__version__} on {jax.default_backend()}; {args.calls} cache hits each way")
     print(

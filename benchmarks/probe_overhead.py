@@ -205,19 +205,25 @@ def after_sync(fn, args, calls: int, block: int = 10) -> np.ndarray:
     for way in ways:
         way()  # compiled: every call below is a cache hit
         way()
-    clock = time.perf_counter
-    rounds = max(1, calls // block)
-    times = np.zeros((len(ways), rounds, block))
-    for r in range(rounds):
-        for w in range(len(ways)) if r % 2 == 0 else reversed(range(len(ways))):
-            way, row = ways[w], times[w, r]
-            for k in range(block):
-                t0 = clock()
-                way()
-                row[k] = clock() - t0
+    times = np.zeros((len(ways), max(1, calls // block), block))
+    for r in range(times.shape[1]):
+        interleave(ways, times, r)
     hits = waiting.summary()
     assert hits.cache_hits == hits.calls - 1  # all hits but the first
     return times
+
+
+def interleave(ways, times: np.ndarray, r: int) -> None:
+    """Round ``r``: a block of calls of each way, each call timed into ``times[way, r]``, the
+    order reversed every other round (so no way always follows the same one)."""
+    clock = time.perf_counter
+    order = range(len(ways)) if r % 2 == 0 else reversed(range(len(ways)))
+    for w in order:
+        way, row = ways[w], times[w, r]
+        for k in range(times.shape[2]):
+            t0 = clock()
+            way()
+            row[k] = clock() - t0
 
 
 def pooled_medians(times: np.ndarray, resamples: int = 1000) -> tuple[np.ndarray, np.ndarray]:
