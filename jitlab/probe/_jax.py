@@ -156,11 +156,10 @@ def transformation_layers(fun: Any) -> tuple[Layer, ...]:
         if label is None:
             break
         cells = dict(zip(code.co_freevars, fun.__closure__ or (), strict=False))
-        options: tuple[tuple[str, str], ...] = tuple(
-            (name, text)
-            for name, cell in sorted(cells.items())
-            if name not in _HELD and (text := _option_text(cell)) is not None
+        options = tuple(
+            (name, _option_text(cell)) for name, cell in sorted(cells.items()) if name not in _HELD
         )
+        options = tuple((name, text) for name, text in options if text is not None)
         if label == "value_and_grad" and layers[-1:] and layers[-1][0] == "grad":
             # grad_f calls a value_and_grad_f of its own: one grad, whose options are there.
             layers[-1] = ("grad", layers[-1][1] + options)

@@ -82,13 +82,11 @@ def parse(text: str | None, context_names: Sequence[str] | None = None) -> list[
     section = ""  # 0.6–0.8: the ``* key with different …:`` block the lines belong to
     # 0.6–0.8 list every key tied closest, one after the other: of one place, the first
     # key's change is named (two would read as one argument changed two ways at once).
-    tied = False
-    placed: set[tuple[ChangeKind, str]] = set()
+    tied, placed = False, set[tuple[ChangeKind, str]]()
     lines = [raw.strip() for raw in text.splitlines()]
     for i, line in enumerate(lines):
         if "CACHE MISS" in line:
-            tied = False
-            placed.clear()
+            tied, placed = False, set()
         tied = tied or "Several previous keys are closest" in line
         header = _OLD_HEADER.match(line)
         if header:

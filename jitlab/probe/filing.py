@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from jitlab.probe import (
     _jax,
@@ -387,7 +387,7 @@ class Filing:
         for generation, identity in self._ledger.instances.items():
             if generation == self._generation or not isinstance(identity, tuple):
                 continue
-            key = cast(tuple[object, ...], identity)[1]  # (kind, FunctionKey, options)
+            key = identity[1]
             if isinstance(key, wrappers.FunctionKey) and key.alive():
                 return True
         return False

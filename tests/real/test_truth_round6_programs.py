@@ -45,10 +45,7 @@ _JAX_LOG = re.compile(
     r"|Not writing persistent cache entry|Writing jit)"
 )
 # JAX 0.6-0.8 log through absl's format: "WARNING:2026-12-06 17:03:32,856:jax._src.x:198: …".
-# XLA's own (glog) lines: "W1206 17:24:24.996038   14555 pjrt_executable.cc:642] …".
-_LOG_PREFIX = re.compile(
-    r"^(?:[A-Z]+:\d{4}-\d\d-\d\d [\d:,]+:[\w.]+:\d+: |[EWIF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] )"
-)
+_LOG_PREFIX = re.compile(r"^[A-Z]+:\d{4}-\d\d-\d\d [\d:,]+:[\w.]+:\d+: ")
 # What differs from one process to the next in JAX's words (persistent-cache keys, ids).
 _ID = re.compile(r"id=\d+|key '[^']*'|\([0-9.]+s\)|0x[0-9a-f]+")
 # A jitlab line (a diagnosis said live, the end table, a notice) and its indented lines.
