@@ -54,8 +54,6 @@ PORTABLE = [
     "tests/real/test_truth_rules.py",
     "tests/real/test_truth_rules_generated.py",
     "tests/real/test_truth_round5.py",
-    "tests/real/test_truth_round6.py",
-    "tests/real/test_truth_round6_programs.py",
     # The differential test against JAX (its Flax and Equinox tests skip here: no libraries).
     "tests/differential",
 ]

@@ -44,7 +44,7 @@ import functools
 import re
 import sys
 from collections.abc import Callable
-from types import FrameType, ModuleType
+from types import FrameType
 from typing import Any
 
 from jax._src import api as _api
@@ -131,19 +131,10 @@ _TRANSFORM_CODES = {
 _BOUNDARY = ("traceback_util.py", "reraise_with_filtered_traceback")
 
 
-# A transformation's options, as its function holds them in its closure (``vmap_f``: in_axes,
-# out_axes, axis_name, …; ``value_and_grad_f``: argnums, has_aux, …; ``fun_remat``: policy,
-# prevent_cse, …; checked on 0.6.2-0.12): every cell but the function it transforms and the
-# modules it reads. Two transformations of one function with other options are two functions.
-_HELD = ("fun", "value_and_grad_f")
-Layer = tuple[str, tuple[tuple[str, str], ...]]  # (the transformation, its (option, repr) pairs)
-
-
-def transformation_layers(fun: Any) -> tuple[Layer, ...]:
-    """The JAX transformations ``fun`` is made of, outermost first, each with its options as
-    texts (``jax.vmap(f, in_axes=1)``: ``(("vmap", (…, ("in_axes", "1"), …)),)``); ``()`` for
-    anything else (a plain function, a ``custom_jvp``)."""
-    layers: list[Layer] = []
+def transformations_of(fun: Any) -> tuple[str, ...]:
+    """The JAX transformations ``fun`` is made of, outermost first (``jax.vmap(jax.grad(f))``:
+    ``("vmap", "grad")``); ``()`` for anything else (a plain function, a ``custom_jvp``)."""
+    layers: list[str] = []
     for _ in range(32):
         code = getattr(fun, "__code__", None)
         if code is None or "jax" not in code.co_filename:
@@ -155,40 +146,12 @@ def transformation_layers(fun: Any) -> tuple[Layer, ...]:
         label = _TRANSFORM_CODES.get(where)
         if label is None:
             break
+        if not (label == "value_and_grad" and layers[-1:] == ["grad"]):
+            layers.append(label)  # (grad_f calls a value_and_grad_f of its own: one grad)
         cells = dict(zip(code.co_freevars, fun.__closure__ or (), strict=False))
-        options = tuple(
-            (name, _option_text(cell)) for name, cell in sorted(cells.items()) if name not in _HELD
-        )
-        options = tuple((name, text) for name, text in options if text is not None)
-        if label == "value_and_grad" and layers[-1:] and layers[-1][0] == "grad":
-            # grad_f calls a value_and_grad_f of its own: one grad, whose options are there.
-            layers[-1] = ("grad", layers[-1][1] + options)
-        else:
-            layers.append((label, options))
         held = cells.get("fun") or cells.get("value_and_grad_f")
         fun = held.cell_contents if held is not None else None
     return tuple(layers)
-
-
-def _option_text(cell: Any) -> str | None:
-    """An option's value as text, compared whole; None for what is no option (a module, an
-    empty cell)."""
-    try:
-        value = cell.cell_contents
-    except ValueError:  # an empty cell
-        return None
-    if isinstance(value, ModuleType):
-        return None
-    try:
-        return repr(value)
-    except Exception:  # a value whose repr raises: by identity
-        return f"<{type(value).__name__} object at {id(value):#x}>"
-
-
-def transformations_of(fun: Any) -> tuple[str, ...]:
-    """The JAX transformations ``fun`` is made of, outermost first (``jax.vmap(jax.grad(f))``:
-    ``("vmap", "grad")``); ``()`` for anything else (a plain function, a ``custom_jvp``)."""
-    return tuple(label for label, _ in transformation_layers(fun))
 
 
 def jit_event_name(trace_name: str) -> str:
@@ -1233,20 +1196,6 @@ def aot_compiling(frame: FrameType) -> tuple[str | None, str | None] | None:
     if info is None:
         return None
     return getattr(info, "func_name", None), getattr(info, "func_src_info", None)
-
-
-def aot_arguments(frame: FrameType) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
-    """(JAX's names of the arguments, their abstract values) of the lowering an
-    ahead-of-time compile compiles, if ``frame`` is that compile's (see
-    :func:`aot_compiling`); else None. Static arguments are no part of them."""
-    if aot_compiling(frame) is None:
-        return None
-    info = frame.f_locals["self"].compile_args["all_args_info"]
-    names = getattr(info.debug_info, "arg_names", None)
-    avals = getattr(info, "in_avals", None)
-    if names is None or avals is None or len(names) != len(avals):
-        return None
-    return tuple(str(n) for n in names), tuple(avals)
 
 
 def jit_call_in_frame(frame: FrameType) -> tuple[Any, Any, Any, Any] | None:

@@ -11,7 +11,6 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlab.probe.reasons import Layers
 from jitlab.records.calls import CallKind, Signature
 from jitlab.records.history import Tally
 from jitlab.records.scripts import Script
@@ -67,10 +66,9 @@ class Ledger:
     # generation -> wrappers.cache_identity of that function object (kind, function, jit
     # options): tells "jitted again with other options" from a new function object.
     instances: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
-    # generation -> wrappers.transformations of that function object (each with its
-    # options): jax.jit(jax.grad(f)) and jax.jit(f), or two vmaps of f over other axes, are
-    # two functions of one code, not one defined again.
-    layers: dict[int, Layers] = field(default_factory=dict, repr=False, compare=False)
+    # generation -> wrappers.transformations of that function object: jax.jit(jax.grad(f))
+    # and jax.jit(f) are two functions of one code, not one defined again.
+    layers: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     # Probes that share a ledger (instances of one definition site) share its lock too.
     lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
     # Each probe's lock-free tally of its counted hits (Probe._unrecorded): one count per

@@ -52,25 +52,6 @@ def short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def short_reprs(before: Any, after: Any, limit: int = 60) -> tuple[str, str]:
-    """Two values' texts, shortened so that they still differ where the whole texts differ:
-    past the shortened part, each shows the stretch where they part (``…, tanh>>)`` beside
-    ``…, cos>>)``). Shortened alike, two unequal values would read as "the same text"."""
-    old, new = repr(before), repr(after)
-    a, b = short_repr(before, limit), short_repr(after, limit)
-    if a != b or old == new:
-        return a, b
-    pairs = enumerate(zip(old, new, strict=False))
-    same = next((i for i, (x, y) in pairs if x != y), min(len(old), len(new)))
-    start = max(0, same - limit // 3)
-
-    def window(text: str) -> str:
-        end = start + limit - 2
-        return "…" + text[start:end] + ("…" if len(text) > end else "")
-
-    return window(old), window(new)
-
-
 def diff(
     new: Signature,
     old: Signature,
@@ -280,15 +261,14 @@ def _grown_subtrees(
         return changes
     new, old = new_sig.leaves, old_sig.leaves
     prefix = _common_prefix([c.path for c in moved])
-    if not prefix:  # not inside one argument both calls had
+    if len(prefix) < 2:  # not below one argument both calls had
         return changes
     # The outermost node that changed, when the keys tell (an EmptyState that became a
-    # TraceState: its node, not the dict of new leaves inside it; a tuple that became a
-    # NamedTuple: the argument itself).
+    # TraceState: its node, not the dict of new leaves inside it).
     for outer in tree_node_changes(new_sig, old_sig, new_key, old_key) or ():
         if outer.path and not _is_static(outer.detail):
             entries = path_entries(outer.path)
-            if 1 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
+            if 2 <= len(entries) <= len(prefix) and prefix[: len(entries)] == entries:
                 prefix = entries
                 break
     root = "".join(prefix)
@@ -433,7 +413,13 @@ class _TreeWalk:
             detail = identity.detail(name_of(kind), graph) if identity is not None else "static"
             at = f"{path}.{name}" if path else name
             self.found.append(
-                Change(ChangeKind.TREE_STRUCTURE, at, *short_reprs(before, after), detail=detail)
+                Change(
+                    ChangeKind.TREE_STRUCTURE,
+                    at,
+                    short_repr(before),
+                    short_repr(after),
+                    detail=detail,
+                )
             )
         return True
 
@@ -684,7 +670,7 @@ def static_value_changes(path: str, new: Any, old: Any) -> list[Change]:
 
 
 def _static_change(path: str, new: Any, old: Any, detail: str) -> Change:
-    return Change(ChangeKind.STATIC_VALUE, path, *short_reprs(old, new), detail)
+    return Change(ChangeKind.STATIC_VALUE, path, short_repr(old), short_repr(new), detail)
 
 
 def _parts(path: str, new: Any, old: Any) -> list[tuple[str, Any, Any]]:

@@ -39,14 +39,9 @@ _OLD_TYPES = re.compile(r"^\*\s*at (?P<path>.+?), seen (?P<before>.+?), but now 
 MESH_CONTEXT_NAMES = frozenset(("mesh_context_manager", "abstract_mesh_context_manager"))
 
 
-def never_seen(text: str | None, name: str | None = None) -> bool:
-    """JAX says it has never traced this function object (a first call, or a new object);
-    with ``name``, of the function of that name (not an inner one traced inside it)."""
-    if not text or "never seen function" not in text:
-        return False
-    if name is None:
-        return True
-    return any(m["name"] == name for m in _NEVER_SEEN.finditer(" ".join(text.split())))
+def never_seen(text: str | None) -> bool:
+    """JAX says it has never traced this function object (a first call, or a new object)."""
+    return bool(text) and "never seen function" in (text or "")
 
 
 def says_nothing(text: str | None) -> bool:
@@ -80,14 +75,8 @@ def parse(text: str | None, context_names: Sequence[str] | None = None) -> list[
         return []
     changes: list[Change] = []
     section = ""  # 0.6–0.8: the ``* key with different …:`` block the lines belong to
-    # 0.6–0.8 list every key tied closest, one after the other: of one place, the first
-    # key's change is named (two would read as one argument changed two ways at once).
-    tied, placed = False, set[tuple[ChangeKind, str]]()
     lines = [raw.strip() for raw in text.splitlines()]
     for i, line in enumerate(lines):
-        if "CACHE MISS" in line:
-            tied, placed = False, set()
-        tied = tied or "Several previous keys are closest" in line
         header = _OLD_HEADER.match(line)
         if header:
             section = header["what"]
@@ -97,12 +86,8 @@ def parse(text: str | None, context_names: Sequence[str] | None = None) -> list[
         else:
             continue
         for change in found:
-            if change is None or change in changes:
-                continue
-            if tied and (change.kind, change.path) in placed:
-                continue
-            placed.add((change.kind, change.path))
-            changes.append(change)
+            if change is not None and change not in changes:
+                changes.append(change)
     if not changes:
         m = _NEVER_SEEN.search(" ".join(text.split()))
         if m:

@@ -37,6 +37,7 @@ from jitlab.records.calls import (
     CallRecord,
     Change,
     ErrorInfo,
+    LeafSpec,
     OutputLine,
     Reason,
     Signature,
@@ -185,19 +186,14 @@ class Filing:
                 found.hits += 1
             return common._replace(card=found.index if found else None)
         ledger = self._ledger
-        explanation = "\n".join(collector.explanations) or None
         if collector.persistent:
             kind = CallKind.PERSISTENT_HIT
-        elif (
-            ledger.ever_compiled
-            or ledger.transformed
-            or self._served_unseen(explanation)
-            or self._jax_held_others()
-        ):
+        elif ledger.ever_compiled or ledger.transformed or self._jax_held_others():
             kind = CallKind.RECOMPILE
         else:
             kind = CallKind.COMPILE
         context = signature.context_snapshot()
+        explanation = "\n".join(collector.explanations) or None
         reason = self._reason(sig, explanation, kind, key, context)
         # jitlab's diff found nothing to name: ask JAX now, with the miss's own keys.
         if put_off and _CANNOT_TELL.intersection(reason.kinds()) and _words_now(collector, put_off):
@@ -330,10 +326,11 @@ class Filing:
             theirs = [_earlier(card) for other in sharers for card in other.ledger.cards]
             # Hits on its own executables (not on its transformed programs), or executables
             # of it another jax.jit compiled: JAX held programs jitlab never saw compiled.
+            plain_hits = ledger.counts[_HIT] - ledger.transformed_hits
             held = kind is CallKind.RECOMPILE and (
                 not ledger.transformed or self._jax_held_others()
             )
-            hits_seen = held or self._served_unseen(explanation)
+            hits_seen = held or plain_hits > 0
             return reasons.infer(
                 sig,
                 explanation,
@@ -377,30 +374,7 @@ class Filing:
             cleared=cleared,
             name=self._store.name,
             by_part=_jax.RANKS_KEYS_BY_PART,
-            kept=bool(explain.redefined_hint(explanation)) and self._kept_earlier(),
         )
-
-    def _kept_earlier(self) -> bool:
-        """Is a function object of this code jitted before this one still alive (kept by
-        the program: an lru_cache'd factory, a table of configurations)? Then it was not
-        defined again and dropped, whatever JAX's same-line hint guesses (lock held)."""
-        for generation, identity in self._ledger.instances.items():
-            if generation == self._generation or not isinstance(identity, tuple):
-                continue
-            key = identity[1]
-            if isinstance(key, wrappers.FunctionKey) and key.alive():
-                return True
-        return False
-
-    def _served_unseen(self, explanation: str | None) -> bool:
-        """Were calls of this function served from JAX's cache before any compile of ours
-        (an ahead-of-time compile's executable, one made before the probe)? Hits counted
-        while this very first compile ran on another thread are none of those: JAX had
-        never traced the function then ("never seen function" for it) (lock held)."""
-        ledger = self._ledger
-        if ledger.hits <= ledger.transformed_hits:
-            return False
-        return not explain.never_seen(explanation, self._store.name)
 
     def _served_by_others(self) -> bool:
         """Did JAX serve this jit object executables before it compiled any of its own (its
@@ -431,7 +405,17 @@ _NAMED_CLEARS = ("jax.clear_caches()", "clear_cache()")  # held.cleared_by's wor
 def backward_signature(avals: tuple[Any, ...], generation: int) -> Signature:
     """The signature JAX compiled grad's backward pass (transpose) of a function for: the
     function object numbered ``generation`` of its ledger."""
-    return signature.from_avals([f"in[{i}]" for i in range(len(avals))], avals, generation)
+    leaves = tuple(
+        LeafSpec(
+            f"in[{i}]",
+            tuple(int(d) for d in a.shape),
+            signature.dtype_name(a.dtype),
+            bool(a.weak_type),
+        )
+        for i, a in enumerate(avals)
+        if hasattr(a, "shape") and hasattr(a, "dtype")
+    )
+    return Signature(leaves, (), "", generation)
 
 
 def _words_now(collector: monitor.CallCollector, put_off: list[Callable[[], Any]]) -> bool:

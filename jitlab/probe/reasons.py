@@ -18,10 +18,6 @@ from jitlab.probe import diff, explain
 from jitlab.records.calls import CallKind, Change, Reason, Signature
 from jitlab.records.changes import ChangeKind
 
-# A jitted function's JAX transformations, outermost first: each its name (``vmap``) and its
-# options as (name, text) pairs (``("in_axes", "(1, None)")``).
-Layers = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
-
 
 class Earlier(NamedTuple):
     """An executable to compare the new call with: a card, and what only JAX's live objects
@@ -38,9 +34,8 @@ class Earlier(NamedTuple):
     # options no part of its key. Neither a new function object nor the options are causes.
     same_cache: bool = False
     # (the new call's transformations, this card's) when they differ: jax.jit(jax.grad(f))
-    # beside jax.jit(f), or two vmaps of f over other axes: another function of the same
-    # code (wrappers.transformations; each layer its name and its options as texts).
-    transforms: tuple[Layers, Layers] | None = None
+    # beside jax.jit(f), another function of the same code (wrappers.transformations).
+    transforms: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def infer(
@@ -61,7 +56,6 @@ def infer(
     name: str = "",
     by_part: bool = True,
     transformed: Sequence[str] = (),
-    kept: bool = False,
 ) -> Reason:
     """What differed from the closest executable JAX had, as data. JAX's words are kept with
     a reason of jitlab's own only where they say something (see :func:`explain.says_nothing`);
@@ -78,9 +72,7 @@ def infer(
     ``by_part``: JAX ranks earlier keys by the part that differs first (0.9+), not by the
     size of the difference (:func:`diff.closeness`). ``transformed``: the transformations
     (``jvp``, ``vmap``…) the function's programs compiled so far ran under, with no card of
-    a plain call: then a plain compile is its first outside them. ``kept``: a function
-    object of the same code jitted before is still alive (an lru_cache'd factory's): JAX's
-    "re-defined repeatedly" guess is not relayed as ours.
+    a plain call: then a plain compile is its first outside them.
     """
     return explain.keep_words(
         _infer(
@@ -100,7 +92,6 @@ def infer(
             name,
             by_part,
             tuple(transformed),
-            kept,
         )
     )
 
@@ -122,7 +113,6 @@ def _infer(
     name: str = "",
     by_part: bool = True,
     transformed: tuple[str, ...] = (),
-    kept: bool = False,
 ) -> Reason:
     # A first compile is one even where jitlab could not describe the arguments (``new``
     # None: one is no pytree, e.g. a Flax NNX module declared with ``pytree=False``).
@@ -149,7 +139,7 @@ def _infer(
     ranks = [diff.closeness(d, by_part, size) for d, size in zip(diffs, sizes, strict=True)]
     closest = diffs[ranks.index(min(ranks))]
     if closest:
-        return Reason(tuple(closest) if kept else _with_jax_hint(closest, explanation), explanation)
+        return Reason(_with_jax_hint(closest, explanation), explanation)
     if retired or dropped:
         return cleared_reason(cleared, name, explanation)
     return Reason(_jax_or_unknown(explanation), explanation)
@@ -198,36 +188,18 @@ def _first(
 
 def _another_function(new: Signature, card: Earlier, site: str) -> list[Change]:
     """A card of another transformation of the same code (``jax.jit(jax.grad(f))`` beside
-    ``jax.jit(f)``, ``vmap`` over other axes): another function to JAX, never compared leaf
-    by leaf with this one. The options that differ, where the transformations are the same
-    ones, are said in ``detail`` (``vmap in_axes: (1, None) ← (0, None)``)."""
+    ``jax.jit(f)``): another function to JAX, never compared leaf by leaf with this one."""
     assert card.transforms is not None
     now, was = card.transforms
-    names_now, names_was = [name for name, _ in now], [name for name, _ in was]
-    detail = ""
-    if names_now == names_was:
-        detail = "; ".join(
-            _option_change(name, dict(mine), dict(theirs))
-            for (name, mine), (_, theirs) in zip(now, was, strict=True)
-            if mine != theirs
-        )
     return [
         Change(
             ChangeKind.NEW_FUNCTION_OBJECT,
             site,
-            before=",".join(names_was),
-            after=",".join(names_now),
-            detail=detail,
+            before=",".join(was),
+            after=",".join(now),
             count=new.function + 1,
         )
     ]
-
-
-def _option_change(layer: str, now: dict[str, str], was: dict[str, str]) -> str:
-    """What differs between one transformation's options, now and before, as code reads it
-    (``vmap in_axes: (1, None) ← (0, None)``; an option one side lacks reads ``-``)."""
-    names = [n for n in dict.fromkeys([*now, *was]) if now.get(n) != was.get(n)]
-    return "; ".join(f"{layer} {n}: {now.get(n, '-')} ← {was.get(n, '-')}" for n in names)
 
 
 def _options_instead(

@@ -589,18 +589,6 @@ def _dtype_name(dtype: Any) -> str:
 dtype_name = _dtype_name
 
 
-def from_avals(names: Sequence[str], avals: Sequence[Any], function: int = 0) -> Signature:
-    """A signature from JAX's abstract values and its names of them (``w``, ``x['a']``):
-    what it compiled for where no call's arguments are at hand (an ahead-of-time compile,
-    grad's backward pass)."""
-    leaves = tuple(
-        LeafSpec(name, tuple(int(d) for d in a.shape), _dtype_name(a.dtype), bool(a.weak_type))
-        for name, a in zip(names, avals, strict=False)
-        if hasattr(a, "shape") and hasattr(a, "dtype")
-    )
-    return Signature(leaves, (), "", function)
-
-
 def _dtype_text(dtype: Any) -> str:
     """``str(dtype)``, but ``float0`` for JAX's float0 (a structured NumPy dtype whose text is
     ``[('float0', 'V')]``; JAX writes ``float0[2,2]``)."""

@@ -95,7 +95,6 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
     name = source = None  # of the jaxpr being compiled
     compiled = dispatch = call = wrapper_fun = user = None
     lowered: tuple[str | None, str | None] | None = None  # an AOT compile's function
-    aot: FrameType | None = None  # the frame of that compile (its arguments' avals)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not is_library(filename):
@@ -105,7 +104,6 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
             jaxpr = _jax.compiling_jaxpr(frame) if name is None else None
             if lowered is None:
                 lowered = _jax.aot_compiling(frame)
-                aot = frame if lowered is not None else None
             if jaxpr is not None:
                 name, source = jaxpr
             elif compiled is None and (jit_call := _jax.jit_call_in_frame(frame)) is not None:
@@ -141,11 +139,6 @@ def compile_site(depth: int = 1, describe_internal: bool = True) -> CompileSite:
         described, key = _signature(call, None)
     elif internal and not describe_internal:
         described, key = None, None  # a kernel of JAX's the caller will not record
-    elif dispatch is None and aot is not None:
-        # Lowered.compile(): no call's arguments, the lowering's abstract values (JAX's
-        # names of them), so the summary counts the signatures it compiled.
-        found = _jax.aot_arguments(aot)
-        described, key = (signature.from_avals(*found) if found else None), None
     else:
         described, key = _signature(dispatch, compiled)
     return CompileSite(called_from, where, internal, target, described, key)

@@ -24,7 +24,6 @@ the call).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import enum
 import functools
@@ -523,15 +522,13 @@ def cache_identity(info: Jitted) -> Any | None:
     return (info.kind, FunctionKey(fun), _one_copy(options))
 
 
-def transformations(info: Jitted) -> tuple[_jax.Layer, ...]:
-    """The JAX transformations of the function a ``jax.jit`` was given, outermost first, each
-    with its options: ``jax.jit(jax.vmap(jax.grad(f)))`` → ``vmap`` then ``grad``,
-    ``jax.jit(f)`` → ``()``. Two jits of one function's code with other transformations, or
-    the same ones with other options (``in_axes``, ``argnums``, a remat policy), are two
-    functions to JAX."""
+def transformations(info: Jitted) -> tuple[str, ...]:
+    """The JAX transformations of the function a ``jax.jit`` was given, outermost first:
+    ``jax.jit(jax.vmap(jax.grad(f)))`` → ``("vmap", "grad")``, ``jax.jit(f)`` → ``()``. Two
+    jits of one function's code with other transformations are two functions to JAX."""
     if info.kind != JAX_JIT:
         return ()
-    return _jax.transformation_layers(getattr(_unbound(info.call), "__wrapped__", None))
+    return _jax.transformations_of(getattr(_unbound(info.call), "__wrapped__", None))
 
 
 class FunctionKey:
@@ -575,11 +572,6 @@ class FunctionKey:
         except Exception:  # an __eq__ that raises: JAX's lookup would raise; not one
             return False
 
-    def alive(self) -> bool:
-        """Is the function still alive? (One that cannot be weakly referenced: not known,
-        taken as alive.)"""
-        return self._ref is None or self._ref() is not None
-
     def __repr__(self) -> str:
         return f"FunctionKey({self._ref() if self._ref is not None else self._id!r})"
 
@@ -622,27 +614,12 @@ def _options_text(jit_info: Any) -> tuple[tuple[str, str], ...] | None:
             names = [f.name for f in dataclasses.fields(jit_info)]
         except TypeError:
             return None
-    found = []
-    for name in names:
-        if name in _NOT_OPTIONS or name.endswith("_treedef"):
-            continue
-        value = getattr(jit_info, name)
-        if name.endswith("_leaves"):
-            # in_shardings=… as JAX keeps it: a treedef and its leaves, put back together.
-            name = name.removesuffix("_leaves")
-            treedef = getattr(jit_info, f"{name}_treedef", None)
-            with contextlib.suppress(Exception):  # a treedef that does not take them: leaves
-                value = treedef.unflatten(value) if treedef is not None else value
-        found.append((_OPTION_NAMES.get(name, name), _option_value(name, value)))
-    return tuple(found)
-
-
-# What PjitInfo keeps that the user passed no option for: the function's own description,
-# and what JAX derives from the options (``user_specified_in_shardings``: in_shardings given;
-# ``use_resource_env``: pjit's, never jax.jit's).
-_NOT_OPTIONS = frozenset(
-    {"fun_sourceinfo", "fun_signature", "user_specified_in_shardings", "use_resource_env"}
-)
+    skip = ("fun_sourceinfo", "fun_signature")
+    return tuple(
+        (_OPTION_NAMES.get(name, name), _option_value(name, getattr(jit_info, name)))
+        for name in names
+        if name not in skip
+    )
 
 
 def _option_value(name: str, value: Any) -> str:

@@ -159,8 +159,6 @@ def _en(c: Change) -> str:
             f"sharding of {path} changed: {after or 'single device'} ← {before or 'single device'}"
         )
     if k is ChangeKind.STATIC_VALUE:
-        # JAX 0.6–0.8 name no argument in "different value of static args": unnamed.
-        path = path or "argument"
         if before is None:
             return f"static {path}: {after} (new)"
         if after is None:
@@ -205,12 +203,6 @@ def _en(c: Change) -> str:
             return f"tracing context changed (config or context manager){_says(c.detail)}"
         return f"tracing context {path}: {after} ← {before}"
     if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
-        if c.detail:  # the same transformations with other options
-            return (
-                f"another function of the code at {path}: {_transformed(after, 'en')} with "
-                f"other options ({c.detail}) (each JAX transformation of a function, with "
-                "its options, is a function of its own, compiled apart)"
-            )
         return (
             f"another function of the code at {path}: {_transformed(after, 'en')} ← "
             f"{_transformed(before, 'en')} (each JAX transformation of a function is a "
@@ -316,7 +308,6 @@ def _zh(c: Change) -> str:
     if k is ChangeKind.SHARDING:
         return f"{path} 的分片变了：{after or '单设备'} ← {before or '单设备'}"
     if k is ChangeKind.STATIC_VALUE:
-        path = path or "（未具名）"
         if before is None:
             return f"静态参数 {path}：{after}（新值）"
         if after is None:
@@ -362,11 +353,6 @@ def _zh(c: Change) -> str:
             return f"追踪上下文变了（配置或上下文管理器）{_says_zh(c.detail)}"
         return f"追踪上下文 {path}：{after} ← {before}"
     if k is ChangeKind.NEW_FUNCTION_OBJECT and (before is not None or after is not None):
-        if c.detail:
-            return (
-                f"{path} 处代码的另一个函数：{_transformed(after, 'zh')}，选项不同"
-                f"（{c.detail}）（函数的每种 JAX 变换连同它的选项都是另一个函数，分开编译）"
-            )
         return (
             f"{path} 处代码的另一个函数：{_transformed(after, 'zh')} ← "
             f"{_transformed(before, 'zh')}（函数的每种 JAX 变换都是另一个函数，分开编译）"

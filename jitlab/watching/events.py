@@ -63,9 +63,6 @@ class Filer(Protocol):
     @property
     def first_traced(self) -> set[tuple[str, str | None]]: ...
 
-    @property
-    def not_jitted(self) -> set[tuple[str, str | None]]: ...
-
     def left_out(self, name: str) -> None: ...
 
     def elapsed(self) -> float: ...
@@ -161,10 +158,8 @@ class CompileEvents:
         site = sites.compile_site(1, describe_internal=keep)
         event_name = name
         if site.internal and name == _jax.EXPORTED_CALL_NAME:
-            # An exported program run by Exported.call: the user's, named as JAX logs it;
-            # no jitted object holds it, so none was made before the watch.
+            # An exported program run by Exported.call: the user's, named as JAX logs it.
             site = dataclasses.replace(site, internal=False, defined_at=None)
-            self.filer.not_jitted.add((name, None))
         if site.internal and name == _jax.PMAP_TRACE_NAME:
             # A jax.pmap made before the watch (it runs as jit(shard_map(_fun)), JAX's own
             # function): named and placed as the user's function it maps.

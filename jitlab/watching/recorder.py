@@ -161,10 +161,6 @@ class Recorder:
         # (its words: "never seen function"), by (name, defined_at): a compile of such a
         # trace, later and with no trace of its own, is still the function's first.
         self.first_traced: set[tuple[str, str | None]] = set()
-        # Programs JAX compiles that no jitted object of the program's holds (an exported
-        # program run by Exported.call binds a primitive), by (name, defined_at): heard
-        # through events only, yet never "jitted before the watch began".
-        self.not_jitted: set[tuple[str, str | None]] = set()
 
     @property
     def path(self) -> Path | None:
@@ -299,10 +295,7 @@ class Recorder:
             dict.fromkeys(
                 c.key
                 for c in self.calls
-                if c.events_only
-                and not c.internal
-                and c.key not in probed
-                and c.key not in self.not_jitted
+                if c.events_only and not c.internal and c.key not in probed
             )
         )
         if before:

@@ -76,12 +76,3 @@ def test_the_data_holds_no_words_and_the_words_module_says_them() -> None:
     # A call without a reason: the same line either way.
     hit = probe.records[2]
     assert hit.reason is None and call_json(hit) == hit.to_json()
-
-
-def test_a_static_value_jax_left_unnamed_reads_as_an_unnamed_argument() -> None:
-    # JAX 0.6-0.8 explain "different value of static args: now X and before Y" with no
-    # argument's name; before, it read "static : X ← Y".
-    change = Change(K.STATIC_VALUE, "", "1", "2")
-    reason = Reason((change,))
-    assert reason_text(reason) == "static argument: 2 ← 1"
-    assert "参数 ：" not in reason_text(reason, "zh") and "未具名" in reason_text(reason, "zh")
